@@ -32,3 +32,19 @@ pub mod weights;
 pub use headers::HeaderLookup;
 pub use redirect::Scheme;
 pub use request::{Header, Protocol, Request, RequestDoc};
+
+mod cond;
+mod decision;
+mod index;
+pub mod ir;
+mod resolve;
+pub mod status;
+mod table;
+
+pub use decision::{
+    BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef, RuleRef,
+    Status, UrlRewrite,
+};
+pub use table::{
+    BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable, TableStats,
+};
