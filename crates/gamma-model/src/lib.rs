@@ -1,1 +1,41 @@
-//! placeholder until the foundation lands
+//! Typed, validated models of the Kubernetes Gateway API and its mesh profile (GAMMA).
+//!
+//! Layers, as in the `regex` crate's AST → HIR → engine:
+//!
+//! 1. **Wire types** ([`gateway`], [`xmesh`], [`k8s`]): faithful serde mirrors of the upstream
+//!    CRDs (v1.6.1, standard and experimental channels) and of the Kubernetes core subset
+//!    routing needs. Unknown enum values decode into `Unknown(String)` variants and unknown
+//!    fields are ignored, so a newer Gateway API never makes an object undecodable.
+//! 2. **Validation** ([`validate`]): every CRD marker and CEL rule, as typed errors with field
+//!    paths.
+//! 3. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`].
+//!
+//! gamma-rs extensions that are not upstream API are marked as such; the main one is
+//! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+mod macros;
+
+pub mod decode;
+pub mod gateway;
+pub mod k8s;
+pub mod meta;
+pub mod resource;
+pub mod snapshot;
+pub mod validate;
+pub mod xmesh;
+
+pub use decode::{DecodeError, decode};
+pub use resource::{ObjectRef, Resource, ResourceKind};
+pub use snapshot::{ParentKey, Snapshot};
+pub use validate::{Validate, ValidationError, ValidationErrors};

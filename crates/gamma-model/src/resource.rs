@@ -1,0 +1,210 @@
+//! Any supported object, its kind, and its identity.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::gateway::{
+    BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
+    TcpRoute, TlsRoute, UdpRoute,
+};
+use crate::k8s::{EndpointSlice, Namespace, Service};
+use crate::meta::ObjectMeta;
+use crate::xmesh::XMesh;
+
+macro_rules! resources {
+    ($( $(#[$doc:meta])* $variant:ident($ty:ty) => $kind:literal, namespaced: $ns:literal, versions: [$($ver:literal),+] ;)+) => {
+        /// The kinds of object gamma-rs understands.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+        #[non_exhaustive]
+        pub enum ResourceKind {
+            $( $(#[$doc])* #[serde(rename = $kind)] $variant, )+
+        }
+
+        impl ResourceKind {
+            /// Every kind, in a fixed order.
+            pub const ALL: &'static [ResourceKind] = &[$(ResourceKind::$variant),+];
+
+            /// The kind's wire name (`HTTPRoute`).
+            pub fn as_str(&self) -> &'static str {
+                match self { $(ResourceKind::$variant => $kind,)+ }
+            }
+
+            /// Whether objects of this kind live in a namespace.
+            pub fn is_namespaced(&self) -> bool {
+                match self { $(ResourceKind::$variant => $ns,)+ }
+            }
+
+            /// The `apiVersion`s decoded into this kind; the first is the preferred one.
+            pub fn api_versions(&self) -> &'static [&'static str] {
+                match self { $(ResourceKind::$variant => &[$($ver),+],)+ }
+            }
+
+            /// The kind with this wire name.
+            pub fn from_kind_name(name: &str) -> Option<ResourceKind> {
+                match name { $($kind => Some(ResourceKind::$variant),)+ _ => None }
+            }
+        }
+
+        /// Any supported object.
+        // Variants differ in size (an HTTPRoute is large); boxing them would cost every user an
+        // indirection for no gain, since snapshots already keep objects behind an `Arc`.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+        #[serde(untagged)]
+        #[non_exhaustive]
+        pub enum Resource {
+            $( $(#[$doc])* $variant($ty), )+
+        }
+
+        impl Resource {
+            /// The object's kind.
+            pub fn kind(&self) -> ResourceKind {
+                match self { $(Resource::$variant(_) => ResourceKind::$variant,)+ }
+            }
+
+            /// The object's metadata.
+            pub fn metadata(&self) -> &ObjectMeta {
+                match self { $(Resource::$variant(o) => &o.metadata,)+ }
+            }
+
+            /// The object's metadata, mutably.
+            pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
+                match self { $(Resource::$variant(o) => &mut o.metadata,)+ }
+            }
+
+            /// The `apiVersion` the object was decoded with.
+            pub fn api_version(&self) -> &str {
+                match self { $(Resource::$variant(o) => &o.api_version,)+ }
+            }
+
+            /// Decodes a JSON value whose `apiVersion` and `kind` were already read.
+            pub(crate) fn from_value(kind: ResourceKind, value: serde_json::Value) -> Result<Resource, serde_json::Error> {
+                Ok(match kind { $(ResourceKind::$variant => Resource::$variant(serde_json::from_value(value)?),)+ })
+            }
+        }
+
+        $(
+            impl From<$ty> for Resource {
+                fn from(o: $ty) -> Resource { Resource::$variant(o) }
+            }
+        )+
+    };
+}
+
+resources! {
+    /// `gateway.networking.k8s.io` HTTPRoute.
+    HttpRoute(HttpRoute) => "HTTPRoute", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1beta1"];
+    /// `gateway.networking.k8s.io` GRPCRoute.
+    GrpcRoute(GrpcRoute) => "GRPCRoute", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1"];
+    /// `gateway.networking.k8s.io` TLSRoute.
+    TlsRoute(TlsRoute) => "TLSRoute", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1alpha3", "gateway.networking.k8s.io/v1alpha2"];
+    /// `gateway.networking.k8s.io` TCPRoute.
+    TcpRoute(TcpRoute) => "TCPRoute", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1alpha2"];
+    /// `gateway.networking.k8s.io` UDPRoute.
+    UdpRoute(UdpRoute) => "UDPRoute", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1alpha2"];
+    /// `gateway.networking.k8s.io` Gateway.
+    Gateway(Gateway) => "Gateway", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1beta1"];
+    /// `gateway.networking.k8s.io` GatewayClass.
+    GatewayClass(GatewayClass) => "GatewayClass", namespaced: false,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1beta1"];
+    /// `gateway.networking.k8s.io` ListenerSet.
+    ListenerSet(ListenerSet) => "ListenerSet", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1"];
+    /// `gateway.networking.k8s.io` ReferenceGrant.
+    ReferenceGrant(ReferenceGrant) => "ReferenceGrant", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1beta1"];
+    /// `gateway.networking.k8s.io` BackendTLSPolicy.
+    BackendTlsPolicy(BackendTlsPolicy) => "BackendTLSPolicy", namespaced: true,
+        versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1alpha3"];
+    /// `gateway.networking.x-k8s.io` XMesh.
+    XMesh(XMesh) => "XMesh", namespaced: false,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// Core Service.
+    Service(Service) => "Service", namespaced: true, versions: ["v1"];
+    /// Core Namespace.
+    Namespace(Namespace) => "Namespace", namespaced: false, versions: ["v1"];
+    /// `discovery.k8s.io` EndpointSlice.
+    EndpointSlice(EndpointSlice) => "EndpointSlice", namespaced: true,
+        versions: ["discovery.k8s.io/v1"];
+}
+
+impl fmt::Display for ResourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl ResourceKind {
+    /// Whether this is a route kind (HTTP, GRPC, TLS, TCP, UDP).
+    pub fn is_route(&self) -> bool {
+        matches!(
+            self,
+            ResourceKind::HttpRoute
+                | ResourceKind::GrpcRoute
+                | ResourceKind::TlsRoute
+                | ResourceKind::TcpRoute
+                | ResourceKind::UdpRoute
+        )
+    }
+}
+
+/// The identity of an object: kind, namespace (empty for cluster-scoped kinds) and name.
+///
+/// Ordered by kind, then namespace, then name: the deterministic order every iteration uses.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub struct ObjectRef {
+    /// The kind.
+    pub kind: ResourceKind,
+    /// The namespace; empty for cluster-scoped kinds.
+    pub namespace: String,
+    /// The name.
+    pub name: String,
+}
+
+impl ObjectRef {
+    /// A reference to a namespaced object (or, with an empty namespace, a cluster-scoped one).
+    pub fn new(kind: ResourceKind, namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        ObjectRef {
+            kind,
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// The reference of a resource; namespaced kinds without a namespace get `default`, as the
+    /// API server would give them.
+    pub fn of(resource: &Resource) -> Self {
+        let kind = resource.kind();
+        let meta = resource.metadata();
+        let namespace = if kind.is_namespaced() {
+            meta.namespace_or_default().to_owned()
+        } else {
+            String::new()
+        };
+        ObjectRef {
+            kind,
+            namespace,
+            name: meta.name.clone(),
+        }
+    }
+}
+
+impl fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.namespace.is_empty() {
+            write!(f, "{} {}", self.kind, self.name)
+        } else {
+            write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}

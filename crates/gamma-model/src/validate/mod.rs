@@ -1,0 +1,366 @@
+//! Validation: the upstream CRD schema markers and CEL rules, in Rust.
+//!
+//! Every resource implements [`Validate`]. Validation collects *all* errors, each with the JSON
+//! field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
+//! [`ErrorKind`], and a message a person can act on.
+
+mod path;
+
+pub use path::FieldPath;
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// Which upstream release channel's rules to apply.
+///
+/// The experimental channel adds fields and a few stricter CEL rules (header value patterns,
+/// unique rule names, port-aware parentRef uniqueness). Fields that only exist in the experimental
+/// channel are validated whenever they are present, whatever the channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[non_exhaustive]
+pub enum Channel {
+    /// The standard channel CRDs (the default: what most clusters install).
+    #[default]
+    Standard,
+    /// The experimental channel CRDs: every standard rule plus the experimental-only ones.
+    Experimental,
+}
+
+/// Options for [`Validate::validate_with`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ValidateOptions {
+    /// The channel whose rules apply.
+    pub channel: Channel,
+}
+
+impl ValidateOptions {
+    /// Options for the given channel.
+    pub fn channel(channel: Channel) -> Self {
+        ValidateOptions { channel }
+    }
+}
+
+/// What is wrong with a value. The `Display` text is the message shown after the field path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A required field is missing or empty.
+    #[error("required value")]
+    Required,
+    /// A string is longer than the schema allows.
+    #[error("must be at most {max} characters long")]
+    TooLong {
+        /// The maximum length.
+        max: usize,
+    },
+    /// A string is shorter than the schema allows.
+    #[error("must be at least {min} characters long")]
+    TooShort {
+        /// The minimum length.
+        min: usize,
+    },
+    /// A list has more items than the schema allows.
+    #[error("must have at most {max} items")]
+    TooMany {
+        /// The maximum number of items.
+        max: usize,
+    },
+    /// A list has fewer items than the schema allows.
+    #[error("must have at least {min} items")]
+    TooFew {
+        /// The minimum number of items.
+        min: usize,
+    },
+    /// A number is outside the allowed range.
+    #[error("must be between {min} and {max} inclusive")]
+    OutOfRange {
+        /// The smallest allowed value.
+        min: i64,
+        /// The largest allowed value.
+        max: i64,
+    },
+    /// A string does not match the schema's pattern.
+    #[error("must match the pattern {pattern}")]
+    Pattern {
+        /// The upstream regular expression.
+        pattern: &'static str,
+    },
+    /// An enum value outside the supported set (upstream condition reason `UnsupportedValue`).
+    #[error("unsupported value {value:?}; supported values: {supported}")]
+    UnsupportedValue {
+        /// The value found.
+        value: String,
+        /// The supported values, comma separated.
+        supported: String,
+    },
+    /// A value that must be unique appears more than once.
+    #[error("duplicate value {value:?}")]
+    Duplicate {
+        /// The repeated value (or key).
+        value: String,
+    },
+    /// A field that must be empty in this context is set (union discipline).
+    #[error("must not be set{}", if .reason.is_empty() { String::new() } else { format!(": {}", .reason) })]
+    Forbidden {
+        /// Why it must not be set.
+        reason: String,
+    },
+    /// A cross-field (CEL) rule failed; the message is upstream's.
+    #[error("{message}")]
+    Rule {
+        /// The upstream rule message.
+        message: String,
+    },
+}
+
+/// One validation failure: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, Serialize)]
+#[error("{path}: {kind}")]
+pub struct ValidationError {
+    /// The JSON field path, e.g. `spec.rules[1].matches[0].path.value`.
+    pub path: FieldPath,
+    /// What is wrong.
+    pub kind: ErrorKind,
+}
+
+impl ValidationError {
+    /// A new error at `path`.
+    pub fn new(path: FieldPath, kind: ErrorKind) -> Self {
+        ValidationError { path, kind }
+    }
+
+    /// Whether this error is an unknown enum value (maps to condition reason `UnsupportedValue`).
+    pub fn is_unsupported_value(&self) -> bool {
+        matches!(self.kind, ErrorKind::UnsupportedValue { .. })
+    }
+}
+
+/// All validation failures of one object, in the order the fields were visited. Never empty.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[serde(transparent)]
+pub struct ValidationErrors(Vec<ValidationError>);
+
+impl ValidationErrors {
+    /// The individual errors.
+    pub fn errors(&self) -> &[ValidationError] {
+        &self.0
+    }
+
+    /// The number of errors (at least one).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Always false: a `ValidationErrors` holds at least one error. Present for API symmetry.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Consumes into the list of errors.
+    pub fn into_vec(self) -> Vec<ValidationError> {
+        self.0
+    }
+
+    /// Whether any error is at `path` exactly.
+    pub fn has_error_at(&self, path: &str) -> bool {
+        self.0.iter().any(|e| e.path.as_str() == path)
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl IntoIterator for ValidationErrors {
+    type Item = ValidationError;
+    type IntoIter = std::vec::IntoIter<ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a ValidationErrors {
+    type Item = &'a ValidationError;
+    type IntoIter = std::slice::Iter<'a, ValidationError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// A resource (or part of one) that can be checked against the upstream schema and CEL rules.
+pub trait Validate {
+    /// Appends every problem found to `errors`, with paths below `path`.
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors);
+
+    /// Validates with explicit options.
+    fn validate_with(&self, opts: &ValidateOptions) -> Result<(), ValidationErrors> {
+        let mut errors = Errors::default();
+        self.collect_errors(&FieldPath::root(), opts, &mut errors);
+        errors.into_result()
+    }
+
+    /// Validates against the standard channel's rules.
+    fn validate(&self) -> Result<(), ValidationErrors> {
+        self.validate_with(&ValidateOptions::default())
+    }
+}
+
+/// An error collector with the checks the schema markers need.
+#[derive(Debug, Default)]
+pub struct Errors {
+    list: Vec<ValidationError>,
+}
+
+impl Errors {
+    /// Records an error.
+    pub fn push(&mut self, path: FieldPath, kind: ErrorKind) {
+        self.list.push(ValidationError { path, kind });
+    }
+
+    /// Records a failed cross-field (CEL) rule with upstream's message.
+    pub fn rule(&mut self, path: FieldPath, message: impl Into<String>) {
+        self.push(
+            path,
+            ErrorKind::Rule {
+                message: message.into(),
+            },
+        );
+    }
+
+    /// Whether nothing has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The errors recorded so far.
+    pub fn as_slice(&self) -> &[ValidationError] {
+        &self.list
+    }
+
+    /// `Ok` when nothing was recorded.
+    pub fn into_result(self) -> Result<(), ValidationErrors> {
+        if self.list.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationErrors(self.list))
+        }
+    }
+
+    /// Checks a string's length in characters (the CRDs count Unicode code points).
+    pub fn length(&mut self, path: &FieldPath, value: &str, min: usize, max: usize) -> bool {
+        let n = value.chars().count();
+        if n < min {
+            if min == 1 && n == 0 {
+                self.push(path.clone(), ErrorKind::Required);
+            } else {
+                self.push(path.clone(), ErrorKind::TooShort { min });
+            }
+            false
+        } else if n > max {
+            self.push(path.clone(), ErrorKind::TooLong { max });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Checks the number of items in a list.
+    pub fn items(&mut self, path: &FieldPath, len: usize, min: usize, max: usize) -> bool {
+        if len < min {
+            self.push(path.clone(), ErrorKind::TooFew { min });
+            false
+        } else if len > max {
+            self.push(path.clone(), ErrorKind::TooMany { max });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Checks that a number lies in `[min, max]`.
+    pub fn range(&mut self, path: &FieldPath, value: i64, min: i64, max: i64) -> bool {
+        if value < min || value > max {
+            self.push(path.clone(), ErrorKind::OutOfRange { min, max });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Checks a string against a pattern predicate, reporting the upstream pattern text.
+    pub fn pattern(
+        &mut self,
+        path: &FieldPath,
+        value: &str,
+        ok: fn(&str) -> bool,
+        pattern: &'static str,
+    ) -> bool {
+        if ok(value) {
+            true
+        } else {
+            self.push(path.clone(), ErrorKind::Pattern { pattern });
+            false
+        }
+    }
+
+    /// Reports an unknown enum value (`UnsupportedValue`).
+    pub fn unsupported(&mut self, path: &FieldPath, value: &str, known: &[&str]) {
+        self.push(
+            path.clone(),
+            ErrorKind::UnsupportedValue {
+                value: value.to_owned(),
+                supported: known.join(", "),
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_display_is_path_then_message() {
+        let p = FieldPath::root()
+            .field("spec")
+            .field("rules")
+            .index(1)
+            .field("matches")
+            .index(0)
+            .field("path")
+            .field("value");
+        let e = ValidationError::new(
+            p,
+            ErrorKind::Rule {
+                message: "must start with '/'".into(),
+            },
+        );
+        assert_eq!(
+            e.to_string(),
+            "spec.rules[1].matches[0].path.value: must start with '/'"
+        );
+    }
+
+    #[test]
+    fn length_counts_characters_and_reports_required_for_empty() {
+        let mut errs = Errors::default();
+        let p = FieldPath::root().field("name");
+        assert!(errs.length(&p, "é", 1, 1));
+        assert!(!errs.length(&p, "", 1, 5));
+        assert!(!errs.length(&p, "abcdef", 1, 5));
+        let v = errs.into_result().unwrap_err().into_vec();
+        assert_eq!(v[0].kind, ErrorKind::Required);
+        assert_eq!(v[1].kind, ErrorKind::TooLong { max: 5 });
+    }
+}
