@@ -67,7 +67,16 @@ pub struct BackendTarget<'a> {
 impl fmt::Display for BackendTarget<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !(self.group.is_empty() && self.kind == "Service") {
-            write!(f, "{}/{} ", if self.group.is_empty() { "core" } else { self.group }, self.kind)?;
+            write!(
+                f,
+                "{}/{} ",
+                if self.group.is_empty() {
+                    "core"
+                } else {
+                    self.group
+                },
+                self.kind
+            )?;
         }
         write!(f, "{}/{}", self.namespace, self.name)?;
         if let Some(p) = self.port {
@@ -269,7 +278,9 @@ impl fmt::Display for Decision<'_> {
                 }
                 Ok(())
             }
-            Self::Redirect(r) => write!(f, "redirect {} to {} (by {})", r.status, r.location, r.rule),
+            Self::Redirect(r) => {
+                write!(f, "redirect {} to {} (by {})", r.status, r.location, r.rule)
+            }
             Self::Respond(r) => {
                 write!(f, "respond {}: {}", r.status, r.reason)?;
                 if let Some(rule) = r.rule {

@@ -117,7 +117,11 @@ impl<G> HostIndex<G> {
 
     /// Calls `f` on each group matching `host` (a normalised request host), most specific
     /// first, until `f` returns `Some`.
-    pub(crate) fn find<R>(&self, host: Option<&str>, mut f: impl FnMut(&G) -> Option<R>) -> Option<R> {
+    pub(crate) fn find<R>(
+        &self,
+        host: Option<&str>,
+        mut f: impl FnMut(&G) -> Option<R>,
+    ) -> Option<R> {
         if !self.host_independent()
             && let Some(host) = host
         {
@@ -186,7 +190,11 @@ impl PathIndexBuilder {
     pub(crate) fn add(&mut self, slot: PathSlot<'_>, cand: u32) {
         match slot {
             PathSlot::Exact(p) => self.exact.entry(p.into()).or_default().push(cand),
-            PathSlot::Prefix(p) => self.prefix.entry(normalize_prefix(p).into()).or_default().push(cand),
+            PathSlot::Prefix(p) => self
+                .prefix
+                .entry(normalize_prefix(p).into())
+                .or_default()
+                .push(cand),
             PathSlot::Regex => self.regex.push(cand),
         }
     }
@@ -202,8 +210,16 @@ impl PathIndexBuilder {
         lens.sort_unstable_by(|a, b| b.cmp(a));
         lens.dedup();
         PathIndex {
-            exact: self.exact.into_iter().map(|(k, v)| (k, freeze(v))).collect(),
-            prefix: self.prefix.into_iter().map(|(k, v)| (k, freeze(v))).collect(),
+            exact: self
+                .exact
+                .into_iter()
+                .map(|(k, v)| (k, freeze(v)))
+                .collect(),
+            prefix: self
+                .prefix
+                .into_iter()
+                .map(|(k, v)| (k, freeze(v)))
+                .collect(),
             prefix_lens: lens.into_boxed_slice(),
             regex: freeze(self.regex),
         }
@@ -276,7 +292,11 @@ pub(crate) struct GrpcIndexBuilder {
 impl GrpcIndexBuilder {
     pub(crate) fn add(&mut self, service: Option<&str>, method: Option<&str>, cand: u32) {
         match (service, method) {
-            (Some(s), Some(m)) => self.both.entry(format!("{s}/{m}").into()).or_default().push(cand),
+            (Some(s), Some(m)) => self
+                .both
+                .entry(format!("{s}/{m}").into())
+                .or_default()
+                .push(cand),
             (Some(s), None) => self.service.entry(s.into()).or_default().push(cand),
             (None, Some(m)) => self.method.entry(m.into()).or_default().push(cand),
             (None, None) => self.rest.push(cand),

@@ -42,9 +42,21 @@ pub mod status;
 mod table;
 
 pub use decision::{
-    BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef, RuleRef,
-    Status, UrlRewrite,
+    BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,
+    RuleRef, Status, UrlRewrite,
 };
 pub use table::{
-    BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable, TableStats,
+    BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,
+    TableStats,
 };
+mod lower;
+
+pub use lower::lower;
+
+impl RouteTable {
+    /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
+    /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
+    pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
+        Self::from_input(&lower(snapshot), options)
+    }
+}

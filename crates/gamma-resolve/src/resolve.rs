@@ -4,8 +4,8 @@
 
 use crate::cond::{Probe, split_grpc_path};
 use crate::decision::{
-    BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef, RuleRef, Status,
-    UrlRewrite,
+    BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
+    RuleRef, Status, UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
 use crate::ir::{L4, PathModifierIr};
@@ -35,18 +35,29 @@ pub(crate) enum Matched {
 
 impl RouteTable {
     pub(crate) fn bind<'a>(&'a self, req: &Request<'_>) -> Bound<'a> {
-        let l4 = if req.protocol == Protocol::Udp { L4::Udp } else { L4::Tcp };
+        let l4 = if req.protocol == Protocol::Udp {
+            L4::Udp
+        } else {
+            L4::Tcp
+        };
         let Some(binding) = self.bindings.get(&(req.destination, req.port, l4)) else {
             return Bound::Nothing;
         };
         match binding {
-            Binding::Service { producer, consumers, .. } => {
+            Binding::Service {
+                producer,
+                consumers,
+                ..
+            } => {
                 // §4.4: the client's namespace's consumer routes replace the producer routes.
                 let consumer = match req.source_namespace {
                     Some(ns) if !consumers.is_empty() => consumers.get(ns).copied(),
                     _ => None,
                 };
-                match consumer.or(*producer).and_then(|s| self.sets.get(s as usize)) {
+                match consumer
+                    .or(*producer)
+                    .and_then(|s| self.sets.get(s as usize))
+                {
                     Some(set) => Bound::Set(set),
                     None => Bound::Nothing,
                 }
@@ -90,7 +101,10 @@ impl RouteTable {
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
-                    cand.cond.check(&probe, &self.regexes).ok().map(|()| cand.rule)
+                    cand.cond
+                        .check(&probe, &self.regexes)
+                        .ok()
+                        .map(|()| cand.rule)
                 };
                 if req.protocol == Protocol::Grpc
                     && let Some(g) = &set.grpc
@@ -114,7 +128,11 @@ impl RouteTable {
                     && let Some(t) = &set.tls
                 {
                     let sni = req.sni.map(normalize_host);
-                    let r = t.find(sni, |list| list.first().and_then(|c| self.cands.get(*c as usize)).map(|c| c.rule));
+                    let r = t.find(sni, |list| {
+                        list.first()
+                            .and_then(|c| self.cands.get(*c as usize))
+                            .map(|c| c.rule)
+                    });
                     return hit(r);
                 }
                 match set.tcp {
@@ -133,7 +151,9 @@ impl RouteTable {
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
             Bound::Set(set) => match self.match_in_set(set, req) {
                 Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                Matched::ProtocolMismatch => respond(req.protocol, None, RespondReason::ProtocolMismatch),
+                Matched::ProtocolMismatch => {
+                    respond(req.protocol, None, RespondReason::ProtocolMismatch)
+                }
                 Matched::Rule(id) => match self.rules.get(id as usize) {
                     Some(rule) => self.act(rule, req, entropy),
                     None => respond(req.protocol, None, RespondReason::NoMatchingRule),
@@ -156,7 +176,12 @@ impl RouteTable {
     }
 
     /// Turns a matched rule into a decision.
-    pub(crate) fn act<'a>(&'a self, rule: &'a RuleEntry, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+    pub(crate) fn act<'a>(
+        &'a self,
+        rule: &'a RuleEntry,
+        req: &Request<'a>,
+        entropy: u64,
+    ) -> Decision<'a> {
         let rref = self.rule_ref(rule);
         let (path, query) = split_path_query(req.path_and_query);
         let modifier = |m: &'a PathModifierIr| match m {
@@ -173,7 +198,11 @@ impl RouteTable {
                     RewrittenPath::apply(modifier(m), path)
                 });
                 let location = Location::compute(
-                    RedirectSpec { scheme: r.scheme, hostname: r.hostname.as_deref(), port: r.port },
+                    RedirectSpec {
+                        scheme: r.scheme,
+                        hostname: r.hostname.as_deref(),
+                        port: r.port,
+                    },
                     RedirectRequest {
                         scheme: req.scheme,
                         host: req.host.map(normalize_host),
@@ -183,7 +212,11 @@ impl RouteTable {
                     },
                     new_path,
                 );
-                Decision::Redirect(Redirect { rule: rref, status: r.status, location })
+                Decision::Redirect(Redirect {
+                    rule: rref,
+                    status: r.status,
+                    location,
+                })
             }
             Action::Backends(bs) => {
                 let Some(i) = weights::pick(bs.iter().map(|b| b.weight), entropy) else {
@@ -193,7 +226,9 @@ impl RouteTable {
                     return respond(req.protocol, Some(rref), RespondReason::AllWeightsZero);
                 };
                 match b.state {
-                    BackendState::Invalid(_) => return respond(req.protocol, Some(rref), RespondReason::InvalidBackend),
+                    BackendState::Invalid(_) => {
+                        return respond(req.protocol, Some(rref), RespondReason::InvalidBackend);
+                    }
                     BackendState::NoEndpoints => {
                         return respond(req.protocol, Some(rref), RespondReason::NoReadyEndpoints);
                     }
@@ -202,7 +237,10 @@ impl RouteTable {
                 let rw = rule.rewrite.as_ref().or(b.rewrite.as_ref());
                 let rewrite = rw.map(|rw| UrlRewrite {
                     host: rw.hostname.as_deref(),
-                    path: rw.path.as_ref().map(|m| RewrittenPath::apply(modifier(m), path)),
+                    path: rw
+                        .path
+                        .as_ref()
+                        .map(|m| RewrittenPath::apply(modifier(m), path)),
                 });
                 Decision::Forward(Forward {
                     rule: rref,
@@ -225,7 +263,13 @@ impl RouteTable {
 }
 
 pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
-    BackendTarget { group: &t.group, kind: &t.kind, namespace: &t.namespace, name: &t.name, port: t.port }
+    BackendTarget {
+        group: &t.group,
+        kind: &t.kind,
+        namespace: &t.namespace,
+        name: &t.name,
+        port: t.port,
+    }
 }
 
 /// The status for a reason, by protocol (§2.2: gRPC UNIMPLEMENTED / UNAVAILABLE; §5.3: L4
@@ -233,9 +277,9 @@ pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
 pub(crate) fn status_for(protocol: Protocol, reason: RespondReason) -> Status {
     match protocol {
         Protocol::Grpc => Status::Grpc(match reason {
-            RespondReason::NoMatchingRule | RespondReason::NoMatchingListener | RespondReason::ProtocolMismatch => {
-                GrpcCode::Unimplemented
-            }
+            RespondReason::NoMatchingRule
+            | RespondReason::NoMatchingListener
+            | RespondReason::ProtocolMismatch => GrpcCode::Unimplemented,
             _ => GrpcCode::Unavailable,
         }),
         Protocol::Http => Status::Http(match reason {
@@ -249,5 +293,9 @@ pub(crate) fn status_for(protocol: Protocol, reason: RespondReason) -> Status {
 }
 
 fn respond(protocol: Protocol, rule: Option<RuleRef<'_>>, reason: RespondReason) -> Decision<'_> {
-    Decision::Respond(Respond { rule, status: status_for(protocol, reason), reason })
+    Decision::Respond(Respond {
+        rule,
+        status: status_for(protocol, reason),
+        reason,
+    })
 }

@@ -40,7 +40,12 @@ pub struct RouteCondition {
 
 impl RouteCondition {
     fn new(type_: &str, status: bool, reason: &str, message: impl Into<String>) -> Self {
-        Self { type_: type_.into(), status, reason: reason.into(), message: message.into() }
+        Self {
+            type_: type_.into(),
+            status,
+            reason: reason.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -124,7 +129,14 @@ impl StatusBuilder {
     pub(crate) fn attached_gateway(&mut self, ri: usize, pi: usize) {
         self.set(ri, pi, Outcome::Attached).outcome = Outcome::Attached;
     }
-    pub(crate) fn attached_mesh(&mut self, ri: usize, pi: usize, si: usize, port: u16, consumer: Option<String>) {
+    pub(crate) fn attached_mesh(
+        &mut self,
+        ri: usize,
+        pi: usize,
+        si: usize,
+        port: u16,
+        consumer: Option<String>,
+    ) {
         let e = self.set(ri, pi, Outcome::Attached);
         e.outcome = Outcome::Attached;
         e.mesh.push((si, port, consumer));
@@ -159,18 +171,26 @@ impl StatusBuilder {
     pub(crate) fn finish(self, input: &TableInput) -> Vec<ParentStatus> {
         let mut out = Vec::with_capacity(self.entries.len());
         for ((ri, pi), e) in self.entries {
-            let Some(route) = input.routes.get(ri) else { continue };
+            let Some(route) = input.routes.get(ri) else {
+                continue;
+            };
             let mut conditions = Vec::new();
-            let accepted = |ok: bool, reason: &str, msg: String| RouteCondition::new(ACCEPTED, ok, reason, msg);
+            let accepted = |ok: bool, reason: &str, msg: String| {
+                RouteCondition::new(ACCEPTED, ok, reason, msg)
+            };
             match e.outcome {
                 Outcome::RouteInvalid => {
                     let (reason, msg) = route
                         .invalid
                         .as_ref()
-                        .map_or(("UnsupportedValue", String::new()), |i| (i.reason, i.message.clone()));
+                        .map_or(("UnsupportedValue", String::new()), |i| {
+                            (i.reason, i.message.clone())
+                        });
                     conditions.push(accepted(false, reason, msg));
                 }
-                Outcome::NoParent(why) => conditions.push(accepted(false, NO_MATCHING_PARENT, why.into())),
+                Outcome::NoParent(why) => {
+                    conditions.push(accepted(false, NO_MATCHING_PARENT, why.into()))
+                }
                 Outcome::NotAllowed => conditions.push(accepted(
                     false,
                     NOT_ALLOWED_BY_LISTENERS,
@@ -184,7 +204,9 @@ impl StatusBuilder {
                 Outcome::Attached => {
                     let lost = self.lost.get(&ri);
                     let all_lost = !e.mesh.is_empty()
-                        && e.mesh.iter().all(|c| lost.is_some_and(|l| l.iter().any(|(lc, _)| lc == c)));
+                        && e.mesh
+                            .iter()
+                            .all(|c| lost.is_some_and(|l| l.iter().any(|(lc, _)| lc == c)));
                     let l4 = matches!(route.kind, RouteKind::Tcp | RouteKind::Tls | RouteKind::Udp);
                     if all_lost {
                         let winner = lost
@@ -203,24 +225,38 @@ impl StatusBuilder {
                             .map_or(("UnsupportedValue", String::new()), |(i, inv)| {
                                 (inv.reason, format!("rule {i}: {}", inv.message))
                             });
-                        conditions.push(accepted(false, reason, format!("all rules are invalid; {msg}")));
+                        conditions.push(accepted(
+                            false,
+                            reason,
+                            format!("all rules are invalid; {msg}"),
+                        ));
                     } else if let (true, Some((reason, msg))) = (l4, &e.problem) {
                         // GEP-1364: an L4 route with an unresolvable backend is not accepted.
                         conditions.push(accepted(false, reason, msg.clone()));
                     } else {
                         conditions.push(accepted(true, ACCEPTED, "the route is accepted".into()));
                         if let Some((i, inv)) = e.dropped.first() {
-                            let list: Vec<String> = e.dropped.iter().map(|(i, _)| i.to_string()).collect();
+                            let list: Vec<String> =
+                                e.dropped.iter().map(|(i, _)| i.to_string()).collect();
                             conditions.push(RouteCondition::new(
                                 PARTIALLY_INVALID,
                                 true,
                                 inv.reason,
-                                format!("Dropped Rule(s) {}: rule {i}: {}", list.join(", "), inv.message),
+                                format!(
+                                    "Dropped Rule(s) {}: rule {i}: {}",
+                                    list.join(", "),
+                                    inv.message
+                                ),
                             ));
                         }
                     }
                     match &e.problem {
-                        Some((reason, msg)) => conditions.push(RouteCondition::new(RESOLVED_REFS, false, reason, msg.clone())),
+                        Some((reason, msg)) => conditions.push(RouteCondition::new(
+                            RESOLVED_REFS,
+                            false,
+                            reason,
+                            msg.clone(),
+                        )),
                         None => conditions.push(RouteCondition::new(
                             RESOLVED_REFS,
                             true,
@@ -239,7 +275,12 @@ impl StatusBuilder {
             });
         }
         out.sort_by(|a, b| {
-            (a.kind, &a.namespace, &a.name, a.parent_index).cmp(&(b.kind, &b.namespace, &b.name, b.parent_index))
+            (a.kind, &a.namespace, &a.name, a.parent_index).cmp(&(
+                b.kind,
+                &b.namespace,
+                &b.name,
+                b.parent_index,
+            ))
         });
         out
     }

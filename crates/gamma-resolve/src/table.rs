@@ -13,11 +13,13 @@ use std::net::IpAddr;
 use crate::cond::{Cond, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
-use crate::index::{GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot};
+use crate::index::{
+    GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
+};
 use crate::ir::{
     AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, Invalid, L4, ListenerProtocol,
-    MatchIr, ParentRefIr, ParentRefKind, PathMatchIr, PathModifierIr, RedirectIr, RouteIr, RouteKind,
-    RuleIr, ServiceIr, StrMatch, TableInput,
+    MatchIr, ParentRefIr, ParentRefKind, PathMatchIr, PathModifierIr, RedirectIr, RouteIr,
+    RouteKind, RuleIr, ServiceIr, StrMatch, TableInput,
 };
 use crate::precedence::{
     GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteOrder, RouteRank, rank_routes,
@@ -382,7 +384,8 @@ impl<'i> Builder<'i> {
         let mut order: Vec<usize> = (0..input.routes.len()).collect();
         order.sort_by(|a, b| {
             let (x, y) = (&input.routes.get(*a), &input.routes.get(*b));
-            x.map(|r| (r.kind, &r.namespace, &r.name)).cmp(&y.map(|r| (r.kind, &r.namespace, &r.name)))
+            x.map(|r| (r.kind, &r.namespace, &r.name))
+                .cmp(&y.map(|r| (r.kind, &r.namespace, &r.name)))
         });
         // Duplicate (kind, namespace, name) entries: the first in canonical order is kept.
         order.dedup_by(|b, a| {
@@ -392,7 +395,11 @@ impl<'i> Builder<'i> {
         let orders: Vec<RouteOrder<'_, (i64, u32)>> = order
             .iter()
             .filter_map(|i| input.routes.get(*i))
-            .map(|r| RouteOrder { created: r.created, namespace: &r.namespace, name: &r.name })
+            .map(|r| RouteOrder {
+                created: r.created,
+                namespace: &r.namespace,
+                name: &r.name,
+            })
             .collect();
         let ranks = rank_routes(&orders);
 
@@ -400,7 +407,9 @@ impl<'i> Builder<'i> {
         let mut svc_attached: BTreeMap<(usize, usize, Group), Attached> = BTreeMap::new();
         let mut gw_attached: BTreeMap<(usize, usize), Attached> = BTreeMap::new();
         for (pos, &ri) in order.iter().enumerate() {
-            let Some(route) = input.routes.get(ri) else { continue };
+            let Some(route) = input.routes.get(ri) else {
+                continue;
+            };
             let rank = ranks.get(pos).copied().unwrap_or_default();
             for (pi, parent) in route.parents.iter().enumerate() {
                 if !self.included(route, pi) {
@@ -423,10 +432,17 @@ impl<'i> Builder<'i> {
         let mut sets: Vec<RouteSet> = Vec::new();
         let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::default();
         for ((si, port_i, group), attached) in svc_attached {
-            let Some(svc) = input.services.get(si) else { continue };
-            let Some(port) = svc.ports.get(port_i) else { continue };
+            let Some(svc) = input.services.get(si) else {
+                continue;
+            };
+            let Some(port) = svc.ports.get(port_i) else {
+                continue;
+            };
             let label = match &group {
-                Group::Producer => format!("producer routes of Service {}/{} port {}", svc.namespace, svc.name, port.port),
+                Group::Producer => format!(
+                    "producer routes of Service {}/{} port {}",
+                    svc.namespace, svc.name, port.port
+                ),
                 Group::Consumer(ns) => format!(
                     "consumer routes of namespace {ns} for Service {}/{} port {}",
                     svc.namespace, svc.name, port.port
@@ -436,13 +452,20 @@ impl<'i> Builder<'i> {
             let set = self.index_set(attached, true, label, (si, port.port, group_key(&group)));
             sets.push(set);
             for ip in &svc.cluster_ips {
-                let b = bindings.entry((*ip, port.port, port.protocol)).or_insert_with(|| Binding::Service {
-                    service: u32::try_from(si).unwrap_or(u32::MAX),
-                    port: port.port,
-                    producer: None,
-                    consumers: Map::default(),
-                });
-                if let Binding::Service { producer, consumers, .. } = b {
+                let b = bindings
+                    .entry((*ip, port.port, port.protocol))
+                    .or_insert_with(|| Binding::Service {
+                        service: u32::try_from(si).unwrap_or(u32::MAX),
+                        port: port.port,
+                        producer: None,
+                        consumers: Map::default(),
+                    });
+                if let Binding::Service {
+                    producer,
+                    consumers,
+                    ..
+                } = b
+                {
                     match &group {
                         Group::Producer => *producer = Some(set_id),
                         Group::Consumer(ns) => {
@@ -454,23 +477,43 @@ impl<'i> Builder<'i> {
         }
 
         // Index Gateway listeners, grouped by (address, port, l4).
-        let mut gw_ports: BTreeMap<(usize, u16, L4), Vec<(ListenerSpecificity, usize, ListenerEntry)>> = BTreeMap::new();
+        let mut gw_ports: BTreeMap<
+            (usize, u16, L4),
+            Vec<(ListenerSpecificity, usize, ListenerEntry)>,
+        > = BTreeMap::new();
         for ((gi, li), attached) in gw_attached {
-            let Some(gw) = input.gateways.get(gi) else { continue };
-            let Some(l) = gw.listeners.get(li) else { continue };
-            let label = format!("listener {} of Gateway {}/{}", l.name, gw.namespace, gw.name);
+            let Some(gw) = input.gateways.get(gi) else {
+                continue;
+            };
+            let Some(l) = gw.listeners.get(li) else {
+                continue;
+            };
+            let label = format!(
+                "listener {} of Gateway {}/{}",
+                l.name, gw.namespace, gw.name
+            );
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
             let set = self.index_set(attached, false, label.clone(), (usize::MAX, l.port, None));
             sets.push(set);
-            let l4 = if l.protocol == ListenerProtocol::Udp { L4::Udp } else { L4::Tcp };
+            let l4 = if l.protocol == ListenerProtocol::Udp {
+                L4::Udp
+            } else {
+                L4::Tcp
+            };
             gw_ports.entry((gi, l.port, l4)).or_default().push((
                 ListenerSpecificity::of(l.hostname.as_deref()),
                 li,
-                ListenerEntry { hostname: l.hostname.as_deref().map(Into::into), set: set_id, label },
+                ListenerEntry {
+                    hostname: l.hostname.as_deref().map(Into::into),
+                    set: set_id,
+                    label,
+                },
             ));
         }
         for ((gi, port, l4), mut ls) in gw_ports {
-            let Some(gw) = input.gateways.get(gi) else { continue };
+            let Some(gw) = input.gateways.get(gi) else {
+                continue;
+            };
             // most specific listener first; spec order breaks ties
             ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             let entries: Vec<ListenerEntry> = ls.into_iter().map(|(_, _, e)| e).collect();
@@ -484,14 +527,24 @@ impl<'i> Builder<'i> {
                         entries = Some(listeners);
                         continue;
                     }
-                    bindings.insert(key, Binding::Gateway { gateway: u32::try_from(gi).unwrap_or(u32::MAX), listeners });
+                    bindings.insert(
+                        key,
+                        Binding::Gateway {
+                            gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                            listeners,
+                        },
+                    );
                     // further addresses share the same listeners: rebuild cheaply by cloning
                     // the labels (rare: multi-address Gateways).
                     if let Some(Binding::Gateway { listeners, .. }) = bindings.get(&key) {
                         entries = Some(
                             listeners
                                 .iter()
-                                .map(|e| ListenerEntry { hostname: e.hostname.clone(), set: e.set, label: e.label.clone() })
+                                .map(|e| ListenerEntry {
+                                    hostname: e.hostname.clone(),
+                                    set: e.set,
+                                    label: e.label.clone(),
+                                })
                                 .collect(),
                         );
                     }
@@ -510,12 +563,18 @@ impl<'i> Builder<'i> {
             services: input
                 .services
                 .iter()
-                .map(|s| ServiceInfo { namespace: s.namespace.as_str().into(), name: s.name.as_str().into() })
+                .map(|s| ServiceInfo {
+                    namespace: s.namespace.as_str().into(),
+                    name: s.name.as_str().into(),
+                })
                 .collect(),
             gateways: input
                 .gateways
                 .iter()
-                .map(|s| ServiceInfo { namespace: s.namespace.as_str().into(), name: s.name.as_str().into() })
+                .map(|s| ServiceInfo {
+                    namespace: s.namespace.as_str().into(),
+                    name: s.name.as_str().into(),
+                })
                 .collect(),
             statuses,
         }
@@ -544,9 +603,21 @@ impl<'i> Builder<'i> {
 
     /// Compiles the rules of a route for mesh (`flavour` 0) or Gateway (1) parents; ids are
     /// `None` for dropped rules.
-    fn rules_of(&mut self, ri: usize, route_id: u32, route: &RouteIr, mesh: bool) -> Vec<Option<u32>> {
+    fn rules_of(
+        &mut self,
+        ri: usize,
+        route_id: u32,
+        route: &RouteIr,
+        mesh: bool,
+    ) -> Vec<Option<u32>> {
         let f = usize::from(!mesh);
-        if let Some(ids) = self.rule_ids.get(ri).and_then(|s| s.get(f)).cloned().flatten() {
+        if let Some(ids) = self
+            .rule_ids
+            .get(ri)
+            .and_then(|s| s.get(f))
+            .cloned()
+            .flatten()
+        {
             return ids;
         }
         let mut ids = Vec::with_capacity(route.rules.len());
@@ -554,7 +625,13 @@ impl<'i> Builder<'i> {
             let id = if rule.invalid.is_some() {
                 None
             } else {
-                self.compile_rule(route_id, u16::try_from(i).unwrap_or(u16::MAX), route, rule, mesh)
+                self.compile_rule(
+                    route_id,
+                    u16::try_from(i).unwrap_or(u16::MAX),
+                    route,
+                    rule,
+                    mesh,
+                )
             };
             ids.push(id);
         }
@@ -569,19 +646,27 @@ impl<'i> Builder<'i> {
             return BackendState::Invalid("InvalidKind");
         }
         let cross = b.namespace != route.namespace;
-        let needs_grant = cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
+        let needs_grant =
+            cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
         if needs_grant && !self.granted(route, b) {
             // §5.3: do not reveal whether the target exists.
             return BackendState::Invalid("RefNotPermitted");
         }
-        let Some(svc) = self.svc_by_name.get(&(b.namespace.as_str(), b.name.as_str())).and_then(|i| self.input.services.get(*i)) else {
+        let Some(svc) = self
+            .svc_by_name
+            .get(&(b.namespace.as_str(), b.name.as_str()))
+            .and_then(|i| self.input.services.get(*i))
+        else {
             return BackendState::Invalid("BackendNotFound");
         };
         if svc.external_name {
             // §4.2: ExternalName SHOULD NOT be a backend (CVE-2021-25740).
             return BackendState::Invalid("BackendNotFound");
         }
-        let Some(port) = b.port.and_then(|p| svc.ports.iter().find(|sp| sp.port == p)) else {
+        let Some(port) = b
+            .port
+            .and_then(|p| svc.ports.iter().find(|sp| sp.port == p))
+        else {
             return BackendState::Invalid("BackendNotFound");
         };
         if !app_protocol_compatible(route.kind, port.app_protocol.as_deref()) {
@@ -597,7 +682,9 @@ impl<'i> Builder<'i> {
         self.input.grants.iter().any(|g| {
             g.namespace == b.namespace
                 && g.from.iter().any(|(grp, kind, ns)| {
-                    grp == "gateway.networking.k8s.io" && kind == route.kind.as_str() && *ns == route.namespace
+                    grp == "gateway.networking.k8s.io"
+                        && kind == route.kind.as_str()
+                        && *ns == route.namespace
                 })
                 && g.to.iter().any(|(grp, kind, name)| {
                     *grp == b.group && *kind == b.kind && name.as_ref().is_none_or(|n| *n == b.name)
@@ -615,14 +702,26 @@ impl<'i> Builder<'i> {
         }
     }
 
-    fn compile_rule(&mut self, route_id: u32, index: u16, route: &RouteIr, rule: &RuleIr, mesh: bool) -> Option<u32> {
+    fn compile_rule(
+        &mut self,
+        route_id: u32,
+        index: u16,
+        route: &RouteIr,
+        rule: &RuleIr,
+        mesh: bool,
+    ) -> Option<u32> {
         let rewrite = |f: &FiltersIr| {
-            f.rewrite.as_ref().map(|r| RewriteC { hostname: r.hostname.as_deref().map(Into::into), path: r.path.clone() })
+            f.rewrite.as_ref().map(|r| RewriteC {
+                hostname: r.hostname.as_deref().map(Into::into),
+                path: r.path.clone(),
+            })
         };
         let mut extensions: Vec<String> = rule.filters.extensions.clone();
         let action = if let Some(r) = &rule.filters.redirect {
             Action::Redirect(r.clone())
-        } else if rule.filters.extensions.is_empty() || self.options.extension_refs == ExtensionRefs::PassThrough {
+        } else if rule.filters.extensions.is_empty()
+            || self.options.extension_refs == ExtensionRefs::PassThrough
+        {
             if rule.backends.is_empty() {
                 Action::Fail(RespondReason::NoBackends)
             } else {
@@ -657,8 +756,16 @@ impl<'i> Builder<'i> {
             .filters
             .mirrors
             .iter()
-            .filter(|m| self.backend_state(route, &m.backend, mesh) != BackendState::Invalid("RefNotPermitted"))
-            .filter(|m| matches!(self.backend_state(route, &m.backend, mesh), BackendState::Ok | BackendState::NoEndpoints))
+            .filter(|m| {
+                self.backend_state(route, &m.backend, mesh)
+                    != BackendState::Invalid("RefNotPermitted")
+            })
+            .filter(|m| {
+                matches!(
+                    self.backend_state(route, &m.backend, mesh),
+                    BackendState::Ok | BackendState::NoEndpoints
+                )
+            })
             .map(|m| Mirror {
                 group: m.backend.group.clone(),
                 kind: m.backend.kind.clone(),
@@ -670,7 +777,12 @@ impl<'i> Builder<'i> {
             })
             .collect();
         let prefix = match rule.matches.as_slice() {
-            [MatchIr::Http { path: PathMatchIr::Prefix(p), .. }] => Some(p.as_str().into()),
+            [
+                MatchIr::Http {
+                    path: PathMatchIr::Prefix(p),
+                    ..
+                },
+            ] => Some(p.as_str().into()),
             _ => None,
         };
         let mut problem: Option<(&'static str, String)> = None;
@@ -684,20 +796,34 @@ impl<'i> Builder<'i> {
                 for (i, b) in bs.iter().enumerate() {
                     if let BackendState::Invalid(reason) = b.state {
                         let msg = if reason == "RefNotPermitted" {
-                            format!("backendRefs[{i}]: cross-namespace reference to {}/{} is not permitted by any ReferenceGrant", b.target.namespace, b.target.name)
+                            format!(
+                                "backendRefs[{i}]: cross-namespace reference to {}/{} is not permitted by any ReferenceGrant",
+                                b.target.namespace, b.target.name
+                            )
                         } else {
-                            format!("backendRefs[{i}]: {reason} ({}/{})", b.target.namespace, b.target.name)
+                            format!(
+                                "backendRefs[{i}]: {reason} ({}/{})",
+                                b.target.namespace, b.target.name
+                            )
                         };
                         note(reason, &msg);
                     }
                 }
             }
-            Action::Fail(RespondReason::UnsupportedFilter) => note("InvalidKind", "ExtensionRef filters cannot be applied"),
+            Action::Fail(RespondReason::UnsupportedFilter) => {
+                note("InvalidKind", "ExtensionRef filters cannot be applied")
+            }
             _ => {}
         }
         for (i, m) in rule.filters.mirrors.iter().enumerate() {
             if let BackendState::Invalid(reason) = self.backend_state(route, &m.backend, mesh) {
-                note(reason, &format!("RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured", m.backend.namespace, m.backend.name));
+                note(
+                    reason,
+                    &format!(
+                        "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
+                        m.backend.namespace, m.backend.name
+                    ),
+                );
             }
         }
         self.rule_problems.push(problem);
@@ -733,32 +859,54 @@ impl<'i> Builder<'i> {
             self.status.route_invalid(ri, pi);
             return;
         };
-        let si = self.svc_by_name.get(&(parent.namespace.as_str(), parent.name.as_str())).copied();
+        let si = self
+            .svc_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .copied();
         let Some(svc) = si.and_then(|i| self.input.services.get(i)) else {
-            self.status.no_parent(ri, pi, "the parent Service does not exist");
+            self.status
+                .no_parent(ri, pi, "the parent Service does not exist");
             return;
         };
         if svc.external_name || svc.cluster_ips.is_empty() {
             // §4.1/§4.2: headless and ExternalName Services have no frontend.
-            self.status.no_parent(ri, pi, "headless and ExternalName Services cannot be parents");
+            self.status.no_parent(
+                ri,
+                pi,
+                "headless and ExternalName Services cannot be parents",
+            );
             return;
         }
-        let want_l4 = if route.kind == RouteKind::Udp { L4::Udp } else { L4::Tcp };
+        let want_l4 = if route.kind == RouteKind::Udp {
+            L4::Udp
+        } else {
+            L4::Tcp
+        };
         let ports: Vec<usize> = svc
             .ports
             .iter()
             .enumerate()
             .filter(|(_, p)| parent.port.is_none_or(|want| want == p.port))
-            .filter(|(_, p)| parent.section_name.as_ref().is_none_or(|s| p.name.as_ref() == Some(s)))
+            .filter(|(_, p)| {
+                parent
+                    .section_name
+                    .as_ref()
+                    .is_none_or(|s| p.name.as_ref() == Some(s))
+            })
             .filter(|(_, p)| p.protocol == want_l4)
             .map(|(i, _)| i)
             .collect();
         if ports.is_empty() {
-            self.status.no_parent(ri, pi, "no Service port matches the parentRef port/sectionName");
+            self.status.no_parent(
+                ri,
+                pi,
+                "no Service port matches the parentRef port/sectionName",
+            );
             return;
         }
         let rules = self.rules_of(ri, route_id, route, true);
-        self.status.rules(ri, pi, route, &rules, &self.rule_problems);
+        self.status
+            .rules(ri, pi, route, &rules, &self.rule_problems);
         let group = if route.namespace == parent.namespace {
             Group::Producer
         } else {
@@ -767,22 +915,39 @@ impl<'i> Builder<'i> {
         let hosts: Vec<Option<String>> = match self.options.mesh_hostnames {
             MeshHostnames::Ignore => vec![None],
             MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => vec![None],
-            MeshHostnames::MatchHostHeader => route.hostnames.iter().map(|h| Some(h.to_ascii_lowercase())).collect(),
+            MeshHostnames::MatchHostHeader => route
+                .hostnames
+                .iter()
+                .map(|h| Some(h.to_ascii_lowercase()))
+                .collect(),
         };
-        let hosts = if route.kind == RouteKind::Tls && self.options.mesh_hostnames == MeshHostnames::Ignore {
+        let hosts = if route.kind == RouteKind::Tls
+            && self.options.mesh_hostnames == MeshHostnames::Ignore
+        {
             vec![None]
         } else {
             hosts
         };
         for port_i in ports {
             let port_value = svc.ports.get(port_i).map_or(0, |p| p.port);
-            self.status.attached_mesh(ri, pi, si.unwrap_or_default(), port_value, group_key(&group));
+            self.status.attached_mesh(
+                ri,
+                pi,
+                si.unwrap_or_default(),
+                port_value,
+                group_key(&group),
+            );
             out.entry((si.unwrap_or_default(), port_i, group.clone()))
                 .or_default()
                 .by_kind
                 .entry(route.kind)
                 .or_default()
-                .push(AttachedRoute { route_id, ri, hosts: hosts.clone(), rules: rules.clone() });
+                .push(AttachedRoute {
+                    route_id,
+                    ri,
+                    hosts: hosts.clone(),
+                    rules: rules.clone(),
+                });
         }
     }
 
@@ -799,9 +964,13 @@ impl<'i> Builder<'i> {
             self.status.route_invalid(ri, pi);
             return;
         };
-        let gi = self.gw_by_name.get(&(parent.namespace.as_str(), parent.name.as_str())).copied();
+        let gi = self
+            .gw_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .copied();
         let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) else {
-            self.status.no_parent(ri, pi, "the parent Gateway does not exist");
+            self.status
+                .no_parent(ri, pi, "the parent Gateway does not exist");
             return;
         };
         let gw: &GatewayIr = gw;
@@ -810,11 +979,17 @@ impl<'i> Builder<'i> {
         let mut attached = false;
         let mut attach_to = Vec::new();
         for (li, l) in gw.listeners.iter().enumerate() {
-            if parent.section_name.as_ref().is_some_and(|s| *s != l.name) || parent.port.is_some_and(|p| p != l.port) {
+            if parent.section_name.as_ref().is_some_and(|s| *s != l.name)
+                || parent.port.is_some_and(|p| p != l.port)
+            {
                 continue;
             }
             matched_section = true;
-            let kinds = if l.allowed_kinds.is_empty() { l.protocol.default_kinds() } else { &l.allowed_kinds[..] };
+            let kinds = if l.allowed_kinds.is_empty() {
+                l.protocol.default_kinds()
+            } else {
+                &l.allowed_kinds[..]
+            };
             let ns_ok = match &l.allowed_namespaces {
                 AllowedNamespaces::Same => route.namespace == gw.namespace,
                 AllowedNamespaces::All => true,
@@ -826,7 +1001,9 @@ impl<'i> Builder<'i> {
             allowed = true;
             // §3.3: effective hostnames are the intersections; a route without hostnames gets
             // the listener's hostname.
-            let hosts: Vec<Option<String>> = if route.kind == RouteKind::Tcp || route.kind == RouteKind::Udp {
+            let hosts: Vec<Option<String>> = if route.kind == RouteKind::Tcp
+                || route.kind == RouteKind::Udp
+            {
                 vec![None]
             } else if route.hostnames.is_empty() {
                 vec![l.hostname.clone()]
@@ -848,7 +1025,8 @@ impl<'i> Builder<'i> {
             attach_to.push((li, hosts));
         }
         if !matched_section {
-            self.status.no_parent(ri, pi, "no listener matches the parentRef sectionName/port");
+            self.status
+                .no_parent(ri, pi, "no listener matches the parentRef sectionName/port");
             return;
         }
         if !allowed {
@@ -860,7 +1038,8 @@ impl<'i> Builder<'i> {
             return;
         }
         let rules = self.rules_of(ri, route_id, route, false);
-        self.status.rules(ri, pi, route, &rules, &self.rule_problems);
+        self.status
+            .rules(ri, pi, route, &rules, &self.rule_problems);
         self.status.attached_gateway(ri, pi);
         for (li, hosts) in attach_to {
             out.entry((gi.unwrap_or_default(), li))
@@ -868,19 +1047,37 @@ impl<'i> Builder<'i> {
                 .by_kind
                 .entry(route.kind)
                 .or_default()
-                .push(AttachedRoute { route_id, ri, hosts, rules: rules.clone() });
+                .push(AttachedRoute {
+                    route_id,
+                    ri,
+                    hosts,
+                    rules: rules.clone(),
+                });
         }
     }
 
     /// Compiles one context's attached routes into an indexed [`RouteSet`].
-    fn index_set(&mut self, attached: Attached, mesh: bool, label: String, ctx: (usize, u16, Option<String>)) -> RouteSet {
-        let mut set = RouteSet { label, ..RouteSet::default() };
+    fn index_set(
+        &mut self,
+        attached: Attached,
+        mesh: bool,
+        label: String,
+        ctx: (usize, u16, Option<String>),
+    ) -> RouteSet {
+        let mut set = RouteSet {
+            label,
+            ..RouteSet::default()
+        };
         let mut by_kind = attached.by_kind;
         if mesh {
             // §4.6: one TCP-carried kind per Service port and group: GRPC > HTTP > TLS > TCP.
             let winner = by_kind.keys().copied().find(|k| *k != RouteKind::Udp);
             set.mesh_kind = winner;
-            let losers: Vec<RouteKind> = by_kind.keys().copied().filter(|k| *k != RouteKind::Udp && Some(*k) != winner).collect();
+            let losers: Vec<RouteKind> = by_kind
+                .keys()
+                .copied()
+                .filter(|k| *k != RouteKind::Udp && Some(*k) != winner)
+                .collect();
             for k in losers {
                 if let Some(list) = by_kind.remove(&k) {
                     for a in list {
@@ -952,25 +1149,44 @@ impl<'i> Builder<'i> {
     fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
         let mut builders: HostIndex<PathIndexBuilder> = HostIndex::default();
         for a in list {
-            let rank = self.routes.get(a.route_id as usize).map(|r| r.rank).unwrap_or_default();
-            let Some(route_ir) = self.input.routes.get(a.ri) else { continue };
+            let rank = self
+                .routes
+                .get(a.route_id as usize)
+                .map(|r| r.rank)
+                .unwrap_or_default();
+            let Some(route_ir) = self.input.routes.get(a.ri) else {
+                continue;
+            };
             for host in &a.hosts {
                 let hs = HostSpecificity::of(host.as_deref());
                 for (rule_index, rule_id) in a.rules.iter().enumerate() {
                     let Some(rule_id) = *rule_id else { continue };
                     let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
-                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else { continue };
+                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else {
+                        continue;
+                    };
                     for (mi, m) in rule.matches.iter().enumerate() {
-                        let MatchIr::Http { path, method, headers, query } = m else { continue };
-                        let (Some(hm), Some(qm)) = (self.headers(headers), self.query(query)) else {
+                        let MatchIr::Http {
+                            path,
+                            method,
+                            headers,
+                            query,
+                        } = m
+                        else {
+                            continue;
+                        };
+                        let (Some(hm), Some(qm)) = (self.headers(headers), self.query(query))
+                        else {
                             // a bad regex drops the match (the validator reports it)
                             continue;
                         };
                         let (slot, rank_path, path_regex) = match path {
                             PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
-                            PathMatchIr::Prefix(p) => {
-                                (PathSlot::Prefix(p), PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)), None)
-                            }
+                            PathMatchIr::Prefix(p) => (
+                                PathSlot::Prefix(p),
+                                PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)),
+                                None,
+                            ),
                             PathMatchIr::Regex(r) => match self.regexes.intern(r) {
                                 Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
                                 Err(_) => continue,
@@ -995,17 +1211,29 @@ impl<'i> Builder<'i> {
                                 ..Cond::default()
                             },
                         };
-                        let Ok(cid) = u32::try_from(self.cands.len()) else { continue };
+                        let Ok(cid) = u32::try_from(self.cands.len()) else {
+                            continue;
+                        };
                         self.cands.push(cand);
-                        builders.group_mut(host.as_deref(), PathIndexBuilder::default).add(slot, cid);
+                        builders
+                            .group_mut(host.as_deref(), PathIndexBuilder::default)
+                            .add(slot, cid);
                     }
                 }
             }
         }
         let order = Self::order(&self.cands);
         HostIndex {
-            exact: builders.exact.into_iter().map(|(k, b)| (k, b.finish(&order))).collect(),
-            wild: builders.wild.into_iter().map(|(k, b)| (k, b.finish(&order))).collect(),
+            exact: builders
+                .exact
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
+            wild: builders
+                .wild
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
             wild_lens: builders.wild_lens,
             any: builders.any.map(|b| b.finish(&order)),
         }
@@ -1014,18 +1242,38 @@ impl<'i> Builder<'i> {
     fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
         let mut builders: HostIndex<GrpcIndexBuilder> = HostIndex::default();
         for a in list {
-            let rank = self.routes.get(a.route_id as usize).map(|r| r.rank).unwrap_or_default();
-            let Some(route_ir) = self.input.routes.get(a.ri) else { continue };
+            let rank = self
+                .routes
+                .get(a.route_id as usize)
+                .map(|r| r.rank)
+                .unwrap_or_default();
+            let Some(route_ir) = self.input.routes.get(a.ri) else {
+                continue;
+            };
             for host in &a.hosts {
                 let hs = HostSpecificity::of(host.as_deref());
                 for (rule_index, rule_id) in a.rules.iter().enumerate() {
                     let Some(rule_id) = *rule_id else { continue };
                     let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
-                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else { continue };
+                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else {
+                        continue;
+                    };
                     for (mi, m) in rule.matches.iter().enumerate() {
-                        let MatchIr::Grpc { service, method, headers } = m else { continue };
-                        let Some(hm) = self.headers(headers) else { continue };
-                        let mut cond = Cond { headers: hm, ..Cond::default() };
+                        let MatchIr::Grpc {
+                            service,
+                            method,
+                            headers,
+                        } = m
+                        else {
+                            continue;
+                        };
+                        let Some(hm) = self.headers(headers) else {
+                            continue;
+                        };
+                        let mut cond = Cond {
+                            headers: hm,
+                            ..Cond::default()
+                        };
                         let (mut svc_exact, mut method_exact) = (None, None);
                         match service {
                             Some(StrMatch::Exact(s)) => svc_exact = Some(s.as_str()),
@@ -1043,29 +1291,43 @@ impl<'i> Builder<'i> {
                             },
                             None => {}
                         }
-                        let chars = |s: Option<&str>| s.map_or(0, |s| u16::try_from(s.len()).unwrap_or(u16::MAX));
+                        let chars = |s: Option<&str>| {
+                            s.map_or(0, |s| u16::try_from(s.len()).unwrap_or(u16::MAX))
+                        };
                         let facts = GrpcMatchFacts {
                             host: hs,
                             service_chars: chars(svc_exact),
                             method_chars: chars(method_exact),
                             headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
                         };
-                        let Ok(cid) = u32::try_from(self.cands.len()) else { continue };
+                        let Ok(cid) = u32::try_from(self.cands.len()) else {
+                            continue;
+                        };
                         self.cands.push(Cand {
                             key: PrecedenceKey::grpc(facts, rank, rule_index),
                             rule: rule_id,
                             match_index: u16::try_from(mi).unwrap_or(u16::MAX),
                             cond,
                         });
-                        builders.group_mut(host.as_deref(), GrpcIndexBuilder::default).add(svc_exact, method_exact, cid);
+                        builders
+                            .group_mut(host.as_deref(), GrpcIndexBuilder::default)
+                            .add(svc_exact, method_exact, cid);
                     }
                 }
             }
         }
         let order = Self::order(&self.cands);
         HostIndex {
-            exact: builders.exact.into_iter().map(|(k, b)| (k, b.finish(&order))).collect(),
-            wild: builders.wild.into_iter().map(|(k, b)| (k, b.finish(&order))).collect(),
+            exact: builders
+                .exact
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
+            wild: builders
+                .wild
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
             wild_lens: builders.wild_lens,
             any: builders.any.map(|b| b.finish(&order)),
         }
@@ -1075,8 +1337,14 @@ impl<'i> Builder<'i> {
     fn index_tls(&mut self, list: &[AttachedRoute]) -> HostIndex<Box<[u32]>> {
         let mut groups: HostIndex<Vec<u32>> = HostIndex::default();
         for a in list {
-            let rank = self.routes.get(a.route_id as usize).map(|r| r.rank).unwrap_or_default();
-            let Some(rule_id) = a.rules.first().copied().flatten() else { continue };
+            let rank = self
+                .routes
+                .get(a.route_id as usize)
+                .map(|r| r.rank)
+                .unwrap_or_default();
+            let Some(rule_id) = a.rules.first().copied().flatten() else {
+                continue;
+            };
             let rule_index = 0u16;
             for host in &a.hosts {
                 let facts = HttpMatchFacts {
@@ -1086,7 +1354,9 @@ impl<'i> Builder<'i> {
                     headers: 0,
                     query_params: 0,
                 };
-                let Ok(cid) = u32::try_from(self.cands.len()) else { continue };
+                let Ok(cid) = u32::try_from(self.cands.len()) else {
+                    continue;
+                };
                 self.cands.push(Cand {
                     key: PrecedenceKey::http(facts, rank, rule_index),
                     rule: rule_id,
@@ -1102,8 +1372,16 @@ impl<'i> Builder<'i> {
             v.into_boxed_slice()
         };
         HostIndex {
-            exact: groups.exact.into_iter().map(|(k, v)| (k, freeze(v))).collect(),
-            wild: groups.wild.into_iter().map(|(k, v)| (k, freeze(v))).collect(),
+            exact: groups
+                .exact
+                .into_iter()
+                .map(|(k, v)| (k, freeze(v)))
+                .collect(),
+            wild: groups
+                .wild
+                .into_iter()
+                .map(|(k, v)| (k, freeze(v)))
+                .collect(),
             wild_lens: groups.wild_lens,
             any: groups.any.map(freeze),
         }
@@ -1124,7 +1402,10 @@ fn app_protocol_compatible(kind: RouteKind, app: Option<&str>) -> bool {
     let Some(app) = app else { return true };
     match kind {
         RouteKind::Http => !matches!(app, "kubernetes.io/wss" | "grpc" | "udp"),
-        RouteKind::Grpc => !matches!(app, "kubernetes.io/ws" | "kubernetes.io/wss" | "http" | "udp"),
+        RouteKind::Grpc => !matches!(
+            app,
+            "kubernetes.io/ws" | "kubernetes.io/wss" | "http" | "udp"
+        ),
         RouteKind::Tls | RouteKind::Tcp => app != "udp",
         RouteKind::Udp => true,
     }

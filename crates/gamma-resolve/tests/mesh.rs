@@ -1,11 +1,18 @@
 //! One test per mesh (GAMMA) rule, named after the rule; spec-digest sections cited.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
 use common::*;
 use gamma_resolve::ir::*;
-use gamma_resolve::status::{ACCEPTED, CONFLICTED, NO_MATCHING_PARENT, PARTIALLY_INVALID, RESOLVED_REFS};
+use gamma_resolve::status::{
+    ACCEPTED, CONFLICTED, NO_MATCHING_PARENT, PARTIALLY_INVALID, RESOLVED_REFS,
+};
 use gamma_resolve::*;
 
 const SVC_IP: &str = "10.96.0.10";
@@ -56,7 +63,12 @@ fn outcome(d: &Decision<'_>) -> String {
 }
 
 fn simple(ns: &str, name: &str, backend_name: &str) -> RouteIr {
-    http(ns, name, vec![svc_parent("app", "web")], vec![rule(vec![prefix("/")], to(backend_name))])
+    http(
+        ns,
+        name,
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![prefix("/")], to(backend_name))],
+    )
 }
 
 // §3.6 / §4.1: binding is by the destination cluster IP and port, never by Host.
@@ -85,16 +97,29 @@ fn any_cluster_ip_of_the_service_binds() {
 #[test]
 fn unbound_destination_passes_through() {
     let t = table(vec![simple("app", "r", "v1")]);
-    assert_eq!(outcome(&t.resolve(&get("10.244.0.5", 80, "/"), 0)), "passthrough");
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 9999, "/"), 0)), "passthrough");
+    assert_eq!(
+        outcome(&t.resolve(&get("10.244.0.5", 80, "/"), 0)),
+        "passthrough"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 9999, "/"), 0)),
+        "passthrough"
+    );
 }
 
 // §4.2: headless Services have no frontend and bind nothing; the route gets NoMatchingParent.
 #[test]
 fn headless_service_is_not_a_parent() {
     let mut input = base();
-    input.services.push(service("app", "headless", "", &[(80, "http")]));
-    input.routes = vec![http("app", "r", vec![svc_parent("app", "headless")], vec![rule(vec![prefix("/")], to("v1"))])];
+    input
+        .services
+        .push(service("app", "headless", "", &[(80, "http")]));
+    input.routes = vec![http(
+        "app",
+        "r",
+        vec![svc_parent("app", "headless")],
+        vec![rule(vec![prefix("/")], to("v1"))],
+    )];
     let t = RouteTable::from_input(&input, &BuildOptions::default());
     assert_eq!(t.stats().bindings, 0);
     let st = &t.parent_conditions()[0];
@@ -109,11 +134,24 @@ fn external_name_service_is_not_a_parent_or_backend() {
     ext.external_name = true;
     input.services.push(ext);
     input.routes = vec![
-        http("app", "r", vec![svc_parent("app", "ext")], vec![rule(vec![prefix("/")], to("v1"))]),
-        http("app", "s", vec![svc_parent("app", "web")], vec![rule(vec![prefix("/")], to("ext"))]),
+        http(
+            "app",
+            "r",
+            vec![svc_parent("app", "ext")],
+            vec![rule(vec![prefix("/")], to("v1"))],
+        ),
+        http(
+            "app",
+            "s",
+            vec![svc_parent("app", "web")],
+            vec![rule(vec![prefix("/")], to("ext"))],
+        ),
     ];
     let t = RouteTable::from_input(&input, &BuildOptions::default());
-    assert_eq!(outcome(&t.resolve(&get("10.96.9.9", 80, "/"), 0)), "passthrough");
+    assert_eq!(
+        outcome(&t.resolve(&get("10.96.9.9", 80, "/"), 0)),
+        "passthrough"
+    );
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 500");
 }
 
@@ -124,7 +162,10 @@ fn parent_port_limits_route_to_that_service_port() {
     r.parents[0].port = Some(80);
     let t = table(vec![r]);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 8080, "/"), 0)), "passthrough");
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 8080, "/"), 0)),
+        "passthrough"
+    );
 }
 
 // §4.3: no port means every port of the Service.
@@ -146,7 +187,10 @@ fn section_name_is_the_service_port_name() {
     r.parents[0].port = Some(80);
     let t = table(vec![r]);
     assert_eq!(t.stats().bindings, 0);
-    assert_eq!(t.parent_conditions()[0].condition(ACCEPTED).unwrap().reason, NO_MATCHING_PARENT);
+    assert_eq!(
+        t.parent_conditions()[0].condition(ACCEPTED).unwrap().reason,
+        NO_MATCHING_PARENT
+    );
 }
 
 // §4.4: consumer routes apply only to clients in the route's namespace.
@@ -171,7 +215,10 @@ fn consumer_routes_replace_producer_routes_without_fallback() {
         "client",
         "cons",
         vec![svc_parent("app", "web")],
-        vec![rule(vec![prefix("/only")], vec![backend("app", "v2", 80, 1)])],
+        vec![rule(
+            vec![prefix("/only")],
+            vec![backend("app", "v2", 80, 1)],
+        )],
     );
     let t = table(vec![producer, consumer]);
     let r = get(SVC_IP, 80, "/other").from_namespace("client");
@@ -185,13 +232,21 @@ fn consumer_routes_replace_producer_routes_without_fallback() {
 fn consumer_routes_only_leave_other_clients_unrouted() {
     let consumer = simple("client", "cons", "v2");
     let t = table(vec![consumer]);
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/").from_namespace("app"), 0)), "passthrough");
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 80, "/").from_namespace("app"), 0)),
+        "passthrough"
+    );
 }
 
 // §4.2 / §1.2: when routes are bound, a request matching none of them gets 404.
 #[test]
 fn unmatched_request_gets_404() {
-    let r = http("app", "r", vec![svc_parent("app", "web")], vec![rule(vec![exact("/a")], to("v1"))]);
+    let r = http(
+        "app",
+        "r",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![exact("/a")], to("v1"))],
+    );
     let t = table(vec![r]);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/b"), 0)), "HTTP 404");
 }
@@ -204,10 +259,23 @@ fn route_kind_precedence_on_a_service_port_and_conflicted_losers() {
         "app",
         "g",
         vec![svc_parent("app", "web")],
-        vec![rule(vec![MatchIr::Grpc { service: None, method: None, headers: vec![] }], to("v2"))],
+        vec![rule(
+            vec![MatchIr::Grpc {
+                service: None,
+                method: None,
+                headers: vec![],
+            }],
+            to("v2"),
+        )],
     );
     let httpr = simple("app", "h", "v1");
-    let tcp = route(RouteKind::Tcp, "app", "t", vec![svc_parent("app", "web")], vec![rule(vec![], to("v1"))]);
+    let tcp = route(
+        RouteKind::Tcp,
+        "app",
+        "t",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![], to("v1"))],
+    );
     let t = table(vec![tcp.clone(), httpr.clone(), grpc]);
     let g = Request::grpc(ip(SVC_IP), 80, "/pkg.S/M");
     assert_eq!(outcome(&t.resolve(&g, 0)), "v2");
@@ -225,7 +293,11 @@ fn route_kind_precedence_on_a_service_port_and_conflicted_losers() {
     // without the GRPCRoute, HTTP wins over TCP
     let t = table(vec![tcp, httpr]);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
-    let tcp_st = t.parent_conditions().iter().find(|s| s.kind == RouteKind::Tcp).unwrap();
+    let tcp_st = t
+        .parent_conditions()
+        .iter()
+        .find(|s| s.kind == RouteKind::Tcp)
+        .unwrap();
     assert_eq!(tcp_st.condition(ACCEPTED).unwrap().reason, CONFLICTED);
 }
 
@@ -234,9 +306,19 @@ fn route_kind_precedence_on_a_service_port_and_conflicted_losers() {
 fn route_losing_on_one_port_only_stays_accepted() {
     let mut httpr = simple("app", "h", "v1");
     httpr.parents[0].port = Some(80);
-    let tcp = route(RouteKind::Tcp, "app", "t", vec![svc_parent("app", "web")], vec![rule(vec![], to("v1"))]);
+    let tcp = route(
+        RouteKind::Tcp,
+        "app",
+        "t",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![], to("v1"))],
+    );
     let t = table(vec![httpr, tcp]);
-    let tcp_st = t.parent_conditions().iter().find(|s| s.kind == RouteKind::Tcp).unwrap();
+    let tcp_st = t
+        .parent_conditions()
+        .iter()
+        .find(|s| s.kind == RouteKind::Tcp)
+        .unwrap();
     assert!(tcp_st.condition(ACCEPTED).unwrap().status);
     let c = Request::connection(ip(SVC_IP), 8080, Protocol::Tcp);
     assert_eq!(outcome(&t.resolve(&c, 0)), "v1");
@@ -254,28 +336,48 @@ fn backend_ref_to_parent_service_is_not_routed_again() {
     )];
     let t = RouteTable::from_input(&input, &BuildOptions::default());
     let d = t.resolve(&get(SVC_IP, 80, "/x"), 0);
-    let Decision::Forward(f) = d else { panic!("{d:?}") };
-    assert_eq!((f.backend.namespace, f.backend.name, f.backend.port), ("app", "web", Some(80)));
+    let Decision::Forward(f) = d else {
+        panic!("{d:?}")
+    };
+    assert_eq!(
+        (f.backend.namespace, f.backend.name, f.backend.port),
+        ("app", "web", Some(80))
+    );
 }
 
 // §4.5: mesh backendRefs across namespaces need no ReferenceGrant by default; a policy
 // switch enforces it (500 + RefNotPermitted).
 #[test]
 fn cross_namespace_backend_reference_grant_policy() {
-    let r = http("app", "r", vec![svc_parent("app", "web")], vec![rule(vec![prefix("/")], vec![backend("client", "local", 80, 1)])]);
+    let r = http(
+        "app",
+        "r",
+        vec![svc_parent("app", "web")],
+        vec![rule(
+            vec![prefix("/")],
+            vec![backend("client", "local", 80, 1)],
+        )],
+    );
     let t = table(vec![r.clone()]);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "local");
     let opts = BuildOptions::default().with_mesh_reference_grants(MeshReferenceGrants::Enforce);
     let t = table_with(vec![r.clone()], &opts);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 500");
     let refs = t.parent_conditions()[0].condition(RESOLVED_REFS).unwrap();
-    assert_eq!((refs.status, refs.reason.as_str()), (false, "RefNotPermitted"));
+    assert_eq!(
+        (refs.status, refs.reason.as_str()),
+        (false, "RefNotPermitted")
+    );
     // with a grant in the target namespace it resolves
     let mut input = base();
     input.routes = vec![r];
     input.grants.push(GrantIr {
         namespace: "client".into(),
-        from: vec![("gateway.networking.k8s.io".into(), "HTTPRoute".into(), "app".into())],
+        from: vec![(
+            "gateway.networking.k8s.io".into(),
+            "HTTPRoute".into(),
+            "app".into(),
+        )],
         to: vec![(String::new(), "Service".into(), None)],
     });
     let t = RouteTable::from_input(&input, &opts);
@@ -288,12 +390,24 @@ fn mesh_hostnames_ignored_by_default_and_matched_under_policy() {
     let mut r = simple("app", "r", "v1");
     r.hostnames = vec!["bar.com".into()];
     let t = table(vec![r.clone()]);
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("foo"), 0)), "v1");
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("foo"), 0)),
+        "v1"
+    );
     let opts = BuildOptions::default().with_mesh_hostnames(MeshHostnames::MatchHostHeader);
     let t = table_with(vec![r], &opts);
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("foo"), 0)), "HTTP 404");
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("bar.com"), 0)), "v1");
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("BAR.com:80"), 0)), "v1");
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("foo"), 0)),
+        "HTTP 404"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("bar.com"), 0)),
+        "v1"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 80, "/").with_host("BAR.com:80"), 0)),
+        "v1"
+    );
 }
 
 // §4.8 / §5.3: a known Service without ready endpoints gets 503 for its share.
@@ -310,7 +424,12 @@ fn backend_without_ready_endpoints_gets_503() {
 // parent Service.
 #[test]
 fn rule_without_backends_gets_500() {
-    let r = http("app", "r", vec![svc_parent("app", "web")], vec![rule(vec![prefix("/")], vec![])]);
+    let r = http(
+        "app",
+        "r",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![prefix("/")], vec![])],
+    );
     let t = table(vec![r]);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 500");
 }
@@ -322,18 +441,32 @@ fn invalid_backend_share_gets_500_proportionally() {
         "app",
         "r",
         vec![svc_parent("app", "web")],
-        vec![rule(vec![prefix("/")], vec![backend("app", "v1", 80, 1), backend("app", "missing", 80, 1)])],
+        vec![rule(
+            vec![prefix("/")],
+            vec![
+                backend("app", "v1", 80, 1),
+                backend("app", "missing", 80, 1),
+            ],
+        )],
     );
     let t = table(vec![r]);
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
-    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), u64::MAX)), "HTTP 500");
+    assert_eq!(
+        outcome(&t.resolve(&get(SVC_IP, 80, "/"), u64::MAX)),
+        "HTTP 500"
+    );
     // entropy at the midpoints of n equal slices of the u64 range
     let n = 1000u128;
     let mid = |i: u128| u64::try_from((2 * i + 1) * (1u128 << 64) / (2 * n)).unwrap();
-    let errors = (0..n).filter(|i| outcome(&t.resolve(&get(SVC_IP, 80, "/"), mid(*i))) == "HTTP 500").count();
+    let errors = (0..n)
+        .filter(|i| outcome(&t.resolve(&get(SVC_IP, 80, "/"), mid(*i))) == "HTTP 500")
+        .count();
     assert_eq!(errors, 500);
     let refs = t.parent_conditions()[0].condition(RESOLVED_REFS).unwrap();
-    assert_eq!((refs.status, refs.reason.as_str()), (false, "BackendNotFound"));
+    assert_eq!(
+        (refs.status, refs.reason.as_str()),
+        (false, "BackendNotFound")
+    );
     // HTTPRoute stays Accepted with an invalid backend (GEP-1364)
     assert!(t.parent_conditions()[0].condition(ACCEPTED).unwrap().status);
 }
@@ -345,7 +478,10 @@ fn zero_weights_get_nothing_and_all_zero_gets_500() {
         "app",
         "r",
         vec![svc_parent("app", "web")],
-        vec![rule(vec![prefix("/")], vec![backend("app", "v1", 80, 0), backend("app", "v2", 80, 3)])],
+        vec![rule(
+            vec![prefix("/")],
+            vec![backend("app", "v1", 80, 0), backend("app", "v2", 80, 3)],
+        )],
     );
     let t = table(vec![r]);
     for e in [0, 1 << 40, u64::MAX] {
@@ -355,7 +491,10 @@ fn zero_weights_get_nothing_and_all_zero_gets_500() {
         "app",
         "r",
         vec![svc_parent("app", "web")],
-        vec![rule(vec![prefix("/")], vec![backend("app", "v1", 80, 0), backend("app", "v2", 80, 0)])],
+        vec![rule(
+            vec![prefix("/")],
+            vec![backend("app", "v1", 80, 0), backend("app", "v2", 80, 0)],
+        )],
     );
     let t = table(vec![r]);
     let d = t.resolve(&get(SVC_IP, 80, "/"), 7);
@@ -372,12 +511,14 @@ fn grpc_status_equivalents() {
         "app",
         "g",
         vec![svc_parent("app", "web")],
-        vec![
-            rule(
-                vec![MatchIr::Grpc { service: Some(StrMatch::Exact("pkg.S".into())), method: None, headers: vec![] }],
-                vec![backend("app", "missing", 80, 1)],
-            ),
-        ],
+        vec![rule(
+            vec![MatchIr::Grpc {
+                service: Some(StrMatch::Exact("pkg.S".into())),
+                method: None,
+                headers: vec![],
+            }],
+            vec![backend("app", "missing", 80, 1)],
+        )],
     );
     let t = table(vec![g]);
     let d = t.resolve(&Request::grpc(ip(SVC_IP), 80, "/pkg.Other/M"), 0);
@@ -394,27 +535,64 @@ fn dropped_rules_report_partially_invalid() {
         "app",
         "r",
         vec![svc_parent("app", "web")],
-        vec![rule(vec![prefix("/a")], to("v1")), rule(vec![prefix("/b")], to("v2"))],
+        vec![
+            rule(vec![prefix("/a")], to("v1")),
+            rule(vec![prefix("/b")], to("v2")),
+        ],
     );
-    r.rules[1].invalid = Some(Invalid { reason: "IncompatibleFilters", message: "bad".into() });
+    r.rules[1].invalid = Some(Invalid {
+        reason: "IncompatibleFilters",
+        message: "bad".into(),
+    });
     let t = table(vec![r.clone()]);
     let st = &t.parent_conditions()[0];
     assert!(st.condition(ACCEPTED).unwrap().status);
     let pi = st.condition(PARTIALLY_INVALID).unwrap();
     assert!(pi.status && pi.message.starts_with("Dropped Rule"));
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/b"), 0)), "HTTP 404");
-    r.rules[0].invalid = Some(Invalid { reason: "UnsupportedValue", message: "bad".into() });
+    r.rules[0].invalid = Some(Invalid {
+        reason: "UnsupportedValue",
+        message: "bad".into(),
+    });
     let t = table(vec![r]);
-    let acc = t.parent_conditions()[0].condition(ACCEPTED).unwrap().clone();
-    assert_eq!((acc.status, acc.reason.as_str()), (false, "UnsupportedValue"));
-    assert!(t.parent_conditions()[0].condition(PARTIALLY_INVALID).is_none());
+    let acc = t.parent_conditions()[0]
+        .condition(ACCEPTED)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (acc.status, acc.reason.as_str()),
+        (false, "UnsupportedValue")
+    );
+    assert!(
+        t.parent_conditions()[0]
+            .condition(PARTIALLY_INVALID)
+            .is_none()
+    );
 }
 
 // §11.2: among TCPRoutes on one Service port, the oldest wins.
 #[test]
 fn tcp_routes_oldest_wins() {
-    let a = created(route(RouteKind::Tcp, "app", "a", vec![svc_parent("app", "web")], vec![rule(vec![], to("v1"))]), 20);
-    let b = created(route(RouteKind::Tcp, "app", "b", vec![svc_parent("app", "web")], vec![rule(vec![], to("v2"))]), 10);
+    let a = created(
+        route(
+            RouteKind::Tcp,
+            "app",
+            "a",
+            vec![svc_parent("app", "web")],
+            vec![rule(vec![], to("v1"))],
+        ),
+        20,
+    );
+    let b = created(
+        route(
+            RouteKind::Tcp,
+            "app",
+            "b",
+            vec![svc_parent("app", "web")],
+            vec![rule(vec![], to("v2"))],
+        ),
+        10,
+    );
     let t = table(vec![a, b]);
     let c = Request::connection(ip(SVC_IP), 80, Protocol::Tcp);
     assert_eq!(outcome(&t.resolve(&c, 0)), "v2");
@@ -424,16 +602,31 @@ fn tcp_routes_oldest_wins() {
 // with MatchHostHeader they are matched against SNI.
 #[test]
 fn tls_routes_by_sni() {
-    let mut a = route(RouteKind::Tls, "app", "a", vec![svc_parent("app", "web")], vec![rule(vec![], to("v1"))]);
+    let mut a = route(
+        RouteKind::Tls,
+        "app",
+        "a",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![], to("v1"))],
+    );
     a.hostnames = vec!["a.example.com".into()];
-    let mut b = route(RouteKind::Tls, "app", "b", vec![svc_parent("app", "web")], vec![rule(vec![], to("v2"))]);
+    let mut b = route(
+        RouteKind::Tls,
+        "app",
+        "b",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![], to("v2"))],
+    );
     b.hostnames = vec!["*.example.com".into()];
     let opts = BuildOptions::default().with_mesh_hostnames(MeshHostnames::MatchHostHeader);
     let t = table_with(vec![a, b], &opts);
     let c = |sni: &'static str| Request::connection(ip(SVC_IP), 80, Protocol::Tls).with_sni(sni);
     assert_eq!(outcome(&t.resolve(&c("a.example.com"), 0)), "v1");
     assert_eq!(outcome(&t.resolve(&c("x.example.com"), 0)), "v2");
-    assert_eq!(outcome(&t.resolve(&c("example.org"), 0)), "connection rejected");
+    assert_eq!(
+        outcome(&t.resolve(&c("example.org"), 0)),
+        "connection rejected"
+    );
 }
 
 // §4.9: UDPRoutes are orthogonal to the TCP kind precedence and bind UDP ports only.
@@ -445,12 +638,28 @@ fn udp_routes_bind_udp_ports() {
         name: "dns".into(),
         cluster_ips: vec![ip("10.96.0.53")],
         ports: vec![
-            ServicePortIr { name: Some("udp".into()), port: 53, protocol: L4::Udp, app_protocol: None },
-            ServicePortIr { name: Some("tcp".into()), port: 53, protocol: L4::Tcp, app_protocol: None },
+            ServicePortIr {
+                name: Some("udp".into()),
+                port: 53,
+                protocol: L4::Udp,
+                app_protocol: None,
+            },
+            ServicePortIr {
+                name: Some("tcp".into()),
+                port: 53,
+                protocol: L4::Tcp,
+                app_protocol: None,
+            },
         ],
         ..ServiceIr::default()
     });
-    input.routes = vec![route(RouteKind::Udp, "app", "u", vec![svc_parent("app", "dns")], vec![rule(vec![], to("v1"))])];
+    input.routes = vec![route(
+        RouteKind::Udp,
+        "app",
+        "u",
+        vec![svc_parent("app", "dns")],
+        vec![rule(vec![], to("v1"))],
+    )];
     let t = RouteTable::from_input(&input, &BuildOptions::default());
     let udp = Request::connection(ip("10.96.0.53"), 53, Protocol::Udp);
     assert_eq!(outcome(&t.resolve(&udp, 0)), "v1");
