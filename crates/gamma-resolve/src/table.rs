@@ -907,6 +907,11 @@ impl<'i> Builder<'i> {
         let rules = self.rules_of(ri, route_id, route, true);
         self.status
             .rules(ri, pi, route, &rules, &self.rule_problems);
+        if rules.iter().all(Option::is_none) {
+            // every rule was dropped: the route is not accepted and takes part in nothing
+            // (not even the kind precedence of §4.6)
+            return;
+        }
         let group = if route.namespace == parent.namespace {
             Group::Producer
         } else {
@@ -1040,6 +1045,11 @@ impl<'i> Builder<'i> {
         let rules = self.rules_of(ri, route_id, route, false);
         self.status
             .rules(ri, pi, route, &rules, &self.rule_problems);
+        if rules.iter().all(Option::is_none) {
+            // every rule was dropped: the route is not accepted and takes part in nothing
+            // (not even the kind precedence of §4.6)
+            return;
+        }
         self.status.attached_gateway(ri, pi);
         for (li, hosts) in attach_to {
             out.entry((gi.unwrap_or_default(), li))
