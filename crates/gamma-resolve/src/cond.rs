@@ -76,6 +76,9 @@ impl ValueMatch {
     }
 }
 
+/// Compiled name/value conditions (headers or query parameters).
+pub(crate) type NamedMatches = Box<[(Box<str>, ValueMatch)]>;
+
 /// The parts of a match that the path/method index does not already decide.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Cond {
@@ -88,9 +91,9 @@ pub(crate) struct Cond {
     /// gRPC method regex.
     pub(crate) method_regex: Option<u32>,
     /// Header conditions, names lower-cased, first duplicate only.
-    pub(crate) headers: Box<[(Box<str>, ValueMatch)]>,
+    pub(crate) headers: NamedMatches,
     /// Query conditions, first duplicate only.
-    pub(crate) query: Box<[(Box<str>, ValueMatch)]>,
+    pub(crate) query: NamedMatches,
 }
 
 /// The first condition that failed, for explanations.

@@ -12,7 +12,7 @@ use crate::redirect::Location;
 use crate::rewrite::RewrittenPath;
 
 /// A route, by kind, namespace and name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 pub struct RouteRef<'a> {
     /// Route kind.
     pub kind: RouteKind,
@@ -29,7 +29,7 @@ impl fmt::Display for RouteRef<'_> {
 }
 
 /// The rule that decided, with its route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 pub struct RuleRef<'a> {
     /// The route.
     pub route: RouteRef<'a>,
@@ -50,7 +50,7 @@ impl fmt::Display for RuleRef<'_> {
 }
 
 /// A backend the request is sent to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 pub struct BackendTarget<'a> {
     /// API group (`""` for core Services).
     pub group: &'a str,
@@ -87,7 +87,7 @@ impl fmt::Display for BackendTarget<'_> {
 }
 
 /// The result of a `URLRewrite` filter (§6.4), computed from the request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct UrlRewrite<'a> {
     /// New Host header, if rewritten.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,7 +98,7 @@ pub struct UrlRewrite<'a> {
 }
 
 /// Forward the request to a backend.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 #[non_exhaustive]
 pub struct Forward<'a> {
     /// The rule that matched.
@@ -134,7 +134,7 @@ pub struct Forward<'a> {
 }
 
 /// Redirect the client (`RequestRedirect`, §6.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Redirect<'a> {
     /// The rule that matched.
     pub rule: RuleRef<'a>,
@@ -216,7 +216,7 @@ impl fmt::Display for RespondReason {
 }
 
 /// Answer without forwarding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Respond<'a> {
     /// The rule that matched, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -228,7 +228,7 @@ pub struct Respond<'a> {
 }
 
 /// The engine's answer for one request.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "decision", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Decision<'a> {

@@ -60,3 +60,7 @@ impl RouteTable {
         Self::from_input(&lower(snapshot), options)
     }
 }
+mod explain;
+pub mod schema;
+
+pub use explain::{CandidateExplanation, Explanation};

@@ -152,6 +152,15 @@ impl Serialize for Location<'_> {
     }
 }
 
+impl schemars::JsonSchema for Location<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Location".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string" })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -111,6 +111,15 @@ impl Serialize for RewrittenPath<'_> {
     }
 }
 
+impl schemars::JsonSchema for RewrittenPath<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RewrittenPath".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string" })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,16 +10,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 
-use crate::cond::{Cond, RegexPool, ValueMatch};
+use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
     GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
 };
 use crate::ir::{
-    AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, Invalid, L4, ListenerProtocol,
-    MatchIr, ParentRefIr, ParentRefKind, PathMatchIr, PathModifierIr, RedirectIr, RouteIr,
-    RouteKind, RuleIr, ServiceIr, StrMatch, TableInput,
+    AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
+    ParentRefIr, ParentRefKind, PathMatchIr, PathModifierIr, RedirectIr, RouteIr, RouteKind,
+    RuleIr, StrMatch, TableInput,
 };
 use crate::precedence::{
     GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteOrder, RouteRank, rank_routes,
@@ -477,10 +477,8 @@ impl<'i> Builder<'i> {
         }
 
         // Index Gateway listeners, grouped by (address, port, l4).
-        let mut gw_ports: BTreeMap<
-            (usize, u16, L4),
-            Vec<(ListenerSpecificity, usize, ListenerEntry)>,
-        > = BTreeMap::new();
+        type PortListeners = Vec<(ListenerSpecificity, usize, ListenerEntry)>;
+        let mut gw_ports: BTreeMap<(usize, u16, L4), PortListeners> = BTreeMap::new();
         for ((gi, li), attached) in gw_attached {
             let Some(gw) = input.gateways.get(gi) else {
                 continue;
@@ -1131,7 +1129,7 @@ impl<'i> Builder<'i> {
         }
     }
 
-    fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<Box<[(Box<str>, ValueMatch)]>> {
+    fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<NamedMatches> {
         let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
         for (name, m) in hs {
             let lower = name.to_ascii_lowercase();
@@ -1144,7 +1142,7 @@ impl<'i> Builder<'i> {
         Some(out.into_boxed_slice())
     }
 
-    fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<Box<[(Box<str>, ValueMatch)]>> {
+    fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<NamedMatches> {
         let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
         for (name, m) in qs {
             // §1.5: names are case-sensitive; only the first duplicate counts.

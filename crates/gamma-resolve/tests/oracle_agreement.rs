@@ -4,30 +4,53 @@
 //!
 //! Case count: `ORACLE_CASES` route sets (default 400) × `REQUESTS` requests each (25) =
 //! 10,000 compared decisions per run, plus the order-independence property.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
 use common::oracle::{self, Outcome, Policy};
 use common::*;
 use gamma_resolve::ir::*;
-use gamma_resolve::{BuildOptions, MeshHostnames, MeshReferenceGrants, Protocol, Request, RouteTable, Scheme};
+use gamma_resolve::{
+    BuildOptions, MeshHostnames, MeshReferenceGrants, Protocol, Request, RouteTable, Scheme,
+};
 use proptest::prelude::*;
 
 const REQUESTS: usize = 25;
 
 fn cases() -> u32 {
-    std::env::var("ORACLE_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    std::env::var("ORACLE_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400)
 }
 
-const PATHS: &[&str] = &["/", "/a", "/a/", "/a/b", "/ab", "/a/b/c", "/b", "/b/c", "/api/v1", "/api"];
+const PATHS: &[&str] = &[
+    "/", "/a", "/a/", "/a/b", "/ab", "/a/b/c", "/b", "/b/c", "/api/v1", "/api",
+];
 const REGEXES: &[&str] = &["/a.*", "/[ab]/.+", "/api/v[0-9]", ".*c"];
 const HEADER_NAMES: &[&str] = &["x-v", "X-V", "x-w", "Env"];
 const VALUES: &[&str] = &["one", "two", "1"];
-const HOSTS: &[&str] = &["foo.example.com", "*.example.com", "bar.example.com", "*.com"];
+const HOSTS: &[&str] = &[
+    "foo.example.com",
+    "*.example.com",
+    "bar.example.com",
+    "*.com",
+];
 const NAMESPACES: &[&str] = &["app", "client", "other"];
-const BACKENDS: &[(&str, &str)] =
-    &[("app", "b0"), ("app", "b1"), ("app", "down"), ("app", "missing"), ("other", "b2"), ("app", "web")];
+const BACKENDS: &[(&str, &str)] = &[
+    ("app", "b0"),
+    ("app", "b1"),
+    ("app", "down"),
+    ("app", "missing"),
+    ("other", "b2"),
+    ("app", "web"),
+];
 
 fn str_match() -> impl Strategy<Value = StrMatch> {
     prop_oneof![
@@ -43,10 +66,30 @@ fn http_match() -> impl Strategy<Value = MatchIr> {
         3 => proptest::sample::select(PATHS).prop_map(|p| PathMatchIr::Exact(p.into())),
         1 => proptest::sample::select(REGEXES).prop_map(|p| PathMatchIr::Regex(p.into())),
     ];
-    let method = proptest::option::weighted(0.2, proptest::sample::select(&["GET", "POST"][..]).prop_map(String::from));
-    let headers = proptest::collection::vec((proptest::sample::select(HEADER_NAMES).prop_map(String::from), str_match()), 0..3);
-    let query = proptest::collection::vec((proptest::sample::select(&["q", "r"][..]).prop_map(String::from), str_match()), 0..2);
-    (path, method, headers, query).prop_map(|(path, method, headers, query)| MatchIr::Http { path, method, headers, query })
+    let method = proptest::option::weighted(
+        0.2,
+        proptest::sample::select(&["GET", "POST"][..]).prop_map(String::from),
+    );
+    let headers = proptest::collection::vec(
+        (
+            proptest::sample::select(HEADER_NAMES).prop_map(String::from),
+            str_match(),
+        ),
+        0..3,
+    );
+    let query = proptest::collection::vec(
+        (
+            proptest::sample::select(&["q", "r"][..]).prop_map(String::from),
+            str_match(),
+        ),
+        0..2,
+    );
+    (path, method, headers, query).prop_map(|(path, method, headers, query)| MatchIr::Http {
+        path,
+        method,
+        headers,
+        query,
+    })
 }
 
 fn grpc_match() -> impl Strategy<Value = MatchIr> {
@@ -58,16 +101,33 @@ fn grpc_match() -> impl Strategy<Value = MatchIr> {
         3 => proptest::sample::select(&["Get", "List", "G"][..]).prop_map(|s| StrMatch::Exact(s.into())),
         1 => Just(StrMatch::Regex("L.*".into())),
     ]);
-    let headers = proptest::collection::vec((proptest::sample::select(HEADER_NAMES).prop_map(String::from), str_match()), 0..2);
-    (svc, meth, headers).prop_map(|(service, method, headers)| MatchIr::Grpc { service, method, headers })
+    let headers = proptest::collection::vec(
+        (
+            proptest::sample::select(HEADER_NAMES).prop_map(String::from),
+            str_match(),
+        ),
+        0..2,
+    );
+    (svc, meth, headers).prop_map(|(service, method, headers)| MatchIr::Grpc {
+        service,
+        method,
+        headers,
+    })
 }
 
 fn backends() -> impl Strategy<Value = Vec<BackendIr>> {
     proptest::collection::vec(
-        (proptest::sample::select(BACKENDS), proptest::sample::select(&[0u32, 1, 2, 5][..])),
+        (
+            proptest::sample::select(BACKENDS),
+            proptest::sample::select(&[0u32, 1, 2, 5][..]),
+        ),
         0..3,
     )
-    .prop_map(|bs| bs.into_iter().map(|((ns, n), w)| backend(ns, n, 80, w)).collect())
+    .prop_map(|bs| {
+        bs.into_iter()
+            .map(|((ns, n), w)| backend(ns, n, 80, w))
+            .collect()
+    })
 }
 
 fn rule_for(kind: RouteKind) -> BoxedStrategy<RuleIr> {
@@ -76,24 +136,28 @@ fn rule_for(kind: RouteKind) -> BoxedStrategy<RuleIr> {
         RouteKind::Grpc => proptest::collection::vec(grpc_match(), 1..3).boxed(),
         _ => Just(vec![]).boxed(),
     };
-    (matches, backends(), 0u8..20).prop_map(move |(matches, backends, dice)| {
-        let mut r = rule(matches, backends);
-        if kind == RouteKind::Http && dice == 0 {
-            r.backends.clear();
-            r.filters.redirect = Some(RedirectIr {
-                scheme: Some(Scheme::Https),
-                hostname: None,
-                port: None,
-                path: Some(PathModifierIr::Full("/moved".into())),
-                status: 301,
-            });
-        }
-        if dice == 1 {
-            r.invalid = Some(Invalid { reason: "UnsupportedValue", message: "generated".into() });
-        }
-        r
-    })
-    .boxed()
+    (matches, backends(), 0u8..20)
+        .prop_map(move |(matches, backends, dice)| {
+            let mut r = rule(matches, backends);
+            if kind == RouteKind::Http && dice == 0 {
+                r.backends.clear();
+                r.filters.redirect = Some(RedirectIr {
+                    scheme: Some(Scheme::Https),
+                    hostname: None,
+                    port: None,
+                    path: Some(PathModifierIr::Full("/moved".into())),
+                    status: 301,
+                });
+            }
+            if dice == 1 {
+                r.invalid = Some(Invalid {
+                    reason: "UnsupportedValue",
+                    message: "generated".into(),
+                });
+            }
+            r
+        })
+        .boxed()
 }
 
 fn route_strategy(i: usize) -> impl Strategy<Value = RouteIr> {
@@ -125,21 +189,24 @@ fn route_strategy(i: usize) -> impl Strategy<Value = RouteIr> {
 
 fn input_strategy(max_routes: usize) -> impl Strategy<Value = TableInput> {
     (1..=max_routes).prop_flat_map(|n| {
-        (0..n).map(route_strategy).collect::<Vec<_>>().prop_map(|routes| {
-            let mut down = service("app", "down", "10.96.9.2", &[(80, "")]);
-            down.ready = Some(false);
-            TableInput {
-                services: vec![
-                    service("app", "web", "10.96.0.1", &[(80, "http"), (8080, "alt")]),
-                    service("app", "b0", "10.96.9.0", &[(80, "")]),
-                    service("app", "b1", "10.96.9.1", &[(80, "")]),
-                    down,
-                    service("other", "b2", "10.96.9.3", &[(80, "")]),
-                ],
-                routes,
-                ..TableInput::default()
-            }
-        })
+        (0..n)
+            .map(route_strategy)
+            .collect::<Vec<_>>()
+            .prop_map(|routes| {
+                let mut down = service("app", "down", "10.96.9.2", &[(80, "")]);
+                down.ready = Some(false);
+                TableInput {
+                    services: vec![
+                        service("app", "web", "10.96.0.1", &[(80, "http"), (8080, "alt")]),
+                        service("app", "b0", "10.96.9.0", &[(80, "")]),
+                        service("app", "b1", "10.96.9.1", &[(80, "")]),
+                        down,
+                        service("other", "b2", "10.96.9.3", &[(80, "")]),
+                    ],
+                    routes,
+                    ..TableInput::default()
+                }
+            })
     })
 }
 

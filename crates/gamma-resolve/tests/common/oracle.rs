@@ -2,31 +2,58 @@
 //! condition directly, and sorts the matching candidates by the spec's precedence criteria
 //! (spec-digest §2.1, §2.2) written out as a plain tuple comparison. It shares no code with
 //! the engine's index, key packing or condition compiler; it covers Service (mesh) parents.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::cmp::Ordering;
 
 use gamma_resolve::ir::*;
-use gamma_resolve::{HeaderLookup, Protocol, Request};
+use gamma_resolve::{Protocol, Request};
 
 /// A decision in owned, comparable form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    Forward { route: (RouteKind, String, String), rule: u16, backend: (String, String, Option<u16>) },
-    Redirect { route: (RouteKind, String, String), rule: u16, status: u16, location: String },
-    Respond { route: Option<(RouteKind, String, String, u16)>, status: String },
+    Forward {
+        route: (RouteKind, String, String),
+        rule: u16,
+        backend: (String, String, Option<u16>),
+    },
+    Redirect {
+        route: (RouteKind, String, String),
+        rule: u16,
+        status: u16,
+        location: String,
+    },
+    Respond {
+        route: Option<(RouteKind, String, String, u16)>,
+        status: String,
+    },
     Passthrough,
 }
 
 impl Outcome {
     pub fn of(d: &gamma_resolve::Decision<'_>) -> Self {
         use gamma_resolve::Decision;
-        let rr = |r: &gamma_resolve::RuleRef<'_>| (r.route.kind, r.route.namespace.to_string(), r.route.name.to_string());
+        let rr = |r: &gamma_resolve::RuleRef<'_>| {
+            (
+                r.route.kind,
+                r.route.namespace.to_string(),
+                r.route.name.to_string(),
+            )
+        };
         match d {
             Decision::Forward(f) => Outcome::Forward {
                 route: rr(&f.rule),
                 rule: f.rule.index,
-                backend: (f.backend.namespace.to_string(), f.backend.name.to_string(), f.backend.port),
+                backend: (
+                    f.backend.namespace.to_string(),
+                    f.backend.name.to_string(),
+                    f.backend.port,
+                ),
             },
             Decision::Redirect(r) => Outcome::Redirect {
                 route: rr(&r.rule),
@@ -57,7 +84,11 @@ pub struct Policy {
 fn host_of(h: &str) -> String {
     let h = h.trim();
     let h = match h.rsplit_once(':') {
-        Some((a, p)) if p.chars().all(|c| c.is_ascii_digit()) && !a.contains(']') && !a.starts_with('[') => a,
+        Some((a, p))
+            if p.chars().all(|c| c.is_ascii_digit()) && !a.contains(']') && !a.starts_with('[') =>
+        {
+            a
+        }
         _ => h,
     };
     h.trim_end_matches('.').to_ascii_lowercase()
@@ -68,15 +99,20 @@ fn host_matches(pattern: &str, host: &str) -> bool {
         // one or more labels before the suffix
         let labels: Vec<&str> = host.split('.').collect();
         let suffix_labels: Vec<&str> = suffix.split('.').collect();
-        labels.len() > suffix_labels.len() && labels[labels.len() - suffix_labels.len()..] == suffix_labels[..]
-            && labels[..labels.len() - suffix_labels.len()].iter().all(|l| !l.is_empty())
+        labels.len() > suffix_labels.len()
+            && labels[labels.len() - suffix_labels.len()..] == suffix_labels[..]
+            && labels[..labels.len() - suffix_labels.len()]
+                .iter()
+                .all(|l| !l.is_empty())
     } else {
         pattern == host
     }
 }
 
 fn full_regex(pattern: &str, s: &str) -> bool {
-    regex::Regex::new(&format!("^(?:{pattern})$")).map(|r| r.is_match(s)).unwrap_or(false)
+    regex::Regex::new(&format!("^(?:{pattern})$"))
+        .map(|r| r.is_match(s))
+        .unwrap_or(false)
 }
 
 fn str_ok(m: &StrMatch, v: &str) -> bool {
@@ -99,10 +135,16 @@ fn prefix_ok(prefix: &str, path: &str) -> bool {
     got.len() >= want.len() && got[..want.len()] == want[..] && !prefix.contains("//")
 }
 
-fn dedup_names<'a>(list: &'a [(String, StrMatch)], ci: bool) -> Vec<&'a (String, StrMatch)> {
+fn dedup_names(list: &[(String, StrMatch)], ci: bool) -> Vec<&(String, StrMatch)> {
     let mut out: Vec<&(String, StrMatch)> = Vec::new();
     for e in list {
-        let dup = out.iter().any(|o| if ci { o.0.eq_ignore_ascii_case(&e.0) } else { o.0 == e.0 });
+        let dup = out.iter().any(|o| {
+            if ci {
+                o.0.eq_ignore_ascii_case(&e.0)
+            } else {
+                o.0 == e.0
+            }
+        });
         if !dup {
             out.push(e);
         }
@@ -173,7 +215,12 @@ fn status(protocol: Protocol, what: &str) -> String {
     }
 }
 
-fn backend_valid(input: &TableInput, route: &RouteIr, b: &BackendIr, policy: Policy) -> Result<bool, ()> {
+fn backend_valid(
+    input: &TableInput,
+    route: &RouteIr,
+    b: &BackendIr,
+    policy: Policy,
+) -> Result<bool, ()> {
     // Ok(true) valid, Ok(false) no endpoints, Err invalid
     if !(b.group.is_empty() && b.kind == "Service") {
         return Err(());
@@ -181,14 +228,24 @@ fn backend_valid(input: &TableInput, route: &RouteIr, b: &BackendIr, policy: Pol
     if b.namespace != route.namespace && policy.enforce_grants {
         let granted = input.grants.iter().any(|g| {
             g.namespace == b.namespace
-                && g.from.iter().any(|f| f.0 == "gateway.networking.k8s.io" && f.1 == route.kind.as_str() && f.2 == route.namespace)
-                && g.to.iter().any(|t| t.0 == b.group && t.1 == b.kind && t.2.as_ref().is_none_or(|n| *n == b.name))
+                && g.from.iter().any(|f| {
+                    f.0 == "gateway.networking.k8s.io"
+                        && f.1 == route.kind.as_str()
+                        && f.2 == route.namespace
+                })
+                && g.to.iter().any(|t| {
+                    t.0 == b.group && t.1 == b.kind && t.2.as_ref().is_none_or(|n| *n == b.name)
+                })
         });
         if !granted {
             return Err(());
         }
     }
-    let svc = input.services.iter().find(|s| s.namespace == b.namespace && s.name == b.name).ok_or(())?;
+    let svc = input
+        .services
+        .iter()
+        .find(|s| s.namespace == b.namespace && s.name == b.name)
+        .ok_or(())?;
     if svc.external_name || !svc.ports.iter().any(|p| Some(p.port) == b.port) {
         return Err(());
     }
@@ -203,7 +260,10 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
         if s.external_name || !s.cluster_ips.contains(&req.destination) {
             return None;
         }
-        s.ports.iter().find(|p| p.port == req.port && p.protocol == want_l4).map(|p| (s, p))
+        s.ports
+            .iter()
+            .find(|p| p.port == req.port && p.protocol == want_l4)
+            .map(|p| (s, p))
     }) else {
         return Outcome::Passthrough;
     };
@@ -220,16 +280,26 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
                     && p.namespace == svc.namespace
                     && p.name == svc.name
                     && p.port.is_none_or(|x| x == port.port)
-                    && p.section_name.as_ref().is_none_or(|s| port.name.as_ref() == Some(s))
+                    && p.section_name
+                        .as_ref()
+                        .is_none_or(|s| port.name.as_ref() == Some(s))
             })
         })
         .collect();
     let consumers: Vec<&RouteIr> = match req.source_namespace {
-        Some(ns) => attached.iter().copied().filter(|r| r.namespace == ns && r.namespace != svc.namespace).collect(),
+        Some(ns) => attached
+            .iter()
+            .copied()
+            .filter(|r| r.namespace == ns && r.namespace != svc.namespace)
+            .collect(),
         None => vec![],
     };
     let set: Vec<&RouteIr> = if consumers.is_empty() {
-        attached.iter().copied().filter(|r| r.namespace == svc.namespace).collect()
+        attached
+            .iter()
+            .copied()
+            .filter(|r| r.namespace == svc.namespace)
+            .collect()
     } else {
         consumers
     };
@@ -239,10 +309,15 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
     let kind = if udp {
         RouteKind::Udp
     } else {
-        [RouteKind::Grpc, RouteKind::Http, RouteKind::Tls, RouteKind::Tcp]
-            .into_iter()
-            .find(|k| set.iter().any(|r| r.kind == *k))
-            .unwrap()
+        [
+            RouteKind::Grpc,
+            RouteKind::Http,
+            RouteKind::Tls,
+            RouteKind::Tcp,
+        ]
+        .into_iter()
+        .find(|k| set.iter().any(|r| r.kind == *k))
+        .unwrap()
     };
     let set: Vec<&RouteIr> = set.into_iter().filter(|r| r.kind == kind).collect();
     let oldest = |set: &[&RouteIr]| -> Option<(usize, usize)> {
@@ -253,9 +328,19 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
                 Some(b) => {
                     let (x, y) = (r, set[b]);
                     let k = |r: &RouteIr| Key {
-                        host_nonwild: 0, host_chars: 0, exact: false, prefix_chars: 0, is_regex: false, method: false,
-                        headers: 0, query: 0, svc_chars: 0, meth_chars: 0, created: r.created,
-                        nsname: format!("{}/{}", r.namespace, r.name), rule: 0,
+                        host_nonwild: 0,
+                        host_chars: 0,
+                        exact: false,
+                        prefix_chars: 0,
+                        is_regex: false,
+                        method: false,
+                        headers: 0,
+                        query: 0,
+                        svc_chars: 0,
+                        meth_chars: 0,
+                        created: r.created,
+                        nsname: format!("{}/{}", r.namespace, r.name),
+                        rule: 0,
                     };
                     compare(&k(x), &k(y)) == Ordering::Less
                 }
@@ -274,11 +359,12 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
             let sni = req.sni.map(host_of);
             let mut cands: Vec<(Key, &RouteIr)> = Vec::new();
             for r in &set {
-                let hosts: Vec<Option<&str>> = if policy.match_host_header && !r.hostnames.is_empty() {
-                    r.hostnames.iter().map(|h| Some(h.as_str())).collect()
-                } else {
-                    vec![None]
-                };
+                let hosts: Vec<Option<&str>> =
+                    if policy.match_host_header && !r.hostnames.is_empty() {
+                        r.hostnames.iter().map(|h| Some(h.as_str())).collect()
+                    } else {
+                        vec![None]
+                    };
                 for h in hosts {
                     let ok = match (h, &sni) {
                         (None, _) => true,
@@ -287,26 +373,58 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
                     };
                     if ok {
                         let len = h.map_or(0, str::len);
-                        let nonwild = h.map_or(0, |h| if h.starts_with("*.") { 0 } else { h.len() });
-                        cands.push((Key {
-                            host_nonwild: nonwild, host_chars: len, exact: false, prefix_chars: 0, is_regex: false,
-                            method: false, headers: 0, query: 0, svc_chars: 0, meth_chars: 0, created: r.created,
-                            nsname: format!("{}/{}", r.namespace, r.name), rule: 0,
-                        }, r));
+                        let nonwild =
+                            h.map_or(0, |h| if h.starts_with("*.") { 0 } else { h.len() });
+                        cands.push((
+                            Key {
+                                host_nonwild: nonwild,
+                                host_chars: len,
+                                exact: false,
+                                prefix_chars: 0,
+                                is_regex: false,
+                                method: false,
+                                headers: 0,
+                                query: 0,
+                                svc_chars: 0,
+                                meth_chars: 0,
+                                created: r.created,
+                                nsname: format!("{}/{}", r.namespace, r.name),
+                                rule: 0,
+                            },
+                            r,
+                        ));
                     }
                 }
             }
             cands.sort_by(|a, b| compare(&a.0, &b.0));
             match cands.first() {
                 Some((_, r)) => Some((r, 0)),
-                None => return Outcome::Respond { route: None, status: status(req.protocol, "404") },
+                None => {
+                    return Outcome::Respond {
+                        route: None,
+                        status: status(req.protocol, "404"),
+                    };
+                }
             }
         }
-        (RouteKind::Tls, _) => return Outcome::Respond { route: None, status: status(req.protocol, "mismatch") },
-        (RouteKind::Http | RouteKind::Grpc, p) if !p.is_http() => {
-            return Outcome::Respond { route: None, status: status(req.protocol, "mismatch") };
+        (RouteKind::Tls, _) => {
+            return Outcome::Respond {
+                route: None,
+                status: status(req.protocol, "mismatch"),
+            };
         }
-        (RouteKind::Grpc, Protocol::Http) => return Outcome::Respond { route: None, status: status(req.protocol, "404") },
+        (RouteKind::Http | RouteKind::Grpc, p) if !p.is_http() => {
+            return Outcome::Respond {
+                route: None,
+                status: status(req.protocol, "mismatch"),
+            };
+        }
+        (RouteKind::Grpc, Protocol::Http) => {
+            return Outcome::Respond {
+                route: None,
+                status: status(req.protocol, "404"),
+            };
+        }
         (RouteKind::Http | RouteKind::Grpc, _) => {
             let (path, query) = match req.path_and_query.split_once('?') {
                 Some((p, q)) => (p, Some(q)),
@@ -317,11 +435,12 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
             let req_host = req.host.map(host_of);
             let mut cands: Vec<(Key, &RouteIr, usize)> = Vec::new();
             for r in &set {
-                let hosts: Vec<Option<&str>> = if policy.match_host_header && !r.hostnames.is_empty() {
-                    r.hostnames.iter().map(|h| Some(h.as_str())).collect()
-                } else {
-                    vec![None]
-                };
+                let hosts: Vec<Option<&str>> =
+                    if policy.match_host_header && !r.hostnames.is_empty() {
+                        r.hostnames.iter().map(|h| Some(h.as_str())).collect()
+                    } else {
+                        vec![None]
+                    };
                 for h in hosts {
                     let host_ok = match (h, &req_host) {
                         (None, _) => true,
@@ -342,12 +461,27 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
                         }
                         for m in &rule.matches {
                             let mut key = Key {
-                                host_nonwild: hn, host_chars: hc, exact: false, prefix_chars: 0, is_regex: false,
-                                method: false, headers: 0, query: 0, svc_chars: 0, meth_chars: 0, created: r.created,
-                                nsname: format!("{}/{}", r.namespace, r.name), rule: ri,
+                                host_nonwild: hn,
+                                host_chars: hc,
+                                exact: false,
+                                prefix_chars: 0,
+                                is_regex: false,
+                                method: false,
+                                headers: 0,
+                                query: 0,
+                                svc_chars: 0,
+                                meth_chars: 0,
+                                created: r.created,
+                                nsname: format!("{}/{}", r.namespace, r.name),
+                                rule: ri,
                             };
                             let ok = match m {
-                                MatchIr::Http { path: pm, method, headers, query: qs } => {
+                                MatchIr::Http {
+                                    path: pm,
+                                    method,
+                                    headers,
+                                    query: qs,
+                                } => {
                                     if kind != RouteKind::Http {
                                         continue;
                                     }
@@ -380,11 +514,18 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
                                         })
                                         && q.iter().all(|(n, v)| query.and_then(|qq| query_first(qq, n)).is_some_and(|x| str_ok(v, x)))
                                 }
-                                MatchIr::Grpc { service, method, headers } => {
+                                MatchIr::Grpc {
+                                    service,
+                                    method,
+                                    headers,
+                                } => {
                                     if kind != RouteKind::Grpc {
                                         continue;
                                     }
-                                    let (s, mm) = match path.strip_prefix('/').and_then(|p| p.split_once('/')) {
+                                    let (s, mm) = match path
+                                        .strip_prefix('/')
+                                        .and_then(|p| p.split_once('/'))
+                                    {
                                         Some((s, m)) if !m.contains('/') => (s, m),
                                         _ => ("", ""),
                                     };
@@ -426,18 +567,31 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
             cands.sort_by(|a, b| compare(&a.0, &b.0));
             match cands.first() {
                 Some((_, r, ri)) => Some((r, *ri)),
-                None => return Outcome::Respond { route: None, status: status(req.protocol, "404") },
+                None => {
+                    return Outcome::Respond {
+                        route: None,
+                        status: status(req.protocol, "404"),
+                    };
+                }
             }
         }
         (RouteKind::Tcp, _) => unreachable!(),
     };
     let Some((route, ri)) = winner else {
-        return Outcome::Respond { route: None, status: status(req.protocol, "404") };
+        return Outcome::Respond {
+            route: None,
+            status: status(req.protocol, "404"),
+        };
     };
     let rid = (route.kind, route.namespace.clone(), route.name.clone());
     let rule = &route.rules[ri];
     let fail = |what: &str| Outcome::Respond {
-        route: Some((route.kind, route.namespace.clone(), route.name.clone(), ri as u16)),
+        route: Some((
+            route.kind,
+            route.namespace.clone(),
+            route.name.clone(),
+            ri as u16,
+        )),
         status: status(req.protocol, what),
     };
     if rule.invalid.is_some() {
@@ -453,21 +607,38 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
             Some(s) => s.default_port(),
             None => req.port,
         });
-        let host = r.hostname.clone().or(req.host.map(host_of_keep_case)).unwrap_or_else(|| req.destination.to_string());
+        let host = r
+            .hostname
+            .clone()
+            .or(req.host.map(host_of_keep_case))
+            .unwrap_or_else(|| req.destination.to_string());
         let new_path = match &r.path {
             None => path.to_string(),
             Some(PathModifierIr::Full(p)) => p.clone(),
             Some(PathModifierIr::Prefix(repl)) => {
                 let pref = match rule.matches.as_slice() {
-                    [MatchIr::Http { path: PathMatchIr::Prefix(p), .. }] => p.trim_end_matches('/').to_string(),
+                    [
+                        MatchIr::Http {
+                            path: PathMatchIr::Prefix(p),
+                            ..
+                        },
+                    ] => p.trim_end_matches('/').to_string(),
                     _ => String::new(),
                 };
                 let rest = &path[pref.len()..];
                 let joined = format!("{}{}", repl.trim_end_matches('/'), rest);
-                if joined.is_empty() { "/".into() } else { joined }
+                if joined.is_empty() {
+                    "/".into()
+                } else {
+                    joined
+                }
             }
         };
-        let port_s = if port == scheme.default_port() { String::new() } else { format!(":{port}") };
+        let port_s = if port == scheme.default_port() {
+            String::new()
+        } else {
+            format!(":{port}")
+        };
         let q = query.map(|q| format!("?{q}")).unwrap_or_default();
         return Outcome::Redirect {
             route: rid,
@@ -500,7 +671,11 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
         Err(()) => fail("500"),
         Ok(false) => fail("503"),
         Ok(true) if !b.filters.extensions.is_empty() => fail("500"),
-        Ok(true) => Outcome::Forward { route: rid, rule: ri as u16, backend: (b.namespace.clone(), b.name.clone(), b.port) },
+        Ok(true) => Outcome::Forward {
+            route: rid,
+            rule: ri as u16,
+            backend: (b.namespace.clone(), b.name.clone(), b.port),
+        },
     }
 }
 
