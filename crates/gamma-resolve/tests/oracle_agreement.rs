@@ -288,6 +288,19 @@ proptest! {
             let want = oracle::resolve(&input, policy, &q, r.entropy);
             prop_assert_eq!(got, want, "request {:?}", r);
         }
+        // explain() walks every candidate itself: its first MATCH is resolve()'s rule
+        for r in reqs.iter().take(3) {
+            let q = request(r);
+            let d = table.resolve(&q, r.entropy);
+            let ex = table.explain(&q, r.entropy);
+            prop_assert_eq!(ex.winner.clone(), d.rule().map(|x| x.to_string()));
+            if q.protocol.is_http()
+                && let Some(rule) = d.rule()
+                && let Some(first) = ex.candidates.iter().find(|c| c.failed.is_none())
+            {
+                prop_assert_eq!((first.route.clone(), first.rule), (rule.route.to_string(), rule.index));
+            }
+        }
     }
 }
 
