@@ -2,7 +2,7 @@
 //! hostname group, then the path/method index yielding candidates in precedence order; the
 //! first candidate whose remaining conditions hold wins. Allocation-free.
 
-use crate::cond::{Probe, split_grpc_path};
+use crate::cond::{Cond, Probe, split_grpc_path};
 use crate::decision::{
     BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
@@ -13,7 +13,9 @@ use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
+use crate::table::{
+    Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target, extras,
+};
 use crate::weights;
 
 /// Where the request was bound, for decisions and explanations.
@@ -101,8 +103,11 @@ impl RouteTable {
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
-                    cand.cond
-                        .check(&probe, &self.regexes)
+                    let method = self
+                        .methods
+                        .get(usize::from(cand.method))
+                        .map_or("", |m| &**m);
+                    Cond::check_all(cand.cond.as_deref(), method, &probe, &self.regexes)
                         .ok()
                         .map(|()| cand.rule)
                 };
@@ -234,7 +239,9 @@ impl RouteTable {
                     }
                     BackendState::Ok => {}
                 }
-                let rw = rule.rewrite.as_ref().or(b.rewrite.as_ref());
+                let rx = extras(&rule.extras);
+                let bx = extras(&b.extras);
+                let rw = rx.rewrite.as_ref().or(bx.rewrite.as_ref());
                 let rewrite = rw.map(|rw| UrlRewrite {
                     host: rw.hostname.as_deref(),
                     path: rw
@@ -246,16 +253,16 @@ impl RouteTable {
                     rule: rref,
                     backend: target(&b.target),
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
-                    request_headers: &rule.request_headers,
-                    response_headers: &rule.response_headers,
-                    backend_request_headers: &b.request_headers,
-                    backend_response_headers: &b.response_headers,
+                    request_headers: &rx.request_headers,
+                    response_headers: &rx.response_headers,
+                    backend_request_headers: &bx.request_headers,
+                    backend_response_headers: &bx.response_headers,
                     rewrite,
-                    mirrors: &rule.mirrors,
-                    cors: rule.cors.as_ref(),
-                    timeouts: rule.timeouts.as_ref(),
-                    retry: rule.retry.as_ref(),
-                    extensions: &rule.extensions,
+                    mirrors: &rx.mirrors,
+                    cors: rx.cors.as_ref(),
+                    timeouts: rx.timeouts.as_ref(),
+                    retry: rx.retry.as_ref(),
+                    extensions: &rx.extensions,
                 })
             }
         }

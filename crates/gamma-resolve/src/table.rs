@@ -7,8 +7,9 @@
 //! candidate lists pre-sorted by precedence key. Nothing fails as a whole: unusable routes,
 //! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
@@ -132,23 +133,79 @@ pub(crate) enum BackendState {
     Invalid(&'static str),
 }
 
+/// Strings are interned (`Arc<str>`): namespaces, kinds and backend names repeat across
+/// thousands of rules and cost one allocation each per table, not per rule.
 #[derive(Debug)]
 pub(crate) struct Target {
-    pub(crate) group: Box<str>,
-    pub(crate) kind: Box<str>,
-    pub(crate) namespace: Box<str>,
-    pub(crate) name: Box<str>,
+    pub(crate) group: Arc<str>,
+    pub(crate) kind: Arc<str>,
+    pub(crate) namespace: Arc<str>,
+    pub(crate) name: Arc<str>,
     pub(crate) port: Option<u16>,
 }
 
 #[derive(Debug)]
 pub(crate) struct BackendEntry {
     pub(crate) weight: u32,
-    pub(crate) target: Target,
     pub(crate) state: BackendState,
+    pub(crate) target: Target,
+    /// Filters of the backendRef (header modifiers, rewrite), boxed: most have none.
+    pub(crate) extras: Option<Box<Extras>>,
+}
+
+/// Everything a rule or backendRef carries besides matching and backends. Boxed and absent
+/// for the common case of a rule without filters, timeouts or retries (memory per rule).
+#[derive(Debug, Default)]
+pub(crate) struct Extras {
     pub(crate) request_headers: HeaderEdits,
     pub(crate) response_headers: HeaderEdits,
     pub(crate) rewrite: Option<RewriteC>,
+    pub(crate) mirrors: Vec<Mirror>,
+    pub(crate) cors: Option<serde_json::Value>,
+    pub(crate) timeouts: Option<serde_json::Value>,
+    pub(crate) retry: Option<serde_json::Value>,
+    pub(crate) extensions: Vec<String>,
+}
+
+pub(crate) static NO_EXTRAS: Extras = Extras {
+    request_headers: HeaderEdits {
+        set: Vec::new(),
+        add: Vec::new(),
+        remove: Vec::new(),
+    },
+    response_headers: HeaderEdits {
+        set: Vec::new(),
+        add: Vec::new(),
+        remove: Vec::new(),
+    },
+    rewrite: None,
+    mirrors: Vec::new(),
+    cors: None,
+    timeouts: None,
+    retry: None,
+    extensions: Vec::new(),
+};
+
+impl Extras {
+    fn is_empty(&self) -> bool {
+        self.request_headers.is_empty()
+            && self.response_headers.is_empty()
+            && self.rewrite.is_none()
+            && self.mirrors.is_empty()
+            && self.cors.is_none()
+            && self.timeouts.is_none()
+            && self.retry.is_none()
+            && self.extensions.is_empty()
+    }
+
+    fn boxed(self) -> Option<Box<Self>> {
+        (!self.is_empty()).then(|| Box::new(self))
+    }
+}
+
+/// The extras of a rule or backend, or the shared empty set.
+pub(crate) fn extras(e: &Option<Box<Extras>>) -> &Extras {
+    e.as_deref().unwrap_or(&NO_EXTRAS)
 }
 
 #[derive(Debug, Clone)]
@@ -159,7 +216,7 @@ pub(crate) struct RewriteC {
 
 #[derive(Debug)]
 pub(crate) enum Action {
-    Redirect(RedirectIr),
+    Redirect(Box<RedirectIr>),
     Backends(Box<[BackendEntry]>),
     Fail(RespondReason),
 }
@@ -170,14 +227,7 @@ pub(crate) struct RuleEntry {
     pub(crate) index: u16,
     pub(crate) name: Option<Box<str>>,
     pub(crate) action: Action,
-    pub(crate) request_headers: HeaderEdits,
-    pub(crate) response_headers: HeaderEdits,
-    pub(crate) rewrite: Option<RewriteC>,
-    pub(crate) mirrors: Box<[Mirror]>,
-    pub(crate) cors: Option<serde_json::Value>,
-    pub(crate) timeouts: Option<serde_json::Value>,
-    pub(crate) retry: Option<serde_json::Value>,
-    pub(crate) extensions: Box<[String]>,
+    pub(crate) extras: Option<Box<Extras>>,
     /// The rule's single `PathPrefix` value, for `ReplacePrefixMatch`.
     pub(crate) prefix: Option<Box<str>>,
 }
@@ -189,7 +239,10 @@ pub(crate) struct Cand {
     pub(crate) rule: u32,
     /// Index of the match in the rule (for explanations).
     pub(crate) match_index: u16,
-    pub(crate) cond: Cond,
+    /// Index into [`RouteTable::methods`] (0 = no method condition).
+    pub(crate) method: u16,
+    /// Regex, header and query conditions; `None` for path-only matches.
+    pub(crate) cond: Option<Box<Cond>>,
 }
 
 /// The routes that apply to one binding context (a mesh group on one Service port, or one
@@ -204,14 +257,29 @@ pub(crate) struct RouteSet {
     pub(crate) tcp: Option<u32>,
     pub(crate) udp: Option<u32>,
     /// What the set is, for explanations.
-    pub(crate) label: String,
+    pub(crate) label: SetLabel,
 }
 
-#[derive(Debug)]
+/// What a route set is (rendered by explanations).
+#[derive(Debug, Clone, Default)]
+pub(crate) enum SetLabel {
+    #[default]
+    None,
+    Mesh {
+        service: u32,
+        port: u16,
+        consumer: Option<Arc<str>>,
+    },
+    Listener {
+        gateway: u32,
+        listener: Arc<str>,
+    },
+}
+
+#[derive(Debug, Clone)]
 pub(crate) struct ListenerEntry {
     pub(crate) hostname: Option<Box<str>>,
     pub(crate) set: u32,
-    pub(crate) label: String,
 }
 
 #[derive(Debug)]
@@ -247,6 +315,8 @@ pub struct RouteTable {
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
     pub(crate) statuses: Vec<ParentStatus>,
+    /// Method names used by method conditions; index 0 is unused (no condition).
+    pub(crate) methods: Vec<Box<str>>,
 }
 
 /// Build counters, for reports and benches.
@@ -334,6 +404,8 @@ struct Builder<'i> {
     /// Per compiled rule: the first unresolved reference, as (reason, message).
     rule_problems: Vec<Option<(&'static str, String)>>,
     status: StatusBuilder,
+    strings: HashSet<Arc<str>>,
+    methods: Vec<Box<str>>,
 }
 
 impl<'i> Builder<'i> {
@@ -362,6 +434,8 @@ impl<'i> Builder<'i> {
             rule_ids: vec![[None, None]; input.routes.len()],
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
+            strings: HashSet::new(),
+            methods: vec!["".into()],
             status: StatusBuilder::default(),
         }
     }
@@ -438,15 +512,10 @@ impl<'i> Builder<'i> {
             let Some(port) = svc.ports.get(port_i) else {
                 continue;
             };
-            let label = match &group {
-                Group::Producer => format!(
-                    "producer routes of Service {}/{} port {}",
-                    svc.namespace, svc.name, port.port
-                ),
-                Group::Consumer(ns) => format!(
-                    "consumer routes of namespace {ns} for Service {}/{} port {}",
-                    svc.namespace, svc.name, port.port
-                ),
+            let label = SetLabel::Mesh {
+                service: u32::try_from(si).unwrap_or(u32::MAX),
+                port: port.port,
+                consumer: group_key(&group).map(|c| self.intern(&c)),
             };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
             let set = self.index_set(attached, true, label, (si, port.port, group_key(&group)));
@@ -486,12 +555,12 @@ impl<'i> Builder<'i> {
             let Some(l) = gw.listeners.get(li) else {
                 continue;
             };
-            let label = format!(
-                "listener {} of Gateway {}/{}",
-                l.name, gw.namespace, gw.name
-            );
+            let label = SetLabel::Listener {
+                gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                listener: self.intern(&l.name),
+            };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
-            let set = self.index_set(attached, false, label.clone(), (usize::MAX, l.port, None));
+            let set = self.index_set(attached, false, label, (usize::MAX, l.port, None));
             sets.push(set);
             let l4 = if l.protocol == ListenerProtocol::Udp {
                 L4::Udp
@@ -504,7 +573,6 @@ impl<'i> Builder<'i> {
                 ListenerEntry {
                     hostname: l.hostname.as_deref().map(Into::into),
                     set: set_id,
-                    label,
                 },
             ));
         }
@@ -514,39 +582,15 @@ impl<'i> Builder<'i> {
             };
             // most specific listener first; spec order breaks ties
             ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            let entries: Vec<ListenerEntry> = ls.into_iter().map(|(_, _, e)| e).collect();
-            let mut entries = Some(entries.into_boxed_slice());
+            let entries: Box<[ListenerEntry]> = ls.into_iter().map(|(_, _, e)| e).collect();
             for ip in &gw.addresses {
-                // A mesh Service on the same address wins nothing here: addresses are distinct
-                // in practice; the first binding in canonical order is kept.
-                if let Some(listeners) = entries.take() {
-                    let key = (*ip, port, l4);
-                    if bindings.contains_key(&key) {
-                        entries = Some(listeners);
-                        continue;
-                    }
-                    bindings.insert(
-                        key,
-                        Binding::Gateway {
-                            gateway: u32::try_from(gi).unwrap_or(u32::MAX),
-                            listeners,
-                        },
-                    );
-                    // further addresses share the same listeners: rebuild cheaply by cloning
-                    // the labels (rare: multi-address Gateways).
-                    if let Some(Binding::Gateway { listeners, .. }) = bindings.get(&key) {
-                        entries = Some(
-                            listeners
-                                .iter()
-                                .map(|e| ListenerEntry {
-                                    hostname: e.hostname.clone(),
-                                    set: e.set,
-                                    label: e.label.clone(),
-                                })
-                                .collect(),
-                        );
-                    }
-                }
+                // The first binding of an (address, port) in canonical order is kept.
+                bindings
+                    .entry((*ip, port, l4))
+                    .or_insert_with(|| Binding::Gateway {
+                        gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                        listeners: entries.clone(),
+                    });
             }
         }
 
@@ -575,7 +619,26 @@ impl<'i> Builder<'i> {
                 })
                 .collect(),
             statuses,
+            methods: self.methods,
         }
+    }
+
+    fn intern(&mut self, v: &str) -> Arc<str> {
+        if let Some(a) = self.strings.get(v) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(v);
+        self.strings.insert(Arc::clone(&a));
+        a
+    }
+
+    fn method_index(&mut self, m: Option<&str>) -> u16 {
+        let Some(m) = m else { return 0 };
+        if let Some(i) = self.methods.iter().position(|x| **x == *m) {
+            return u16::try_from(i).unwrap_or(0);
+        }
+        self.methods.push(m.into());
+        u16::try_from(self.methods.len() - 1).unwrap_or(0)
     }
 
     /// Registers the route (once) and returns its id, or `None` when it failed validation.
@@ -690,12 +753,12 @@ impl<'i> Builder<'i> {
         })
     }
 
-    fn target(b: &BackendIr) -> Target {
+    fn target(&mut self, b: &BackendIr) -> Target {
         Target {
-            group: b.group.as_str().into(),
-            kind: b.kind.as_str().into(),
-            namespace: b.namespace.as_str().into(),
-            name: b.name.as_str().into(),
+            group: self.intern(&b.group),
+            kind: self.intern(&b.kind),
+            namespace: self.intern(&b.namespace),
+            name: self.intern(&b.name),
             port: b.port,
         }
     }
@@ -716,35 +779,37 @@ impl<'i> Builder<'i> {
         };
         let mut extensions: Vec<String> = rule.filters.extensions.clone();
         let action = if let Some(r) = &rule.filters.redirect {
-            Action::Redirect(r.clone())
+            Action::Redirect(Box::new(r.clone()))
         } else if rule.filters.extensions.is_empty()
             || self.options.extension_refs == ExtensionRefs::PassThrough
         {
             if rule.backends.is_empty() {
                 Action::Fail(RespondReason::NoBackends)
             } else {
-                let bs: Vec<BackendEntry> = rule
-                    .backends
-                    .iter()
-                    .map(|b| {
-                        let mut state = self.backend_state(route, b, mesh);
-                        if !b.filters.extensions.is_empty() {
-                            if self.options.extension_refs == ExtensionRefs::Reject {
-                                state = BackendState::Invalid("InvalidKind");
-                            } else {
-                                extensions.extend(b.filters.extensions.iter().cloned());
-                            }
+                let mut bs: Vec<BackendEntry> = Vec::with_capacity(rule.backends.len());
+                for b in &rule.backends {
+                    let mut state = self.backend_state(route, b, mesh);
+                    if !b.filters.extensions.is_empty() {
+                        if self.options.extension_refs == ExtensionRefs::Reject {
+                            state = BackendState::Invalid("InvalidKind");
+                        } else {
+                            extensions.extend(b.filters.extensions.iter().cloned());
                         }
-                        BackendEntry {
-                            weight: b.weight,
-                            target: Self::target(b),
-                            state,
+                    }
+                    let target = self.target(b);
+                    bs.push(BackendEntry {
+                        weight: b.weight,
+                        target,
+                        state,
+                        extras: Extras {
                             request_headers: b.filters.request_headers.clone(),
                             response_headers: b.filters.response_headers.clone(),
                             rewrite: rewrite(&b.filters),
+                            ..Extras::default()
                         }
-                    })
-                    .collect();
+                        .boxed(),
+                    });
+                }
                 Action::Backends(bs.into_boxed_slice())
             }
         } else {
@@ -831,14 +896,17 @@ impl<'i> Builder<'i> {
             index,
             name: rule.name.as_deref().map(Into::into),
             action,
-            request_headers: rule.filters.request_headers.clone(),
-            response_headers: rule.filters.response_headers.clone(),
-            rewrite: rewrite(&rule.filters),
-            mirrors: mirrors.into_boxed_slice(),
-            cors: rule.filters.cors.clone(),
-            timeouts: rule.timeouts.clone(),
-            retry: rule.retry.clone(),
-            extensions: extensions.into_boxed_slice(),
+            extras: Extras {
+                request_headers: rule.filters.request_headers.clone(),
+                response_headers: rule.filters.response_headers.clone(),
+                rewrite: rewrite(&rule.filters),
+                mirrors,
+                cors: rule.filters.cors.clone(),
+                timeouts: rule.timeouts.clone(),
+                retry: rule.retry.clone(),
+                extensions,
+            }
+            .boxed(),
             prefix,
         });
         Some(id)
@@ -1069,7 +1137,7 @@ impl<'i> Builder<'i> {
         &mut self,
         attached: Attached,
         mesh: bool,
-        label: String,
+        label: SetLabel,
         ctx: (usize, u16, Option<String>),
     ) -> RouteSet {
         let mut set = RouteSet {
@@ -1200,6 +1268,7 @@ impl<'i> Builder<'i> {
                                 Err(_) => continue,
                             },
                         };
+                        let method_id = self.method_index(method.as_deref());
                         let facts = HttpMatchFacts {
                             host: hs,
                             path: rank_path,
@@ -1211,13 +1280,14 @@ impl<'i> Builder<'i> {
                             key: PrecedenceKey::http(facts, rank, rule_index),
                             rule: rule_id,
                             match_index: u16::try_from(mi).unwrap_or(u16::MAX),
+                            method: method_id,
                             cond: Cond {
-                                method: method.as_deref().map(Into::into),
                                 path_regex,
                                 headers: hm,
                                 query: qm,
                                 ..Cond::default()
-                            },
+                            }
+                            .boxed(),
                         };
                         let Ok(cid) = u32::try_from(self.cands.len()) else {
                             continue;
@@ -1315,7 +1385,8 @@ impl<'i> Builder<'i> {
                             key: PrecedenceKey::grpc(facts, rank, rule_index),
                             rule: rule_id,
                             match_index: u16::try_from(mi).unwrap_or(u16::MAX),
-                            cond,
+                            method: 0,
+                            cond: cond.boxed(),
                         });
                         builders
                             .group_mut(host.as_deref(), GrpcIndexBuilder::default)
@@ -1369,7 +1440,8 @@ impl<'i> Builder<'i> {
                     key: PrecedenceKey::http(facts, rank, rule_index),
                     rule: rule_id,
                     match_index: 0,
-                    cond: Cond::default(),
+                    method: 0,
+                    cond: None,
                 });
                 groups.group_mut(host.as_deref(), Vec::new).push(cid);
             }
