@@ -251,7 +251,12 @@ impl RouteTable {
                 });
                 Decision::Forward(Forward {
                     rule: rref,
-                    backend: target(&b.target),
+                    backend: match self.targets.get(b.target as usize) {
+                        Some(t) => target(t),
+                        None => {
+                            return respond(req.protocol, Some(rref), RespondReason::InvalidBackend);
+                        }
+                    },
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
                     request_headers: &rx.request_headers,
                     response_headers: &rx.response_headers,

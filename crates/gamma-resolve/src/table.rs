@@ -130,7 +130,27 @@ pub(crate) enum BackendState {
     Ok,
     NoEndpoints,
     /// Invalid, with the `ResolvedRefs` reason.
-    Invalid(&'static str),
+    Invalid(InvalidRef),
+}
+
+/// `ResolvedRefs=False` reasons of a backendRef (spec-digest §5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InvalidRef {
+    InvalidKind,
+    RefNotPermitted,
+    BackendNotFound,
+    UnsupportedProtocol,
+}
+
+impl InvalidRef {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidKind => "InvalidKind",
+            Self::RefNotPermitted => "RefNotPermitted",
+            Self::BackendNotFound => "BackendNotFound",
+            Self::UnsupportedProtocol => "UnsupportedProtocol",
+        }
+    }
 }
 
 /// Strings are interned (`Arc<str>`): namespaces, kinds and backend names repeat across
@@ -148,7 +168,8 @@ pub(crate) struct Target {
 pub(crate) struct BackendEntry {
     pub(crate) weight: u32,
     pub(crate) state: BackendState,
-    pub(crate) target: Target,
+    /// Index into [`RouteTable::targets`] (interned: identical backendRefs share one entry).
+    pub(crate) target: u32,
     /// Filters of the backendRef (header modifiers, rewrite), boxed: most have none.
     pub(crate) extras: Option<Box<Extras>>,
 }
@@ -317,6 +338,8 @@ pub struct RouteTable {
     pub(crate) statuses: Vec<ParentStatus>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
+    /// Distinct backend targets.
+    pub(crate) targets: Vec<Target>,
 }
 
 /// Build counters, for reports and benches.
@@ -406,6 +429,8 @@ struct Builder<'i> {
     status: StatusBuilder,
     strings: HashSet<Arc<str>>,
     methods: Vec<Box<str>>,
+    targets: Vec<Target>,
+    target_ids: HashMap<(Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>), u32>,
 }
 
 impl<'i> Builder<'i> {
@@ -436,6 +461,8 @@ impl<'i> Builder<'i> {
             rule_problems: Vec::new(),
             strings: HashSet::new(),
             methods: vec!["".into()],
+            targets: Vec::new(),
+            target_ids: HashMap::new(),
             status: StatusBuilder::default(),
         }
     }
@@ -620,6 +647,7 @@ impl<'i> Builder<'i> {
                 .collect(),
             statuses,
             methods: self.methods,
+            targets: self.targets,
         }
     }
 
@@ -704,34 +732,34 @@ impl<'i> Builder<'i> {
 
     fn backend_state(&self, route: &RouteIr, b: &BackendIr, mesh: bool) -> BackendState {
         if !(b.group.is_empty() && b.kind == "Service") {
-            return BackendState::Invalid("InvalidKind");
+            return BackendState::Invalid(InvalidRef::InvalidKind);
         }
         let cross = b.namespace != route.namespace;
         let needs_grant =
             cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
         if needs_grant && !self.granted(route, b) {
             // §5.3: do not reveal whether the target exists.
-            return BackendState::Invalid("RefNotPermitted");
+            return BackendState::Invalid(InvalidRef::RefNotPermitted);
         }
         let Some(svc) = self
             .svc_by_name
             .get(&(b.namespace.as_str(), b.name.as_str()))
             .and_then(|i| self.input.services.get(*i))
         else {
-            return BackendState::Invalid("BackendNotFound");
+            return BackendState::Invalid(InvalidRef::BackendNotFound);
         };
         if svc.external_name {
             // §4.2: ExternalName SHOULD NOT be a backend (CVE-2021-25740).
-            return BackendState::Invalid("BackendNotFound");
+            return BackendState::Invalid(InvalidRef::BackendNotFound);
         }
         let Some(port) = b
             .port
             .and_then(|p| svc.ports.iter().find(|sp| sp.port == p))
         else {
-            return BackendState::Invalid("BackendNotFound");
+            return BackendState::Invalid(InvalidRef::BackendNotFound);
         };
         if !app_protocol_compatible(route.kind, port.app_protocol.as_deref()) {
-            return BackendState::Invalid("UnsupportedProtocol");
+            return BackendState::Invalid(InvalidRef::UnsupportedProtocol);
         }
         if svc.ready == Some(false) {
             return BackendState::NoEndpoints;
@@ -753,14 +781,27 @@ impl<'i> Builder<'i> {
         })
     }
 
-    fn target(&mut self, b: &BackendIr) -> Target {
-        Target {
-            group: self.intern(&b.group),
-            kind: self.intern(&b.kind),
-            namespace: self.intern(&b.namespace),
-            name: self.intern(&b.name),
-            port: b.port,
+    fn target(&mut self, b: &BackendIr) -> u32 {
+        let key = (
+            self.intern(&b.group),
+            self.intern(&b.kind),
+            self.intern(&b.namespace),
+            self.intern(&b.name),
+            b.port,
+        );
+        if let Some(id) = self.target_ids.get(&key) {
+            return *id;
         }
+        let id = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
+        self.targets.push(Target {
+            group: Arc::clone(&key.0),
+            kind: Arc::clone(&key.1),
+            namespace: Arc::clone(&key.2),
+            name: Arc::clone(&key.3),
+            port: b.port,
+        });
+        self.target_ids.insert(key, id);
+        id
     }
 
     fn compile_rule(
@@ -791,7 +832,7 @@ impl<'i> Builder<'i> {
                     let mut state = self.backend_state(route, b, mesh);
                     if !b.filters.extensions.is_empty() {
                         if self.options.extension_refs == ExtensionRefs::Reject {
-                            state = BackendState::Invalid("InvalidKind");
+                            state = BackendState::Invalid(InvalidRef::InvalidKind);
                         } else {
                             extensions.extend(b.filters.extensions.iter().cloned());
                         }
@@ -821,7 +862,7 @@ impl<'i> Builder<'i> {
             .iter()
             .filter(|m| {
                 self.backend_state(route, &m.backend, mesh)
-                    != BackendState::Invalid("RefNotPermitted")
+                    != BackendState::Invalid(InvalidRef::RefNotPermitted)
             })
             .filter(|m| {
                 matches!(
@@ -857,16 +898,19 @@ impl<'i> Builder<'i> {
         match &action {
             Action::Backends(bs) => {
                 for (i, b) in bs.iter().enumerate() {
-                    if let BackendState::Invalid(reason) = b.state {
-                        let msg = if reason == "RefNotPermitted" {
+                    if let BackendState::Invalid(r) = b.state {
+                        let reason = r.as_str();
+                        let msg = if r == InvalidRef::RefNotPermitted {
                             format!(
                                 "backendRefs[{i}]: cross-namespace reference to {}/{} is not permitted by any ReferenceGrant",
-                                b.target.namespace, b.target.name
+                                b_ns(&self.targets, b.target),
+                                b_name(&self.targets, b.target)
                             )
                         } else {
                             format!(
                                 "backendRefs[{i}]: {reason} ({}/{})",
-                                b.target.namespace, b.target.name
+                                b_ns(&self.targets, b.target),
+                                b_name(&self.targets, b.target)
                             )
                         };
                         note(reason, &msg);
@@ -879,9 +923,9 @@ impl<'i> Builder<'i> {
             _ => {}
         }
         for (i, m) in rule.filters.mirrors.iter().enumerate() {
-            if let BackendState::Invalid(reason) = self.backend_state(route, &m.backend, mesh) {
+            if let BackendState::Invalid(r) = self.backend_state(route, &m.backend, mesh) {
                 note(
-                    reason,
+                    r.as_str(),
                     &format!(
                         "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
                         m.backend.namespace, m.backend.name
@@ -1489,4 +1533,12 @@ fn app_protocol_compatible(kind: RouteKind, app: Option<&str>) -> bool {
         RouteKind::Tls | RouteKind::Tcp => app != "udp",
         RouteKind::Udp => true,
     }
+}
+
+fn b_ns(targets: &[Target], id: u32) -> &str {
+    targets.get(id as usize).map_or("?", |t| &t.namespace)
+}
+
+fn b_name(targets: &[Target], id: u32) -> &str {
+    targets.get(id as usize).map_or("?", |t| &t.name)
 }
