@@ -412,6 +412,9 @@ struct AttachedRoute {
     rules: Vec<Option<u32>>,
 }
 
+/// (group, kind, namespace, name, port) of an interned backend target.
+type TargetKey = (Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>);
+
 struct Builder<'i> {
     input: &'i TableInput,
     options: &'i BuildOptions,
@@ -430,7 +433,7 @@ struct Builder<'i> {
     strings: HashSet<Arc<str>>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
-    target_ids: HashMap<(Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>), u32>,
+    target_ids: HashMap<TargetKey, u32>,
 }
 
 impl<'i> Builder<'i> {
