@@ -13,6 +13,7 @@ use crate::index::{DependencyIndex, Scope};
 use crate::ladder::Ladder;
 use crate::registry::{Identity, Registry};
 use crate::routes::{ROUTE_KINDS, route_parts};
+use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 
 /// The ownership arbiter. Pure: the same configuration and snapshot give the same
 /// [`Decisions`], whoever computes them and in whatever order the objects arrived.
@@ -99,6 +100,32 @@ impl Arbiter {
             routes: out.into_iter().collect(),
             index: None,
         }
+    }
+
+    /// The status entries `me` wants on `route` (see [`desired_entries`]); `supplied(i)` gives
+    /// the conditions for parentRef `i` when `me` owns it. `None` when the route is not in the
+    /// snapshot or was not decided.
+    pub fn desired_status(
+        &self,
+        decisions: &Decisions,
+        snapshot: &Snapshot,
+        route: &ObjectRef,
+        me: &Identity,
+        supplied: &dyn Fn(usize) -> Option<ParentConditions>,
+    ) -> Option<DesiredStatus> {
+        let (meta, refs, _) = route_parts(snapshot.get(route)?)?;
+        let verdicts = &decisions.route(route)?.verdicts;
+        let reporter =
+            self.config.no_owning_controller_reporter.as_deref() == Some(me.name.as_str());
+        Some(desired_entries(
+            me,
+            &decisions.registry,
+            refs,
+            verdicts,
+            meta.generation_or_zero(),
+            supplied,
+            reporter,
+        ))
     }
 
     /// Brings `decisions` up to date after one object (`changed`, of any kind) was inserted,

@@ -36,13 +36,19 @@
 mod arbiter;
 pub mod config;
 pub mod decision;
+pub mod handoff;
 mod index;
 mod ladder;
+pub mod merge;
 pub mod registry;
 pub mod routes;
+pub mod status;
 
 pub use arbiter::{Arbiter, Decisions, RouteVerdicts};
 pub use config::{Config, ConfigError, GroupKind, Keys, MeshRegistration};
 pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
+pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;
+pub use merge::{MergeOutcome, merge, merge_outcome};
 pub use registry::{Identity, Registry, RegistryDiagnostic};
+pub use status::{DesiredStatus, ParentConditions, desired_entries};
