@@ -17,6 +17,7 @@ mod manifests;
 mod output;
 mod problem;
 mod request;
+mod sample;
 mod style;
 
 use std::process::ExitCode;
