@@ -46,7 +46,7 @@ impl Distribution {
             }
         }
         // Stable sort keeps first-seen order among equal counts.
-        seen.sort_by(|a, b| b.1.cmp(&a.1));
+        seen.sort_by_key(|s| std::cmp::Reverse(s.1));
         let outcomes = seen
             .into_iter()
             .map(|(outcome, count)| Outcome {
