@@ -113,6 +113,9 @@ pub struct Ratio {
 }
 
 impl Ratio {
+    /// Zero.
+    pub const ZERO: Ratio = Ratio { num: 0, den: 1 };
+
     /// `num / den` in lowest terms; `None` when `den` is zero.
     pub fn new(num: u128, den: u128) -> Option<Ratio> {
         if den == 0 {
