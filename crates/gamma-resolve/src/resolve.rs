@@ -254,7 +254,11 @@ impl RouteTable {
                     backend: match self.targets.get(b.target as usize) {
                         Some(t) => target(t),
                         None => {
-                            return respond(req.protocol, Some(rref), RespondReason::InvalidBackend);
+                            return respond(
+                                req.protocol,
+                                Some(rref),
+                                RespondReason::InvalidBackend,
+                            );
                         }
                     },
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
