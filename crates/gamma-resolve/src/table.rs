@@ -7,7 +7,8 @@
 //! candidate lists pre-sorted by precedence key. Nothing fails as a whole: unusable routes,
 //! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
-    GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
+    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
 };
 use crate::ir::{
     AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
@@ -418,8 +419,8 @@ type TargetKey = (Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>);
 struct Builder<'i> {
     input: &'i TableInput,
     options: &'i BuildOptions,
-    svc_by_name: HashMap<(&'i str, &'i str), usize>,
-    gw_by_name: HashMap<(&'i str, &'i str), usize>,
+    svc_by_name: Map<(&'i str, &'i str), usize>,
+    gw_by_name: Map<(&'i str, &'i str), usize>,
     regexes: RegexPool,
     routes: Vec<RouteInfo>,
     rules: Vec<RuleEntry>,
@@ -430,10 +431,10 @@ struct Builder<'i> {
     /// Per compiled rule: the first unresolved reference, as (reason, message).
     rule_problems: Vec<Option<(&'static str, String)>>,
     status: StatusBuilder,
-    strings: HashSet<Arc<str>>,
+    strings: HashSet<Arc<str>, BuildHasherDefault<FastHasher>>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
-    target_ids: HashMap<TargetKey, u32>,
+    target_ids: Map<TargetKey, u32>,
 }
 
 impl<'i> Builder<'i> {
@@ -462,10 +463,10 @@ impl<'i> Builder<'i> {
             rule_ids: vec![[None, None]; input.routes.len()],
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
-            strings: HashSet::new(),
+            strings: HashSet::default(),
             methods: vec!["".into()],
             targets: Vec::new(),
-            target_ids: HashMap::new(),
+            target_ids: Map::default(),
             status: StatusBuilder::default(),
         }
     }
