@@ -273,9 +273,11 @@ pub(crate) struct Cand {
 pub(crate) struct RouteSet {
     /// The kind that won (mesh) or `None` for Gateway listeners (kinds coexist there).
     pub(crate) mesh_kind: Option<RouteKind>,
-    pub(crate) http: Option<HostIndex<PathIndex>>,
-    pub(crate) grpc: Option<HostIndex<GrpcIndex>>,
-    pub(crate) tls: Option<HostIndex<Box<[u32]>>>,
+    // boxed: a set usually has one kind, and an inline index of each kind would cost
+    // ~500 bytes per Service port
+    pub(crate) http: Option<Box<HostIndex<PathIndex>>>,
+    pub(crate) grpc: Option<Box<HostIndex<GrpcIndex>>>,
+    pub(crate) tls: Option<Box<HostIndex<Box<[u32]>>>>,
     pub(crate) tcp: Option<u32>,
     pub(crate) udp: Option<u32>,
     /// What the set is, for explanations.
@@ -1212,9 +1214,9 @@ impl<'i> Builder<'i> {
         }
         for (kind, list) in by_kind {
             match kind {
-                RouteKind::Http => set.http = Some(self.index_http(&list)),
-                RouteKind::Grpc => set.grpc = Some(self.index_grpc(&list)),
-                RouteKind::Tls => set.tls = Some(self.index_tls(&list)),
+                RouteKind::Http => set.http = Some(Box::new(self.index_http(&list))),
+                RouteKind::Grpc => set.grpc = Some(Box::new(self.index_grpc(&list))),
+                RouteKind::Tls => set.tls = Some(Box::new(self.index_tls(&list))),
                 RouteKind::Tcp => set.tcp = self.first_rule(&list),
                 RouteKind::Udp => set.udp = self.first_rule(&list),
             }
