@@ -114,7 +114,13 @@ impl RouteTable {
                 if req.protocol == Protocol::Grpc
                     && let Some(g) = &set.grpc
                 {
-                    return hit(g.find(host, |gi| gi.find(path, service, method, check)));
+                    let r = g.find(host, |gi| gi.find(path, service, method, check));
+                    // On a Gateway listener both kinds coexist (§2.3): a gRPC request no
+                    // GRPCRoute takes may still match an HTTPRoute. In mesh only one kind
+                    // is bound (§4.6).
+                    if r.is_some() || set.mesh_kind.is_some() || set.http.is_none() {
+                        return hit(r);
+                    }
                 }
                 if let Some(h) = &set.http {
                     return hit(h.find(host, |pi| pi.find(path, check)));
