@@ -91,8 +91,12 @@ impl RouteTable {
             Protocol::Udp => hit(set.udp),
             Protocol::Http | Protocol::Grpc => {
                 let (path, query) = split_path_query(req.path_and_query);
-                let host = req.host.map(normalize_host);
-                let (service, method) = split_grpc_path(path);
+                let host = req.host;
+                let (service, method) = if req.protocol == Protocol::Grpc {
+                    split_grpc_path(path)
+                } else {
+                    ("", "")
+                };
                 let probe = Probe {
                     method: req.method,
                     path,
@@ -138,7 +142,7 @@ impl RouteTable {
                 if req.protocol == Protocol::Tls
                     && let Some(t) = &set.tls
                 {
-                    let sni = req.sni.map(normalize_host);
+                    let sni = req.sni;
                     let r = t.find(sni, |list| {
                         list.first()
                             .and_then(|c| self.cands.get(*c as usize))
