@@ -28,6 +28,7 @@ mod macros;
 
 pub mod decode;
 pub mod gateway;
+pub mod ir;
 pub mod k8s;
 pub mod meta;
 pub mod resource;

@@ -153,6 +153,16 @@ impl ValidationError {
 pub struct ValidationErrors(Vec<ValidationError>);
 
 impl ValidationErrors {
+    /// Wraps a non-empty list of errors; `None` when the list is empty.
+    pub fn from_vec(errors: Vec<ValidationError>) -> Option<Self> {
+        (!errors.is_empty()).then_some(ValidationErrors(errors))
+    }
+
+    /// A list holding one error.
+    pub fn single(error: ValidationError) -> Self {
+        ValidationErrors(vec![error])
+    }
+
     /// The individual errors.
     pub fn errors(&self) -> &[ValidationError] {
         &self.0
@@ -277,6 +287,11 @@ impl Errors {
     /// The errors recorded so far.
     pub fn as_slice(&self) -> &[ValidationError] {
         &self.list
+    }
+
+    /// Consumes the collector into the list of errors recorded (possibly empty).
+    pub fn into_vec(self) -> Vec<ValidationError> {
+        self.list
     }
 
     /// `Ok` when nothing was recorded.
