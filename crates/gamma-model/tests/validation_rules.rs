@@ -1712,3 +1712,61 @@ fn core_kinds_basic_checks() {
     accepted(ns("shop"), STD);
     rejected_at(ns("Shop"), STD, "metadata.name");
 }
+
+// spec-digest §9.1: route status: ≤32 parent entries, 1–8 conditions, metav1.Condition rules.
+#[test]
+fn route_status_limits() {
+    let cond = json!({"type": "Accepted", "status": "True", "reason": "Accepted", "message": "",
+                      "lastTransitionTime": "2026-01-01T00:00:00Z"});
+    let entry = |i: usize, conditions: Value| {
+        json!({"parentRef": {"name": format!("gw{i}")}, "controllerName": "example.com/gw",
+               "conditions": conditions})
+    };
+    let route = |parents: Vec<Value>| {
+        let text = serde_json::to_string(&json!({
+            "apiVersion": V1, "kind": "HTTPRoute", "metadata": {"name": "r"}, "spec": {},
+            "status": {"parents": parents}}))
+        .unwrap();
+        gamma_model::decode(&text).unwrap().remove(0)
+    };
+    accepted(
+        route((0..32).map(|i| entry(i, json!([cond]))).collect()),
+        STD,
+    );
+    rejected_at(
+        route((0..33).map(|i| entry(i, json!([cond]))).collect()),
+        STD,
+        "status.parents",
+    );
+    rejected_at(
+        route(vec![entry(0, json!([]))]),
+        STD,
+        "status.parents[0].conditions",
+    );
+    let nine: Vec<Value> = (0..9).map(|_| cond.clone()).collect();
+    rejected_at(
+        route(vec![entry(0, json!(nine))]),
+        STD,
+        "status.parents[0].conditions",
+    );
+    let mut bad = cond.clone();
+    bad["reason"] = json!("Not Valid");
+    bad["status"] = json!("Maybe");
+    rejected_at(
+        route(vec![entry(0, json!([bad.clone()]))]),
+        STD,
+        "status.parents[0].conditions[0].reason",
+    );
+    rejected_at(
+        route(vec![entry(0, json!([bad]))]),
+        STD,
+        "status.parents[0].conditions[0].status",
+    );
+    let mut no_controller = entry(0, json!([cond]));
+    no_controller["controllerName"] = json!("gw");
+    rejected_at(
+        route(vec![no_controller]),
+        STD,
+        "status.parents[0].controllerName",
+    );
+}

@@ -13,9 +13,11 @@ mod l4route;
 mod path;
 pub mod patterns;
 mod policy;
+mod status;
 
 pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
+pub use status::MAX_STATUS_PARENTS;
 
 use std::fmt;
 
