@@ -1770,3 +1770,47 @@ fn route_status_limits() {
         "status.parents[0].controllerName",
     );
 }
+
+// Gateway CRD `spec.tls`: frontend default required, CA refs 1–16, mode enum, unique ports.
+#[test]
+fn gateway_tls_frontend_and_backend() {
+    let g = |tls: Value| {
+        gateway(
+            json!({"gatewayClassName": "c", "listeners": [listener("a", "HTTP", 80)], "tls": tls}),
+        )
+    };
+    let ca = json!({"caCertificateRefs": [{"group": "", "kind": "ConfigMap", "name": "ca"}]});
+    accepted(
+        g(json!({"frontend": {"default": {"validation": ca},
+                              "perPort": [{"port": 443, "tls": {"validation": ca}}]},
+                 "backend": {"clientCertificateRef": {"name": "client"}}})),
+        STD,
+    );
+    rejected_at(g(json!({"frontend": {}})), STD, "spec.tls.frontend.default");
+    rejected_at(
+        g(json!({"frontend": {"default": {"validation": {"caCertificateRefs": []}}}})),
+        STD,
+        "spec.tls.frontend.default.validation.caCertificateRefs",
+    );
+    rejected_at(
+        g(
+            json!({"frontend": {"default": {"validation": {"caCertificateRefs": ca["caCertificateRefs"], "mode": "Lax"}}}}),
+        ),
+        STD,
+        "spec.tls.frontend.default.validation.mode",
+    );
+    rejected_with(
+        g(
+            json!({"frontend": {"default": {"validation": ca}, "perPort": [
+            {"port": 443, "tls": {"validation": ca}}, {"port": 443, "tls": {"validation": ca}}]}}),
+        ),
+        STD,
+        "spec.tls.frontend.perPort",
+        "Port for TLS configuration must be unique within the Gateway",
+    );
+    rejected_at(
+        g(json!({"backend": {"clientCertificateRef": {"namespace": "x"}}})),
+        STD,
+        "spec.tls.backend.clientCertificateRef.name",
+    );
+}

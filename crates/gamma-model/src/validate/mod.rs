@@ -7,6 +7,7 @@
 mod common;
 mod core;
 mod gateway;
+mod gateway_tls;
 mod grpcroute;
 mod httproute;
 mod l4route;
