@@ -46,7 +46,7 @@ pub struct GrpcRule {
     pub filters: Vec<GrpcFilter>,
     /// Weighted backends.
     pub backend_refs: Vec<GrpcBackend>,
-    /// **[experimental]** session persistence, kept as written (validated).
+    /// **\[experimental\]** session persistence, kept as written (validated).
     pub session_persistence: Option<gateway::SessionPersistence>,
 }
 

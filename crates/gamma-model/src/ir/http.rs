@@ -49,9 +49,9 @@ pub struct HttpRule {
     pub backend_refs: Vec<HttpBackend>,
     /// Timeouts, if set.
     pub timeouts: Option<Timeouts>,
-    /// **[experimental]** retry policy, if set.
+    /// **\[experimental\]** retry policy, if set.
     pub retry: Option<Retry>,
-    /// **[experimental]** session persistence, kept as written (validated).
+    /// **\[experimental\]** session persistence, kept as written (validated).
     pub session_persistence: Option<gateway::SessionPersistence>,
 }
 
@@ -210,7 +210,7 @@ pub enum HttpFilter {
     /// An implementation-specific filter (must not be skipped: unresolvable means an error
     /// response, spec-digest §6.1).
     ExtensionRef(ExtensionRef),
-    /// **[experimental]** external authorization, kept as written (validated).
+    /// **\[experimental\]** external authorization, kept as written (validated).
     ExternalAuth(gateway::HttpExternalAuthFilter),
 }
 
@@ -386,7 +386,7 @@ pub struct Timeouts {
     pub backend_request: Option<Duration>,
 }
 
-/// **[experimental]** retry policy (GEP-1731).
+/// **\[experimental\]** retry policy (GEP-1731).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[non_exhaustive]
 pub struct Retry {
