@@ -342,3 +342,28 @@ fn l4_routes_convert() {
     assert_eq!(u.namespace, "default");
     assert_eq!(u.rules[0].backend_refs[0].target.port, Some(53));
 }
+
+// spec-digest §6.2: `remove` entries have no pattern upstream; non-token entries are accepted
+// by validation and left out of the IR (they cannot name a header).
+#[test]
+fn header_remove_entries_that_cannot_name_a_header_are_ignored() {
+    let r = http(
+        json!({"rules": [{"filters": [{"type": "RequestHeaderModifier",
+        "requestHeaderModifier": {"remove": ["X-A", "not a header", ""]}}]}]}),
+    );
+    let HttpFilter::RequestHeaderModifier(m) = &r.rules[0].filters[0] else {
+        panic!()
+    };
+    let names: Vec<&str> = m.remove.iter().map(|n| n.as_str()).collect();
+    assert_eq!(names, ["x-a"]);
+}
+
+// spec-digest §2.1 step 1: non-wildcard characters first, then all characters.
+#[test]
+fn hostname_precedence_prefers_exact_names() {
+    let exact = ir::Hostname::new("a.example.com").unwrap();
+    let wild = ir::Hostname::new("*.example.com").unwrap();
+    assert_eq!(exact.precedence_key(), (13, 13));
+    assert_eq!(wild.precedence_key(), (0, 13));
+    assert!(exact.precedence_key() > wild.precedence_key());
+}

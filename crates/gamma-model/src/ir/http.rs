@@ -222,7 +222,8 @@ pub struct HeaderModifier {
     pub set: Vec<(HeaderName, String)>,
     /// Headers to append to.
     pub add: Vec<(HeaderName, String)>,
-    /// Headers to remove.
+    /// Headers to remove (entries that are not header-name tokens, which upstream does not
+    /// reject, are left out: they cannot name a header).
     pub remove: Vec<HeaderName>,
 }
 
@@ -527,11 +528,12 @@ pub(crate) fn header_modifier(
     };
     let set = pairs("set", &f.set, errors);
     let add = pairs("add", &f.add, errors);
+    // Upstream puts no pattern on `remove` entries; one that is not a header-name token can
+    // never name a header, so it is ignored rather than rejected.
     let remove = f
         .remove
         .iter()
-        .enumerate()
-        .filter_map(|(i, n)| ok(HeaderName::new(n), &path.field("remove").index(i), errors))
+        .filter_map(|n| HeaderName::new(n).ok())
         .collect();
     HeaderModifier { set, add, remove }
 }

@@ -70,10 +70,12 @@ impl Hostname {
         self.0.strip_prefix("*.").unwrap_or(&self.0)
     }
 
-    /// The number of characters of the non-wildcard part (the precedence key of spec-digest §2.1
-    /// step 1a counts non-wildcard hostnames; this is the length of what the name pins down).
-    pub fn specificity(&self) -> usize {
-        self.suffix().len()
+    /// The hostname precedence key of spec-digest §2.1 step 1, larger wins: the number of
+    /// characters when this is a non-wildcard name (0 for a wildcard), then the number of
+    /// characters of the name itself.
+    pub fn precedence_key(&self) -> (usize, usize) {
+        let len = self.0.len();
+        (if self.is_wildcard() { 0 } else { len }, len)
     }
 
     /// Whether a request host (already lower-case, without port) matches: equal for an exact
