@@ -367,3 +367,19 @@ fn hostname_precedence_prefers_exact_names() {
     assert_eq!(wild.precedence_key(), (0, 13));
     assert!(exact.precedence_key() > wild.precedence_key());
 }
+
+// A single GRPCRoute rule converts on its own.
+#[test]
+fn single_grpc_rule_conversion() {
+    let rule: gateway::GrpcRouteRule = serde_json::from_value(json!({
+        "matches": [{"method": {"service": "a.B", "method": "C"}}],
+        "backendRefs": [{"name": "a", "port": 80}]}))
+    .unwrap();
+    let r = ir::GrpcRule::from_wire(&rule, 1, "shop", &std_opts()).unwrap();
+    assert_eq!(r.index, 1);
+    assert_eq!(r.backend_refs[0].backend.target.namespace, "shop");
+    let bad: gateway::GrpcRouteRule =
+        serde_json::from_value(json!({"matches": [{"method": {"type": "Exact"}}]})).unwrap();
+    let e = ir::GrpcRule::from_wire(&bad, 1, "shop", &std_opts()).unwrap_err();
+    assert!(e.has_error_at("spec.rules[1].matches[0].method"));
+}

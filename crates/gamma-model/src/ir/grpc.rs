@@ -206,6 +206,31 @@ fn convert_rule(
     }
 }
 
+impl GrpcRule {
+    /// Validates rule `index` of a route in `route_namespace` and converts it. Route-level rules
+    /// (total matches, unique rule names) are not checked here; errors carry paths below
+    /// `spec.rules[index]`.
+    pub fn from_wire(
+        rule: &gateway::GrpcRouteRule,
+        index: usize,
+        route_namespace: &str,
+        opts: &ValidateOptions,
+    ) -> Result<GrpcRule, ValidationErrors> {
+        let path = FieldPath::root().field("spec").field("rules").index(index);
+        let mut errors = Errors::default();
+        rule.collect_errors(&path, opts, &mut errors);
+        if errors.is_empty() {
+            let converted = convert_rule(rule, index, route_namespace, &path, &mut errors);
+            errors.into_result().map(|()| converted)
+        } else {
+            Err(errors
+                .into_result()
+                .err()
+                .unwrap_or_else(super::unreachable_errors))
+        }
+    }
+}
+
 impl GrpcRoute {
     /// Validates (standard channel) and converts a route; every error when it is invalid.
     pub fn from_wire(wire: &gateway::GrpcRoute) -> Result<GrpcRoute, ValidationErrors> {

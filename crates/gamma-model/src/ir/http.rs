@@ -755,11 +755,15 @@ impl HttpRule {
         let path = FieldPath::root().field("spec").field("rules").index(index);
         let mut errors = Errors::default();
         rule.collect_errors(&path, opts, &mut errors);
-        if !errors.is_empty() {
-            return errors.into_result().map(|()| HttpRule::default_rule());
+        if errors.is_empty() {
+            let converted = convert_rule(rule, index, route_namespace, &path, &mut errors);
+            errors.into_result().map(|()| converted)
+        } else {
+            Err(errors
+                .into_result()
+                .err()
+                .unwrap_or_else(super::unreachable_errors))
         }
-        let converted = convert_rule(rule, index, route_namespace, &path, &mut errors);
-        errors.into_result().map(|()| converted)
     }
 }
 
