@@ -2,7 +2,26 @@
 //!
 //! Every resource implements [`Validate`]. Validation collects *all* errors, each with the JSON
 //! field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
-//! [`ErrorKind`], and a message a person can act on.
+//! [`ErrorKind`], and a message a person can act on (upstream's own message for CEL rules).
+//! Rules that exist only in the experimental CRDs apply under [`Channel::Experimental`];
+//! experimental-only *fields* are validated whenever present. `docs/validation.md` maps every
+//! upstream rule to the code and lists what is deliberately not checked.
+//!
+//! ```
+//! use gamma_model::validate::{Channel, Validate, ValidateOptions};
+//! let route: gamma_model::gateway::HttpRoute = serde_json::from_value(serde_json::json!({
+//!     "metadata": {"name": "r"},
+//!     "spec": {"rules": [{
+//!         "matches": [{"path": {"type": "PathPrefix", "value": "/a/.."}}],
+//!         "backendRefs": [{"name": "svc", "weight": 1000001}]
+//!     }]}
+//! })).unwrap();
+//! let errors = route.validate().unwrap_err();
+//! assert!(errors.has_error_at("spec.rules[0].matches[0].path.value"));   // "must not end with '/..' ..."
+//! assert!(errors.has_error_at("spec.rules[0].backendRefs[0]"));          // "Must have port for Service reference"
+//! assert!(errors.has_error_at("spec.rules[0].backendRefs[0].weight"));   // 0 to 1,000,000
+//! # let _ = ValidateOptions::channel(Channel::Experimental);
+//! ```
 
 mod common;
 mod core;
