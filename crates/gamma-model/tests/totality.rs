@@ -162,6 +162,32 @@ fn http_route() -> impl Strategy<Value = Value> {
         })
 }
 
+fn grpc_route() -> impl Strategy<Value = Value> {
+    let method = (
+        opt(pick(&["Exact", "RegularExpression", "Other"])),
+        opt(text().prop_map(Value::from)),
+        opt(text().prop_map(Value::from)),
+    )
+        .prop_map(|(t, s, m)| json!({"type": t, "service": s, "method": m}));
+    let grpc_match =
+        (opt(method), header_list()).prop_map(|(m, h)| json!({"method": m, "headers": h}));
+    let grpc_filter = filter().prop_map(|mut f| {
+        // Reuse the HTTP generator; GRPCRoute knows four of its types.
+        if f["type"] == json!("RequestRedirect") {
+            f["type"] = json!("RequestMirror");
+        }
+        f
+    });
+    let rule = (
+        prop::collection::vec(grpc_match, 0..3),
+        prop::collection::vec(grpc_filter, 0..2),
+        prop::collection::vec(backend(), 0..3),
+    )
+        .prop_map(|(m, f, b)| json!({"matches": m, "filters": f, "backendRefs": b}));
+    ("[a-z]{1,8}", prop::collection::vec(rule, 0..4))
+        .prop_map(|(name, rules)| json!({"metadata": {"name": name}, "spec": {"rules": rules}}))
+}
+
 /// Drops JSON nulls so that `Option` fields decode as absent.
 fn strip_nulls(v: Value) -> Value {
     match v {
@@ -197,6 +223,23 @@ proptest! {
                     prop_assert_eq!(p.value.rules.len() + p.dropped.len(), written);
                     prop_assert!(!p.value.rules.is_empty());
                 }
+                prop_assert_eq!(p.dropped.is_empty(), valid);
+            }
+        }
+    }
+
+    // The same agreement for GRPCRoute.
+    #[test]
+    fn grpc_route_validation_and_conversion_are_total(v in grpc_route()) {
+        let Ok(route) = serde_json::from_value::<gateway::GrpcRoute>(strip_nulls(v)) else {
+            return Ok(());
+        };
+        for channel in [Channel::Standard, Channel::Experimental] {
+            let opts = ValidateOptions::channel(channel);
+            let valid = route.validate_with(&opts).is_ok();
+            prop_assert_eq!(valid, ir::GrpcRoute::from_wire_with(&route, &opts).is_ok());
+            if let Ok(p) = ir::GrpcRoute::from_wire_partial(&route, &opts) {
+                prop_assert_eq!(p.value.rules.len() + p.dropped.len(), route.spec.rules.len());
                 prop_assert_eq!(p.dropped.is_empty(), valid);
             }
         }
