@@ -79,9 +79,15 @@ macro_rules! resources {
                 match self { $(Resource::$variant(o) => &o.api_version,)+ }
             }
 
-            /// Decodes a JSON value whose `apiVersion` and `kind` were already read.
-            pub(crate) fn from_value(kind: ResourceKind, value: serde_json::Value) -> Result<Resource, serde_json::Error> {
-                Ok(match kind { $(ResourceKind::$variant => Resource::$variant(serde_json::from_value(value)?),)+ })
+            /// Decodes a JSON value whose `apiVersion` and `kind` were already read; an error
+            /// carries the path of the offending field.
+            pub(crate) fn from_value(
+                kind: ResourceKind,
+                value: serde_json::Value,
+            ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
+                Ok(match kind {
+                    $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+
+                })
             }
         }
 
