@@ -121,7 +121,11 @@ pub struct BackendTlsPolicyValidation {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ca_certificate_refs: Vec<ObjectReference>,
     /// `System`: use the system trust store. Excludes `caCertificateRefs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "wellKnownCACertificates",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub well_known_ca_certificates: Option<String>,
     /// The SNI and certificate hostname to use.
     #[serde(default)]
