@@ -399,3 +399,14 @@ fn huge_inputs_are_refused_within_the_limits() {
     assert_eq!(decode_with(&big, &options).unwrap().len(), 1);
     assert!(matches!(decode(&big), Err(DecodeError::TooLarge { .. })));
 }
+
+#[test]
+fn yaml_1_1_boolean_spellings_stay_strings() {
+    // A namespace `n` or a header value `on` must not become a boolean (the "Norway problem").
+    let input = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n  labels: {a: on, b: yes, c: off}\n";
+    let objects = decode(input).unwrap();
+    let meta = objects[0].metadata();
+    assert_eq!(meta.name, "n");
+    assert_eq!(meta.labels["a"], "on");
+    assert_eq!(meta.labels["b"], "yes");
+}

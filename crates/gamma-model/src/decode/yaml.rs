@@ -35,6 +35,9 @@ fn saphyr_options(options: &DecodeOptions) -> serde_saphyr::Options {
     opts.alias_limits.max_total_replayed_events = options.max_alias_expansion;
     // Kubernetes manifests never need deeper alias-within-alias replay.
     opts.alias_limits.max_replay_stack_depth = options.max_depth.min(64);
+    // YAML 1.2 booleans only (`true`/`false`): with YAML 1.1's `y`, `n`, `yes`, `on`, ... a
+    // namespace `n` or a header value `on` would become a boolean and fail to decode.
+    opts.strict_booleans = true;
     opts.with_snippet = false;
     opts.emit_comments = false;
     opts
