@@ -32,6 +32,7 @@ pub mod k8s;
 pub mod meta;
 pub mod resource;
 pub mod schema;
+pub mod smi;
 pub mod snapshot;
 pub mod validate;
 pub mod xmesh;

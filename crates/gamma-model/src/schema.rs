@@ -14,38 +14,15 @@
 //! assert!(props.contains_key("spec"));
 //! ```
 
-use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, Schema};
+use schemars::Schema;
 use serde_json::Value;
 
-use crate::gateway::{
-    BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
-    TcpRoute, TlsRoute, UdpRoute,
-};
-use crate::k8s::{EndpointSlice, Namespace, Service};
 use crate::resource::ResourceKind;
-use crate::xmesh::XMesh;
 
-/// The JSON Schema of objects of `kind`, as decoded (draft 2020-12, subschemas under `$defs`).
+/// The JSON Schema of objects of `kind`, as decoded (draft 2020-12, subschemas under `$defs`),
+/// with the CRD's `required` lists. The same as [`ResourceKind::json_schema`].
 pub fn schema_for(kind: ResourceKind) -> Schema {
-    let mut schema = match kind {
-        ResourceKind::HttpRoute => root::<HttpRoute>(),
-        ResourceKind::GrpcRoute => root::<GrpcRoute>(),
-        ResourceKind::TlsRoute => root::<TlsRoute>(),
-        ResourceKind::TcpRoute => root::<TcpRoute>(),
-        ResourceKind::UdpRoute => root::<UdpRoute>(),
-        ResourceKind::Gateway => root::<Gateway>(),
-        ResourceKind::GatewayClass => root::<GatewayClass>(),
-        ResourceKind::ListenerSet => root::<ListenerSet>(),
-        ResourceKind::ReferenceGrant => root::<ReferenceGrant>(),
-        ResourceKind::BackendTlsPolicy => root::<BackendTlsPolicy>(),
-        ResourceKind::XMesh => root::<XMesh>(),
-        ResourceKind::Service => root::<Service>(),
-        ResourceKind::Namespace => root::<Namespace>(),
-        ResourceKind::EndpointSlice => root::<EndpointSlice>(),
-    };
-    apply_required(&mut schema);
-    schema
+    kind.json_schema()
 }
 
 /// The schema of every kind, in [`ResourceKind::ALL`] order.
@@ -54,13 +31,6 @@ pub fn all_schemas() -> Vec<(ResourceKind, Schema)> {
         .iter()
         .map(|&kind| (kind, schema_for(kind)))
         .collect()
-}
-
-fn root<T: JsonSchema>() -> Schema {
-    SchemaSettings::draft2020_12()
-        .for_deserialize()
-        .into_generator()
-        .into_root_schema_for::<T>()
 }
 
 /// Fields the upstream CRDs require, by schema (type) name. The wire types default them on
@@ -128,7 +98,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("SupportedFeature", &["name"]),
 ];
 
-fn apply_required(schema: &mut Schema) {
+/// Adds the CRDs' `required` lists to a generated schema (its root and `$defs`).
+pub(crate) fn apply_required(schema: &mut Schema) {
     let root_name = schema
         .get("title")
         .and_then(Value::as_str)

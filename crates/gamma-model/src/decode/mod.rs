@@ -217,9 +217,8 @@ impl Context<'_> {
             });
         };
         let (api_version, kind) = type_info(object, at)?;
-        let Some(rk) =
-            ResourceKind::from_kind_name(kind).filter(|k| k.api_versions().contains(&api_version))
-        else {
+        // Kind names repeat across API groups (Gateway API and SMI TCPRoute): match both.
+        let Some(rk) = ResourceKind::from_type(api_version, kind) else {
             let (api_version, kind) = (api_version.to_owned(), kind.to_owned());
             if self.options.skip_unsupported {
                 out.skipped.push(Skipped {

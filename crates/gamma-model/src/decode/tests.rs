@@ -410,3 +410,13 @@ fn yaml_1_1_boolean_spellings_stay_strings() {
     assert_eq!(meta.labels["a"], "on");
     assert_eq!(meta.labels["b"], "yes");
 }
+
+#[test]
+fn syntax_messages_do_not_repeat_the_position() {
+    let err = decode("apiVersion: v1\nkind: Namespace\nmetadata: {name: [x}\n").unwrap_err();
+    let DecodeError::Syntax { message, .. } = &err else {
+        panic!("expected a syntax error, got {err}");
+    };
+    assert!(!message.contains("line"), "{message}");
+    assert_eq!(err.line(), Some(3));
+}

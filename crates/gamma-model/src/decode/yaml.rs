@@ -97,11 +97,23 @@ fn convert_error(input: &str, options: &DecodeOptions, error: &YamlError) -> Dec
         | YamlError::AliasReplayCounterOverflow { .. } => Some(Limit::AliasExpansion),
         _ => None,
     };
-    let message = inner.to_string();
+    let message = strip_location(&inner.to_string()).to_owned();
     match limit {
         Some(limit) => DecodeError::LimitExceeded { at, limit, message },
         None => DecodeError::Syntax { at, message },
     }
+}
+
+/// The parser's message without its trailing ` at line L, column C` (the [`Position`] carries
+/// the line).
+fn strip_location(message: &str) -> &str {
+    let Some((text, position)) = message.rsplit_once(" at line ") else {
+        return message;
+    };
+    let numeric = position
+        .split(", column ")
+        .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if numeric { text } else { message }
 }
 
 /// The index of the document an error is in: re-reads the stream document by document

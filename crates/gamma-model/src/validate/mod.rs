@@ -4,8 +4,17 @@
 //! field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
 //! [`ErrorKind`], and a message a person can act on.
 
+mod common;
+mod core;
+mod gateway;
+mod grpcroute;
+mod httproute;
+mod l4route;
 mod path;
+pub mod patterns;
+mod policy;
 
+pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 
 use std::fmt;
@@ -213,6 +222,12 @@ pub trait Validate {
     /// Validates against the standard channel's rules.
     fn validate(&self) -> Result<(), ValidationErrors> {
         self.validate_with(&ValidateOptions::default())
+    }
+}
+
+impl Validate for crate::Resource {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        self.as_validate().collect_errors(path, opts, errors);
     }
 }
 
