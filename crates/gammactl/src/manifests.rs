@@ -304,8 +304,8 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         message: String::new(),
     };
     match e {
-        DecodeError::Syntax { line, message, .. } => {
-            let line = line.or_else(|| yaml_error_line(doc));
+        DecodeError::Syntax { at, message, .. } => {
+            let line = at.line.or_else(|| yaml_error_line(doc));
             if let Some(l) = line {
                 problem.line = Some(doc.first_line + l - 1);
             }
