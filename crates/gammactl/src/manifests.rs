@@ -121,11 +121,6 @@ impl Manifests {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()))
     }
-
-    /// The loaded object with this identity (the last definition).
-    pub fn find(&self, key: &ObjectRef) -> Option<&Loaded> {
-        self.objects.iter().rev().find(|o| &o.key() == key)
-    }
 }
 
 /// One document's text and where it sits in its file.

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+mod explain;
+mod resolve;
 mod schema;
 mod validate;
 
@@ -11,9 +13,8 @@ pub fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Validate(args) => validate::run(&args),
         Command::Schema(args) => schema::run(&args),
-        Command::Resolve(_) | Command::Explain(_) => Err(usage(
-            "resolve and explain are not available in this build yet",
-        )),
+        Command::Resolve(args) => resolve::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Owners(_) | Command::Status(_) => Err(usage(
             "owners and status are not available in this build yet",
         )),

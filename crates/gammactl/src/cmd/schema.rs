@@ -40,7 +40,7 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
             names.join(", ")
         ))
     })?;
-    let format = match args.output.format {
+    let format = match args.output.format() {
         Format::Text => Format::Json,
         f => f,
     };
@@ -51,6 +51,12 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
 fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("request") {
         return Some(schema_for!(crate::request::RequestLine));
+    }
+    if name.eq_ignore_ascii_case("decision") {
+        return Some(gamma_resolve::schema::decision());
+    }
+    if name.eq_ignore_ascii_case("explanation") {
+        return Some(gamma_resolve::schema::explanation());
     }
     let kind = ResourceKind::ALL
         .iter()
@@ -90,6 +96,7 @@ mod tests {
     fn kind_names_match_in_any_case() {
         assert!(schema_named("httproute").is_some());
         assert!(schema_named("REQUEST").is_some());
+        assert!(schema_named("Decision").is_some());
         assert!(schema_named("Deployment").is_none());
     }
 }

@@ -63,7 +63,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         warnings,
         problems: &manifests.problems,
     };
-    match args.output.format {
+    match args.output.format() {
         Format::Text => print_text(&report),
         format => print(&report, format)?,
     }
