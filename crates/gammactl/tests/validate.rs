@@ -157,3 +157,38 @@ fn output_is_never_coloured_off_a_terminal() {
     let r = run(&["validate", "-f", &format!("{FIXTURES}/malformed.yaml")]);
     assert!(!r.stdout.contains('\x1b') && !r.stderr.contains('\x1b'));
 }
+
+#[test]
+fn every_validation_error_of_a_route_is_listed_at_its_line() {
+    // spec-digest §1.3 (path must start with '/'), §5.1 (Service backendRef needs a port),
+    // §5.2 (weight at most 1000000).
+    let r = check(
+        "validate-three-errors",
+        &["validate", "-f", &format!("{FIXTURES}/three-errors.yaml")],
+        1,
+    );
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let prefix = "crates/gammactl/tests/fixtures/three-errors.yaml";
+    assert!(
+        lines[0].starts_with(&format!(
+            "{prefix}:16: HTTPRoute shop/three-errors: spec.rules[0].matches[0].path.value: "
+        )),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "{prefix}:18: HTTPRoute shop/three-errors: spec.rules[0].backendRefs[0]: "
+        )),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with(&format!(
+            "{prefix}:19: HTTPRoute shop/three-errors: spec.rules[0].backendRefs[0].weight: "
+        )),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(lines[3], "1 object in 1 file: 3 errors, 0 warnings");
+}
