@@ -13,10 +13,12 @@ mod input;
 mod locate;
 mod manifests;
 mod output;
+mod ownership;
 mod problem;
 mod request;
 mod sample;
 mod style;
+mod table;
 
 use std::process::ExitCode;
 

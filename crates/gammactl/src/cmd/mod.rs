@@ -1,12 +1,14 @@
 //! One module per subcommand.
 
 mod explain;
+mod owners;
 mod resolve;
 mod schema;
+mod status;
 mod validate;
 
 use crate::cli::Command;
-use crate::failure::{Failure, usage};
+use crate::failure::Failure;
 
 /// Runs a subcommand.
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -15,9 +17,8 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Schema(args) => schema::run(&args),
         Command::Resolve(args) => resolve::run(&args),
         Command::Explain(args) => explain::run(&args),
-        Command::Owners(_) | Command::Status(_) => Err(usage(
-            "owners and status are not available in this build yet",
-        )),
+        Command::Owners(args) => owners::run(&args),
+        Command::Status(args) => status::run(&args),
     }
 }
 

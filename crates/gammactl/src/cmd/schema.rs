@@ -7,6 +7,7 @@ use gamma::model::gateway::{
     TcpRoute, TlsRoute, UdpRoute,
 };
 use gamma::model::k8s::{EndpointSlice, Namespace, Service};
+use gamma::model::smi;
 use gamma::model::xmesh::XMesh;
 use schemars::{Schema, schema_for};
 
@@ -21,18 +22,18 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
     if args.kind.eq_ignore_ascii_case("list") {
         for kind in ResourceKind::ALL {
             emit_line(&format!(
-                "{:<18} {}",
-                kind.as_str(),
+                "{:<28} {}",
+                kind.unique_name(),
                 kind.api_versions().join(", ")
             ));
         }
         for (name, what) in FORMATS {
-            emit_line(&format!("{name:<18} {what}"));
+            emit_line(&format!("{name:<28} {what}"));
         }
         return Ok(());
     }
     let schema = schema_named(&args.kind).ok_or_else(|| {
-        let mut names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.as_str()).collect();
+        let mut names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.unique_name()).collect();
         names.extend(FORMATS.iter().map(|(n, _)| *n));
         usage(format!(
             "unknown schema {:?}; choose one of: {}",
@@ -60,7 +61,7 @@ fn schema_named(name: &str) -> Option<Schema> {
     }
     let kind = ResourceKind::ALL
         .iter()
-        .find(|k| k.as_str().eq_ignore_ascii_case(name))?;
+        .find(|k| k.unique_name().eq_ignore_ascii_case(name))?;
     Some(match kind {
         ResourceKind::HttpRoute => schema_for!(HttpRoute),
         ResourceKind::GrpcRoute => schema_for!(GrpcRoute),
@@ -76,6 +77,11 @@ fn schema_named(name: &str) -> Option<Schema> {
         ResourceKind::Service => schema_for!(Service),
         ResourceKind::Namespace => schema_for!(Namespace),
         ResourceKind::EndpointSlice => schema_for!(EndpointSlice),
+        ResourceKind::TrafficSplit => schema_for!(smi::TrafficSplit),
+        ResourceKind::HttpRouteGroup => schema_for!(smi::HttpRouteGroup),
+        ResourceKind::SmiTcpRoute => schema_for!(smi::SmiTcpRoute),
+        ResourceKind::SmiUdpRoute => schema_for!(smi::SmiUdpRoute),
+        ResourceKind::TrafficTarget => schema_for!(smi::TrafficTarget),
         // A kind added to gamma-model later: no schema until it is listed here.
         _ => return None,
     })
@@ -88,7 +94,7 @@ mod tests {
     #[test]
     fn every_resource_kind_has_a_schema() {
         for kind in ResourceKind::ALL {
-            assert!(schema_named(kind.as_str()).is_some(), "{kind}");
+            assert!(schema_named(kind.unique_name()).is_some(), "{kind}");
         }
     }
 
