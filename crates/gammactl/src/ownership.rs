@@ -99,7 +99,11 @@ fn read_config(path: &Path) -> Result<Config, Failure> {
         serde_json::from_str::<Config>(&text).map_err(|e| format!("{name}:{}: {}", e.line(), e))
     } else {
         serde_saphyr::from_str::<Config>(&text).map_err(|e| match e.location() {
-            Some(l) => format!("{name}:{}: {}", l.line(), e),
+            Some(l) => format!(
+                "{name}:{}: {}",
+                l.line(),
+                crate::manifests::parser_message(&e.to_string())
+            ),
             None => format!("{name}: {e}"),
         })
     };
