@@ -233,3 +233,29 @@ fn a_bad_now_is_a_usage_error() {
     let r = run(&["status", "-f", M, "--as", "istio", "--now", "yesterday"]);
     assert_eq!(r.code, 2);
 }
+
+#[test]
+fn status_keeps_foreign_entries_and_refuses_stale_copies() {
+    // Status protocol (ARCHITECTURE "gamma-arbiter"): foreign entries stay untouched and in
+    // place; never write when the stored observedGeneration is newer (spec-digest §9.2).
+    let r = check(
+        "status-stored",
+        &[
+            "status",
+            "-f",
+            "crates/gammactl/tests/fixtures/stored-status.yaml",
+            "--as",
+            "istio.io/gateway-controller",
+            "--now",
+            NOW,
+        ],
+        0,
+    );
+    assert!(r.stdout.contains(
+        "  Service store/api:80 (kept: linkerd.io/policy-controller): Accepted=False NotOwned\n  \
+         Service store/api:80: Accepted=True Accepted"
+    ), "{}", r.stdout);
+    assert!(r.stdout.contains(
+        "HTTPRoute store/old-copy: stale: stored observedGeneration 2 is newer than generation 1"
+    ));
+}
