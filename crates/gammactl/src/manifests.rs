@@ -299,9 +299,10 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         message: String::new(),
     };
     match e {
-        DecodeError::Syntax { line, message, .. } => {
-            let line = line.or_else(|| yaml_error_line(doc));
-            if let Some(l) = line {
+        // Fields are matched with `..` and the line is asked of the parser directly, so this
+        // stays independent of how DecodeError carries positions.
+        DecodeError::Syntax { message, .. } => {
+            if let Some(l) = syntax_error_line(doc) {
                 problem.line = Some(doc.first_line + l - 1);
             }
             problem.message = format!("syntax error: {}", strip_position(first_line_of(message)));
@@ -376,10 +377,11 @@ fn first_line_of(message: &str) -> &str {
     message.lines().next().unwrap_or(message).trim_end()
 }
 
-/// The line of a YAML syntax error within the document, asked of the parser directly.
-fn yaml_error_line(doc: &RawDocument<'_>) -> Option<usize> {
+/// The line of a syntax error within the document, asked of the parser directly.
+fn syntax_error_line(doc: &RawDocument<'_>) -> Option<usize> {
     if doc.json {
-        return None;
+        let err = serde_json::from_str::<serde_json::Value>(doc.text).err()?;
+        return (err.line() > 0).then_some(err.line());
     }
     let err = serde_saphyr::from_str::<serde_json::Value>(doc.text).err()?;
     usize::try_from(err.location()?.line()).ok()
@@ -482,6 +484,14 @@ metadata: {name: web}
             .map(|o| (o.origin.document, o.origin.line))
             .collect();
         assert_eq!(lines, vec![(0, 2), (1, 3)]);
+    }
+
+    #[test]
+    fn json_syntax_errors_name_the_file_line() {
+        let text = "[\n {\"apiVersion\": \"v1\", \"kind\": \"Namespace\",\n  \"metadata\": {\"name\": }}\n]\n";
+        let m = Manifests::load(&[source("bad.json", text)], Vec::new());
+        assert_eq!(m.problems.len(), 1, "{:?}", m.problems);
+        assert_eq!(m.problems[0].line, Some(3));
     }
 
     #[test]
