@@ -519,4 +519,16 @@ metadata: {name: web}
         assert!(!is_document_start("----\n"));
         assert!(!is_document_start(" ---\n"));
     }
+
+    proptest::proptest! {
+        // Any text splits into documents that cover it in order, and loading never panics.
+        #[test]
+        fn splitting_and_loading_never_panic(text in "(---\n|\\[|\\]|\\{|\\}|\"|,|a: b\n|- x\n| |\n){0,40}") {
+            let docs = split_documents(&text);
+            for pair in docs.windows(2) {
+                proptest::prop_assert!(pair[0].first_line <= pair[1].first_line);
+            }
+            let _ = Manifests::load(&[source("p.yaml", &text)], Vec::new());
+        }
+    }
 }

@@ -358,3 +358,49 @@ fn broken_manifests_stop_resolution_with_exit_1() {
         r.stderr
     );
 }
+
+#[test]
+fn explain_a_port_without_routes_passes_through() {
+    // README row 8: the routes set `port: 80`; port 9090 binds nothing (GEP-1294).
+    let r = check(
+        "explain-passthrough",
+        &[
+            "explain",
+            "-f",
+            M,
+            "--from",
+            "shop",
+            "--to",
+            "10.96.10.20:9090",
+            "GET",
+            "/metrics",
+        ],
+        0,
+    );
+    assert!(r.stdout.contains("decision:  pass through"), "{}", r.stdout);
+}
+
+#[test]
+fn explain_an_invalid_backend_pick() {
+    // README row 19: an entropy in the last fifth picks the missing stock-v2 (§5.3: 500).
+    let r = check(
+        "explain-invalid-backend",
+        &[
+            "explain",
+            "-f",
+            M,
+            "--to",
+            "10.96.40.10:8080",
+            "--entropy",
+            "18000000000000000000",
+            "GET",
+            "/items/sku-1",
+        ],
+        0,
+    );
+    assert!(
+        r.stdout.contains("decision:  respond HTTP 500"),
+        "{}",
+        r.stdout
+    );
+}
