@@ -92,6 +92,11 @@ pub struct ValidateArgs {
     /// Which channel's CRD rules to check against.
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// Also check references the way a controller would (parents and backends exist, listeners
+    /// allow the route, ReferenceGrants permit cross-namespace backends); findings are warnings,
+    /// since they are status, not invalid objects.
+    #[arg(long)]
+    pub refs: bool,
 }
 
 /// The request protocol.

@@ -32,7 +32,7 @@ fn owners_all_puts_every_controller_side_by_side() {
             .unwrap_or_else(|| panic!("no row for {route}"))
             .to_owned()
     };
-    // Level 1 shared ownership; level 4 conflict; the omitted-group trap (§4.1).
+    // Level 1 shared ownership; level 4 conflict; the omitted-group trap (§4.2).
     assert!(row("HTTPRoute shop/catalog ").contains("owns      owns"));
     assert!(row("HTTPRoute legacy/billing ").contains("CONFLICT  CONFLICT"));
     assert!(

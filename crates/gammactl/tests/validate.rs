@@ -192,3 +192,24 @@ fn every_validation_error_of_a_route_is_listed_at_its_line() {
     );
     assert_eq!(lines[3], "1 object in 1 file: 3 errors, 0 warnings");
 }
+
+#[test]
+fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
+    // spec-digest §4.2 (omitted group on a Service parentRef) and §5.3 (BackendNotFound); the
+    // sample README documents both on web/frontend and inventory/stock.
+    let r = check(
+        "validate-refs",
+        &["validate", "--refs", "-f", "examples/manifests"],
+        0,
+    );
+    assert!(r.stdout.contains(
+        "examples/manifests/30-routes-web.yaml:51: warning: HTTPRoute web/frontend: spec.parentRefs[0]: kind Service without group"
+    ), "{}", r.stdout);
+    assert!(r.stdout.contains(
+        "HTTPRoute inventory/stock: spec.parentRefs[0]: ResolvedRefs=False BackendNotFound"
+    ));
+    assert!(
+        r.stdout
+            .ends_with("58 objects in 9 files: 0 errors, 2 warnings\n")
+    );
+}

@@ -33,6 +33,9 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             found.push(object.problem(Severity::Error, e.path.as_str(), e.kind.to_string()));
         }
     }
+    if args.refs {
+        found.extend(reference_problems(&manifests));
+    }
     manifests.problems.extend(found);
     // Sorted by file order then line, so the list reads top to bottom per file; the sort is
     // stable, keeping the order problems were found in within one line.
@@ -100,4 +103,66 @@ fn print_text(report: &Report<'_>) {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// The conditions gamma-resolve computes for every (route, parentRef) that are not `True`, as
+/// warnings located at the parentRef.
+fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
+    let table = gamma_resolve::RouteTable::build(
+        &manifests.snapshot(),
+        &gamma_resolve::BuildOptions::default(),
+    );
+    let mut out = Vec::new();
+    // The defaulting trap (spec-digest §4.2): `kind: Service` without `group` means
+    // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
+    // and no controller will ever report that in its status.
+    for object in &manifests.objects {
+        let Some((_, refs, _)) = gamma_arbiter::routes::route_parts(&object.resource) else {
+            continue;
+        };
+        for (i, r) in refs.iter().enumerate() {
+            if r.kind.as_deref() != Some("Service") {
+                continue;
+            }
+            let message = match r.group.as_deref() {
+                None => {
+                    "kind Service without group means gateway.networking.k8s.io/Service, which \
+                     no controller implements: the route attaches to nothing; write group: \"\" \
+                     for a core Service"
+                }
+                // Upstream's docs once used `group: core`; the spec'd form is the empty group.
+                Some("core") => {
+                    "group core is not the core API group (that is the empty group): \
+                     write group: \"\" for a core Service"
+                }
+                _ => continue,
+            };
+            out.push(object.problem(
+                Severity::Warning,
+                &format!("spec.parentRefs[{i}]"),
+                message.to_owned(),
+            ));
+        }
+    }
+    for p in table.parent_conditions() {
+        let key = gamma::model::ObjectRef::new(
+            match gamma::model::ResourceKind::from_kind_name(p.kind.as_str()) {
+                Some(k) => k,
+                None => continue,
+            },
+            p.namespace.clone(),
+            p.name.clone(),
+        );
+        let Some(object) = manifests.objects.iter().rev().find(|o| o.key() == key) else {
+            continue;
+        };
+        for c in p.conditions.iter().filter(|c| !c.status) {
+            out.push(object.problem(
+                Severity::Warning,
+                &format!("spec.parentRefs[{}]", p.parent_index),
+                format!("{}=False {}: {}", c.type_, c.reason, c.message),
+            ));
+        }
+    }
+    out
 }
