@@ -77,6 +77,8 @@ pub struct Manifests {
     pub problems: Vec<Problem>,
     /// How many files were read.
     pub files: usize,
+    /// The names of the files read, in input order.
+    pub file_order: Vec<String>,
 }
 
 impl Manifests {
@@ -109,6 +111,7 @@ impl Manifests {
             objects,
             problems,
             files: sources.len(),
+            file_order: sources.iter().map(|s| s.name.clone()).collect(),
         }
     }
 

@@ -37,23 +37,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         found.extend(reference_problems(&manifests));
     }
     manifests.problems.extend(found);
-    // Sorted by file order then line, so the list reads top to bottom per file; the sort is
-    // stable, keeping the order problems were found in within one line.
-    let file_order: Vec<String> = manifests
-        .problems
-        .iter()
-        .filter_map(|p| p.file.clone())
-        .fold(Vec::new(), |mut acc, f| {
-            if !acc.contains(&f) {
-                acc.push(f);
-            }
-            acc
-        });
+    // Sorted by input file order (unreadable files first), then line, so the list reads top
+    // to bottom per file; the sort is stable, keeping the order problems were found in within
+    // one line.
+    let order = &manifests.file_order;
     manifests.problems.sort_by_key(|p| {
         (
             p.file
                 .as_ref()
-                .and_then(|f| file_order.iter().position(|x| x == f)),
+                .and_then(|f| order.iter().position(|x| x == f)),
             p.line,
         )
     });
