@@ -2,13 +2,6 @@
 //! format.
 
 use gamma::model::ResourceKind;
-use gamma::model::gateway::{
-    BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
-    TcpRoute, TlsRoute, UdpRoute,
-};
-use gamma::model::k8s::{EndpointSlice, Namespace, Service};
-use gamma::model::smi;
-use gamma::model::xmesh::XMesh;
 use schemars::{Schema, schema_for};
 
 use crate::cli::{Format, SchemaArgs};
@@ -16,7 +9,14 @@ use crate::failure::{Failure, usage};
 use crate::output::{emit_line, print};
 
 /// The non-resource schemas, with what they describe.
-const FORMATS: &[(&str, &str)] = &[("request", "one line of `gammactl resolve --requests FILE`")];
+const FORMATS: &[(&str, &str)] = &[
+    ("request", "one line of `gammactl resolve --requests FILE`"),
+    (
+        "decision",
+        "what `gammactl resolve -o json` answers (gamma-resolve's Decision)",
+    ),
+    ("explanation", "what `gammactl explain -o json` answers"),
+];
 
 pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
     if args.kind.eq_ignore_ascii_case("list") {
@@ -59,32 +59,14 @@ fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("explanation") {
         return Some(gamma_resolve::schema::explanation());
     }
-    let kind = ResourceKind::ALL
+    ResourceKind::ALL
         .iter()
-        .find(|k| k.unique_name().eq_ignore_ascii_case(name))?;
-    Some(match kind {
-        ResourceKind::HttpRoute => schema_for!(HttpRoute),
-        ResourceKind::GrpcRoute => schema_for!(GrpcRoute),
-        ResourceKind::TlsRoute => schema_for!(TlsRoute),
-        ResourceKind::TcpRoute => schema_for!(TcpRoute),
-        ResourceKind::UdpRoute => schema_for!(UdpRoute),
-        ResourceKind::Gateway => schema_for!(Gateway),
-        ResourceKind::GatewayClass => schema_for!(GatewayClass),
-        ResourceKind::ListenerSet => schema_for!(ListenerSet),
-        ResourceKind::ReferenceGrant => schema_for!(ReferenceGrant),
-        ResourceKind::BackendTlsPolicy => schema_for!(BackendTlsPolicy),
-        ResourceKind::XMesh => schema_for!(XMesh),
-        ResourceKind::Service => schema_for!(Service),
-        ResourceKind::Namespace => schema_for!(Namespace),
-        ResourceKind::EndpointSlice => schema_for!(EndpointSlice),
-        ResourceKind::TrafficSplit => schema_for!(smi::TrafficSplit),
-        ResourceKind::HttpRouteGroup => schema_for!(smi::HttpRouteGroup),
-        ResourceKind::SmiTcpRoute => schema_for!(smi::SmiTcpRoute),
-        ResourceKind::SmiUdpRoute => schema_for!(smi::SmiUdpRoute),
-        ResourceKind::TrafficTarget => schema_for!(smi::TrafficTarget),
-        // A kind added to gamma-model later: no schema until it is listed here.
-        _ => return None,
-    })
+        .find(|k| {
+            k.unique_name().eq_ignore_ascii_case(name)
+                || (k.as_str().eq_ignore_ascii_case(name)
+                    && ResourceKind::from_kind_name(k.as_str()) == Some(**k))
+        })
+        .map(|k| k.json_schema())
 }
 
 #[cfg(test)]
