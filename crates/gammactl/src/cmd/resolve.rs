@@ -57,8 +57,13 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
 
 /// One JSON value per request line; errors keep their line so output stays aligned.
 fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Failure> {
-    let name = file.display().to_string();
-    let text = if file.as_os_str() == "-" {
+    let stdin = file.as_os_str() == "-";
+    let name = if stdin {
+        "<stdin>".to_owned()
+    } else {
+        file.display().to_string()
+    };
+    let text = if stdin {
         crate::input::read_limited(std::io::stdin().lock())
     } else {
         std::fs::File::open(file)
