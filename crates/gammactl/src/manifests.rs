@@ -6,6 +6,7 @@
 //! and so that line numbers are known per document.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot, decode};
 
@@ -31,8 +32,9 @@ pub struct Loaded {
     pub resource: Resource,
     /// Its file, document and line.
     pub origin: Origin,
-    /// The document's text, for locating field paths.
-    text: String,
+    /// The document's text, for locating field paths; shared by every object of a `kind: List`
+    /// document, so a large List costs its text once.
+    text: Arc<str>,
     /// The file line of the document text's first line.
     first_line: usize,
 }
@@ -196,11 +198,15 @@ fn split_json(text: &str) -> Vec<RawDocument<'_>> {
     let Some(items) = json_array_items(text) else {
         return whole();
     };
+    // Lines are counted incrementally: items come in order, so the whole text is scanned once.
+    let mut line = 1;
+    let mut counted = 0;
     items
         .into_iter()
         .enumerate()
         .map(|(index, (start, end))| {
-            let line = 1 + text.get(..start).map_or(0, |s| s.matches('\n').count());
+            line += text.get(counted..start).map_or(0, |s| s.matches('\n').count());
+            counted = start;
             RawDocument {
                 index,
                 first_line: line,
@@ -273,6 +279,7 @@ fn decode_document(
 ) {
     match decode(doc.text) {
         Ok(resources) => {
+            let text: Arc<str> = Arc::from(doc.text);
             for resource in resources {
                 objects.push(Loaded {
                     resource,
@@ -281,7 +288,7 @@ fn decode_document(
                         document: doc.index,
                         line: doc.content_line,
                     },
-                    text: doc.text.to_owned(),
+                    text: Arc::clone(&text),
                     first_line: doc.first_line,
                 });
             }

@@ -104,6 +104,8 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
         &manifests.snapshot(),
         &gamma_resolve::BuildOptions::default(),
     );
+    let by_key: std::collections::HashMap<gamma::model::ObjectRef, &crate::manifests::Loaded> =
+        manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
     // The defaulting trap (spec-digest §4.2): `kind: Service` without `group` means
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
@@ -145,7 +147,7 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
             p.namespace.clone(),
             p.name.clone(),
         );
-        let Some(object) = manifests.objects.iter().rev().find(|o| o.key() == key) else {
+        let Some(object) = by_key.get(&key) else {
             continue;
         };
         for c in p.conditions.iter().filter(|c| !c.status) {
