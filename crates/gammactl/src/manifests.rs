@@ -205,7 +205,9 @@ fn split_json(text: &str) -> Vec<RawDocument<'_>> {
         .into_iter()
         .enumerate()
         .map(|(index, (start, end))| {
-            line += text.get(counted..start).map_or(0, |s| s.matches('\n').count());
+            line += text
+                .get(counted..start)
+                .map_or(0, |s| s.matches('\n').count());
             counted = start;
             RawDocument {
                 index,

@@ -213,3 +213,37 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
             .ends_with("58 objects in 9 files: 0 errors, 2 warnings\n")
     );
 }
+
+/// Runs gammactl under `script(1)`, which gives it a pseudo-terminal; `None` when `script` is
+/// not installed.
+fn on_a_terminal(args: &str, no_color: Option<&str>) -> Option<String> {
+    let bin = env!("CARGO_BIN_EXE_gammactl");
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &format!("{bin} {args}"), "/dev/null"])
+        .current_dir(common::root())
+        .env_remove("NO_COLOR");
+    if let Some(v) = no_color {
+        cmd.env("NO_COLOR", v);
+    }
+    let out = cmd.output().ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn colour_on_a_terminal_unless_no_color_is_set() {
+    let args = format!("validate -f {FIXTURES}/malformed.yaml");
+    let Some(coloured) = on_a_terminal(&args, None) else {
+        println!("skipped: script(1) is not available to provide a terminal");
+        return;
+    };
+    assert!(
+        coloured.contains("\x1b["),
+        "a terminal gets colour: {coloured:?}"
+    );
+    let plain = on_a_terminal(&args, Some("1")).unwrap();
+    assert!(
+        !plain.contains('\x1b'),
+        "NO_COLOR disables colour: {plain:?}"
+    );
+    assert!(plain.contains("malformed.yaml:11: syntax error"));
+}
