@@ -7,8 +7,11 @@ mod schema;
 mod status;
 mod validate;
 
-use crate::cli::Command;
+use crate::cli::{Command, InputArgs};
 use crate::failure::Failure;
+use crate::manifests::Manifests;
+use crate::output::warn;
+use crate::style::Style;
 
 /// Runs a subcommand.
 pub fn run(command: Command) -> Result<(), Failure> {
@@ -21,11 +24,6 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Status(args) => status::run(&args),
     }
 }
-
-use crate::cli::InputArgs;
-use crate::manifests::Manifests;
-use crate::output::warn;
-use crate::style::Style;
 
 /// Reads and decodes the `-f` inputs.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
