@@ -32,11 +32,18 @@ struct Pair<'a> {
 #[derive(Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Summary {
-    owned: Vec<(String, usize)>,
+    owned: Vec<OwnedCount>,
     conflict: usize,
     unclaimed: usize,
     pending: usize,
     not_applicable: usize,
+}
+
+/// How many (route, parent) pairs one controller owns (shared ownership counts for each).
+#[derive(Serialize)]
+struct OwnedCount {
+    controller: String,
+    pairs: usize,
 }
 
 #[derive(Serialize)]
@@ -120,7 +127,10 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     summary.owned = columns
         .iter()
         .zip(&owned_count)
-        .map(|((label, _), n)| (label.clone(), *n))
+        .map(|((label, _), n)| OwnedCount {
+            controller: label.clone(),
+            pairs: *n,
+        })
         .collect();
     if let Some(m) = &me
         && !args.all
@@ -129,7 +139,10 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
             .iter()
             .filter(|p| p.decision.as_ref().is_some_and(Decision::is_owned))
             .count();
-        summary.owned = vec![(m.name.clone(), n)];
+        summary.owned = vec![OwnedCount {
+            controller: m.name.clone(),
+            pairs: n,
+        }];
     }
 
     let report = Report {
@@ -336,7 +349,7 @@ fn render_summary(s: &Summary, style: &Style) -> String {
     let owned: Vec<String> = s
         .owned
         .iter()
-        .map(|(who, n)| format!("{who} owns {n}"))
+        .map(|o| format!("{} owns {}", o.controller, o.pairs))
         .collect();
     let problems = format!(
         "{} conflict{}, {} unclaimed, {} pending, {} not applicable",
