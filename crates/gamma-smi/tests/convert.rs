@@ -1,9 +1,28 @@
 //! Conversion of SMI TrafficSplits to Gateway API routes (issue 7), checked against the SMI
 //! spec texts (smi-spec `apis/traffic-split/*`, `apis/traffic-specs/*`) and the spec digest.
 
+use gamma_model::Validate;
 use gamma_model::gateway::{HttpRoute, HttpRouteRule, MatchType, PathMatchType};
+use gamma_model::validate::{Channel, ValidateOptions};
 use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
-use gamma_smi::{Severity, convert};
+use gamma_smi::{Conversion, Severity};
+
+/// Converts and checks issue 7's promise: "The converted resources pass gamma-model
+/// validation", on both release channels.
+fn convert(snapshot: &Snapshot) -> Conversion {
+    let out = gamma_smi::convert(snapshot);
+    for r in &out.resources {
+        for channel in [Channel::Standard, Channel::Experimental] {
+            if let Err(e) = r.validate_with(&ValidateOptions::channel(channel)) {
+                panic!(
+                    "{channel:?}: converted {} is invalid: {e}",
+                    ObjectRef::of(r)
+                );
+            }
+        }
+    }
+    out
+}
 
 fn snap(yaml: &str) -> Snapshot {
     Snapshot::from_resources(decode(yaml).unwrap())

@@ -243,6 +243,11 @@ impl Validate for crate::Resource {
             R::Service(o) => o.collect_errors(path, opts, errors),
             R::Namespace(o) => o.collect_errors(path, opts, errors),
             R::EndpointSlice(o) => o.collect_errors(path, opts, errors),
+            R::TrafficSplit(o) => o.collect_errors(path, opts, errors),
+            R::HttpRouteGroup(o) => o.collect_errors(path, opts, errors),
+            R::SmiTcpRoute(o) => o.collect_errors(path, opts, errors),
+            R::SmiUdpRoute(o) => o.collect_errors(path, opts, errors),
+            R::TrafficTarget(o) => o.collect_errors(path, opts, errors),
         }
     }
 }
