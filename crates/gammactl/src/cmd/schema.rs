@@ -7,6 +7,7 @@ use gamma::model::gateway::{
     TcpRoute, TlsRoute, UdpRoute,
 };
 use gamma::model::k8s::{EndpointSlice, Namespace, Service};
+use gamma::model::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
 use gamma::model::xmesh::XMesh;
 use schemars::{Schema, schema_for};
 
@@ -22,7 +23,7 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
         for kind in ResourceKind::ALL {
             emit_line(&format!(
                 "{:<18} {}",
-                kind.as_str(),
+                kind.unique_name(),
                 kind.api_versions().join(", ")
             ));
         }
@@ -52,9 +53,16 @@ fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("request") {
         return Some(schema_for!(crate::request::RequestLine));
     }
+    // The wire kind picks the first kind of that name (Gateway API before SMI); the unique name
+    // (`TCPRoute.specs.smi-spec.io`) picks either.
     let kind = ResourceKind::ALL
         .iter()
-        .find(|k| k.as_str().eq_ignore_ascii_case(name))?;
+        .find(|k| k.as_str().eq_ignore_ascii_case(name))
+        .or_else(|| {
+            ResourceKind::ALL
+                .iter()
+                .find(|k| k.unique_name().eq_ignore_ascii_case(name))
+        })?;
     Some(match kind {
         ResourceKind::HttpRoute => schema_for!(HttpRoute),
         ResourceKind::GrpcRoute => schema_for!(GrpcRoute),
@@ -70,6 +78,11 @@ fn schema_named(name: &str) -> Option<Schema> {
         ResourceKind::Service => schema_for!(Service),
         ResourceKind::Namespace => schema_for!(Namespace),
         ResourceKind::EndpointSlice => schema_for!(EndpointSlice),
+        ResourceKind::TrafficSplit => schema_for!(TrafficSplit),
+        ResourceKind::HttpRouteGroup => schema_for!(HttpRouteGroup),
+        ResourceKind::SmiTcpRoute => schema_for!(SmiTcpRoute),
+        ResourceKind::SmiUdpRoute => schema_for!(SmiUdpRoute),
+        ResourceKind::TrafficTarget => schema_for!(TrafficTarget),
         // A kind added to gamma-model later: no schema until it is listed here.
         _ => return None,
     })
@@ -82,7 +95,7 @@ mod tests {
     #[test]
     fn every_resource_kind_has_a_schema() {
         for kind in ResourceKind::ALL {
-            assert!(schema_named(kind.as_str()).is_some(), "{kind}");
+            assert!(schema_named(kind.unique_name()).is_some(), "{kind}");
         }
     }
 
