@@ -327,6 +327,15 @@ impl Converter<'_> {
     ) {
         let port = sp.port;
         let root_name = &root.metadata.name;
+        if !(1..=65535).contains(&port) {
+            self.out.report.push(
+                Severity::Dropped,
+                me,
+                "spec.service",
+                format!("Service {root_name} has the invalid port {port}: no route for it"),
+            );
+            return;
+        }
         let protocol = sp.protocol.as_deref().unwrap_or("TCP");
         let any_matches = sel.http.is_some() || sel.tcp.is_some();
         let not_split = |why: &str| {
