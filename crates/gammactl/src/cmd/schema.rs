@@ -2,13 +2,6 @@
 //! format.
 
 use gamma::model::ResourceKind;
-use gamma::model::gateway::{
-    BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
-    TcpRoute, TlsRoute, UdpRoute,
-};
-use gamma::model::k8s::{EndpointSlice, Namespace, Service};
-use gamma::model::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
-use gamma::model::xmesh::XMesh;
 use schemars::{Schema, schema_for};
 
 use crate::cli::{Format, SchemaArgs};
@@ -33,7 +26,7 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let schema = schema_named(&args.kind).ok_or_else(|| {
-        let mut names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.as_str()).collect();
+        let mut names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.unique_name()).collect();
         names.extend(FORMATS.iter().map(|(n, _)| *n));
         usage(format!(
             "unknown schema {:?}; choose one of: {}",
@@ -53,39 +46,14 @@ fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("request") {
         return Some(schema_for!(crate::request::RequestLine));
     }
-    // The wire kind picks the first kind of that name (Gateway API before SMI); the unique name
-    // (`TCPRoute.specs.smi-spec.io`) picks either.
-    let kind = ResourceKind::ALL
+    ResourceKind::ALL
         .iter()
-        .find(|k| k.as_str().eq_ignore_ascii_case(name))
-        .or_else(|| {
-            ResourceKind::ALL
-                .iter()
-                .find(|k| k.unique_name().eq_ignore_ascii_case(name))
-        })?;
-    Some(match kind {
-        ResourceKind::HttpRoute => schema_for!(HttpRoute),
-        ResourceKind::GrpcRoute => schema_for!(GrpcRoute),
-        ResourceKind::TlsRoute => schema_for!(TlsRoute),
-        ResourceKind::TcpRoute => schema_for!(TcpRoute),
-        ResourceKind::UdpRoute => schema_for!(UdpRoute),
-        ResourceKind::Gateway => schema_for!(Gateway),
-        ResourceKind::GatewayClass => schema_for!(GatewayClass),
-        ResourceKind::ListenerSet => schema_for!(ListenerSet),
-        ResourceKind::ReferenceGrant => schema_for!(ReferenceGrant),
-        ResourceKind::BackendTlsPolicy => schema_for!(BackendTlsPolicy),
-        ResourceKind::XMesh => schema_for!(XMesh),
-        ResourceKind::Service => schema_for!(Service),
-        ResourceKind::Namespace => schema_for!(Namespace),
-        ResourceKind::EndpointSlice => schema_for!(EndpointSlice),
-        ResourceKind::TrafficSplit => schema_for!(TrafficSplit),
-        ResourceKind::HttpRouteGroup => schema_for!(HttpRouteGroup),
-        ResourceKind::SmiTcpRoute => schema_for!(SmiTcpRoute),
-        ResourceKind::SmiUdpRoute => schema_for!(SmiUdpRoute),
-        ResourceKind::TrafficTarget => schema_for!(TrafficTarget),
-        // A kind added to gamma-model later: no schema until it is listed here.
-        _ => return None,
-    })
+        .find(|k| {
+            k.unique_name().eq_ignore_ascii_case(name)
+                || (k.as_str().eq_ignore_ascii_case(name)
+                    && ResourceKind::from_kind_name(k.as_str()) == Some(**k))
+        })
+        .map(|k| k.json_schema())
 }
 
 #[cfg(test)]
