@@ -160,7 +160,9 @@ impl Converter<'_> {
             }
             return;
         }
-        let root_name = ts.spec.service.clone();
+        let root_name = local_service_name(&ts.spec.service, &ns)
+            .unwrap_or(&ts.spec.service)
+            .to_owned();
         let Some(root) = self.snap.service(&ns, &root_name) else {
             self.out.report.push(
                 Severity::Dropped,
@@ -424,7 +426,8 @@ impl Converter<'_> {
         let mut kept: Vec<(&str, Ratio)> = Vec::new();
         for (i, (b, r)) in ts.spec.backends.iter().zip(ratios).enumerate() {
             let field = format!("spec.backends[{i}].service");
-            match self.snap.service(ns, &b.service) {
+            let name = local_service_name(&b.service, ns);
+            match name.and_then(|n| self.snap.service(ns, n)) {
                 None => {
                     if missing_reported.insert(i) {
                         self.out.report.push(
@@ -449,7 +452,7 @@ impl Converter<'_> {
                         b.service
                     ),
                 ),
-                Some(_) => kept.push((b.service.as_str(), *r)),
+                Some(svc) => kept.push((svc.metadata.name.as_str(), *r)),
             }
         }
         if kept.is_empty() {
@@ -668,10 +671,54 @@ fn weight_of(b: &TrafficSplitBackend) -> Ratio {
         .unwrap_or(Ratio::ZERO)
 }
 
+/// The Service name SMI means by `name` in namespace `ns`. SMI calls `spec.service` "the FQDN
+/// that applications will use": `web`, `web.shop`, `web.shop.svc` and
+/// `web.shop.svc.cluster.local` all name Service `web` when the split is in `shop`. `None` for
+/// a name in another namespace (TrafficSplit backends and roots are namespace-local).
+fn local_service_name<'a>(name: &'a str, ns: &str) -> Option<&'a str> {
+    let mut labels = name.split('.');
+    let first = labels.next()?;
+    match (labels.next(), labels.next()) {
+        (None, _) => Some(first),
+        (Some(n), None) if n == ns => Some(first),
+        (Some(n), Some("svc")) if n == ns => Some(first),
+        _ => None,
+    }
+}
+
 /// `<split>-<port>`, shortened to the 253-character object name limit.
 fn route_name(split: &str, port: i32) -> String {
     let suffix = format!("-{port}");
     let keep = 253usize.saturating_sub(suffix.len());
     let base: String = split.chars().take(keep).collect();
     format!("{}{suffix}", base.trim_end_matches(['-', '.']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // smi-spec traffic-split: "The spec.service name is the FQDN that applications will use".
+    #[test]
+    fn service_names_may_be_written_as_in_namespace_dns_names() {
+        for n in [
+            "web",
+            "web.shop",
+            "web.shop.svc",
+            "web.shop.svc.cluster.local",
+        ] {
+            assert_eq!(local_service_name(n, "shop"), Some("web"), "{n}");
+        }
+        assert_eq!(local_service_name("web.other", "shop"), None);
+        assert_eq!(local_service_name("web.shop.example.com", "shop"), None);
+    }
+
+    #[test]
+    fn route_names_fit_the_object_name_limit() {
+        assert_eq!(route_name("canary", 80), "canary-80");
+        let long = "a".repeat(260);
+        let n = route_name(&long, 65535);
+        assert_eq!(n.len(), 253);
+        assert!(n.ends_with("-65535"));
+    }
 }

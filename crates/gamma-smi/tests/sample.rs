@@ -168,11 +168,12 @@ fn the_sample_decodes_and_re_encodes_exactly() {
     files.sort();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        let originals: Vec<serde_json::Value> = serde_saphyr::from_multiple::<Option<serde_json::Value>>(&text)
-            .unwrap()
-            .into_iter()
-            .flatten()
-            .collect();
+        let originals: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple::<Option<serde_json::Value>>(&text)
+                .unwrap()
+                .into_iter()
+                .flatten()
+                .collect();
         let decoded = decode(&text).unwrap();
         assert_eq!(originals.len(), decoded.len());
         for (o, d) in originals.iter().zip(&decoded) {
