@@ -315,6 +315,7 @@ impl Converter<'_> {
         }
     }
 
+    /// Emits the route for root port `sp` of one split (or reports why none).
     #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
     fn port(
         &mut self,
@@ -338,88 +339,8 @@ impl Converter<'_> {
             );
             return;
         }
-        let protocol = sp.protocol.as_deref().unwrap_or("TCP");
-        let any_matches = sel.http.is_some() || sel.tcp.is_some();
-        let not_split = |why: &str| {
-            format!(
-                "traffic to {root_name}:{port} is not split ({why}); no route is emitted, so it keeps plain Service behaviour"
-            )
-        };
-        // Decide the route kind for this port (None: traffic on it is not split).
-        let kind = match protocol {
-            "UDP" if any_matches => {
-                self.out.report.push(
-                    Severity::Note,
-                    me,
-                    "spec.matches",
-                    not_split("the matches select TCP or HTTP traffic only"),
-                );
-                return;
-            }
-            "UDP" => Kind::L4(L4::Udp),
-            "TCP" => {
-                let tcp_selected = match &sel.tcp {
-                    Some(None) => true,
-                    Some(Some(set)) => set.contains(&port),
-                    None => false,
-                };
-                if tcp_selected {
-                    Kind::L4(L4::Tcp)
-                } else if let Some(http) = &sel.http {
-                    if http.is_empty() {
-                        self.out.report.push(
-                            Severity::Note,
-                            me,
-                            "spec.matches",
-                            not_split("the referenced HTTPRouteGroups select nothing"),
-                        );
-                        return;
-                    }
-                    Kind::Http(Some(http))
-                } else if sel.tcp.is_some() {
-                    self.out.report.push(
-                        Severity::Note,
-                        me,
-                        "spec.matches",
-                        not_split("no referenced TCPRoute lists this port"),
-                    );
-                    return;
-                } else {
-                    match sp.app_protocol.as_deref() {
-                        Some(p) if !is_http_app_protocol(p) => {
-                            self.out.report.push(
-                                Severity::Note,
-                                me,
-                                "",
-                                format!("port {port} of {root_name} has appProtocol {p:?}: split as TCP connections (TCPRoute)"),
-                            );
-                            Kind::L4(L4::Tcp)
-                        }
-                        Some(_) => Kind::Http(None),
-                        None => {
-                            self.out.report.push(
-                                Severity::Note,
-                                me,
-                                "",
-                                format!(
-                                    "port {port} of {root_name} has no appProtocol: assumed HTTP (HTTPRoute); set \
-                                     appProtocol: tcp on the port to split raw TCP connections instead"
-                                ),
-                            );
-                            Kind::Http(None)
-                        }
-                    }
-                }
-            }
-            other => {
-                self.out.report.push(
-                    Severity::Dropped,
-                    me,
-                    "spec.service",
-                    format!("port {port} of {root_name} uses protocol {other}, which no Gateway API route kind carries"),
-                );
-                return;
-            }
+        let Some(kind) = self.route_kind(me, root_name, sp, sel) else {
+            return;
         };
 
         // The backends serving this port, with their exact weights.
@@ -460,7 +381,7 @@ impl Converter<'_> {
                 Severity::Note,
                 me,
                 "spec.backends",
-                not_split("no backend Service has this port"),
+                not_split(root_name, port, "no backend Service has this port"),
             );
             return;
         }
@@ -570,6 +491,104 @@ impl Converter<'_> {
             }
         };
         self.out.resources.push(resource);
+    }
+
+    /// The route kind for root port `sp`, or `None` (reported) when traffic on it is not
+    /// split.
+    fn route_kind<'s>(
+        &mut self,
+        me: &ObjectRef,
+        root_name: &str,
+        sp: &ServicePort,
+        sel: &'s Selection,
+    ) -> Option<Kind<'s>> {
+        let port = sp.port;
+        let protocol = sp.protocol.as_deref().unwrap_or("TCP");
+        let any_matches = sel.http.is_some() || sel.tcp.is_some();
+        let kind = match protocol {
+            "UDP" if any_matches => {
+                self.out.report.push(
+                    Severity::Note,
+                    me,
+                    "spec.matches",
+                    not_split(
+                        root_name,
+                        port,
+                        "the matches select TCP or HTTP traffic only",
+                    ),
+                );
+                return None;
+            }
+            "UDP" => Kind::L4(L4::Udp),
+            "TCP" => {
+                let tcp_selected = match &sel.tcp {
+                    Some(None) => true,
+                    Some(Some(set)) => set.contains(&port),
+                    None => false,
+                };
+                if tcp_selected {
+                    Kind::L4(L4::Tcp)
+                } else if let Some(http) = &sel.http {
+                    if http.is_empty() {
+                        self.out.report.push(
+                            Severity::Note,
+                            me,
+                            "spec.matches",
+                            not_split(
+                                root_name,
+                                port,
+                                "the referenced HTTPRouteGroups select nothing",
+                            ),
+                        );
+                        return None;
+                    }
+                    Kind::Http(Some(http))
+                } else if sel.tcp.is_some() {
+                    self.out.report.push(
+                        Severity::Note,
+                        me,
+                        "spec.matches",
+                        not_split(root_name, port, "no referenced TCPRoute lists this port"),
+                    );
+                    return None;
+                } else {
+                    match sp.app_protocol.as_deref() {
+                        Some(p) if !is_http_app_protocol(p) => {
+                            self.out.report.push(
+                                Severity::Note,
+                                me,
+                                "",
+                                format!("port {port} of {root_name} has appProtocol {p:?}: split as TCP connections (TCPRoute)"),
+                            );
+                            Kind::L4(L4::Tcp)
+                        }
+                        Some(_) => Kind::Http(None),
+                        None => {
+                            self.out.report.push(
+                                Severity::Note,
+                                me,
+                                "",
+                                format!(
+                                    "port {port} of {root_name} has no appProtocol: assumed HTTP (HTTPRoute); set \
+                                     appProtocol: tcp on the port to split raw TCP connections instead"
+                                ),
+                            );
+                            Kind::Http(None)
+                        }
+                    }
+                }
+            }
+            other => {
+                self.out.report.push(
+                    Severity::Dropped,
+                    me,
+                    "spec.service",
+                    format!("port {port} of {root_name} uses protocol {other}, which no Gateway API route kind carries"),
+                );
+                return None;
+            }
+        };
+        Some(kind)
     }
 
     /// The rules of a split with HTTPRouteGroup matches: the matches (at most 64 per rule,
@@ -684,6 +703,14 @@ fn local_service_name<'a>(name: &'a str, ns: &str) -> Option<&'a str> {
         (Some(n), Some("svc")) if n == ns => Some(first),
         _ => None,
     }
+}
+
+/// The report message for a root port whose traffic stays unsplit.
+fn not_split(root: &str, port: i32, why: &str) -> String {
+    format!(
+        "traffic to {root}:{port} is not split ({why}); no route is emitted, so it keeps plain \
+         Service behaviour"
+    )
 }
 
 /// `<split>-<port>`, shortened to the 253-character object name limit.
