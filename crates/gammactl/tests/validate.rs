@@ -13,7 +13,7 @@ fn the_sample_cluster_is_valid() {
         &["validate", "-f", "examples/manifests"],
         0,
     );
-    assert!(r.stdout.contains("58 objects in 9 files: 0 errors"));
+    assert!(r.stdout.contains("73 objects in 13 files: 0 errors"));
 }
 
 #[test]
@@ -134,7 +134,7 @@ fn json_report_counts_and_locates_problems() {
 fn yaml_report_is_yaml() {
     let r = run(&["validate", "-o", "yaml", "-f", "examples/manifests"]);
     assert_eq!(r.code, 0);
-    assert!(r.stdout.contains("objects: 58"), "{}", r.stdout);
+    assert!(r.stdout.contains("objects: 73"), "{}", r.stdout);
 }
 
 #[test]
