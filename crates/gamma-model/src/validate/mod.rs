@@ -4,8 +4,17 @@
 //! field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
 //! [`ErrorKind`], and a message a person can act on.
 
+mod common;
+mod core;
+mod gateway;
+mod grpcroute;
+mod httproute;
+mod l4route;
 mod path;
+pub mod patterns;
+mod policy;
 
+pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 
 use std::fmt;
@@ -213,6 +222,28 @@ pub trait Validate {
     /// Validates against the standard channel's rules.
     fn validate(&self) -> Result<(), ValidationErrors> {
         self.validate_with(&ValidateOptions::default())
+    }
+}
+
+impl Validate for crate::Resource {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        use crate::Resource as R;
+        match self {
+            R::HttpRoute(o) => o.collect_errors(path, opts, errors),
+            R::GrpcRoute(o) => o.collect_errors(path, opts, errors),
+            R::TlsRoute(o) => o.collect_errors(path, opts, errors),
+            R::TcpRoute(o) => o.collect_errors(path, opts, errors),
+            R::UdpRoute(o) => o.collect_errors(path, opts, errors),
+            R::Gateway(o) => o.collect_errors(path, opts, errors),
+            R::GatewayClass(o) => o.collect_errors(path, opts, errors),
+            R::ListenerSet(o) => o.collect_errors(path, opts, errors),
+            R::ReferenceGrant(o) => o.collect_errors(path, opts, errors),
+            R::BackendTlsPolicy(o) => o.collect_errors(path, opts, errors),
+            R::XMesh(o) => o.collect_errors(path, opts, errors),
+            R::Service(o) => o.collect_errors(path, opts, errors),
+            R::Namespace(o) => o.collect_errors(path, opts, errors),
+            R::EndpointSlice(o) => o.collect_errors(path, opts, errors),
+        }
     }
 }
 

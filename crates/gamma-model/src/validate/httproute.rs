@@ -1,0 +1,608 @@
+//! HTTPRoute validation (spec-digest §1, §6, §7, §8.4).
+
+use super::common::{self, KnownEnum};
+use super::patterns as p;
+use super::{Channel, ErrorKind, Errors, FieldPath, Validate, ValidateOptions};
+use crate::gateway::{
+    HttpBackendRef, HttpCorsFilter, HttpExternalAuthFilter, HttpPathMatch, HttpPathModifier,
+    HttpRequestRedirectFilter, HttpRoute, HttpRouteFilter, HttpRouteFilterType, HttpRouteMatch,
+    HttpRouteRetry, HttpRouteRule, HttpRouteSpec, HttpRouteTimeouts, HttpUrlRewriteFilter,
+    PathMatchType, PathModifierType, RedirectStatusCode,
+};
+
+/// The upstream limit on matches across all rules of one route ("less than 128" in the
+/// message, `<= 128` in the rule: spec-digest §13.8).
+pub const MAX_TOTAL_MATCHES: usize = 128;
+
+impl Validate for HttpRoute {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        common::metadata(&self.metadata, path, true, errors);
+        self.spec.collect_errors(&path.field("spec"), opts, errors);
+    }
+}
+
+impl Validate for HttpRouteSpec {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        common::parent_refs(&self.parent_refs, path, opts, errors);
+        common::route_hostnames(&self.hostnames, path, errors);
+        common::use_default_gateways(self.use_default_gateways.as_ref(), path, errors);
+        // `rules` omitted is defaulted to one catch-all rule; an explicit empty list is invalid.
+        let Some(rules) = &self.rules else {
+            return;
+        };
+        let rpath = path.field("rules");
+        errors.items(&rpath, rules.len(), 1, 16);
+        // After defaulting, an omitted `matches` holds one match.
+        let total: usize = rules
+            .iter()
+            .map(|r| r.matches.as_ref().map_or(1, Vec::len))
+            .sum();
+        if total > MAX_TOTAL_MATCHES {
+            errors.rule(
+                rpath.clone(),
+                "While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128",
+            );
+        }
+        common::unique_rule_names(
+            rules.iter().map(|r| r.name.as_deref()),
+            &rpath,
+            opts,
+            errors,
+        );
+        for (i, rule) in rules.iter().enumerate() {
+            rule.collect_errors(&rpath.index(i), opts, errors);
+        }
+    }
+}
+
+impl Validate for HttpRouteRule {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        common::rule_name(self.name.as_deref(), path, errors);
+        if let Some(matches) = &self.matches {
+            let mpath = path.field("matches");
+            errors.items(&mpath, matches.len(), 0, 64);
+            for (i, m) in matches.iter().enumerate() {
+                m.collect_errors(&mpath.index(i), opts, errors);
+            }
+        }
+        filters(&self.filters, &path.field("filters"), opts, errors);
+        let bpath = path.field("backendRefs");
+        errors.items(&bpath, self.backend_refs.len(), 0, 16);
+        for (i, b) in self.backend_refs.iter().enumerate() {
+            b.collect_errors(&bpath.index(i), opts, errors);
+        }
+        if let Some(t) = &self.timeouts {
+            t.collect_errors(&path.field("timeouts"), opts, errors);
+        }
+        if let Some(r) = &self.retry {
+            r.collect_errors(&path.field("retry"), opts, errors);
+        }
+        if let Some(s) = &self.session_persistence {
+            common::session_persistence(s, &path.field("sessionPersistence"), errors);
+        }
+        rule_cel(self, path, errors);
+    }
+}
+
+/// The CEL rules on `HTTPRouteRule` (spec-digest §6.1, §6.3).
+fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
+    if !rule.backend_refs.is_empty() && rule.filters.iter().any(|f| f.request_redirect.is_some()) {
+        errors.rule(
+            path.clone(),
+            "RequestRedirect filter must not be used together with backendRefs",
+        );
+    }
+    // After defaulting, omitted matches/path/type all mean `PathPrefix`.
+    let single_prefix_match = match &rule.matches {
+        None => true,
+        Some(ms) => {
+            ms.len() == 1
+                && ms.first().is_some_and(|m| {
+                    m.path
+                        .as_ref()
+                        .is_none_or(|p| p.type_or_default() == PathMatchType::PathPrefix)
+                })
+        }
+    };
+    if single_prefix_match {
+        return;
+    }
+    let redirect_prefix = |f: &HttpRouteFilter| {
+        f.request_redirect
+            .as_ref()
+            .and_then(|r| r.path.as_ref())
+            .is_some_and(is_replace_prefix)
+    };
+    let rewrite_prefix = |f: &HttpRouteFilter| {
+        f.url_rewrite
+            .as_ref()
+            .and_then(|r| r.path.as_ref())
+            .is_some_and(is_replace_prefix)
+    };
+    // Upstream uses `exists_one`, so exactly one such filter triggers the rule.
+    let exactly_one = |fs: &[HttpRouteFilter], pred: &dyn Fn(&HttpRouteFilter) -> bool| {
+        fs.iter().filter(|f| pred(f)).count() == 1
+    };
+    if exactly_one(&rule.filters, &redirect_prefix) {
+        errors.rule(
+            path.clone(),
+            "When using RequestRedirect filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified",
+        );
+    }
+    if exactly_one(&rule.filters, &rewrite_prefix) {
+        errors.rule(
+            path.clone(),
+            "When using URLRewrite filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified",
+        );
+    }
+    let in_backends = |pred: &dyn Fn(&HttpRouteFilter) -> bool| {
+        rule.backend_refs
+            .iter()
+            .filter(|b| exactly_one(&b.filters, pred))
+            .count()
+            == 1
+    };
+    if in_backends(&redirect_prefix) {
+        errors.rule(
+            path.clone(),
+            "Within backendRefs, when using RequestRedirect filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified",
+        );
+    }
+    if in_backends(&rewrite_prefix) {
+        errors.rule(
+            path.clone(),
+            "Within backendRefs, When using URLRewrite filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified",
+        );
+    }
+}
+
+fn is_replace_prefix(m: &HttpPathModifier) -> bool {
+    m.type_ == PathModifierType::ReplacePrefixMatch && m.replace_prefix_match.is_some()
+}
+
+impl Validate for HttpRouteMatch {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        if let Some(pm) = &self.path {
+            pm.collect_errors(&path.field("path"), opts, errors);
+        }
+        let hpath = path.field("headers");
+        errors.items(&hpath, self.headers.len(), 0, 16);
+        for (i, h) in self.headers.iter().enumerate() {
+            let ipath = hpath.index(i);
+            if let Some(t) = &h.type_ {
+                errors.known(&ipath.field("type"), t);
+            }
+            errors.header_name(&ipath.field("name"), &h.name);
+            common::header_value(&h.value, &ipath.field("value"), opts, errors);
+        }
+        errors.unique(&hpath, self.headers.iter().map(|h| h.name.as_str()), None);
+        let qpath = path.field("queryParams");
+        errors.items(&qpath, self.query_params.len(), 0, 16);
+        for (i, q) in self.query_params.iter().enumerate() {
+            let ipath = qpath.index(i);
+            if let Some(t) = &q.type_ {
+                errors.known(&ipath.field("type"), t);
+            }
+            errors.header_name(&ipath.field("name"), &q.name);
+            errors.length(&ipath.field("value"), &q.value, 1, 1024);
+        }
+        errors.unique(
+            &qpath,
+            self.query_params.iter().map(|q| q.name.as_str()),
+            None,
+        );
+        if let Some(m) = &self.method {
+            errors.known(&path.field("method"), m);
+        }
+    }
+}
+
+impl Validate for HttpPathMatch {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        let t = self.type_or_default();
+        errors.known(&path.field("type"), &t);
+        let vpath = path.field("value");
+        let value = self.value_or_default();
+        if !errors.length(&vpath, value, 0, 1024) {
+            return;
+        }
+        if matches!(t, PathMatchType::Exact | PathMatchType::PathPrefix) {
+            for message in p::http_path_violations(value) {
+                errors.rule(vpath.clone(), message);
+            }
+        }
+    }
+}
+
+impl Validate for HttpBackendRef {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        common::backend_ref(&self.backend_ref, path, errors);
+        filters(&self.filters, &path.field("filters"), opts, errors);
+    }
+}
+
+impl Validate for HttpRouteTimeouts {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        if let Some(r) = &self.request {
+            errors.duration(&path.field("request"), r);
+        }
+        if let Some(b) = &self.backend_request {
+            errors.duration(&path.field("backendRequest"), b);
+        }
+        let request = self.request.as_deref().and_then(p::parse_duration_ms);
+        let backend = self
+            .backend_request
+            .as_deref()
+            .and_then(p::parse_duration_ms);
+        if let (Some(r), Some(b)) = (request, backend)
+            && r != 0
+            && b > r
+        {
+            errors.rule(
+                path.clone(),
+                "backendRequest timeout cannot be longer than request timeout",
+            );
+        }
+    }
+}
+
+impl Validate for HttpRouteRetry {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        if let Some(a) = self.attempts {
+            errors.range(
+                &path.field("attempts"),
+                i64::from(a),
+                1,
+                i64::from(i32::MAX),
+            );
+        }
+        let cpath = path.field("codes");
+        for (i, c) in self.codes.iter().enumerate() {
+            errors.range(&cpath.index(i), i64::from(*c), 400, 599);
+        }
+        let as_text: Vec<String> = self.codes.iter().map(i32::to_string).collect();
+        errors.unique(&cpath, as_text.iter().map(String::as_str), None);
+        if let Some(b) = &self.backoff {
+            errors.duration(&path.field("backoff"), b);
+        }
+    }
+}
+
+/// The filter types upstream allows on the standard channel (ExternalAuth is experimental).
+const STANDARD_FILTER_TYPES: &[&str] = &[
+    "RequestHeaderModifier",
+    "ResponseHeaderModifier",
+    "RequestMirror",
+    "RequestRedirect",
+    "URLRewrite",
+    "ExtensionRef",
+    "CORS",
+];
+
+/// A list of HTTPRoute filters (rule or backendRef level): at most 16, the list CEL rules
+/// (spec-digest §6.1), and each filter.
+pub(crate) fn filters(
+    list: &[HttpRouteFilter],
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
+    errors.items(path, list.len(), 0, 16);
+    let count = |t: HttpRouteFilterType| list.iter().filter(|f| f.type_ == t).count();
+    if count(HttpRouteFilterType::RequestRedirect) > 0 && count(HttpRouteFilterType::UrlRewrite) > 0
+    {
+        errors.rule(
+            path.clone(),
+            "May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both",
+        );
+    }
+    for (t, message) in [
+        (HttpRouteFilterType::Cors, "CORS filter cannot be repeated"),
+        (
+            HttpRouteFilterType::RequestHeaderModifier,
+            "RequestHeaderModifier filter cannot be repeated",
+        ),
+        (
+            HttpRouteFilterType::ResponseHeaderModifier,
+            "ResponseHeaderModifier filter cannot be repeated",
+        ),
+        (
+            HttpRouteFilterType::RequestRedirect,
+            "RequestRedirect filter cannot be repeated",
+        ),
+        (
+            HttpRouteFilterType::UrlRewrite,
+            "URLRewrite filter cannot be repeated",
+        ),
+    ] {
+        if count(t) > 1 {
+            errors.rule(path.clone(), message);
+        }
+    }
+    for (i, f) in list.iter().enumerate() {
+        f.collect_errors(&path.index(i), opts, errors);
+    }
+}
+
+impl Validate for HttpRouteFilter {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        let tpath = path.field("type");
+        if !self.type_.is_known_value() {
+            errors.unsupported(&tpath, self.type_.as_str(), HttpRouteFilterType::KNOWN);
+        } else if self.type_ == HttpRouteFilterType::ExternalAuth
+            && opts.channel == Channel::Standard
+        {
+            errors.unsupported(&tpath, self.type_.as_str(), STANDARD_FILTER_TYPES);
+        }
+        let t = self.type_.as_str();
+        let union: [(&str, &str, bool); 8] = [
+            ("cors", "CORS", self.cors.is_some()),
+            (
+                "requestHeaderModifier",
+                "RequestHeaderModifier",
+                self.request_header_modifier.is_some(),
+            ),
+            (
+                "responseHeaderModifier",
+                "ResponseHeaderModifier",
+                self.response_header_modifier.is_some(),
+            ),
+            (
+                "requestMirror",
+                "RequestMirror",
+                self.request_mirror.is_some(),
+            ),
+            (
+                "requestRedirect",
+                "RequestRedirect",
+                self.request_redirect.is_some(),
+            ),
+            ("urlRewrite", "URLRewrite", self.url_rewrite.is_some()),
+            ("extensionRef", "ExtensionRef", self.extension_ref.is_some()),
+            ("externalAuth", "ExternalAuth", self.external_auth.is_some()),
+        ];
+        union_rules(t, &union, path, errors);
+
+        if let Some(h) = &self.request_header_modifier {
+            common::header_filter(h, &path.field("requestHeaderModifier"), opts, errors);
+        }
+        if let Some(h) = &self.response_header_modifier {
+            common::header_filter(h, &path.field("responseHeaderModifier"), opts, errors);
+        }
+        if let Some(m) = &self.request_mirror {
+            common::mirror(m, &path.field("requestMirror"), errors);
+        }
+        if let Some(r) = &self.request_redirect {
+            redirect(r, &path.field("requestRedirect"), errors);
+        }
+        if let Some(r) = &self.url_rewrite {
+            rewrite(r, &path.field("urlRewrite"), errors);
+        }
+        if let Some(e) = &self.extension_ref {
+            common::local_object_ref(e, &path.field("extensionRef"), errors);
+        }
+        if let Some(c) = &self.cors {
+            cors(c, &path.field("cors"), errors);
+        }
+        if let Some(a) = &self.external_auth {
+            external_auth(a, &path.field("externalAuth"), errors);
+        }
+    }
+}
+
+/// The filter union discipline (spec-digest §6.1): the field named by `type` must be set and
+/// every other one empty. `fields` lists (field name, type name, is set).
+pub(crate) fn union_rules(
+    type_: &str,
+    fields: &[(&str, &str, bool)],
+    path: &FieldPath,
+    errors: &mut Errors,
+) {
+    for &(field, ty, set) in fields {
+        if set && type_ != ty {
+            errors.rule(
+                path.clone(),
+                format!("filter.{field} must be nil if the filter.type is not {ty}"),
+            );
+        }
+        if !set && type_ == ty {
+            errors.rule(
+                path.clone(),
+                format!("filter.{field} must be specified for {ty} filter.type"),
+            );
+        }
+    }
+}
+
+fn redirect(r: &HttpRequestRedirectFilter, path: &FieldPath, errors: &mut Errors) {
+    if let Some(s) = &r.scheme {
+        errors.known(&path.field("scheme"), s);
+    }
+    if let Some(h) = &r.hostname {
+        errors.precise_hostname(&path.field("hostname"), h);
+    }
+    if let Some(m) = &r.path {
+        path_modifier(m, &path.field("path"), errors);
+    }
+    if let Some(port) = r.port {
+        errors.port(&path.field("port"), port);
+    }
+    if let Some(code) = r.status_code
+        && !code.is_known()
+    {
+        errors.push(
+            path.field("statusCode"),
+            ErrorKind::UnsupportedValue {
+                value: code.code().to_string(),
+                supported: RedirectStatusCode::KNOWN
+                    .iter()
+                    .map(u16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
+        );
+    }
+}
+
+fn rewrite(r: &HttpUrlRewriteFilter, path: &FieldPath, errors: &mut Errors) {
+    if let Some(h) = &r.hostname {
+        errors.precise_hostname(&path.field("hostname"), h);
+    }
+    if let Some(m) = &r.path {
+        path_modifier(m, &path.field("path"), errors);
+    }
+}
+
+fn path_modifier(m: &HttpPathModifier, path: &FieldPath, errors: &mut Errors) {
+    errors.known(&path.field("type"), &m.type_);
+    if let Some(v) = &m.replace_full_path {
+        errors.length(&path.field("replaceFullPath"), v, 0, 1024);
+    }
+    if let Some(v) = &m.replace_prefix_match {
+        errors.length(&path.field("replacePrefixMatch"), v, 0, 1024);
+    }
+    let t = &m.type_;
+    if *t == PathModifierType::ReplaceFullPath && m.replace_full_path.is_none() {
+        errors.rule(
+            path.clone(),
+            "replaceFullPath must be specified when type is set to 'ReplaceFullPath'",
+        );
+    }
+    if m.replace_full_path.is_some() && *t != PathModifierType::ReplaceFullPath {
+        errors.rule(
+            path.clone(),
+            "type must be 'ReplaceFullPath' when replaceFullPath is set",
+        );
+    }
+    if *t == PathModifierType::ReplacePrefixMatch && m.replace_prefix_match.is_none() {
+        errors.rule(
+            path.clone(),
+            "replacePrefixMatch must be specified when type is set to 'ReplacePrefixMatch'",
+        );
+    }
+    if m.replace_prefix_match.is_some() && *t != PathModifierType::ReplacePrefixMatch {
+        errors.rule(
+            path.clone(),
+            "type must be 'ReplacePrefixMatch' when replacePrefixMatch is set",
+        );
+    }
+}
+
+/// The method names CORS `allowMethods` accepts.
+const CORS_METHODS: &[&str] = &[
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "*",
+];
+
+fn cors(c: &HttpCorsFilter, path: &FieldPath, errors: &mut Errors) {
+    let opath = path.field("allowOrigins");
+    errors.items(&opath, c.allow_origins.len(), 0, 64);
+    for (i, o) in c.allow_origins.iter().enumerate() {
+        let ipath = opath.index(i);
+        if errors.length(&ipath, o, 1, 253) {
+            errors.pattern(&ipath, o, p::is_cors_origin, p::CORS_ORIGIN_PATTERN);
+        }
+    }
+    errors.unique(&opath, c.allow_origins.iter().map(String::as_str), None);
+    star_alone(
+        &c.allow_origins,
+        &opath,
+        "AllowOrigins cannot contain '*' alongside other origins",
+        errors,
+    );
+
+    let mpath = path.field("allowMethods");
+    errors.items(&mpath, c.allow_methods.len(), 0, 9);
+    for (i, m) in c.allow_methods.iter().enumerate() {
+        if !CORS_METHODS.contains(&m.as_str()) {
+            errors.unsupported(&mpath.index(i), m, CORS_METHODS);
+        }
+    }
+    errors.unique(&mpath, c.allow_methods.iter().map(String::as_str), None);
+    star_alone(
+        &c.allow_methods,
+        &mpath,
+        "AllowMethods cannot contain '*' alongside other methods",
+        errors,
+    );
+
+    for (field, list) in [
+        ("allowHeaders", &c.allow_headers),
+        ("exposeHeaders", &c.expose_headers),
+    ] {
+        let hpath = path.field(field);
+        errors.items(&hpath, list.len(), 0, 64);
+        for (i, h) in list.iter().enumerate() {
+            errors.header_name(&hpath.index(i), h);
+        }
+        errors.unique(&hpath, list.iter().map(String::as_str), None);
+    }
+    // Upstream's message says "methods" here too.
+    star_alone(
+        &c.allow_headers,
+        &path.field("allowHeaders"),
+        "AllowHeaders cannot contain '*' alongside other methods",
+        errors,
+    );
+    if let Some(m) = c.max_age {
+        errors.range(&path.field("maxAge"), i64::from(m), 1, i64::from(i32::MAX));
+    }
+}
+
+fn star_alone(list: &[String], path: &FieldPath, message: &str, errors: &mut Errors) {
+    if list.len() > 1 && list.iter().any(|s| s == "*") {
+        errors.rule(path.clone(), message);
+    }
+}
+
+fn external_auth(a: &HttpExternalAuthFilter, path: &FieldPath, errors: &mut Errors) {
+    let ppath = path.field("protocol");
+    match &a.protocol {
+        None => errors.push(ppath, ErrorKind::Required),
+        Some(proto) => {
+            errors.known(&ppath, proto);
+            let proto = proto.as_str();
+            if proto == "GRPC" && a.grpc.is_none() {
+                errors.rule(
+                    path.clone(),
+                    "grpc must be specified when protocol is set to 'GRPC'",
+                );
+            }
+            if proto == "HTTP" && a.http.is_none() {
+                errors.rule(
+                    path.clone(),
+                    "http must be specified when protocol is set to 'HTTP'",
+                );
+            }
+        }
+    }
+    let proto = a.protocol.as_ref().map(|p| p.as_str());
+    if a.grpc.is_some() && proto != Some("GRPC") {
+        errors.rule(path.clone(), "protocol must be 'GRPC' when grpc is set");
+    }
+    if a.http.is_some() && proto != Some("HTTP") {
+        errors.rule(path.clone(), "protocol must be 'HTTP' when http is set");
+    }
+    common::backend_object_reference(&a.backend_ref, &path.field("backendRef"), errors);
+    if let Some(g) = &a.grpc {
+        let hpath = path.field("grpc").field("allowedHeaders");
+        errors.items(&hpath, g.allowed_headers.len(), 0, 64);
+        errors.unique(&hpath, g.allowed_headers.iter().map(String::as_str), None);
+    }
+    if let Some(h) = &a.http {
+        let hp = path.field("http");
+        if let Some(pv) = &h.path {
+            let pp = hp.field("path");
+            if errors.length(&pp, pv, 0, 1024) {
+                errors.pattern(&pp, pv, p::is_http_path_chars, p::HTTP_PATH_PATTERN);
+            }
+        }
+        for (field, list) in [
+            ("allowedHeaders", &h.allowed_headers),
+            ("allowedResponseHeaders", &h.allowed_response_headers),
+        ] {
+            let lp = hp.field(field);
+            errors.items(&lp, list.len(), 0, 64);
+            errors.unique(&lp, list.iter().map(String::as_str), None);
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Compiled match conditions and the shared regex pool.
+//!
+//! Regexes are compiled once per distinct pattern (and kind: path/value) and shared by index;
+//! patterns are anchored so that every regex match is a **full** match, and compiled with
+//! size limits so hostile input cannot blow up memory (ARCHITECTURE "bounded work").
+
+use std::collections::HashMap;
+
+use regex::{Regex, RegexBuilder};
+
+use crate::headers::HeaderLookup;
+use crate::path::query_param;
+
+/// Compiled-program size limit per regex (bytes).
+pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
+/// Lazy-DFA cache limit per regex (bytes).
+pub const REGEX_DFA_LIMIT: usize = 256 * 1024;
+
+/// Distinct regexes of a table, compiled once.
+#[derive(Debug, Default)]
+pub(crate) struct RegexPool {
+    by_pattern: HashMap<String, u32>,
+    compiled: Vec<Regex>,
+}
+
+impl RegexPool {
+    /// Index of the compiled `pattern`, compiling it on first use.
+    pub(crate) fn intern(&mut self, pattern: &str) -> Result<u32, String> {
+        if let Some(i) = self.by_pattern.get(pattern) {
+            return Ok(*i);
+        }
+        let re = RegexBuilder::new(&format!("^(?:{pattern})$"))
+            .size_limit(REGEX_SIZE_LIMIT)
+            .dfa_size_limit(REGEX_DFA_LIMIT)
+            .build()
+            .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
+        let i = u32::try_from(self.compiled.len()).map_err(|_| "too many regexes".to_string())?;
+        self.compiled.push(re);
+        self.by_pattern.insert(pattern.to_string(), i);
+        Ok(i)
+    }
+
+    pub(crate) fn get(&self, i: u32) -> Option<&Regex> {
+        self.compiled.get(i as usize)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.compiled.len()
+    }
+}
+
+/// A compiled value condition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ValueMatch {
+    Exact(Box<str>),
+    Regex(u32),
+}
+
+impl ValueMatch {
+    pub(crate) fn matches_bytes(&self, v: &[u8], pool: &RegexPool) -> bool {
+        match self {
+            Self::Exact(e) => e.as_bytes() == v,
+            // a non-UTF-8 value never matches a regex (documented in headers.rs)
+            Self::Regex(i) => match (std::str::from_utf8(v), pool.get(*i)) {
+                (Ok(s), Some(re)) => re.is_match(s),
+                _ => false,
+            },
+        }
+    }
+
+    pub(crate) fn matches_str(&self, v: &str, pool: &RegexPool) -> bool {
+        match self {
+            Self::Exact(e) => &**e == v,
+            Self::Regex(i) => pool.get(*i).is_some_and(|re| re.is_match(v)),
+        }
+    }
+}
+
+/// Compiled name/value conditions (headers or query parameters).
+pub(crate) type NamedMatches = Box<[(Box<str>, ValueMatch)]>;
+
+/// The parts of a match that the path/method index does not already decide.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Cond {
+    /// HTTP method.
+    pub(crate) method: Option<Box<str>>,
+    /// Path regex (HTTP `RegularExpression` path).
+    pub(crate) path_regex: Option<u32>,
+    /// gRPC service regex.
+    pub(crate) service_regex: Option<u32>,
+    /// gRPC method regex.
+    pub(crate) method_regex: Option<u32>,
+    /// Header conditions, names lower-cased, first duplicate only.
+    pub(crate) headers: NamedMatches,
+    /// Query conditions, first duplicate only.
+    pub(crate) query: NamedMatches,
+}
+
+/// The first condition that failed, for explanations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Failed {
+    Method,
+    PathRegex,
+    Service,
+    GrpcMethod,
+    Header(usize),
+    Query(usize),
+}
+
+/// The request fields conditions look at.
+pub(crate) struct Probe<'r> {
+    pub(crate) method: Option<&'r str>,
+    pub(crate) path: &'r str,
+    pub(crate) query: Option<&'r str>,
+    pub(crate) headers: &'r dyn HeaderLookup,
+    pub(crate) grpc_service: &'r str,
+    pub(crate) grpc_method: &'r str,
+}
+
+impl Cond {
+    /// Checks every condition, returning the first that fails.
+    pub(crate) fn check(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
+        if let Some(m) = &self.method
+            && p.method != Some(&**m)
+        {
+            return Err(Failed::Method);
+        }
+        if let Some(i) = self.path_regex
+            && !ValueMatch::Regex(i).matches_str(p.path, pool)
+        {
+            return Err(Failed::PathRegex);
+        }
+        if let Some(i) = self.service_regex
+            && !ValueMatch::Regex(i).matches_str(p.grpc_service, pool)
+        {
+            return Err(Failed::Service);
+        }
+        if let Some(i) = self.method_regex
+            && !ValueMatch::Regex(i).matches_str(p.grpc_method, pool)
+        {
+            return Err(Failed::GrpcMethod);
+        }
+        for (i, (name, vm)) in self.headers.iter().enumerate() {
+            match p.headers.first_value(name) {
+                Some(v) if vm.matches_bytes(v, pool) => {}
+                _ => return Err(Failed::Header(i)),
+            }
+        }
+        for (i, (name, vm)) in self.query.iter().enumerate() {
+            match p.query.and_then(|q| query_param(q, name)) {
+                Some(v) if vm.matches_str(v, pool) => {}
+                _ => return Err(Failed::Query(i)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Splits a gRPC `:path` (`/pkg.Service/Method`) into service and method; anything else
+/// yields empty strings, which exact service/method conditions never match.
+pub(crate) fn split_grpc_path(path: &str) -> (&str, &str) {
+    let p = path.strip_prefix('/').unwrap_or("");
+    match p.split_once('/') {
+        Some((s, m)) if !m.contains('/') => (s, m),
+        _ => ("", ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Regexes are full matches (issue 3: "regex matches are full matches (anchored)").
+    #[test]
+    fn regex_is_full_match_and_shared() {
+        let mut pool = RegexPool::default();
+        let a = pool.intern("/v[0-9]+").unwrap_or(u32::MAX);
+        let b = pool.intern("/v[0-9]+").unwrap_or(u32::MAX - 1);
+        assert_eq!(a, b);
+        assert_eq!(pool.len(), 1);
+        let vm = ValueMatch::Regex(a);
+        assert!(vm.matches_str("/v12", &pool));
+        assert!(!vm.matches_str("/v12/x", &pool));
+        assert!(!vm.matches_str("x/v12", &pool));
+        // alternation must not escape the anchors
+        let alt = pool.intern("a|b").unwrap_or(u32::MAX);
+        assert!(!ValueMatch::Regex(alt).matches_str("ab", &pool));
+        assert!(ValueMatch::Regex(alt).matches_str("b", &pool));
+    }
+
+    #[test]
+    fn oversized_regex_is_rejected() {
+        let mut pool = RegexPool::default();
+        assert!(pool.intern("(a{1000}){1000}").is_err());
+        assert!(pool.intern("(").is_err());
+    }
+
+    #[test]
+    fn grpc_path_split() {
+        assert_eq!(split_grpc_path("/pkg.Svc/Get"), ("pkg.Svc", "Get"));
+        assert_eq!(split_grpc_path("/pkg.Svc/Get/x"), ("", ""));
+        assert_eq!(split_grpc_path("nope"), ("", ""));
+    }
+}

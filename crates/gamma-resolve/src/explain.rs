@@ -1,0 +1,448 @@
+//! Explanations: the slow, allocating twin of the resolve path. It walks the same compiled
+//! structures, but visits *every* candidate of the chosen route set in precedence order and
+//! records the first condition that failed, so a person can see why a request went where it
+//! went. The decision it reports is the one [`RouteTable::resolve`] returns.
+
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::cond::{Failed, Probe, split_grpc_path};
+use crate::hostname::{self, normalize_host};
+use crate::index::{GrpcIndex, HostIndex, PathIndex};
+use crate::ir::L4;
+use crate::path::{prefix_matches, split_path_query};
+use crate::request::{Protocol, Request};
+use crate::table::{Action, Binding, RouteSet, RouteTable};
+
+/// One candidate rule match, in precedence order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateExplanation {
+    /// `Kind namespace/name`.
+    pub route: String,
+    /// Rule index.
+    pub rule: u16,
+    /// Rule name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_name: Option<String>,
+    /// Index of the match in the rule.
+    pub match_index: u16,
+    /// The hostname group the candidate is in (`None` = any host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    /// The path (or gRPC method) condition, for display.
+    pub condition: String,
+    /// `None` when the candidate matched; else the first condition that failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
+}
+
+/// Why a request went where it went.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Explanation {
+    /// What the destination bound to (a Service port, a Gateway listener) and why.
+    pub binding: String,
+    /// The route set used (producer routes, consumer routes of a namespace, a listener).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route_set: Option<String>,
+    /// The route kind in force on the binding (mesh), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route_kind: Option<String>,
+    /// Every candidate in precedence order.
+    pub candidates: Vec<CandidateExplanation>,
+    /// The winning rule, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub winner: Option<String>,
+    /// The backend pick, when the rule has backends.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_pick: Option<String>,
+    /// The decision, as a sentence.
+    pub decision: String,
+    /// The decision in its JSON shape.
+    pub decision_json: serde_json::Value,
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "binding:   {}", self.binding)?;
+        if let Some(s) = &self.route_set {
+            writeln!(f, "route set: {s}")?;
+        }
+        if let Some(k) = &self.route_kind {
+            writeln!(
+                f,
+                "kind:      {k} (GRPCRoute > HTTPRoute > TLSRoute > TCPRoute)"
+            )?;
+        }
+        if !self.candidates.is_empty() {
+            writeln!(f, "candidates, in precedence order:")?;
+            for (i, c) in self.candidates.iter().enumerate() {
+                let host = c
+                    .hostname
+                    .as_deref()
+                    .map(|h| format!(" host {h}"))
+                    .unwrap_or_default();
+                let name = c
+                    .rule_name
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default();
+                let verdict = match &c.failed {
+                    None => "MATCH".to_string(),
+                    Some(why) => format!("no: {why}"),
+                };
+                writeln!(
+                    f,
+                    "  {:>3}. {} rule {}{} match {}{}: {} -> {}",
+                    i + 1,
+                    c.route,
+                    c.rule,
+                    name,
+                    c.match_index,
+                    host,
+                    c.condition,
+                    verdict
+                )?;
+            }
+        }
+        if let Some(w) = &self.winner {
+            writeln!(f, "winner:    {w}")?;
+        }
+        if let Some(b) = &self.backend_pick {
+            writeln!(f, "backend:   {b}")?;
+        }
+        write!(f, "decision:  {}", self.decision)
+    }
+}
+
+struct Row {
+    key: (u8, usize, u128),
+    cand: u32,
+    hostname: Option<String>,
+    condition: String,
+    failed: Option<String>,
+}
+
+impl RouteTable {
+    /// Explains the decision for `req` step by step. Allocates; use [`RouteTable::resolve`]
+    /// on hot paths.
+    pub fn explain(&self, req: &Request<'_>, entropy: u64) -> Explanation {
+        let decision = self.resolve(req, entropy);
+        let decision_text = decision.to_string();
+        let decision_json = serde_json::to_value(decision).unwrap_or(serde_json::Value::Null);
+        let mut ex = Explanation {
+            binding: String::new(),
+            route_set: None,
+            route_kind: None,
+            candidates: Vec::new(),
+            winner: decision.rule().map(|r| r.to_string()),
+            backend_pick: None,
+            decision: decision_text,
+            decision_json,
+        };
+        let l4 = if req.protocol == Protocol::Udp {
+            L4::Udp
+        } else {
+            L4::Tcp
+        };
+        let Some(binding) = self.bindings.get(&(req.destination, req.port, l4)) else {
+            ex.binding = format!(
+                "nothing is bound to {}:{} ({}): no Service cluster IP or Gateway address with routes; \
+                 pod IPs and headless Services never bind",
+                req.destination,
+                req.port,
+                if l4 == L4::Udp { "UDP" } else { "TCP" }
+            );
+            return ex;
+        };
+        let set = match binding {
+            Binding::Service {
+                service,
+                port,
+                producer,
+                consumers,
+            } => {
+                let svc = self.services.get(*service as usize);
+                ex.binding = format!(
+                    "Service {}/{} port {} (destination {} is one of its cluster IPs)",
+                    svc.map_or("?", |s| &s.namespace),
+                    svc.map_or("?", |s| &s.name),
+                    port,
+                    req.destination
+                );
+                let consumer = req
+                    .source_namespace
+                    .and_then(|ns| consumers.get(ns).copied());
+                match consumer.or(*producer) {
+                    Some(s) => self.sets.get(s as usize),
+                    None => {
+                        ex.route_set = Some(format!(
+                            "none: the client namespace {} has no consumer routes and there are no producer routes",
+                            req.source_namespace.unwrap_or("(unknown)")
+                        ));
+                        return ex;
+                    }
+                }
+            }
+            Binding::Gateway { gateway, listeners } => {
+                let gw = self.gateways.get(*gateway as usize);
+                ex.binding = format!(
+                    "Gateway {}/{} port {}",
+                    gw.map_or("?", |g| &g.namespace),
+                    gw.map_or("?", |g| &g.name),
+                    req.port
+                );
+                let host = match req.protocol {
+                    Protocol::Tls => req.sni,
+                    _ => req.host,
+                }
+                .map(normalize_host);
+                let l = listeners.iter().find(|l| match (&l.hostname, host) {
+                    (None, _) => true,
+                    (Some(h), Some(rh)) => hostname::matches(h, rh),
+                    (Some(_), None) => false,
+                });
+                match l {
+                    Some(l) => self.sets.get(l.set as usize),
+                    None => {
+                        ex.route_set = Some(format!(
+                            "none: no listener hostname matches {:?} (listener isolation: no fallback)",
+                            host.unwrap_or("")
+                        ));
+                        return ex;
+                    }
+                }
+            }
+        };
+        let Some(set) = set else { return ex };
+        ex.route_set = Some(set.label.clone());
+        ex.route_kind = set.mesh_kind.map(|k| k.to_string());
+        ex.candidates = self.explain_candidates(set, req);
+        if let Some(rule) = decision.rule()
+            && let crate::Decision::Forward(f) = decision
+        {
+            ex.backend_pick = Some(format!(
+                "backendRefs[{}] {} (weighted pick from entropy {entropy}; rule {})",
+                f.backend_index, f.backend, rule.index
+            ));
+        } else if let crate::Decision::Respond(r) = decision
+            && let Some(rule) = r.rule
+            && let Some(entry) = self.rules.iter().find(|e| self.rule_ref(e) == rule)
+            && let Action::Backends(bs) = &entry.action
+        {
+            let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
+            ex.backend_pick = Some(format!("weights [{}]: {}", weights.join(", "), r.reason));
+        }
+        ex
+    }
+
+    fn explain_candidates(&self, set: &RouteSet, req: &Request<'_>) -> Vec<CandidateExplanation> {
+        let (path, query) = split_path_query(req.path_and_query);
+        let (service, method) = split_grpc_path(path);
+        let probe = Probe {
+            method: req.method,
+            path,
+            query,
+            headers: req.headers,
+            grpc_service: service,
+            grpc_method: method,
+        };
+        let host = match req.protocol {
+            Protocol::Tls => req.sni,
+            _ => req.host,
+        }
+        .map(normalize_host);
+        let mut rows: Vec<Row> = Vec::new();
+        let host_rank = |h: &Option<String>| -> (u8, usize) {
+            match (h, host) {
+                (None, _) => (2, 0),
+                (Some(p), Some(rh)) if hostname::matches(p, rh) => {
+                    if hostname::is_wildcard(p) {
+                        (1, usize::MAX - p.len())
+                    } else {
+                        (0, 0)
+                    }
+                }
+                (Some(_), _) => (3, 0),
+            }
+        };
+        let use_grpc = req.protocol == Protocol::Grpc && set.grpc.is_some();
+        if use_grpc {
+            if let Some(g) = &set.grpc {
+                self.rows_grpc(g, &probe, &host_rank, &mut rows);
+            }
+        } else if req.protocol.is_http() {
+            if let Some(h) = &set.http {
+                self.rows_http(h, &probe, &host_rank, &mut rows);
+            }
+        } else if req.protocol == Protocol::Tls
+            && let Some(t) = &set.tls
+        {
+            for (h, list) in t.groups() {
+                let hr = host_rank(&h);
+                for &c in list.iter() {
+                    let key = self.cands.get(c as usize).map_or(0, |x| x.key.0);
+                    let failed = (hr.0 == 3).then(|| "SNI does not match the hostname".to_string());
+                    rows.push(Row {
+                        key: (hr.0, hr.1, key),
+                        cand: c,
+                        hostname: h.clone(),
+                        condition: "SNI".into(),
+                        failed,
+                    });
+                }
+            }
+        }
+        rows.sort_by_key(|r| r.key);
+        rows.into_iter()
+            .filter_map(|r| {
+                let cand = self.cands.get(r.cand as usize)?;
+                let rule = self.rules.get(cand.rule as usize)?;
+                let rref = self.rule_ref(rule);
+                Some(CandidateExplanation {
+                    route: rref.route.to_string(),
+                    rule: rule.index,
+                    rule_name: rule.name.as_deref().map(str::to_string),
+                    match_index: cand.match_index,
+                    hostname: r.hostname,
+                    condition: r.condition,
+                    failed: r.failed,
+                })
+            })
+            .collect()
+    }
+
+    fn failure_text(&self, cand: u32, f: &Failed) -> String {
+        let c = self.cands.get(cand as usize);
+        match f {
+            Failed::Method => format!(
+                "method is not {}",
+                c.and_then(|c| c.cond.method.as_deref()).unwrap_or("?")
+            ),
+            Failed::PathRegex => "path does not match the regular expression".into(),
+            Failed::Service => "gRPC service does not match the regular expression".into(),
+            Failed::GrpcMethod => "gRPC method does not match the regular expression".into(),
+            Failed::Header(i) => format!(
+                "header {} does not match",
+                c.and_then(|c| c.cond.headers.get(*i))
+                    .map_or("?", |h| &*h.0)
+            ),
+            Failed::Query(i) => format!(
+                "query parameter {} does not match",
+                c.and_then(|c| c.cond.query.get(*i)).map_or("?", |h| &*h.0)
+            ),
+        }
+    }
+
+    fn rows_http(
+        &self,
+        h: &HostIndex<PathIndex>,
+        probe: &Probe<'_>,
+        host_rank: &dyn Fn(&Option<String>) -> (u8, usize),
+        rows: &mut Vec<Row>,
+    ) {
+        for (hn, pi) in h.groups() {
+            let hr = host_rank(&hn);
+            let mut push = |c: u32, condition: String, path_ok: bool| {
+                let key = self.cands.get(c as usize).map_or(0, |x| x.key.0);
+                let failed = if hr.0 == 3 {
+                    Some("Host does not match the hostname".to_string())
+                } else if !path_ok {
+                    Some("path does not match".to_string())
+                } else {
+                    self.cands
+                        .get(c as usize)
+                        .and_then(|x| x.cond.check(probe, &self.regexes).err())
+                        .map(|f| self.failure_text(c, &f))
+                };
+                rows.push(Row {
+                    key: (hr.0, hr.1, key),
+                    cand: c,
+                    hostname: hn.clone(),
+                    condition,
+                    failed,
+                });
+            };
+            for (p, list) in &pi.exact {
+                for &c in list.iter() {
+                    push(c, format!("Exact {p}"), **p == *probe.path);
+                }
+            }
+            for (p, list) in &pi.prefix {
+                let shown = if p.is_empty() { "/" } else { p };
+                for &c in list.iter() {
+                    push(
+                        c,
+                        format!("PathPrefix {shown}"),
+                        prefix_matches(shown, probe.path),
+                    );
+                }
+            }
+            for &c in pi.regex.iter() {
+                push(c, "RegularExpression".into(), true);
+            }
+        }
+    }
+
+    fn rows_grpc(
+        &self,
+        g: &HostIndex<GrpcIndex>,
+        probe: &Probe<'_>,
+        host_rank: &dyn Fn(&Option<String>) -> (u8, usize),
+        rows: &mut Vec<Row>,
+    ) {
+        for (hn, gi) in g.groups() {
+            let hr = host_rank(&hn);
+            let mut push = |c: u32, condition: String, exact_ok: bool| {
+                let key = self.cands.get(c as usize).map_or(0, |x| x.key.0);
+                let failed = if hr.0 == 3 {
+                    Some("Host does not match the hostname".to_string())
+                } else if !exact_ok {
+                    Some("gRPC service/method does not match".to_string())
+                } else {
+                    self.cands
+                        .get(c as usize)
+                        .and_then(|x| x.cond.check(probe, &self.regexes).err())
+                        .map(|f| self.failure_text(c, &f))
+                };
+                rows.push(Row {
+                    key: (hr.0, hr.1, key),
+                    cand: c,
+                    hostname: hn.clone(),
+                    condition,
+                    failed,
+                });
+            };
+            let sm = format!("{}/{}", probe.grpc_service, probe.grpc_method);
+            for (k, list) in &gi.both {
+                for &c in list.iter() {
+                    push(
+                        c,
+                        format!("service/method {k}"),
+                        !probe.grpc_service.is_empty() && **k == *sm,
+                    );
+                }
+            }
+            for (k, list) in &gi.service {
+                for &c in list.iter() {
+                    push(c, format!("service {k}"), **k == *probe.grpc_service);
+                }
+            }
+            for (k, list) in &gi.method {
+                for &c in list.iter() {
+                    push(
+                        c,
+                        format!("method {k}"),
+                        !probe.grpc_service.is_empty() && **k == *probe.grpc_method,
+                    );
+                }
+            }
+            for &c in gi.rest.iter() {
+                push(c, "any service/method".into(), true);
+            }
+        }
+    }
+}

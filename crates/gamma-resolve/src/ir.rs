@@ -1,0 +1,414 @@
+//! The lowered input of a route table: what [`crate::RouteTable`] compiles from.
+//!
+//! [`crate::RouteTable::build`] lowers a [`gamma_model::Snapshot`] into this form (applying
+//! CRD defaults, resolving label selectors and recording validation failures); tests and
+//! embedders without a snapshot can build it directly and call
+//! [`crate::RouteTable::from_input`]. Everything here is owned, plain data: no indexes, no
+//! compiled regexes.
+//!
+//! This module is an unstable, lower-level interface: it may change between minor versions.
+
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Route kinds, in mesh precedence order (spec-digest §4.6): GRPCRoute > HTTPRoute >
+/// TLSRoute > TCPRoute; UDPRoute is orthogonal.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+pub enum RouteKind {
+    /// `GRPCRoute`
+    #[serde(rename = "GRPCRoute")]
+    Grpc,
+    /// `HTTPRoute`
+    #[serde(rename = "HTTPRoute")]
+    Http,
+    /// `TLSRoute`
+    #[serde(rename = "TLSRoute")]
+    Tls,
+    /// `TCPRoute`
+    #[serde(rename = "TCPRoute")]
+    Tcp,
+    /// `UDPRoute`
+    #[serde(rename = "UDPRoute")]
+    Udp,
+}
+
+impl RouteKind {
+    /// The Kubernetes kind name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Grpc => "GRPCRoute",
+            Self::Http => "HTTPRoute",
+            Self::Tls => "TLSRoute",
+            Self::Tcp => "TCPRoute",
+            Self::Udp => "UDPRoute",
+        }
+    }
+}
+
+impl std::fmt::Display for RouteKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// L4 protocol of a Service port or listener binding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum L4 {
+    /// TCP (and everything carried over it).
+    #[default]
+    Tcp,
+    /// UDP.
+    Udp,
+}
+
+/// The whole input of a table.
+#[derive(Debug, Clone, Default)]
+pub struct TableInput {
+    /// Services (mesh parents and backends).
+    pub services: Vec<ServiceIr>,
+    /// Gateways (north-south parents).
+    pub gateways: Vec<GatewayIr>,
+    /// Routes of every kind.
+    pub routes: Vec<RouteIr>,
+    /// ReferenceGrants.
+    pub grants: Vec<GrantIr>,
+}
+
+/// A Service: frontend (cluster IPs and ports) and backend facts.
+#[derive(Debug, Clone, Default)]
+pub struct ServiceIr {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// Cluster IPs (all families). Empty for headless Services (`clusterIP: None`).
+    pub cluster_ips: Vec<IpAddr>,
+    /// `type: ExternalName`: neither a parent nor a valid backend (§4.2).
+    pub external_name: bool,
+    /// Ports.
+    pub ports: Vec<ServicePortIr>,
+    /// Whether the Service has ready endpoints, when EndpointSlices are known; `None` when
+    /// the snapshot has no EndpointSlices for it (assume ready).
+    pub ready: Option<bool>,
+}
+
+/// One Service port.
+#[derive(Debug, Clone, Default)]
+pub struct ServicePortIr {
+    /// Port name (`sectionName` of a parentRef).
+    pub name: Option<String>,
+    /// The Service port.
+    pub port: u16,
+    /// TCP or UDP (SCTP ports are left out).
+    pub protocol: L4,
+    /// `appProtocol`, if set.
+    pub app_protocol: Option<String>,
+}
+
+/// A Gateway with the addresses it serves and its listeners.
+#[derive(Debug, Clone, Default)]
+pub struct GatewayIr {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// Addresses requests arrive on (from `status.addresses`, else `spec.addresses`).
+    pub addresses: Vec<IpAddr>,
+    /// Listeners, in spec order.
+    pub listeners: Vec<ListenerIr>,
+}
+
+/// Listener protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ListenerProtocol {
+    /// `HTTP`
+    #[default]
+    Http,
+    /// `HTTPS`
+    Https,
+    /// `TLS` (passthrough or terminate)
+    Tls,
+    /// `TCP`
+    Tcp,
+    /// `UDP`
+    Udp,
+}
+
+impl ListenerProtocol {
+    /// Route kinds a listener of this protocol supports by default.
+    pub fn default_kinds(self) -> &'static [RouteKind] {
+        match self {
+            Self::Http | Self::Https => &[RouteKind::Http, RouteKind::Grpc],
+            Self::Tls => &[RouteKind::Tls],
+            Self::Tcp => &[RouteKind::Tcp],
+            Self::Udp => &[RouteKind::Udp],
+        }
+    }
+}
+
+/// Which namespaces a listener admits routes from, resolved at lowering time.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum AllowedNamespaces {
+    /// Only the Gateway's namespace (the default).
+    #[default]
+    Same,
+    /// Every namespace.
+    All,
+    /// The namespaces whose labels matched the selector.
+    Only(BTreeSet<String>),
+}
+
+/// A Gateway listener.
+#[derive(Debug, Clone, Default)]
+pub struct ListenerIr {
+    /// Listener name (`sectionName`).
+    pub name: String,
+    /// Port.
+    pub port: u16,
+    /// Protocol.
+    pub protocol: ListenerProtocol,
+    /// Hostname, if any.
+    pub hostname: Option<String>,
+    /// `allowedRoutes.namespaces`.
+    pub allowed_namespaces: AllowedNamespaces,
+    /// `allowedRoutes.kinds`; empty means the protocol's default kinds.
+    pub allowed_kinds: Vec<RouteKind>,
+}
+
+/// A ReferenceGrant.
+#[derive(Debug, Clone, Default)]
+pub struct GrantIr {
+    /// Namespace of the grant (the target namespace).
+    pub namespace: String,
+    /// `from`: (group, kind, namespace).
+    pub from: Vec<(String, String, String)>,
+    /// `to`: (group, kind, optional name).
+    pub to: Vec<(String, String, Option<String>)>,
+}
+
+/// Why a route, rule or parent is not usable, with the upstream reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    /// Upstream reason (`UnsupportedValue`, `IncompatibleFilters`, ...).
+    pub reason: &'static str,
+    /// Human-readable message with the field path.
+    pub message: String,
+}
+
+/// A route of any kind, with CRD defaults applied.
+#[derive(Debug, Clone)]
+pub struct RouteIr {
+    /// Kind.
+    pub kind: RouteKind,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `creationTimestamp` as (seconds, nanoseconds) since the epoch.
+    pub created: Option<(i64, u32)>,
+    /// `spec.hostnames` (HTTP, GRPC, TLS).
+    pub hostnames: Vec<String>,
+    /// `spec.parentRefs`.
+    pub parents: Vec<ParentRefIr>,
+    /// Rules (TCP/UDP/TLS routes have exactly one in v1).
+    pub rules: Vec<RuleIr>,
+    /// Set when the whole route failed validation: it is excluded and reported.
+    pub invalid: Option<Invalid>,
+}
+
+/// A parentRef after defaulting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParentRefIr {
+    /// What kind of parent.
+    pub kind: ParentRefKind,
+    /// Namespace (defaulted to the route's).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `sectionName`.
+    pub section_name: Option<String>,
+    /// `port`.
+    pub port: Option<u16>,
+}
+
+/// Kinds of parents the engine knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParentRefKind {
+    /// Core Service (`group: ""`).
+    Service,
+    /// `gateway.networking.k8s.io/Gateway`.
+    Gateway,
+    /// Anything else, as `group/kind`.
+    Other(String),
+}
+
+/// A string condition.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StrMatch {
+    /// Byte-exact.
+    Exact(String),
+    /// Regular expression, full match.
+    Regex(String),
+}
+
+/// A path condition.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PathMatchIr {
+    /// `Exact`.
+    Exact(String),
+    /// `PathPrefix`.
+    Prefix(String),
+    /// `RegularExpression`.
+    Regex(String),
+}
+
+/// One match of a rule (HTTP or gRPC shape).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MatchIr {
+    /// HTTPRoute match.
+    Http {
+        /// Path.
+        path: PathMatchIr,
+        /// Method.
+        method: Option<String>,
+        /// Header conditions (names as written; duplicates are handled by the compiler).
+        headers: Vec<(String, StrMatch)>,
+        /// Query conditions.
+        query: Vec<(String, StrMatch)>,
+    },
+    /// GRPCRoute match.
+    Grpc {
+        /// Service condition.
+        service: Option<StrMatch>,
+        /// Method condition.
+        method: Option<StrMatch>,
+        /// Header conditions.
+        headers: Vec<(String, StrMatch)>,
+    },
+}
+
+/// Header edits of a header-modifier filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct HeaderEdits {
+    /// `set`: replace the value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub set: Vec<(String, String)>,
+    /// `add`: append a value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub add: Vec<(String, String)>,
+    /// `remove`: header names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub remove: Vec<String>,
+}
+
+impl HeaderEdits {
+    /// True when nothing is edited.
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty() && self.add.is_empty() && self.remove.is_empty()
+    }
+}
+
+/// A path modifier (owned form of [`crate::rewrite::PathModifier`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathModifierIr {
+    /// `ReplaceFullPath`.
+    Full(String),
+    /// `ReplacePrefixMatch`.
+    Prefix(String),
+}
+
+/// A `RequestRedirect` filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedirectIr {
+    /// `scheme`.
+    pub scheme: Option<crate::redirect::Scheme>,
+    /// `hostname`.
+    pub hostname: Option<String>,
+    /// `port`.
+    pub port: Option<u16>,
+    /// `path`.
+    pub path: Option<PathModifierIr>,
+    /// `statusCode` (default 302).
+    pub status: u16,
+}
+
+/// A `URLRewrite` filter.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RewriteIr {
+    /// `hostname`.
+    pub hostname: Option<String>,
+    /// `path`.
+    pub path: Option<PathModifierIr>,
+}
+
+/// A `RequestMirror` filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirrorIr {
+    /// The mirror backend.
+    pub backend: BackendIr,
+    /// Fraction of requests mirrored, as (numerator, denominator).
+    pub fraction: (u32, u32),
+}
+
+/// Filters of a rule or backendRef, grouped by type (each non-repeatable type at most once;
+/// validation rejects repeats).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FiltersIr {
+    /// `RequestHeaderModifier`.
+    pub request_headers: HeaderEdits,
+    /// `ResponseHeaderModifier`.
+    pub response_headers: HeaderEdits,
+    /// `RequestRedirect`.
+    pub redirect: Option<RedirectIr>,
+    /// `URLRewrite`.
+    pub rewrite: Option<RewriteIr>,
+    /// `RequestMirror` filters.
+    pub mirrors: Vec<MirrorIr>,
+    /// `CORS`, kept as its JSON form.
+    pub cors: Option<serde_json::Value>,
+    /// `ExtensionRef`s, as `group/kind/name`.
+    pub extensions: Vec<String>,
+}
+
+/// A backendRef after defaulting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendIr {
+    /// Group (default `""`).
+    pub group: String,
+    /// Kind (default `Service`).
+    pub kind: String,
+    /// Namespace (default the route's).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// Port.
+    pub port: Option<u16>,
+    /// Weight (default 1).
+    pub weight: u32,
+    /// Filters on this backend.
+    pub filters: FiltersIr,
+}
+
+/// One rule, with defaults applied (a rule without matches has the default match).
+#[derive(Debug, Clone, Default)]
+pub struct RuleIr {
+    /// `name`.
+    pub name: Option<String>,
+    /// Matches (ORed); empty for TLS/TCP/UDP rules.
+    pub matches: Vec<MatchIr>,
+    /// Rule filters.
+    pub filters: FiltersIr,
+    /// backendRefs.
+    pub backends: Vec<BackendIr>,
+    /// Timeouts and retry, kept as JSON (forwarded verbatim in decisions).
+    pub timeouts: Option<serde_json::Value>,
+    /// Retry.
+    pub retry: Option<serde_json::Value>,
+    /// Set when the rule is unusable (dropped, `PartiallyInvalid`).
+    pub invalid: Option<Invalid>,
+}

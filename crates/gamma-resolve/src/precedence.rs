@@ -1,0 +1,385 @@
+//! Precedence keys for HTTPRoute and GRPCRoute matches (spec-digest §2.1, §2.2), computed
+//! once at build time as totally ordered integers: **smaller key = higher precedence**, so
+//! sorting candidates ascending yields them in the order the spec tries them.
+//!
+//! Each key is packed into a `u128` from most to least significant criterion. Criteria where
+//! "larger wins" are stored inverted (`MAX - value`). Cross-route tie-breaks (oldest
+//! `creationTimestamp`, then `namespace/name`) are folded into one [`RouteRank`]: the route's
+//! position in that order over the whole table, computed when the table is built.
+//!
+//! Choices the spec leaves open (documented in `docs/precedence.md`):
+//! - `RegularExpression` paths rank below every `PathPrefix` (§1.3: implementation-specific).
+//! - `PathPrefix` length counts the characters of the value as written (`/foo/` is 5).
+//! - Header and query counts are of *effective* matches: a repeated (case-equivalent) header
+//!   name, or a repeated query name, counts once, because only the first entry is used.
+//! - A GRPCRoute regex service or method counts 0 characters (an exact one counts its length).
+//! - A route without `creationTimestamp` sorts after all routes that have one.
+
+use crate::hostname::HostSpecificity;
+
+/// Kind of path match, ordered as §2.1 steps 2-3 rank them (plus the regex choice above).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PathRank {
+    /// `Exact`: beats every other path type.
+    Exact,
+    /// `PathPrefix`, with the number of characters of the configured value.
+    Prefix(u16),
+    /// `RegularExpression`: after every prefix.
+    Regex,
+}
+
+impl PathRank {
+    fn encode(self) -> u32 {
+        match self {
+            Self::Exact => 0,
+            Self::Prefix(chars) => (1 << 16) | u32::from(u16::MAX - chars),
+            Self::Regex => 2 << 16,
+        }
+    }
+}
+
+/// Position of a route in the cross-route tie-break order (§2.1 steps 7-8: oldest
+/// `creationTimestamp`, then `namespace/name`). Smaller = older / alphabetically first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct RouteRank(pub u32);
+
+/// What the cross-route tie-break compares. `T` is the timestamp type (any total order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteOrder<'a, T> {
+    /// `metadata.creationTimestamp`; `None` sorts after every known timestamp.
+    pub created: Option<T>,
+    /// `metadata.namespace`.
+    pub namespace: &'a str,
+    /// `metadata.name`.
+    pub name: &'a str,
+}
+
+impl<T: Ord> PartialOrd for RouteOrder<'_, T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T: Ord> Ord for RouteOrder<'_, T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let ts = match (&self.created, &other.created) {
+            (Some(a), Some(b)) => a.cmp(b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        };
+        // "{namespace}/{name}" compared as one string, exactly as the spec words it. This is
+        // not the pair order: `-` and `.` sort below `/`, so "a-b/x" < "a/y".
+        ts.then_with(|| joined(self.namespace, self.name).cmp(joined(other.namespace, other.name)))
+    }
+}
+
+fn joined<'s>(ns: &'s str, name: &'s str) -> impl Iterator<Item = u8> + 's {
+    ns.bytes().chain(std::iter::once(b'/')).chain(name.bytes())
+}
+
+/// Assigns [`RouteRank`]s: `ranks[i]` is the rank of `orders[i]`. Equal orders (the same
+/// route) get equal ranks.
+pub fn rank_routes<T: Ord>(orders: &[RouteOrder<'_, T>]) -> Vec<RouteRank> {
+    let mut idx: Vec<usize> = (0..orders.len()).collect();
+    idx.sort_by(|a, b| orders.get(*a).cmp(&orders.get(*b)));
+    let mut ranks = vec![RouteRank(0); orders.len()];
+    let mut rank = 0u32;
+    let mut prev: Option<usize> = None;
+    for i in idx {
+        if let Some(p) = prev
+            && orders.get(p) != orders.get(i)
+        {
+            rank += 1;
+        }
+        if let Some(r) = ranks.get_mut(i) {
+            *r = RouteRank(rank);
+        }
+        prev = Some(i);
+    }
+    ranks
+}
+
+/// The facts of one HTTPRoute match that §2.1 ranks on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HttpMatchFacts {
+    /// Specificity of the route hostname that matched (§2.1 step 1).
+    pub host: HostSpecificity,
+    /// Path match kind (steps 2-3).
+    pub path: PathRank,
+    /// Whether the match has a method condition (step 4).
+    pub has_method: bool,
+    /// Effective header matches (step 5).
+    pub headers: u8,
+    /// Effective query-param matches (step 6).
+    pub query_params: u8,
+}
+
+/// The facts of one GRPCRoute match that §2.2 ranks on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GrpcMatchFacts {
+    /// Specificity of the route hostname that matched (§2.2 steps 1-2).
+    pub host: HostSpecificity,
+    /// Characters of an exact `service` match (step 3).
+    pub service_chars: u16,
+    /// Characters of an exact `method` match (step 4).
+    pub method_chars: u16,
+    /// Effective header matches (step 5).
+    pub headers: u8,
+}
+
+/// A packed precedence key; smaller sorts first and wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PrecedenceKey(pub u128);
+
+fn host_bits(h: HostSpecificity) -> u128 {
+    (u128::from(u16::MAX - h.non_wildcard_chars) << 16) | u128::from(u16::MAX - h.chars)
+}
+
+fn tail_bits(route: RouteRank, rule: u16) -> u128 {
+    (u128::from(route.0) << 16) | u128::from(rule)
+}
+
+impl PrecedenceKey {
+    /// Key of an HTTPRoute match (§2.1 steps 1-9). Layout, high to low bits:
+    /// host (32) | path (18) | method (1) | headers (8) | query (8) | route rank (32) | rule (16).
+    pub fn http(facts: HttpMatchFacts, route: RouteRank, rule: u16) -> Self {
+        let mut k = host_bits(facts.host);
+        k = (k << 18) | u128::from(facts.path.encode());
+        k = (k << 1) | u128::from(!facts.has_method);
+        k = (k << 8) | u128::from(u8::MAX - facts.headers);
+        k = (k << 8) | u128::from(u8::MAX - facts.query_params);
+        k = (k << 48) | tail_bits(route, rule);
+        Self(k)
+    }
+
+    /// Key of a GRPCRoute match (§2.2 steps 1-8). Layout, high to low bits:
+    /// host (32) | service (16) | method (16) | headers (8) | route rank (32) | rule (16).
+    pub fn grpc(facts: GrpcMatchFacts, route: RouteRank, rule: u16) -> Self {
+        let mut k = host_bits(facts.host);
+        k = (k << 16) | u128::from(u16::MAX - facts.service_chars);
+        k = (k << 16) | u128::from(u16::MAX - facts.method_chars);
+        k = (k << 8) | u128::from(u8::MAX - facts.headers);
+        k = (k << 48) | tail_bits(route, rule);
+        Self(k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(path: PathRank) -> HttpMatchFacts {
+        HttpMatchFacts {
+            host: HostSpecificity::default(),
+            path,
+            has_method: false,
+            headers: 0,
+            query_params: 0,
+        }
+    }
+
+    fn k(f: HttpMatchFacts, route: u32, rule: u16) -> PrecedenceKey {
+        PrecedenceKey::http(f, RouteRank(route), rule)
+    }
+
+    // §2.1: each criterion decides only on a tie of all earlier ones. The list below is in
+    // strictly decreasing precedence; each entry differs from the next in one criterion.
+    #[test]
+    fn http_precedence_follows_spec_order() {
+        let base = facts(PathRank::Prefix(4));
+        let ordered = [
+            // 1a: exact hostname chars
+            k(
+                HttpMatchFacts {
+                    host: HostSpecificity::of(Some("a.b.c")),
+                    ..base
+                },
+                9,
+                9,
+            ),
+            // 1b: wildcard hostname chars
+            k(
+                HttpMatchFacts {
+                    host: HostSpecificity::of(Some("*.longer.example")),
+                    ..base
+                },
+                9,
+                9,
+            ),
+            k(
+                HttpMatchFacts {
+                    host: HostSpecificity::of(Some("*.b.c")),
+                    ..base
+                },
+                9,
+                9,
+            ),
+            // 2: exact path
+            k(facts(PathRank::Exact), 9, 9),
+            // 3: longer prefix
+            k(facts(PathRank::Prefix(10)), 9, 9),
+            // 4: method
+            k(
+                HttpMatchFacts {
+                    has_method: true,
+                    ..base
+                },
+                9,
+                9,
+            ),
+            // 5: more headers
+            k(
+                HttpMatchFacts {
+                    headers: 2,
+                    query_params: 0,
+                    ..base
+                },
+                9,
+                9,
+            ),
+            k(
+                HttpMatchFacts {
+                    headers: 1,
+                    query_params: 5,
+                    ..base
+                },
+                9,
+                9,
+            ),
+            // 6: more query params
+            k(
+                HttpMatchFacts {
+                    query_params: 1,
+                    ..base
+                },
+                9,
+                9,
+            ),
+            // 7/8: route rank
+            k(base, 0, 9),
+            k(base, 1, 0),
+            // 9: rule order
+            k(base, 2, 0),
+            k(base, 2, 1),
+            // regex ranks below every prefix (implementation choice)
+            k(facts(PathRank::Prefix(1)), 0, 0),
+            k(facts(PathRank::Regex), 0, 0),
+        ];
+        for w in ordered.windows(2) {
+            if let [a, b] = w {
+                assert!(a < b, "{a:?} should precede {b:?}");
+            }
+        }
+    }
+
+    // §2.2: hostname, service chars, method chars, headers, then route, then rule.
+    #[test]
+    fn grpc_precedence_follows_spec_order() {
+        let base = GrpcMatchFacts {
+            host: HostSpecificity::default(),
+            service_chars: 3,
+            method_chars: 3,
+            headers: 0,
+        };
+        let g = |f: GrpcMatchFacts, r: u32, rule: u16| PrecedenceKey::grpc(f, RouteRank(r), rule);
+        let ordered = [
+            g(
+                GrpcMatchFacts {
+                    host: HostSpecificity::of(Some("x.io")),
+                    ..base
+                },
+                9,
+                9,
+            ),
+            g(
+                GrpcMatchFacts {
+                    service_chars: 20,
+                    method_chars: 0,
+                    ..base
+                },
+                9,
+                9,
+            ),
+            g(
+                GrpcMatchFacts {
+                    method_chars: 10,
+                    headers: 0,
+                    ..base
+                },
+                9,
+                9,
+            ),
+            g(GrpcMatchFacts { headers: 3, ..base }, 9, 9),
+            g(base, 0, 5),
+            g(base, 1, 0),
+            g(base, 1, 1),
+        ];
+        for w in ordered.windows(2) {
+            if let [a, b] = w {
+                assert!(a < b, "{a:?} should precede {b:?}");
+            }
+        }
+    }
+
+    // §2.1 steps 7-8: oldest first, then namespace/name; missing timestamps last.
+    #[test]
+    fn route_rank_oldest_then_namespace_name() {
+        let orders = [
+            RouteOrder {
+                created: Some(5),
+                namespace: "b",
+                name: "x",
+            },
+            RouteOrder {
+                created: Some(5),
+                namespace: "a",
+                name: "z",
+            },
+            RouteOrder {
+                created: None,
+                namespace: "a",
+                name: "a",
+            },
+            RouteOrder {
+                created: Some(1),
+                namespace: "z",
+                name: "z",
+            },
+            RouteOrder {
+                created: Some(5),
+                namespace: "a",
+                name: "z",
+            },
+        ];
+        let ranks = rank_routes(&orders);
+        assert_eq!(
+            ranks,
+            [
+                RouteRank(2),
+                RouteRank(1),
+                RouteRank(3),
+                RouteRank(0),
+                RouteRank(1)
+            ]
+        );
+    }
+
+    #[test]
+    fn namespace_name_compared_as_joined_string() {
+        // §2.1 step 8 compares "{namespace}/{name}": "a-b/a" < "a/b" because '-' < '/',
+        // although the namespace "a" < "a-b" as a pair.
+        let a = RouteOrder::<u8> {
+            created: None,
+            namespace: "a",
+            name: "b",
+        };
+        let b = RouteOrder::<u8> {
+            created: None,
+            namespace: "a-b",
+            name: "a",
+        };
+        assert!(b < a);
+        assert_eq!("a-b/a".cmp("a/b"), std::cmp::Ordering::Less);
+    }
+}

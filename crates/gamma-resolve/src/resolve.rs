@@ -1,0 +1,301 @@
+//! The resolve path: one hash lookup on (address, port), the route set for the client, the
+//! hostname group, then the path/method index yielding candidates in precedence order; the
+//! first candidate whose remaining conditions hold wins. Allocation-free.
+
+use crate::cond::{Probe, split_grpc_path};
+use crate::decision::{
+    BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
+    RuleRef, Status, UrlRewrite,
+};
+use crate::hostname::{self, normalize_host};
+use crate::ir::{L4, PathModifierIr};
+use crate::path::split_path_query;
+use crate::redirect::{Location, RedirectRequest, RedirectSpec};
+use crate::request::{Protocol, Request};
+use crate::rewrite::{PathModifier, RewrittenPath};
+use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
+use crate::weights;
+
+/// Where the request was bound, for decisions and explanations.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Bound<'a> {
+    Nothing,
+    /// A Gateway port with no listener for the host.
+    NoListener,
+    Set(&'a RouteSet),
+}
+
+/// What the route set lookup found.
+pub(crate) enum Matched {
+    /// A rule (by id), and the candidate that matched.
+    Rule(u32),
+    NoMatch,
+    ProtocolMismatch,
+}
+
+impl RouteTable {
+    pub(crate) fn bind<'a>(&'a self, req: &Request<'_>) -> Bound<'a> {
+        let l4 = if req.protocol == Protocol::Udp {
+            L4::Udp
+        } else {
+            L4::Tcp
+        };
+        let Some(binding) = self.bindings.get(&(req.destination, req.port, l4)) else {
+            return Bound::Nothing;
+        };
+        match binding {
+            Binding::Service {
+                producer,
+                consumers,
+                ..
+            } => {
+                // §4.4: the client's namespace's consumer routes replace the producer routes.
+                let consumer = match req.source_namespace {
+                    Some(ns) if !consumers.is_empty() => consumers.get(ns).copied(),
+                    _ => None,
+                };
+                match consumer
+                    .or(*producer)
+                    .and_then(|s| self.sets.get(s as usize))
+                {
+                    Some(set) => Bound::Set(set),
+                    None => Bound::Nothing,
+                }
+            }
+            Binding::Gateway { listeners, .. } => {
+                let host = match req.protocol {
+                    Protocol::Tls => req.sni,
+                    _ => req.host,
+                }
+                .map(normalize_host);
+                // §3.4: the most specific listener whose hostname matches; no fallback.
+                let l = listeners.iter().find(|l| match (&l.hostname, host) {
+                    (None, _) => true,
+                    (Some(h), Some(req_host)) => hostname::matches(h, req_host),
+                    (Some(_), None) => false,
+                });
+                match l.and_then(|l| self.sets.get(l.set as usize)) {
+                    Some(set) => Bound::Set(set),
+                    None => Bound::NoListener,
+                }
+            }
+        }
+    }
+
+    /// Finds the winning rule in a route set.
+    pub(crate) fn match_in_set(&self, set: &RouteSet, req: &Request<'_>) -> Matched {
+        let hit = |r: Option<u32>| r.map_or(Matched::NoMatch, Matched::Rule);
+        match req.protocol {
+            Protocol::Udp => hit(set.udp),
+            Protocol::Http | Protocol::Grpc => {
+                let (path, query) = split_path_query(req.path_and_query);
+                let host = req.host.map(normalize_host);
+                let (service, method) = split_grpc_path(path);
+                let probe = Probe {
+                    method: req.method,
+                    path,
+                    query,
+                    headers: req.headers,
+                    grpc_service: service,
+                    grpc_method: method,
+                };
+                let check = |c: u32| -> Option<u32> {
+                    let cand = self.cands.get(c as usize)?;
+                    cand.cond
+                        .check(&probe, &self.regexes)
+                        .ok()
+                        .map(|()| cand.rule)
+                };
+                if req.protocol == Protocol::Grpc
+                    && let Some(g) = &set.grpc
+                {
+                    return hit(g.find(host, |gi| gi.find(path, service, method, check)));
+                }
+                if let Some(h) = &set.http {
+                    return hit(h.find(host, |pi| pi.find(path, check)));
+                }
+                if set.grpc.is_some() {
+                    // GRPCRoutes only match gRPC requests.
+                    return Matched::NoMatch;
+                }
+                match set.tcp {
+                    Some(r) => Matched::Rule(r),
+                    None => Matched::ProtocolMismatch,
+                }
+            }
+            Protocol::Tls | Protocol::Tcp => {
+                if req.protocol == Protocol::Tls
+                    && let Some(t) = &set.tls
+                {
+                    let sni = req.sni.map(normalize_host);
+                    let r = t.find(sni, |list| {
+                        list.first()
+                            .and_then(|c| self.cands.get(*c as usize))
+                            .map(|c| c.rule)
+                    });
+                    return hit(r);
+                }
+                match set.tcp {
+                    Some(r) => Matched::Rule(r),
+                    None => Matched::ProtocolMismatch,
+                }
+            }
+        }
+    }
+
+    /// Resolves one request. `entropy` drives the weighted backend pick (any `u64`: a random
+    /// number, or a hash of the connection for stickiness). Allocation-free.
+    pub fn resolve<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+        match self.bind(req) {
+            Bound::Nothing => Decision::Passthrough,
+            Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
+            Bound::Set(set) => match self.match_in_set(set, req) {
+                Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
+                Matched::ProtocolMismatch => {
+                    respond(req.protocol, None, RespondReason::ProtocolMismatch)
+                }
+                Matched::Rule(id) => match self.rules.get(id as usize) {
+                    Some(rule) => self.act(rule, req, entropy),
+                    None => respond(req.protocol, None, RespondReason::NoMatchingRule),
+                },
+            },
+        }
+    }
+
+    pub(crate) fn rule_ref<'a>(&'a self, rule: &'a RuleEntry) -> RuleRef<'a> {
+        let route = self.routes.get(rule.route as usize);
+        RuleRef {
+            route: RouteRef {
+                kind: route.map_or(crate::ir::RouteKind::Http, |r| r.kind),
+                namespace: route.map_or("", |r| &r.namespace),
+                name: route.map_or("", |r| &r.name),
+            },
+            index: rule.index,
+            name: rule.name.as_deref(),
+        }
+    }
+
+    /// Turns a matched rule into a decision.
+    pub(crate) fn act<'a>(
+        &'a self,
+        rule: &'a RuleEntry,
+        req: &Request<'a>,
+        entropy: u64,
+    ) -> Decision<'a> {
+        let rref = self.rule_ref(rule);
+        let (path, query) = split_path_query(req.path_and_query);
+        let modifier = |m: &'a PathModifierIr| match m {
+            PathModifierIr::Full(p) => PathModifier::ReplaceFullPath(p),
+            PathModifierIr::Prefix(r) => PathModifier::ReplacePrefixMatch {
+                matched_prefix: rule.prefix.as_deref().unwrap_or("/"),
+                replacement: r,
+            },
+        };
+        match &rule.action {
+            Action::Fail(reason) => respond(req.protocol, Some(rref), *reason),
+            Action::Redirect(r) => {
+                let new_path = r.path.as_ref().map_or(RewrittenPath::unchanged(path), |m| {
+                    RewrittenPath::apply(modifier(m), path)
+                });
+                let location = Location::compute(
+                    RedirectSpec {
+                        scheme: r.scheme,
+                        hostname: r.hostname.as_deref(),
+                        port: r.port,
+                    },
+                    RedirectRequest {
+                        scheme: req.scheme,
+                        host: req.host.map(normalize_host),
+                        address: req.destination,
+                        bound_port: req.port,
+                        query,
+                    },
+                    new_path,
+                );
+                Decision::Redirect(Redirect {
+                    rule: rref,
+                    status: r.status,
+                    location,
+                })
+            }
+            Action::Backends(bs) => {
+                let Some(i) = weights::pick(bs.iter().map(|b| b.weight), entropy) else {
+                    return respond(req.protocol, Some(rref), RespondReason::AllWeightsZero);
+                };
+                let Some(b) = bs.get(i) else {
+                    return respond(req.protocol, Some(rref), RespondReason::AllWeightsZero);
+                };
+                match b.state {
+                    BackendState::Invalid(_) => {
+                        return respond(req.protocol, Some(rref), RespondReason::InvalidBackend);
+                    }
+                    BackendState::NoEndpoints => {
+                        return respond(req.protocol, Some(rref), RespondReason::NoReadyEndpoints);
+                    }
+                    BackendState::Ok => {}
+                }
+                let rw = rule.rewrite.as_ref().or(b.rewrite.as_ref());
+                let rewrite = rw.map(|rw| UrlRewrite {
+                    host: rw.hostname.as_deref(),
+                    path: rw
+                        .path
+                        .as_ref()
+                        .map(|m| RewrittenPath::apply(modifier(m), path)),
+                });
+                Decision::Forward(Forward {
+                    rule: rref,
+                    backend: target(&b.target),
+                    backend_index: u16::try_from(i).unwrap_or(u16::MAX),
+                    request_headers: &rule.request_headers,
+                    response_headers: &rule.response_headers,
+                    backend_request_headers: &b.request_headers,
+                    backend_response_headers: &b.response_headers,
+                    rewrite,
+                    mirrors: &rule.mirrors,
+                    cors: rule.cors.as_ref(),
+                    timeouts: rule.timeouts.as_ref(),
+                    retry: rule.retry.as_ref(),
+                    extensions: &rule.extensions,
+                })
+            }
+        }
+    }
+}
+
+pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
+    BackendTarget {
+        group: &t.group,
+        kind: &t.kind,
+        namespace: &t.namespace,
+        name: &t.name,
+        port: t.port,
+    }
+}
+
+/// The status for a reason, by protocol (§2.2: gRPC UNIMPLEMENTED / UNAVAILABLE; §5.3: L4
+/// connections are rejected).
+pub(crate) fn status_for(protocol: Protocol, reason: RespondReason) -> Status {
+    match protocol {
+        Protocol::Grpc => Status::Grpc(match reason {
+            RespondReason::NoMatchingRule
+            | RespondReason::NoMatchingListener
+            | RespondReason::ProtocolMismatch => GrpcCode::Unimplemented,
+            _ => GrpcCode::Unavailable,
+        }),
+        Protocol::Http => Status::Http(match reason {
+            RespondReason::NoMatchingRule | RespondReason::NoMatchingListener => 404,
+            RespondReason::NoReadyEndpoints => 503,
+            RespondReason::ProtocolMismatch => 400,
+            _ => 500,
+        }),
+        _ => Status::Reject,
+    }
+}
+
+fn respond(protocol: Protocol, rule: Option<RuleRef<'_>>, reason: RespondReason) -> Decision<'_> {
+    Decision::Respond(Respond {
+        rule,
+        status: status_for(protocol, reason),
+        reason,
+    })
+}

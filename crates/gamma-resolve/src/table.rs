@@ -1,0 +1,1420 @@
+//! The compiled route table and its build step (from [`TableInput`]).
+//!
+//! Build order: rank routes (§2.1 steps 7-8); compile each rule (regexes, backends, filters);
+//! attach each (route, parentRef) to Service ports (mesh: producer or consumer group, §4.4)
+//! or Gateway listeners (allowedRoutes, hostname intersection, §3.3); pick the winning route
+//! kind per mesh group (§4.6); index every group (hostnames, paths, gRPC methods) with
+//! candidate lists pre-sorted by precedence key. Nothing fails as a whole: unusable routes,
+//! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::IpAddr;
+
+use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
+use crate::decision::{Mirror, RespondReason};
+use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
+use crate::index::{
+    GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
+};
+use crate::ir::{
+    AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
+    ParentRefIr, ParentRefKind, PathMatchIr, PathModifierIr, RedirectIr, RouteIr, RouteKind,
+    RuleIr, StrMatch, TableInput,
+};
+use crate::precedence::{
+    GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteOrder, RouteRank, rank_routes,
+};
+use crate::status::{ParentStatus, StatusBuilder};
+
+/// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum MeshHostnames {
+    /// Ignore hostnames on Service-parented routes (upstream GEP-1294; the default).
+    #[default]
+    Ignore,
+    /// A route with hostnames only matches requests whose Host matches one of them (the
+    /// alternative the project seeds describe). Routes without hostnames match any Host.
+    MatchHostHeader,
+}
+
+/// Whether mesh routes need a ReferenceGrant for cross-namespace backendRefs (§4.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum MeshReferenceGrants {
+    /// Mesh routes may reference backends in any namespace (upstream mesh behaviour; default).
+    #[default]
+    NotRequired,
+    /// Mesh routes need a ReferenceGrant like Gateway routes.
+    Enforce,
+}
+
+/// What to do with `ExtensionRef` filters (§6.1: never skip one silently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ExtensionRefs {
+    /// The engine cannot apply them: matching requests get 500 and the route reports
+    /// `ResolvedRefs=False, InvalidKind` (default).
+    #[default]
+    Reject,
+    /// Pass them through in [`crate::Forward::extensions`] for the embedder to apply.
+    PassThrough,
+}
+
+/// One (route, parentRef) pair, identifying what an embedder owns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RouteParentKey {
+    /// Route kind.
+    pub kind: RouteKind,
+    /// Route namespace.
+    pub namespace: String,
+    /// Route name.
+    pub name: String,
+    /// Index into `spec.parentRefs`.
+    pub parent_index: usize,
+}
+
+/// Options of [`RouteTable::build`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct BuildOptions {
+    /// The (route, parent) pairs to include; `None` includes every pair.
+    pub include: Option<BTreeSet<RouteParentKey>>,
+    /// Hostname policy for mesh routes.
+    pub mesh_hostnames: MeshHostnames,
+    /// ReferenceGrant policy for mesh routes.
+    pub mesh_reference_grants: MeshReferenceGrants,
+    /// ExtensionRef policy.
+    pub extension_refs: ExtensionRefs,
+}
+
+impl BuildOptions {
+    /// Sets [`BuildOptions::mesh_hostnames`].
+    pub fn with_mesh_hostnames(mut self, p: MeshHostnames) -> Self {
+        self.mesh_hostnames = p;
+        self
+    }
+    /// Sets [`BuildOptions::mesh_reference_grants`].
+    pub fn with_mesh_reference_grants(mut self, p: MeshReferenceGrants) -> Self {
+        self.mesh_reference_grants = p;
+        self
+    }
+    /// Sets [`BuildOptions::extension_refs`].
+    pub fn with_extension_refs(mut self, p: ExtensionRefs) -> Self {
+        self.extension_refs = p;
+        self
+    }
+    /// Sets [`BuildOptions::include`].
+    pub fn with_include(mut self, pairs: impl IntoIterator<Item = RouteParentKey>) -> Self {
+        self.include = Some(pairs.into_iter().collect());
+        self
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Compiled structures
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug)]
+pub(crate) struct RouteInfo {
+    pub(crate) kind: RouteKind,
+    pub(crate) namespace: Box<str>,
+    pub(crate) name: Box<str>,
+    pub(crate) rank: RouteRank,
+}
+
+/// Validity of a backendRef, decided at build time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BackendState {
+    Ok,
+    NoEndpoints,
+    /// Invalid, with the `ResolvedRefs` reason.
+    Invalid(&'static str),
+}
+
+#[derive(Debug)]
+pub(crate) struct Target {
+    pub(crate) group: Box<str>,
+    pub(crate) kind: Box<str>,
+    pub(crate) namespace: Box<str>,
+    pub(crate) name: Box<str>,
+    pub(crate) port: Option<u16>,
+}
+
+#[derive(Debug)]
+pub(crate) struct BackendEntry {
+    pub(crate) weight: u32,
+    pub(crate) target: Target,
+    pub(crate) state: BackendState,
+    pub(crate) request_headers: HeaderEdits,
+    pub(crate) response_headers: HeaderEdits,
+    pub(crate) rewrite: Option<RewriteC>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RewriteC {
+    pub(crate) hostname: Option<Box<str>>,
+    pub(crate) path: Option<PathModifierIr>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Action {
+    Redirect(RedirectIr),
+    Backends(Box<[BackendEntry]>),
+    Fail(RespondReason),
+}
+
+#[derive(Debug)]
+pub(crate) struct RuleEntry {
+    pub(crate) route: u32,
+    pub(crate) index: u16,
+    pub(crate) name: Option<Box<str>>,
+    pub(crate) action: Action,
+    pub(crate) request_headers: HeaderEdits,
+    pub(crate) response_headers: HeaderEdits,
+    pub(crate) rewrite: Option<RewriteC>,
+    pub(crate) mirrors: Box<[Mirror]>,
+    pub(crate) cors: Option<serde_json::Value>,
+    pub(crate) timeouts: Option<serde_json::Value>,
+    pub(crate) retry: Option<serde_json::Value>,
+    pub(crate) extensions: Box<[String]>,
+    /// The rule's single `PathPrefix` value, for `ReplacePrefixMatch`.
+    pub(crate) prefix: Option<Box<str>>,
+}
+
+/// One candidate: a (rule, match, hostname group) with its precedence key.
+#[derive(Debug)]
+pub(crate) struct Cand {
+    pub(crate) key: PrecedenceKey,
+    pub(crate) rule: u32,
+    /// Index of the match in the rule (for explanations).
+    pub(crate) match_index: u16,
+    pub(crate) cond: Cond,
+}
+
+/// The routes that apply to one binding context (a mesh group on one Service port, or one
+/// Gateway listener), compiled.
+#[derive(Debug, Default)]
+pub(crate) struct RouteSet {
+    /// The kind that won (mesh) or `None` for Gateway listeners (kinds coexist there).
+    pub(crate) mesh_kind: Option<RouteKind>,
+    pub(crate) http: Option<HostIndex<PathIndex>>,
+    pub(crate) grpc: Option<HostIndex<GrpcIndex>>,
+    pub(crate) tls: Option<HostIndex<Box<[u32]>>>,
+    pub(crate) tcp: Option<u32>,
+    pub(crate) udp: Option<u32>,
+    /// What the set is, for explanations.
+    pub(crate) label: String,
+}
+
+#[derive(Debug)]
+pub(crate) struct ListenerEntry {
+    pub(crate) hostname: Option<Box<str>>,
+    pub(crate) set: u32,
+    pub(crate) label: String,
+}
+
+#[derive(Debug)]
+pub(crate) enum Binding {
+    Service {
+        service: u32,
+        port: u16,
+        producer: Option<u32>,
+        consumers: Map<Box<str>, u32>,
+    },
+    Gateway {
+        gateway: u32,
+        /// Sorted by listener precedence (exact > longer wildcard > none).
+        listeners: Box<[ListenerEntry]>,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) struct ServiceInfo {
+    pub(crate) namespace: Box<str>,
+    pub(crate) name: Box<str>,
+}
+
+/// A compiled, indexed route table. Build once per snapshot change; resolve many times.
+#[derive(Debug)]
+pub struct RouteTable {
+    pub(crate) routes: Vec<RouteInfo>,
+    pub(crate) rules: Vec<RuleEntry>,
+    pub(crate) cands: Vec<Cand>,
+    pub(crate) regexes: RegexPool,
+    pub(crate) sets: Vec<RouteSet>,
+    pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
+    pub(crate) services: Vec<ServiceInfo>,
+    pub(crate) gateways: Vec<ServiceInfo>,
+    pub(crate) statuses: Vec<ParentStatus>,
+}
+
+/// Build counters, for reports and benches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct TableStats {
+    /// Routes compiled.
+    pub routes: usize,
+    /// Rules compiled.
+    pub rules: usize,
+    /// Match candidates indexed.
+    pub candidates: usize,
+    /// Distinct regexes compiled.
+    pub regexes: usize,
+    /// (address, port) bindings.
+    pub bindings: usize,
+    /// Route sets (mesh groups and listeners).
+    pub route_sets: usize,
+}
+
+impl RouteTable {
+    /// Counters describing the table.
+    pub fn stats(&self) -> TableStats {
+        TableStats {
+            routes: self.routes.len(),
+            rules: self.rules.len(),
+            candidates: self.cands.len(),
+            regexes: self.regexes.len(),
+            bindings: self.bindings.len(),
+            route_sets: self.sets.len(),
+        }
+    }
+
+    /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
+    /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
+    pub fn parent_conditions(&self) -> &[ParentStatus] {
+        &self.statuses
+    }
+
+    /// Compiles a table from lowered input. Never fails: unusable parts are reported.
+    pub fn from_input(input: &TableInput, options: &BuildOptions) -> Self {
+        Builder::new(input, options).build()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Build
+// ---------------------------------------------------------------------------------------
+
+/// Which group of routes on a Service port (§4.4).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Group {
+    Producer,
+    Consumer(String),
+}
+
+/// Routes attached to one context, before indexing. `hosts` are the effective hostnames
+/// (`None` = any).
+#[derive(Debug, Default)]
+struct Attached {
+    by_kind: BTreeMap<RouteKind, Vec<AttachedRoute>>,
+}
+
+#[derive(Debug, Clone)]
+struct AttachedRoute {
+    route_id: u32,
+    /// Index of the route in the input.
+    ri: usize,
+    hosts: Vec<Option<String>>,
+    /// Compiled rule ids by rule index (`None` = dropped).
+    rules: Vec<Option<u32>>,
+}
+
+struct Builder<'i> {
+    input: &'i TableInput,
+    options: &'i BuildOptions,
+    svc_by_name: HashMap<(&'i str, &'i str), usize>,
+    gw_by_name: HashMap<(&'i str, &'i str), usize>,
+    regexes: RegexPool,
+    routes: Vec<RouteInfo>,
+    rules: Vec<RuleEntry>,
+    cands: Vec<Cand>,
+    /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
+    rule_ids: Vec<[Option<Vec<Option<u32>>>; 2]>,
+    route_id: Vec<Option<u32>>,
+    /// Per compiled rule: the first unresolved reference, as (reason, message).
+    rule_problems: Vec<Option<(&'static str, String)>>,
+    status: StatusBuilder,
+}
+
+impl<'i> Builder<'i> {
+    fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
+        let svc_by_name = input
+            .services
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((s.namespace.as_str(), s.name.as_str()), i))
+            .collect();
+        let gw_by_name = input
+            .gateways
+            .iter()
+            .enumerate()
+            .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i))
+            .collect();
+        Self {
+            input,
+            options,
+            svc_by_name,
+            gw_by_name,
+            regexes: RegexPool::default(),
+            routes: Vec::new(),
+            rules: Vec::new(),
+            cands: Vec::new(),
+            rule_ids: vec![[None, None]; input.routes.len()],
+            route_id: vec![None; input.routes.len()],
+            rule_problems: Vec::new(),
+            status: StatusBuilder::default(),
+        }
+    }
+
+    fn included(&self, r: &RouteIr, parent_index: usize) -> bool {
+        match &self.options.include {
+            None => true,
+            Some(set) => set.contains(&RouteParentKey {
+                kind: r.kind,
+                namespace: r.namespace.clone(),
+                name: r.name.clone(),
+                parent_index,
+            }),
+        }
+    }
+
+    fn build(mut self) -> RouteTable {
+        let input = self.input;
+        // Deterministic processing order regardless of input order: kind, namespace, name.
+        let mut order: Vec<usize> = (0..input.routes.len()).collect();
+        order.sort_by(|a, b| {
+            let (x, y) = (&input.routes.get(*a), &input.routes.get(*b));
+            x.map(|r| (r.kind, &r.namespace, &r.name))
+                .cmp(&y.map(|r| (r.kind, &r.namespace, &r.name)))
+        });
+        // Duplicate (kind, namespace, name) entries: the first in canonical order is kept.
+        order.dedup_by(|b, a| {
+            let (x, y) = (input.routes.get(*a), input.routes.get(*b));
+            x.map(|r| (r.kind, &r.namespace, &r.name)) == y.map(|r| (r.kind, &r.namespace, &r.name))
+        });
+        let orders: Vec<RouteOrder<'_, (i64, u32)>> = order
+            .iter()
+            .filter_map(|i| input.routes.get(*i))
+            .map(|r| RouteOrder {
+                created: r.created,
+                namespace: &r.namespace,
+                name: &r.name,
+            })
+            .collect();
+        let ranks = rank_routes(&orders);
+
+        // Attach every (route, parent).
+        let mut svc_attached: BTreeMap<(usize, usize, Group), Attached> = BTreeMap::new();
+        let mut gw_attached: BTreeMap<(usize, usize), Attached> = BTreeMap::new();
+        for (pos, &ri) in order.iter().enumerate() {
+            let Some(route) = input.routes.get(ri) else {
+                continue;
+            };
+            let rank = ranks.get(pos).copied().unwrap_or_default();
+            for (pi, parent) in route.parents.iter().enumerate() {
+                if !self.included(route, pi) {
+                    continue;
+                }
+                match parent.kind {
+                    ParentRefKind::Service => {
+                        self.attach_service(ri, rank, route, pi, parent, &mut svc_attached);
+                    }
+                    ParentRefKind::Gateway => {
+                        self.attach_gateway(ri, rank, route, pi, parent, &mut gw_attached);
+                    }
+                    // Parents of other kinds are not ours to report (spec-digest §9.2).
+                    ParentRefKind::Other(_) => {}
+                }
+            }
+        }
+
+        // Index mesh groups. Bindings: each cluster IP of the Service × the port.
+        let mut sets: Vec<RouteSet> = Vec::new();
+        let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::default();
+        for ((si, port_i, group), attached) in svc_attached {
+            let Some(svc) = input.services.get(si) else {
+                continue;
+            };
+            let Some(port) = svc.ports.get(port_i) else {
+                continue;
+            };
+            let label = match &group {
+                Group::Producer => format!(
+                    "producer routes of Service {}/{} port {}",
+                    svc.namespace, svc.name, port.port
+                ),
+                Group::Consumer(ns) => format!(
+                    "consumer routes of namespace {ns} for Service {}/{} port {}",
+                    svc.namespace, svc.name, port.port
+                ),
+            };
+            let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
+            let set = self.index_set(attached, true, label, (si, port.port, group_key(&group)));
+            sets.push(set);
+            for ip in &svc.cluster_ips {
+                let b = bindings
+                    .entry((*ip, port.port, port.protocol))
+                    .or_insert_with(|| Binding::Service {
+                        service: u32::try_from(si).unwrap_or(u32::MAX),
+                        port: port.port,
+                        producer: None,
+                        consumers: Map::default(),
+                    });
+                if let Binding::Service {
+                    producer,
+                    consumers,
+                    ..
+                } = b
+                {
+                    match &group {
+                        Group::Producer => *producer = Some(set_id),
+                        Group::Consumer(ns) => {
+                            consumers.insert(ns.as_str().into(), set_id);
+                        }
+                    }
+                }
+            }
+        }
+
+        // Index Gateway listeners, grouped by (address, port, l4).
+        type PortListeners = Vec<(ListenerSpecificity, usize, ListenerEntry)>;
+        let mut gw_ports: BTreeMap<(usize, u16, L4), PortListeners> = BTreeMap::new();
+        for ((gi, li), attached) in gw_attached {
+            let Some(gw) = input.gateways.get(gi) else {
+                continue;
+            };
+            let Some(l) = gw.listeners.get(li) else {
+                continue;
+            };
+            let label = format!(
+                "listener {} of Gateway {}/{}",
+                l.name, gw.namespace, gw.name
+            );
+            let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
+            let set = self.index_set(attached, false, label.clone(), (usize::MAX, l.port, None));
+            sets.push(set);
+            let l4 = if l.protocol == ListenerProtocol::Udp {
+                L4::Udp
+            } else {
+                L4::Tcp
+            };
+            gw_ports.entry((gi, l.port, l4)).or_default().push((
+                ListenerSpecificity::of(l.hostname.as_deref()),
+                li,
+                ListenerEntry {
+                    hostname: l.hostname.as_deref().map(Into::into),
+                    set: set_id,
+                    label,
+                },
+            ));
+        }
+        for ((gi, port, l4), mut ls) in gw_ports {
+            let Some(gw) = input.gateways.get(gi) else {
+                continue;
+            };
+            // most specific listener first; spec order breaks ties
+            ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let entries: Vec<ListenerEntry> = ls.into_iter().map(|(_, _, e)| e).collect();
+            let mut entries = Some(entries.into_boxed_slice());
+            for ip in &gw.addresses {
+                // A mesh Service on the same address wins nothing here: addresses are distinct
+                // in practice; the first binding in canonical order is kept.
+                if let Some(listeners) = entries.take() {
+                    let key = (*ip, port, l4);
+                    if bindings.contains_key(&key) {
+                        entries = Some(listeners);
+                        continue;
+                    }
+                    bindings.insert(
+                        key,
+                        Binding::Gateway {
+                            gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                            listeners,
+                        },
+                    );
+                    // further addresses share the same listeners: rebuild cheaply by cloning
+                    // the labels (rare: multi-address Gateways).
+                    if let Some(Binding::Gateway { listeners, .. }) = bindings.get(&key) {
+                        entries = Some(
+                            listeners
+                                .iter()
+                                .map(|e| ListenerEntry {
+                                    hostname: e.hostname.clone(),
+                                    set: e.set,
+                                    label: e.label.clone(),
+                                })
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+
+        let statuses = self.status.finish(input);
+        RouteTable {
+            routes: self.routes,
+            rules: self.rules,
+            cands: self.cands,
+            regexes: self.regexes,
+            sets,
+            bindings,
+            services: input
+                .services
+                .iter()
+                .map(|s| ServiceInfo {
+                    namespace: s.namespace.as_str().into(),
+                    name: s.name.as_str().into(),
+                })
+                .collect(),
+            gateways: input
+                .gateways
+                .iter()
+                .map(|s| ServiceInfo {
+                    namespace: s.namespace.as_str().into(),
+                    name: s.name.as_str().into(),
+                })
+                .collect(),
+            statuses,
+        }
+    }
+
+    /// Registers the route (once) and returns its id, or `None` when it failed validation.
+    fn route(&mut self, ri: usize, rank: RouteRank, route: &RouteIr) -> Option<u32> {
+        if route.invalid.is_some() {
+            return None;
+        }
+        if let Some(id) = self.route_id.get(ri).copied().flatten() {
+            return Some(id);
+        }
+        let id = u32::try_from(self.routes.len()).ok()?;
+        self.routes.push(RouteInfo {
+            kind: route.kind,
+            namespace: route.namespace.as_str().into(),
+            name: route.name.as_str().into(),
+            rank,
+        });
+        if let Some(slot) = self.route_id.get_mut(ri) {
+            *slot = Some(id);
+        }
+        Some(id)
+    }
+
+    /// Compiles the rules of a route for mesh (`flavour` 0) or Gateway (1) parents; ids are
+    /// `None` for dropped rules.
+    fn rules_of(
+        &mut self,
+        ri: usize,
+        route_id: u32,
+        route: &RouteIr,
+        mesh: bool,
+    ) -> Vec<Option<u32>> {
+        let f = usize::from(!mesh);
+        if let Some(ids) = self
+            .rule_ids
+            .get(ri)
+            .and_then(|s| s.get(f))
+            .cloned()
+            .flatten()
+        {
+            return ids;
+        }
+        let mut ids = Vec::with_capacity(route.rules.len());
+        for (i, rule) in route.rules.iter().enumerate() {
+            let id = if rule.invalid.is_some() {
+                None
+            } else {
+                self.compile_rule(
+                    route_id,
+                    u16::try_from(i).unwrap_or(u16::MAX),
+                    route,
+                    rule,
+                    mesh,
+                )
+            };
+            ids.push(id);
+        }
+        if let Some(slot) = self.rule_ids.get_mut(ri).and_then(|s| s.get_mut(f)) {
+            *slot = Some(ids.clone());
+        }
+        ids
+    }
+
+    fn backend_state(&self, route: &RouteIr, b: &BackendIr, mesh: bool) -> BackendState {
+        if !(b.group.is_empty() && b.kind == "Service") {
+            return BackendState::Invalid("InvalidKind");
+        }
+        let cross = b.namespace != route.namespace;
+        let needs_grant =
+            cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
+        if needs_grant && !self.granted(route, b) {
+            // §5.3: do not reveal whether the target exists.
+            return BackendState::Invalid("RefNotPermitted");
+        }
+        let Some(svc) = self
+            .svc_by_name
+            .get(&(b.namespace.as_str(), b.name.as_str()))
+            .and_then(|i| self.input.services.get(*i))
+        else {
+            return BackendState::Invalid("BackendNotFound");
+        };
+        if svc.external_name {
+            // §4.2: ExternalName SHOULD NOT be a backend (CVE-2021-25740).
+            return BackendState::Invalid("BackendNotFound");
+        }
+        let Some(port) = b
+            .port
+            .and_then(|p| svc.ports.iter().find(|sp| sp.port == p))
+        else {
+            return BackendState::Invalid("BackendNotFound");
+        };
+        if !app_protocol_compatible(route.kind, port.app_protocol.as_deref()) {
+            return BackendState::Invalid("UnsupportedProtocol");
+        }
+        if svc.ready == Some(false) {
+            return BackendState::NoEndpoints;
+        }
+        BackendState::Ok
+    }
+
+    fn granted(&self, route: &RouteIr, b: &BackendIr) -> bool {
+        self.input.grants.iter().any(|g| {
+            g.namespace == b.namespace
+                && g.from.iter().any(|(grp, kind, ns)| {
+                    grp == "gateway.networking.k8s.io"
+                        && kind == route.kind.as_str()
+                        && *ns == route.namespace
+                })
+                && g.to.iter().any(|(grp, kind, name)| {
+                    *grp == b.group && *kind == b.kind && name.as_ref().is_none_or(|n| *n == b.name)
+                })
+        })
+    }
+
+    fn target(b: &BackendIr) -> Target {
+        Target {
+            group: b.group.as_str().into(),
+            kind: b.kind.as_str().into(),
+            namespace: b.namespace.as_str().into(),
+            name: b.name.as_str().into(),
+            port: b.port,
+        }
+    }
+
+    fn compile_rule(
+        &mut self,
+        route_id: u32,
+        index: u16,
+        route: &RouteIr,
+        rule: &RuleIr,
+        mesh: bool,
+    ) -> Option<u32> {
+        let rewrite = |f: &FiltersIr| {
+            f.rewrite.as_ref().map(|r| RewriteC {
+                hostname: r.hostname.as_deref().map(Into::into),
+                path: r.path.clone(),
+            })
+        };
+        let mut extensions: Vec<String> = rule.filters.extensions.clone();
+        let action = if let Some(r) = &rule.filters.redirect {
+            Action::Redirect(r.clone())
+        } else if rule.filters.extensions.is_empty()
+            || self.options.extension_refs == ExtensionRefs::PassThrough
+        {
+            if rule.backends.is_empty() {
+                Action::Fail(RespondReason::NoBackends)
+            } else {
+                let bs: Vec<BackendEntry> = rule
+                    .backends
+                    .iter()
+                    .map(|b| {
+                        let mut state = self.backend_state(route, b, mesh);
+                        if !b.filters.extensions.is_empty() {
+                            if self.options.extension_refs == ExtensionRefs::Reject {
+                                state = BackendState::Invalid("InvalidKind");
+                            } else {
+                                extensions.extend(b.filters.extensions.iter().cloned());
+                            }
+                        }
+                        BackendEntry {
+                            weight: b.weight,
+                            target: Self::target(b),
+                            state,
+                            request_headers: b.filters.request_headers.clone(),
+                            response_headers: b.filters.response_headers.clone(),
+                            rewrite: rewrite(&b.filters),
+                        }
+                    })
+                    .collect();
+                Action::Backends(bs.into_boxed_slice())
+            }
+        } else {
+            Action::Fail(RespondReason::UnsupportedFilter)
+        };
+        let mirrors: Vec<Mirror> = rule
+            .filters
+            .mirrors
+            .iter()
+            .filter(|m| {
+                self.backend_state(route, &m.backend, mesh)
+                    != BackendState::Invalid("RefNotPermitted")
+            })
+            .filter(|m| {
+                matches!(
+                    self.backend_state(route, &m.backend, mesh),
+                    BackendState::Ok | BackendState::NoEndpoints
+                )
+            })
+            .map(|m| Mirror {
+                group: m.backend.group.clone(),
+                kind: m.backend.kind.clone(),
+                namespace: m.backend.namespace.clone(),
+                name: m.backend.name.clone(),
+                port: m.backend.port,
+                numerator: m.fraction.0,
+                denominator: m.fraction.1,
+            })
+            .collect();
+        let prefix = match rule.matches.as_slice() {
+            [
+                MatchIr::Http {
+                    path: PathMatchIr::Prefix(p),
+                    ..
+                },
+            ] => Some(p.as_str().into()),
+            _ => None,
+        };
+        let mut problem: Option<(&'static str, String)> = None;
+        let mut note = |reason: &'static str, what: &str| {
+            if problem.is_none() {
+                problem = Some((reason, format!("rule {index}: {what}")));
+            }
+        };
+        match &action {
+            Action::Backends(bs) => {
+                for (i, b) in bs.iter().enumerate() {
+                    if let BackendState::Invalid(reason) = b.state {
+                        let msg = if reason == "RefNotPermitted" {
+                            format!(
+                                "backendRefs[{i}]: cross-namespace reference to {}/{} is not permitted by any ReferenceGrant",
+                                b.target.namespace, b.target.name
+                            )
+                        } else {
+                            format!(
+                                "backendRefs[{i}]: {reason} ({}/{})",
+                                b.target.namespace, b.target.name
+                            )
+                        };
+                        note(reason, &msg);
+                    }
+                }
+            }
+            Action::Fail(RespondReason::UnsupportedFilter) => {
+                note("InvalidKind", "ExtensionRef filters cannot be applied")
+            }
+            _ => {}
+        }
+        for (i, m) in rule.filters.mirrors.iter().enumerate() {
+            if let BackendState::Invalid(reason) = self.backend_state(route, &m.backend, mesh) {
+                note(
+                    reason,
+                    &format!(
+                        "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
+                        m.backend.namespace, m.backend.name
+                    ),
+                );
+            }
+        }
+        self.rule_problems.push(problem);
+        let id = u32::try_from(self.rules.len()).ok()?;
+        self.rules.push(RuleEntry {
+            route: route_id,
+            index,
+            name: rule.name.as_deref().map(Into::into),
+            action,
+            request_headers: rule.filters.request_headers.clone(),
+            response_headers: rule.filters.response_headers.clone(),
+            rewrite: rewrite(&rule.filters),
+            mirrors: mirrors.into_boxed_slice(),
+            cors: rule.filters.cors.clone(),
+            timeouts: rule.timeouts.clone(),
+            retry: rule.retry.clone(),
+            extensions: extensions.into_boxed_slice(),
+            prefix,
+        });
+        Some(id)
+    }
+
+    fn attach_service(
+        &mut self,
+        ri: usize,
+        rank: RouteRank,
+        route: &'i RouteIr,
+        pi: usize,
+        parent: &ParentRefIr,
+        out: &mut BTreeMap<(usize, usize, Group), Attached>,
+    ) {
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
+        let si = self
+            .svc_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .copied();
+        let Some(svc) = si.and_then(|i| self.input.services.get(i)) else {
+            self.status
+                .no_parent(ri, pi, "the parent Service does not exist");
+            return;
+        };
+        if svc.external_name || svc.cluster_ips.is_empty() {
+            // §4.1/§4.2: headless and ExternalName Services have no frontend.
+            self.status.no_parent(
+                ri,
+                pi,
+                "headless and ExternalName Services cannot be parents",
+            );
+            return;
+        }
+        let want_l4 = if route.kind == RouteKind::Udp {
+            L4::Udp
+        } else {
+            L4::Tcp
+        };
+        let ports: Vec<usize> = svc
+            .ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| parent.port.is_none_or(|want| want == p.port))
+            .filter(|(_, p)| {
+                parent
+                    .section_name
+                    .as_ref()
+                    .is_none_or(|s| p.name.as_ref() == Some(s))
+            })
+            .filter(|(_, p)| p.protocol == want_l4)
+            .map(|(i, _)| i)
+            .collect();
+        if ports.is_empty() {
+            self.status.no_parent(
+                ri,
+                pi,
+                "no Service port matches the parentRef port/sectionName",
+            );
+            return;
+        }
+        let rules = self.rules_of(ri, route_id, route, true);
+        self.status
+            .rules(ri, pi, route, &rules, &self.rule_problems);
+        if rules.iter().all(Option::is_none) {
+            // every rule was dropped: the route is not accepted and takes part in nothing
+            // (not even the kind precedence of §4.6)
+            return;
+        }
+        let group = if route.namespace == parent.namespace {
+            Group::Producer
+        } else {
+            Group::Consumer(route.namespace.clone())
+        };
+        let hosts: Vec<Option<String>> = match self.options.mesh_hostnames {
+            MeshHostnames::Ignore => vec![None],
+            MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => vec![None],
+            MeshHostnames::MatchHostHeader => route
+                .hostnames
+                .iter()
+                .map(|h| Some(h.to_ascii_lowercase()))
+                .collect(),
+        };
+        let hosts = if route.kind == RouteKind::Tls
+            && self.options.mesh_hostnames == MeshHostnames::Ignore
+        {
+            vec![None]
+        } else {
+            hosts
+        };
+        for port_i in ports {
+            let port_value = svc.ports.get(port_i).map_or(0, |p| p.port);
+            self.status.attached_mesh(
+                ri,
+                pi,
+                si.unwrap_or_default(),
+                port_value,
+                group_key(&group),
+            );
+            out.entry((si.unwrap_or_default(), port_i, group.clone()))
+                .or_default()
+                .by_kind
+                .entry(route.kind)
+                .or_default()
+                .push(AttachedRoute {
+                    route_id,
+                    ri,
+                    hosts: hosts.clone(),
+                    rules: rules.clone(),
+                });
+        }
+    }
+
+    fn attach_gateway(
+        &mut self,
+        ri: usize,
+        rank: RouteRank,
+        route: &'i RouteIr,
+        pi: usize,
+        parent: &ParentRefIr,
+        out: &mut BTreeMap<(usize, usize), Attached>,
+    ) {
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
+        let gi = self
+            .gw_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .copied();
+        let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) else {
+            self.status
+                .no_parent(ri, pi, "the parent Gateway does not exist");
+            return;
+        };
+        let gw: &GatewayIr = gw;
+        let mut matched_section = false;
+        let mut allowed = false;
+        let mut attached = false;
+        let mut attach_to = Vec::new();
+        for (li, l) in gw.listeners.iter().enumerate() {
+            if parent.section_name.as_ref().is_some_and(|s| *s != l.name)
+                || parent.port.is_some_and(|p| p != l.port)
+            {
+                continue;
+            }
+            matched_section = true;
+            let kinds = if l.allowed_kinds.is_empty() {
+                l.protocol.default_kinds()
+            } else {
+                &l.allowed_kinds[..]
+            };
+            let ns_ok = match &l.allowed_namespaces {
+                AllowedNamespaces::Same => route.namespace == gw.namespace,
+                AllowedNamespaces::All => true,
+                AllowedNamespaces::Only(set) => set.contains(&route.namespace),
+            };
+            if !kinds.contains(&route.kind) || !ns_ok {
+                continue;
+            }
+            allowed = true;
+            // §3.3: effective hostnames are the intersections; a route without hostnames gets
+            // the listener's hostname.
+            let hosts: Vec<Option<String>> = if route.kind == RouteKind::Tcp
+                || route.kind == RouteKind::Udp
+            {
+                vec![None]
+            } else if route.hostnames.is_empty() {
+                vec![l.hostname.clone()]
+            } else {
+                let mut hs: Vec<Option<String>> = route
+                    .hostnames
+                    .iter()
+                    .filter_map(|h| hostname::intersect(l.hostname.as_deref(), Some(h.as_str())))
+                    .map(|h| h.map(str::to_ascii_lowercase))
+                    .collect();
+                hs.sort();
+                hs.dedup();
+                hs
+            };
+            if hosts.is_empty() {
+                continue;
+            }
+            attached = true;
+            attach_to.push((li, hosts));
+        }
+        if !matched_section {
+            self.status
+                .no_parent(ri, pi, "no listener matches the parentRef sectionName/port");
+            return;
+        }
+        if !allowed {
+            self.status.not_allowed(ri, pi);
+            return;
+        }
+        if !attached {
+            self.status.no_hostname(ri, pi);
+            return;
+        }
+        let rules = self.rules_of(ri, route_id, route, false);
+        self.status
+            .rules(ri, pi, route, &rules, &self.rule_problems);
+        if rules.iter().all(Option::is_none) {
+            // every rule was dropped: the route is not accepted and takes part in nothing
+            // (not even the kind precedence of §4.6)
+            return;
+        }
+        self.status.attached_gateway(ri, pi);
+        for (li, hosts) in attach_to {
+            out.entry((gi.unwrap_or_default(), li))
+                .or_default()
+                .by_kind
+                .entry(route.kind)
+                .or_default()
+                .push(AttachedRoute {
+                    route_id,
+                    ri,
+                    hosts,
+                    rules: rules.clone(),
+                });
+        }
+    }
+
+    /// Compiles one context's attached routes into an indexed [`RouteSet`].
+    fn index_set(
+        &mut self,
+        attached: Attached,
+        mesh: bool,
+        label: String,
+        ctx: (usize, u16, Option<String>),
+    ) -> RouteSet {
+        let mut set = RouteSet {
+            label,
+            ..RouteSet::default()
+        };
+        let mut by_kind = attached.by_kind;
+        if mesh {
+            // §4.6: one TCP-carried kind per Service port and group: GRPC > HTTP > TLS > TCP.
+            let winner = by_kind.keys().copied().find(|k| *k != RouteKind::Udp);
+            set.mesh_kind = winner;
+            let losers: Vec<RouteKind> = by_kind
+                .keys()
+                .copied()
+                .filter(|k| *k != RouteKind::Udp && Some(*k) != winner)
+                .collect();
+            for k in losers {
+                if let Some(list) = by_kind.remove(&k) {
+                    for a in list {
+                        self.status.conflicted(a.ri, ctx.clone(), winner);
+                    }
+                }
+            }
+        }
+        for (kind, list) in by_kind {
+            match kind {
+                RouteKind::Http => set.http = Some(self.index_http(&list)),
+                RouteKind::Grpc => set.grpc = Some(self.index_grpc(&list)),
+                RouteKind::Tls => set.tls = Some(self.index_tls(&list)),
+                RouteKind::Tcp => set.tcp = self.first_rule(&list),
+                RouteKind::Udp => set.udp = self.first_rule(&list),
+            }
+        }
+        set
+    }
+
+    /// TCP/UDP: the oldest route (then namespace/name) wins (§2.3, §11.2); its first rule.
+    fn first_rule(&self, list: &[AttachedRoute]) -> Option<u32> {
+        list.iter()
+            .filter_map(|a| self.routes.get(a.route_id as usize).map(|r| (r.rank, a)))
+            .min_by_key(|(rank, _)| *rank)
+            .and_then(|(_, a)| a.rules.first().copied().flatten())
+    }
+
+    fn order(cands: &[Cand]) -> impl Fn(&u32, &u32) -> std::cmp::Ordering + '_ {
+        move |a, b| {
+            let ka = cands.get(*a as usize).map(|c| c.key);
+            let kb = cands.get(*b as usize).map(|c| c.key);
+            ka.cmp(&kb)
+        }
+    }
+
+    fn value_match(&mut self, m: &StrMatch) -> Option<ValueMatch> {
+        match m {
+            StrMatch::Exact(v) => Some(ValueMatch::Exact(v.as_str().into())),
+            StrMatch::Regex(r) => self.regexes.intern(r).ok().map(ValueMatch::Regex),
+        }
+    }
+
+    fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<NamedMatches> {
+        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
+        for (name, m) in hs {
+            let lower = name.to_ascii_lowercase();
+            // §1.4: among case-equivalent names only the first entry counts.
+            if out.iter().any(|(n, _)| **n == *lower) {
+                continue;
+            }
+            out.push((lower.into(), self.value_match(m)?));
+        }
+        Some(out.into_boxed_slice())
+    }
+
+    fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<NamedMatches> {
+        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
+        for (name, m) in qs {
+            // §1.5: names are case-sensitive; only the first duplicate counts.
+            if out.iter().any(|(n, _)| **n == **name) {
+                continue;
+            }
+            out.push((name.as_str().into(), self.value_match(m)?));
+        }
+        Some(out.into_boxed_slice())
+    }
+
+    fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
+        let mut builders: HostIndex<PathIndexBuilder> = HostIndex::default();
+        for a in list {
+            let rank = self
+                .routes
+                .get(a.route_id as usize)
+                .map(|r| r.rank)
+                .unwrap_or_default();
+            let Some(route_ir) = self.input.routes.get(a.ri) else {
+                continue;
+            };
+            for host in &a.hosts {
+                let hs = HostSpecificity::of(host.as_deref());
+                for (rule_index, rule_id) in a.rules.iter().enumerate() {
+                    let Some(rule_id) = *rule_id else { continue };
+                    let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
+                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else {
+                        continue;
+                    };
+                    for (mi, m) in rule.matches.iter().enumerate() {
+                        let MatchIr::Http {
+                            path,
+                            method,
+                            headers,
+                            query,
+                        } = m
+                        else {
+                            continue;
+                        };
+                        let (Some(hm), Some(qm)) = (self.headers(headers), self.query(query))
+                        else {
+                            // a bad regex drops the match (the validator reports it)
+                            continue;
+                        };
+                        let (slot, rank_path, path_regex) = match path {
+                            PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
+                            PathMatchIr::Prefix(p) => (
+                                PathSlot::Prefix(p),
+                                PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)),
+                                None,
+                            ),
+                            PathMatchIr::Regex(r) => match self.regexes.intern(r) {
+                                Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
+                                Err(_) => continue,
+                            },
+                        };
+                        let facts = HttpMatchFacts {
+                            host: hs,
+                            path: rank_path,
+                            has_method: method.is_some(),
+                            headers: u8::try_from(hm.len()).unwrap_or(u8::MAX),
+                            query_params: u8::try_from(qm.len()).unwrap_or(u8::MAX),
+                        };
+                        let cand = Cand {
+                            key: PrecedenceKey::http(facts, rank, rule_index),
+                            rule: rule_id,
+                            match_index: u16::try_from(mi).unwrap_or(u16::MAX),
+                            cond: Cond {
+                                method: method.as_deref().map(Into::into),
+                                path_regex,
+                                headers: hm,
+                                query: qm,
+                                ..Cond::default()
+                            },
+                        };
+                        let Ok(cid) = u32::try_from(self.cands.len()) else {
+                            continue;
+                        };
+                        self.cands.push(cand);
+                        builders
+                            .group_mut(host.as_deref(), PathIndexBuilder::default)
+                            .add(slot, cid);
+                    }
+                }
+            }
+        }
+        let order = Self::order(&self.cands);
+        HostIndex {
+            exact: builders
+                .exact
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
+            wild: builders
+                .wild
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
+            wild_lens: builders.wild_lens,
+            any: builders.any.map(|b| b.finish(&order)),
+        }
+    }
+
+    fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
+        let mut builders: HostIndex<GrpcIndexBuilder> = HostIndex::default();
+        for a in list {
+            let rank = self
+                .routes
+                .get(a.route_id as usize)
+                .map(|r| r.rank)
+                .unwrap_or_default();
+            let Some(route_ir) = self.input.routes.get(a.ri) else {
+                continue;
+            };
+            for host in &a.hosts {
+                let hs = HostSpecificity::of(host.as_deref());
+                for (rule_index, rule_id) in a.rules.iter().enumerate() {
+                    let Some(rule_id) = *rule_id else { continue };
+                    let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
+                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else {
+                        continue;
+                    };
+                    for (mi, m) in rule.matches.iter().enumerate() {
+                        let MatchIr::Grpc {
+                            service,
+                            method,
+                            headers,
+                        } = m
+                        else {
+                            continue;
+                        };
+                        let Some(hm) = self.headers(headers) else {
+                            continue;
+                        };
+                        let mut cond = Cond {
+                            headers: hm,
+                            ..Cond::default()
+                        };
+                        let (mut svc_exact, mut method_exact) = (None, None);
+                        match service {
+                            Some(StrMatch::Exact(s)) => svc_exact = Some(s.as_str()),
+                            Some(StrMatch::Regex(r)) => match self.regexes.intern(r) {
+                                Ok(i) => cond.service_regex = Some(i),
+                                Err(_) => continue,
+                            },
+                            None => {}
+                        }
+                        match method {
+                            Some(StrMatch::Exact(s)) => method_exact = Some(s.as_str()),
+                            Some(StrMatch::Regex(r)) => match self.regexes.intern(r) {
+                                Ok(i) => cond.method_regex = Some(i),
+                                Err(_) => continue,
+                            },
+                            None => {}
+                        }
+                        let chars = |s: Option<&str>| {
+                            s.map_or(0, |s| u16::try_from(s.len()).unwrap_or(u16::MAX))
+                        };
+                        let facts = GrpcMatchFacts {
+                            host: hs,
+                            service_chars: chars(svc_exact),
+                            method_chars: chars(method_exact),
+                            headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
+                        };
+                        let Ok(cid) = u32::try_from(self.cands.len()) else {
+                            continue;
+                        };
+                        self.cands.push(Cand {
+                            key: PrecedenceKey::grpc(facts, rank, rule_index),
+                            rule: rule_id,
+                            match_index: u16::try_from(mi).unwrap_or(u16::MAX),
+                            cond,
+                        });
+                        builders
+                            .group_mut(host.as_deref(), GrpcIndexBuilder::default)
+                            .add(svc_exact, method_exact, cid);
+                    }
+                }
+            }
+        }
+        let order = Self::order(&self.cands);
+        HostIndex {
+            exact: builders
+                .exact
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
+            wild: builders
+                .wild
+                .into_iter()
+                .map(|(k, b)| (k, b.finish(&order)))
+                .collect(),
+            wild_lens: builders.wild_lens,
+            any: builders.any.map(|b| b.finish(&order)),
+        }
+    }
+
+    /// TLSRoute: by SNI hostname; among routes on the same hostname group the oldest wins.
+    fn index_tls(&mut self, list: &[AttachedRoute]) -> HostIndex<Box<[u32]>> {
+        let mut groups: HostIndex<Vec<u32>> = HostIndex::default();
+        for a in list {
+            let rank = self
+                .routes
+                .get(a.route_id as usize)
+                .map(|r| r.rank)
+                .unwrap_or_default();
+            let Some(rule_id) = a.rules.first().copied().flatten() else {
+                continue;
+            };
+            let rule_index = 0u16;
+            for host in &a.hosts {
+                let facts = HttpMatchFacts {
+                    host: HostSpecificity::of(host.as_deref()),
+                    path: PathRank::Regex,
+                    has_method: false,
+                    headers: 0,
+                    query_params: 0,
+                };
+                let Ok(cid) = u32::try_from(self.cands.len()) else {
+                    continue;
+                };
+                self.cands.push(Cand {
+                    key: PrecedenceKey::http(facts, rank, rule_index),
+                    rule: rule_id,
+                    match_index: 0,
+                    cond: Cond::default(),
+                });
+                groups.group_mut(host.as_deref(), Vec::new).push(cid);
+            }
+        }
+        let order = Self::order(&self.cands);
+        let freeze = |mut v: Vec<u32>| -> Box<[u32]> {
+            v.sort_by(&order);
+            v.into_boxed_slice()
+        };
+        HostIndex {
+            exact: groups
+                .exact
+                .into_iter()
+                .map(|(k, v)| (k, freeze(v)))
+                .collect(),
+            wild: groups
+                .wild
+                .into_iter()
+                .map(|(k, v)| (k, freeze(v)))
+                .collect(),
+            wild_lens: groups.wild_lens,
+            any: groups.any.map(freeze),
+        }
+    }
+}
+
+fn group_key(g: &Group) -> Option<String> {
+    match g {
+        Group::Producer => None,
+        Group::Consumer(ns) => Some(ns.clone()),
+    }
+}
+
+/// §5.5 (GEP-1911): a Service port's `appProtocol` the route kind cannot speak makes the
+/// backend invalid. Only the KEP-3726 values and the plain names are known; anything else
+/// (implementation-specific, domain-prefixed) is accepted.
+fn app_protocol_compatible(kind: RouteKind, app: Option<&str>) -> bool {
+    let Some(app) = app else { return true };
+    match kind {
+        RouteKind::Http => !matches!(app, "kubernetes.io/wss" | "grpc" | "udp"),
+        RouteKind::Grpc => !matches!(
+            app,
+            "kubernetes.io/ws" | "kubernetes.io/wss" | "http" | "udp"
+        ),
+        RouteKind::Tls | RouteKind::Tcp => app != "udp",
+        RouteKind::Udp => true,
+    }
+}

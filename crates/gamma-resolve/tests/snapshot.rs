@@ -1,0 +1,319 @@
+//! End to end from manifests: decode -> Snapshot -> RouteTable::build -> resolve.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use gamma_model::Snapshot;
+use gamma_resolve::status::{ACCEPTED, NO_MATCHING_LISTENER_HOSTNAME, NOT_ALLOWED_BY_LISTENERS};
+use gamma_resolve::*;
+
+fn snapshot(yaml: &str) -> Snapshot {
+    Snapshot::from_resources(gamma_model::decode(yaml).unwrap())
+}
+
+fn outcome(d: &Decision<'_>) -> String {
+    match d {
+        Decision::Forward(f) => f.backend.name.to_string(),
+        Decision::Respond(r) => format!("{}", r.status),
+        Decision::Redirect(r) => format!("redirect {} {}", r.status, r.location),
+        Decision::Passthrough => "passthrough".into(),
+        _ => "other".into(),
+    }
+}
+
+const MESH: &str = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: echo, namespace: app}
+spec:
+  clusterIP: 10.96.0.11
+  ports: [{name: http, port: 80}, {name: http-alt, port: 8080}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: echo-v1, namespace: app}
+spec: {clusterIP: 10.96.0.12, ports: [{name: http, port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: echo-v2, namespace: app}
+spec: {clusterIP: 10.96.0.13, ports: [{name: http, port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: split, namespace: app, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  parentRefs: [{group: "", kind: Service, name: echo, port: 80}]
+  rules:
+  - matches: [{path: {type: Exact, value: /v2}}]
+    backendRefs: [{name: echo-v2, port: 80}]
+  - matches: [{path: {type: PathPrefix, value: /old}}]
+    filters:
+    - type: RequestRedirect
+      requestRedirect:
+        scheme: https
+        path: {type: ReplacePrefixMatch, replacePrefixMatch: /new}
+  - matches: [{path: {type: PathPrefix, value: /api/}}]
+    filters:
+    - type: URLRewrite
+      urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /}}
+    backendRefs: [{name: echo-v1, port: 80}]
+  - backendRefs: [{name: echo-v1, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: wrong-group, namespace: app}
+spec:
+  parentRefs: [{kind: Service, name: echo}]
+  rules: [{backendRefs: [{name: echo-v2, port: 80}]}]
+"#;
+
+// §4.2 / §14.10: `{kind: Service}` without `group: ""` is not a Service parent; the rest of
+// the manifest routes as the spec says (exact path, redirect, rewrite, default rule).
+#[test]
+fn mesh_manifest_routes_end_to_end() {
+    let snap = snapshot(MESH);
+    let t = RouteTable::build(&snap, &BuildOptions::default());
+    let ip = "10.96.0.11".parse().unwrap();
+    let get = |p: &'static str| Request::http(ip, 80, "GET", p).with_host("echo.app");
+    assert_eq!(outcome(&t.resolve(&get("/v2"), 0)), "echo-v2");
+    assert_eq!(outcome(&t.resolve(&get("/v2/x"), 0)), "echo-v1");
+    assert_eq!(
+        outcome(&t.resolve(&get("/old/page?q=1"), 0)),
+        "redirect 302 https://echo.app/new/page?q=1"
+    );
+    let d = t.resolve(&get("/api/users"), 0);
+    let Decision::Forward(f) = d else {
+        panic!("{d:?}")
+    };
+    assert_eq!(f.rewrite.unwrap().path.unwrap().to_string(), "/users");
+    // the route is bound to port 80 only
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 8080, "GET", "/v2"), 0)),
+        "passthrough"
+    );
+    // the mis-grouped parentRef is not ours: no status entry for it
+    assert!(
+        t.parent_conditions()
+            .iter()
+            .all(|s| s.name != "wrong-group")
+    );
+}
+
+const GATEWAY: &str = r#"
+apiVersion: v1
+kind: Namespace
+metadata: {name: infra, labels: {gw: "yes"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {gw: "yes"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-b}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.1}]
+  listeners:
+  - name: exact
+    port: 80
+    protocol: HTTP
+    hostname: foo.example.com
+    allowedRoutes: {namespaces: {from: Selector, selector: {matchLabels: {gw: "yes"}}}}
+  - name: wild
+    port: 80
+    protocol: HTTP
+    hostname: "*.example.com"
+    allowedRoutes: {namespaces: {from: All}}
+  - name: any
+    port: 80
+    protocol: HTTP
+---
+apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: team-a}
+spec: {clusterIP: 10.96.1.1, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b, namespace: team-b}
+spec: {clusterIP: 10.96.1.2, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: infra-svc, namespace: infra}
+spec: {clusterIP: 10.96.1.3, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: a, namespace: team-a}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: exact}]
+  rules: [{backendRefs: [{name: a, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: b-exact, namespace: team-b}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: exact}]
+  rules: [{backendRefs: [{name: b, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: b, namespace: team-b}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: wild}]
+  hostnames: [bar.example.com, bar.example.net]
+  rules:
+  - matches: [{path: {value: /b}}]
+    backendRefs: [{name: b, port: 80}]
+  - matches: [{path: {value: /cross}}]
+    backendRefs: [{name: a, namespace: team-a, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: nohost, namespace: team-b}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: wild}]
+  hostnames: [other.net]
+  rules: [{backendRefs: [{name: b, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: infra, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: any}]
+  rules: [{backendRefs: [{name: infra-svc, port: 80}]}]
+"#;
+
+// §3.4: listener selection exact > wildcard > none, no fallback to a less specific listener;
+// allowedRoutes Selector with a real label selector; §3.3 intersection; §10 ReferenceGrant.
+#[test]
+fn gateway_listener_selection_allowed_routes_and_reference_grants() {
+    let snap = snapshot(GATEWAY);
+    let t = RouteTable::build(&snap, &BuildOptions::default());
+    let ip = "192.0.2.1".parse().unwrap();
+    let get = |host: &'static str, p: &'static str| Request::http(ip, 80, "GET", p).with_host(host);
+    assert_eq!(outcome(&t.resolve(&get("foo.example.com", "/"), 0)), "a");
+    // the exact listener is selected and has no rule for team-b: 404, no fallback
+    assert_eq!(
+        outcome(&t.resolve(&get("FOO.example.com:80", "/b"), 0)),
+        "a"
+    );
+    assert_eq!(outcome(&t.resolve(&get("bar.example.com", "/b"), 0)), "b");
+    assert_eq!(
+        outcome(&t.resolve(&get("baz.example.com", "/b"), 0)),
+        "HTTP 404"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&get("bar.example.net", "/b"), 0)),
+        "infra-svc"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&get("elsewhere.org", "/"), 0)),
+        "infra-svc"
+    );
+    // cross-namespace backend without a grant: 500 (Gateway routes always need one)
+    assert_eq!(
+        outcome(&t.resolve(&get("bar.example.com", "/cross"), 0)),
+        "HTTP 500"
+    );
+    let cond = |name: &str| {
+        t.parent_conditions()
+            .iter()
+            .find(|s| s.name == name)
+            .and_then(|s| s.condition(ACCEPTED))
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(cond("b-exact").reason, NOT_ALLOWED_BY_LISTENERS);
+    assert_eq!(cond("nohost").reason, NO_MATCHING_LISTENER_HOSTNAME);
+    assert!(cond("b").status);
+
+    // with a ReferenceGrant in team-a the cross-namespace backend resolves
+    let grant = r#"
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: allow-b, namespace: team-a}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: team-b}]
+  to: [{group: "", kind: Service}]
+"#;
+    let snap = snapshot(&format!("{GATEWAY}\n---\n{grant}"));
+    let t = RouteTable::build(&snap, &BuildOptions::default());
+    assert_eq!(
+        outcome(&t.resolve(&get("bar.example.com", "/cross"), 0)),
+        "a"
+    );
+}
+
+// §4.8 / §5.3: EndpointSlices without ready endpoints make the share 503.
+#[test]
+fn endpoint_slices_without_ready_endpoints_give_503() {
+    let yaml = format!(
+        "{MESH}\n---\n{}",
+        r#"
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: echo-v2-abc, namespace: app, labels: {kubernetes.io/service-name: echo-v2}}
+addressType: IPv4
+endpoints: [{addresses: [10.244.0.9], conditions: {ready: false}}]
+"#
+    );
+    let t = RouteTable::build(&snapshot(&yaml), &BuildOptions::default());
+    let ip = "10.96.0.11".parse().unwrap();
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/v2"), 0)),
+        "HTTP 503"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/x"), 0)),
+        "echo-v1"
+    );
+}
+
+// §1.3 / §9.3: an unknown enum value drops the rule with UnsupportedValue; others still route.
+#[test]
+fn unknown_enum_value_drops_the_rule() {
+    let yaml = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: echo, namespace: app}
+spec: {clusterIP: 10.96.0.11, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: echo}]
+  rules:
+  - matches: [{path: {type: Glob, value: "/*"}}]
+    backendRefs: [{name: echo, port: 80}]
+  - matches: [{path: {value: /ok}}]
+    backendRefs: [{name: echo, port: 80}]
+"#;
+    let t = RouteTable::build(&snapshot(yaml), &BuildOptions::default());
+    let st = &t.parent_conditions()[0];
+    assert!(st.condition(ACCEPTED).unwrap().status);
+    let pi = st
+        .condition(gamma_resolve::status::PARTIALLY_INVALID)
+        .unwrap();
+    assert_eq!(pi.reason, "UnsupportedValue");
+    let ip = "10.96.0.11".parse().unwrap();
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0)),
+        "echo"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/x"), 0)),
+        "HTTP 404"
+    );
+}
