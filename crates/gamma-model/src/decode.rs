@@ -131,9 +131,9 @@ fn flatten_list(
         }
         return Ok(());
     }
-    let rk = ResourceKind::from_kind_name(kind)
-        .filter(|k| k.api_versions().contains(&api_version))
-        .ok_or_else(|| DecodeError::UnsupportedKind {
+    // Kind names repeat across API groups (Gateway API and SMI TCPRoute): match both.
+    let rk =
+        ResourceKind::from_type(api_version, kind).ok_or_else(|| DecodeError::UnsupportedKind {
             document,
             line: None,
             api_version: api_version.to_owned(),

@@ -31,6 +31,7 @@ pub mod gateway;
 pub mod k8s;
 pub mod meta;
 pub mod resource;
+pub mod smi;
 pub mod snapshot;
 pub mod validate;
 pub mod xmesh;

@@ -1,0 +1,54 @@
+//! Deterministic controller ownership for Gateway API routes when several meshes and gateways
+//! share a cluster, and safe status writing.
+//!
+//! Every controller embedding the arbiter computes, from the same [`Config`] and
+//! [`gamma_model::Snapshot`], the same [`Verdict`] for every (route, parentRef as written):
+//!
+//! - **Gateway and ListenerSet parents:** the GatewayClass `controllerName` decides.
+//! - **Service parents:** the first level of this ladder that yields any candidate decides;
+//!   lower levels are never mixed in:
+//!   1. `parentRef.controllers`, else the route annotation `gamma.rs/controllers`;
+//!   2. the Service annotation `gamma.rs/controller`, then the delegation label
+//!      `istio.io/use-waypoint` naming a Gateway, resolved through its GatewayClass;
+//!   3. the Namespace label `gamma.rs/mesh` naming a mesh (the route's namespace, which for a
+//!      producer route is also the Service's);
+//!   4. registration namespace selectors (two matches: [`Verdict::Conflict`]);
+//!   5. the registration flagged `default`.
+//! - Unknown names never fall through; missing objects give [`Verdict::Pending`]; ties are
+//!   never broken silently.
+//!
+//! Each controller then reads its own [`Decision`] ([`Verdict::view`]), computes its desired
+//! status entries ([`status::desired_entries`]), writes them through the pure
+//! [`merge::merge`], and follows the make-before-break [`handoff`] directives. Keys are
+//! configurable ([`Keys`]). Design notes: `docs/ownership.md` and `docs/status-protocol.md`.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+mod arbiter;
+pub mod config;
+pub mod decision;
+pub mod handoff;
+mod index;
+mod ladder;
+pub mod merge;
+pub mod registry;
+pub mod routes;
+pub mod status;
+
+pub use arbiter::{Arbiter, Decisions, RouteVerdicts};
+pub use config::{Config, ConfigError, GroupKind, Keys, MeshRegistration};
+pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
+pub use handoff::{Directive, Handoff};
+pub use ladder::UNKNOWN_MESH_PREFIX;
+pub use merge::{MergeOutcome, merge, merge_outcome};
+pub use registry::{Identity, Registry, RegistryDiagnostic};
+pub use status::{DesiredStatus, ParentConditions, desired_entries};
