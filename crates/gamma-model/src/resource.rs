@@ -48,6 +48,12 @@ macro_rules! resources {
                 match self { $(ResourceKind::$variant => &[$($ver),+],)+ }
             }
 
+            /// The JSON Schema of this kind's wire type (schemars), generated from the same list
+            /// as the enum so every kind has one.
+            pub fn json_schema(&self) -> schemars::Schema {
+                match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ }
+            }
+
             /// The kind's name, unique among all kinds: the wire kind, qualified by API group
             /// (`TCPRoute.specs.smi-spec.io`) where the wire kind alone is ambiguous.
             pub fn unique_name(&self) -> &'static str {
@@ -85,6 +91,12 @@ macro_rules! resources {
             /// The `apiVersion` the object was decoded with.
             pub fn api_version(&self) -> &str {
                 match self { $(Resource::$variant(o) => &o.api_version,)+ }
+            }
+
+            /// The object as something to validate; generated with the variant list so a new
+            /// kind can never be left out of `Resource`'s validation.
+            pub(crate) fn as_validate(&self) -> &dyn crate::validate::Validate {
+                match self { $(Resource::$variant(o) => o,)+ }
             }
 
             /// Decodes a JSON value whose `apiVersion` and `kind` were already read.

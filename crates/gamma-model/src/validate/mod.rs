@@ -227,23 +227,7 @@ pub trait Validate {
 
 impl Validate for crate::Resource {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-        use crate::Resource as R;
-        match self {
-            R::HttpRoute(o) => o.collect_errors(path, opts, errors),
-            R::GrpcRoute(o) => o.collect_errors(path, opts, errors),
-            R::TlsRoute(o) => o.collect_errors(path, opts, errors),
-            R::TcpRoute(o) => o.collect_errors(path, opts, errors),
-            R::UdpRoute(o) => o.collect_errors(path, opts, errors),
-            R::Gateway(o) => o.collect_errors(path, opts, errors),
-            R::GatewayClass(o) => o.collect_errors(path, opts, errors),
-            R::ListenerSet(o) => o.collect_errors(path, opts, errors),
-            R::ReferenceGrant(o) => o.collect_errors(path, opts, errors),
-            R::BackendTlsPolicy(o) => o.collect_errors(path, opts, errors),
-            R::XMesh(o) => o.collect_errors(path, opts, errors),
-            R::Service(o) => o.collect_errors(path, opts, errors),
-            R::Namespace(o) => o.collect_errors(path, opts, errors),
-            R::EndpointSlice(o) => o.collect_errors(path, opts, errors),
-        }
+        self.as_validate().collect_errors(path, opts, errors);
     }
 }
 

@@ -2,12 +2,6 @@
 //! format.
 
 use gamma::model::ResourceKind;
-use gamma::model::gateway::{
-    BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
-    TcpRoute, TlsRoute, UdpRoute,
-};
-use gamma::model::k8s::{EndpointSlice, Namespace, Service};
-use gamma::model::xmesh::XMesh;
 use schemars::{Schema, schema_for};
 
 use crate::cli::{Format, SchemaArgs};
@@ -22,7 +16,7 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
         for kind in ResourceKind::ALL {
             emit_line(&format!(
                 "{:<18} {}",
-                kind.as_str(),
+                kind.unique_name(),
                 kind.api_versions().join(", ")
             ));
         }
@@ -32,7 +26,7 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
         return Ok(());
     }
     let schema = schema_named(&args.kind).ok_or_else(|| {
-        let mut names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.as_str()).collect();
+        let mut names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.unique_name()).collect();
         names.extend(FORMATS.iter().map(|(n, _)| *n));
         usage(format!(
             "unknown schema {:?}; choose one of: {}",
@@ -52,27 +46,14 @@ fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("request") {
         return Some(schema_for!(crate::request::RequestLine));
     }
-    let kind = ResourceKind::ALL
+    ResourceKind::ALL
         .iter()
-        .find(|k| k.as_str().eq_ignore_ascii_case(name))?;
-    Some(match kind {
-        ResourceKind::HttpRoute => schema_for!(HttpRoute),
-        ResourceKind::GrpcRoute => schema_for!(GrpcRoute),
-        ResourceKind::TlsRoute => schema_for!(TlsRoute),
-        ResourceKind::TcpRoute => schema_for!(TcpRoute),
-        ResourceKind::UdpRoute => schema_for!(UdpRoute),
-        ResourceKind::Gateway => schema_for!(Gateway),
-        ResourceKind::GatewayClass => schema_for!(GatewayClass),
-        ResourceKind::ListenerSet => schema_for!(ListenerSet),
-        ResourceKind::ReferenceGrant => schema_for!(ReferenceGrant),
-        ResourceKind::BackendTlsPolicy => schema_for!(BackendTlsPolicy),
-        ResourceKind::XMesh => schema_for!(XMesh),
-        ResourceKind::Service => schema_for!(Service),
-        ResourceKind::Namespace => schema_for!(Namespace),
-        ResourceKind::EndpointSlice => schema_for!(EndpointSlice),
-        // A kind added to gamma-model later: no schema until it is listed here.
-        _ => return None,
-    })
+        .find(|k| {
+            k.unique_name().eq_ignore_ascii_case(name)
+                || (k.as_str().eq_ignore_ascii_case(name)
+                    && ResourceKind::from_kind_name(k.as_str()) == Some(**k))
+        })
+        .map(|k| k.json_schema())
 }
 
 #[cfg(test)]
@@ -82,7 +63,7 @@ mod tests {
     #[test]
     fn every_resource_kind_has_a_schema() {
         for kind in ResourceKind::ALL {
-            assert!(schema_named(kind.as_str()).is_some(), "{kind}");
+            assert!(schema_named(kind.unique_name()).is_some(), "{kind}");
         }
     }
 
