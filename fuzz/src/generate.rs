@@ -1256,3 +1256,39 @@ pub fn condition(g: &mut Gen) -> Value {
         g.maybe(c, "message", 96, |g| g.str_from(&["", "m"]));
     })
 }
+
+/// Mesh registration names, parallel to [`CONTROLLERS`].
+pub const MESHES: &[&str] = &["mesh-a", "mesh-b", "gateway", "istio"];
+
+/// A gamma-arbiter configuration (its JSON form): registrations for some of [`CONTROLLERS`],
+/// with aliases, namespace selectors, a default and claimed parent kinds.
+pub fn arbiter_config(g: &mut Gen) -> Value {
+    g.obj(|g, m| {
+        let n = 1 + g.below(CONTROLLERS.len());
+        let mut meshes = Vec::new();
+        for i in 0..n {
+            let reg = g.obj(|g, r| {
+                let name = MESHES.get(i).copied().unwrap_or("x");
+                r.insert("name".into(), g.or_wild(json!(name)));
+                let controller = CONTROLLERS.get(i).copied().unwrap_or("x/y");
+                r.insert("controllerName".into(), json!(controller));
+                g.maybe(r, "aliases", 48, |g| g.list(2, Gen::controller));
+                g.maybe(r, "namespaceSelector", 64, selector);
+                g.maybe(r, "default", 32, |g| json!(g.chance(128)));
+                g.maybe(r, "parentKinds", 16, |g| {
+                    g.list(2, |g| {
+                        g.obj(|g, k| {
+                            g.must(k, "group", |g| {
+                                g.str_from(&["example.com", "", "gateway.networking.k8s.io"])
+                            });
+                            g.must(k, "kind", |g| g.str_from(&["Mesh", "Service", "Gateway"]));
+                        })
+                    })
+                });
+            });
+            meshes.push(reg);
+        }
+        m.insert("meshes".into(), Value::Array(meshes));
+        g.maybe(m, "noOwningControllerReporter", 48, Gen::controller);
+    })
+}
