@@ -210,7 +210,7 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     ));
     assert!(
         r.stdout
-            .ends_with("58 objects in 9 files: 0 errors, 2 warnings\n")
+            .ends_with("73 objects in 13 files: 0 errors, 2 warnings\n")
     );
 }
 
