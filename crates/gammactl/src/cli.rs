@@ -34,6 +34,27 @@ pub enum Command {
     Status(StatusArgs),
     /// Print the JSON Schema of a resource kind, or of the request/decision format.
     Schema(SchemaArgs),
+    /// Convert other mesh APIs to Gateway API routes.
+    #[command(subcommand)]
+    Convert(ConvertCommand),
+}
+
+/// What `gammactl convert` converts.
+#[derive(Debug, Subcommand)]
+pub enum ConvertCommand {
+    /// SMI TrafficSplits (with their HTTPRouteGroup/TCPRoute matches) to GAMMA producer routes.
+    /// The routes go to standard output (YAML documents, or with -o json a kind: List); the
+    /// report of everything not expressed exactly goes to standard error.
+    Smi(ConvertSmiArgs),
+}
+
+/// `gammactl convert smi`.
+#[derive(Debug, Args)]
+pub struct ConvertSmiArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `-f` inputs.
