@@ -37,6 +37,50 @@ pub enum Command {
     /// Convert other mesh APIs to Gateway API routes.
     #[command(subcommand)]
     Convert(ConvertCommand),
+    /// Decide whether SMI access control (TrafficTarget) allows a request between two
+    /// ServiceAccounts: the reference to test a translation to a mesh's authorization policy.
+    Authorize(AuthorizeArgs),
+}
+
+/// The transport of an `authorize` request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AccessProtocol {
+    /// An HTTP request (METHOD PATH).
+    Http,
+    /// A TCP connection to --port.
+    Tcp,
+    /// UDP traffic to --port.
+    Udp,
+}
+
+/// `gammactl authorize`.
+#[derive(Debug, Args)]
+pub struct AuthorizeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The source ServiceAccount, NAMESPACE/NAME.
+    #[arg(long, value_name = "NAMESPACE/SERVICEACCOUNT")]
+    pub from: String,
+    /// The destination ServiceAccount, NAMESPACE/NAME.
+    #[arg(long, value_name = "NAMESPACE/SERVICEACCOUNT")]
+    pub to: String,
+    /// The destination port (required for tcp and udp).
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// The transport (default: http when METHOD PATH are given, else tcp).
+    #[arg(long, value_enum)]
+    pub protocol: Option<AccessProtocol>,
+    /// A request header `name=value`. Repeatable.
+    #[arg(long = "header", short = 'H', value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// The HTTP method.
+    #[arg(value_name = "METHOD")]
+    pub method: Option<String>,
+    /// The HTTP path.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
 }
 
 /// What `gammactl convert` converts.

@@ -63,3 +63,122 @@ fn convert_smi_json_is_a_kubernetes_list() {
     assert_eq!(v["kind"], "List");
     assert_eq!(v["items"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn authorize_answers_the_smi_sample_table() {
+    // examples/manifests/smi/README.md, "What `gammactl authorize` answers".
+    let rows: [(&str, &[&str], &str); 7] = [
+        (
+            "storefront/storefront",
+            &["--port", "80", "POST", "/api/cart"],
+            "allowed: TrafficTarget store/website-api",
+        ),
+        (
+            "storefront/storefront",
+            &["--port", "80", "GET", "/metrics"],
+            "denied",
+        ),
+        (
+            "storefront/storefront",
+            &["--port", "9090", "GET", "/api"],
+            "denied",
+        ),
+        (
+            "store/storefront",
+            &["--port", "80", "GET", "/api"],
+            "denied",
+        ),
+        (
+            "monitoring/prometheus",
+            &["--port", "9090", "GET", "/metrics"],
+            "allowed: TrafficTarget store/website-metrics",
+        ),
+        (
+            "monitoring/prometheus",
+            &["--port", "9090", "POST", "/metrics"],
+            "denied",
+        ),
+        (
+            "monitoring/prometheus",
+            &["--port", "9090"],
+            "allowed: TrafficTarget store/website-metrics",
+        ),
+    ];
+    for (from, rest, expected) in rows {
+        let mut args = vec![
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            from,
+            "--to",
+            "store/website",
+        ];
+        args.extend_from_slice(rest);
+        let r = common::run(&args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.starts_with(expected), "{args:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn authorize_without_a_selecting_target_allows() {
+    let r = check(
+        "authorize-unselected",
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "a/b",
+            "--to",
+            "store/db",
+            "--port",
+            "3306",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["allowed"], true);
+}
+
+#[test]
+fn authorize_usage_errors_exit_2() {
+    for args in [
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "nobody",
+            "--to",
+            "store/website",
+            "--port",
+            "80",
+        ][..],
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "a/b",
+            "--to",
+            "store/website",
+        ],
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "a/b",
+            "--to",
+            "store/website",
+            "--protocol",
+            "http",
+        ],
+    ] {
+        assert_eq!(common::run(args).code, 2, "{args:?}");
+    }
+}

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod authorize;
 mod convert;
 mod explain;
 mod owners;
@@ -24,6 +25,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Owners(args) => owners::run(&args),
         Command::Status(args) => status::run(&args),
         Command::Convert(crate::cli::ConvertCommand::Smi(args)) => convert::smi(&args),
+        Command::Authorize(args) => authorize::run(&args),
     }
 }
 
