@@ -1,7 +1,7 @@
 //! `gammactl authorize`: SMI TrafficTarget access control for one request, through
 //! gamma-smi's Authorizer.
 
-use gamma_smi::{AccessRequest, Authorizer, Identity};
+use gamma::smi::{AccessRequest, Authorizer, Identity};
 use serde::Serialize;
 
 use crate::cli::{AccessProtocol, AuthorizeArgs, Format};
