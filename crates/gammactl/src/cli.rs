@@ -209,11 +209,11 @@ pub struct RequestArgs {
     /// TLS server name (SNI).
     #[arg(long)]
     pub sni: Option<String>,
-    /// The protocol (default: http, or tcp when no method and path are given).
+    /// The protocol (default: http when METHOD or PATH is given, else tls with --sni, else tcp).
     #[arg(long, value_enum)]
     pub protocol: Option<ProtocolArg>,
-    /// The entropy for the weighted backend pick (a u64; the same value always picks the same
-    /// backend).
+    /// The entropy for the weighted backend pick (a u64, default 0; the same value always picks
+    /// the same backend).
     #[arg(long, value_name = "N")]
     pub entropy: Option<u64>,
     /// The HTTP method, e.g. GET.
