@@ -315,7 +315,7 @@ pub struct StatusArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// A resource kind (`HTTPRoute`, `Service`, ...; any case), `request` (a line of
-    /// `resolve --requests`) or `decision`. `list` prints the choices.
+    /// `resolve --requests`), `decision`, `explanation` or `config`. `list` prints the choices.
     #[arg(value_name = "KIND")]
     pub kind: String,
     #[command(flatten)]
