@@ -1,4 +1,4 @@
-//! The SMI sample in examples/smi: what its README says the conversion and the
+//! The SMI sample in examples/manifests/smi: what its README says the conversion and the
 //! authorizer do with it.
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, Validate, decode}
 use gamma_smi::{AccessRequest, Authorizer, Severity, convert};
 
 fn sample() -> Snapshot {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/smi");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/manifests/smi");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -159,7 +159,7 @@ fn the_sample_access_table_holds() {
 // SMI object of the sample encodes back to exactly what was written.
 #[test]
 fn the_sample_decodes_and_re_encodes_exactly() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/smi");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/manifests/smi");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
