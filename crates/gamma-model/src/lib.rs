@@ -34,6 +34,7 @@ pub mod ir;
 pub mod k8s;
 pub mod meta;
 pub mod resource;
+pub mod schema;
 pub mod smi;
 pub mod snapshot;
 pub mod validate;

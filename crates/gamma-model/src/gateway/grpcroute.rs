@@ -166,7 +166,7 @@ pub struct GrpcRouteFilter {
 
 /// A weighted backend of a gRPC rule, with its own filters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "GrpcBackendRefWire")]
 pub struct GrpcBackendRef {
     /// The backend and its weight.
     #[serde(flatten)]
@@ -175,3 +175,11 @@ pub struct GrpcBackendRef {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<GrpcRouteFilter>,
 }
+
+super::shared::flat_backend_ref!(
+    GrpcBackendRef,
+    GrpcBackendRefWire,
+    "GrpcBackendRef",
+    GrpcRouteFilter,
+    "Filters applied only when this backend is chosen."
+);

@@ -576,7 +576,7 @@ pub struct ForwardBodyConfig {
 
 /// A weighted backend of an HTTP rule, with its own filters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "HttpBackendRefWire")]
 pub struct HttpBackendRef {
     /// The backend and its weight.
     #[serde(flatten)]
@@ -585,6 +585,14 @@ pub struct HttpBackendRef {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<HttpRouteFilter>,
 }
+
+super::shared::flat_backend_ref!(
+    HttpBackendRef,
+    HttpBackendRefWire,
+    "HttpBackendRef",
+    HttpRouteFilter,
+    "Filters applied only when this backend is chosen; at most 16."
+);
 
 /// Timeouts of an HTTP rule (GEP-1742), as Gateway API durations (`10s`, `1h30m`, `500ms`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -61,7 +61,7 @@ macro_rules! l4_route {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub parent_refs: Vec<ParentReference>,
             /// SNI hostnames; 1 to 1024 (required).
-            #[serde(default)]
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub hostnames: Vec<String>,
             /// Exactly one rule (v1).
             #[serde(default)]

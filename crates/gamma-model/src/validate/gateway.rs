@@ -43,7 +43,7 @@ impl Validate for Gateway {
                 errors,
             );
             if let Some(r) = &infra.parameters_ref {
-                common::object_reference(r, &ipath.field("parametersRef"), errors);
+                common::local_object_ref(r, &ipath.field("parametersRef"), errors);
             }
         }
         if let Some(from) = s
