@@ -73,3 +73,20 @@ pub fn http_routes_json(n: usize) -> String {
     let objects = gamma_model::decode(&http_routes_yaml(n)).unwrap_or_default();
     serde_json::to_string(&objects).unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gamma_model::Validate;
+
+    #[test]
+    fn generated_routes_decode_valid_and_agree_across_formats() {
+        let yaml = http_routes_yaml(1_000);
+        let json = http_routes_json(1_000);
+        eprintln!("1,000 routes: YAML {} bytes, JSON {} bytes", yaml.len(), json.len());
+        let from_yaml = gamma_model::decode(&yaml).unwrap();
+        assert_eq!(from_yaml.len(), 1_000);
+        assert!(from_yaml.iter().all(|r| r.validate().is_ok()));
+        assert_eq!(gamma_model::decode(&json).unwrap(), from_yaml);
+    }
+}
