@@ -148,7 +148,7 @@ pub struct GatewaySpec {
     /// Gateway-wide TLS settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<serde_json::Value>,
-    /// **[experimental]** whether this is a default Gateway (`All` or `None`).
+    /// **\[experimental\]** whether this is a default Gateway (`All` or `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_scope: Option<super::GatewayDefaultScope>,
 }

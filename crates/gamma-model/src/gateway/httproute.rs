@@ -61,7 +61,7 @@ pub struct HttpRouteSpec {
     /// list is invalid (MinItems 1), so the two are kept apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<HttpRouteRule>>,
-    /// **[experimental]** whether the route attaches to default Gateways (`All` or `None`).
+    /// **\[experimental\]** whether the route attaches to default Gateways (`All` or `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_default_gateways: Option<GatewayDefaultScope>,
 }
@@ -95,10 +95,10 @@ pub struct HttpRouteRule {
     /// Request and backend-request timeouts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeouts: Option<HttpRouteTimeouts>,
-    /// **[experimental]** retry policy.
+    /// **\[experimental\]** retry policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<HttpRouteRetry>,
-    /// **[experimental]** session persistence.
+    /// **\[experimental\]** session persistence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_persistence: Option<SessionPersistence>,
 }
@@ -238,7 +238,7 @@ string_enum! {
         ExtensionRef => "ExtensionRef",
         /// Cross-origin resource sharing.
         Cors => "CORS",
-        /// **[experimental]** external authorization.
+        /// **\[experimental\]** external authorization.
         ExternalAuth => "ExternalAuth",
     }
 }
@@ -520,7 +520,7 @@ string_enum! {
     }
 }
 
-/// **[experimental]** External authorization (GEP-1494). Fails closed.
+/// **\[experimental\]** External authorization (GEP-1494). Fails closed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpExternalAuthFilter {
@@ -606,7 +606,7 @@ pub struct HttpRouteTimeouts {
     pub backend_request: Option<String>,
 }
 
-/// **[experimental]** Retry policy of an HTTP rule (GEP-1731).
+/// **\[experimental\]** Retry policy of an HTTP rule (GEP-1731).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpRouteRetry {
@@ -641,7 +641,7 @@ string_enum! {
     }
 }
 
-/// **[experimental]** Session persistence (GEP-1619), v1.6.1 shape.
+/// **\[experimental\]** Session persistence (GEP-1619), v1.6.1 shape.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionPersistence {
