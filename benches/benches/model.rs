@@ -43,14 +43,20 @@ fn bench(c: &mut Criterion) {
     g.bench_function("validate", |b| b.iter(|| validate_all(black_box(&decoded))));
     // Baselines: the parsers alone, into untyped values (what decode adds is the typing, the
     // limits and the positions).
-    g.bench_with_input(BenchmarkId::new("parse_untyped", "yaml"), &yaml, |b, input| {
-        b.iter(|| {
-            serde_saphyr::from_multiple::<serde_json::Value>(black_box(input)).map(|v| v.len())
-        })
-    });
-    g.bench_with_input(BenchmarkId::new("parse_untyped", "json"), &json, |b, input| {
-        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(input)).is_ok())
-    });
+    g.bench_with_input(
+        BenchmarkId::new("parse_untyped", "yaml"),
+        &yaml,
+        |b, input| {
+            b.iter(|| {
+                serde_saphyr::from_multiple::<serde_json::Value>(black_box(input)).map(|v| v.len())
+            })
+        },
+    );
+    g.bench_with_input(
+        BenchmarkId::new("parse_untyped", "json"),
+        &json,
+        |b, input| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(input)).is_ok()),
+    );
     g.finish();
 }
 

@@ -83,7 +83,11 @@ mod tests {
     fn generated_routes_decode_valid_and_agree_across_formats() {
         let yaml = http_routes_yaml(1_000);
         let json = http_routes_json(1_000);
-        eprintln!("1,000 routes: YAML {} bytes, JSON {} bytes", yaml.len(), json.len());
+        eprintln!(
+            "1,000 routes: YAML {} bytes, JSON {} bytes",
+            yaml.len(),
+            json.len()
+        );
         let from_yaml = gamma_model::decode(&yaml).unwrap();
         assert_eq!(from_yaml.len(), 1_000);
         assert!(from_yaml.iter().all(|r| r.validate().is_ok()));

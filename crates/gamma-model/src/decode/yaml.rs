@@ -155,12 +155,10 @@ pub(super) fn line_of(
 ) -> Option<usize> {
     // Stream document by document: peak memory is one document's span tree, not the input's.
     let mut reader = input.as_bytes();
-    let doc = serde_saphyr::read_with_options::<_, Spanned<Node>>(
-        &mut reader,
-        saphyr_options(options),
-    )
-    .nth(document)?
-    .ok()?;
+    let doc =
+        serde_saphyr::read_with_options::<_, Spanned<Node>>(&mut reader, saphyr_options(options))
+            .nth(document)?
+            .ok()?;
     let mut node = &doc;
     let mut best = line(node.referenced);
     for seg in path {
