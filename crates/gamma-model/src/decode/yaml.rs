@@ -168,6 +168,11 @@ pub(super) fn line_of(
                 .iter()
                 .find(|(key, _)| key.as_deref() == Some(k.as_str()))
                 .map(|(_, v)| v),
+            // `labels[3]` in a validation path is the key "3".
+            (Node::Map(entries), PathSegment::Index(i)) => entries
+                .iter()
+                .find(|(key, _)| key.as_deref() == Some(i.to_string().as_str()))
+                .map(|(_, v)| v),
             _ => None,
         };
         let Some(next) = next else { break };
