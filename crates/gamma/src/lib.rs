@@ -2,6 +2,11 @@
 //!
 //! - [`model`]: typed, validated Gateway API, XMesh and Kubernetes core models, and the
 //!   [`model::Snapshot`] every engine reads.
+//! - [`resolve`]: compiled, explainable route tables.
+//! - [`arbiter`]: deterministic controller ownership when several meshes and gateways share a
+//!   cluster, and safe status writing.
+//! - [`controller`]: the embedding API tying them together
+//!   ([`controller::Controller::reconcile`]).
 //!
 //! ```
 //! use gamma::model::{Snapshot, Validate, decode};
@@ -22,5 +27,18 @@
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
+pub use gamma_arbiter as arbiter;
 pub use gamma_model as model;
+pub use gamma_resolve as resolve;
+
+pub mod controller;
