@@ -11,15 +11,22 @@ use crate::gateway::{
 };
 use crate::k8s::{EndpointSlice, Namespace, Service};
 use crate::meta::ObjectMeta;
+use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
 use crate::xmesh::XMesh;
 
 macro_rules! resources {
-    ($( $(#[$doc:meta])* $variant:ident($ty:ty) => $kind:literal, namespaced: $ns:literal, versions: [$($ver:literal),+] ;)+) => {
+    (@unique $kind:literal) => { $kind };
+    (@unique $kind:literal, $unique:literal) => { $unique };
+    ($( $(#[$doc:meta])* $variant:ident($ty:ty) => $kind:literal $(as $unique:literal)?, namespaced: $ns:literal, versions: [$($ver:literal),+] ;)+) => {
         /// The kinds of object gamma-rs understands.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+        ///
+        /// Encoded (serde, JSON Schema, `Display`) by [`ResourceKind::unique_name`]: the wire kind,
+        /// qualified by API group where two groups use the same kind name (the SMI `TCPRoute`
+        /// and `UDPRoute`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         pub enum ResourceKind {
-            $( $(#[$doc])* #[serde(rename = $kind)] $variant, )+
+            $( $(#[$doc])* $variant, )+
         }
 
         impl ResourceKind {
@@ -41,9 +48,20 @@ macro_rules! resources {
                 match self { $(ResourceKind::$variant => &[$($ver),+],)+ }
             }
 
-            /// The kind with this wire name.
-            pub fn from_kind_name(name: &str) -> Option<ResourceKind> {
-                match name { $($kind => Some(ResourceKind::$variant),)+ _ => None }
+            /// The JSON Schema of this kind's wire type (schemars), generated from the same list
+            /// as the enum so every kind has one.
+            ///
+            /// The CRDs' `required` lists are applied (see [`crate::schema`]).
+            pub fn json_schema(&self) -> schemars::Schema {
+                let mut schema = match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ };
+                crate::schema::apply_required(&mut schema);
+                schema
+            }
+
+            /// The kind's name, unique among all kinds: the wire kind, qualified by API group
+            /// (`TCPRoute.specs.smi-spec.io`) where the wire kind alone is ambiguous.
+            pub fn unique_name(&self) -> &'static str {
+                match self { $(ResourceKind::$variant => resources!(@unique $kind $(, $unique)?),)+ }
             }
         }
 
@@ -79,9 +97,21 @@ macro_rules! resources {
                 match self { $(Resource::$variant(o) => &o.api_version,)+ }
             }
 
-            /// Decodes a JSON value whose `apiVersion` and `kind` were already read.
-            pub(crate) fn from_value(kind: ResourceKind, value: serde_json::Value) -> Result<Resource, serde_json::Error> {
-                Ok(match kind { $(ResourceKind::$variant => Resource::$variant(serde_json::from_value(value)?),)+ })
+            /// The object as something to validate; generated with the variant list so a new
+            /// kind can never be left out of `Resource`'s validation.
+            pub(crate) fn as_validate(&self) -> &dyn crate::validate::Validate {
+                match self { $(Resource::$variant(o) => o,)+ }
+            }
+
+            /// Decodes a JSON value whose `apiVersion` and `kind` were already read; an error
+            /// carries the path of the offending field.
+            pub(crate) fn from_value(
+                kind: ResourceKind,
+                value: serde_json::Value,
+            ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
+                Ok(match kind {
+                    $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+
+                })
             }
         }
 
@@ -134,11 +164,90 @@ resources! {
     /// `discovery.k8s.io` EndpointSlice.
     EndpointSlice(EndpointSlice) => "EndpointSlice", namespaced: true,
         versions: ["discovery.k8s.io/v1"];
+    /// SMI `split.smi-spec.io` TrafficSplit.
+    TrafficSplit(TrafficSplit) => "TrafficSplit", namespaced: true,
+        versions: ["split.smi-spec.io/v1alpha4", "split.smi-spec.io/v1alpha3", "split.smi-spec.io/v1alpha2", "split.smi-spec.io/v1alpha1"];
+    /// SMI `specs.smi-spec.io` HTTPRouteGroup.
+    HttpRouteGroup(HttpRouteGroup) => "HTTPRouteGroup", namespaced: true,
+        versions: ["specs.smi-spec.io/v1alpha4", "specs.smi-spec.io/v1alpha3", "specs.smi-spec.io/v1alpha2", "specs.smi-spec.io/v1alpha1"];
+    /// SMI `specs.smi-spec.io` TCPRoute (not the Gateway API TCPRoute).
+    SmiTcpRoute(SmiTcpRoute) => "TCPRoute" as "TCPRoute.specs.smi-spec.io", namespaced: true,
+        versions: ["specs.smi-spec.io/v1alpha4", "specs.smi-spec.io/v1alpha3", "specs.smi-spec.io/v1alpha2", "specs.smi-spec.io/v1alpha1"];
+    /// SMI `specs.smi-spec.io` UDPRoute (not the Gateway API UDPRoute); v1alpha4 only.
+    SmiUdpRoute(SmiUdpRoute) => "UDPRoute" as "UDPRoute.specs.smi-spec.io", namespaced: true,
+        versions: ["specs.smi-spec.io/v1alpha4"];
+    /// SMI `access.smi-spec.io` TrafficTarget.
+    TrafficTarget(TrafficTarget) => "TrafficTarget", namespaced: true,
+        versions: ["access.smi-spec.io/v1alpha3", "access.smi-spec.io/v1alpha2", "access.smi-spec.io/v1alpha1"];
+}
+
+impl ResourceKind {
+    /// The first kind (in [`ResourceKind::ALL`] order, Gateway API before SMI) with this wire
+    /// name. Kind names are not unique across API groups (`TCPRoute` is both a Gateway API and
+    /// an SMI kind): use [`ResourceKind::from_type`] when the `apiVersion` is known.
+    pub fn from_kind_name(name: &str) -> Option<ResourceKind> {
+        ResourceKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == name)
+    }
+
+    /// The kind decoded from objects with this `apiVersion` and `kind`.
+    ///
+    /// ```
+    /// use gamma_model::ResourceKind;
+    /// assert_eq!(
+    ///     ResourceKind::from_type("specs.smi-spec.io/v1alpha4", "TCPRoute"),
+    ///     Some(ResourceKind::SmiTcpRoute)
+    /// );
+    /// assert_eq!(
+    ///     ResourceKind::from_type("gateway.networking.k8s.io/v1", "TCPRoute"),
+    ///     Some(ResourceKind::TcpRoute)
+    /// );
+    /// ```
+    pub fn from_type(api_version: &str, kind: &str) -> Option<ResourceKind> {
+        ResourceKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == kind && k.api_versions().contains(&api_version))
+    }
+
+    /// The kind with this [`ResourceKind::unique_name`].
+    pub fn from_unique_name(name: &str) -> Option<ResourceKind> {
+        ResourceKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.unique_name() == name)
+    }
 }
 
 impl fmt::Display for ResourceKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.unique_name())
+    }
+}
+
+impl Serialize for ResourceKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.unique_name())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResourceKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        ResourceKind::from_unique_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown resource kind {name:?}")))
+    }
+}
+
+impl JsonSchema for ResourceKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ResourceKind".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = ResourceKind::ALL.iter().map(|k| k.unique_name()).collect();
+        schemars::json_schema!({ "type": "string", "enum": names })
     }
 }
 

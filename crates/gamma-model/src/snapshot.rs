@@ -274,6 +274,11 @@ typed_accessors! {
     namespaces, namespace, Namespace, Namespace, namespaced: false;
     endpoint_slices, endpoint_slice, EndpointSlice, EndpointSlice, namespaced: true;
     xmeshes, xmesh, XMesh, XMesh, namespaced: false;
+    traffic_splits, traffic_split, TrafficSplit, crate::smi::TrafficSplit, namespaced: true;
+    http_route_groups, http_route_group, HttpRouteGroup, crate::smi::HttpRouteGroup, namespaced: true;
+    smi_tcp_routes, smi_tcp_route, SmiTcpRoute, crate::smi::SmiTcpRoute, namespaced: true;
+    smi_udp_routes, smi_udp_route, SmiUdpRoute, crate::smi::SmiUdpRoute, namespaced: true;
+    traffic_targets, traffic_target, TrafficTarget, crate::smi::TrafficTarget, namespaced: true;
 }
 
 impl Snapshot {

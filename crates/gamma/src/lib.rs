@@ -7,6 +7,9 @@
 //!   cluster, and safe status writing.
 //! - [`controller`]: the embedding API tying them together
 //!   ([`controller::Controller::reconcile`]).
+//! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
+//!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
+//!   and an evaluator for SMI TrafficTarget access control.
 //!
 //! ```
 //! use gamma::model::{Snapshot, Validate, decode};
@@ -42,3 +45,27 @@ pub use gamma_model as model;
 pub use gamma_resolve as resolve;
 
 pub mod controller;
+
+/// Migration off the Service Mesh Interface (the `gamma-smi` crate).
+///
+/// ```
+/// use gamma::model::{Snapshot, decode};
+/// let snapshot = Snapshot::from_resources(decode(r#"
+/// apiVersion: access.smi-spec.io/v1alpha3
+/// kind: TrafficTarget
+/// metadata: {name: api, namespace: shop}
+/// spec:
+///   destination: {kind: ServiceAccount, name: api}
+///   rules: [{kind: HTTPRouteGroup, name: api-routes}]
+///   sources: [{kind: ServiceAccount, name: web}]
+/// "#)?);
+/// // TrafficTargets have no Gateway API equivalent: the conversion reports them...
+/// assert_eq!(gamma::smi::convert(&snapshot).report.findings().len(), 1);
+/// // ...and the authorizer evaluates them (deny by default: the route group is missing).
+/// let authz = gamma::smi::Authorizer::build(&snapshot);
+/// let v = authz.authorize(&"shop/web".parse()?, &"shop/api".parse()?, &gamma::smi::AccessRequest::http("GET", "/"));
+/// assert!(!v.allowed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "smi")]
+pub use gamma_smi as smi;

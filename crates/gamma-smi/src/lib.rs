@@ -1,0 +1,35 @@
+//! Moving off the Service Mesh Interface (SMI) without losing behaviour.
+//!
+//! - [`convert()`]: SMI TrafficSplits (with their HTTPRouteGroup/TCPRoute matches) become Gateway
+//!   API producer routes on the root Service (GAMMA), plus a [`Report`] of everything that could
+//!   not be expressed, by object and field.
+//! - [`Authorizer`]: SMI TrafficTarget access control (which ServiceAccounts may call which, on
+//!   which routes or ports), which has no core Gateway API equivalent, as a pure evaluator.
+//!
+//! The SMI objects themselves are modelled, decoded and validated by
+//! [`gamma_model::smi`]; [`matching`] states what an SMI HTTP match means, and
+//! `docs/smi-migration.md` explains the choices where SMI is vague.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+mod authz;
+pub mod convert;
+mod gateway_match;
+pub mod matching;
+mod report;
+pub mod weights;
+
+pub use authz::{AccessRequest, Authorizer, Identity, IdentityParseError, Verdict};
+pub use convert::{Conversion, convert};
+pub use gateway_match::path_regex_for_gateway;
+pub use matching::HttpRequest;
+pub use report::{Finding, Report, Severity};

@@ -1,0 +1,258 @@
+//! The command line, as clap derive types.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// gammactl: see what gamma-rs decides about Gateway API routes in a service mesh.
+///
+/// Reads Kubernetes manifests (Gateway API routes, Services, Namespaces, EndpointSlices,
+/// Gateways, XMesh, ...) and answers: are they valid, where does a request go and why, which
+/// controller owns each route, and what status would it write.
+///
+/// Exit codes: 0 success, 1 the input has problems, 2 usage errors.
+#[derive(Debug, Parser)]
+#[command(name = "gammactl", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Decode and validate manifests; list every problem with file, line, object and field.
+    Validate(ValidateArgs),
+    /// Resolve requests against the manifests: where each one goes.
+    Resolve(ResolveArgs),
+    /// Explain, step by step, how one request is resolved.
+    Explain(ExplainArgs),
+    /// Show which controller owns each (route, parent) pair, and why.
+    Owners(OwnersArgs),
+    /// Show the route status updates a controller would write.
+    Status(StatusArgs),
+    /// Print the JSON Schema of a resource kind, or of the request/decision format.
+    Schema(SchemaArgs),
+}
+
+/// `-f` inputs.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// A manifest file, a folder (read recursively: *.yaml, *.yml, *.json, in sorted order),
+    /// or `-` for standard input. Repeatable. Multi-document YAML and JSON are accepted.
+    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// `-o` output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Format {
+    /// For people (the default).
+    #[default]
+    Text,
+    /// JSON, for programs.
+    Json,
+    /// YAML, for programs and people.
+    Yaml,
+}
+
+/// `-o`.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format [default: text; for `resolve --requests`, JSON lines].
+    #[arg(short = 'o', long = "output", value_enum)]
+    pub format: Option<Format>,
+}
+
+impl OutputArgs {
+    /// The format asked for, or text.
+    pub fn format(&self) -> Format {
+        self.format.unwrap_or_default()
+    }
+}
+
+/// The release channel whose validation rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ChannelArg {
+    /// The standard channel CRDs.
+    #[default]
+    Standard,
+    /// The experimental channel CRDs (stricter in a few places).
+    Experimental,
+}
+
+/// `gammactl validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Which channel's CRD rules to check against.
+    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
+    pub channel: ChannelArg,
+    /// Also check references the way a controller would (parents and backends exist, listeners
+    /// allow the route, ReferenceGrants permit cross-namespace backends); findings are warnings,
+    /// since they are status, not invalid objects.
+    #[arg(long)]
+    pub refs: bool,
+}
+
+/// The request protocol.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ProtocolArg {
+    /// HTTP/1.1 or HTTP/2.
+    Http,
+    /// gRPC (HTTP/2, path `/service/method`).
+    Grpc,
+    /// TLS, routed by SNI.
+    Tls,
+    /// Plain TCP.
+    Tcp,
+    /// UDP.
+    Udp,
+}
+
+/// One request, given by flags.
+#[derive(Debug, Clone, Args)]
+pub struct RequestArgs {
+    /// The client's namespace (selects its consumer routes, if any).
+    #[arg(long, value_name = "NAMESPACE")]
+    pub from: Option<String>,
+    /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP), or
+    /// `gateway/NAMESPACE/NAME:PORT`.
+    #[arg(long, value_name = "DESTINATION")]
+    pub to: Option<String>,
+    /// The Host header (or :authority).
+    #[arg(long)]
+    pub host: Option<String>,
+    /// A request header `name=value`. Repeatable.
+    #[arg(long = "header", short = 'H', value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// TLS server name (SNI).
+    #[arg(long)]
+    pub sni: Option<String>,
+    /// The protocol (default: http, or tcp when no method and path are given).
+    #[arg(long, value_enum)]
+    pub protocol: Option<ProtocolArg>,
+    /// The entropy for the weighted backend pick (a u64; the same value always picks the same
+    /// backend).
+    #[arg(long, value_name = "N")]
+    pub entropy: Option<u64>,
+    /// The HTTP method, e.g. GET.
+    #[arg(value_name = "METHOD")]
+    pub method: Option<String>,
+    /// The request path, possibly with a query (`/api/orders?page=2`).
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+}
+
+/// `gammactl resolve`.
+#[derive(Debug, Args)]
+pub struct ResolveArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub request: RequestArgs,
+    /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
+    /// (fields from, to, host, method, path, headers, sni, protocol, entropy). Answers one JSON
+    /// decision per line.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["from", "to", "host", "headers", "sni", "protocol", "entropy", "method", "path", "sample"])]
+    pub requests: Option<PathBuf>,
+    /// Resolve the request N times with entropies spread evenly over the u64 range and print
+    /// how the outcomes are distributed (a weighted split at a glance).
+    #[arg(long, value_name = "N", conflicts_with = "entropy")]
+    pub sample: Option<u32>,
+}
+
+/// `gammactl explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub request: RequestArgs,
+}
+
+/// `gammactl owners`.
+#[derive(Debug, Args)]
+pub struct OwnersArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The controller whose view to show (a controllerName or alias, or a mesh name).
+    #[arg(
+        long = "as",
+        value_name = "CONTROLLER",
+        required_unless_present = "all"
+    )]
+    pub as_controller: Option<String>,
+    /// The arbiter configuration (registered meshes, selectors, keys); see
+    /// examples/gamma-config.yaml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Show every registered controller side by side, highlighting conflicts and unclaimed
+    /// parents.
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// How `status` prints updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum StatusForm {
+    /// The full `status` object to write.
+    #[default]
+    Full,
+    /// A JSON merge patch of `status.parents` per route, ready for `kubectl patch --type merge`.
+    Patch,
+}
+
+/// `gammactl status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The controller whose status entries to compute.
+    #[arg(long = "as", value_name = "CONTROLLER")]
+    pub as_controller: String,
+    /// The arbiter configuration; see examples/gamma-config.yaml.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// The current time (RFC 3339), used for lastTransitionTime. Default: the Unix epoch, so
+    /// output is reproducible.
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// Full status objects, or patches.
+    #[arg(long, value_enum, default_value_t = StatusForm::Full)]
+    pub form: StatusForm,
+}
+
+/// `gammactl schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// A resource kind (`HTTPRoute`, `Service`, ...; any case), `request` (a line of
+    /// `resolve --requests`) or `decision`. `list` prints the choices.
+    #[arg(value_name = "KIND")]
+    pub kind: String,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

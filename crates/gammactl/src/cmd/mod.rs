@@ -1,0 +1,46 @@
+//! One module per subcommand.
+
+mod explain;
+mod owners;
+mod resolve;
+mod schema;
+mod status;
+mod validate;
+
+use crate::cli::{Command, InputArgs};
+use crate::failure::Failure;
+use crate::manifests::Manifests;
+use crate::output::warn;
+use crate::style::Style;
+
+/// Runs a subcommand.
+pub fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::Validate(args) => validate::run(&args),
+        Command::Schema(args) => schema::run(&args),
+        Command::Resolve(args) => resolve::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Owners(args) => owners::run(&args),
+        Command::Status(args) => status::run(&args),
+    }
+}
+
+/// Reads and decodes the `-f` inputs.
+pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
+    let (sources, problems) = crate::input::read_all(&args.files)?;
+    Ok(Manifests::load(&sources, problems))
+}
+
+/// Reads the inputs for a command that needs them all: problems go to standard error, and any
+/// error stops the command (exit 1) rather than answering from a partial cluster.
+pub fn read_strict(args: &InputArgs) -> Result<Manifests, Failure> {
+    let manifests = read(args)?;
+    let style = Style::stderr();
+    for p in &manifests.problems {
+        warn(&p.render(&style));
+    }
+    if manifests.has_errors() {
+        return Err(Failure::Reported);
+    }
+    Ok(manifests)
+}

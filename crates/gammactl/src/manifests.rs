@@ -1,0 +1,545 @@
+//! Manifests with provenance: every decoded object remembers the file, document and line it
+//! came from, and every decode failure becomes a located [`Problem`].
+//!
+//! Files are split into documents here (YAML on `---` lines at column 0, JSON arrays into
+//! their top-level items) so that one bad document does not hide the problems of the others,
+//! and so that line numbers are known per document.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot, decode};
+
+use crate::input::Source;
+use crate::locate;
+use crate::problem::{Problem, Severity};
+
+/// Where an object came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The file name (or `<stdin>`).
+    pub file: String,
+    /// The 0-based index of the document within the file.
+    pub document: usize,
+    /// The 1-based line where the document's content starts.
+    pub line: usize,
+}
+
+/// One decoded object and where it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The object.
+    pub resource: Resource,
+    /// Its file, document and line.
+    pub origin: Origin,
+    /// The document's text, for locating field paths; shared by every object of a `kind: List`
+    /// document, so a large List costs its text once.
+    text: Arc<str>,
+    /// The file line of the document text's first line.
+    first_line: usize,
+}
+
+impl Loaded {
+    /// The object's identity.
+    pub fn key(&self) -> ObjectRef {
+        ObjectRef::of(&self.resource)
+    }
+
+    /// The file line of the field at `path`, or of the document when it cannot be found.
+    pub fn line_of(&self, path: &str) -> usize {
+        locate::line_of(&self.text, path)
+            .map(|l| self.first_line + l - 1)
+            .unwrap_or(self.origin.line)
+    }
+
+    /// A problem about this object, located at `path` (empty: the object itself).
+    pub fn problem(&self, severity: Severity, path: &str, message: String) -> Problem {
+        Problem {
+            severity,
+            file: Some(self.origin.file.clone()),
+            document: Some(self.origin.document),
+            line: Some(if path.is_empty() {
+                self.origin.line
+            } else {
+                self.line_of(path)
+            }),
+            object: Some(self.key()),
+            path: (!path.is_empty()).then(|| path.to_owned()),
+            message,
+        }
+    }
+}
+
+/// Everything read from the `-f` inputs.
+#[derive(Debug, Default)]
+pub struct Manifests {
+    /// Decoded objects in input order.
+    pub objects: Vec<Loaded>,
+    /// Problems met while reading and decoding, in input order.
+    pub problems: Vec<Problem>,
+    /// How many files were read.
+    pub files: usize,
+    /// The names of the files read, in input order.
+    pub file_order: Vec<String>,
+}
+
+impl Manifests {
+    /// Decodes every source. Objects of kinds gamma-rs does not model are skipped with a
+    /// warning; an object defined twice is an error (the later definition is kept, as `kubectl
+    /// apply` would).
+    pub fn load(sources: &[Source], mut problems: Vec<Problem>) -> Self {
+        let mut objects = Vec::new();
+        for source in sources {
+            for doc in split_documents(&source.text) {
+                decode_document(&source.name, &doc, &mut objects, &mut problems);
+            }
+        }
+        let mut seen: BTreeMap<ObjectRef, usize> = BTreeMap::new();
+        for (i, o) in objects.iter().enumerate() {
+            if let Some(prev) = seen.insert(o.key(), i)
+                && let Some(p) = objects.get(prev)
+            {
+                problems.push(o.problem(
+                    Severity::Error,
+                    "",
+                    format!(
+                        "defined again (first at {}:{}); the later definition is used",
+                        p.origin.file, p.origin.line
+                    ),
+                ));
+            }
+        }
+        Manifests {
+            objects,
+            problems,
+            files: sources.len(),
+            file_order: sources.iter().map(|s| s.name.clone()).collect(),
+        }
+    }
+
+    /// Whether any problem is an error.
+    pub fn has_errors(&self) -> bool {
+        self.problems.iter().any(Problem::is_error)
+    }
+
+    /// A snapshot of every object (later definitions replace earlier ones).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()))
+    }
+}
+
+/// One document's text and where it sits in its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RawDocument<'a> {
+    index: usize,
+    /// The file line of `text`'s first line.
+    first_line: usize,
+    /// The file line where content (not comments or `---`) starts.
+    content_line: usize,
+    text: &'a str,
+    json: bool,
+}
+
+fn split_documents(text: &str) -> Vec<RawDocument<'_>> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return split_json(text);
+    }
+    // YAML: a line starting with `---` (then nothing, a space or a tab) begins a document.
+    let mut chunks: Vec<(usize, usize)> = Vec::new(); // (byte start, file line)
+    let mut offset = 0usize;
+    chunks.push((0, 1));
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i > 0 && is_document_start(line) {
+            chunks.push((offset, i + 1));
+        }
+        offset += line.len();
+    }
+    let mut out = Vec::new();
+    for (n, &(start, first_line)) in chunks.iter().enumerate() {
+        let end = chunks.get(n + 1).map_or(text.len(), |c| c.0);
+        let chunk = text.get(start..end).unwrap_or("");
+        let Some(content) = chunk.lines().position(|l| {
+            let t = l.trim();
+            !(t.is_empty() || t.starts_with('#') || t == "---" || t == "..." || t.starts_with('%'))
+        }) else {
+            continue; // empty document: skipped, as the decoder does
+        };
+        out.push(RawDocument {
+            index: out.len(),
+            first_line,
+            content_line: first_line + content,
+            text: chunk,
+            json: false,
+        });
+    }
+    out
+}
+
+fn is_document_start(line: &str) -> bool {
+    line.strip_prefix("---")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '\n', '\r']))
+}
+
+/// A JSON text: a top-level array is split into its items (each decoded on its own); anything
+/// else is one document.
+fn split_json(text: &str) -> Vec<RawDocument<'_>> {
+    let whole = || {
+        let lead = text.len() - text.trim_start().len();
+        let line = 1 + text.get(..lead).map_or(0, |s| s.matches('\n').count());
+        vec![RawDocument {
+            index: 0,
+            first_line: 1,
+            content_line: line,
+            text,
+            json: true,
+        }]
+    };
+    let Some(items) = json_array_items(text) else {
+        return whole();
+    };
+    // Lines are counted incrementally: items come in order, so the whole text is scanned once.
+    let mut line = 1;
+    let mut counted = 0;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, (start, end))| {
+            line += text
+                .get(counted..start)
+                .map_or(0, |s| s.matches('\n').count());
+            counted = start;
+            RawDocument {
+                index,
+                first_line: line,
+                content_line: line,
+                text: text.get(start..end).unwrap_or(""),
+                json: true,
+            }
+        })
+        .collect()
+}
+
+/// Byte ranges of the top-level items of a JSON array, or `None` when the text is not a
+/// well-formed array of objects (then the decoder reports the syntax error for the whole text).
+fn json_array_items(text: &str) -> Option<Vec<(usize, usize)>> {
+    let bytes = text.as_bytes();
+    let mut i = text.len() - text.trim_start().len();
+    if bytes.get(i) != Some(&b'[') {
+        return None;
+    }
+    i += 1;
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut start = None;
+    while let Some(&b) = bytes.get(i) {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => {
+                    if depth == 0 {
+                        if b != b'{' {
+                            return None;
+                        }
+                        start = Some(i);
+                    }
+                    depth += 1;
+                }
+                b'}' | b']' => {
+                    if depth == 0 {
+                        // the closing bracket of the array itself
+                        return text.get(i + 1..)?.trim().is_empty().then_some(items);
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        items.push((start?, i + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+fn decode_document(
+    file: &str,
+    doc: &RawDocument<'_>,
+    objects: &mut Vec<Loaded>,
+    problems: &mut Vec<Problem>,
+) {
+    match decode(doc.text) {
+        Ok(resources) => {
+            let text: Arc<str> = Arc::from(doc.text);
+            for resource in resources {
+                objects.push(Loaded {
+                    resource,
+                    origin: Origin {
+                        file: file.to_owned(),
+                        document: doc.index,
+                        line: doc.content_line,
+                    },
+                    text: Arc::clone(&text),
+                    first_line: doc.first_line,
+                });
+            }
+        }
+        Err(e) => problems.push(decode_problem(file, doc, &e)),
+    }
+}
+
+fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem {
+    let peek = peek_identity(doc);
+    let mut problem = Problem {
+        severity: Severity::Error,
+        file: Some(file.to_owned()),
+        document: Some(doc.index),
+        line: Some(doc.content_line),
+        object: None,
+        path: None,
+        message: String::new(),
+    };
+    match e {
+        // Prefer the position the decoder reports; ask the parser directly when it has none.
+        DecodeError::Syntax { at, message, .. } => {
+            if let Some(l) = at.line.or_else(|| syntax_error_line(doc)) {
+                problem.line = Some(doc.first_line + l - 1);
+            }
+            problem.message = format!("syntax error: {}", strip_position(first_line_of(message)));
+        }
+        DecodeError::MissingTypeInfo { field, .. } => {
+            problem.message = format!("missing {field}: not a Kubernetes object");
+        }
+        DecodeError::UnsupportedKind {
+            api_version, kind, ..
+        } => {
+            problem.severity = Severity::Warning;
+            problem.message = format!("skipped: {api_version} {kind} is not a kind gamma-rs reads");
+            if let Some((ns, name)) = peek {
+                problem.message = format!(
+                    "skipped {kind} {}: {api_version} {kind} is not a kind gamma-rs reads",
+                    if ns.is_empty() {
+                        name
+                    } else {
+                        format!("{ns}/{name}")
+                    }
+                );
+            }
+        }
+        DecodeError::Field {
+            kind,
+            path,
+            message,
+            ..
+        } => {
+            if let Some((ns, name)) = peek {
+                let ns = if kind.is_namespaced() && ns.is_empty() {
+                    "default".to_owned()
+                } else {
+                    ns
+                };
+                problem.object = Some(ObjectRef::new(*kind, ns, name));
+            }
+            if !path.is_empty() {
+                if let Some(l) = locate::line_of(doc.text, path) {
+                    problem.line = Some(doc.first_line + l - 1);
+                }
+                problem.path = Some(path.clone());
+            }
+            problem.message = first_line_of(message).to_owned();
+        }
+        other => problem.message = other.to_string(),
+    }
+    problem
+}
+
+/// Parser messages carry a position relative to the document (`error: line 6 column 18: ...`);
+/// the problem already names the file line, so the relative one would only mislead.
+fn strip_position(message: &str) -> &str {
+    let m = message.strip_prefix("error: ").unwrap_or(message);
+    if let Some(rest) = m.strip_prefix("line ")
+        && let Some((position, text)) = rest.split_once(": ")
+        && position
+            .split(" column ")
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return text;
+    }
+    m
+}
+
+/// A parser message for a problem line: its first line, without the parser's own position.
+pub fn parser_message(message: &str) -> &str {
+    strip_position(first_line_of(message))
+}
+
+fn first_line_of(message: &str) -> &str {
+    message.lines().next().unwrap_or(message).trim_end()
+}
+
+/// The line of a syntax error within the document, asked of the parser directly.
+fn syntax_error_line(doc: &RawDocument<'_>) -> Option<usize> {
+    if doc.json {
+        let err = serde_json::from_str::<serde_json::Value>(doc.text).err()?;
+        return (err.line() > 0).then_some(err.line());
+    }
+    let err = serde_saphyr::from_str::<serde_json::Value>(doc.text).err()?;
+    usize::try_from(err.location()?.line()).ok()
+}
+
+/// The namespace and name of a document that did not decode, when its metadata can be read.
+fn peek_identity(doc: &RawDocument<'_>) -> Option<(String, String)> {
+    let value: serde_json::Value = if doc.json {
+        serde_json::from_str(doc.text).ok()?
+    } else {
+        serde_saphyr::from_str(doc.text).ok()?
+    };
+    let meta = value.get("metadata")?;
+    let name = meta.get("name")?.as_str()?.to_owned();
+    let ns = meta
+        .get("namespace")
+        .and_then(|n| n.as_str())
+        .unwrap_or("")
+        .to_owned();
+    Some((ns, name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(name: &str, text: &str) -> Source {
+        Source {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+
+    const TWO: &str = "\
+# leading comment
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop}
+---
+# the second
+apiVersion: v1
+kind: Namespace
+metadata: {name: web}
+";
+
+    #[test]
+    fn each_object_remembers_its_document_and_line() {
+        let m = Manifests::load(&[source("ns.yaml", TWO)], Vec::new());
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        let origins: Vec<_> = m.objects.iter().map(|o| o.origin.clone()).collect();
+        assert_eq!(
+            origins,
+            vec![
+                Origin {
+                    file: "ns.yaml".into(),
+                    document: 0,
+                    line: 2
+                },
+                Origin {
+                    file: "ns.yaml".into(),
+                    document: 1,
+                    line: 7
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_document_does_not_hide_the_next_one() {
+        let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n";
+        let m = Manifests::load(&[source("x.yaml", text)], Vec::new());
+        assert_eq!(m.objects.len(), 1);
+        assert_eq!(m.problems.len(), 1);
+        assert_eq!(m.problems[0].document, Some(0));
+        assert!(m.problems[0].message.starts_with("syntax error"));
+    }
+
+    #[test]
+    fn unsupported_kinds_are_warnings_naming_the_object() {
+        let text =
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
+        let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
+        assert!(!m.has_errors());
+        assert_eq!(m.problems[0].severity, Severity::Warning);
+        assert!(
+            m.problems[0].message.contains("shop/api"),
+            "{}",
+            m.problems[0].message
+        );
+    }
+
+    #[test]
+    fn json_arrays_are_split_into_items_with_lines() {
+        let text = "[\n {\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"a]\"}},\n {\"apiVersion\": \"v1\", \"kind\": \"Namespace\", \"metadata\": {\"name\": \"b\"}}\n]\n";
+        let m = Manifests::load(&[source("l.json", text)], Vec::new());
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        let lines: Vec<_> = m
+            .objects
+            .iter()
+            .map(|o| (o.origin.document, o.origin.line))
+            .collect();
+        assert_eq!(lines, vec![(0, 2), (1, 3)]);
+    }
+
+    #[test]
+    fn json_syntax_errors_name_the_file_line() {
+        let text = "[\n {\"apiVersion\": \"v1\", \"kind\": \"Namespace\",\n  \"metadata\": {\"name\": }}\n]\n";
+        let m = Manifests::load(&[source("bad.json", text)], Vec::new());
+        assert_eq!(m.problems.len(), 1, "{:?}", m.problems);
+        assert_eq!(m.problems[0].line, Some(3));
+    }
+
+    #[test]
+    fn duplicate_objects_are_errors_pointing_at_the_first() {
+        let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n";
+        let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
+        assert!(m.has_errors());
+        assert!(m.problems[0].message.contains("first at d.yaml:1"));
+    }
+
+    #[test]
+    fn parser_positions_relative_to_the_document_are_dropped() {
+        assert_eq!(
+            strip_position("error: line 6 column 18: mapping values are not allowed"),
+            "mapping values are not allowed"
+        );
+        assert_eq!(strip_position("line 2: bad"), "bad");
+        assert_eq!(strip_position("line of sight: x"), "line of sight: x");
+    }
+
+    #[test]
+    fn document_markers_need_column_zero_and_a_separator() {
+        assert!(is_document_start("---\n"));
+        assert!(is_document_start("--- # c\n"));
+        assert!(!is_document_start("----\n"));
+        assert!(!is_document_start(" ---\n"));
+    }
+
+    proptest::proptest! {
+        // Any text splits into documents that cover it in order, and loading never panics.
+        #[test]
+        fn splitting_and_loading_never_panic(text in "(---\n|\\[|\\]|\\{|\\}|\"|,|a: b\n|- x\n| |\n){0,40}") {
+            let docs = split_documents(&text);
+            for pair in docs.windows(2) {
+                proptest::prop_assert!(pair[0].first_line <= pair[1].first_line);
+            }
+            let _ = Manifests::load(&[source("p.yaml", &text)], Vec::new());
+        }
+    }
+}

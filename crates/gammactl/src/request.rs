@@ -1,0 +1,290 @@
+//! Requests as people and scripts write them: by flags, or as JSON lines
+//! (`{"from":"shop","to":"checkout.shop:80","method":"GET","path":"/api/orders"}`), and the
+//! destination forms `IP:PORT`, `SERVICE.NAMESPACE:PORT` and `gateway/NAMESPACE/NAME:PORT`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{ProtocolArg, RequestArgs};
+
+/// One request: a line of `gammactl resolve --requests FILE`, or the flags of `resolve` and
+/// `explain`. Unknown fields are an error, so a typo (`"heders"`) cannot silently drop data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestLine {
+    /// The client's namespace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// `IP:PORT`, `SERVICE.NAMESPACE:PORT` or `gateway/NAMESPACE/NAME:PORT`.
+    pub to: String,
+    /// The Host header (or :authority).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The HTTP method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The path, possibly with a query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Request headers: an object (`{"x-canary": "true"}`) or a list of `[name, value]` pairs
+    /// (which may repeat a name).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "headers_in"
+    )]
+    #[schemars(with = "HeadersIn")]
+    pub headers: Vec<(String, String)>,
+    /// TLS server name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sni: Option<String>,
+    /// `http` (default when a method or path is given), `grpc`, `tls`, `tcp` (default
+    /// otherwise) or `udp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<ProtocolArg>,
+    /// Entropy for the weighted backend pick.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entropy: Option<u64>,
+}
+
+/// The two accepted shapes of `headers`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // only deserialized and described, never built in code
+enum HeadersIn {
+    /// `{"name": "value"}`.
+    Object(BTreeMap<String, String>),
+    /// `[["name", "value"], ...]`.
+    Pairs(Vec<(String, String)>),
+}
+
+fn headers_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+    Ok(match HeadersIn::deserialize(d)? {
+        HeadersIn::Object(m) => m.into_iter().collect(),
+        HeadersIn::Pairs(p) => p,
+    })
+}
+
+impl RequestLine {
+    /// The request the flags describe.
+    pub fn from_args(args: &RequestArgs) -> Result<Self, String> {
+        let to = args
+            .to
+            .clone()
+            .ok_or("a destination is required: --to IP:PORT, SERVICE.NAMESPACE:PORT or gateway/NAMESPACE/NAME:PORT")?;
+        let mut headers = Vec::with_capacity(args.headers.len());
+        for h in &args.headers {
+            let (name, value) = h
+                .split_once('=')
+                .ok_or_else(|| format!("--header {h:?}: expected NAME=VALUE"))?;
+            if name.is_empty() {
+                return Err(format!("--header {h:?}: the header name is empty"));
+            }
+            headers.push((name.to_owned(), value.to_owned()));
+        }
+        Ok(RequestLine {
+            from: args.from.clone(),
+            to,
+            host: args.host.clone(),
+            method: args.method.clone(),
+            path: args.path.clone(),
+            headers,
+            sni: args.sni.clone(),
+            protocol: args.protocol,
+            entropy: args.entropy,
+        })
+    }
+
+    /// The protocol, defaulted: HTTP when a method or path is given, else TCP.
+    pub fn protocol(&self) -> ProtocolArg {
+        self.protocol
+            .unwrap_or(if self.method.is_some() || self.path.is_some() {
+                ProtocolArg::Http
+            } else if self.sni.is_some() {
+                ProtocolArg::Tls
+            } else {
+                ProtocolArg::Tcp
+            })
+    }
+
+    /// The destination, parsed.
+    pub fn destination(&self) -> Result<Destination, String> {
+        Destination::parse(&self.to)
+    }
+}
+
+/// Where a request is sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    /// An address: a Service cluster IP (mesh) or anything else.
+    Address(SocketAddr),
+    /// A Service by name, looked up to its cluster IP.
+    Service {
+        /// The Service name.
+        name: String,
+        /// Its namespace.
+        namespace: String,
+        /// The Service port.
+        port: u16,
+    },
+    /// A Gateway (north-south), by name.
+    Gateway {
+        /// The Gateway's namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The listener port.
+        port: u16,
+    },
+}
+
+impl fmt::Display for Destination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Destination::Address(a) => write!(f, "{a}"),
+            Destination::Service {
+                name,
+                namespace,
+                port,
+            } => write!(f, "{name}.{namespace}:{port}"),
+            Destination::Gateway {
+                namespace,
+                name,
+                port,
+            } => write!(f, "gateway/{namespace}/{name}:{port}"),
+        }
+    }
+}
+
+impl Destination {
+    /// Parses `IP:PORT` (`[v6]:PORT` for IPv6), `SERVICE.NAMESPACE[.svc...]:PORT` or
+    /// `gateway/NAMESPACE/NAME:PORT`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        if let Ok(addr) = text.parse::<SocketAddr>() {
+            return Ok(Destination::Address(addr));
+        }
+        let expected = "expected IP:PORT, SERVICE.NAMESPACE:PORT or gateway/NAMESPACE/NAME:PORT";
+        let (host, port) = text
+            .rsplit_once(':')
+            .ok_or_else(|| format!("destination {text:?}: no port; {expected}"))?;
+        let port: u16 = port
+            .parse()
+            .ok()
+            .filter(|p| *p != 0)
+            .ok_or_else(|| format!("destination {text:?}: port {port:?} is not 1-65535"))?;
+        if let Some(rest) = host.strip_prefix("gateway/") {
+            let (namespace, name) = rest
+                .split_once('/')
+                .filter(|(ns, n)| !ns.is_empty() && !n.is_empty() && !n.contains('/'))
+                .ok_or_else(|| format!("destination {text:?}: {expected}"))?;
+            return Ok(Destination::Gateway {
+                namespace: namespace.to_owned(),
+                name: name.to_owned(),
+                port,
+            });
+        }
+        if host.parse::<IpAddr>().is_ok() {
+            // An IPv6 address without brackets: the port split above is ambiguous.
+            return Err(format!(
+                "destination {text:?}: write an IPv6 address in brackets, [ADDRESS]:PORT"
+            ));
+        }
+        let host = host
+            .strip_suffix(".svc.cluster.local")
+            .or_else(|| host.strip_suffix(".svc"))
+            .unwrap_or(host);
+        let (name, namespace) = host
+            .split_once('.')
+            .filter(|(n, ns)| !n.is_empty() && !ns.is_empty() && !ns.contains('.'))
+            .ok_or_else(|| format!("destination {text:?}: {expected}"))?;
+        Ok(Destination::Service {
+            name: name.to_owned(),
+            namespace: namespace.to_owned(),
+            port,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn destinations_parse_in_all_three_forms() {
+        assert_eq!(
+            Destination::parse("10.96.10.20:80"),
+            Ok(Destination::Address("10.96.10.20:80".parse().unwrap()))
+        );
+        assert_eq!(
+            Destination::parse("[fd00::1]:80"),
+            Ok(Destination::Address("[fd00::1]:80".parse().unwrap()))
+        );
+        assert_eq!(
+            Destination::parse("checkout.shop:80"),
+            Ok(Destination::Service {
+                name: "checkout".into(),
+                namespace: "shop".into(),
+                port: 80
+            })
+        );
+        assert_eq!(
+            Destination::parse("checkout.shop.svc.cluster.local:80"),
+            Destination::parse("checkout.shop:80")
+        );
+        assert_eq!(
+            Destination::parse("gateway/edge/public:80"),
+            Ok(Destination::Gateway {
+                namespace: "edge".into(),
+                name: "public".into(),
+                port: 80
+            })
+        );
+    }
+
+    #[test]
+    fn bad_destinations_say_what_is_expected() {
+        for bad in [
+            "checkout",
+            "checkout.shop",
+            "checkout.shop:0",
+            "checkout.shop:http",
+            "gateway/edge:80",
+            "fd00::1:80",
+            "a.b.c:80",
+        ] {
+            assert!(Destination::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn request_lines_accept_headers_as_object_or_pairs() {
+        let a: RequestLine =
+            serde_json::from_str(r#"{"to":"1.2.3.4:80","headers":{"x-a":"1"}}"#).unwrap();
+        let b: RequestLine =
+            serde_json::from_str(r#"{"to":"1.2.3.4:80","headers":[["x-a","1"]]}"#).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.headers, vec![("x-a".to_owned(), "1".to_owned())]);
+    }
+
+    #[test]
+    fn request_lines_reject_unknown_fields() {
+        let e =
+            serde_json::from_str::<RequestLine>(r#"{"to":"1.2.3.4:80","heders":{}}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `heders`"), "{e}");
+    }
+
+    #[test]
+    fn protocol_defaults_follow_what_was_given() {
+        let mut r = RequestLine {
+            to: "1.2.3.4:80".into(),
+            ..RequestLine::default()
+        };
+        assert_eq!(r.protocol(), ProtocolArg::Tcp);
+        r.path = Some("/".into());
+        assert_eq!(r.protocol(), ProtocolArg::Http);
+    }
+}
