@@ -54,6 +54,8 @@ pub(crate) struct Ladder<'a> {
     services: HashMap<(&'a str, &'a str), Option<Verdict>>,
     /// Levels 3 to 5 per namespace (always the route's namespace; see `decide_service`).
     namespaces: HashMap<&'a str, Verdict>,
+    /// The last Service looked up (consecutive routes often share their parent Service).
+    last_service: Option<((&'a str, &'a str), Option<Verdict>)>,
     /// The last namespace looked up: routes come in namespace order, so this saves hashing.
     last_namespace: Option<(&'a str, Verdict)>,
     /// Gateway parents per Gateway (namespace, name).
@@ -71,6 +73,7 @@ impl<'a> Ladder<'a> {
             services: HashMap::new(),
             namespaces: HashMap::new(),
             last_namespace: None,
+            last_service: None,
             gateways: HashMap::new(),
             ev_parent_ref: Evidence::new("the route's parentRefs[].controllers"),
             ev_route_annotation: Evidence::new(format!(
@@ -231,11 +234,18 @@ impl<'a> Ladder<'a> {
         // fall-through that could hand the parent to someone else while a cache syncs).
         let svc_ns = parent_ref.namespace_or(route_ns);
         let key = (svc_ns, parent_ref.name.as_str());
-        let level2 = match self.services.get(&key) {
-            Some(v) => v.clone(),
-            None => {
-                let v = self.service_level(svc_ns, &parent_ref.name);
-                self.services.insert(key, v.clone());
+        let level2 = match &self.last_service {
+            Some((k, v)) if *k == key => v.clone(),
+            _ => {
+                let v = match self.services.get(&key) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let v = self.service_level(svc_ns, &parent_ref.name);
+                        self.services.insert(key, v.clone());
+                        v
+                    }
+                };
+                self.last_service = Some((key, v.clone()));
                 v
             }
         };

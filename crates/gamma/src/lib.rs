@@ -2,11 +2,15 @@
 //!
 //! - [`model`]: typed, validated Gateway API, XMesh and Kubernetes core models, and the
 //!   [`model::Snapshot`] every engine reads.
-//! - [`resolve`]: compiled, explainable route tables.
-//! - [`arbiter`]: deterministic controller ownership when several meshes and gateways share a
-//!   cluster, and safe status writing.
-//! - [`controller`]: the embedding API tying them together
-//!   ([`controller::Controller::reconcile`]).
+//! - `resolve` (feature `resolve`, on by default): the route-resolution engine — bind a request
+//!   to a Service or Gateway listener, pick the rule by Gateway API precedence, then the
+//!   weighted backend, and explain every step.
+//! - `arbiter` (feature `arbiter`, on by default): which controller owns each (route, parent)
+//!   when several meshes and gateways share a cluster, and status writes that never touch
+//!   another controller's entries.
+//! - `controller` (features `resolve` and `arbiter`): the embedding API tying them together,
+//!   `Controller::reconcile(&snapshot, now)` -> the table of what this controller programs,
+//!   the status writes to make, its decisions and diagnostics.
 //! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
 //!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
 //!   and an evaluator for SMI TrafficTarget access control.
@@ -40,11 +44,18 @@
     )
 )]
 
-pub use gamma_arbiter as arbiter;
 pub use gamma_model as model;
+
+#[cfg(all(feature = "resolve", feature = "arbiter"))]
+pub mod controller;
+
+/// The route-resolution engine (the `gamma-resolve` crate).
+#[cfg(feature = "resolve")]
 pub use gamma_resolve as resolve;
 
-pub mod controller;
+/// Controller ownership and safe status writing (the `gamma-arbiter` crate).
+#[cfg(feature = "arbiter")]
+pub use gamma_arbiter as arbiter;
 
 /// Migration off the Service Mesh Interface (the `gamma-smi` crate).
 ///
@@ -69,3 +80,8 @@ pub mod controller;
 /// ```
 #[cfg(feature = "smi")]
 pub use gamma_smi as smi;
+
+// The repository README's Rust examples are doctests of the facade, so they always compile.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

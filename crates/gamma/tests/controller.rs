@@ -2,6 +2,8 @@
 //! two meshes reconcile, write status, reach a fixed point, and hand a namespace over
 //! make-before-break (issue 4).
 
+#![cfg(all(feature = "resolve", feature = "arbiter"))]
+
 use std::path::PathBuf;
 
 use gamma::arbiter::handoff::Directive;
