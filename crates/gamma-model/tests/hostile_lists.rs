@@ -150,7 +150,7 @@ fn set_list(value: &mut Value, schema: &Value, path: &[Step], len: usize) {
         }
         Step::Item => {
             let items = &schema["items"];
-            if !value.as_array().is_some_and(|a| !a.is_empty()) {
+            if value.as_array().is_none_or(|a| a.is_empty()) {
                 *value = Value::Array(vec![minimal(items)]);
             }
             let first = value.as_array_mut().unwrap().first_mut().unwrap();
