@@ -50,8 +50,12 @@ macro_rules! resources {
 
             /// The JSON Schema of this kind's wire type (schemars), generated from the same list
             /// as the enum so every kind has one.
+            ///
+            /// The CRDs' `required` lists are applied (see [`crate::schema`]).
             pub fn json_schema(&self) -> schemars::Schema {
-                match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ }
+                let mut schema = match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ };
+                crate::schema::apply_required(&mut schema);
+                schema
             }
 
             /// The kind's name, unique among all kinds: the wire kind, qualified by API group
@@ -99,9 +103,15 @@ macro_rules! resources {
                 match self { $(Resource::$variant(o) => o,)+ }
             }
 
-            /// Decodes a JSON value whose `apiVersion` and `kind` were already read.
-            pub(crate) fn from_value(kind: ResourceKind, value: serde_json::Value) -> Result<Resource, serde_json::Error> {
-                Ok(match kind { $(ResourceKind::$variant => Resource::$variant(serde_json::from_value(value)?),)+ })
+            /// Decodes a JSON value whose `apiVersion` and `kind` were already read; an error
+            /// carries the path of the offending field.
+            pub(crate) fn from_value(
+                kind: ResourceKind,
+                value: serde_json::Value,
+            ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
+                Ok(match kind {
+                    $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+
+                })
             }
         }
 

@@ -2,6 +2,9 @@
 //!
 //! - [`model`]: typed, validated Gateway API, XMesh and Kubernetes core models, and the
 //!   [`model::Snapshot`] every engine reads.
+//! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
+//!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
+//!   and an evaluator for SMI TrafficTarget access control.
 //!
 //! ```
 //! use gamma::model::{Snapshot, Validate, decode};
@@ -24,3 +27,27 @@
 #![warn(missing_docs)]
 
 pub use gamma_model as model;
+
+/// Migration off the Service Mesh Interface (the `gamma-smi` crate).
+///
+/// ```
+/// use gamma::model::{Snapshot, decode};
+/// let snapshot = Snapshot::from_resources(decode(r#"
+/// apiVersion: access.smi-spec.io/v1alpha3
+/// kind: TrafficTarget
+/// metadata: {name: api, namespace: shop}
+/// spec:
+///   destination: {kind: ServiceAccount, name: api}
+///   rules: [{kind: HTTPRouteGroup, name: api-routes}]
+///   sources: [{kind: ServiceAccount, name: web}]
+/// "#)?);
+/// // TrafficTargets have no Gateway API equivalent: the conversion reports them...
+/// assert_eq!(gamma::smi::convert(&snapshot).report.findings().len(), 1);
+/// // ...and the authorizer evaluates them (deny by default: the route group is missing).
+/// let authz = gamma::smi::Authorizer::build(&snapshot);
+/// let v = authz.authorize(&"shop/web".parse()?, &"shop/api".parse()?, &gamma::smi::AccessRequest::http("GET", "/"));
+/// assert!(!v.allowed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "smi")]
+pub use gamma_smi as smi;

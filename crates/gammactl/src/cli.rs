@@ -60,9 +60,16 @@ pub enum Format {
 /// `-o`.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// Output format [default: text; for `resolve --requests`, JSON lines].
+    #[arg(short = 'o', long = "output", value_enum)]
+    pub format: Option<Format>,
+}
+
+impl OutputArgs {
+    /// The format asked for, or text.
+    pub fn format(&self) -> Format {
+        self.format.unwrap_or_default()
+    }
 }
 
 /// The release channel whose validation rules apply.
@@ -85,6 +92,11 @@ pub struct ValidateArgs {
     /// Which channel's CRD rules to check against.
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// Also check references the way a controller would (parents and backends exist, listeners
+    /// allow the route, ReferenceGrants permit cross-namespace backends); findings are warnings,
+    /// since they are status, not invalid objects.
+    #[arg(long)]
+    pub refs: bool,
 }
 
 /// The request protocol.

@@ -6,6 +6,7 @@
 //! and so that line numbers are known per document.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot, decode};
 
@@ -31,8 +32,9 @@ pub struct Loaded {
     pub resource: Resource,
     /// Its file, document and line.
     pub origin: Origin,
-    /// The document's text, for locating field paths.
-    text: String,
+    /// The document's text, for locating field paths; shared by every object of a `kind: List`
+    /// document, so a large List costs its text once.
+    text: Arc<str>,
     /// The file line of the document text's first line.
     first_line: usize,
 }
@@ -77,6 +79,8 @@ pub struct Manifests {
     pub problems: Vec<Problem>,
     /// How many files were read.
     pub files: usize,
+    /// The names of the files read, in input order.
+    pub file_order: Vec<String>,
 }
 
 impl Manifests {
@@ -109,6 +113,7 @@ impl Manifests {
             objects,
             problems,
             files: sources.len(),
+            file_order: sources.iter().map(|s| s.name.clone()).collect(),
         }
     }
 
@@ -120,11 +125,6 @@ impl Manifests {
     /// A snapshot of every object (later definitions replace earlier ones).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()))
-    }
-
-    /// The loaded object with this identity (the last definition).
-    pub fn find(&self, key: &ObjectRef) -> Option<&Loaded> {
-        self.objects.iter().rev().find(|o| &o.key() == key)
     }
 }
 
@@ -198,11 +198,17 @@ fn split_json(text: &str) -> Vec<RawDocument<'_>> {
     let Some(items) = json_array_items(text) else {
         return whole();
     };
+    // Lines are counted incrementally: items come in order, so the whole text is scanned once.
+    let mut line = 1;
+    let mut counted = 0;
     items
         .into_iter()
         .enumerate()
         .map(|(index, (start, end))| {
-            let line = 1 + text.get(..start).map_or(0, |s| s.matches('\n').count());
+            line += text
+                .get(counted..start)
+                .map_or(0, |s| s.matches('\n').count());
+            counted = start;
             RawDocument {
                 index,
                 first_line: line,
@@ -275,6 +281,7 @@ fn decode_document(
 ) {
     match decode(doc.text) {
         Ok(resources) => {
+            let text: Arc<str> = Arc::from(doc.text);
             for resource in resources {
                 objects.push(Loaded {
                     resource,
@@ -283,7 +290,7 @@ fn decode_document(
                         document: doc.index,
                         line: doc.content_line,
                     },
-                    text: doc.text.to_owned(),
+                    text: Arc::clone(&text),
                     first_line: doc.first_line,
                 });
             }
@@ -304,9 +311,9 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         message: String::new(),
     };
     match e {
-        DecodeError::Syntax { line, message, .. } => {
-            let line = line.or_else(|| yaml_error_line(doc));
-            if let Some(l) = line {
+        // Prefer the position the decoder reports; ask the parser directly when it has none.
+        DecodeError::Syntax { at, message, .. } => {
+            if let Some(l) = at.line.or_else(|| syntax_error_line(doc)) {
                 problem.line = Some(doc.first_line + l - 1);
             }
             problem.message = format!("syntax error: {}", strip_position(first_line_of(message)));
@@ -372,14 +379,20 @@ fn strip_position(message: &str) -> &str {
     m
 }
 
+/// A parser message for a problem line: its first line, without the parser's own position.
+pub fn parser_message(message: &str) -> &str {
+    strip_position(first_line_of(message))
+}
+
 fn first_line_of(message: &str) -> &str {
     message.lines().next().unwrap_or(message).trim_end()
 }
 
-/// The line of a YAML syntax error within the document, asked of the parser directly.
-fn yaml_error_line(doc: &RawDocument<'_>) -> Option<usize> {
+/// The line of a syntax error within the document, asked of the parser directly.
+fn syntax_error_line(doc: &RawDocument<'_>) -> Option<usize> {
     if doc.json {
-        return None;
+        let err = serde_json::from_str::<serde_json::Value>(doc.text).err()?;
+        return (err.line() > 0).then_some(err.line());
     }
     let err = serde_saphyr::from_str::<serde_json::Value>(doc.text).err()?;
     usize::try_from(err.location()?.line()).ok()
@@ -485,6 +498,14 @@ metadata: {name: web}
     }
 
     #[test]
+    fn json_syntax_errors_name_the_file_line() {
+        let text = "[\n {\"apiVersion\": \"v1\", \"kind\": \"Namespace\",\n  \"metadata\": {\"name\": }}\n]\n";
+        let m = Manifests::load(&[source("bad.json", text)], Vec::new());
+        assert_eq!(m.problems.len(), 1, "{:?}", m.problems);
+        assert_eq!(m.problems[0].line, Some(3));
+    }
+
+    #[test]
     fn duplicate_objects_are_errors_pointing_at_the_first() {
         let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n";
         let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
@@ -508,5 +529,17 @@ metadata: {name: web}
         assert!(is_document_start("--- # c\n"));
         assert!(!is_document_start("----\n"));
         assert!(!is_document_start(" ---\n"));
+    }
+
+    proptest::proptest! {
+        // Any text splits into documents that cover it in order, and loading never panics.
+        #[test]
+        fn splitting_and_loading_never_panic(text in "(---\n|\\[|\\]|\\{|\\}|\"|,|a: b\n|- x\n| |\n){0,40}") {
+            let docs = split_documents(&text);
+            for pair in docs.windows(2) {
+                proptest::prop_assert!(pair[0].first_line <= pair[1].first_line);
+            }
+            let _ = Manifests::load(&[source("p.yaml", &text)], Vec::new());
+        }
     }
 }

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Condition, LabelSelector, ObjectReference, SecretObjectReference};
+use super::{
+    Condition, LabelSelector, LocalObjectReference, ObjectReference, SecretObjectReference,
+};
 use crate::macros::string_enum;
 use crate::meta::ObjectMeta;
 
@@ -146,7 +148,7 @@ pub struct GatewaySpec {
     /// Gateway-wide TLS settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<serde_json::Value>,
-    /// **[experimental]** whether this is a default Gateway (`All` or `None`).
+    /// **\[experimental\]** whether this is a default Gateway (`All` or `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_scope: Option<super::GatewayDefaultScope>,
 }
@@ -173,9 +175,10 @@ pub struct GatewayInfrastructure {
     /// Annotations for generated resources.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
-    /// Implementation-specific parameters.
+    /// Implementation-specific parameters, in the Gateway's namespace (upstream
+    /// `LocalParametersReference`: group, kind, name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parameters_ref: Option<ObjectReference>,
+    pub parameters_ref: Option<LocalObjectReference>,
 }
 
 /// Which namespaces' ListenerSets may attach to a Gateway.
@@ -311,6 +314,9 @@ pub struct GatewayStatus {
     /// Per-listener status.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub listeners: Vec<ListenerStatus>,
+    /// The number of ListenerSets attached to the Gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attached_listener_sets: Option<i32>,
 }
 
 /// An address bound to a Gateway.

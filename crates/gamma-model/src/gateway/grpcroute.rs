@@ -61,7 +61,7 @@ pub struct GrpcRouteSpec {
     /// Rules; at most 16 (no default, no minimum).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<GrpcRouteRule>,
-    /// **[experimental]** default Gateway attachment.
+    /// **\[experimental\]** default Gateway attachment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_default_gateways: Option<GatewayDefaultScope>,
 }
@@ -82,7 +82,7 @@ pub struct GrpcRouteRule {
     /// Backends; at most 16.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backend_refs: Vec<GrpcBackendRef>,
-    /// **[experimental]** session persistence.
+    /// **\[experimental\]** session persistence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_persistence: Option<SessionPersistence>,
 }
@@ -166,7 +166,7 @@ pub struct GrpcRouteFilter {
 
 /// A weighted backend of a gRPC rule, with its own filters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "GrpcBackendRefWire")]
 pub struct GrpcBackendRef {
     /// The backend and its weight.
     #[serde(flatten)]
@@ -175,3 +175,11 @@ pub struct GrpcBackendRef {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<GrpcRouteFilter>,
 }
+
+super::shared::flat_backend_ref!(
+    GrpcBackendRef,
+    GrpcBackendRefWire,
+    "GrpcBackendRef",
+    GrpcRouteFilter,
+    "Filters applied only when this backend is chosen."
+);

@@ -61,7 +61,7 @@ pub struct HttpRouteSpec {
     /// list is invalid (MinItems 1), so the two are kept apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<HttpRouteRule>>,
-    /// **[experimental]** whether the route attaches to default Gateways (`All` or `None`).
+    /// **\[experimental\]** whether the route attaches to default Gateways (`All` or `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_default_gateways: Option<GatewayDefaultScope>,
 }
@@ -95,10 +95,10 @@ pub struct HttpRouteRule {
     /// Request and backend-request timeouts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeouts: Option<HttpRouteTimeouts>,
-    /// **[experimental]** retry policy.
+    /// **\[experimental\]** retry policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<HttpRouteRetry>,
-    /// **[experimental]** session persistence.
+    /// **\[experimental\]** session persistence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_persistence: Option<SessionPersistence>,
 }
@@ -238,7 +238,7 @@ string_enum! {
         ExtensionRef => "ExtensionRef",
         /// Cross-origin resource sharing.
         Cors => "CORS",
-        /// **[experimental]** external authorization.
+        /// **\[experimental\]** external authorization.
         ExternalAuth => "ExternalAuth",
     }
 }
@@ -520,7 +520,7 @@ string_enum! {
     }
 }
 
-/// **[experimental]** External authorization (GEP-1494). Fails closed.
+/// **\[experimental\]** External authorization (GEP-1494). Fails closed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpExternalAuthFilter {
@@ -576,7 +576,7 @@ pub struct ForwardBodyConfig {
 
 /// A weighted backend of an HTTP rule, with its own filters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "HttpBackendRefWire")]
 pub struct HttpBackendRef {
     /// The backend and its weight.
     #[serde(flatten)]
@@ -585,6 +585,14 @@ pub struct HttpBackendRef {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filters: Vec<HttpRouteFilter>,
 }
+
+super::shared::flat_backend_ref!(
+    HttpBackendRef,
+    HttpBackendRefWire,
+    "HttpBackendRef",
+    HttpRouteFilter,
+    "Filters applied only when this backend is chosen; at most 16."
+);
 
 /// Timeouts of an HTTP rule (GEP-1742), as Gateway API durations (`10s`, `1h30m`, `500ms`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -598,7 +606,7 @@ pub struct HttpRouteTimeouts {
     pub backend_request: Option<String>,
 }
 
-/// **[experimental]** Retry policy of an HTTP rule (GEP-1731).
+/// **\[experimental\]** Retry policy of an HTTP rule (GEP-1731).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HttpRouteRetry {
@@ -633,7 +641,7 @@ string_enum! {
     }
 }
 
-/// **[experimental]** Session persistence (GEP-1619), v1.6.1 shape.
+/// **\[experimental\]** Session persistence (GEP-1619), v1.6.1 shape.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionPersistence {

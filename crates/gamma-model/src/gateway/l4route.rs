@@ -61,12 +61,12 @@ macro_rules! l4_route {
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub parent_refs: Vec<ParentReference>,
             /// SNI hostnames; 1 to 1024 (required).
-            #[serde(default)]
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
             pub hostnames: Vec<String>,
             /// Exactly one rule (v1).
             #[serde(default)]
             pub rules: Vec<L4RouteRule>,
-            /// **[experimental]** default Gateway attachment.
+            /// **\[experimental\]** default Gateway attachment.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub use_default_gateways: Option<GatewayDefaultScope>,
         }
@@ -82,7 +82,7 @@ macro_rules! l4_route {
             /// Exactly one rule (v1; v1alpha2 allowed up to 16).
             #[serde(default)]
             pub rules: Vec<L4RouteRule>,
-            /// **[experimental]** default Gateway attachment.
+            /// **\[experimental\]** default Gateway attachment.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub use_default_gateways: Option<GatewayDefaultScope>,
         }

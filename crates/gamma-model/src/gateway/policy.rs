@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{LocalPolicyTargetReference, ObjectReference};
+use super::{LocalObjectReference, LocalPolicyTargetReference};
 use crate::macros::string_enum;
 use crate::meta::ObjectMeta;
 
@@ -119,9 +119,13 @@ pub struct BackendTlsPolicySpec {
 pub struct BackendTlsPolicyValidation {
     /// CA certificates; at most 8. Excludes `wellKnownCACertificates`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ca_certificate_refs: Vec<ObjectReference>,
+    pub ca_certificate_refs: Vec<LocalObjectReference>,
     /// `System`: use the system trust store. Excludes `caCertificateRefs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "wellKnownCACertificates",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub well_known_ca_certificates: Option<String>,
     /// The SNI and certificate hostname to use.
     #[serde(default)]

@@ -404,6 +404,61 @@ impl LabelSelector {
     }
 }
 
+/// Makes a backend reference with filters (`HTTPBackendRef`, `GRPCBackendRef`) deserialize
+/// through a flat wire struct instead of `#[serde(flatten)]`.
+///
+/// Why: serde buffers flattened content, which loses the path of a field error
+/// (`backendRefs[0].port` would be reported as `backendRefs[0]`) and costs an extra copy. The
+/// public struct keeps its `backend_ref` field; serialization still flattens; the JSON Schema is
+/// the wire struct's, the same flat shape as the CRD.
+macro_rules! flat_backend_ref {
+    ($ty:ident, $wire:ident, $schema_name:literal, $filter:ty, $filters_doc:literal) => {
+        #[derive(Deserialize, JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        #[schemars(rename = $schema_name)]
+        struct $wire {
+            /// The API group; defaults to `""` (core).
+            #[serde(default)]
+            group: Option<String>,
+            /// The kind; defaults to `Service`.
+            #[serde(default)]
+            kind: Option<String>,
+            /// The name of the referent.
+            #[serde(default)]
+            name: String,
+            /// The namespace; defaults to the route's.
+            #[serde(default)]
+            namespace: Option<String>,
+            /// The destination port (the Service port). Required for Services.
+            #[serde(default)]
+            port: Option<i32>,
+            /// The relative weight, 0 to 1,000,000; defaults to 1. Weight 0 receives no traffic.
+            #[serde(default)]
+            weight: Option<i32>,
+            #[doc = $filters_doc]
+            #[serde(default)]
+            filters: Vec<$filter>,
+        }
+
+        impl From<$wire> for $ty {
+            fn from(w: $wire) -> Self {
+                $ty {
+                    backend_ref: BackendRef {
+                        group: w.group,
+                        kind: w.kind,
+                        name: w.name,
+                        namespace: w.namespace,
+                        port: w.port,
+                        weight: w.weight,
+                    },
+                    filters: w.filters,
+                }
+            }
+        }
+    };
+}
+pub(crate) use flat_backend_ref;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,7 +43,7 @@ impl Validate for Gateway {
                 errors,
             );
             if let Some(r) = &infra.parameters_ref {
-                common::object_reference(r, &ipath.field("parametersRef"), errors);
+                common::local_object_ref(r, &ipath.field("parametersRef"), errors);
             }
         }
         if let Some(from) = s
@@ -59,6 +59,9 @@ impl Validate for Gateway {
                     .field("from"),
                 from,
             );
+        }
+        if let Some(tls) = &s.tls {
+            super::gateway_tls::gateway_tls(tls, &spath.field("tls"), errors);
         }
         if let Some(d) = &s.default_scope {
             errors.known(&spath.field("defaultScope"), d);

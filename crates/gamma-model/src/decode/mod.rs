@@ -1,0 +1,347 @@
+//! Decoding manifests: multi-document YAML, or JSON (one object, an array, or a `kind: List`),
+//! into typed [`Resource`]s, within configurable limits that make hostile input cheap to refuse.
+//!
+//! - [`decode`] / [`decode_with`]: the objects only.
+//! - [`decode_documents`]: each object with its [`Position`] (document index, List item, line),
+//!   so tools can print `file:line` for later validation errors, and the objects skipped as
+//!   unsupported when [`DecodeOptions::skip_unsupported`] is set.
+//!
+//! Input whose first non-blank character is `{` or `[` is JSON; anything else is YAML.
+//! Kubernetes lists are flattened: `kind: List` (what `kubectl get -o yaml` prints) and typed
+//! lists such as `HTTPRouteList` (what the API server returns; their items may omit
+//! `apiVersion` and `kind`, which are then taken from the list).
+//!
+//! Every error names the document, the List item if any, the 1-based line, and for field errors
+//! the JSON path of the field (`spec.rules[0].backendRefs[0].port`) with the line of that node.
+
+mod error;
+mod json;
+mod options;
+mod yaml;
+
+pub use error::{DecodeError, Limit, Position};
+pub use options::DecodeOptions;
+
+use serde_json::Value;
+
+use crate::resource::{Resource, ResourceKind};
+
+/// A decoded object and where it was in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Document {
+    /// Where the object starts: document index, List item, and the line of its first field.
+    pub at: Position,
+    /// The object.
+    pub resource: Resource,
+}
+
+/// An object skipped because gamma-rs does not model its kind (with
+/// [`DecodeOptions::skip_unsupported`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// Where the object starts.
+    pub at: Position,
+    /// Its `apiVersion`.
+    pub api_version: String,
+    /// Its `kind`.
+    pub kind: String,
+}
+
+/// The result of [`decode_documents`]: the decoded objects in input order, and the skipped ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Decoded {
+    /// The decoded objects, in input order.
+    pub documents: Vec<Document>,
+    /// Objects of unsupported kinds, in input order (only with
+    /// [`DecodeOptions::skip_unsupported`]; otherwise they are errors).
+    pub skipped: Vec<Skipped>,
+}
+
+impl Decoded {
+    /// The objects alone, in input order.
+    pub fn into_resources(self) -> Vec<Resource> {
+        self.documents.into_iter().map(|d| d.resource).collect()
+    }
+}
+
+/// Decodes every object in `input`, YAML or JSON, with the default [`DecodeOptions`]. Empty YAML
+/// documents are skipped. Stops at the first error.
+///
+/// ```
+/// let docs = gamma_model::decode(r#"
+/// apiVersion: gateway.networking.k8s.io/v1
+/// kind: HTTPRoute
+/// metadata: {name: web, namespace: shop}
+/// spec:
+///   parentRefs: [{group: "", kind: Service, name: web}]
+/// "#).unwrap();
+/// assert_eq!(docs.len(), 1);
+/// assert_eq!(docs[0].kind(), gamma_model::ResourceKind::HttpRoute);
+/// ```
+pub fn decode(input: &str) -> Result<Vec<Resource>, DecodeError> {
+    decode_with(input, &DecodeOptions::default())
+}
+
+/// Decodes every object in `input` with explicit [`DecodeOptions`].
+pub fn decode_with(input: &str, options: &DecodeOptions) -> Result<Vec<Resource>, DecodeError> {
+    decode_documents(input, options).map(Decoded::into_resources)
+}
+
+/// Decodes every object in `input`, keeping where each one starts.
+///
+/// ```
+/// use gamma_model::decode::{DecodeOptions, decode_documents};
+/// let input = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n\
+///              apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\n\
+///              apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n";
+/// let decoded = decode_documents(input, &DecodeOptions::skipping_unsupported())?;
+/// let lines: Vec<_> = decoded.documents.iter().map(|d| d.at.line).collect();
+/// assert_eq!(lines, [Some(1), Some(9)]);
+/// assert_eq!(decoded.skipped[0].kind, "Deployment");
+/// assert_eq!(decoded.skipped[0].at.document, 1);
+/// # Ok::<(), gamma_model::DecodeError>(())
+/// ```
+pub fn decode_documents(input: &str, options: &DecodeOptions) -> Result<Decoded, DecodeError> {
+    if input.len() > options.max_input_bytes {
+        return Err(DecodeError::TooLarge {
+            size: input.len(),
+            limit: options.max_input_bytes,
+        });
+    }
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
+    let format = if input.trim_start().starts_with(['{', '[']) {
+        Format::Json
+    } else {
+        Format::Yaml
+    };
+    let raw = match format {
+        Format::Json => json::parse(input, options)?,
+        Format::Yaml => yaml::parse(input, options)?,
+    };
+    let ctx = Context {
+        input,
+        options,
+        format,
+    };
+    let mut out = Decoded::default();
+    for doc in raw {
+        ctx.document(doc, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// One segment of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PathSegment {
+    /// An array index.
+    Index(usize),
+    /// An object key.
+    Key(String),
+}
+
+/// A parsed document (a YAML document or a JSON array element), before typing.
+pub(crate) struct RawDocument {
+    /// The document index.
+    pub(crate) index: usize,
+    /// The line of its root node.
+    pub(crate) line: Option<usize>,
+    /// Its value.
+    pub(crate) value: Value,
+    /// The lines of the entries of its root `items` array, if it has one.
+    pub(crate) item_lines: Vec<usize>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Json,
+    Yaml,
+}
+
+struct Context<'a> {
+    input: &'a str,
+    options: &'a DecodeOptions,
+    format: Format,
+}
+
+impl Context<'_> {
+    fn document(&self, doc: RawDocument, out: &mut Decoded) -> Result<(), DecodeError> {
+        let at = Position::new(doc.index, None, doc.line);
+        let Value::Object(mut object) = doc.value else {
+            return Err(DecodeError::NotAnObject {
+                at,
+                found: value_kind(&doc.value),
+            });
+        };
+        let (api_version, kind) = type_info(&object, at)?;
+        let item_kind = kind
+            .strip_suffix("List")
+            .filter(|k| kind == "List" || ResourceKind::from_kind_name(k).is_some());
+        if let (Some(item_kind), Some(Value::Array(_))) = (item_kind, object.get("items")) {
+            let item_kind = (!item_kind.is_empty()).then(|| item_kind.to_owned());
+            let api_version = api_version.to_owned();
+            let Some(Value::Array(items)) = object.remove("items") else {
+                return Ok(());
+            };
+            for (i, mut item) in items.into_iter().enumerate() {
+                let at = Position::new(
+                    doc.index,
+                    Some(i),
+                    doc.item_lines
+                        .get(i)
+                        .copied()
+                        .filter(|&l| l > 0)
+                        .or(doc.line),
+                );
+                // Typed lists (`HTTPRouteList`) from the API server omit the items' type.
+                if let (Some(item_kind), Value::Object(o)) = (&item_kind, &mut item) {
+                    o.entry("apiVersion")
+                        .or_insert_with(|| Value::String(api_version.clone()));
+                    o.entry("kind")
+                        .or_insert_with(|| Value::String(item_kind.clone()));
+                }
+                self.object(at, item, out)?;
+            }
+            return Ok(());
+        }
+        self.object(at, Value::Object(object), out)
+    }
+
+    fn object(&self, at: Position, value: Value, out: &mut Decoded) -> Result<(), DecodeError> {
+        let Value::Object(object) = &value else {
+            return Err(DecodeError::NotAnObject {
+                at,
+                found: value_kind(&value),
+            });
+        };
+        let (api_version, kind) = type_info(object, at)?;
+        // Kind names repeat across API groups (Gateway API and SMI TCPRoute): match both.
+        let Some(rk) = ResourceKind::from_type(api_version, kind) else {
+            let (api_version, kind) = (api_version.to_owned(), kind.to_owned());
+            if self.options.skip_unsupported {
+                out.skipped.push(Skipped {
+                    at,
+                    api_version,
+                    kind,
+                });
+                return Ok(());
+            }
+            return Err(DecodeError::UnsupportedKind {
+                at,
+                api_version,
+                kind,
+            });
+        };
+        match Resource::from_value(rk, value) {
+            Ok(resource) => {
+                out.documents.push(Document { at, resource });
+                Ok(())
+            }
+            Err(e) => {
+                let segments = path_segments(e.path());
+                let line = self.line_of(at, &segments).or(at.line);
+                Err(DecodeError::Field {
+                    at: Position { line, ..at },
+                    kind: rk,
+                    path: format_path(&segments),
+                    message: e.into_inner().to_string(),
+                })
+            }
+        }
+    }
+
+    /// The line of the node at `path` inside the object at `at` (error path only).
+    fn line_of(&self, at: Position, path: &[PathSegment]) -> Option<usize> {
+        let mut full = Vec::with_capacity(path.len() + 3);
+        if self.format == Format::Json && at_is_array_element(self.input) {
+            full.push(PathSegment::Index(at.document));
+        }
+        if let Some(item) = at.item {
+            full.push(PathSegment::Key("items".into()));
+            full.push(PathSegment::Index(item));
+        }
+        full.extend(path.iter().cloned());
+        match self.format {
+            Format::Json => json::line_of(self.input, self.options, &full),
+            Format::Yaml => yaml::line_of(self.input, self.options, at.document, &full),
+        }
+    }
+}
+
+fn at_is_array_element(input: &str) -> bool {
+    input.trim_start().starts_with('[')
+}
+
+fn type_info(
+    object: &serde_json::Map<String, Value>,
+    at: Position,
+) -> Result<(&str, &str), DecodeError> {
+    let api_version = object.get("apiVersion").and_then(Value::as_str);
+    let kind = object.get("kind").and_then(Value::as_str);
+    match (api_version, kind) {
+        (Some(a), Some(k)) => Ok((a, k)),
+        (None, _) => Err(DecodeError::MissingTypeInfo {
+            at,
+            field: "apiVersion",
+        }),
+        (_, None) => Err(DecodeError::MissingTypeInfo { at, field: "kind" }),
+    }
+}
+
+fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn path_segments(path: &serde_path_to_error::Path) -> Vec<PathSegment> {
+    use serde_path_to_error::Segment;
+    let mut out = Vec::new();
+    for seg in path.iter() {
+        match seg {
+            Segment::Seq { index } => out.push(PathSegment::Index(*index)),
+            Segment::Map { key } => out.push(PathSegment::Key(key.clone())),
+            Segment::Enum { .. } => {}
+            // Past a flattened or untagged value the path is unknown: stop at what is known.
+            Segment::Unknown => break,
+        }
+    }
+    out
+}
+
+/// Formats a path as `spec.rules[0].backendRefs[0].port`; keys that are not plain identifiers
+/// are quoted (`metadata.annotations["gamma.rs/controllers"]`).
+fn format_path(path: &[PathSegment]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            PathSegment::Index(i) => s.push_str(&format!("[{i}]")),
+            PathSegment::Key(k)
+                if !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+            {
+                if !s.is_empty() {
+                    s.push('.');
+                }
+                s.push_str(k);
+            }
+            PathSegment::Key(k) => {
+                s.push('[');
+                s.push_str(&Value::String(k.clone()).to_string());
+                s.push(']');
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests;

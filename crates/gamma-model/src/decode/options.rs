@@ -1,0 +1,84 @@
+//! [`DecodeOptions`]: the limits that keep decoding hostile input cheap, and what to do with
+//! kinds gamma-rs does not model.
+
+/// How [`decode_with`](super::decode_with) and [`decode_documents`](super::decode_documents)
+/// treat their input.
+///
+/// The defaults are safe for hostile input: each limit bounds time and memory well below what a
+/// controller process can afford, and sits far above what real manifests use. Refusing or
+/// decoding a maximal input within the defaults takes in the order of a second of CPU and at
+/// most a few hundred MB of memory (both dominated by `max_nodes`); lower the limits for tighter
+/// budgets.
+///
+/// ```
+/// use gamma_model::decode::{DecodeOptions, decode_with};
+/// let mut options = DecodeOptions::default();
+/// options.max_depth = 16;
+/// options.skip_unsupported = true;
+/// let objects = decode_with("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n", &options)?;
+/// assert!(objects.is_empty());
+/// # Ok::<(), gamma_model::DecodeError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DecodeOptions {
+    /// The largest input accepted, in bytes; larger input is refused before parsing.
+    /// Default: 16 MiB (an object in etcd is at most 1.5 MiB; this leaves room for files of many
+    /// manifests and `kubectl get -o yaml` dumps of large clusters).
+    pub max_input_bytes: usize,
+    /// The deepest nesting of mappings and sequences (objects and arrays), the root counting
+    /// as 1. Default: 64 (Gateway API objects nest about 12 deep). JSON is additionally capped
+    /// at 128 by `serde_json`, whatever this says.
+    pub max_depth: usize,
+    /// The most YAML documents (or JSON array elements) in one input. Default: 10,000.
+    pub max_documents: usize,
+    /// The most nodes (mappings, sequences, scalars and keys) in one input, before YAML alias
+    /// expansion. Default: 1,000,000 (1,000 typical HTTPRoutes take about 40,000). This limit
+    /// bounds both memory (a few hundred bytes per node at most) and time: the YAML parser
+    /// handles about a million nodes per second on one core.
+    pub max_nodes: usize,
+    /// The most YAML parser events replayed by alias (`*name`) expansion in one input: the
+    /// defence against "billion laughs" alias bombs. Default: 100,000. Set to 0 to refuse
+    /// aliases altogether (Kubernetes manifests rarely use them).
+    pub max_alias_expansion: usize,
+    /// Skip objects whose `apiVersion`/`kind` gamma-rs does not model (a `Deployment` in a
+    /// folder of manifests) and report them in [`Decoded::skipped`](super::Decoded::skipped),
+    /// instead of failing with [`DecodeError::UnsupportedKind`](super::DecodeError::UnsupportedKind).
+    /// Default: `false`.
+    pub skip_unsupported: bool,
+}
+
+impl DecodeOptions {
+    /// The default limit on input size: 16 MiB.
+    pub const DEFAULT_MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+    /// The default limit on nesting depth: 64.
+    pub const DEFAULT_MAX_DEPTH: usize = 64;
+    /// The default limit on documents: 10,000.
+    pub const DEFAULT_MAX_DOCUMENTS: usize = 10_000;
+    /// The default limit on nodes: 1,000,000.
+    pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+    /// The default limit on replayed alias events: 100,000.
+    pub const DEFAULT_MAX_ALIAS_EXPANSION: usize = 100_000;
+
+    /// The defaults, with [`DecodeOptions::skip_unsupported`] set: for reading folders of mixed
+    /// manifests.
+    pub fn skipping_unsupported() -> Self {
+        DecodeOptions {
+            skip_unsupported: true,
+            ..DecodeOptions::default()
+        }
+    }
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            max_input_bytes: Self::DEFAULT_MAX_INPUT_BYTES,
+            max_depth: Self::DEFAULT_MAX_DEPTH,
+            max_documents: Self::DEFAULT_MAX_DOCUMENTS,
+            max_nodes: Self::DEFAULT_MAX_NODES,
+            max_alias_expansion: Self::DEFAULT_MAX_ALIAS_EXPANSION,
+            skip_unsupported: false,
+        }
+    }
+}
