@@ -38,16 +38,24 @@ fn config() -> Config {
 fn service(ns: &str, s: usize, annotated: bool) -> Resource {
     let mut meta = ObjectMeta::namespaced(ns, format!("svc-{s}"));
     if s % 20 == 3 {
-        meta.labels.insert("istio.io/use-waypoint".into(), "waypoint".into());
+        meta.labels
+            .insert("istio.io/use-waypoint".into(), "waypoint".into());
     }
     if annotated {
-        meta.annotations
-            .insert("gamma.rs/controller".into(), "istio.io/gateway-controller".into());
+        meta.annotations.insert(
+            "gamma.rs/controller".into(),
+            "istio.io/gateway-controller".into(),
+        );
     }
     Resource::Service(Service::new(
         meta,
         ServiceSpec {
-            cluster_ip: Some(format!("10.{}.{}.{}", 96 + s / 65_536, (s / 256) % 256, s % 256)),
+            cluster_ip: Some(format!(
+                "10.{}.{}.{}",
+                96 + s / 65_536,
+                (s / 256) % 256,
+                s % 256
+            )),
             ..ServiceSpec::default()
         },
     ))

@@ -4,7 +4,8 @@
 //! The SMI side is an oracle written from the SMI spec texts: a request to the root Service on
 //! port P is split among the backends that have port P (traffic-split "Ports"), by weight, when
 //! the split has no `matches` or one of its HTTPRouteGroup matches admits the request
-//! (traffic-split v1alpha3+); otherwise it goes to the root Service (plain Kubernetes). The
+//! (traffic-split v1alpha3+), or, for a split matching an SMI TCPRoute, when the connection's
+//! port is one the TCPRoute lists; otherwise it goes to the root Service (plain Kubernetes). The
 //! match semantics are those of `gamma_smi::matching` (prefix-anchored path regex, full-match
 //! header regexes).
 //!
@@ -18,11 +19,11 @@ use std::net::IpAddr;
 use gamma_model::k8s::{Service, ServicePort, ServiceSpec};
 use gamma_model::meta::ObjectMeta;
 use gamma_model::smi::{
-    HeaderFilters, HttpMatch, HttpRouteGroup, HttpRouteMethod, Quantity, SplitMatchKind,
-    TrafficSplit, TrafficSplitBackend, TrafficSplitMatch, TrafficSplitSpec,
+    HeaderFilters, HttpMatch, HttpRouteGroup, HttpRouteMethod, Quantity, SmiTcpRoute,
+    SplitMatchKind, TrafficSplit, TrafficSplitBackend, TrafficSplitMatch, TrafficSplitSpec,
 };
 use gamma_model::{Resource, Snapshot};
-use gamma_resolve::{BuildOptions, Decision, Request, RouteTable};
+use gamma_resolve::{BuildOptions, Decision, Protocol, Request, RespondReason, RouteTable};
 use gamma_smi::matching::{CompiledMatch, HttpRequest};
 use proptest::prelude::*;
 
@@ -45,6 +46,9 @@ struct Scenario {
     v1alpha1: bool,
     /// `Some`: the split references one HTTPRouteGroup with these matches.
     matches: Option<Vec<HttpMatch>>,
+    /// `Some`: the split references one SMI TCPRoute with these ports (empty: every port),
+    /// and the probes are TCP connections.
+    tcp_ports: Option<Vec<i32>>,
 }
 
 #[derive(Debug, Clone)]
@@ -105,6 +109,14 @@ impl Scenario {
             });
             out.push(HttpRouteGroup::new(ObjectMeta::namespaced(NS, "group"), ms.clone()).into());
         }
+        if let Some(ports) = &self.tcp_ports {
+            spec.matches.push(TrafficSplitMatch {
+                api_group: None,
+                kind: SplitMatchKind::TcpRoute,
+                name: "tcp".into(),
+            });
+            out.push(SmiTcpRoute::new(ObjectMeta::namespaced(NS, "tcp"), ports.clone()).into());
+        }
         out.push(TrafficSplit::new(version, ObjectMeta::namespaced(NS, "split"), spec).into());
         out
     }
@@ -113,6 +125,12 @@ impl Scenario {
     fn smi_outcome(&self, probe: &Probe) -> Outcome {
         let root_only = BTreeMap::from([(ROOT.to_owned(), 1.0)]);
         if !self.root_ports.contains(&probe.port) {
+            return root_only;
+        }
+        if let Some(ports) = &self.tcp_ports
+            && !ports.is_empty()
+            && !ports.contains(&probe.port)
+        {
             return root_only;
         }
         if let Some(ms) = &self.matches {
@@ -163,19 +181,25 @@ impl Scenario {
 }
 
 /// What gamma-resolve does with the probe on the converted routes, by sampling entropy.
-fn gateway_outcome(table: &RouteTable, probe: &Probe) -> Outcome {
+fn gateway_outcome(table: &RouteTable, probe: &Probe, tcp: bool) -> Outcome {
     let ip: IpAddr = ROOT_IP.parse().unwrap();
     let port = u16::try_from(probe.port).unwrap();
-    let req = Request::http(ip, port, probe.method, probe.path)
-        .from_namespace("client")
-        .with_headers(&probe.headers);
+    let req = if tcp {
+        Request::connection(ip, port, Protocol::Tcp).from_namespace("client")
+    } else {
+        Request::http(ip, port, probe.method, probe.path)
+            .from_namespace("client")
+            .with_headers(&probe.headers)
+    };
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let step = u64::MAX / SAMPLES;
     for k in 0..SAMPLES {
         let key = match table.resolve(&req, k * step + step / 2) {
             Decision::Passthrough => ROOT.to_owned(),
             Decision::Forward(f) => f.backend.name.to_owned(),
-            Decision::Respond(r) if r.status.to_string().contains("500") => "<500>".to_owned(),
+            Decision::Respond(r) if matches!(r.reason, RespondReason::AllWeightsZero) => {
+                "<500>".to_owned()
+            }
             other => format!("{other:?}"),
         };
         *counts.entry(key).or_default() += 1;
@@ -237,13 +261,14 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         prop::sample::subsequence(vec![80, 8080, 9090], 0..=3),
         1..=4,
     );
-    (
-        ports,
-        services,
-        any::<bool>(),
-        prop::option::of(prop::collection::vec(smi_match(), 1..=3)),
-    )
-        .prop_flat_map(|(root_ports, svc_ports, v1alpha1, matches)| {
+    // The split's matches: none, an HTTPRouteGroup, or an SMI TCPRoute.
+    let matched = prop_oneof![
+        Just((None, None)),
+        prop::collection::vec(smi_match(), 1..=3).prop_map(|m| (Some(m), None)),
+        prop::sample::subsequence(vec![80, 8080, 9090], 0..=2).prop_map(|p| (None, Some(p))),
+    ];
+    (ports, services, any::<bool>(), matched)
+        .prop_flat_map(|(root_ports, svc_ports, v1alpha1, matched)| {
             let n = svc_ports.len();
             // Backend names: existing services, the root itself, or a missing one.
             let name = prop_oneof![
@@ -263,12 +288,12 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 Just(root_ports),
                 Just(svc_ports),
                 Just(v1alpha1),
-                Just(matches),
+                Just(matched),
                 backends,
             )
         })
         .prop_map(
-            |(root_ports, svc_ports, v1alpha1, matches, backends)| Scenario {
+            |(root_ports, svc_ports, v1alpha1, (matches, tcp_ports), backends)| Scenario {
                 root_ports,
                 services: svc_ports
                     .into_iter()
@@ -290,6 +315,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                             .collect()
                     })
                 },
+                tcp_ports: if v1alpha1 { None } else { tcp_ports },
                 v1alpha1,
             },
         )
@@ -346,7 +372,7 @@ proptest! {
         let table = RouteTable::build(&Snapshot::from_resources(cluster), &BuildOptions::default());
         for p in &probes {
             let want = s.smi_outcome(p);
-            let got = gateway_outcome(&table, p);
+            let got = gateway_outcome(&table, p, s.tcp_ports.is_some());
             prop_assert!(
                 same_shares(&want, &got),
                 "probe {:?}\nSMI {:?}\ngateway {:?}\nroutes {}\nreport {}",

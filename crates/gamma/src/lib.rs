@@ -2,6 +2,12 @@
 //!
 //! - [`model`]: typed, validated Gateway API, XMesh and Kubernetes core models, and the
 //!   [`model::Snapshot`] every engine reads.
+//! - `resolve` (feature `resolve`, on by default): the route-resolution engine — bind a request
+//!   to a Service or Gateway listener, pick the rule by Gateway API precedence, then the
+//!   weighted backend, and explain every step.
+//! - `arbiter` (feature `arbiter`, on by default): which controller owns each (route, parent)
+//!   when several meshes and gateways share a cluster, and status writes that never touch
+//!   another controller's entries.
 //! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
 //!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
 //!   and an evaluator for SMI TrafficTarget access control.
@@ -27,6 +33,14 @@
 #![warn(missing_docs)]
 
 pub use gamma_model as model;
+
+/// The route-resolution engine (the `gamma-resolve` crate).
+#[cfg(feature = "resolve")]
+pub use gamma_resolve as resolve;
+
+/// Controller ownership and safe status writing (the `gamma-arbiter` crate).
+#[cfg(feature = "arbiter")]
+pub use gamma_arbiter as arbiter;
 
 /// Migration off the Service Mesh Interface (the `gamma-smi` crate).
 ///

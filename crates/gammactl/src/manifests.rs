@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot, decode};
+use gamma::model::decode::{DecodeOptions, Position, decode_documents};
+use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot};
 
 use crate::input::Source;
 use crate::locate;
@@ -37,6 +38,8 @@ pub struct Loaded {
     text: Arc<str>,
     /// The file line of the document text's first line.
     first_line: usize,
+    /// Where the object sits in its document's text: `items[3].` inside a `kind: List`.
+    path_prefix: String,
 }
 
 impl Loaded {
@@ -47,7 +50,7 @@ impl Loaded {
 
     /// The file line of the field at `path`, or of the document when it cannot be found.
     pub fn line_of(&self, path: &str) -> usize {
-        locate::line_of(&self.text, path)
+        locate::line_of(&self.text, &format!("{}{path}", self.path_prefix))
             .map(|l| self.first_line + l - 1)
             .unwrap_or(self.origin.line)
     }
@@ -279,19 +282,56 @@ fn decode_document(
     objects: &mut Vec<Loaded>,
     problems: &mut Vec<Problem>,
 ) {
-    match decode(doc.text) {
-        Ok(resources) => {
+    match decode_documents(doc.text, &DecodeOptions::skipping_unsupported()) {
+        Ok(decoded) => {
             let text: Arc<str> = Arc::from(doc.text);
-            for resource in resources {
+            // Lines from the decoder are relative to this document's text.
+            let file_line = |at: &Position| at.line.map(|l| doc.first_line + l - 1);
+            for d in decoded.documents {
+                let line = file_line(&d.at).unwrap_or(doc.content_line);
                 objects.push(Loaded {
-                    resource,
+                    resource: d.resource,
                     origin: Origin {
                         file: file.to_owned(),
                         document: doc.index,
-                        line: doc.content_line,
+                        line,
                     },
                     text: Arc::clone(&text),
                     first_line: doc.first_line,
+                    path_prefix: d
+                        .at
+                        .item
+                        .map(|i| format!("items[{i}]."))
+                        .unwrap_or_default(),
+                });
+            }
+            for skipped in decoded.skipped {
+                let name = if skipped.at.item.is_none() {
+                    peek_identity(doc).map(|(ns, name)| {
+                        if ns.is_empty() {
+                            name
+                        } else {
+                            format!("{ns}/{name}")
+                        }
+                    })
+                } else {
+                    None
+                };
+                let what = format!("{} {}", skipped.api_version, skipped.kind);
+                problems.push(Problem {
+                    severity: Severity::Warning,
+                    file: Some(file.to_owned()),
+                    document: Some(doc.index),
+                    line: file_line(&skipped.at).or(Some(doc.content_line)),
+                    object: None,
+                    path: None,
+                    message: match name {
+                        Some(n) => format!(
+                            "skipped {} {n}: {what} is not a kind gamma-rs reads",
+                            skipped.kind
+                        ),
+                        None => format!("skipped: {what} is not a kind gamma-rs reads"),
+                    },
                 });
             }
         }
@@ -351,13 +391,24 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
                 };
                 problem.object = Some(ObjectRef::new(*kind, ns, name));
             }
+            // The decoder's line (relative to this document) finds the node also inside a
+            // `kind: List`; the locator is the fallback when it has none.
+            let line = e
+                .line()
+                .or_else(|| locate::line_of(doc.text, path).filter(|_| !path.is_empty()));
+            if let Some(l) = line {
+                problem.line = Some(doc.first_line + l - 1);
+            }
             if !path.is_empty() {
-                if let Some(l) = locate::line_of(doc.text, path) {
-                    problem.line = Some(doc.first_line + l - 1);
-                }
                 problem.path = Some(path.clone());
             }
             problem.message = first_line_of(message).to_owned();
+        }
+        DecodeError::NotAnObject { found, .. } => {
+            problem.message = format!("expected an object with apiVersion and kind, found {found}");
+        }
+        DecodeError::LimitExceeded { limit, message, .. } => {
+            problem.message = format!("{limit} limit exceeded: {message}");
         }
         other => problem.message = other.to_string(),
     }
@@ -503,6 +554,16 @@ metadata: {name: web}
         let m = Manifests::load(&[source("bad.json", text)], Vec::new());
         assert_eq!(m.problems.len(), 1, "{:?}", m.problems);
         assert_eq!(m.problems[0].line, Some(3));
+    }
+
+    #[test]
+    fn list_items_have_their_own_lines_and_field_locations() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: b\n    labels: {x: y}\n";
+        let m = Manifests::load(&[source("l.yaml", text)], Vec::new());
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        let lines: Vec<_> = m.objects.iter().map(|o| o.origin.line).collect();
+        assert_eq!(lines, vec![4, 7]);
+        assert_eq!(m.objects[1].line_of("metadata.labels"), 11);
     }
 
     #[test]

@@ -42,8 +42,8 @@ pub struct RequestLine {
     /// TLS server name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sni: Option<String>,
-    /// `http` (default when a method or path is given), `grpc`, `tls`, `tcp` (default
-    /// otherwise) or `udp`.
+    /// `http` (default when a method or path is given), `grpc`, `tls` (default with `sni`),
+    /// `tcp` (default otherwise) or `udp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<ProtocolArg>,
     /// Entropy for the weighted backend pick.

@@ -208,10 +208,8 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     assert!(r.stdout.contains(
         "HTTPRoute inventory/stock: spec.parentRefs[0]: ResolvedRefs=False BackendNotFound"
     ));
-    assert!(
-        r.stdout
-            .ends_with("58 objects in 9 files: 0 errors, 2 warnings\n")
-    );
+    // The object count is pinned by the expected file; what matters here is the verdict.
+    assert!(r.stdout.ends_with(": 0 errors, 2 warnings\n"), "{}", r.stdout);
 }
 
 /// Runs gammactl under `script(1)`, which gives it a pseudo-terminal; `None` when `script` is

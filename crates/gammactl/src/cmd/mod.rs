@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+mod authorize;
+mod convert;
 mod explain;
 mod owners;
 mod resolve;
@@ -22,6 +24,8 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Explain(args) => explain::run(&args),
         Command::Owners(args) => owners::run(&args),
         Command::Status(args) => status::run(&args),
+        Command::Convert(crate::cli::ConvertCommand::Smi(args)) => convert::smi(&args),
+        Command::Authorize(args) => authorize::run(&args),
     }
 }
 

@@ -16,6 +16,7 @@ const FORMATS: &[(&str, &str)] = &[
         "what `gammactl resolve -o json` answers (gamma-resolve's Decision)",
     ),
     ("explanation", "what `gammactl explain -o json` answers"),
+    ("config", "the arbiter configuration read by `owners`/`status --config`"),
 ];
 
 pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
@@ -59,6 +60,9 @@ fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("explanation") {
         return Some(gamma_resolve::schema::explanation());
     }
+    if name.eq_ignore_ascii_case("config") {
+        return Some(schema_for!(gamma_arbiter::Config));
+    }
     ResourceKind::ALL
         .iter()
         .find(|k| {
@@ -85,6 +89,7 @@ mod tests {
         assert!(schema_named("httproute").is_some());
         assert!(schema_named("REQUEST").is_some());
         assert!(schema_named("Decision").is_some());
+        assert!(schema_named("config").is_some());
         assert!(schema_named("Deployment").is_none());
     }
 }
