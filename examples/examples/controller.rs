@@ -38,8 +38,8 @@ use gamma::resolve::{BuildOptions, RouteParentKey, RouteTable};
 
 /// One watch event.
 enum Event {
-    /// ADDED or MODIFIED: the object's new version.
-    Applied(Resource),
+    /// ADDED or MODIFIED: the object's new version (boxed: objects are large, markers small).
+    Applied(Box<Resource>),
     /// MODIFIED by a spec edit (`kubectl edit`): the API server applies `edit` to the stored
     /// object, bumps `metadata.generation` and keeps the status.
     Edited(ObjectRef, fn(&mut Resource)),
@@ -201,7 +201,7 @@ fn run(reconciler: &Reconciler, events: Vec<Event>, start: Time) -> Vec<Step> {
         let description = event.describe();
         match event {
             Event::Applied(object) => {
-                cache.upsert(object);
+                cache.upsert(*object);
             }
             Event::Edited(key, edit) => {
                 if let Some(mut object) = cache.get(&key).cloned() {
@@ -235,10 +235,11 @@ fn run(reconciler: &Reconciler, events: Vec<Event>, start: Time) -> Vec<Step> {
 
 /// The event stream: sample objects one by one, then changes.
 fn events(sample: &Snapshot) -> Result<Vec<Event>, gamma_examples::BoxError> {
-    let get = |kind: ResourceKind, ns: &str, name: &str| -> Result<Resource, String> {
+    let get = |kind: ResourceKind, ns: &str, name: &str| -> Result<Box<Resource>, String> {
         sample
             .get(&ObjectRef::new(kind, ns, name))
             .cloned()
+            .map(Box::new)
             .ok_or_else(|| format!("{kind} {ns}/{name} is not in the sample"))
     };
     let svc = |name: &str| get(ResourceKind::Service, "shop", name);
