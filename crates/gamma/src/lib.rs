@@ -65,3 +65,8 @@ pub use gamma_arbiter as arbiter;
 /// ```
 #[cfg(feature = "smi")]
 pub use gamma_smi as smi;
+
+// The repository README's Rust examples are doctests of the facade, so they always compile.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
