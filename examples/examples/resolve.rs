@@ -105,15 +105,18 @@ fn report(table: &RouteTable) -> String {
         let _ = writeln!(out, "  {count:>3} x {outcome}");
     }
 
-    for (label, request) in requests() {
+    let requests = requests();
+    for (label, request) in &requests {
         // Entropy only matters for weighted picks; these rules have one backend or none.
-        let _ = writeln!(out, "\n{label}:\n  {}", table.resolve(&request, 0));
+        let _ = writeln!(out, "\n{label}:\n  {}", table.resolve(request, 0));
     }
 
-    let (label, canary) = requests().swap_remove(0);
-    let _ = writeln!(out, "\nexplain {label}:");
-    for line in table.explain(&canary, 0).to_string().lines() {
-        let _ = writeln!(out, "  {line}");
+    // The slow, allocating twin of `resolve`: every candidate in precedence order and why.
+    if let Some((label, canary)) = requests.first() {
+        let _ = writeln!(out, "\nexplain {label}:");
+        for line in table.explain(canary, 0).to_string().lines() {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     out
 }
