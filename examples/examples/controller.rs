@@ -183,12 +183,11 @@ fn events(sample: &Snapshot) -> Result<Vec<Event>, gamma_examples::BoxError> {
             .ok_or_else(|| format!("{kind} {ns}/{name} is not in the sample"))
     };
     let svc = |name: &str| get(ResourceKind::Service, "shop", name);
-    let checkout = get(ResourceKind::HttpRoute, "shop", "checkout")?;
 
     Ok(vec![
         Event::Applied(get(ResourceKind::Namespace, "", "shop")?),
         // The route arrives before its Service (the Service informer has not synced yet).
-        Event::Applied(checkout),
+        Event::Applied(get(ResourceKind::HttpRoute, "shop", "checkout")?),
         Event::Applied(svc("checkout")?),
         Event::Applied(svc("checkout-v1")?),
         Event::Applied(svc("checkout-v2")?),
