@@ -1,96 +1,285 @@
-//! Inputs shared by the gamma-rs benchmarks (see `benches/README.md`).
-#![forbid(unsafe_code)]
-#![warn(missing_docs)]
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
+//! Fixtures and the pre-sorted linear scan used by the gamma-rs benches.
+//!
+//! Everything is deterministic (a fixed xorshift stream), so runs are comparable.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
 )]
 
-use std::fmt::Write;
+pub mod counting;
+pub mod manifests;
 
-/// `n` realistic mesh HTTPRoutes as multi-document YAML: each bound to a Service parent on a
-/// port, with three rules (a path prefix with a header match, an exact path with a method and a
-/// query match, and a catch-all), filters, and weighted backends. Deterministic.
-pub fn http_routes_yaml(n: usize) -> String {
-    let mut out = String::with_capacity(n * 1200);
-    for i in 0..n {
-        let ns = format!("team-{}", i % 20);
-        let svc = format!("svc-{}", i % 100);
-        // Writing to a String cannot fail.
-        let _ = write!(
-            out,
-            r#"---
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: route-{i}
-  namespace: {ns}
-  labels: {{app: {svc}, tier: backend}}
-  creationTimestamp: "2026-01-05T10:00:00Z"
-spec:
-  parentRefs:
-  - group: ""
-    kind: Service
-    name: {svc}
-    port: 80
-  hostnames: ["{svc}.{ns}.svc.cluster.local"]
-  rules:
-  - matches:
-    - path: {{type: PathPrefix, value: /api/v{v}}}
-      headers:
-      - {{name: x-canary, value: "true"}}
-    filters:
-    - type: RequestHeaderModifier
-      requestHeaderModifier:
-        set: [{{name: x-route, value: route-{i}}}]
-    backendRefs:
-    - {{name: {svc}-canary, port: 8080, weight: 10}}
-  - matches:
-    - path: {{type: Exact, value: /healthz}}
-      method: GET
-      queryParams:
-      - {{name: verbose, value: "1"}}
-    backendRefs:
-    - {{name: {svc}-v1, port: 8080, weight: 90}}
-    - {{name: {svc}-v2, port: 8080, weight: 10}}
-    timeouts: {{request: 10s}}
-  - backendRefs:
-    - {{name: {svc}-v1, port: 8080}}
-"#,
-            v = i % 3 + 1,
-        );
+use std::net::{IpAddr, Ipv4Addr};
+
+use gamma_resolve::ir::*;
+
+/// A small deterministic PRNG (xorshift64*).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a non-zero seed.
+    pub fn new(seed: u64) -> Self {
+        Self(seed | 1)
     }
-    out
+    /// The next value.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// A value below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
 }
 
-/// The same routes as a JSON array (what `kubectl get -o json` gives, minus the List wrapper).
-pub fn http_routes_json(n: usize) -> String {
-    let objects = gamma_model::decode(&http_routes_yaml(n)).unwrap_or_default();
-    serde_json::to_string(&objects).unwrap_or_default()
+/// Address of Service number `j`.
+pub fn svc_ip(j: usize) -> IpAddr {
+    let j = j as u32 + 1;
+    IpAddr::V4(Ipv4Addr::new(
+        10,
+        96 + (j >> 16) as u8,
+        (j >> 8) as u8,
+        j as u8,
+    ))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gamma_model::Validate;
+fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
+    ServiceIr {
+        namespace: ns.into(),
+        name: name.into(),
+        cluster_ips: vec![ip],
+        external_name: false,
+        ports: vec![ServicePortIr {
+            name: Some("http".into()),
+            port: 80,
+            protocol: L4::Tcp,
+            app_protocol: None,
+        }],
+        ready: None,
+    }
+}
 
-    #[test]
-    fn generated_routes_decode_valid_and_agree_across_formats() {
-        let yaml = http_routes_yaml(1_000);
-        let json = http_routes_json(1_000);
-        eprintln!(
-            "1,000 routes: YAML {} bytes, JSON {} bytes",
-            yaml.len(),
-            json.len()
-        );
-        let from_yaml = gamma_model::decode(&yaml).unwrap();
-        assert_eq!(from_yaml.len(), 1_000);
-        assert!(from_yaml.iter().all(|r| r.validate().is_ok()));
-        assert_eq!(gamma_model::decode(&json).unwrap(), from_yaml);
+fn backend(name: &str, weight: u32) -> BackendIr {
+    BackendIr {
+        group: String::new(),
+        kind: "Service".into(),
+        namespace: "app".into(),
+        name: name.into(),
+        port: Some(80),
+        weight,
+        filters: FiltersIr::default(),
+    }
+}
+
+fn parent(name: &str) -> ParentRefIr {
+    ParentRefIr {
+        kind: ParentRefKind::Service,
+        namespace: "app".into(),
+        name: name.into(),
+        section_name: None,
+        port: None,
+    }
+}
+
+/// Rule `i` of the one-port fixture: alternating PathPrefix `/s{i}/api` and Exact
+/// `/s{i}/exact`, every third with a header match, weighted over two backends.
+fn one_port_rule(i: usize) -> RuleIr {
+    let path = if i.is_multiple_of(2) {
+        PathMatchIr::Prefix(format!("/s{i}/api"))
+    } else {
+        PathMatchIr::Exact(format!("/s{i}/exact"))
+    };
+    let headers = if i.is_multiple_of(3) {
+        vec![(
+            "x-tenant".to_string(),
+            StrMatch::Exact(format!("t{}", i % 7)),
+        )]
+    } else {
+        vec![]
+    };
+    RuleIr {
+        matches: vec![MatchIr::Http {
+            path,
+            method: None,
+            headers,
+            query: vec![],
+        }],
+        backends: vec![
+            backend(&format!("b{}", i % 8), 3),
+            backend(&format!("b{}", (i + 1) % 8), 1),
+        ],
+        ..RuleIr::default()
+    }
+}
+
+/// `rules` HTTPRoute rules on one Service port (`10.96.0.1:80`), 100 rules per route.
+pub fn one_port(rules: usize) -> TableInput {
+    let mut services = vec![service("app", "web", svc_ip(0))];
+    for b in 0..8 {
+        services.push(service("app", &format!("b{b}"), svc_ip(1000 + b)));
+    }
+    let per_route = 100;
+    let routes = (0..rules.div_ceil(per_route))
+        .map(|r| RouteIr {
+            kind: RouteKind::Http,
+            namespace: "app".into(),
+            name: format!("route-{r:05}"),
+            created: Some((1_700_000_000 + r as i64, 0)),
+            hostnames: vec![],
+            parents: vec![parent("web")],
+            rules: (r * per_route..((r + 1) * per_route).min(rules))
+                .map(one_port_rule)
+                .collect(),
+            invalid: None,
+        })
+        .collect();
+    TableInput {
+        services,
+        routes,
+        ..TableInput::default()
+    }
+}
+
+/// A request of the one-port fixture that matches rule `i`: (path, tenant header value).
+pub fn one_port_request(i: usize) -> (String, String) {
+    let path = if i.is_multiple_of(2) {
+        format!("/s{i}/api/items/42")
+    } else {
+        format!("/s{i}/exact")
+    };
+    (path, format!("t{}", i % 7))
+}
+
+/// `services` Services with one HTTPRoute of `rules_per` rules each.
+pub fn many_services(services: usize, rules_per: usize) -> TableInput {
+    let mut svcs: Vec<ServiceIr> = (0..services)
+        .map(|j| service("app", &format!("svc{j}"), svc_ip(j)))
+        .collect();
+    for b in 0..8 {
+        svcs.push(service("app", &format!("b{b}"), svc_ip(services + b)));
+    }
+    let routes = (0..services)
+        .map(|j| RouteIr {
+            kind: RouteKind::Http,
+            namespace: "app".into(),
+            name: format!("svc{j}"),
+            created: Some((1_700_000_000, 0)),
+            hostnames: vec![],
+            parents: vec![parent(&format!("svc{j}"))],
+            rules: (0..rules_per).map(|i| one_port_rule(i + j)).collect(),
+            invalid: None,
+        })
+        .collect();
+    TableInput {
+        services: svcs,
+        routes,
+        ..TableInput::default()
+    }
+}
+
+/// One entry of the pre-sorted linear scan.
+#[derive(Debug)]
+struct Entry {
+    exact: Option<String>,
+    prefix: Option<String>,
+    headers: Vec<(String, String)>,
+    backend: String,
+}
+
+/// The best a scanning design can do: every match of one Service port pre-sorted by
+/// precedence once, then scanned in order per request until the first full match. Handles the
+/// shapes the one-port fixture uses (Exact/PathPrefix paths, exact header matches).
+#[derive(Debug)]
+pub struct LinearScan {
+    entries: Vec<Entry>,
+}
+
+impl LinearScan {
+    /// Pre-sorts the matches of `input` (all routes are on the same port).
+    pub fn new(input: &TableInput) -> Self {
+        type Key = (u8, usize, usize, (i64, u32), String, usize);
+        let mut keyed: Vec<(Key, Entry)> = Vec::new();
+        for r in &input.routes {
+            for (ri, rule) in r.rules.iter().enumerate() {
+                for m in &rule.matches {
+                    let MatchIr::Http { path, headers, .. } = m else {
+                        continue;
+                    };
+                    let (exact, prefix, rank, len) = match path {
+                        PathMatchIr::Exact(p) => (Some(p.clone()), None, 0u8, 0usize),
+                        PathMatchIr::Prefix(p) => (
+                            None,
+                            Some(p.trim_end_matches('/').to_string()),
+                            1,
+                            usize::MAX - p.len(),
+                        ),
+                        PathMatchIr::Regex(_) => continue,
+                    };
+                    let hs: Vec<(String, String)> = headers
+                        .iter()
+                        .filter_map(|(n, v)| match v {
+                            StrMatch::Exact(v) => Some((n.to_ascii_lowercase(), v.clone())),
+                            StrMatch::Regex(_) => None,
+                        })
+                        .collect();
+                    let key = (
+                        rank,
+                        len,
+                        usize::MAX - hs.len(),
+                        r.created.unwrap_or((i64::MAX, 0)),
+                        format!("{}/{}", r.namespace, r.name),
+                        ri,
+                    );
+                    let backend = rule
+                        .backends
+                        .first()
+                        .map(|b| b.name.clone())
+                        .unwrap_or_default();
+                    keyed.push((
+                        key,
+                        Entry {
+                            exact,
+                            prefix,
+                            headers: hs,
+                            backend,
+                        },
+                    ));
+                }
+            }
+        }
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        Self {
+            entries: keyed.into_iter().map(|(_, e)| e).collect(),
+        }
+    }
+
+    /// The first matching entry's first backend.
+    pub fn resolve(&self, path: &str, headers: &[(&str, &str)]) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|e| {
+                let path_ok = match (&e.exact, &e.prefix) {
+                    (Some(x), _) => x == path,
+                    (None, Some(p)) => path
+                        .strip_prefix(p.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')),
+                    _ => false,
+                };
+                path_ok
+                    && e.headers.iter().all(|(n, v)| {
+                        headers
+                            .iter()
+                            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                            .is_some_and(|(_, x)| x == v)
+                    })
+            })
+            .map(|e| e.backend.as_str())
     }
 }

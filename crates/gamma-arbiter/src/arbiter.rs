@@ -2,6 +2,7 @@
 //! date one object change at a time.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gamma_model::{ObjectRef, Snapshot};
 use schemars::JsonSchema;
@@ -74,8 +75,9 @@ impl Arbiter {
 
     /// Decides every (route, parentRef) of every route kind in `snapshot`.
     pub fn decide_all(&self, snapshot: &Snapshot) -> Decisions {
-        let registry = self.registry(snapshot);
+        let registry = Arc::new(self.registry(snapshot));
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
+        ladder.prefill_services();
         let mut out = Vec::new();
         for kind in ROUTE_KINDS {
             for resource in snapshot.of_kind(kind) {
@@ -151,7 +153,7 @@ impl Arbiter {
             gamma_model::ResourceKind::XMesh | gamma_model::ResourceKind::GatewayClass => {
                 let registry = self.registry(snapshot);
                 all = !registry.same_resolution(&decisions.registry);
-                decisions.registry = registry;
+                decisions.registry = Arc::new(registry);
                 if !all {
                     index.affected(snapshot, changed, &mut scopes);
                 }
@@ -170,7 +172,7 @@ impl Arbiter {
             }
         }
         let mut changed_pairs = Vec::new();
-        let registry = decisions.registry.clone();
+        let registry = Arc::clone(&decisions.registry);
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
         for (route, scope) in scopes {
             let Some((meta, refs, _)) = snapshot.get(&route).and_then(route_parts) else {
@@ -242,7 +244,7 @@ pub struct RouteVerdicts {
 /// Every verdict for one snapshot, plus the registry they were computed with.
 #[derive(Debug, Clone)]
 pub struct Decisions {
-    registry: Registry,
+    registry: Arc<Registry>,
     routes: BTreeMap<ObjectRef, RouteVerdicts>,
     index: Option<DependencyIndex>,
 }

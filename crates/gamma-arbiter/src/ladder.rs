@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use gamma_model::gateway::{ParentKind, ParentReference};
+use gamma_model::k8s::Service;
 use gamma_model::meta::ObjectMeta;
 use gamma_model::{ObjectRef, ResourceKind, Snapshot};
 
@@ -37,6 +38,13 @@ fn signal(value: Option<&String>) -> Option<&str> {
         .filter(|s| !s.is_empty() && *s != NONE_VALUE)
 }
 
+fn missing_service(ns: &str, name: &str) -> Verdict {
+    Verdict::Pending {
+        waiting_on: vec![ObjectRef::new(ResourceKind::Service, ns, name)],
+        level: Level::ServiceAnnotation,
+    }
+}
+
 /// Evaluates the rules over one snapshot, caching what does not depend on the route.
 pub(crate) struct Ladder<'a> {
     snap: &'a Snapshot,
@@ -46,6 +54,10 @@ pub(crate) struct Ladder<'a> {
     services: HashMap<(&'a str, &'a str), Option<Verdict>>,
     /// Levels 3 to 5 per namespace (always the route's namespace; see `decide_service`).
     namespaces: HashMap<&'a str, Verdict>,
+    /// The last namespace looked up: routes come in namespace order, so this saves hashing.
+    last_namespace: Option<(&'a str, Verdict)>,
+    /// Whether `services` holds every Service of the snapshot (absent = missing).
+    services_complete: bool,
     /// Gateway parents per Gateway (namespace, name).
     gateways: HashMap<(&'a str, &'a str), Verdict>,
     ev_parent_ref: Evidence,
@@ -60,6 +72,8 @@ impl<'a> Ladder<'a> {
             config,
             services: HashMap::new(),
             namespaces: HashMap::new(),
+            last_namespace: None,
+            services_complete: false,
             gateways: HashMap::new(),
             ev_parent_ref: Evidence::new("the route's parentRefs[].controllers"),
             ev_route_annotation: Evidence::new(format!(
@@ -67,6 +81,19 @@ impl<'a> Ladder<'a> {
                 config.keys.route_controllers_annotation
             )),
         }
+    }
+
+    /// Computes level 2 for every Service up front, walking the snapshot in order instead of
+    /// looking each one up: worth it when most Services are parents (a full decision), not
+    /// for a handful of pairs (an incremental update).
+    pub(crate) fn prefill_services(&mut self) {
+        let snap = self.snap;
+        for svc in snap.services() {
+            let ns = svc.metadata.namespace_or_default();
+            let v = self.service_signal(ns, &svc.metadata.name, svc);
+            self.services.insert((ns, svc.metadata.name.as_str()), v);
+        }
+        self.services_complete = true;
     }
 
     fn owners<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Owners {
@@ -222,6 +249,7 @@ impl<'a> Ladder<'a> {
         let key = (svc_ns, parent_ref.name.as_str());
         let level2 = match self.services.get(&key) {
             Some(v) => v.clone(),
+            None if self.services_complete => Some(missing_service(svc_ns, &parent_ref.name)),
             None => {
                 let v = self.service_level(svc_ns, &parent_ref.name);
                 self.services.insert(key, v.clone());
@@ -234,23 +262,34 @@ impl<'a> Ladder<'a> {
         // Levels 3 to 5 read one namespace: the Service's for producer routes (route namespace
         // == Service namespace), the route's for consumer routes. Both are the route's
         // namespace, so one cache entry per route namespace serves both (spec-digest §4.4).
-        if let Some(v) = self.namespaces.get(route_ns) {
+        if let Some((ns, v)) = &self.last_namespace
+            && *ns == route_ns
+        {
             return v.clone();
         }
-        let v = self.namespace_levels(route_ns);
-        self.namespaces.insert(route_ns, v.clone());
+        let v = match self.namespaces.get(route_ns) {
+            Some(v) => v.clone(),
+            None => {
+                let v = self.namespace_levels(route_ns);
+                self.namespaces.insert(route_ns, v.clone());
+                v
+            }
+        };
+        self.last_namespace = Some((route_ns, v.clone()));
         v
     }
 
     /// Level 2 for Service `ns/name`: `None` when it gives no signal.
     fn service_level(&self, ns: &str, name: &str) -> Option<Verdict> {
+        match self.snap.service(ns, name) {
+            Some(svc) => self.service_signal(ns, name, svc),
+            None => Some(missing_service(ns, name)),
+        }
+    }
+
+    /// Level 2 for an existing Service.
+    fn service_signal(&self, ns: &str, name: &str, svc: &Service) -> Option<Verdict> {
         let keys = &self.config.keys;
-        let Some(svc) = self.snap.service(ns, name) else {
-            return Some(Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(ResourceKind::Service, ns, name)],
-                level: Level::ServiceAnnotation,
-            });
-        };
         let meta = &svc.metadata;
         if let Some(a) = meta.annotations.get(&keys.service_controller_annotation) {
             let n = names(a);

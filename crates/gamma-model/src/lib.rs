@@ -8,7 +8,9 @@
 //!    fields are ignored, so a newer Gateway API never makes an object undecodable.
 //! 2. **Validation** ([`validate`]): every CRD marker and CEL rule, as typed errors with field
 //!    paths.
-//! 3. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`].
+//! 3. **Defaulted IR** ([`ir`]): routes with every API-server default applied, in types that
+//!    cannot hold invalid values, converted whole or rule by rule (partially invalid routes).
+//! 4. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`] and the IR.
 //!
 //! gamma-rs extensions that are not upstream API are marked as such; the main one is
 //! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
@@ -28,6 +30,7 @@ mod macros;
 
 pub mod decode;
 pub mod gateway;
+pub mod ir;
 pub mod k8s;
 pub mod meta;
 pub mod resource;

@@ -82,8 +82,6 @@ pub(crate) type NamedMatches = Box<[(Box<str>, ValueMatch)]>;
 /// The parts of a match that the path/method index does not already decide.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Cond {
-    /// HTTP method.
-    pub(crate) method: Option<Box<str>>,
     /// Path regex (HTTP `RegularExpression` path).
     pub(crate) path_regex: Option<u32>,
     /// gRPC service regex.
@@ -118,13 +116,29 @@ pub(crate) struct Probe<'r> {
 }
 
 impl Cond {
-    /// Checks every condition, returning the first that fails.
-    pub(crate) fn check(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
-        if let Some(m) = &self.method
-            && p.method != Some(&**m)
-        {
+    /// `None` when there is nothing to check (the common path-only match).
+    pub(crate) fn boxed(self) -> Option<Box<Self>> {
+        (self != Self::default()).then(|| Box::new(self))
+    }
+
+    /// Checks the method (`""` = none) and every condition, returning the first that fails.
+    pub(crate) fn check_all(
+        this: Option<&Self>,
+        method: &str,
+        p: &Probe<'_>,
+        pool: &RegexPool,
+    ) -> Result<(), Failed> {
+        if !method.is_empty() && p.method != Some(method) {
             return Err(Failed::Method);
         }
+        match this {
+            Some(c) => c.check(p, pool),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks every condition, returning the first that fails.
+    pub(crate) fn check(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
         if let Some(i) = self.path_regex
             && !ValueMatch::Regex(i).matches_str(p.path, pool)
         {

@@ -8,13 +8,13 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::cond::{Failed, Probe, split_grpc_path};
+use crate::cond::{Cond, Failed, Probe, split_grpc_path};
 use crate::hostname::{self, normalize_host};
 use crate::index::{GrpcIndex, HostIndex, PathIndex};
 use crate::ir::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
-use crate::table::{Action, Binding, RouteSet, RouteTable};
+use crate::table::{Action, Binding, RouteSet, RouteTable, SetLabel};
 
 /// One candidate rule match, in precedence order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -218,7 +218,7 @@ impl RouteTable {
             }
         };
         let Some(set) = set else { return ex };
-        ex.route_set = Some(set.label.clone());
+        ex.route_set = Some(self.describe(&set.label));
         ex.route_kind = set.mesh_kind.map(|k| k.to_string());
         ex.candidates = self.explain_candidates(set, req);
         if let Some(rule) = decision.rule()
@@ -315,24 +315,59 @@ impl RouteTable {
             .collect()
     }
 
+    fn describe(&self, label: &SetLabel) -> String {
+        match label {
+            SetLabel::None => String::new(),
+            SetLabel::Mesh {
+                service,
+                port,
+                consumer,
+            } => {
+                let svc = self.services.get(*service as usize);
+                let (ns, name) = (
+                    svc.map_or("?", |s| &s.namespace),
+                    svc.map_or("?", |s| &s.name),
+                );
+                match consumer {
+                    None => format!("producer routes of Service {ns}/{name} port {port}"),
+                    Some(c) => format!(
+                        "consumer routes of namespace {c} for Service {ns}/{name} port {port}"
+                    ),
+                }
+            }
+            SetLabel::Listener { gateway, listener } => {
+                let gw = self.gateways.get(*gateway as usize);
+                format!(
+                    "listener {listener} of Gateway {}/{}",
+                    gw.map_or("?", |g| &g.namespace),
+                    gw.map_or("?", |g| &g.name)
+                )
+            }
+        }
+    }
+
     fn failure_text(&self, cand: u32, f: &Failed) -> String {
         let c = self.cands.get(cand as usize);
         match f {
             Failed::Method => format!(
                 "method is not {}",
-                c.and_then(|c| c.cond.method.as_deref()).unwrap_or("?")
+                c.and_then(|c| self.methods.get(usize::from(c.method)))
+                    .map_or("?", |m| &**m)
             ),
             Failed::PathRegex => "path does not match the regular expression".into(),
             Failed::Service => "gRPC service does not match the regular expression".into(),
             Failed::GrpcMethod => "gRPC method does not match the regular expression".into(),
             Failed::Header(i) => format!(
                 "header {} does not match",
-                c.and_then(|c| c.cond.headers.get(*i))
+                c.and_then(|c| c.cond.as_ref())
+                    .and_then(|c| c.headers.get(*i))
                     .map_or("?", |h| &*h.0)
             ),
             Failed::Query(i) => format!(
                 "query parameter {} does not match",
-                c.and_then(|c| c.cond.query.get(*i)).map_or("?", |h| &*h.0)
+                c.and_then(|c| c.cond.as_ref())
+                    .and_then(|c| c.query.get(*i))
+                    .map_or("?", |h| &*h.0)
             ),
         }
     }
@@ -355,7 +390,10 @@ impl RouteTable {
                 } else {
                     self.cands
                         .get(c as usize)
-                        .and_then(|x| x.cond.check(probe, &self.regexes).err())
+                        .and_then(|x| {
+                            let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
+                            Cond::check_all(x.cond.as_deref(), m, probe, &self.regexes).err()
+                        })
                         .map(|f| self.failure_text(c, &f))
                 };
                 rows.push(Row {
@@ -405,7 +443,10 @@ impl RouteTable {
                 } else {
                     self.cands
                         .get(c as usize)
-                        .and_then(|x| x.cond.check(probe, &self.regexes).err())
+                        .and_then(|x| {
+                            let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
+                            Cond::check_all(x.cond.as_deref(), m, probe, &self.regexes).err()
+                        })
                         .map(|f| self.failure_text(c, &f))
                 };
                 rows.push(Row {

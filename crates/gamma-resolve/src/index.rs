@@ -188,13 +188,19 @@ pub(crate) enum PathSlot<'a> {
 
 impl PathIndexBuilder {
     pub(crate) fn add(&mut self, slot: PathSlot<'_>, cand: u32) {
+        // look up before inserting: most keys repeat, and a miss is the only time the key
+        // needs an owned copy
+        fn push(map: &mut Map<Box<str>, Vec<u32>>, key: &str, cand: u32) {
+            match map.get_mut(key) {
+                Some(v) => v.push(cand),
+                None => {
+                    map.insert(key.into(), vec![cand]);
+                }
+            }
+        }
         match slot {
-            PathSlot::Exact(p) => self.exact.entry(p.into()).or_default().push(cand),
-            PathSlot::Prefix(p) => self
-                .prefix
-                .entry(normalize_prefix(p).into())
-                .or_default()
-                .push(cand),
+            PathSlot::Exact(p) => push(&mut self.exact, p, cand),
+            PathSlot::Prefix(p) => push(&mut self.prefix, normalize_prefix(p), cand),
             PathSlot::Regex => self.regex.push(cand),
         }
     }

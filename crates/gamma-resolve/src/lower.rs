@@ -14,6 +14,7 @@ use gamma_model::gateway::{
     ParentReference, PathMatchType, PathModifierType, RedirectScheme,
 };
 use gamma_model::meta::ObjectMeta;
+use gamma_model::validate::{Validate, ValidationErrors};
 
 use crate::cond::RegexPool;
 use crate::ir::*;
@@ -130,31 +131,37 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
         input.routes.push(lower_grpc(r, &mut regexes));
     }
     for r in snapshot.tls_routes() {
-        input.routes.push(lower_l4(
+        let mut lowered = lower_l4(
             RouteKind::Tls,
             &r.metadata,
             &r.spec.parent_refs,
             &r.spec.hostnames,
             &r.spec.rules,
-        ));
+        );
+        apply_validation(&mut lowered, r.validate());
+        input.routes.push(lowered);
     }
     for r in snapshot.tcp_routes() {
-        input.routes.push(lower_l4(
+        let mut lowered = lower_l4(
             RouteKind::Tcp,
             &r.metadata,
             &r.spec.parent_refs,
             &[],
             &r.spec.rules,
-        ));
+        );
+        apply_validation(&mut lowered, r.validate());
+        input.routes.push(lowered);
     }
     for r in snapshot.udp_routes() {
-        input.routes.push(lower_l4(
+        let mut lowered = lower_l4(
             RouteKind::Udp,
             &r.metadata,
             &r.spec.parent_refs,
             &[],
             &r.spec.rules,
-        ));
+        );
+        apply_validation(&mut lowered, r.validate());
+        input.routes.push(lowered);
     }
     input
 }
@@ -454,6 +461,36 @@ fn str_match(
     }
 }
 
+/// Applies upstream validation (CRD markers and CEL, spec-digest §8): errors inside
+/// `spec.rules[i]` drop that rule (reported as `PartiallyInvalid`), other errors exclude the
+/// whole route. Checks made while lowering keep their more specific reason.
+fn apply_validation(out: &mut RouteIr, result: Result<(), ValidationErrors>) {
+    let Err(errors) = result else { return };
+    for e in errors.errors() {
+        let path = e.path.as_str();
+        let rule = path
+            .strip_prefix("spec.rules[")
+            .and_then(|rest| rest.split(']').next())
+            .and_then(|i| i.parse::<usize>().ok());
+        let invalid = Invalid {
+            reason: UNSUPPORTED,
+            message: e.to_string(),
+        };
+        match rule.and_then(|i| out.rules.get_mut(i)) {
+            Some(r) => {
+                if r.invalid.is_none() {
+                    r.invalid = Some(invalid);
+                }
+            }
+            None => {
+                if out.invalid.is_none() {
+                    out.invalid = Some(invalid);
+                }
+            }
+        }
+    }
+}
+
 fn base_route(
     kind: RouteKind,
     meta: &ObjectMeta,
@@ -474,6 +511,12 @@ fn base_route(
 }
 
 fn lower_http(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
+    let mut out = lower_http_unvalidated(r, regexes);
+    apply_validation(&mut out, r.validate());
+    out
+}
+
+fn lower_http_unvalidated(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
     let mut out = base_route(
         RouteKind::Http,
         &r.metadata,
@@ -649,6 +692,12 @@ fn lower_http(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
 }
 
 fn lower_grpc(r: &GrpcRoute, regexes: &mut RegexPool) -> RouteIr {
+    let mut out = lower_grpc_unvalidated(r, regexes);
+    apply_validation(&mut out, r.validate());
+    out
+}
+
+fn lower_grpc_unvalidated(r: &GrpcRoute, regexes: &mut RegexPool) -> RouteIr {
     let mut out = base_route(
         RouteKind::Grpc,
         &r.metadata,

@@ -2,7 +2,7 @@
 //! hostname group, then the path/method index yielding candidates in precedence order; the
 //! first candidate whose remaining conditions hold wins. Allocation-free.
 
-use crate::cond::{Probe, split_grpc_path};
+use crate::cond::{Cond, Probe, split_grpc_path};
 use crate::decision::{
     BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
@@ -13,7 +13,9 @@ use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
+use crate::table::{
+    Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target, extras,
+};
 use crate::weights;
 
 /// Where the request was bound, for decisions and explanations.
@@ -101,15 +103,24 @@ impl RouteTable {
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
-                    cand.cond
-                        .check(&probe, &self.regexes)
+                    let method = self
+                        .methods
+                        .get(usize::from(cand.method))
+                        .map_or("", |m| &**m);
+                    Cond::check_all(cand.cond.as_deref(), method, &probe, &self.regexes)
                         .ok()
                         .map(|()| cand.rule)
                 };
                 if req.protocol == Protocol::Grpc
                     && let Some(g) = &set.grpc
                 {
-                    return hit(g.find(host, |gi| gi.find(path, service, method, check)));
+                    let r = g.find(host, |gi| gi.find(path, service, method, check));
+                    // On a Gateway listener both kinds coexist (§2.3): a gRPC request no
+                    // GRPCRoute takes may still match an HTTPRoute. In mesh only one kind
+                    // is bound (§4.6).
+                    if r.is_some() || set.mesh_kind.is_some() || set.http.is_none() {
+                        return hit(r);
+                    }
                 }
                 if let Some(h) = &set.http {
                     return hit(h.find(host, |pi| pi.find(path, check)));
@@ -234,7 +245,9 @@ impl RouteTable {
                     }
                     BackendState::Ok => {}
                 }
-                let rw = rule.rewrite.as_ref().or(b.rewrite.as_ref());
+                let rx = extras(&rule.extras);
+                let bx = extras(&b.extras);
+                let rw = rx.rewrite.as_ref().or(bx.rewrite.as_ref());
                 let rewrite = rw.map(|rw| UrlRewrite {
                     host: rw.hostname.as_deref(),
                     path: rw
@@ -244,18 +257,27 @@ impl RouteTable {
                 });
                 Decision::Forward(Forward {
                     rule: rref,
-                    backend: target(&b.target),
+                    backend: match self.targets.get(b.target as usize) {
+                        Some(t) => target(t),
+                        None => {
+                            return respond(
+                                req.protocol,
+                                Some(rref),
+                                RespondReason::InvalidBackend,
+                            );
+                        }
+                    },
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
-                    request_headers: &rule.request_headers,
-                    response_headers: &rule.response_headers,
-                    backend_request_headers: &b.request_headers,
-                    backend_response_headers: &b.response_headers,
+                    request_headers: &rx.request_headers,
+                    response_headers: &rx.response_headers,
+                    backend_request_headers: &bx.request_headers,
+                    backend_response_headers: &bx.response_headers,
                     rewrite,
-                    mirrors: &rule.mirrors,
-                    cors: rule.cors.as_ref(),
-                    timeouts: rule.timeouts.as_ref(),
-                    retry: rule.retry.as_ref(),
-                    extensions: &rule.extensions,
+                    mirrors: &rx.mirrors,
+                    cors: rx.cors.as_ref(),
+                    timeouts: rx.timeouts.as_ref(),
+                    retry: rx.retry.as_ref(),
+                    extensions: &rx.extensions,
                 })
             }
         }

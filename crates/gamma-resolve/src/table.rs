@@ -7,14 +7,16 @@
 //! candidate lists pre-sorted by precedence key. Nothing fails as a whole: unusable routes,
 //! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
-    GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
+    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
 };
 use crate::ir::{
     AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
@@ -129,26 +131,103 @@ pub(crate) enum BackendState {
     Ok,
     NoEndpoints,
     /// Invalid, with the `ResolvedRefs` reason.
-    Invalid(&'static str),
+    Invalid(InvalidRef),
 }
 
+/// `ResolvedRefs=False` reasons of a backendRef (spec-digest §5.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InvalidRef {
+    InvalidKind,
+    RefNotPermitted,
+    BackendNotFound,
+    UnsupportedProtocol,
+}
+
+impl InvalidRef {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidKind => "InvalidKind",
+            Self::RefNotPermitted => "RefNotPermitted",
+            Self::BackendNotFound => "BackendNotFound",
+            Self::UnsupportedProtocol => "UnsupportedProtocol",
+        }
+    }
+}
+
+/// Strings are interned (`Arc<str>`): namespaces, kinds and backend names repeat across
+/// thousands of rules and cost one allocation each per table, not per rule.
 #[derive(Debug)]
 pub(crate) struct Target {
-    pub(crate) group: Box<str>,
-    pub(crate) kind: Box<str>,
-    pub(crate) namespace: Box<str>,
-    pub(crate) name: Box<str>,
+    pub(crate) group: Arc<str>,
+    pub(crate) kind: Arc<str>,
+    pub(crate) namespace: Arc<str>,
+    pub(crate) name: Arc<str>,
     pub(crate) port: Option<u16>,
 }
 
 #[derive(Debug)]
 pub(crate) struct BackendEntry {
     pub(crate) weight: u32,
-    pub(crate) target: Target,
     pub(crate) state: BackendState,
+    /// Index into [`RouteTable::targets`] (interned: identical backendRefs share one entry).
+    pub(crate) target: u32,
+    /// Filters of the backendRef (header modifiers, rewrite), boxed: most have none.
+    pub(crate) extras: Option<Box<Extras>>,
+}
+
+/// Everything a rule or backendRef carries besides matching and backends. Boxed and absent
+/// for the common case of a rule without filters, timeouts or retries (memory per rule).
+#[derive(Debug, Default)]
+pub(crate) struct Extras {
     pub(crate) request_headers: HeaderEdits,
     pub(crate) response_headers: HeaderEdits,
     pub(crate) rewrite: Option<RewriteC>,
+    pub(crate) mirrors: Vec<Mirror>,
+    pub(crate) cors: Option<serde_json::Value>,
+    pub(crate) timeouts: Option<serde_json::Value>,
+    pub(crate) retry: Option<serde_json::Value>,
+    pub(crate) extensions: Vec<String>,
+}
+
+pub(crate) static NO_EXTRAS: Extras = Extras {
+    request_headers: HeaderEdits {
+        set: Vec::new(),
+        add: Vec::new(),
+        remove: Vec::new(),
+    },
+    response_headers: HeaderEdits {
+        set: Vec::new(),
+        add: Vec::new(),
+        remove: Vec::new(),
+    },
+    rewrite: None,
+    mirrors: Vec::new(),
+    cors: None,
+    timeouts: None,
+    retry: None,
+    extensions: Vec::new(),
+};
+
+impl Extras {
+    fn is_empty(&self) -> bool {
+        self.request_headers.is_empty()
+            && self.response_headers.is_empty()
+            && self.rewrite.is_none()
+            && self.mirrors.is_empty()
+            && self.cors.is_none()
+            && self.timeouts.is_none()
+            && self.retry.is_none()
+            && self.extensions.is_empty()
+    }
+
+    fn boxed(self) -> Option<Box<Self>> {
+        (!self.is_empty()).then(|| Box::new(self))
+    }
+}
+
+/// The extras of a rule or backend, or the shared empty set.
+pub(crate) fn extras(e: &Option<Box<Extras>>) -> &Extras {
+    e.as_deref().unwrap_or(&NO_EXTRAS)
 }
 
 #[derive(Debug, Clone)]
@@ -159,7 +238,7 @@ pub(crate) struct RewriteC {
 
 #[derive(Debug)]
 pub(crate) enum Action {
-    Redirect(RedirectIr),
+    Redirect(Box<RedirectIr>),
     Backends(Box<[BackendEntry]>),
     Fail(RespondReason),
 }
@@ -170,14 +249,7 @@ pub(crate) struct RuleEntry {
     pub(crate) index: u16,
     pub(crate) name: Option<Box<str>>,
     pub(crate) action: Action,
-    pub(crate) request_headers: HeaderEdits,
-    pub(crate) response_headers: HeaderEdits,
-    pub(crate) rewrite: Option<RewriteC>,
-    pub(crate) mirrors: Box<[Mirror]>,
-    pub(crate) cors: Option<serde_json::Value>,
-    pub(crate) timeouts: Option<serde_json::Value>,
-    pub(crate) retry: Option<serde_json::Value>,
-    pub(crate) extensions: Box<[String]>,
+    pub(crate) extras: Option<Box<Extras>>,
     /// The rule's single `PathPrefix` value, for `ReplacePrefixMatch`.
     pub(crate) prefix: Option<Box<str>>,
 }
@@ -189,7 +261,10 @@ pub(crate) struct Cand {
     pub(crate) rule: u32,
     /// Index of the match in the rule (for explanations).
     pub(crate) match_index: u16,
-    pub(crate) cond: Cond,
+    /// Index into [`RouteTable::methods`] (0 = no method condition).
+    pub(crate) method: u16,
+    /// Regex, header and query conditions; `None` for path-only matches.
+    pub(crate) cond: Option<Box<Cond>>,
 }
 
 /// The routes that apply to one binding context (a mesh group on one Service port, or one
@@ -198,20 +273,37 @@ pub(crate) struct Cand {
 pub(crate) struct RouteSet {
     /// The kind that won (mesh) or `None` for Gateway listeners (kinds coexist there).
     pub(crate) mesh_kind: Option<RouteKind>,
-    pub(crate) http: Option<HostIndex<PathIndex>>,
-    pub(crate) grpc: Option<HostIndex<GrpcIndex>>,
-    pub(crate) tls: Option<HostIndex<Box<[u32]>>>,
+    // boxed: a set usually has one kind, and an inline index of each kind would cost
+    // ~500 bytes per Service port
+    pub(crate) http: Option<Box<HostIndex<PathIndex>>>,
+    pub(crate) grpc: Option<Box<HostIndex<GrpcIndex>>>,
+    pub(crate) tls: Option<Box<HostIndex<Box<[u32]>>>>,
     pub(crate) tcp: Option<u32>,
     pub(crate) udp: Option<u32>,
     /// What the set is, for explanations.
-    pub(crate) label: String,
+    pub(crate) label: SetLabel,
 }
 
-#[derive(Debug)]
+/// What a route set is (rendered by explanations).
+#[derive(Debug, Clone, Default)]
+pub(crate) enum SetLabel {
+    #[default]
+    None,
+    Mesh {
+        service: u32,
+        port: u16,
+        consumer: Option<Arc<str>>,
+    },
+    Listener {
+        gateway: u32,
+        listener: Arc<str>,
+    },
+}
+
+#[derive(Debug, Clone)]
 pub(crate) struct ListenerEntry {
     pub(crate) hostname: Option<Box<str>>,
     pub(crate) set: u32,
-    pub(crate) label: String,
 }
 
 #[derive(Debug)]
@@ -247,6 +339,10 @@ pub struct RouteTable {
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
     pub(crate) statuses: Vec<ParentStatus>,
+    /// Method names used by method conditions; index 0 is unused (no condition).
+    pub(crate) methods: Vec<Box<str>>,
+    /// Distinct backend targets.
+    pub(crate) targets: Vec<Target>,
 }
 
 /// Build counters, for reports and benches.
@@ -319,11 +415,14 @@ struct AttachedRoute {
     rules: Vec<Option<u32>>,
 }
 
+/// (group, kind, namespace, name, port) of an interned backend target.
+type TargetKey = (Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>);
+
 struct Builder<'i> {
     input: &'i TableInput,
     options: &'i BuildOptions,
-    svc_by_name: HashMap<(&'i str, &'i str), usize>,
-    gw_by_name: HashMap<(&'i str, &'i str), usize>,
+    svc_by_name: Map<(&'i str, &'i str), usize>,
+    gw_by_name: Map<(&'i str, &'i str), usize>,
     regexes: RegexPool,
     routes: Vec<RouteInfo>,
     rules: Vec<RuleEntry>,
@@ -334,6 +433,10 @@ struct Builder<'i> {
     /// Per compiled rule: the first unresolved reference, as (reason, message).
     rule_problems: Vec<Option<(&'static str, String)>>,
     status: StatusBuilder,
+    strings: HashSet<Arc<str>, BuildHasherDefault<FastHasher>>,
+    methods: Vec<Box<str>>,
+    targets: Vec<Target>,
+    target_ids: Map<TargetKey, u32>,
 }
 
 impl<'i> Builder<'i> {
@@ -362,6 +465,10 @@ impl<'i> Builder<'i> {
             rule_ids: vec![[None, None]; input.routes.len()],
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
+            strings: HashSet::default(),
+            methods: vec!["".into()],
+            targets: Vec::new(),
+            target_ids: Map::default(),
             status: StatusBuilder::default(),
         }
     }
@@ -438,15 +545,10 @@ impl<'i> Builder<'i> {
             let Some(port) = svc.ports.get(port_i) else {
                 continue;
             };
-            let label = match &group {
-                Group::Producer => format!(
-                    "producer routes of Service {}/{} port {}",
-                    svc.namespace, svc.name, port.port
-                ),
-                Group::Consumer(ns) => format!(
-                    "consumer routes of namespace {ns} for Service {}/{} port {}",
-                    svc.namespace, svc.name, port.port
-                ),
+            let label = SetLabel::Mesh {
+                service: u32::try_from(si).unwrap_or(u32::MAX),
+                port: port.port,
+                consumer: group_key(&group).map(|c| self.intern(&c)),
             };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
             let set = self.index_set(attached, true, label, (si, port.port, group_key(&group)));
@@ -486,12 +588,12 @@ impl<'i> Builder<'i> {
             let Some(l) = gw.listeners.get(li) else {
                 continue;
             };
-            let label = format!(
-                "listener {} of Gateway {}/{}",
-                l.name, gw.namespace, gw.name
-            );
+            let label = SetLabel::Listener {
+                gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                listener: self.intern(&l.name),
+            };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
-            let set = self.index_set(attached, false, label.clone(), (usize::MAX, l.port, None));
+            let set = self.index_set(attached, false, label, (usize::MAX, l.port, None));
             sets.push(set);
             let l4 = if l.protocol == ListenerProtocol::Udp {
                 L4::Udp
@@ -504,7 +606,6 @@ impl<'i> Builder<'i> {
                 ListenerEntry {
                     hostname: l.hostname.as_deref().map(Into::into),
                     set: set_id,
-                    label,
                 },
             ));
         }
@@ -514,39 +615,15 @@ impl<'i> Builder<'i> {
             };
             // most specific listener first; spec order breaks ties
             ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            let entries: Vec<ListenerEntry> = ls.into_iter().map(|(_, _, e)| e).collect();
-            let mut entries = Some(entries.into_boxed_slice());
+            let entries: Box<[ListenerEntry]> = ls.into_iter().map(|(_, _, e)| e).collect();
             for ip in &gw.addresses {
-                // A mesh Service on the same address wins nothing here: addresses are distinct
-                // in practice; the first binding in canonical order is kept.
-                if let Some(listeners) = entries.take() {
-                    let key = (*ip, port, l4);
-                    if bindings.contains_key(&key) {
-                        entries = Some(listeners);
-                        continue;
-                    }
-                    bindings.insert(
-                        key,
-                        Binding::Gateway {
-                            gateway: u32::try_from(gi).unwrap_or(u32::MAX),
-                            listeners,
-                        },
-                    );
-                    // further addresses share the same listeners: rebuild cheaply by cloning
-                    // the labels (rare: multi-address Gateways).
-                    if let Some(Binding::Gateway { listeners, .. }) = bindings.get(&key) {
-                        entries = Some(
-                            listeners
-                                .iter()
-                                .map(|e| ListenerEntry {
-                                    hostname: e.hostname.clone(),
-                                    set: e.set,
-                                    label: e.label.clone(),
-                                })
-                                .collect(),
-                        );
-                    }
-                }
+                // The first binding of an (address, port) in canonical order is kept.
+                bindings
+                    .entry((*ip, port, l4))
+                    .or_insert_with(|| Binding::Gateway {
+                        gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                        listeners: entries.clone(),
+                    });
             }
         }
 
@@ -575,7 +652,27 @@ impl<'i> Builder<'i> {
                 })
                 .collect(),
             statuses,
+            methods: self.methods,
+            targets: self.targets,
         }
+    }
+
+    fn intern(&mut self, v: &str) -> Arc<str> {
+        if let Some(a) = self.strings.get(v) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(v);
+        self.strings.insert(Arc::clone(&a));
+        a
+    }
+
+    fn method_index(&mut self, m: Option<&str>) -> u16 {
+        let Some(m) = m else { return 0 };
+        if let Some(i) = self.methods.iter().position(|x| **x == *m) {
+            return u16::try_from(i).unwrap_or(0);
+        }
+        self.methods.push(m.into());
+        u16::try_from(self.methods.len() - 1).unwrap_or(0)
     }
 
     /// Registers the route (once) and returns its id, or `None` when it failed validation.
@@ -641,34 +738,34 @@ impl<'i> Builder<'i> {
 
     fn backend_state(&self, route: &RouteIr, b: &BackendIr, mesh: bool) -> BackendState {
         if !(b.group.is_empty() && b.kind == "Service") {
-            return BackendState::Invalid("InvalidKind");
+            return BackendState::Invalid(InvalidRef::InvalidKind);
         }
         let cross = b.namespace != route.namespace;
         let needs_grant =
             cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
         if needs_grant && !self.granted(route, b) {
             // §5.3: do not reveal whether the target exists.
-            return BackendState::Invalid("RefNotPermitted");
+            return BackendState::Invalid(InvalidRef::RefNotPermitted);
         }
         let Some(svc) = self
             .svc_by_name
             .get(&(b.namespace.as_str(), b.name.as_str()))
             .and_then(|i| self.input.services.get(*i))
         else {
-            return BackendState::Invalid("BackendNotFound");
+            return BackendState::Invalid(InvalidRef::BackendNotFound);
         };
         if svc.external_name {
             // §4.2: ExternalName SHOULD NOT be a backend (CVE-2021-25740).
-            return BackendState::Invalid("BackendNotFound");
+            return BackendState::Invalid(InvalidRef::BackendNotFound);
         }
         let Some(port) = b
             .port
             .and_then(|p| svc.ports.iter().find(|sp| sp.port == p))
         else {
-            return BackendState::Invalid("BackendNotFound");
+            return BackendState::Invalid(InvalidRef::BackendNotFound);
         };
         if !app_protocol_compatible(route.kind, port.app_protocol.as_deref()) {
-            return BackendState::Invalid("UnsupportedProtocol");
+            return BackendState::Invalid(InvalidRef::UnsupportedProtocol);
         }
         if svc.ready == Some(false) {
             return BackendState::NoEndpoints;
@@ -690,14 +787,27 @@ impl<'i> Builder<'i> {
         })
     }
 
-    fn target(b: &BackendIr) -> Target {
-        Target {
-            group: b.group.as_str().into(),
-            kind: b.kind.as_str().into(),
-            namespace: b.namespace.as_str().into(),
-            name: b.name.as_str().into(),
-            port: b.port,
+    fn target(&mut self, b: &BackendIr) -> u32 {
+        let key = (
+            self.intern(&b.group),
+            self.intern(&b.kind),
+            self.intern(&b.namespace),
+            self.intern(&b.name),
+            b.port,
+        );
+        if let Some(id) = self.target_ids.get(&key) {
+            return *id;
         }
+        let id = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
+        self.targets.push(Target {
+            group: Arc::clone(&key.0),
+            kind: Arc::clone(&key.1),
+            namespace: Arc::clone(&key.2),
+            name: Arc::clone(&key.3),
+            port: b.port,
+        });
+        self.target_ids.insert(key, id);
+        id
     }
 
     fn compile_rule(
@@ -716,35 +826,37 @@ impl<'i> Builder<'i> {
         };
         let mut extensions: Vec<String> = rule.filters.extensions.clone();
         let action = if let Some(r) = &rule.filters.redirect {
-            Action::Redirect(r.clone())
+            Action::Redirect(Box::new(r.clone()))
         } else if rule.filters.extensions.is_empty()
             || self.options.extension_refs == ExtensionRefs::PassThrough
         {
             if rule.backends.is_empty() {
                 Action::Fail(RespondReason::NoBackends)
             } else {
-                let bs: Vec<BackendEntry> = rule
-                    .backends
-                    .iter()
-                    .map(|b| {
-                        let mut state = self.backend_state(route, b, mesh);
-                        if !b.filters.extensions.is_empty() {
-                            if self.options.extension_refs == ExtensionRefs::Reject {
-                                state = BackendState::Invalid("InvalidKind");
-                            } else {
-                                extensions.extend(b.filters.extensions.iter().cloned());
-                            }
+                let mut bs: Vec<BackendEntry> = Vec::with_capacity(rule.backends.len());
+                for b in &rule.backends {
+                    let mut state = self.backend_state(route, b, mesh);
+                    if !b.filters.extensions.is_empty() {
+                        if self.options.extension_refs == ExtensionRefs::Reject {
+                            state = BackendState::Invalid(InvalidRef::InvalidKind);
+                        } else {
+                            extensions.extend(b.filters.extensions.iter().cloned());
                         }
-                        BackendEntry {
-                            weight: b.weight,
-                            target: Self::target(b),
-                            state,
+                    }
+                    let target = self.target(b);
+                    bs.push(BackendEntry {
+                        weight: b.weight,
+                        target,
+                        state,
+                        extras: Extras {
                             request_headers: b.filters.request_headers.clone(),
                             response_headers: b.filters.response_headers.clone(),
                             rewrite: rewrite(&b.filters),
+                            ..Extras::default()
                         }
-                    })
-                    .collect();
+                        .boxed(),
+                    });
+                }
                 Action::Backends(bs.into_boxed_slice())
             }
         } else {
@@ -756,7 +868,7 @@ impl<'i> Builder<'i> {
             .iter()
             .filter(|m| {
                 self.backend_state(route, &m.backend, mesh)
-                    != BackendState::Invalid("RefNotPermitted")
+                    != BackendState::Invalid(InvalidRef::RefNotPermitted)
             })
             .filter(|m| {
                 matches!(
@@ -792,16 +904,19 @@ impl<'i> Builder<'i> {
         match &action {
             Action::Backends(bs) => {
                 for (i, b) in bs.iter().enumerate() {
-                    if let BackendState::Invalid(reason) = b.state {
-                        let msg = if reason == "RefNotPermitted" {
+                    if let BackendState::Invalid(r) = b.state {
+                        let reason = r.as_str();
+                        let msg = if r == InvalidRef::RefNotPermitted {
                             format!(
                                 "backendRefs[{i}]: cross-namespace reference to {}/{} is not permitted by any ReferenceGrant",
-                                b.target.namespace, b.target.name
+                                b_ns(&self.targets, b.target),
+                                b_name(&self.targets, b.target)
                             )
                         } else {
                             format!(
                                 "backendRefs[{i}]: {reason} ({}/{})",
-                                b.target.namespace, b.target.name
+                                b_ns(&self.targets, b.target),
+                                b_name(&self.targets, b.target)
                             )
                         };
                         note(reason, &msg);
@@ -814,9 +929,9 @@ impl<'i> Builder<'i> {
             _ => {}
         }
         for (i, m) in rule.filters.mirrors.iter().enumerate() {
-            if let BackendState::Invalid(reason) = self.backend_state(route, &m.backend, mesh) {
+            if let BackendState::Invalid(r) = self.backend_state(route, &m.backend, mesh) {
                 note(
-                    reason,
+                    r.as_str(),
                     &format!(
                         "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
                         m.backend.namespace, m.backend.name
@@ -831,14 +946,17 @@ impl<'i> Builder<'i> {
             index,
             name: rule.name.as_deref().map(Into::into),
             action,
-            request_headers: rule.filters.request_headers.clone(),
-            response_headers: rule.filters.response_headers.clone(),
-            rewrite: rewrite(&rule.filters),
-            mirrors: mirrors.into_boxed_slice(),
-            cors: rule.filters.cors.clone(),
-            timeouts: rule.timeouts.clone(),
-            retry: rule.retry.clone(),
-            extensions: extensions.into_boxed_slice(),
+            extras: Extras {
+                request_headers: rule.filters.request_headers.clone(),
+                response_headers: rule.filters.response_headers.clone(),
+                rewrite: rewrite(&rule.filters),
+                mirrors,
+                cors: rule.filters.cors.clone(),
+                timeouts: rule.timeouts.clone(),
+                retry: rule.retry.clone(),
+                extensions,
+            }
+            .boxed(),
             prefix,
         });
         Some(id)
@@ -1069,7 +1187,7 @@ impl<'i> Builder<'i> {
         &mut self,
         attached: Attached,
         mesh: bool,
-        label: String,
+        label: SetLabel,
         ctx: (usize, u16, Option<String>),
     ) -> RouteSet {
         let mut set = RouteSet {
@@ -1096,9 +1214,9 @@ impl<'i> Builder<'i> {
         }
         for (kind, list) in by_kind {
             match kind {
-                RouteKind::Http => set.http = Some(self.index_http(&list)),
-                RouteKind::Grpc => set.grpc = Some(self.index_grpc(&list)),
-                RouteKind::Tls => set.tls = Some(self.index_tls(&list)),
+                RouteKind::Http => set.http = Some(Box::new(self.index_http(&list))),
+                RouteKind::Grpc => set.grpc = Some(Box::new(self.index_grpc(&list))),
+                RouteKind::Tls => set.tls = Some(Box::new(self.index_tls(&list))),
                 RouteKind::Tcp => set.tcp = self.first_rule(&list),
                 RouteKind::Udp => set.udp = self.first_rule(&list),
             }
@@ -1200,6 +1318,7 @@ impl<'i> Builder<'i> {
                                 Err(_) => continue,
                             },
                         };
+                        let method_id = self.method_index(method.as_deref());
                         let facts = HttpMatchFacts {
                             host: hs,
                             path: rank_path,
@@ -1211,13 +1330,14 @@ impl<'i> Builder<'i> {
                             key: PrecedenceKey::http(facts, rank, rule_index),
                             rule: rule_id,
                             match_index: u16::try_from(mi).unwrap_or(u16::MAX),
+                            method: method_id,
                             cond: Cond {
-                                method: method.as_deref().map(Into::into),
                                 path_regex,
                                 headers: hm,
                                 query: qm,
                                 ..Cond::default()
-                            },
+                            }
+                            .boxed(),
                         };
                         let Ok(cid) = u32::try_from(self.cands.len()) else {
                             continue;
@@ -1315,7 +1435,8 @@ impl<'i> Builder<'i> {
                             key: PrecedenceKey::grpc(facts, rank, rule_index),
                             rule: rule_id,
                             match_index: u16::try_from(mi).unwrap_or(u16::MAX),
-                            cond,
+                            method: 0,
+                            cond: cond.boxed(),
                         });
                         builders
                             .group_mut(host.as_deref(), GrpcIndexBuilder::default)
@@ -1369,7 +1490,8 @@ impl<'i> Builder<'i> {
                     key: PrecedenceKey::http(facts, rank, rule_index),
                     rule: rule_id,
                     match_index: 0,
-                    cond: Cond::default(),
+                    method: 0,
+                    cond: None,
                 });
                 groups.group_mut(host.as_deref(), Vec::new).push(cid);
             }
@@ -1417,4 +1539,12 @@ fn app_protocol_compatible(kind: RouteKind, app: Option<&str>) -> bool {
         RouteKind::Tls | RouteKind::Tcp => app != "udp",
         RouteKind::Udp => true,
     }
+}
+
+fn b_ns(targets: &[Target], id: u32) -> &str {
+    targets.get(id as usize).map_or("?", |t| &t.namespace)
+}
+
+fn b_name(targets: &[Target], id: u32) -> &str {
+    targets.get(id as usize).map_or("?", |t| &t.name)
 }

@@ -666,3 +666,76 @@ fn udp_routes_bind_udp_ports() {
     let tcp = Request::connection(ip("10.96.0.53"), 53, Protocol::Tcp);
     assert_eq!(outcome(&t.resolve(&tcp, 0)), "passthrough");
 }
+
+// Issue 3 API: an embedder builds only the (route, parent) pairs it owns.
+#[test]
+fn build_options_include_only_owned_pairs() {
+    let mine = simple("app", "mine", "v1");
+    let mut theirs = simple("app", "theirs", "v2");
+    theirs.rules[0].matches = vec![exact("/theirs")];
+    let opts = BuildOptions::default().with_include([RouteParentKey {
+        kind: RouteKind::Http,
+        namespace: "app".into(),
+        name: "mine".into(),
+        parent_index: 0,
+    }]);
+    let t = table_with(vec![mine, theirs], &opts);
+    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/theirs"), 0)), "v1");
+    assert_eq!(t.parent_conditions().len(), 1);
+    assert_eq!(t.parent_conditions()[0].name, "mine");
+}
+
+// §6.1: ExtensionRef filters are never skipped: by default the rule answers 500 and reports
+// InvalidKind; with ExtensionRefs::PassThrough they are handed to the embedder.
+#[test]
+fn extension_ref_filters_are_never_skipped() {
+    let mut r = simple("app", "r", "v1");
+    r.rules[0].filters.extensions = vec!["example.com/Auth/a".into()];
+    let t = table(vec![r.clone()]);
+    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 500");
+    let refs = t.parent_conditions()[0].condition(RESOLVED_REFS).unwrap();
+    assert_eq!(refs.reason, "InvalidKind");
+    let t = table_with(
+        vec![r],
+        &BuildOptions::default().with_extension_refs(ExtensionRefs::PassThrough),
+    );
+    let Decision::Forward(f) = t.resolve(&get(SVC_IP, 80, "/"), 0) else {
+        panic!()
+    };
+    assert_eq!(f.extensions, ["example.com/Auth/a".to_string()]);
+}
+
+// §6.2 / §6.5: header modifiers, mirrors, timeouts are carried in the Forward decision; a
+// mirror whose backend does not resolve is not configured.
+#[test]
+fn forward_carries_filters_and_drops_unresolved_mirrors() {
+    let mut r = simple("app", "r", "v1");
+    r.rules[0].filters.request_headers.set = vec![("x-a".into(), "1".into())];
+    r.rules[0].filters.mirrors = vec![
+        MirrorIr {
+            backend: backend("app", "v2", 80, 1),
+            fraction: (50, 100),
+        },
+        MirrorIr {
+            backend: backend("app", "nope", 80, 1),
+            fraction: (100, 100),
+        },
+    ];
+    r.rules[0].timeouts = Some(serde_json::json!({"request": "10s"}));
+    let t = table(vec![r]);
+    let Decision::Forward(f) = t.resolve(&get(SVC_IP, 80, "/"), 0) else {
+        panic!()
+    };
+    assert_eq!(
+        f.request_headers.set,
+        [("x-a".to_string(), "1".to_string())]
+    );
+    assert_eq!(f.mirrors.len(), 1);
+    assert_eq!(
+        (f.mirrors[0].name.as_str(), f.mirrors[0].numerator),
+        ("v2", 50)
+    );
+    assert_eq!(f.timeouts.unwrap()["request"], "10s");
+    let refs = t.parent_conditions()[0].condition(RESOLVED_REFS).unwrap();
+    assert_eq!(refs.reason, "BackendNotFound");
+}

@@ -317,3 +317,63 @@ spec:
         "HTTP 404"
     );
 }
+
+// §8 / issue 3 "Bad input": upstream validation runs while building; an error inside a rule
+// drops that rule, an error elsewhere excludes the route; both are reported, never a panic.
+#[test]
+fn validation_failures_drop_rules_or_exclude_routes() {
+    let yaml = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: echo, namespace: app}
+spec: {clusterIP: 10.96.0.11, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: rule-bad, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: echo}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: "no-leading-slash"}}]
+    backendRefs: [{name: echo, port: 80}]
+  - matches: [{path: {value: /ok}}]
+    backendRefs: [{name: echo, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route-bad, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: echo}]
+  hostnames: ["Not_A_Hostname"]
+  rules: [{backendRefs: [{name: echo, port: 80}]}]
+"#;
+    let t = RouteTable::build(&snapshot(yaml), &BuildOptions::default());
+    let st = |name: &str| {
+        t.parent_conditions()
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap()
+            .clone()
+    };
+    let rule_bad = st("rule-bad");
+    assert!(rule_bad.condition(ACCEPTED).unwrap().status);
+    let pi = rule_bad
+        .condition(gamma_resolve::status::PARTIALLY_INVALID)
+        .unwrap();
+    assert!(pi.message.contains("spec.rules[0]"), "{}", pi.message);
+    let route_bad = st("route-bad");
+    let acc = route_bad.condition(ACCEPTED).unwrap();
+    assert!(
+        !acc.status && acc.message.contains("spec.hostnames"),
+        "{acc:?}"
+    );
+    let ip = "10.96.0.11".parse().unwrap();
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0)),
+        "echo"
+    );
+    assert_eq!(
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/other"), 0)),
+        "HTTP 404"
+    );
+}

@@ -160,7 +160,9 @@ impl Converter<'_> {
             }
             return;
         }
-        let root_name = ts.spec.service.clone();
+        let root_name = local_service_name(&ts.spec.service, &ns)
+            .unwrap_or(&ts.spec.service)
+            .to_owned();
         let Some(root) = self.snap.service(&ns, &root_name) else {
             self.out.report.push(
                 Severity::Dropped,
@@ -313,6 +315,7 @@ impl Converter<'_> {
         }
     }
 
+    /// Emits the route for root port `sp` of one split (or reports why none).
     #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
     fn port(
         &mut self,
@@ -327,95 +330,25 @@ impl Converter<'_> {
     ) {
         let port = sp.port;
         let root_name = &root.metadata.name;
-        let protocol = sp.protocol.as_deref().unwrap_or("TCP");
-        let any_matches = sel.http.is_some() || sel.tcp.is_some();
-        let not_split = |why: &str| {
-            format!(
-                "traffic to {root_name}:{port} is not split ({why}); no route is emitted, so it keeps plain Service behaviour"
-            )
-        };
-        // Decide the route kind for this port (None: traffic on it is not split).
-        let kind = match protocol {
-            "UDP" if any_matches => {
-                self.out.report.push(
-                    Severity::Note,
-                    me,
-                    "spec.matches",
-                    not_split("the matches select TCP or HTTP traffic only"),
-                );
-                return;
-            }
-            "UDP" => Kind::L4(L4::Udp),
-            "TCP" => {
-                let tcp_selected = match &sel.tcp {
-                    Some(None) => true,
-                    Some(Some(set)) => set.contains(&port),
-                    None => false,
-                };
-                if tcp_selected {
-                    Kind::L4(L4::Tcp)
-                } else if let Some(http) = &sel.http {
-                    if http.is_empty() {
-                        self.out.report.push(
-                            Severity::Note,
-                            me,
-                            "spec.matches",
-                            not_split("the referenced HTTPRouteGroups select nothing"),
-                        );
-                        return;
-                    }
-                    Kind::Http(Some(http))
-                } else if sel.tcp.is_some() {
-                    self.out.report.push(
-                        Severity::Note,
-                        me,
-                        "spec.matches",
-                        not_split("no referenced TCPRoute lists this port"),
-                    );
-                    return;
-                } else {
-                    match sp.app_protocol.as_deref() {
-                        Some(p) if !is_http_app_protocol(p) => {
-                            self.out.report.push(
-                                Severity::Note,
-                                me,
-                                "",
-                                format!("port {port} of {root_name} has appProtocol {p:?}: split as TCP connections (TCPRoute)"),
-                            );
-                            Kind::L4(L4::Tcp)
-                        }
-                        Some(_) => Kind::Http(None),
-                        None => {
-                            self.out.report.push(
-                                Severity::Note,
-                                me,
-                                "",
-                                format!(
-                                    "port {port} of {root_name} has no appProtocol: assumed HTTP (HTTPRoute); set \
-                                     appProtocol: tcp on the port to split raw TCP connections instead"
-                                ),
-                            );
-                            Kind::Http(None)
-                        }
-                    }
-                }
-            }
-            other => {
-                self.out.report.push(
-                    Severity::Dropped,
-                    me,
-                    "spec.service",
-                    format!("port {port} of {root_name} uses protocol {other}, which no Gateway API route kind carries"),
-                );
-                return;
-            }
+        if !(1..=65535).contains(&port) {
+            self.out.report.push(
+                Severity::Dropped,
+                me,
+                "spec.service",
+                format!("Service {root_name} has the invalid port {port}: no route for it"),
+            );
+            return;
+        }
+        let Some(kind) = self.route_kind(me, root_name, sp, sel) else {
+            return;
         };
 
         // The backends serving this port, with their exact weights.
         let mut kept: Vec<(&str, Ratio)> = Vec::new();
         for (i, (b, r)) in ts.spec.backends.iter().zip(ratios).enumerate() {
             let field = format!("spec.backends[{i}].service");
-            match self.snap.service(ns, &b.service) {
+            let name = local_service_name(&b.service, ns);
+            match name.and_then(|n| self.snap.service(ns, n)) {
                 None => {
                     if missing_reported.insert(i) {
                         self.out.report.push(
@@ -440,7 +373,7 @@ impl Converter<'_> {
                         b.service
                     ),
                 ),
-                Some(_) => kept.push((b.service.as_str(), *r)),
+                Some(svc) => kept.push((svc.metadata.name.as_str(), *r)),
             }
         }
         if kept.is_empty() {
@@ -448,7 +381,7 @@ impl Converter<'_> {
                 Severity::Note,
                 me,
                 "spec.backends",
-                not_split("no backend Service has this port"),
+                not_split(root_name, port, "no backend Service has this port"),
             );
             return;
         }
@@ -560,6 +493,104 @@ impl Converter<'_> {
         self.out.resources.push(resource);
     }
 
+    /// The route kind for root port `sp`, or `None` (reported) when traffic on it is not
+    /// split.
+    fn route_kind<'s>(
+        &mut self,
+        me: &ObjectRef,
+        root_name: &str,
+        sp: &ServicePort,
+        sel: &'s Selection,
+    ) -> Option<Kind<'s>> {
+        let port = sp.port;
+        let protocol = sp.protocol.as_deref().unwrap_or("TCP");
+        let any_matches = sel.http.is_some() || sel.tcp.is_some();
+        let kind = match protocol {
+            "UDP" if any_matches => {
+                self.out.report.push(
+                    Severity::Note,
+                    me,
+                    "spec.matches",
+                    not_split(
+                        root_name,
+                        port,
+                        "the matches select TCP or HTTP traffic only",
+                    ),
+                );
+                return None;
+            }
+            "UDP" => Kind::L4(L4::Udp),
+            "TCP" => {
+                let tcp_selected = match &sel.tcp {
+                    Some(None) => true,
+                    Some(Some(set)) => set.contains(&port),
+                    None => false,
+                };
+                if tcp_selected {
+                    Kind::L4(L4::Tcp)
+                } else if let Some(http) = &sel.http {
+                    if http.is_empty() {
+                        self.out.report.push(
+                            Severity::Note,
+                            me,
+                            "spec.matches",
+                            not_split(
+                                root_name,
+                                port,
+                                "the referenced HTTPRouteGroups select nothing",
+                            ),
+                        );
+                        return None;
+                    }
+                    Kind::Http(Some(http))
+                } else if sel.tcp.is_some() {
+                    self.out.report.push(
+                        Severity::Note,
+                        me,
+                        "spec.matches",
+                        not_split(root_name, port, "no referenced TCPRoute lists this port"),
+                    );
+                    return None;
+                } else {
+                    match sp.app_protocol.as_deref() {
+                        Some(p) if !is_http_app_protocol(p) => {
+                            self.out.report.push(
+                                Severity::Note,
+                                me,
+                                "",
+                                format!("port {port} of {root_name} has appProtocol {p:?}: split as TCP connections (TCPRoute)"),
+                            );
+                            Kind::L4(L4::Tcp)
+                        }
+                        Some(_) => Kind::Http(None),
+                        None => {
+                            self.out.report.push(
+                                Severity::Note,
+                                me,
+                                "",
+                                format!(
+                                    "port {port} of {root_name} has no appProtocol: assumed HTTP (HTTPRoute); set \
+                                     appProtocol: tcp on the port to split raw TCP connections instead"
+                                ),
+                            );
+                            Kind::Http(None)
+                        }
+                    }
+                }
+            }
+            other => {
+                self.out.report.push(
+                    Severity::Dropped,
+                    me,
+                    "spec.service",
+                    format!("port {port} of {root_name} uses protocol {other}, which no Gateway API route kind carries"),
+                );
+                return None;
+            }
+        };
+        Some(kind)
+    }
+
     /// The rules of a split with HTTPRouteGroup matches: the matches (at most 64 per rule,
     /// 127 in all) with the weighted backends, then the catch-all to the root Service.
     fn matched_rules(
@@ -659,10 +690,62 @@ fn weight_of(b: &TrafficSplitBackend) -> Ratio {
         .unwrap_or(Ratio::ZERO)
 }
 
+/// The Service name SMI means by `name` in namespace `ns`. SMI calls `spec.service` "the FQDN
+/// that applications will use": `web`, `web.shop`, `web.shop.svc` and
+/// `web.shop.svc.cluster.local` all name Service `web` when the split is in `shop`. `None` for
+/// a name in another namespace (TrafficSplit backends and roots are namespace-local).
+fn local_service_name<'a>(name: &'a str, ns: &str) -> Option<&'a str> {
+    let mut labels = name.split('.');
+    let first = labels.next()?;
+    match (labels.next(), labels.next()) {
+        (None, _) => Some(first),
+        (Some(n), None) if n == ns => Some(first),
+        (Some(n), Some("svc")) if n == ns => Some(first),
+        _ => None,
+    }
+}
+
+/// The report message for a root port whose traffic stays unsplit.
+fn not_split(root: &str, port: i32, why: &str) -> String {
+    format!(
+        "traffic to {root}:{port} is not split ({why}); no route is emitted, so it keeps plain \
+         Service behaviour"
+    )
+}
+
 /// `<split>-<port>`, shortened to the 253-character object name limit.
 fn route_name(split: &str, port: i32) -> String {
     let suffix = format!("-{port}");
     let keep = 253usize.saturating_sub(suffix.len());
     let base: String = split.chars().take(keep).collect();
     format!("{}{suffix}", base.trim_end_matches(['-', '.']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // smi-spec traffic-split: "The spec.service name is the FQDN that applications will use".
+    #[test]
+    fn service_names_may_be_written_as_in_namespace_dns_names() {
+        for n in [
+            "web",
+            "web.shop",
+            "web.shop.svc",
+            "web.shop.svc.cluster.local",
+        ] {
+            assert_eq!(local_service_name(n, "shop"), Some("web"), "{n}");
+        }
+        assert_eq!(local_service_name("web.other", "shop"), None);
+        assert_eq!(local_service_name("web.shop.example.com", "shop"), None);
+    }
+
+    #[test]
+    fn route_names_fit_the_object_name_limit() {
+        assert_eq!(route_name("canary", 80), "canary-80");
+        let long = "a".repeat(260);
+        let n = route_name(&long, 65535);
+        assert_eq!(n.len(), 253);
+        assert!(n.ends_with("-65535"));
+    }
 }

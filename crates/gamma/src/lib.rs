@@ -2,6 +2,15 @@
 //!
 //! - [`model`]: typed, validated Gateway API, XMesh and Kubernetes core models, and the
 //!   [`model::Snapshot`] every engine reads.
+//! - `resolve` (feature `resolve`, on by default): the route-resolution engine — bind a request
+//!   to a Service or Gateway listener, pick the rule by Gateway API precedence, then the
+//!   weighted backend, and explain every step.
+//! - `arbiter` (feature `arbiter`, on by default): which controller owns each (route, parent)
+//!   when several meshes and gateways share a cluster, and status writes that never touch
+//!   another controller's entries.
+//! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
+//!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
+//!   and an evaluator for SMI TrafficTarget access control.
 //!
 //! ```
 //! use gamma::model::{Snapshot, Validate, decode};
@@ -24,3 +33,40 @@
 #![warn(missing_docs)]
 
 pub use gamma_model as model;
+
+/// The route-resolution engine (the `gamma-resolve` crate).
+#[cfg(feature = "resolve")]
+pub use gamma_resolve as resolve;
+
+/// Controller ownership and safe status writing (the `gamma-arbiter` crate).
+#[cfg(feature = "arbiter")]
+pub use gamma_arbiter as arbiter;
+
+/// Migration off the Service Mesh Interface (the `gamma-smi` crate).
+///
+/// ```
+/// use gamma::model::{Snapshot, decode};
+/// let snapshot = Snapshot::from_resources(decode(r#"
+/// apiVersion: access.smi-spec.io/v1alpha3
+/// kind: TrafficTarget
+/// metadata: {name: api, namespace: shop}
+/// spec:
+///   destination: {kind: ServiceAccount, name: api}
+///   rules: [{kind: HTTPRouteGroup, name: api-routes}]
+///   sources: [{kind: ServiceAccount, name: web}]
+/// "#)?);
+/// // TrafficTargets have no Gateway API equivalent: the conversion reports them...
+/// assert_eq!(gamma::smi::convert(&snapshot).report.findings().len(), 1);
+/// // ...and the authorizer evaluates them (deny by default: the route group is missing).
+/// let authz = gamma::smi::Authorizer::build(&snapshot);
+/// let v = authz.authorize(&"shop/web".parse()?, &"shop/api".parse()?, &gamma::smi::AccessRequest::http("GET", "/"));
+/// assert!(!v.allowed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[cfg(feature = "smi")]
+pub use gamma_smi as smi;
+
+// The repository README's Rust examples are doctests of the facade, so they always compile.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

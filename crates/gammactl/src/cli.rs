@@ -34,6 +34,71 @@ pub enum Command {
     Status(StatusArgs),
     /// Print the JSON Schema of a resource kind, or of the request/decision format.
     Schema(SchemaArgs),
+    /// Convert other mesh APIs to Gateway API routes.
+    #[command(subcommand)]
+    Convert(ConvertCommand),
+    /// Decide whether SMI access control (TrafficTarget) allows a request between two
+    /// ServiceAccounts: the reference to test a translation to a mesh's authorization policy.
+    Authorize(AuthorizeArgs),
+}
+
+/// The transport of an `authorize` request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AccessProtocol {
+    /// An HTTP request (METHOD PATH).
+    Http,
+    /// A TCP connection to --port.
+    Tcp,
+    /// UDP traffic to --port.
+    Udp,
+}
+
+/// `gammactl authorize`.
+#[derive(Debug, Args)]
+pub struct AuthorizeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The source ServiceAccount, NAMESPACE/NAME.
+    #[arg(long, value_name = "NAMESPACE/SERVICEACCOUNT")]
+    pub from: String,
+    /// The destination ServiceAccount, NAMESPACE/NAME.
+    #[arg(long, value_name = "NAMESPACE/SERVICEACCOUNT")]
+    pub to: String,
+    /// The destination port (required for tcp and udp).
+    #[arg(long, value_name = "PORT")]
+    pub port: Option<u16>,
+    /// The transport (default: http when METHOD PATH are given, else tcp).
+    #[arg(long, value_enum)]
+    pub protocol: Option<AccessProtocol>,
+    /// A request header `name=value`. Repeatable.
+    #[arg(long = "header", short = 'H', value_name = "NAME=VALUE")]
+    pub headers: Vec<String>,
+    /// The HTTP method.
+    #[arg(value_name = "METHOD")]
+    pub method: Option<String>,
+    /// The HTTP path.
+    #[arg(value_name = "PATH")]
+    pub path: Option<String>,
+}
+
+/// What `gammactl convert` converts.
+#[derive(Debug, Subcommand)]
+pub enum ConvertCommand {
+    /// SMI TrafficSplits (with their HTTPRouteGroup/TCPRoute matches) to GAMMA producer routes.
+    /// The routes go to standard output (YAML documents, or with -o json a kind: List); the
+    /// report of everything not expressed exactly goes to standard error.
+    Smi(ConvertSmiArgs),
+}
+
+/// `gammactl convert smi`.
+#[derive(Debug, Args)]
+pub struct ConvertSmiArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `-f` inputs.
@@ -60,9 +125,16 @@ pub enum Format {
 /// `-o`.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    /// Output format [default: text; for `resolve --requests`, JSON lines].
+    #[arg(short = 'o', long = "output", value_enum)]
+    pub format: Option<Format>,
+}
+
+impl OutputArgs {
+    /// The format asked for, or text.
+    pub fn format(&self) -> Format {
+        self.format.unwrap_or_default()
+    }
 }
 
 /// The release channel whose validation rules apply.
@@ -85,6 +157,11 @@ pub struct ValidateArgs {
     /// Which channel's CRD rules to check against.
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// Also check references the way a controller would (parents and backends exist, listeners
+    /// allow the route, ReferenceGrants permit cross-namespace backends); findings are warnings,
+    /// since they are status, not invalid objects.
+    #[arg(long)]
+    pub refs: bool,
 }
 
 /// The request protocol.
@@ -132,11 +209,11 @@ pub struct RequestArgs {
     /// TLS server name (SNI).
     #[arg(long)]
     pub sni: Option<String>,
-    /// The protocol (default: http, or tcp when no method and path are given).
+    /// The protocol (default: http when METHOD or PATH is given, else tls with --sni, else tcp).
     #[arg(long, value_enum)]
     pub protocol: Option<ProtocolArg>,
-    /// The entropy for the weighted backend pick (a u64; the same value always picks the same
-    /// backend).
+    /// The entropy for the weighted backend pick (a u64, default 0; the same value always picks
+    /// the same backend).
     #[arg(long, value_name = "N")]
     pub entropy: Option<u64>,
     /// The HTTP method, e.g. GET.
@@ -238,7 +315,7 @@ pub struct StatusArgs {
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// A resource kind (`HTTPRoute`, `Service`, ...; any case), `request` (a line of
-    /// `resolve --requests`) or `decision`. `list` prints the choices.
+    /// `resolve --requests`), `decision`, `explanation` or `config`. `list` prints the choices.
     #[arg(value_name = "KIND")]
     pub kind: String,
     #[command(flatten)]

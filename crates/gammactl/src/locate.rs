@@ -247,4 +247,17 @@ spec:
         assert_eq!(line_of(ROUTE, "spec.rules[7]"), Some(9));
         assert_eq!(line_of(ROUTE, "status"), None);
     }
+
+    proptest::proptest! {
+        // Bad input never panics, and an answer is always a line of the text.
+        #[test]
+        fn any_text_and_path_give_a_line_inside_the_text_or_none(
+            text in "([a-z]{0,3}:? ?|- |  |\\[|\\{|#|\n){0,60}",
+            path in "([a-z]{1,3}|\\[[0-9]\\]|\\.){0,8}",
+        ) {
+            if let Some(line) = line_of(&text, &path) {
+                proptest::prop_assert!(line >= 1 && line <= text.lines().count());
+            }
+        }
+    }
 }

@@ -3,22 +3,22 @@
 //!
 //! Exit codes: 0 success, 1 the input has problems, 2 usage errors.
 #![forbid(unsafe_code)]
-// Temporary, until resolve/explain/owners/status are wired to gamma-resolve and gamma-arbiter:
-// the request and snapshot helpers they use are built and unit-tested ahead of them.
-#![allow(dead_code)]
 
 mod check;
 mod cli;
 mod cmd;
+mod engine;
 mod failure;
 mod input;
 mod locate;
 mod manifests;
 mod output;
+mod ownership;
 mod problem;
 mod request;
 mod sample;
 mod style;
+mod table;
 
 use std::process::ExitCode;
 

@@ -6,8 +6,10 @@
 //! and so that line numbers are known per document.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot, decode};
+use gamma::model::decode::{DecodeOptions, Position, decode_documents};
+use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot};
 
 use crate::input::Source;
 use crate::locate;
@@ -31,10 +33,13 @@ pub struct Loaded {
     pub resource: Resource,
     /// Its file, document and line.
     pub origin: Origin,
-    /// The document's text, for locating field paths.
-    text: String,
+    /// The document's text, for locating field paths; shared by every object of a `kind: List`
+    /// document, so a large List costs its text once.
+    text: Arc<str>,
     /// The file line of the document text's first line.
     first_line: usize,
+    /// Where the object sits in its document's text: `items[3].` inside a `kind: List`.
+    path_prefix: String,
 }
 
 impl Loaded {
@@ -45,7 +50,7 @@ impl Loaded {
 
     /// The file line of the field at `path`, or of the document when it cannot be found.
     pub fn line_of(&self, path: &str) -> usize {
-        locate::line_of(&self.text, path)
+        locate::line_of(&self.text, &format!("{}{path}", self.path_prefix))
             .map(|l| self.first_line + l - 1)
             .unwrap_or(self.origin.line)
     }
@@ -77,6 +82,8 @@ pub struct Manifests {
     pub problems: Vec<Problem>,
     /// How many files were read.
     pub files: usize,
+    /// The names of the files read, in input order.
+    pub file_order: Vec<String>,
 }
 
 impl Manifests {
@@ -109,6 +116,7 @@ impl Manifests {
             objects,
             problems,
             files: sources.len(),
+            file_order: sources.iter().map(|s| s.name.clone()).collect(),
         }
     }
 
@@ -120,11 +128,6 @@ impl Manifests {
     /// A snapshot of every object (later definitions replace earlier ones).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()))
-    }
-
-    /// The loaded object with this identity (the last definition).
-    pub fn find(&self, key: &ObjectRef) -> Option<&Loaded> {
-        self.objects.iter().rev().find(|o| &o.key() == key)
     }
 }
 
@@ -198,11 +201,17 @@ fn split_json(text: &str) -> Vec<RawDocument<'_>> {
     let Some(items) = json_array_items(text) else {
         return whole();
     };
+    // Lines are counted incrementally: items come in order, so the whole text is scanned once.
+    let mut line = 1;
+    let mut counted = 0;
     items
         .into_iter()
         .enumerate()
         .map(|(index, (start, end))| {
-            let line = 1 + text.get(..start).map_or(0, |s| s.matches('\n').count());
+            line += text
+                .get(counted..start)
+                .map_or(0, |s| s.matches('\n').count());
+            counted = start;
             RawDocument {
                 index,
                 first_line: line,
@@ -273,18 +282,56 @@ fn decode_document(
     objects: &mut Vec<Loaded>,
     problems: &mut Vec<Problem>,
 ) {
-    match decode(doc.text) {
-        Ok(resources) => {
-            for resource in resources {
+    match decode_documents(doc.text, &DecodeOptions::skipping_unsupported()) {
+        Ok(decoded) => {
+            let text: Arc<str> = Arc::from(doc.text);
+            // Lines from the decoder are relative to this document's text.
+            let file_line = |at: &Position| at.line.map(|l| doc.first_line + l - 1);
+            for d in decoded.documents {
+                let line = file_line(&d.at).unwrap_or(doc.content_line);
                 objects.push(Loaded {
-                    resource,
+                    resource: d.resource,
                     origin: Origin {
                         file: file.to_owned(),
                         document: doc.index,
-                        line: doc.content_line,
+                        line,
                     },
-                    text: doc.text.to_owned(),
+                    text: Arc::clone(&text),
                     first_line: doc.first_line,
+                    path_prefix: d
+                        .at
+                        .item
+                        .map(|i| format!("items[{i}]."))
+                        .unwrap_or_default(),
+                });
+            }
+            for skipped in decoded.skipped {
+                let name = if skipped.at.item.is_none() {
+                    peek_identity(doc).map(|(ns, name)| {
+                        if ns.is_empty() {
+                            name
+                        } else {
+                            format!("{ns}/{name}")
+                        }
+                    })
+                } else {
+                    None
+                };
+                let what = format!("{} {}", skipped.api_version, skipped.kind);
+                problems.push(Problem {
+                    severity: Severity::Warning,
+                    file: Some(file.to_owned()),
+                    document: Some(doc.index),
+                    line: file_line(&skipped.at).or(Some(doc.content_line)),
+                    object: None,
+                    path: None,
+                    message: match name {
+                        Some(n) => format!(
+                            "skipped {} {n}: {what} is not a kind gamma-rs reads",
+                            skipped.kind
+                        ),
+                        None => format!("skipped: {what} is not a kind gamma-rs reads"),
+                    },
                 });
             }
         }
@@ -304,9 +351,9 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         message: String::new(),
     };
     match e {
+        // Prefer the position the decoder reports; ask the parser directly when it has none.
         DecodeError::Syntax { at, message, .. } => {
-            let line = at.line.or_else(|| yaml_error_line(doc));
-            if let Some(l) = line {
+            if let Some(l) = at.line.or_else(|| syntax_error_line(doc)) {
                 problem.line = Some(doc.first_line + l - 1);
             }
             problem.message = format!("syntax error: {}", strip_position(first_line_of(message)));
@@ -344,13 +391,24 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
                 };
                 problem.object = Some(ObjectRef::new(*kind, ns, name));
             }
+            // The decoder's line (relative to this document) finds the node also inside a
+            // `kind: List`; the locator is the fallback when it has none.
+            let line = e
+                .line()
+                .or_else(|| locate::line_of(doc.text, path).filter(|_| !path.is_empty()));
+            if let Some(l) = line {
+                problem.line = Some(doc.first_line + l - 1);
+            }
             if !path.is_empty() {
-                if let Some(l) = locate::line_of(doc.text, path) {
-                    problem.line = Some(doc.first_line + l - 1);
-                }
                 problem.path = Some(path.clone());
             }
             problem.message = first_line_of(message).to_owned();
+        }
+        DecodeError::NotAnObject { found, .. } => {
+            problem.message = format!("expected an object with apiVersion and kind, found {found}");
+        }
+        DecodeError::LimitExceeded { limit, message, .. } => {
+            problem.message = format!("{limit} limit exceeded: {message}");
         }
         other => problem.message = other.to_string(),
     }
@@ -372,14 +430,20 @@ fn strip_position(message: &str) -> &str {
     m
 }
 
+/// A parser message for a problem line: its first line, without the parser's own position.
+pub fn parser_message(message: &str) -> &str {
+    strip_position(first_line_of(message))
+}
+
 fn first_line_of(message: &str) -> &str {
     message.lines().next().unwrap_or(message).trim_end()
 }
 
-/// The line of a YAML syntax error within the document, asked of the parser directly.
-fn yaml_error_line(doc: &RawDocument<'_>) -> Option<usize> {
+/// The line of a syntax error within the document, asked of the parser directly.
+fn syntax_error_line(doc: &RawDocument<'_>) -> Option<usize> {
     if doc.json {
-        return None;
+        let err = serde_json::from_str::<serde_json::Value>(doc.text).err()?;
+        return (err.line() > 0).then_some(err.line());
     }
     let err = serde_saphyr::from_str::<serde_json::Value>(doc.text).err()?;
     usize::try_from(err.location()?.line()).ok()
@@ -485,6 +549,24 @@ metadata: {name: web}
     }
 
     #[test]
+    fn json_syntax_errors_name_the_file_line() {
+        let text = "[\n {\"apiVersion\": \"v1\", \"kind\": \"Namespace\",\n  \"metadata\": {\"name\": }}\n]\n";
+        let m = Manifests::load(&[source("bad.json", text)], Vec::new());
+        assert_eq!(m.problems.len(), 1, "{:?}", m.problems);
+        assert_eq!(m.problems[0].line, Some(3));
+    }
+
+    #[test]
+    fn list_items_have_their_own_lines_and_field_locations() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: b\n    labels: {x: y}\n";
+        let m = Manifests::load(&[source("l.yaml", text)], Vec::new());
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        let lines: Vec<_> = m.objects.iter().map(|o| o.origin.line).collect();
+        assert_eq!(lines, vec![4, 7]);
+        assert_eq!(m.objects[1].line_of("metadata.labels"), 11);
+    }
+
+    #[test]
     fn duplicate_objects_are_errors_pointing_at_the_first() {
         let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n";
         let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
@@ -508,5 +590,17 @@ metadata: {name: web}
         assert!(is_document_start("--- # c\n"));
         assert!(!is_document_start("----\n"));
         assert!(!is_document_start(" ---\n"));
+    }
+
+    proptest::proptest! {
+        // Any text splits into documents that cover it in order, and loading never panics.
+        #[test]
+        fn splitting_and_loading_never_panic(text in "(---\n|\\[|\\]|\\{|\\}|\"|,|a: b\n|- x\n| |\n){0,40}") {
+            let docs = split_documents(&text);
+            for pair in docs.windows(2) {
+                proptest::prop_assert!(pair[0].first_line <= pair[1].first_line);
+            }
+            let _ = Manifests::load(&[source("p.yaml", &text)], Vec::new());
+        }
     }
 }

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 
-use gamma::model::Snapshot;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,8 +42,8 @@ pub struct RequestLine {
     /// TLS server name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sni: Option<String>,
-    /// `http` (default when a method or path is given), `grpc`, `tls`, `tcp` (default
-    /// otherwise) or `udp`.
+    /// `http` (default when a method or path is given), `grpc`, `tls` (default with `sni`),
+    /// `tcp` (default otherwise) or `udp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<ProtocolArg>,
     /// Entropy for the weighted backend pick.
@@ -207,32 +206,6 @@ impl Destination {
             namespace: namespace.to_owned(),
             port,
         })
-    }
-
-    /// The address a mesh request to this destination is sent to: the address itself, or the
-    /// Service's first cluster IP. Gateways have no address here (`None`).
-    pub fn address(&self, snapshot: &Snapshot) -> Result<Option<SocketAddr>, String> {
-        match self {
-            Destination::Address(a) => Ok(Some(*a)),
-            Destination::Gateway { .. } => Ok(None),
-            Destination::Service {
-                name,
-                namespace,
-                port,
-            } => {
-                let service = snapshot
-                    .service(namespace, name)
-                    .ok_or_else(|| format!("Service {namespace}/{name} is not in the manifests"))?;
-                let ip = service.frontend_ips().into_iter().next().ok_or_else(|| {
-                    format!(
-                        "Service {namespace}/{name} has no cluster IP (headless or ExternalName): \
-                         there is no Service frontend to send to; a request to one of its pod \
-                         IPs binds no Service (GEP-1294)"
-                    )
-                })?;
-                Ok(Some(SocketAddr::new(ip, *port)))
-            }
-        }
     }
 }
 

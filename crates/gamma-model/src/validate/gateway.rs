@@ -60,6 +60,9 @@ impl Validate for Gateway {
                 from,
             );
         }
+        if let Some(tls) = &s.tls {
+            super::gateway_tls::gateway_tls(tls, &spath.field("tls"), errors);
+        }
         if let Some(d) = &s.default_scope {
             errors.known(&spath.field("defaultScope"), d);
         }

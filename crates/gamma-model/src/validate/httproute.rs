@@ -18,6 +18,9 @@ impl Validate for HttpRoute {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);
         self.spec.collect_errors(&path.field("spec"), opts, errors);
+        if let Some(status) = &self.status {
+            status.collect_errors(&path.field("status"), opts, errors);
+        }
     }
 }
 

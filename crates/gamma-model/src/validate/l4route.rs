@@ -55,6 +55,9 @@ impl Validate for L4RouteRule {
 impl Validate for TlsRoute {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);
+        if let Some(status) = &self.status {
+            status.collect_errors(&path.field("status"), opts, errors);
+        }
         let spath = path.field("spec");
         let alpha2 = is_v1alpha2(&self.api_version);
         let hpath = spath.field("hostnames");
@@ -97,6 +100,9 @@ impl Validate for TlsRoute {
 impl Validate for TcpRoute {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);
+        if let Some(status) = &self.status {
+            status.collect_errors(&path.field("status"), opts, errors);
+        }
         let spath = path.field("spec");
         common::use_default_gateways(self.spec.use_default_gateways.as_ref(), &spath, errors);
         l4_spec(
@@ -113,6 +119,9 @@ impl Validate for TcpRoute {
 impl Validate for UdpRoute {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);
+        if let Some(status) = &self.status {
+            status.collect_errors(&path.field("status"), opts, errors);
+        }
         let spath = path.field("spec");
         common::use_default_gateways(self.spec.use_default_gateways.as_ref(), &spath, errors);
         l4_spec(

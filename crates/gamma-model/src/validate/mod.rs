@@ -2,20 +2,42 @@
 //!
 //! Every resource implements [`Validate`]. Validation collects *all* errors, each with the JSON
 //! field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
-//! [`ErrorKind`], and a message a person can act on.
+//! [`ErrorKind`], and a message a person can act on (upstream's own message for CEL rules).
+//! Rules that exist only in the experimental CRDs apply under [`Channel::Experimental`];
+//! experimental-only *fields* are validated whenever present. `docs/validation.md` maps every
+//! upstream rule to the code and lists what is deliberately not checked.
+//!
+//! ```
+//! use gamma_model::validate::{Channel, Validate, ValidateOptions};
+//! let route: gamma_model::gateway::HttpRoute = serde_json::from_value(serde_json::json!({
+//!     "metadata": {"name": "r"},
+//!     "spec": {"rules": [{
+//!         "matches": [{"path": {"type": "PathPrefix", "value": "/a/.."}}],
+//!         "backendRefs": [{"name": "svc", "weight": 1000001}]
+//!     }]}
+//! })).unwrap();
+//! let errors = route.validate().unwrap_err();
+//! assert!(errors.has_error_at("spec.rules[0].matches[0].path.value"));   // "must not end with '/..' ..."
+//! assert!(errors.has_error_at("spec.rules[0].backendRefs[0]"));          // "Must have port for Service reference"
+//! assert!(errors.has_error_at("spec.rules[0].backendRefs[0].weight"));   // 0 to 1,000,000
+//! # let _ = ValidateOptions::channel(Channel::Experimental);
+//! ```
 
 mod common;
 mod core;
 mod gateway;
+mod gateway_tls;
 mod grpcroute;
 mod httproute;
 mod l4route;
 mod path;
 pub mod patterns;
 mod policy;
+mod status;
 
 pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
+pub use status::MAX_STATUS_PARENTS;
 
 use std::fmt;
 
@@ -153,6 +175,16 @@ impl ValidationError {
 pub struct ValidationErrors(Vec<ValidationError>);
 
 impl ValidationErrors {
+    /// Wraps a non-empty list of errors; `None` when the list is empty.
+    pub fn from_vec(errors: Vec<ValidationError>) -> Option<Self> {
+        (!errors.is_empty()).then_some(ValidationErrors(errors))
+    }
+
+    /// A list holding one error.
+    pub fn single(error: ValidationError) -> Self {
+        ValidationErrors(vec![error])
+    }
+
     /// The individual errors.
     pub fn errors(&self) -> &[ValidationError] {
         &self.0
@@ -261,6 +293,11 @@ impl Errors {
     /// The errors recorded so far.
     pub fn as_slice(&self) -> &[ValidationError] {
         &self.list
+    }
+
+    /// Consumes the collector into the list of errors recorded (possibly empty).
+    pub fn into_vec(self) -> Vec<ValidationError> {
+        self.list
     }
 
     /// `Ok` when nothing was recorded.

@@ -55,6 +55,11 @@ pub const WELL_KNOWN_CA_PATTERN: &str = r"^(System|([a-z0-9]([-a-z0-9]*[a-z0-9])
 /// BackendTLSPolicy `subjectAltNames[].uri` (not anchored at the end upstream).
 pub const SAN_URI_PATTERN: &str = r"^(([^:/?#]+):)(//([^/?#]*))([^?#]*)(\?([^#]*))?(#(.*))?";
 
+/// `Condition.type` (metav1.Condition): an optional `subdomain/` prefix and a name.
+pub const CONDITION_TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$";
+/// `Condition.reason` (metav1.Condition): CamelCase-like.
+pub const CONDITION_REASON_PATTERN: &str = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$";
+
 fn is_lower_alnum(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit()
 }
@@ -471,6 +476,35 @@ pub fn is_san_uri(s: &str) -> bool {
     }
 }
 
+/// `Condition.type`: an optional `subdomain/` prefix, then alphanumerics with `-_.` inside.
+pub fn is_condition_type(s: &str) -> bool {
+    let name = match s.split_once('/') {
+        Some((prefix, name)) => {
+            if !is_dns_subdomain(prefix) {
+                return false;
+            }
+            name
+        }
+        None => s,
+    };
+    !name.is_empty() && is_label_value(name)
+}
+
+/// `Condition.reason`: a letter, then letters, digits, `_`, `,`, `:`, ending in a letter, digit
+/// or `_`.
+pub fn is_condition_reason(s: &str) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(&f), Some(&l)) => {
+            f.is_ascii_alphabetic()
+                && (l.is_ascii_alphanumeric() || l == b'_')
+                && b.iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || b"_,:".contains(&c))
+        }
+        _ => false,
+    }
+}
+
 /// CEL `isIP`: an IPv4 or IPv6 address.
 pub fn is_ip(s: &str) -> bool {
     s.parse::<std::net::IpAddr>().is_ok()
@@ -752,6 +786,31 @@ mod tests {
                 "a?b://c",
                 "https://",
             ],
+        );
+    }
+
+    // spec-digest §9.3: status condition types and reasons.
+    #[test]
+    fn condition_predicates_agree_with_upstream_regexes() {
+        agrees(
+            CONDITION_TYPE_PATTERN,
+            is_condition_type,
+            &[
+                "",
+                "Accepted",
+                "gamma.rs/Owned",
+                "a/b/c",
+                "-a",
+                "a-",
+                "A.b_c",
+                "Bad/x",
+                "x/",
+            ],
+        );
+        agrees(
+            CONDITION_REASON_PATTERN,
+            is_condition_reason,
+            &["", "Accepted", "a_", "a,b:c", "1a", "a,", "a b", "R"],
         );
     }
 

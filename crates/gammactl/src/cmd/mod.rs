@@ -1,29 +1,33 @@
 //! One module per subcommand.
 
+mod authorize;
+mod convert;
+mod explain;
+mod owners;
+mod resolve;
 mod schema;
+mod status;
 mod validate;
 
-use crate::cli::Command;
-use crate::failure::{Failure, usage};
+use crate::cli::{Command, InputArgs};
+use crate::failure::Failure;
+use crate::manifests::Manifests;
+use crate::output::warn;
+use crate::style::Style;
 
 /// Runs a subcommand.
 pub fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::Validate(args) => validate::run(&args),
         Command::Schema(args) => schema::run(&args),
-        Command::Resolve(_) | Command::Explain(_) => Err(usage(
-            "resolve and explain are not available in this build yet",
-        )),
-        Command::Owners(_) | Command::Status(_) => Err(usage(
-            "owners and status are not available in this build yet",
-        )),
+        Command::Resolve(args) => resolve::run(&args),
+        Command::Explain(args) => explain::run(&args),
+        Command::Owners(args) => owners::run(&args),
+        Command::Status(args) => status::run(&args),
+        Command::Convert(crate::cli::ConvertCommand::Smi(args)) => convert::smi(&args),
+        Command::Authorize(args) => authorize::run(&args),
     }
 }
-
-use crate::cli::InputArgs;
-use crate::manifests::Manifests;
-use crate::output::warn;
-use crate::style::Style;
 
 /// Reads and decodes the `-f` inputs.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {

@@ -9,19 +9,30 @@ use crate::failure::{Failure, usage};
 use crate::output::{emit_line, print};
 
 /// The non-resource schemas, with what they describe.
-const FORMATS: &[(&str, &str)] = &[("request", "one line of `gammactl resolve --requests FILE`")];
+const FORMATS: &[(&str, &str)] = &[
+    ("request", "one line of `gammactl resolve --requests FILE`"),
+    (
+        "decision",
+        "what `gammactl resolve -o json` answers (gamma-resolve's Decision)",
+    ),
+    ("explanation", "what `gammactl explain -o json` answers"),
+    (
+        "config",
+        "the arbiter configuration read by `owners`/`status --config`",
+    ),
+];
 
 pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
     if args.kind.eq_ignore_ascii_case("list") {
         for kind in ResourceKind::ALL {
             emit_line(&format!(
-                "{:<18} {}",
+                "{:<28} {}",
                 kind.unique_name(),
                 kind.api_versions().join(", ")
             ));
         }
         for (name, what) in FORMATS {
-            emit_line(&format!("{name:<18} {what}"));
+            emit_line(&format!("{name:<28} {what}"));
         }
         return Ok(());
     }
@@ -34,7 +45,7 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
             names.join(", ")
         ))
     })?;
-    let format = match args.output.format {
+    let format = match args.output.format() {
         Format::Text => Format::Json,
         f => f,
     };
@@ -45,6 +56,15 @@ pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
 fn schema_named(name: &str) -> Option<Schema> {
     if name.eq_ignore_ascii_case("request") {
         return Some(schema_for!(crate::request::RequestLine));
+    }
+    if name.eq_ignore_ascii_case("decision") {
+        return Some(gamma_resolve::schema::decision());
+    }
+    if name.eq_ignore_ascii_case("explanation") {
+        return Some(gamma_resolve::schema::explanation());
+    }
+    if name.eq_ignore_ascii_case("config") {
+        return Some(schema_for!(gamma_arbiter::Config));
     }
     ResourceKind::ALL
         .iter()
@@ -71,6 +91,8 @@ mod tests {
     fn kind_names_match_in_any_case() {
         assert!(schema_named("httproute").is_some());
         assert!(schema_named("REQUEST").is_some());
+        assert!(schema_named("Decision").is_some());
+        assert!(schema_named("config").is_some());
         assert!(schema_named("Deployment").is_none());
     }
 }

@@ -1,0 +1,96 @@
+//! Resolve latency: the engine vs a pre-sorted linear scan vs the naive oracle.
+//! Method and results: benches/README.md.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+#[path = "../../crates/gamma-resolve/tests/common/oracle.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod oracle;
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gamma_benches::{LinearScan, Rng, many_services, one_port, one_port_request, svc_ip};
+use gamma_resolve::{BuildOptions, Request, RouteTable};
+
+fn one_port_resolve(c: &mut Criterion) {
+    let mut g = c.benchmark_group("resolve/one-port");
+    for rules in [10usize, 10_000] {
+        let input = one_port(rules);
+        let table = RouteTable::from_input(&input, &BuildOptions::default());
+        let scan = LinearScan::new(&input);
+        let mut rng = Rng::new(7);
+        let reqs: Vec<(String, String)> = (0..1024)
+            .map(|_| one_port_request(rng.below(rules)))
+            .collect();
+        let dst = svc_ip(0);
+        let mut i = 0usize;
+        g.bench_with_input(BenchmarkId::new("engine", rules), &rules, |b, _| {
+            b.iter(|| {
+                let (p, t) = &reqs[i & 1023];
+                i += 1;
+                let h = [("x-tenant", t.as_str())];
+                let req = Request::http(dst, 80, "GET", p).with_headers(&h);
+                black_box(table.resolve(black_box(&req), i as u64));
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("linear-scan", rules), &rules, |b, _| {
+            b.iter(|| {
+                let (p, t) = &reqs[i & 1023];
+                i += 1;
+                let h = [("x-tenant", t.as_str())];
+                black_box(scan.resolve(black_box(p), &h));
+            })
+        });
+        if rules <= 10_000 {
+            g.sample_size(10);
+            g.bench_with_input(BenchmarkId::new("naive-oracle", rules), &rules, |b, _| {
+                b.iter(|| {
+                    let (p, t) = &reqs[i & 1023];
+                    i += 1;
+                    let h = [("x-tenant", t.as_str())];
+                    let req = Request::http(dst, 80, "GET", p).with_headers(&h);
+                    black_box(oracle::resolve(
+                        &input,
+                        oracle::Policy::default(),
+                        &req,
+                        i as u64,
+                    ));
+                })
+            });
+            g.sample_size(100);
+        }
+    }
+    g.finish();
+}
+
+fn many_services_resolve(c: &mut Criterion) {
+    let input = many_services(10_000, 5);
+    let table = RouteTable::from_input(&input, &BuildOptions::default());
+    let mut rng = Rng::new(11);
+    let reqs: Vec<(usize, String, String)> = (0..4096)
+        .map(|_| {
+            let j = rng.below(10_000);
+            let (p, t) = one_port_request(j + rng.below(5));
+            (j, p, t)
+        })
+        .collect();
+    let mut i = 0usize;
+    c.bench_function("resolve/10k-services-x-5-rules", |b| {
+        b.iter(|| {
+            let (j, p, t) = &reqs[i & 4095];
+            i += 1;
+            let h = [("x-tenant", t.as_str())];
+            let req = Request::http(svc_ip(*j), 80, "GET", p).with_headers(&h);
+            black_box(table.resolve(black_box(&req), i as u64));
+        })
+    });
+}
+
+criterion_group!(benches, one_port_resolve, many_services_resolve);
+criterion_main!(benches);

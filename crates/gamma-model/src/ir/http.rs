@@ -1,0 +1,921 @@
+//! The HTTPRoute IR.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::names::{HeaderName, Hostname, PreciseHostname};
+use super::path::{Path, PathMatch, PathPrefix};
+use super::refs::{BackendTarget, ParentRef, WeightedBackend};
+use super::{Partial, convert_partial};
+use crate::gateway::{self, HttpRouteFilterType, MatchType, PathMatchType, PathModifierType};
+use crate::meta::ObjectMeta;
+use crate::validate::patterns::parse_duration_ms;
+use crate::validate::{ErrorKind, Errors, FieldPath, Validate, ValidateOptions, ValidationErrors};
+
+/// An HTTPRoute with defaults applied and only valid content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HttpRoute {
+    /// The route's metadata, as decoded.
+    pub metadata: ObjectMeta,
+    /// The route's namespace (`default` when unset).
+    pub namespace: String,
+    /// Parent references, defaulted, in written order.
+    pub parent_refs: Vec<ParentRef>,
+    /// Hostnames (ignored by meshes, spec-digest §3.6).
+    pub hostnames: Vec<Hostname>,
+    /// The rules, in written order (only the valid ones after [`HttpRoute::from_wire_partial`]).
+    /// An omitted `rules` is one rule matching `PathPrefix /` with no backends.
+    pub rules: Vec<HttpRule>,
+}
+
+/// One HTTPRoute rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HttpRule {
+    /// The index of this rule in the wire route's `spec.rules` (0 for a defaulted rule).
+    pub index: usize,
+    /// The rule name, if any.
+    pub name: Option<String>,
+    /// The matches, ORed; never empty (omitted matches become one `PathPrefix /` match).
+    pub matches: Vec<HttpMatch>,
+    /// Rule-level filters, in order.
+    pub filters: Vec<HttpFilter>,
+    /// Weighted backends (may be empty: a rule without backends answers 500, unless a filter such
+    /// as a redirect answers first).
+    pub backend_refs: Vec<HttpBackend>,
+    /// Timeouts, if set.
+    pub timeouts: Option<Timeouts>,
+    /// **\[experimental\]** retry policy, if set.
+    pub retry: Option<Retry>,
+    /// **\[experimental\]** session persistence, kept as written (validated).
+    pub session_persistence: Option<gateway::SessionPersistence>,
+}
+
+/// One match: every condition must hold.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct HttpMatch {
+    /// The path condition (`PathPrefix /` when omitted).
+    pub path: PathMatch,
+    /// Header conditions: names lower-cased, only the first of case-insensitively equal names.
+    pub headers: Vec<HeaderMatch>,
+    /// Query-parameter conditions: only the first of equal (case-sensitive) names.
+    pub query_params: Vec<QueryParamMatch>,
+    /// The method condition.
+    pub method: Option<Method>,
+}
+
+impl Default for HttpMatch {
+    /// `PathPrefix /` and nothing else: what an omitted match defaults to.
+    fn default() -> Self {
+        HttpMatch {
+            path: PathMatch::root(),
+            headers: Vec::new(),
+            query_params: Vec::new(),
+            method: None,
+        }
+    }
+}
+
+/// How a value is compared.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "type", content = "value")]
+#[non_exhaustive]
+pub enum ValueMatch {
+    /// Byte-exact equality (the default).
+    Exact(String),
+    /// A regular expression (implementation-specific dialect; not compiled here).
+    RegularExpression(String),
+}
+
+impl ValueMatch {
+    fn new(t: Option<&MatchType>, value: &str) -> ValueMatch {
+        match t {
+            Some(MatchType::RegularExpression) => ValueMatch::RegularExpression(value.to_owned()),
+            _ => ValueMatch::Exact(value.to_owned()),
+        }
+    }
+
+    /// The value or pattern text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ValueMatch::Exact(v) | ValueMatch::RegularExpression(v) => v,
+        }
+    }
+}
+
+/// A header condition.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct HeaderMatch {
+    /// The header name, lower-case.
+    pub name: HeaderName,
+    /// The value condition.
+    pub value: ValueMatch,
+}
+
+/// A query-parameter condition (names are case-sensitive).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct QueryParamMatch {
+    /// The parameter name, as written.
+    pub name: String,
+    /// The value condition.
+    pub value: ValueMatch,
+}
+
+/// An HTTP method HTTPRoute can match (upper-case only upstream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+#[non_exhaustive]
+pub enum Method {
+    /// GET
+    Get,
+    /// HEAD
+    Head,
+    /// POST
+    Post,
+    /// PUT
+    Put,
+    /// DELETE
+    Delete,
+    /// CONNECT
+    Connect,
+    /// OPTIONS
+    Options,
+    /// TRACE
+    Trace,
+    /// PATCH
+    Patch,
+}
+
+impl Method {
+    /// The method for a known wire value; `None` for `Unknown`.
+    pub fn from_wire(m: &gateway::HttpMethod) -> Option<Method> {
+        use gateway::HttpMethod as W;
+        Some(match m {
+            W::Get => Method::Get,
+            W::Head => Method::Head,
+            W::Post => Method::Post,
+            W::Put => Method::Put,
+            W::Delete => Method::Delete,
+            W::Connect => Method::Connect,
+            W::Options => Method::Options,
+            W::Trace => Method::Trace,
+            W::Patch => Method::Patch,
+            W::Unknown(_) => return None,
+        })
+    }
+
+    /// The method as it appears on the wire (`GET`, ...).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+            Method::Connect => "CONNECT",
+            Method::Options => "OPTIONS",
+            Method::Trace => "TRACE",
+            Method::Patch => "PATCH",
+        }
+    }
+}
+
+/// A filter of an HTTP rule or backend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", content = "config")]
+#[non_exhaustive]
+pub enum HttpFilter {
+    /// Modify request headers.
+    RequestHeaderModifier(HeaderModifier),
+    /// Modify response headers.
+    ResponseHeaderModifier(HeaderModifier),
+    /// Mirror requests.
+    RequestMirror(Mirror),
+    /// Answer with a redirect.
+    RequestRedirect(Redirect),
+    /// Rewrite host and/or path.
+    #[serde(rename = "URLRewrite")]
+    UrlRewrite(UrlRewrite),
+    /// Cross-origin resource sharing.
+    #[serde(rename = "CORS")]
+    Cors(CorsPolicy),
+    /// An implementation-specific filter (must not be skipped: unresolvable means an error
+    /// response, spec-digest §6.1).
+    ExtensionRef(ExtensionRef),
+    /// **\[experimental\]** external authorization, kept as written (validated).
+    ExternalAuth(gateway::HttpExternalAuthFilter),
+}
+
+/// Header edits: names lower-cased, values as written.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
+pub struct HeaderModifier {
+    /// Headers to overwrite.
+    pub set: Vec<(HeaderName, String)>,
+    /// Headers to append to.
+    pub add: Vec<(HeaderName, String)>,
+    /// Headers to remove (entries that are not header-name tokens, which upstream does not
+    /// reject, are left out: they cannot name a header).
+    pub remove: Vec<HeaderName>,
+}
+
+/// The share of requests to mirror.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct Fraction {
+    /// The numerator, at most the denominator.
+    pub numerator: u32,
+    /// The denominator, at least 1.
+    pub denominator: u32,
+}
+
+/// Mirror requests to a backend (responses ignored).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Mirror {
+    /// The mirror target (defaulted).
+    pub target: BackendTarget,
+    /// The share mirrored: `percent` as n/100, `fraction` as written (denominator default
+    /// 100), 100/100 when neither is set.
+    pub fraction: Fraction,
+}
+
+/// The scheme of a redirect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum RedirectScheme {
+    /// `http` (well-known port 80).
+    Http,
+    /// `https` (well-known port 443).
+    Https,
+}
+
+impl RedirectScheme {
+    /// The well-known port of the scheme (spec-digest §6.3 port derivation).
+    pub fn default_port(&self) -> u16 {
+        match self {
+            RedirectScheme::Http => 80,
+            RedirectScheme::Https => 443,
+        }
+    }
+}
+
+/// A redirect status code (301 and 302 Core, the others Extended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub enum RedirectStatus {
+    /// 301.
+    MovedPermanently,
+    /// 302, the default.
+    Found,
+    /// 303.
+    SeeOther,
+    /// 307.
+    TemporaryRedirect,
+    /// 308.
+    PermanentRedirect,
+}
+
+impl RedirectStatus {
+    /// The numeric code.
+    pub fn code(&self) -> u16 {
+        match self {
+            RedirectStatus::MovedPermanently => 301,
+            RedirectStatus::Found => 302,
+            RedirectStatus::SeeOther => 303,
+            RedirectStatus::TemporaryRedirect => 307,
+            RedirectStatus::PermanentRedirect => 308,
+        }
+    }
+}
+
+/// A path modification of a redirect or rewrite.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "type", content = "value")]
+#[non_exhaustive]
+pub enum PathModifier {
+    /// Replace the whole path.
+    ReplaceFullPath(String),
+    /// Replace the part matched by the rule's single `PathPrefix` match.
+    ReplacePrefixMatch(String),
+}
+
+/// Answer with a redirect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Redirect {
+    /// The scheme; `None` keeps the request's.
+    pub scheme: Option<RedirectScheme>,
+    /// The host; `None` keeps the request's.
+    pub hostname: Option<PreciseHostname>,
+    /// The path change; `None` keeps the path.
+    pub path: Option<PathModifier>,
+    /// The port; `None` means derived (scheme's well-known port, else the listener/Service port).
+    pub port: Option<u16>,
+    /// The status (302 when omitted).
+    pub status: RedirectStatus,
+}
+
+/// Rewrite the request before forwarding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct UrlRewrite {
+    /// The new Host.
+    pub hostname: Option<PreciseHostname>,
+    /// The path change.
+    pub path: Option<PathModifier>,
+}
+
+/// A CORS policy with the defaults applied (`maxAge` 5, credentials off).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CorsPolicy {
+    /// Allowed origins (`*` alone, or validated origins).
+    pub allow_origins: Vec<String>,
+    /// Whether credentials are allowed.
+    pub allow_credentials: bool,
+    /// Allowed methods (`*` alone, or method names).
+    pub allow_methods: Vec<String>,
+    /// Allowed request headers.
+    pub allow_headers: Vec<String>,
+    /// Exposed response headers.
+    pub expose_headers: Vec<String>,
+    /// Preflight cache lifetime, seconds (default 5).
+    pub max_age: u32,
+}
+
+/// A reference to an implementation-specific filter object in the route's namespace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct ExtensionRef {
+    /// The group.
+    pub group: String,
+    /// The kind.
+    pub kind: String,
+    /// The name.
+    pub name: String,
+}
+
+/// A weighted backend of an HTTP rule and its own filters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct HttpBackend {
+    /// The backend and weight.
+    pub backend: WeightedBackend,
+    /// Filters applied when this backend is chosen.
+    pub filters: Vec<HttpFilter>,
+}
+
+/// Rule timeouts (GEP-1742). `Duration::ZERO` means "disable the timeout".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Timeouts {
+    /// The whole request.
+    pub request: Option<Duration>,
+    /// One backend attempt.
+    pub backend_request: Option<Duration>,
+}
+
+/// **\[experimental\]** retry policy (GEP-1731).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub struct Retry {
+    /// Status codes (400–599) that trigger a retry.
+    pub codes: Vec<u16>,
+    /// Maximum number of retries, not counting the first try.
+    pub attempts: Option<u32>,
+    /// Minimum wait between attempts.
+    pub backoff: Option<Duration>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversion. Callers validate first; conversion re-checks what a constructor needs and records
+// an error instead of panicking should the two ever disagree.
+
+fn ok<T>(r: Result<T, ErrorKind>, path: &FieldPath, errors: &mut Errors) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(kind) => {
+            errors.push(path.clone(), kind);
+            None
+        }
+    }
+}
+
+pub(crate) fn duration(s: &str, path: &FieldPath, errors: &mut Errors) -> Option<Duration> {
+    match parse_duration_ms(s) {
+        Some(ms) => Some(Duration::from_millis(ms)),
+        None => {
+            errors.push(
+                path.clone(),
+                ErrorKind::Pattern {
+                    pattern: crate::validate::patterns::DURATION_PATTERN,
+                },
+            );
+            None
+        }
+    }
+}
+
+fn path_match(
+    m: Option<&gateway::HttpPathMatch>,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> Option<PathMatch> {
+    let Some(m) = m else {
+        return Some(PathMatch::root());
+    };
+    let vpath = path.field("value");
+    let value = m.value_or_default();
+    match m.type_or_default() {
+        PathMatchType::Exact => ok(Path::new(value), &vpath, errors).map(PathMatch::Exact),
+        PathMatchType::PathPrefix => {
+            ok(PathPrefix::new(value), &vpath, errors).map(PathMatch::Prefix)
+        }
+        PathMatchType::RegularExpression => Some(PathMatch::RegularExpression(value.to_owned())),
+        PathMatchType::Unknown(t) => {
+            errors.unsupported(&path.field("type"), &t, PathMatchType::KNOWN);
+            None
+        }
+    }
+}
+
+/// Header matches: lower-cased names, first of each case-insensitive name kept.
+pub(crate) fn header_matches<'a>(
+    list: impl Iterator<Item = (Option<&'a MatchType>, &'a str, &'a str)>,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> Vec<HeaderMatch> {
+    let mut out: Vec<HeaderMatch> = Vec::new();
+    for (i, (t, name, value)) in list.enumerate() {
+        if let Some(name) = ok(HeaderName::new(name), &path.index(i).field("name"), errors)
+            && !out.iter().any(|h| h.name == name)
+        {
+            out.push(HeaderMatch {
+                name,
+                value: ValueMatch::new(t, value),
+            });
+        }
+    }
+    out
+}
+
+fn http_match(m: &gateway::HttpRouteMatch, path: &FieldPath, errors: &mut Errors) -> HttpMatch {
+    let path_cond = path_match(m.path.as_ref(), &path.field("path"), errors);
+    let headers = header_matches(
+        m.headers
+            .iter()
+            .map(|h| (h.type_.as_ref(), h.name.as_str(), h.value.as_str())),
+        &path.field("headers"),
+        errors,
+    );
+    let mut query_params: Vec<QueryParamMatch> = Vec::new();
+    for q in &m.query_params {
+        if !query_params.iter().any(|e| e.name == q.name) {
+            query_params.push(QueryParamMatch {
+                name: q.name.clone(),
+                value: ValueMatch::new(q.type_.as_ref(), &q.value),
+            });
+        }
+    }
+    let method = m.method.as_ref().and_then(|w| {
+        let known = Method::from_wire(w);
+        if known.is_none() {
+            errors.unsupported(
+                &path.field("method"),
+                w.as_str(),
+                gateway::HttpMethod::KNOWN,
+            );
+        }
+        known
+    });
+    HttpMatch {
+        path: path_cond.unwrap_or_default(),
+        headers,
+        query_params,
+        method,
+    }
+}
+
+pub(crate) fn header_modifier(
+    f: &gateway::HttpHeaderFilter,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> HeaderModifier {
+    let pairs = |field: &str, list: &[gateway::HttpHeader], errors: &mut Errors| {
+        list.iter()
+            .enumerate()
+            .filter_map(|(i, h)| {
+                ok(
+                    HeaderName::new(&h.name),
+                    &path.field(field).index(i).field("name"),
+                    errors,
+                )
+                .map(|n| (n, h.value.clone()))
+            })
+            .collect::<Vec<_>>()
+    };
+    let set = pairs("set", &f.set, errors);
+    let add = pairs("add", &f.add, errors);
+    // Upstream puts no pattern on `remove` entries; one that is not a header-name token can
+    // never name a header, so it is ignored rather than rejected.
+    let remove = f
+        .remove
+        .iter()
+        .filter_map(|n| HeaderName::new(n).ok())
+        .collect();
+    HeaderModifier { set, add, remove }
+}
+
+pub(crate) fn mirror(m: &gateway::HttpRequestMirrorFilter, ns: &str) -> Mirror {
+    let fraction = match (&m.fraction, m.percent) {
+        (Some(f), _) => Fraction {
+            numerator: u32::try_from(f.numerator).unwrap_or(0),
+            denominator: u32::try_from(f.denominator.unwrap_or(100)).unwrap_or(100),
+        },
+        (None, Some(p)) => Fraction {
+            numerator: u32::try_from(p).unwrap_or(0),
+            denominator: 100,
+        },
+        (None, None) => Fraction {
+            numerator: 100,
+            denominator: 100,
+        },
+    };
+    Mirror {
+        target: BackendTarget::from_wire(&m.backend_ref, ns),
+        fraction,
+    }
+}
+
+pub(crate) fn extension_ref(r: &gateway::LocalObjectReference) -> ExtensionRef {
+    ExtensionRef {
+        group: r.group.clone(),
+        kind: r.kind.clone(),
+        name: r.name.clone(),
+    }
+}
+
+fn path_modifier(
+    m: &gateway::HttpPathModifier,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> Option<PathModifier> {
+    match (&m.type_, &m.replace_full_path, &m.replace_prefix_match) {
+        (PathModifierType::ReplaceFullPath, Some(v), _) => {
+            Some(PathModifier::ReplaceFullPath(v.clone()))
+        }
+        (PathModifierType::ReplacePrefixMatch, _, Some(v)) => {
+            Some(PathModifier::ReplacePrefixMatch(v.clone()))
+        }
+        _ => {
+            errors.rule(path.clone(), "invalid path modifier");
+            None
+        }
+    }
+}
+
+fn hostname_opt(
+    h: Option<&String>,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> Option<PreciseHostname> {
+    h.and_then(|h| ok(PreciseHostname::new(h), &path.field("hostname"), errors))
+}
+
+fn port_opt(p: Option<i32>) -> Option<u16> {
+    p.and_then(|p| u16::try_from(p).ok())
+}
+
+fn filter(
+    f: &gateway::HttpRouteFilter,
+    ns: &str,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> Option<HttpFilter> {
+    use HttpRouteFilterType as T;
+    let missing = |errors: &mut Errors| {
+        errors.rule(
+            path.clone(),
+            format!("filter of type {} has no configuration", f.type_),
+        );
+        None
+    };
+    Some(match &f.type_ {
+        T::RequestHeaderModifier => match &f.request_header_modifier {
+            Some(h) => HttpFilter::RequestHeaderModifier(header_modifier(
+                h,
+                &path.field("requestHeaderModifier"),
+                errors,
+            )),
+            None => return missing(errors),
+        },
+        T::ResponseHeaderModifier => match &f.response_header_modifier {
+            Some(h) => HttpFilter::ResponseHeaderModifier(header_modifier(
+                h,
+                &path.field("responseHeaderModifier"),
+                errors,
+            )),
+            None => return missing(errors),
+        },
+        T::RequestMirror => match &f.request_mirror {
+            Some(m) => HttpFilter::RequestMirror(mirror(m, ns)),
+            None => return missing(errors),
+        },
+        T::RequestRedirect => match &f.request_redirect {
+            Some(r) => {
+                let rpath = path.field("requestRedirect");
+                let status = match r.status_code.map(|c| c.code()).unwrap_or(302) {
+                    301 => RedirectStatus::MovedPermanently,
+                    302 => RedirectStatus::Found,
+                    303 => RedirectStatus::SeeOther,
+                    307 => RedirectStatus::TemporaryRedirect,
+                    308 => RedirectStatus::PermanentRedirect,
+                    other => {
+                        errors.unsupported(
+                            &rpath.field("statusCode"),
+                            &other.to_string(),
+                            &["301", "302", "303", "307", "308"],
+                        );
+                        return None;
+                    }
+                };
+                let scheme = match &r.scheme {
+                    None => None,
+                    Some(gateway::RedirectScheme::Http) => Some(RedirectScheme::Http),
+                    Some(gateway::RedirectScheme::Https) => Some(RedirectScheme::Https),
+                    Some(other) => {
+                        errors.unsupported(
+                            &rpath.field("scheme"),
+                            other.as_str(),
+                            gateway::RedirectScheme::KNOWN,
+                        );
+                        return None;
+                    }
+                };
+                HttpFilter::RequestRedirect(Redirect {
+                    scheme,
+                    hostname: hostname_opt(r.hostname.as_ref(), &rpath, errors),
+                    path: r
+                        .path
+                        .as_ref()
+                        .and_then(|m| path_modifier(m, &rpath.field("path"), errors)),
+                    port: port_opt(r.port),
+                    status,
+                })
+            }
+            None => return missing(errors),
+        },
+        T::UrlRewrite => match &f.url_rewrite {
+            Some(r) => {
+                let rpath = path.field("urlRewrite");
+                HttpFilter::UrlRewrite(UrlRewrite {
+                    hostname: hostname_opt(r.hostname.as_ref(), &rpath, errors),
+                    path: r
+                        .path
+                        .as_ref()
+                        .and_then(|m| path_modifier(m, &rpath.field("path"), errors)),
+                })
+            }
+            None => return missing(errors),
+        },
+        T::Cors => match &f.cors {
+            Some(c) => HttpFilter::Cors(CorsPolicy {
+                allow_origins: c.allow_origins.clone(),
+                allow_credentials: c.allow_credentials.unwrap_or(false),
+                allow_methods: c.allow_methods.clone(),
+                allow_headers: c.allow_headers.clone(),
+                expose_headers: c.expose_headers.clone(),
+                max_age: c.max_age.and_then(|m| u32::try_from(m).ok()).unwrap_or(5),
+            }),
+            None => return missing(errors),
+        },
+        T::ExtensionRef => match &f.extension_ref {
+            Some(r) => HttpFilter::ExtensionRef(extension_ref(r)),
+            None => return missing(errors),
+        },
+        T::ExternalAuth => match &f.external_auth {
+            Some(a) => HttpFilter::ExternalAuth(a.clone()),
+            None => return missing(errors),
+        },
+        T::Unknown(t) => {
+            errors.unsupported(&path.field("type"), t, HttpRouteFilterType::KNOWN);
+            return None;
+        }
+    })
+}
+
+fn filters(
+    list: &[gateway::HttpRouteFilter],
+    ns: &str,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> Vec<HttpFilter> {
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, f)| filter(f, ns, &path.index(i), errors))
+        .collect()
+}
+
+impl HttpRule {
+    /// The rule an omitted `rules` defaults to: every request, no filters, no backends.
+    pub fn default_rule() -> HttpRule {
+        HttpRule {
+            index: 0,
+            name: None,
+            matches: vec![HttpMatch::default()],
+            filters: Vec::new(),
+            backend_refs: Vec::new(),
+            timeouts: None,
+            retry: None,
+            session_persistence: None,
+        }
+    }
+
+    /// Validates rule `index` of a route in `route_namespace` and converts it. Route-level rules
+    /// (total matches, unique rule names) are not checked here; errors carry paths below
+    /// `spec.rules[index]`.
+    pub fn from_wire(
+        rule: &gateway::HttpRouteRule,
+        index: usize,
+        route_namespace: &str,
+        opts: &ValidateOptions,
+    ) -> Result<HttpRule, ValidationErrors> {
+        let path = FieldPath::root().field("spec").field("rules").index(index);
+        let mut errors = Errors::default();
+        rule.collect_errors(&path, opts, &mut errors);
+        if errors.is_empty() {
+            let converted = convert_rule(rule, index, route_namespace, &path, &mut errors);
+            errors.into_result().map(|()| converted)
+        } else {
+            Err(errors
+                .into_result()
+                .err()
+                .unwrap_or_else(super::unreachable_errors))
+        }
+    }
+}
+
+fn convert_rule(
+    rule: &gateway::HttpRouteRule,
+    index: usize,
+    ns: &str,
+    path: &FieldPath,
+    errors: &mut Errors,
+) -> HttpRule {
+    let matches = match &rule.matches {
+        None => vec![HttpMatch::default()],
+        Some(ms) if ms.is_empty() => vec![HttpMatch::default()],
+        Some(ms) => ms
+            .iter()
+            .enumerate()
+            .map(|(i, m)| http_match(m, &path.field("matches").index(i), errors))
+            .collect(),
+    };
+    let backend_refs = rule
+        .backend_refs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| HttpBackend {
+            backend: WeightedBackend::from_wire(&b.backend_ref, ns),
+            filters: filters(
+                &b.filters,
+                ns,
+                &path.field("backendRefs").index(i).field("filters"),
+                errors,
+            ),
+        })
+        .collect();
+    let timeouts = rule.timeouts.as_ref().map(|t| {
+        let tpath = path.field("timeouts");
+        Timeouts {
+            request: t
+                .request
+                .as_deref()
+                .and_then(|d| duration(d, &tpath.field("request"), errors)),
+            backend_request: t
+                .backend_request
+                .as_deref()
+                .and_then(|d| duration(d, &tpath.field("backendRequest"), errors)),
+        }
+    });
+    let retry = rule.retry.as_ref().map(|r| Retry {
+        codes: r
+            .codes
+            .iter()
+            .filter_map(|&c| u16::try_from(c).ok())
+            .collect(),
+        attempts: r.attempts.and_then(|a| u32::try_from(a).ok()),
+        backoff: r
+            .backoff
+            .as_deref()
+            .and_then(|d| duration(d, &path.field("retry").field("backoff"), errors)),
+    });
+    HttpRule {
+        index,
+        name: rule.name.clone(),
+        matches,
+        filters: filters(&rule.filters, ns, &path.field("filters"), errors),
+        backend_refs,
+        timeouts,
+        retry,
+        session_persistence: rule.session_persistence.clone(),
+    }
+}
+
+pub(crate) fn parent_refs(refs: &[gateway::ParentReference], ns: &str) -> Vec<ParentRef> {
+    refs.iter()
+        .enumerate()
+        .map(|(i, r)| ParentRef::from_wire(i, r, ns))
+        .collect()
+}
+
+pub(crate) fn hostnames(list: &[String], errors: &mut Errors) -> Vec<Hostname> {
+    let path = FieldPath::root().field("spec").field("hostnames");
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, h)| ok(Hostname::new(h), &path.index(i), errors))
+        .collect()
+}
+
+impl HttpRoute {
+    /// Validates (standard channel) and converts a route; every error when it is invalid.
+    pub fn from_wire(wire: &gateway::HttpRoute) -> Result<HttpRoute, ValidationErrors> {
+        HttpRoute::from_wire_with(wire, &ValidateOptions::default())
+    }
+
+    /// Validates with `opts` and converts a route; every error when any part is invalid.
+    pub fn from_wire_with(
+        wire: &gateway::HttpRoute,
+        opts: &ValidateOptions,
+    ) -> Result<HttpRoute, ValidationErrors> {
+        wire.validate_with(opts)?;
+        let partial = HttpRoute::from_wire_partial(wire, opts)?;
+        Ok(partial.value)
+    }
+
+    /// Validates with `opts` and converts, dropping invalid rules (see the [module
+    /// docs](super)). Fails when the route itself is invalid or no rule is valid.
+    pub fn from_wire_partial(
+        wire: &gateway::HttpRoute,
+        opts: &ValidateOptions,
+    ) -> Result<Partial<HttpRoute>, ValidationErrors> {
+        let mut errors = Errors::default();
+        wire.collect_errors(&FieldPath::root(), opts, &mut errors);
+        let ns = wire.metadata.namespace_or_default().to_owned();
+        let default_rules;
+        let rules: &[gateway::HttpRouteRule] = match &wire.spec.rules {
+            Some(r) => r,
+            None => {
+                default_rules = Vec::new();
+                &default_rules
+            }
+        };
+        let names: Vec<Option<String>> = rules.iter().map(|r| r.name.clone()).collect();
+        let mut route_errors = Errors::default();
+        let hostnames = hostnames(&wire.spec.hostnames, &mut route_errors);
+        let mut all = errors.into_vec();
+        all.extend(route_errors.into_vec());
+        let omitted = wire.spec.rules.is_none();
+        convert_partial(
+            all,
+            &names,
+            |i| {
+                let mut errors = Errors::default();
+                let path = FieldPath::root().field("spec").field("rules").index(i);
+                let rule = rules
+                    .get(i)
+                    .map(|r| convert_rule(r, i, &ns, &path, &mut errors));
+                errors.into_result()?;
+                rule.ok_or_else(|| {
+                    ValidationErrors::single(crate::validate::ValidationError::new(
+                        path,
+                        ErrorKind::Required,
+                    ))
+                })
+            },
+            |kept| HttpRoute {
+                metadata: wire.metadata.clone(),
+                namespace: ns.clone(),
+                parent_refs: parent_refs(&wire.spec.parent_refs, &ns),
+                hostnames,
+                rules: if omitted {
+                    vec![HttpRule::default_rule()]
+                } else {
+                    kept
+                },
+            },
+        )
+    }
+}

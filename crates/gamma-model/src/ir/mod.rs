@@ -1,0 +1,220 @@
+//! The defaulted, validated view of routes that the engines consume.
+//!
+//! [`crate::gateway`] mirrors the wire format: optional fields stay optional and unknown enum
+//! values are kept. This module is the next layer (the regex crate's HIR to the wire's AST):
+//! every default the API server would apply is applied, every value has been validated, and the
+//! types cannot hold what upstream forbids:
+//!
+//! - [`Hostname`] / [`PreciseHostname`] / [`HeaderName`] newtypes, constructed only from valid
+//!   values;
+//! - [`PathMatch`]`::{Exact(`[`Path`]`), Prefix(`[`PathPrefix`]`), RegularExpression}`, prefixes
+//!   normalised (a trailing `/` dropped except for the root);
+//! - header matches with lower-cased names, later case-insensitive duplicates dropped
+//!   (spec-digest §1.4); query-parameter duplicates (case-sensitive) dropped (§1.5);
+//! - [`Method`] with only the nine upstream methods;
+//! - omitted `rules`, `matches` and `path` become `PathPrefix /` (§1.2); backend refs get group
+//!   `""`, kind `Service`, the route's namespace and weight 1 (§5.1); parent refs get group
+//!   `gateway.networking.k8s.io` and kind `Gateway` (§8.2); redirects get status 302 (§6.3);
+//!   mirrors get a [`Fraction`] (100/100 when neither `percent` nor `fraction` is set).
+//!
+//! # Whole routes and partially invalid routes
+//!
+//! [`HttpRoute::from_wire`] (and the GRPC/TLS/TCP/UDP equivalents) converts a route that is
+//! valid as a whole and returns every validation error otherwise. Engines that must keep the
+//! valid rules of a partially invalid route (spec-digest §6.1: an invalid rule makes only that
+//! rule invalid; the route gets `PartiallyInvalid`) use [`HttpRoute::from_wire_partial`]:
+//!
+//! - errors outside `spec.rules[i]` (metadata, parentRefs, hostnames, the rule count, the total
+//!   number of matches, rule-name uniqueness) reject the route;
+//! - a rule with errors is dropped and reported in [`Partial::dropped`], with its errors;
+//! - when every rule is dropped the route is rejected.
+//!
+//! ```
+//! use gamma_model::gateway::HttpRoute as WireRoute;
+//! use gamma_model::ir::{HttpRoute, PathMatch};
+//! use gamma_model::validate::ValidateOptions;
+//!
+//! let wire: WireRoute = serde_json::from_value(serde_json::json!({
+//!     "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+//!     "metadata": {"name": "r", "namespace": "shop"},
+//!     "spec": {
+//!         "parentRefs": [{"group": "", "kind": "Service", "name": "cart", "port": 80}],
+//!         "rules": [
+//!             {"matches": [{"path": {"type": "PathPrefix", "value": "/v2/"}}],
+//!              "backendRefs": [{"name": "cart-v2", "port": 80}]},
+//!             {"matches": [{"path": {"value": "/a/.."}}]}
+//!         ]
+//!     }
+//! })).unwrap();
+//!
+//! // As a whole the route is invalid (rule 1 has a bad path) ...
+//! assert!(HttpRoute::from_wire(&wire).is_err());
+//! // ... but rule 0 can be kept.
+//! let partial = HttpRoute::from_wire_partial(&wire, &ValidateOptions::default()).unwrap();
+//! assert!(partial.is_partially_invalid());
+//! assert_eq!(partial.dropped[0].index, 1);
+//! let route = partial.value;
+//! assert_eq!(route.rules.len(), 1);
+//! assert_eq!(route.rules[0].index, 0);
+//! match &route.rules[0].matches[0].path {
+//!     PathMatch::Prefix(p) => assert_eq!(p.as_str(), "/v2"),
+//!     other => panic!("unexpected {other:?}"),
+//! }
+//! let backend = &route.rules[0].backend_refs[0].backend;
+//! assert_eq!((backend.target.namespace.as_str(), backend.weight), ("shop", 1));
+//! ```
+
+mod grpc;
+mod http;
+mod l4;
+mod names;
+mod path;
+mod refs;
+
+pub use grpc::{GrpcBackend, GrpcFilter, GrpcMatch, GrpcMethodMatch, GrpcRoute, GrpcRule};
+pub use http::{
+    CorsPolicy, ExtensionRef, Fraction, HeaderMatch, HeaderModifier, HttpBackend, HttpFilter,
+    HttpMatch, HttpRoute, HttpRule, Method, Mirror, PathModifier, QueryParamMatch, Redirect,
+    RedirectScheme, RedirectStatus, Retry, Timeouts, UrlRewrite, ValueMatch,
+};
+pub use l4::{L4Rule, TcpRoute, TlsRoute, UdpRoute};
+pub use names::{HeaderName, Hostname, PreciseHostname};
+pub use path::{Path, PathMatch, PathPrefix};
+pub use refs::{BackendTarget, ParentRef, WeightedBackend};
+
+use serde::Serialize;
+
+use crate::validate::{ValidationError, ValidationErrors};
+
+/// A route converted with its invalid rules dropped.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Partial<T> {
+    /// The route, holding only the valid rules.
+    pub value: T,
+    /// The rules that were dropped, in rule order.
+    pub dropped: Vec<DroppedRule>,
+}
+
+impl<T> Partial<T> {
+    /// Whether any rule was dropped (the route's condition should carry `PartiallyInvalid`).
+    pub fn is_partially_invalid(&self) -> bool {
+        !self.dropped.is_empty()
+    }
+}
+
+/// A rule dropped from a partially invalid route, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct DroppedRule {
+    /// The index of the rule in the route's `spec.rules`.
+    pub index: usize,
+    /// The rule's name, if it has one.
+    pub name: Option<String>,
+    /// Everything wrong with it (paths are from the route's root, e.g. `spec.rules[1]...`).
+    pub errors: ValidationErrors,
+}
+
+impl DroppedRule {
+    /// Whether the rule was dropped only because of values this version does not know
+    /// (condition reason `UnsupportedValue` rather than a plain invalid rule).
+    pub fn is_unsupported_value(&self) -> bool {
+        self.errors
+            .errors()
+            .iter()
+            .all(ValidationError::is_unsupported_value)
+    }
+}
+
+/// Splits validation errors into route-level ones and those inside `spec.rules[i]`.
+fn partition(
+    errors: Vec<ValidationError>,
+    rule_count: usize,
+) -> (Vec<ValidationError>, Vec<Vec<ValidationError>>) {
+    let mut route = Vec::new();
+    let mut rules: Vec<Vec<ValidationError>> = vec![Vec::new(); rule_count];
+    for e in errors {
+        match rule_index(e.path.as_str()).and_then(|i| rules.get_mut(i)) {
+            Some(bucket) => bucket.push(e),
+            None => route.push(e),
+        }
+    }
+    (route, rules)
+}
+
+/// `Some(i)` when `path` is `spec.rules[i]` or below it.
+fn rule_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("spec.rules[")?;
+    let end = rest.find(']')?;
+    let index = rest.get(..end)?.parse().ok()?;
+    match rest.get(end + 1..)?.bytes().next() {
+        None | Some(b'.') | Some(b'[') => Some(index),
+        Some(_) => None,
+    }
+}
+
+/// The shared driver of `from_wire_partial`: `validate` collects every error of the route,
+/// `convert` turns rule `i` (known to be valid) into its IR.
+fn convert_partial<R, T>(
+    errors: Vec<ValidationError>,
+    rule_names: &[Option<String>],
+    mut convert: impl FnMut(usize) -> Result<R, ValidationErrors>,
+    build: impl FnOnce(Vec<R>) -> T,
+) -> Result<Partial<T>, ValidationErrors> {
+    let (route_errors, rule_errors) = partition(errors, rule_names.len());
+    if let Some(e) = ValidationErrors::from_vec(route_errors) {
+        return Err(e);
+    }
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for (index, errs) in rule_errors.into_iter().enumerate() {
+        let outcome = match ValidationErrors::from_vec(errs) {
+            Some(e) => Err(e),
+            None => convert(index),
+        };
+        match outcome {
+            Ok(rule) => kept.push(rule),
+            Err(errors) => dropped.push(DroppedRule {
+                index,
+                name: rule_names.get(index).cloned().flatten(),
+                errors,
+            }),
+        }
+    }
+    if kept.is_empty() && !dropped.is_empty() {
+        let all = dropped
+            .into_iter()
+            .flat_map(|d| d.errors.into_vec())
+            .collect();
+        return Err(ValidationErrors::from_vec(all).unwrap_or_else(unreachable_errors));
+    }
+    Ok(Partial {
+        value: build(kept),
+        dropped,
+    })
+}
+
+/// A `ValidationErrors` for a state the callers rule out (a dropped rule always has errors).
+fn unreachable_errors() -> ValidationErrors {
+    ValidationErrors::single(ValidationError::new(
+        crate::validate::FieldPath::from("spec.rules"),
+        crate::validate::ErrorKind::Rule {
+            message: "every rule is invalid".into(),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_index_parses_only_rule_paths() {
+        assert_eq!(rule_index("spec.rules[3]"), Some(3));
+        assert_eq!(rule_index("spec.rules[12].matches[0].path.value"), Some(12));
+        assert_eq!(rule_index("spec.rules"), None);
+        assert_eq!(rule_index("spec.rules[x]"), None);
+        assert_eq!(rule_index("spec.rules[1]x"), None);
+        assert_eq!(rule_index("spec.hostnames[0]"), None);
+    }
+}

@@ -1,0 +1,87 @@
+//! `gammactl authorize`: SMI TrafficTarget access control for one request, through
+//! gamma-smi's Authorizer.
+
+use gamma::smi::{AccessRequest, Authorizer, Identity};
+use serde::Serialize;
+
+use crate::cli::{AccessProtocol, AuthorizeArgs, Format};
+use crate::failure::{Failure, usage};
+use crate::output::{emit_line, print, warn};
+use crate::style::Style;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Answer<'a> {
+    allowed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    by: Option<&'a gamma::model::ObjectRef>,
+    explanation: &'a str,
+}
+
+pub fn run(args: &AuthorizeArgs) -> Result<(), Failure> {
+    let source: Identity = args
+        .from
+        .parse()
+        .map_err(|e| usage(format!("--from: {e}")))?;
+    let destination: Identity = args.to.parse().map_err(|e| usage(format!("--to: {e}")))?;
+    let protocol = args.protocol.unwrap_or(if args.method.is_some() {
+        AccessProtocol::Http
+    } else {
+        AccessProtocol::Tcp
+    });
+    let port = args.port.map(i32::from);
+    let request = match protocol {
+        AccessProtocol::Http => {
+            let (Some(method), Some(path)) = (&args.method, &args.path) else {
+                return Err(usage("an HTTP request needs METHOD and PATH"));
+            };
+            let mut r = AccessRequest::http(method.to_ascii_uppercase(), path.clone());
+            if let Some(p) = port {
+                r = r.on_port(p);
+            }
+            for h in &args.headers {
+                let (name, value) = h
+                    .split_once('=')
+                    .ok_or_else(|| usage(format!("--header {h:?}: expected NAME=VALUE")))?;
+                r = r.header(name, value);
+            }
+            r
+        }
+        AccessProtocol::Tcp | AccessProtocol::Udp => {
+            let p = port.ok_or_else(|| usage("tcp and udp requests need --port"))?;
+            if args.method.is_some() {
+                return Err(usage("METHOD PATH only apply to --protocol http"));
+            }
+            if protocol == AccessProtocol::Tcp {
+                AccessRequest::tcp(p)
+            } else {
+                AccessRequest::udp(p)
+            }
+        }
+    };
+    let manifests = super::read_strict(&args.input)?;
+    let authorizer = Authorizer::build(&manifests.snapshot());
+    let style = Style::stderr();
+    for f in authorizer.report().findings() {
+        warn(&format!("{} {f}", style.yellow("warning:")));
+    }
+    let verdict = authorizer.authorize(&source, &destination, &request);
+    let answer = Answer {
+        allowed: verdict.allowed,
+        by: verdict.by.as_ref(),
+        explanation: &verdict.explanation,
+    };
+    match args.output.format() {
+        Format::Text => {
+            let out = Style::stdout();
+            let head = if verdict.allowed {
+                out.green("allowed")
+            } else {
+                out.red("denied")
+            };
+            emit_line(&format!("{head}: {}", verdict.explanation));
+            Ok(())
+        }
+        f => print(&answer, f),
+    }
+}

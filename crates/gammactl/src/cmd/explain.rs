@@ -1,0 +1,98 @@
+//! `gammactl explain`: how one request is resolved, step by step.
+
+use gamma_resolve::Explanation;
+
+use crate::cli::{ExplainArgs, Format};
+use crate::engine::Engine;
+use crate::failure::{Failure, input, usage};
+use crate::output::{emit, emit_line, print};
+use crate::request::RequestLine;
+use crate::style::Style;
+
+pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
+    let manifests = super::read_strict(&args.input)?;
+    let engine = Engine::build(&manifests.snapshot());
+    let line = RequestLine::from_args(&args.request).map_err(usage)?;
+    line.destination().map_err(usage)?;
+    let prepared = engine.prepare(&line).map_err(input)?;
+    let explanation = engine.explain(&prepared, 0);
+    match args.output.format() {
+        Format::Text => {
+            let style = Style::stdout();
+            emit_line(&format!(
+                "request:   {}",
+                style.bold(&super::resolve::describe(&prepared))
+            ));
+            if let Some(ip) = engine.assigned_address(&prepared.destination) {
+                emit_line(&style.dim(&format!(
+                    "note:      the Gateway has no address in the manifests; gammactl sends to {ip}"
+                )));
+            }
+            emit(&render(&explanation, &style));
+            Ok(())
+        }
+        f => print(&explanation, f),
+    }
+}
+
+/// The explanation for people: gamma-resolve's steps, with the candidates that also matched
+/// but rank below the winner marked as such.
+fn render(ex: &Explanation, style: &Style) -> String {
+    let mut out = String::new();
+    let mut line = |l: String| {
+        out.push_str(&l);
+        out.push('\n');
+    };
+    line(format!("binding:   {}", ex.binding));
+    if let Some(s) = &ex.route_set {
+        line(format!("route set: {s}"));
+    }
+    if let Some(k) = &ex.route_kind {
+        line(format!(
+            "kind:      {k} (on one Service port: GRPCRoute > HTTPRoute > TLSRoute > TCPRoute)"
+        ));
+    }
+    if !ex.candidates.is_empty() {
+        line("candidates, in precedence order:".into());
+        let mut winner: Option<usize> = None;
+        for (i, c) in ex.candidates.iter().enumerate() {
+            let name = c
+                .rule_name
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            let host = c
+                .hostname
+                .as_deref()
+                .map(|h| format!(" host {h}"))
+                .unwrap_or_default();
+            let head = format!(
+                "  {:>3}. {} rule {}{} match {}{}: {}",
+                i + 1,
+                c.route,
+                c.rule,
+                name,
+                c.match_index,
+                host,
+                c.condition
+            );
+            let verdict = match (&c.failed, winner) {
+                (Some(why), _) => format!("no: {why}"),
+                (None, None) => {
+                    winner = Some(i + 1);
+                    style.green("MATCH, wins")
+                }
+                (None, Some(w)) => format!("matches, but ranks below #{w}"),
+            };
+            line(format!("{head} -> {verdict}"));
+        }
+    }
+    if let Some(w) = &ex.winner {
+        line(format!("winner:    {}", style.green(w)));
+    }
+    if let Some(b) = &ex.backend_pick {
+        line(format!("backend:   {b}"));
+    }
+    line(format!("decision:  {}", style.bold(&ex.decision)));
+    out
+}

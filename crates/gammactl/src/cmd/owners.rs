@@ -1,0 +1,372 @@
+//! `gammactl owners`: the arbiter's decision for every (route, parent), as one controller sees
+//! it (`--as`) or for every controller side by side (`--all`).
+
+use gamma::model::ObjectRef;
+use gamma::model::gateway::ParentReference;
+use gamma_arbiter::{Decision, Identity, Level, Verdict};
+use serde::Serialize;
+
+use crate::cli::{Format, OwnersArgs};
+use crate::failure::Failure;
+use crate::output::{emit, emit_line, print, warn};
+use crate::ownership::{Arbitration, describe_parent, parent_refs};
+use crate::style::Style;
+use crate::table;
+
+/// One (route, parent) in the machine-readable output.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Pair<'a> {
+    route: &'a ObjectRef,
+    parent_index: usize,
+    parent: String,
+    parent_ref: Option<&'a ParentReference>,
+    verdict: &'a Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<Decision>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    owned_by: Option<Vec<String>>,
+}
+
+/// Counts for the summary.
+#[derive(Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    owned: Vec<OwnedCount>,
+    conflict: usize,
+    unclaimed: usize,
+    pending: usize,
+    not_applicable: usize,
+}
+
+/// How many (route, parent) pairs one controller owns (shared ownership counts for each).
+#[derive(Serialize)]
+struct OwnedCount {
+    controller: String,
+    pairs: usize,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    controller: Option<&'a Identity>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    controllers: Vec<Column<'a>>,
+    pairs: Vec<Pair<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Column<'a> {
+    label: &'a str,
+    identity: &'a Identity,
+}
+
+pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
+    let manifests = super::read_strict(&args.input)?;
+    let snapshot = manifests.snapshot();
+    let arb = Arbitration::new(args.config.as_deref(), &snapshot)?;
+    let err_style = Style::stderr();
+    for d in arb.registry().diagnostics() {
+        warn(&format!("{} {d}", err_style.yellow("warning:")));
+    }
+    let me = args.as_controller.as_deref().map(|n| arb.identity(n));
+    let columns = if args.all {
+        arb.controllers()
+    } else {
+        Vec::new()
+    };
+
+    let mut pairs = Vec::new();
+    let mut summary = Summary::default();
+    let mut owned_count = vec![0usize; columns.len()];
+    for (route, index, verdict) in arb.decisions.pairs() {
+        let refs = parent_refs(&snapshot, route);
+        let parent_ref = refs.get(index);
+        let parent = parent_ref.map_or_else(
+            || format!("parentRefs[{index}]"),
+            |p| describe_parent(p, &route.namespace),
+        );
+        match verdict {
+            Verdict::Owned { owners, .. } => {
+                for (c, (_, id)) in columns.iter().enumerate() {
+                    if owners.names().iter().any(|o| id.answers_to(o))
+                        && let Some(n) = owned_count.get_mut(c)
+                    {
+                        *n += 1;
+                    }
+                }
+            }
+            Verdict::Conflict { .. } => summary.conflict += 1,
+            Verdict::Unclaimed => summary.unclaimed += 1,
+            Verdict::Pending { .. } => summary.pending += 1,
+            _ => summary.not_applicable += 1,
+        }
+        let owned_by = args.all.then(|| {
+            columns
+                .iter()
+                .filter(|(_, id)| {
+                    verdict
+                        .owners()
+                        .is_some_and(|o| o.names().iter().any(|n| id.answers_to(n)))
+                })
+                .map(|(label, _)| label.clone())
+                .collect()
+        });
+        pairs.push(Pair {
+            route,
+            parent_index: index,
+            parent,
+            parent_ref,
+            verdict,
+            decision: me.as_ref().map(|m| verdict.view(m, arb.registry())),
+            owned_by,
+        });
+    }
+    summary.owned = columns
+        .iter()
+        .zip(&owned_count)
+        .map(|((label, _), n)| OwnedCount {
+            controller: label.clone(),
+            pairs: *n,
+        })
+        .collect();
+    if let Some(m) = &me
+        && !args.all
+    {
+        let n = pairs
+            .iter()
+            .filter(|p| p.decision.as_ref().is_some_and(Decision::is_owned))
+            .count();
+        summary.owned = vec![OwnedCount {
+            controller: m.name.clone(),
+            pairs: n,
+        }];
+    }
+
+    let report = Report {
+        controller: me.as_ref(),
+        controllers: columns
+            .iter()
+            .map(|(label, identity)| Column { label, identity })
+            .collect(),
+        pairs,
+        summary,
+    };
+    match args.output.format() {
+        Format::Text => {
+            let style = Style::stdout();
+            if args.all {
+                emit(&render_all(&report, &columns, &style));
+            } else if let Some(m) = &me {
+                emit(&render_one(&report, m, &arb.controllers(), &style));
+            }
+            emit_line(&render_summary(&report.summary, &style));
+            Ok(())
+        }
+        f => print(&report, f),
+    }
+}
+
+fn level_short(level: &Level) -> String {
+    match level.rung() {
+        Some(r) => format!("{r}"),
+        None => "class".to_owned(),
+    }
+}
+
+/// Controller names as mesh names where a mesh has them (`linkerd` for
+/// `linkerd.io/policy-controller`), to keep the table narrow.
+fn short_names(names: &[String], columns: &[(String, Identity)]) -> String {
+    names
+        .iter()
+        .map(|n| {
+            columns
+                .iter()
+                .find(|(_, id)| id.answers_to(n))
+                .map_or_else(|| n.clone(), |(label, _)| label.clone())
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render_one(
+    report: &Report<'_>,
+    me: &Identity,
+    columns: &[(String, Identity)],
+    style: &Style,
+) -> String {
+    let mut head = format!("as {}", me.name);
+    if !me.aliases.is_empty() {
+        head.push_str(&format!(" (also {})", me.aliases.join(", ")));
+    }
+    let mut rows = vec![vec![
+        "ROUTE".to_owned(),
+        "PARENT".to_owned(),
+        "DECISION".to_owned(),
+        "LEVEL".to_owned(),
+        "WHY".to_owned(),
+    ]];
+    for p in &report.pairs {
+        let Some(d) = &p.decision else { continue };
+        let (decision, level, why) = match d {
+            Decision::Owned {
+                owners,
+                level,
+                evidence,
+            } => (
+                if owners.len() > 1 {
+                    format!(
+                        "owned (shared with {})",
+                        short_names(&others(owners.names(), me), columns)
+                    )
+                } else {
+                    "owned".to_owned()
+                },
+                level_short(level),
+                evidence.to_string(),
+            ),
+            Decision::Foreign {
+                owners,
+                level,
+                evidence,
+            } => (
+                format!("foreign ({})", short_names(owners.names(), columns)),
+                level_short(level),
+                evidence.to_string(),
+            ),
+            Decision::Conflict {
+                candidates,
+                level,
+                evidence,
+                ..
+            } => (
+                format!("CONFLICT ({})", short_names(candidates.names(), columns)),
+                level_short(level),
+                evidence.to_string(),
+            ),
+            Decision::Pending { level, .. } => {
+                ("pending".to_owned(), level_short(level), d.to_string())
+            }
+            Decision::Unclaimed => ("UNCLAIMED".to_owned(), "-".to_owned(), d.to_string()),
+            _ => ("not applicable".to_owned(), "-".to_owned(), d.to_string()),
+        };
+        rows.push(vec![
+            format!("{} {}/{}", p.route.kind, p.route.namespace, p.route.name),
+            p.parent.clone(),
+            decision,
+            level,
+            why,
+        ]);
+    }
+    let body = table::render(&rows, &|r, c, text| {
+        if r == 0 {
+            style.bold(text)
+        } else if c == 2 && text.starts_with("owned") {
+            style.green(text)
+        } else if c == 2 && (text.starts_with("CONFLICT") || text == "UNCLAIMED") {
+            style.red(text)
+        } else {
+            text.to_owned()
+        }
+    });
+    format!("{head}\n\n{body}\n")
+}
+
+fn others(names: &[String], me: &Identity) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| !me.answers_to(n))
+        .cloned()
+        .collect()
+}
+
+fn render_all(report: &Report<'_>, columns: &[(String, Identity)], style: &Style) -> String {
+    let mut header = vec!["ROUTE".to_owned(), "PARENT".to_owned()];
+    header.extend(columns.iter().map(|(l, _)| l.clone()));
+    header.push("VERDICT".to_owned());
+    let mut rows = vec![header];
+    for p in &report.pairs {
+        let mut row = vec![
+            format!("{} {}/{}", p.route.kind, p.route.namespace, p.route.name),
+            p.parent.clone(),
+        ];
+        for (_, id) in columns {
+            let cell = match p.verdict {
+                Verdict::Owned { owners, .. }
+                    if owners.names().iter().any(|o| id.answers_to(o)) =>
+                {
+                    "owns"
+                }
+                Verdict::Conflict { candidates, .. }
+                    if candidates.names().iter().any(|o| id.answers_to(o)) =>
+                {
+                    "CONFLICT"
+                }
+                _ => "-",
+            };
+            row.push(cell.to_owned());
+        }
+        row.push(match p.verdict {
+            Verdict::Owned {
+                owners,
+                level,
+                evidence,
+            } => {
+                let shared = if owners.len() > 1 { "shared, " } else { "" };
+                format!("{shared}{level}: {evidence}")
+            }
+            Verdict::Conflict {
+                level, evidence, ..
+            } => {
+                format!("CONFLICT at {level}: {evidence}; nobody programs it")
+            }
+            Verdict::Unclaimed => "UNCLAIMED: no level names a controller, no default".to_owned(),
+            other => other.to_string(),
+        });
+        rows.push(row);
+    }
+    let last = columns.len() + 2;
+    let body = table::render(&rows, &|r, c, text| {
+        if r == 0 {
+            style.bold(text)
+        } else if text == "owns" {
+            style.green(text)
+        } else if text == "CONFLICT"
+            || (c == last && text.starts_with("CONFLICT"))
+            || (c == last && text.starts_with("UNCLAIMED"))
+        {
+            style.red(text)
+        } else {
+            text.to_owned()
+        }
+    });
+    format!("{body}\n")
+}
+
+fn render_summary(s: &Summary, style: &Style) -> String {
+    let owned: Vec<String> = s
+        .owned
+        .iter()
+        .map(|o| format!("{} owns {}", o.controller, o.pairs))
+        .collect();
+    let problems = format!(
+        "{} conflict{}, {} unclaimed, {} pending, {} not applicable",
+        s.conflict,
+        if s.conflict == 1 { "" } else { "s" },
+        s.unclaimed,
+        s.pending,
+        s.not_applicable
+    );
+    let problems = if s.conflict + s.unclaimed > 0 {
+        style.yellow(&problems)
+    } else {
+        problems
+    };
+    if owned.is_empty() {
+        problems
+    } else {
+        format!("{}; {problems}", owned.join(", "))
+    }
+}

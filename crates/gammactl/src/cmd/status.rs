@@ -1,0 +1,273 @@
+//! `gammactl status`: the route status updates one controller would write: its own entries
+//! merged into what is stored, foreign entries untouched (gamma-arbiter's status protocol),
+//! with the `Accepted`/`ResolvedRefs` conditions gamma-resolve computes for owned parents.
+
+use std::collections::BTreeMap;
+
+use gamma::model::ObjectRef;
+use gamma::model::gateway::{ConditionStatus, RouteStatus};
+use gamma::model::meta::Time;
+use gamma_arbiter::merge::merge_outcome;
+use gamma_arbiter::routes::route_parts;
+use gamma_arbiter::{MergeOutcome, ParentConditions};
+use gamma_resolve::{BuildOptions, RouteTable};
+use serde::Serialize;
+
+use crate::cli::{Format, StatusArgs, StatusForm};
+use crate::failure::{Failure, usage};
+use crate::output::{emit, print, warn};
+use crate::ownership::{Arbitration, describe_parent};
+use crate::style::Style;
+
+/// One route's update.
+struct Update<'a> {
+    route: &'a ObjectRef,
+    generation: i64,
+    outcome: MergeOutcome,
+}
+
+/// A full object carrying only the status, as `kubectl apply --subresource=status` or a
+/// controller's status write would send it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StatusObject<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: Meta<'a>,
+    status: &'a RouteStatus,
+}
+
+#[derive(Serialize)]
+struct Meta<'a> {
+    name: &'a str,
+    namespace: &'a str,
+}
+
+/// An RFC 6902 JSON Patch for one route: test the generation the status was computed for,
+/// then replace the status.
+#[derive(Serialize)]
+struct Patch<'a> {
+    route: &'a ObjectRef,
+    patch: [PatchOp<'a>; 2],
+}
+
+#[derive(Serialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+enum PatchOp<'a> {
+    Test {
+        path: &'static str,
+        value: i64,
+    },
+    Add {
+        path: &'static str,
+        value: &'a RouteStatus,
+    },
+}
+
+pub fn run(args: &StatusArgs) -> Result<(), Failure> {
+    let now = match &args.now {
+        Some(text) => Time::parse(text).map_err(|e| usage(format!("--now {text:?}: {e}")))?,
+        None => clock_now(),
+    };
+    let manifests = super::read_strict(&args.input)?;
+    let snapshot = manifests.snapshot();
+    let arb = Arbitration::new(args.config.as_deref(), &snapshot)?;
+    let err_style = Style::stderr();
+    for d in arb.registry().diagnostics() {
+        warn(&format!("{} {d}", err_style.yellow("warning:")));
+    }
+    let me = arb.identity(&args.as_controller);
+    // What the data plane would report for each (route, parentRef) it programs.
+    let table = RouteTable::build(&snapshot, &BuildOptions::default());
+    let mut supplied: BTreeMap<(&str, &str, &str, usize), ParentConditions> = BTreeMap::new();
+    for p in table.parent_conditions() {
+        let conditions = ParentConditions::new(p.conditions.iter().map(|c| {
+            let status = if c.status {
+                ConditionStatus::True
+            } else {
+                ConditionStatus::False
+            };
+            (
+                c.type_.as_str(),
+                status,
+                c.reason.as_str(),
+                c.message.as_str(),
+            )
+        }));
+        supplied.insert(
+            (
+                p.kind.as_str(),
+                p.namespace.as_str(),
+                p.name.as_str(),
+                p.parent_index,
+            ),
+            conditions,
+        );
+    }
+
+    let mut updates = Vec::new();
+    for (route, _) in arb.decisions.routes() {
+        let Some((meta, _, stored)) = snapshot.get(route).and_then(route_parts) else {
+            continue;
+        };
+        let lookup = |i: usize| {
+            supplied
+                .get(&(
+                    route.kind.as_str(),
+                    route.namespace.as_str(),
+                    route.name.as_str(),
+                    i,
+                ))
+                .cloned()
+        };
+        let Some(desired) =
+            arb.arbiter
+                .desired_status(&arb.decisions, &snapshot, route, &me, &lookup)
+        else {
+            continue;
+        };
+        let existing = stored.cloned().unwrap_or_default();
+        let generation = meta.generation_or_zero();
+        let outcome = merge_outcome(&existing, &desired, &me, generation, now);
+        updates.push(Update {
+            route,
+            generation,
+            outcome,
+        });
+    }
+
+    let writes: Vec<(&Update<'_>, &RouteStatus)> = updates
+        .iter()
+        .filter_map(|u| match &u.outcome {
+            MergeOutcome::Write { status, .. } => Some((u, status)),
+            _ => None,
+        })
+        .collect();
+    match (args.output.format(), args.form) {
+        (Format::Text, form) => {
+            emit(&render_text(&updates, &me.name, form, &Style::stdout()));
+            Ok(())
+        }
+        (f, StatusForm::Full) => {
+            let objects: Vec<StatusObject<'_>> = writes
+                .iter()
+                .map(|(u, status)| StatusObject {
+                    api_version: "gateway.networking.k8s.io/v1",
+                    kind: u.route.kind.as_str(),
+                    metadata: Meta {
+                        name: &u.route.name,
+                        namespace: &u.route.namespace,
+                    },
+                    status,
+                })
+                .collect();
+            print(&objects, f)
+        }
+        (f, StatusForm::Patch) => {
+            let patches: Vec<Patch<'_>> =
+                writes.iter().map(|(u, status)| patch(u, status)).collect();
+            print(&patches, f)
+        }
+    }
+}
+
+fn patch<'a>(u: &'a Update<'_>, status: &'a RouteStatus) -> Patch<'a> {
+    Patch {
+        route: u.route,
+        patch: [
+            PatchOp::Test {
+                path: "/metadata/generation",
+                value: u.generation,
+            },
+            PatchOp::Add {
+                path: "/status",
+                value: status,
+            },
+        ],
+    }
+}
+
+fn render_text(updates: &[Update<'_>], me: &str, form: StatusForm, style: &Style) -> String {
+    let mut out = String::new();
+    let (mut writes, mut unchanged, mut stale) = (0, 0, 0);
+    for u in updates {
+        let route = format!("{} {}/{}", u.route.kind, u.route.namespace, u.route.name);
+        match &u.outcome {
+            MergeOutcome::Write { status, dropped } => {
+                writes += 1;
+                out.push_str(&format!(
+                    "{} (generation {}): write\n",
+                    style.bold(&route),
+                    u.generation
+                ));
+                if form == StatusForm::Patch {
+                    let json = serde_json::to_string(&patch(u, status).patch).unwrap_or_default();
+                    out.push_str(&format!(
+                        "  kubectl patch {} {} -n {} --subresource=status --type=json -p '{}'\n",
+                        u.route.kind.as_str().to_ascii_lowercase(),
+                        u.route.name,
+                        u.route.namespace,
+                        json.replace('\'', "'\\''")
+                    ));
+                    continue;
+                }
+                for entry in &status.parents {
+                    let mine = entry.controller_name == me;
+                    let parent = describe_parent(&entry.parent_ref, &u.route.namespace);
+                    let conditions: Vec<String> = entry
+                        .conditions
+                        .iter()
+                        .map(|c| {
+                            let text = format!("{}={} {}", c.type_, c.status.as_str(), c.reason);
+                            match (&c.status, mine) {
+                                (_, false) => style.dim(&text),
+                                (ConditionStatus::True, true) => style.green(&text),
+                                (_, true) => style.red(&text),
+                            }
+                        })
+                        .collect();
+                    let who = if mine {
+                        String::new()
+                    } else {
+                        style.dim(&format!(" (kept: {})", entry.controller_name))
+                    };
+                    out.push_str(&format!("  {parent}{who}: {}\n", conditions.join(", ")));
+                }
+                for d in dropped {
+                    out.push_str(&format!(
+                        "  {} {} (32-entry cap)\n",
+                        style.yellow("dropped:"),
+                        describe_parent(d, &u.route.namespace)
+                    ));
+                }
+            }
+            MergeOutcome::Unchanged => unchanged += 1,
+            MergeOutcome::Stale { stored, known } => {
+                stale += 1;
+                out.push_str(&format!(
+                    "{route}: {} stored observedGeneration {stored} is newer than generation {known}; not written\n",
+                    style.yellow("stale:")
+                ));
+            }
+            _ => {}
+        }
+    }
+    let summary = format!(
+        "as {me}: {writes} route{} to write, {unchanged} with nothing to change, {stale} stale",
+        if writes == 1 { "" } else { "s" }
+    );
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&summary);
+    out.push('\n');
+    out
+}
+
+/// The system clock, to the second (the CLI's one use of the clock; `--now` overrides it).
+fn clock_now() -> Time {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    Time::from_unix(secs, 0)
+}

@@ -1,0 +1,236 @@
+//! The route table built from the manifests, and turning a [`RequestLine`] into the engine's
+//! request: destination lookup (Service names to cluster IPs, Gateways to their addresses),
+//! protocol defaults, and the "binds nothing" check.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, Ipv4Addr};
+
+use gamma::model::gateway::GatewaySpecAddress;
+use gamma::model::{Resource, Snapshot};
+use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable};
+
+use crate::cli::ProtocolArg;
+use crate::request::{Destination, RequestLine};
+
+/// The manifests compiled for resolution.
+pub struct Engine {
+    /// The snapshot the table was built from (Gateways without an address got one).
+    pub snapshot: Snapshot,
+    /// The compiled table.
+    pub table: RouteTable,
+    /// Addresses gammactl gave to Gateways that have none in the manifests.
+    pub assigned: BTreeMap<(String, String), IpAddr>,
+}
+
+/// A request ready for the engine: owned parts the borrowed [`Request`] points into.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The destination as written.
+    pub destination: Destination,
+    /// The address it resolved to.
+    pub address: IpAddr,
+    /// The port.
+    pub port: u16,
+    /// The protocol.
+    pub protocol: Protocol,
+    /// Method (HTTP and gRPC).
+    pub method: String,
+    /// Path and query (HTTP and gRPC).
+    pub path: String,
+    /// The rest of the request line.
+    pub line: RequestLine,
+}
+
+impl Engine {
+    /// Builds the table. Gateways with no IP address in `spec.addresses` or
+    /// `status.addresses` are given one from 192.0.2.0/24 (TEST-NET-1, never a real cluster
+    /// address), so `--to gateway/NS/NAME:PORT` can reach their listeners.
+    pub fn build(snapshot: &Snapshot) -> Self {
+        let mut snapshot = snapshot.clone();
+        let mut assigned = BTreeMap::new();
+        let mut next: u8 = 1;
+        let without: Vec<_> = snapshot
+            .gateways()
+            .filter(|g| gateway_ips(g).is_empty())
+            .cloned()
+            .collect();
+        for mut gw in without {
+            let ip = loop {
+                let candidate = IpAddr::V4(Ipv4Addr::new(192, 0, 2, next));
+                next = next.saturating_add(1);
+                if snapshot.services_by_ip(candidate).next().is_none() || next == u8::MAX {
+                    break candidate;
+                }
+            };
+            gw.spec.addresses.push(GatewaySpecAddress {
+                type_: Some("IPAddress".into()),
+                value: Some(ip.to_string()),
+            });
+            assigned.insert(
+                (
+                    gw.metadata.namespace_or_default().to_owned(),
+                    gw.metadata.name.clone(),
+                ),
+                ip,
+            );
+            snapshot.upsert(Resource::Gateway(gw));
+        }
+        let table = RouteTable::build(&snapshot, &BuildOptions::default());
+        Engine {
+            snapshot,
+            table,
+            assigned,
+        }
+    }
+
+    /// Checks and completes a request line; the error says why it cannot be resolved.
+    pub fn prepare(&self, line: &RequestLine) -> Result<Prepared, String> {
+        let destination = line.destination()?;
+        let (address, port) =
+            match &destination {
+                Destination::Address(a) => {
+                    let ip = a.ip();
+                    if !self.binds(ip) {
+                        return Err(format!(
+                            "{ip} is not the cluster IP of any Service nor the address of any \
+                         Gateway in the manifests: it binds no Service frontend (a pod IP, or \
+                         an address outside the cluster), so no route can apply (GEP-1294)"
+                        ));
+                    }
+                    (ip, a.port())
+                }
+                Destination::Service {
+                    name,
+                    namespace,
+                    port,
+                } => {
+                    let service = self.snapshot.service(namespace, name).ok_or_else(|| {
+                        format!("Service {namespace}/{name} is not in the manifests")
+                    })?;
+                    let ip = service.frontend_ips().into_iter().next().ok_or_else(|| {
+                        format!(
+                            "Service {namespace}/{name} has no cluster IP (headless or \
+                         ExternalName): there is no Service frontend to send to, and a \
+                         request to one of its pod IPs binds no Service (GEP-1294)"
+                        )
+                    })?;
+                    (ip, *port)
+                }
+                Destination::Gateway {
+                    namespace,
+                    name,
+                    port,
+                } => {
+                    let gw = self.snapshot.gateway(namespace, name).ok_or_else(|| {
+                        format!("Gateway {namespace}/{name} is not in the manifests")
+                    })?;
+                    let ip = gateway_ips(gw)
+                        .into_iter()
+                        .next()
+                        .ok_or_else(|| format!("Gateway {namespace}/{name} has no IP address"))?;
+                    (ip, *port)
+                }
+            };
+        let protocol = match line.protocol() {
+            ProtocolArg::Http => Protocol::Http,
+            ProtocolArg::Grpc => Protocol::Grpc,
+            ProtocolArg::Tls => Protocol::Tls,
+            ProtocolArg::Tcp => Protocol::Tcp,
+            ProtocolArg::Udp => Protocol::Udp,
+        };
+        let method = line
+            .method
+            .clone()
+            .unwrap_or_else(|| {
+                if protocol == Protocol::Grpc {
+                    "POST"
+                } else {
+                    "GET"
+                }
+                .into()
+            })
+            .to_ascii_uppercase();
+        let path = line.path.clone().unwrap_or_else(|| "/".into());
+        if protocol.is_http() && !path.starts_with('/') {
+            return Err(format!("path {path:?} must start with '/'"));
+        }
+        Ok(Prepared {
+            destination,
+            address,
+            port,
+            protocol,
+            method,
+            path,
+            line: line.clone(),
+        })
+    }
+
+    /// The engine's borrowed request for a prepared one.
+    pub fn request<'a>(p: &'a Prepared) -> Request<'a> {
+        let mut req = match p.protocol {
+            Protocol::Http => Request::http(p.address, p.port, &p.method, &p.path),
+            Protocol::Grpc => Request::grpc(p.address, p.port, &p.path),
+            other => Request::connection(p.address, p.port, other),
+        };
+        if let Some(ns) = &p.line.from {
+            req = req.from_namespace(ns);
+        }
+        if let Some(h) = &p.line.host {
+            req = req.with_host(h);
+        }
+        if let Some(s) = &p.line.sni {
+            req = req.with_sni(s);
+        }
+        req.with_headers(&p.line.headers)
+    }
+
+    /// Resolves a prepared request with its own entropy, else `entropy`.
+    pub fn resolve<'a>(&'a self, p: &'a Prepared, entropy: u64) -> Decision<'a> {
+        self.table
+            .resolve(&Self::request(p), p.line.entropy.unwrap_or(entropy))
+    }
+
+    /// Explains a prepared request with its own entropy, else `entropy`.
+    pub fn explain(&self, p: &Prepared, entropy: u64) -> Explanation {
+        self.table
+            .explain(&Self::request(p), p.line.entropy.unwrap_or(entropy))
+    }
+
+    /// The address gammactl gave a Gateway destination, if it had none of its own.
+    pub fn assigned_address(&self, d: &Destination) -> Option<IpAddr> {
+        match d {
+            Destination::Gateway {
+                namespace, name, ..
+            } => self
+                .assigned
+                .get(&(namespace.clone(), name.clone()))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    fn binds(&self, ip: IpAddr) -> bool {
+        self.snapshot.services_by_ip(ip).next().is_some()
+            || self
+                .snapshot
+                .gateways()
+                .any(|g| gateway_ips(g).contains(&ip))
+    }
+}
+
+fn gateway_ips(gw: &gamma::model::gateway::Gateway) -> Vec<IpAddr> {
+    let status: Vec<IpAddr> = gw
+        .status
+        .iter()
+        .flat_map(|s| s.addresses.iter())
+        .filter_map(|a| a.value.parse().ok())
+        .collect();
+    if !status.is_empty() {
+        return status;
+    }
+    gw.spec
+        .addresses
+        .iter()
+        .filter_map(|a| a.value.as_deref()?.parse().ok())
+        .collect()
+}

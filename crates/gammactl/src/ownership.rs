@@ -1,0 +1,183 @@
+//! The arbiter's view of the manifests: the configuration file, who `--as` is, the controllers
+//! to show side by side, and parents described for people.
+
+use std::path::Path;
+
+use gamma::model::gateway::ParentReference;
+use gamma::model::{ObjectRef, Snapshot};
+use gamma_arbiter::{Arbiter, Config, Decisions, Identity, Registry};
+
+use crate::failure::{Failure, input};
+
+/// The arbiter and its decisions for one snapshot.
+pub struct Arbitration {
+    /// The arbiter (with its configuration).
+    pub arbiter: Arbiter,
+    /// Every verdict.
+    pub decisions: Decisions,
+}
+
+impl Arbitration {
+    /// Reads `--config` (or uses an empty configuration: XMesh objects still register meshes)
+    /// and decides every (route, parent).
+    pub fn new(config: Option<&Path>, snapshot: &Snapshot) -> Result<Self, Failure> {
+        let config = match config {
+            Some(path) => read_config(path)?,
+            None => Config::default(),
+        };
+        let arbiter = Arbiter::new(config).map_err(|errors| {
+            let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            input(format!(
+                "invalid arbiter configuration: {}",
+                list.join("; ")
+            ))
+        })?;
+        let decisions = arbiter.decide_all(snapshot);
+        Ok(Arbitration { arbiter, decisions })
+    }
+
+    /// The registry (configuration merged with XMesh objects).
+    pub fn registry(&self) -> &Registry {
+        self.decisions.registry()
+    }
+
+    /// The identity `--as` names: a mesh name, a mesh's controller name or one of its aliases
+    /// (all give the mesh's canonical identity), or any other controller name as is (a Gateway
+    /// controller, or a typo, which then owns nothing).
+    pub fn identity(&self, name: &str) -> Identity {
+        for m in self.registry().meshes() {
+            if m.name == name || m.controller_name == name || m.aliases.iter().any(|a| a == name) {
+                return Identity::new(m.controller_name.clone()).with_aliases(m.aliases.clone());
+            }
+        }
+        Identity::new(name)
+    }
+
+    /// Every controller worth a column in `owners --all`: the registered meshes (configuration
+    /// order), then other controllers that own or contest something (name order). Each is
+    /// `(label, identity)`; meshes are labelled by name.
+    pub fn controllers(&self) -> Vec<(String, Identity)> {
+        let mut out: Vec<(String, Identity)> = self
+            .registry()
+            .meshes()
+            .iter()
+            .map(|m| {
+                (
+                    m.name.clone(),
+                    Identity::new(m.controller_name.clone()).with_aliases(m.aliases.clone()),
+                )
+            })
+            .collect();
+        let mut others: Vec<String> = Vec::new();
+        for (_, _, verdict) in self.decisions.pairs() {
+            let names = match verdict {
+                gamma_arbiter::Verdict::Owned { owners, .. } => owners.names(),
+                gamma_arbiter::Verdict::Conflict { candidates, .. } => candidates.names(),
+                _ => continue,
+            };
+            for n in names {
+                let known = out.iter().any(|(_, id)| id.answers_to(n));
+                if !known && !others.contains(n) {
+                    others.push(n.clone());
+                }
+            }
+        }
+        others.sort();
+        out.extend(others.into_iter().map(|n| (n.clone(), Identity::new(n))));
+        out
+    }
+}
+
+fn read_config(path: &Path) -> Result<Config, Failure> {
+    let name = path.display().to_string();
+    let text = std::fs::File::open(path)
+        .map_err(|e| crate::input::describe_io(&e))
+        .and_then(crate::input::read_limited)
+        .map_err(|e| input(format!("{name}: {e}")))?;
+    let trimmed = text.trim_start();
+    let parsed = if trimmed.starts_with('{') {
+        serde_json::from_str::<Config>(&text).map_err(|e| format!("{name}:{}: {}", e.line(), e))
+    } else {
+        serde_saphyr::from_str::<Config>(&text).map_err(|e| match e.location() {
+            Some(l) => format!(
+                "{name}:{}: {}",
+                l.line(),
+                crate::manifests::parser_message(&e.to_string())
+            ),
+            None => format!("{name}: {e}"),
+        })
+    };
+    parsed.map_err(|m| input(format!("invalid arbiter configuration: {m}")))
+}
+
+/// A parentRef for people, with the defaults the API server would apply made visible:
+/// `Service shop/checkout:80`, `Gateway edge/public`, and for the trap of an omitted group on
+/// `kind: Service`, `gateway.networking.k8s.io/Service web/frontend`.
+pub fn describe_parent(p: &ParentReference, route_namespace: &str) -> String {
+    let kind = p.kind.as_deref().unwrap_or("Gateway");
+    let group = p.group.as_deref().unwrap_or("gateway.networking.k8s.io");
+    let kind_text = match (group, kind) {
+        ("", "Service") | ("gateway.networking.k8s.io", "Gateway" | "ListenerSet") => {
+            kind.to_owned()
+        }
+        ("", k) => format!("core/{k}"),
+        (g, k) => format!("{g}/{k}"),
+    };
+    let ns = p.namespace.as_deref().unwrap_or(route_namespace);
+    let mut s = format!("{kind_text} {ns}/{}", p.name);
+    if let Some(section) = &p.section_name {
+        s.push_str(&format!(" section {section}"));
+    }
+    if let Some(port) = p.port {
+        s.push_str(&format!(":{port}"));
+    }
+    s
+}
+
+/// A route's parentRefs, if the object is a route.
+pub fn parent_refs<'a>(snapshot: &'a Snapshot, route: &ObjectRef) -> &'a [ParentReference] {
+    snapshot
+        .get(route)
+        .and_then(gamma_arbiter::routes::route_parts)
+        .map_or(&[], |(_, refs, _)| refs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pref(
+        group: Option<&str>,
+        kind: Option<&str>,
+        name: &str,
+        port: Option<i32>,
+    ) -> ParentReference {
+        ParentReference {
+            group: group.map(Into::into),
+            kind: kind.map(Into::into),
+            name: name.into(),
+            port,
+            ..ParentReference::default()
+        }
+    }
+
+    #[test]
+    fn parents_show_the_defaults_the_api_server_applies() {
+        // spec-digest §4.2: an omitted group means gateway.networking.k8s.io.
+        assert_eq!(
+            describe_parent(
+                &pref(Some(""), Some("Service"), "checkout", Some(80)),
+                "shop"
+            ),
+            "Service shop/checkout:80"
+        );
+        assert_eq!(
+            describe_parent(&pref(None, Some("Service"), "frontend", None), "web"),
+            "gateway.networking.k8s.io/Service web/frontend"
+        );
+        assert_eq!(
+            describe_parent(&pref(None, None, "public", None), "edge"),
+            "Gateway edge/public"
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! `gammactl convert smi` on the SMI sample (examples/manifests/smi, whose README lists what
+//! the conversion prints).
+
+mod common;
+
+use common::{check, run_with_stdin};
+
+const SMI: &str = "examples/manifests/smi";
+
+#[test]
+fn convert_smi_prints_routes_and_a_located_report() {
+    let r = check("convert-smi", &["convert", "smi", "-f", SMI], 0);
+    assert!(
+        r.stdout
+            .contains("kind: TCPRoute\nmetadata:\n  name: db-rollout-3306")
+    );
+    assert!(r.stdout.contains("name: website-ab-80"));
+    // The report names the SMI object's file and line.
+    assert!(r.stderr.contains(
+        "examples/manifests/smi/30-traffic-target.yaml:6: dropped: TrafficTarget store/website-api"
+    ), "{}", r.stderr);
+    assert!(r.stderr.ends_with(
+        "2 TrafficSplits converted into 3 routes; 3 dropped, 0 approximated, 3 notes\n"
+    ));
+}
+
+#[test]
+fn converted_routes_are_valid_and_resolve_as_the_split_said() {
+    let converted = common::run(&["convert", "smi", "-f", SMI]);
+    assert_eq!(converted.code, 0);
+    let v = run_with_stdin(&["validate", "-f", "-"], Some(&converted.stdout));
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    assert_eq!(v.stdout, "3 objects in 1 file: 0 errors, 0 warnings\n");
+    // db-rollout: 900m/100m, i.e. 9:1 (sample README).
+    let r = run_with_stdin(
+        &[
+            "resolve",
+            "-f",
+            SMI,
+            "-f",
+            "-",
+            "--to",
+            "db.store:3306",
+            "--sample",
+            "10",
+            "-o",
+            "json",
+        ],
+        Some(&converted.stdout),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let d: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(d["outcomes"][0]["outcome"], "store/db-v1:3306");
+    assert_eq!(d["outcomes"][0]["count"], 9);
+    assert_eq!(d["outcomes"][1]["count"], 1);
+}
+
+#[test]
+fn convert_smi_json_is_a_kubernetes_list() {
+    let r = common::run(&["convert", "smi", "-f", SMI, "-o", "json"]);
+    assert_eq!(r.code, 0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["kind"], "List");
+    assert_eq!(v["items"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn authorize_answers_the_smi_sample_table() {
+    // examples/manifests/smi/README.md, "What `gammactl authorize` answers".
+    let rows: [(&str, &[&str], &str); 7] = [
+        (
+            "storefront/storefront",
+            &["--port", "80", "POST", "/api/cart"],
+            "allowed: TrafficTarget store/website-api",
+        ),
+        (
+            "storefront/storefront",
+            &["--port", "80", "GET", "/metrics"],
+            "denied",
+        ),
+        (
+            "storefront/storefront",
+            &["--port", "9090", "GET", "/api"],
+            "denied",
+        ),
+        (
+            "store/storefront",
+            &["--port", "80", "GET", "/api"],
+            "denied",
+        ),
+        (
+            "monitoring/prometheus",
+            &["--port", "9090", "GET", "/metrics"],
+            "allowed: TrafficTarget store/website-metrics",
+        ),
+        (
+            "monitoring/prometheus",
+            &["--port", "9090", "POST", "/metrics"],
+            "denied",
+        ),
+        (
+            "monitoring/prometheus",
+            &["--port", "9090"],
+            "allowed: TrafficTarget store/website-metrics",
+        ),
+    ];
+    for (from, rest, expected) in rows {
+        let mut args = vec![
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            from,
+            "--to",
+            "store/website",
+        ];
+        args.extend_from_slice(rest);
+        let r = common::run(&args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(r.stdout.starts_with(expected), "{args:?}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn authorize_without_a_selecting_target_allows() {
+    let r = check(
+        "authorize-unselected",
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "a/b",
+            "--to",
+            "store/db",
+            "--port",
+            "3306",
+            "-o",
+            "json",
+        ],
+        0,
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["allowed"], true);
+}
+
+#[test]
+fn authorize_usage_errors_exit_2() {
+    for args in [
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "nobody",
+            "--to",
+            "store/website",
+            "--port",
+            "80",
+        ][..],
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "a/b",
+            "--to",
+            "store/website",
+        ],
+        &[
+            "authorize",
+            "-f",
+            SMI,
+            "--from",
+            "a/b",
+            "--to",
+            "store/website",
+            "--protocol",
+            "http",
+        ],
+    ] {
+        assert_eq!(common::run(args).code, 2, "{args:?}");
+    }
+}
