@@ -10,9 +10,7 @@
 )]
 
 pub mod counting;
-pub mod model_input;
-
-pub use model_input::{http_routes_json, http_routes_yaml};
+pub mod manifests;
 
 use std::net::{IpAddr, Ipv4Addr};
 
