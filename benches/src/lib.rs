@@ -9,6 +9,9 @@
 )]
 
 pub mod counting;
+pub mod model_input;
+
+pub use model_input::{http_routes_json, http_routes_yaml};
 
 use std::net::{IpAddr, Ipv4Addr};
 

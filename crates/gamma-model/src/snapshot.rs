@@ -75,11 +75,16 @@ impl ParentKey {
 /// let svc = snap.service_by_ip("10.96.0.10".parse().unwrap()).unwrap();
 /// assert_eq!(svc.metadata.name, "web");
 /// ```
-#[derive(Debug, Clone, Default)]
+///
+/// Two snapshots are equal when they hold equal objects (their indexes, derived from the objects,
+/// are then equal too, whatever the order of the `upsert`s and `remove`s that built them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
     objects: BTreeMap<ObjectRef, Arc<Resource>>,
     services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectRef>>,
     routes_by_parent: BTreeMap<ParentKey, BTreeSet<ObjectRef>>,
+    /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
+    slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectRef>>,
 }
 
 impl Snapshot {
@@ -114,22 +119,25 @@ impl Snapshot {
         Some(old)
     }
 
+    // Every index entry is derived from the object alone (never from other objects), so indexing
+    // and unindexing are exact inverses and the indexes depend only on the current set of
+    // objects, not on the order of the events that built it.
     fn index(&mut self, key: &ObjectRef, resource: &Resource) {
         match resource {
             Resource::Service(svc) => {
                 for ip in svc.frontend_ips() {
-                    self.services_by_ip
-                        .entry(ip)
-                        .or_default()
-                        .insert(key.clone());
+                    insert(&mut self.services_by_ip, ip, key);
+                }
+            }
+            Resource::EndpointSlice(slice) => {
+                if let Some(service) = slice.service_name() {
+                    let k = (key.namespace.clone(), service.to_owned());
+                    insert(&mut self.slices_by_service, k, key);
                 }
             }
             _ => {
                 for p in parent_keys(resource, &key.namespace) {
-                    self.routes_by_parent
-                        .entry(p)
-                        .or_default()
-                        .insert(key.clone());
+                    insert(&mut self.routes_by_parent, p, key);
                 }
             }
         }
@@ -139,22 +147,18 @@ impl Snapshot {
         match resource {
             Resource::Service(svc) => {
                 for ip in svc.frontend_ips() {
-                    if let Some(set) = self.services_by_ip.get_mut(&ip) {
-                        set.remove(key);
-                        if set.is_empty() {
-                            self.services_by_ip.remove(&ip);
-                        }
-                    }
+                    remove(&mut self.services_by_ip, &ip, key);
+                }
+            }
+            Resource::EndpointSlice(slice) => {
+                if let Some(service) = slice.service_name() {
+                    let k = (key.namespace.clone(), service.to_owned());
+                    remove(&mut self.slices_by_service, &k, key);
                 }
             }
             _ => {
                 for p in parent_keys(resource, &key.namespace) {
-                    if let Some(set) = self.routes_by_parent.get_mut(&p) {
-                        set.remove(key);
-                        if set.is_empty() {
-                            self.routes_by_parent.remove(&p);
-                        }
-                    }
+                    remove(&mut self.routes_by_parent, &p, key);
                 }
             }
         }
@@ -224,6 +228,75 @@ impl Snapshot {
     pub fn referenced_parents(&self) -> impl Iterator<Item = &ParentKey> {
         self.routes_by_parent.keys()
     }
+
+    /// The routes (of every kind) with a parentRef naming core Service `namespace/name`, in
+    /// [`ObjectRef`] order: the GAMMA routes of that Service, producer and consumer alike.
+    pub fn routes_for_service(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> impl Iterator<Item = &Resource> {
+        self.routes_by_parent
+            .get(&ParentKey::service(namespace, name))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.get(k))
+    }
+
+    /// Every object of `kind` in `namespace`, in name order (for cluster-scoped kinds, pass
+    /// `""`).
+    pub fn in_namespace<'a>(
+        &'a self,
+        kind: ResourceKind,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a Resource> + 'a {
+        let start = ObjectRef::new(kind, namespace, "");
+        self.objects
+            .range(start..)
+            .take_while(move |(k, _)| k.kind == kind && k.namespace == namespace)
+            .map(|(_, v)| &**v)
+    }
+
+    /// The labels of Namespace `name`, or `None` when the snapshot has no such Namespace
+    /// (namespace selectors in `allowedRoutes` and mesh ownership read these).
+    pub fn namespace_labels(&self, name: &str) -> Option<&BTreeMap<String, String>> {
+        self.namespace(name).map(|n| &n.metadata.labels)
+    }
+
+    /// The ReferenceGrants in `namespace` (the target namespace of a cross-namespace
+    /// reference), in name order.
+    pub fn reference_grants_in<'a>(
+        &'a self,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = &'a ReferenceGrant> + 'a {
+        self.in_namespace(ResourceKind::ReferenceGrant, namespace)
+            .filter_map(|r| match r {
+                Resource::ReferenceGrant(g) => Some(g),
+                _ => None,
+            })
+    }
+
+    /// The Gateways of GatewayClass `class`, in (namespace, name) order.
+    pub fn gateways_of_class<'a>(
+        &'a self,
+        class: &'a str,
+    ) -> impl Iterator<Item = &'a Gateway> + 'a {
+        self.gateways()
+            .filter(move |g| g.spec.gateway_class_name == class)
+    }
+}
+
+fn insert<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectRef>>, k: K, key: &ObjectRef) {
+    index.entry(k).or_default().insert(key.clone());
+}
+
+fn remove<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectRef>>, k: &K, key: &ObjectRef) {
+    if let Some(set) = index.get_mut(k) {
+        set.remove(key);
+        if set.is_empty() {
+            index.remove(k);
+        }
+    }
 }
 
 macro_rules! typed_accessors {
@@ -282,20 +355,19 @@ typed_accessors! {
 }
 
 impl Snapshot {
-    /// The EndpointSlices of Service `namespace/name` (by the `kubernetes.io/service-name` label).
+    /// The EndpointSlices of Service `namespace/name` (by the `kubernetes.io/service-name`
+    /// label), in name order.
     pub fn endpoint_slices_for(
         &self,
         namespace: &str,
         service: &str,
     ) -> impl Iterator<Item = &EndpointSlice> {
-        let start = ObjectRef::new(ResourceKind::EndpointSlice, namespace, "");
-        self.objects
-            .range(start..)
-            .take_while(move |(k, _)| {
-                k.kind == ResourceKind::EndpointSlice && k.namespace == namespace
-            })
-            .filter_map(move |(_, r)| match &**r {
-                Resource::EndpointSlice(e) if e.service_name() == Some(service) => Some(e),
+        self.slices_by_service
+            .get(&(namespace.to_owned(), service.to_owned()))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| match self.get(k) {
+                Some(Resource::EndpointSlice(e)) => Some(e),
                 _ => None,
             })
     }
@@ -373,5 +445,237 @@ spec:
         assert_eq!(snap.routes_for_parent(&parent).count(), 1);
         snap.remove(&ObjectRef::new(ResourceKind::HttpRoute, "ns", "r"));
         assert_eq!(snap.routes_for_parent(&parent).count(), 0);
+    }
+
+    #[test]
+    fn lookups_by_namespace_service_and_class() {
+        let snap = Snapshot::from_resources(
+            decode(&format!(
+                "{CLUSTER}---
+apiVersion: v1
+kind: Namespace
+metadata: {{name: ns, labels: {{team: a}}}}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {{name: a-1, namespace: ns, labels: {{kubernetes.io/service-name: a}}}}
+addressType: IPv4
+endpoints: []
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {{name: b-1, namespace: ns, labels: {{kubernetes.io/service-name: b}}}}
+addressType: IPv4
+endpoints: []
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: gw, namespace: ns}}
+spec: {{gatewayClassName: mesh, listeners: []}}
+"
+            ))
+            .unwrap(),
+        );
+        assert_eq!(snap.namespace_labels("ns").unwrap()["team"], "a");
+        assert!(snap.namespace_labels("other").is_none());
+        let slices: Vec<_> = snap
+            .endpoint_slices_for("ns", "a")
+            .map(|e| e.metadata.name.as_str())
+            .collect();
+        assert_eq!(slices, ["a-1"]);
+        assert_eq!(snap.routes_for_service("ns", "a").count(), 1);
+        assert_eq!(snap.in_namespace(ResourceKind::Service, "ns").count(), 2);
+        assert_eq!(snap.gateways_of_class("mesh").count(), 1);
+        assert_eq!(snap.gateways_of_class("other").count(), 0);
+    }
+
+    mod properties {
+        //! Determinism (issue 2, Snapshot; issue 6, "decisions do not depend on input order"):
+        //! the snapshot, its iteration and every index depend only on the final set of objects.
+
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::json;
+
+        const NAMES: &[&str] = &["a", "b", "c"];
+        const NAMESPACES: &[&str] = &["x", "y"];
+        const IPS: &[&str] = &["10.0.0.1", "10.0.0.2", "10.0.0.3", "fd00::1"];
+
+        fn pick(from: &'static [&'static str]) -> impl Strategy<Value = &'static str> {
+            prop::sample::select(from)
+        }
+
+        fn resource(value: serde_json::Value) -> Resource {
+            let kind = ResourceKind::from_type(
+                value["apiVersion"].as_str().unwrap(),
+                value["kind"].as_str().unwrap(),
+            )
+            .unwrap();
+            Resource::from_value(kind, value).unwrap()
+        }
+
+        /// One object; `version` varies the content under the same identity.
+        fn object() -> impl Strategy<Value = Resource> {
+            prop_oneof![
+                (
+                    pick(NAMES),
+                    pick(NAMESPACES),
+                    prop::collection::vec(pick(IPS), 0..3)
+                )
+                    .prop_map(|(name, ns, ips)| {
+                        let mut spec = json!({"ports": [{"port": 80}]});
+                        if let Some(first) = ips.first() {
+                            spec["clusterIP"] = json!(first);
+                            spec["clusterIPs"] = json!(ips);
+                        }
+                        resource(json!({"apiVersion": "v1", "kind": "Service",
+                            "metadata": {"name": name, "namespace": ns}, "spec": spec}))
+                    }),
+                (
+                    pick(NAMES),
+                    pick(NAMESPACES),
+                    prop::collection::vec(
+                        (
+                            pick(NAMES),
+                            prop::option::of(pick(NAMESPACES)),
+                            any::<bool>()
+                        ),
+                        0..3
+                    )
+                )
+                    .prop_map(|(name, ns, parents)| {
+                        let refs: Vec<_> = parents
+                            .into_iter()
+                            .map(|(p, pns, service)| {
+                                let mut r = if service {
+                                    json!({"group": "", "kind": "Service", "name": p})
+                                } else {
+                                    json!({"name": p})
+                                };
+                                if let Some(pns) = pns {
+                                    r["namespace"] = json!(pns);
+                                }
+                                r
+                            })
+                            .collect();
+                        resource(json!({"apiVersion": "gateway.networking.k8s.io/v1",
+                            "kind": "HTTPRoute", "metadata": {"name": name, "namespace": ns},
+                            "spec": {"parentRefs": refs}}))
+                    }),
+                (pick(NAMES), pick(NAMESPACES), pick(NAMES)).prop_map(|(name, ns, svc)| {
+                    resource(
+                        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                        "metadata": {"name": name, "namespace": ns,
+                            "labels": {"kubernetes.io/service-name": svc}},
+                        "addressType": "IPv4", "endpoints": []}),
+                    )
+                }),
+                (pick(NAMESPACES), pick(NAMES)).prop_map(|(name, label)| {
+                    resource(json!({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": name, "labels": {"team": label}}}))
+                }),
+            ]
+        }
+
+        /// A set of objects with distinct identities (the last of each identity wins, as in
+        /// `from_resources`).
+        fn object_set() -> impl Strategy<Value = Vec<Resource>> {
+            prop::collection::vec(object(), 0..24).prop_map(|objects| {
+                let mut by_key = BTreeMap::new();
+                for o in objects {
+                    by_key.insert(ObjectRef::of(&o), o);
+                }
+                by_key.into_values().collect()
+            })
+        }
+
+        /// Everything observable about a snapshot through its public API.
+        fn observe(snap: &Snapshot) -> Vec<String> {
+            let mut out: Vec<String> = snap.iter().map(|(k, r)| format!("{k} {r:?}")).collect();
+            for ip in IPS {
+                let ip: IpAddr = ip.parse().unwrap();
+                let first = snap.service_by_ip(ip).map(|s| s.metadata.name.clone());
+                let all: Vec<_> = snap.services_by_ip(ip).map(|s| &s.metadata.name).collect();
+                out.push(format!("ip {ip}: {first:?} {all:?}"));
+            }
+            for p in snap.referenced_parents() {
+                let routes: Vec<_> = snap.routes_for_parent(p).map(ObjectRef::of).collect();
+                out.push(format!("parent {p:?}: {routes:?}"));
+            }
+            for ns in NAMESPACES {
+                for name in NAMES {
+                    let slices: Vec<_> = snap
+                        .endpoint_slices_for(ns, name)
+                        .map(|e| &e.metadata.name)
+                        .collect();
+                    let routes = snap.routes_for_service(ns, name).count();
+                    out.push(format!("{ns}/{name}: slices {slices:?}, routes {routes}"));
+                }
+                out.push(format!("labels {ns}: {:?}", snap.namespace_labels(ns)));
+            }
+            out
+        }
+
+        proptest! {
+            #[test]
+            fn any_insertion_order_gives_the_same_snapshot(
+                (objects, shuffled) in object_set().prop_flat_map(|o| {
+                    let s = Just(o.clone()).prop_shuffle();
+                    (Just(o), s)
+                })
+            ) {
+                let a = Snapshot::from_resources(objects);
+                let b = Snapshot::from_resources(shuffled);
+                prop_assert_eq!(observe(&a), observe(&b));
+                prop_assert_eq!(a, b);
+            }
+
+            #[test]
+            fn interleaved_upserts_and_removes_end_in_the_same_snapshot(
+                objects in object_set(),
+                noise in prop::collection::vec(object(), 0..16),
+                order in prop::collection::vec(any::<prop::sample::Index>(), 0..64),
+            ) {
+                // A history: noise objects come and go, final objects are upserted (maybe after
+                // a noise version of the same identity, maybe removed and re-added); the history
+                // ends with exactly `objects`.
+                let expected = Snapshot::from_resources(objects.clone());
+                let mut ops: Vec<(bool, Resource)> = Vec::new();
+                for n in &noise {
+                    ops.push((true, n.clone()));
+                }
+                for o in &objects {
+                    ops.push((true, o.clone()));
+                }
+                // Shuffle deterministically from the generated indices.
+                for (i, idx) in order.iter().enumerate() {
+                    if ops.is_empty() { break; }
+                    let len = ops.len();
+                    ops.swap(i % len, idx.index(len));
+                }
+                let mut snap = Snapshot::new();
+                for (_, r) in &ops {
+                    snap.upsert(r.clone());
+                    if order.len() % 3 == 0 {
+                        // Sometimes remove right away and re-add: must be a no-op overall.
+                        snap.remove(&ObjectRef::of(r));
+                        snap.upsert(r.clone());
+                    }
+                }
+                // Remove every identity not in the final set, then settle the final versions.
+                let keep: BTreeSet<ObjectRef> = objects.iter().map(ObjectRef::of).collect();
+                for (_, r) in &ops {
+                    let k = ObjectRef::of(r);
+                    if !keep.contains(&k) {
+                        snap.remove(&k);
+                    }
+                }
+                for o in objects.iter().rev() {
+                    snap.upsert(o.clone());
+                }
+                prop_assert_eq!(observe(&snap), observe(&expected));
+                prop_assert_eq!(snap, expected);
+            }
+        }
     }
 }

@@ -115,8 +115,9 @@ impl<G> HostIndex<G> {
         self.exact.is_empty() && self.wild.is_empty()
     }
 
-    /// Calls `f` on each group matching `host` (a normalised request host), most specific
-    /// first, until `f` returns `Some`.
+    /// Calls `f` on each group matching `host` (a request Host/SNI as received; it is
+    /// normalised here, only when hostname groups exist), most specific first, until `f`
+    /// returns `Some`.
     pub(crate) fn find<R>(
         &self,
         host: Option<&str>,
@@ -126,7 +127,7 @@ impl<G> HostIndex<G> {
             && let Some(host) = host
         {
             let mut buf = [0u8; MAX_HOSTNAME_LEN];
-            if let Some(h) = hostname::lowercase_into(host, &mut buf) {
+            if let Some(h) = hostname::lowercase_into(hostname::normalize_host(host), &mut buf) {
                 if let Some(g) = self.exact.get(h)
                     && let Some(r) = f(g)
                 {

@@ -848,13 +848,21 @@ impl<'i> Builder<'i> {
                         weight: b.weight,
                         target,
                         state,
-                        extras: Extras {
-                            request_headers: b.filters.request_headers.clone(),
-                            response_headers: b.filters.response_headers.clone(),
-                            rewrite: rewrite(&b.filters),
-                            ..Extras::default()
-                        }
-                        .boxed(),
+                        // most backendRefs carry no filters: skip the clones entirely
+                        extras: if b.filters.request_headers.is_empty()
+                            && b.filters.response_headers.is_empty()
+                            && b.filters.rewrite.is_none()
+                        {
+                            None
+                        } else {
+                            Extras {
+                                request_headers: b.filters.request_headers.clone(),
+                                response_headers: b.filters.response_headers.clone(),
+                                rewrite: rewrite(&b.filters),
+                                ..Extras::default()
+                            }
+                            .boxed()
+                        },
                     });
                 }
                 Action::Backends(bs.into_boxed_slice())
@@ -946,17 +954,29 @@ impl<'i> Builder<'i> {
             index,
             name: rule.name.as_deref().map(Into::into),
             action,
-            extras: Extras {
-                request_headers: rule.filters.request_headers.clone(),
-                response_headers: rule.filters.response_headers.clone(),
-                rewrite: rewrite(&rule.filters),
-                mirrors,
-                cors: rule.filters.cors.clone(),
-                timeouts: rule.timeouts.clone(),
-                retry: rule.retry.clone(),
-                extensions,
-            }
-            .boxed(),
+            extras: if rule.filters.request_headers.is_empty()
+                && rule.filters.response_headers.is_empty()
+                && rule.filters.rewrite.is_none()
+                && mirrors.is_empty()
+                && rule.filters.cors.is_none()
+                && rule.timeouts.is_none()
+                && rule.retry.is_none()
+                && extensions.is_empty()
+            {
+                None
+            } else {
+                Extras {
+                    request_headers: rule.filters.request_headers.clone(),
+                    response_headers: rule.filters.response_headers.clone(),
+                    rewrite: rewrite(&rule.filters),
+                    mirrors,
+                    cors: rule.filters.cors.clone(),
+                    timeouts: rule.timeouts.clone(),
+                    retry: rule.retry.clone(),
+                    extensions,
+                }
+                .boxed()
+            },
             prefix,
         });
         Some(id)

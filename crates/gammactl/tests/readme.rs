@@ -1,6 +1,7 @@
-//! The outputs pasted in crates/gammactl/README.md are real: every ```console block starting
-//! with `$ gammactl ARGS` is re-run here and must print exactly the rest of the block (standard
-//! output, then standard error). `GAMMACTL_BLESS=1` rewrites the blocks from fresh runs.
+//! The outputs pasted in crates/gammactl/README.md and in the repository's README.md are real:
+//! every ```console block starting with `$ gammactl ARGS` is re-run here and must print exactly
+//! the rest of the block (standard output, then standard error). `GAMMACTL_BLESS=1` rewrites the
+//! blocks from fresh runs.
 
 mod common;
 
@@ -29,11 +30,22 @@ fn blocks(readme: &str) -> Vec<(usize, usize, String, String)> {
 #[test]
 fn every_console_block_in_the_readme_matches_a_fresh_run() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
+    check_readme(&path, 10);
+}
+
+#[test]
+fn every_console_block_in_the_repository_readme_matches_a_fresh_run() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    check_readme(&path, 2);
+}
+
+fn check_readme(path: &Path, at_least: usize) {
+    let readme = std::fs::read_to_string(path).unwrap();
     let found = blocks(&readme);
     assert!(
-        found.len() >= 10,
-        "expected the tour's examples, found {}",
+        found.len() >= at_least,
+        "expected at least {at_least} console examples in {}, found {}",
+        path.display(),
         found.len()
     );
     let mut blessed = String::new();
@@ -54,7 +66,7 @@ fn every_console_block_in_the_readme_matches_a_fresh_run() {
     }
     blessed.push_str(&readme[last..]);
     if std::env::var_os("GAMMACTL_BLESS").is_some() {
-        std::fs::write(&path, blessed).unwrap();
+        std::fs::write(path, blessed).unwrap();
         return;
     }
     assert!(

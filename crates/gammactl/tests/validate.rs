@@ -209,7 +209,11 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
         "HTTPRoute inventory/stock: spec.parentRefs[0]: ResolvedRefs=False BackendNotFound"
     ));
     // The object count is pinned by the expected file; what matters here is the verdict.
-    assert!(r.stdout.ends_with(": 0 errors, 2 warnings\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.ends_with(": 0 errors, 2 warnings\n"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// Runs gammactl under `script(1)`, which gives it a pseudo-terminal; `None` when `script` is

@@ -267,7 +267,9 @@ pub(super) fn line_of(input: &str, options: &DecodeOptions, path: &[PathSegment]
             return Flow::Continue;
         }
         let matches = s.stack.iter().zip(path).all(|(frame, seg)| match seg {
-            PathSegment::Index(i) => frame.array && frame.index == *i,
+            PathSegment::Index(i) if frame.array => frame.index == *i,
+            // `labels[3]` in a validation path is the key "3".
+            PathSegment::Index(i) => key_equals(s, frame, &i.to_string()),
             PathSegment::Key(k) => !frame.array && key_equals(s, frame, k),
         });
         if matches && best.is_none_or(|(d, _)| depth > d) {

@@ -112,11 +112,7 @@ pub fn decode_documents(input: &str, options: &DecodeOptions) -> Result<Decoded,
         });
     }
     let input = input.strip_prefix('\u{feff}').unwrap_or(input);
-    let format = if input.trim_start().starts_with(['{', '[']) {
-        Format::Json
-    } else {
-        Format::Yaml
-    };
+    let format = format_of(input);
     let raw = match format {
         Format::Json => json::parse(input, options)?,
         Format::Yaml => yaml::parse(input, options)?,
@@ -254,24 +250,117 @@ impl Context<'_> {
 
     /// The line of the node at `path` inside the object at `at` (error path only).
     fn line_of(&self, at: Position, path: &[PathSegment]) -> Option<usize> {
-        let mut full = Vec::with_capacity(path.len() + 3);
-        if self.format == Format::Json && at_is_array_element(self.input) {
-            full.push(PathSegment::Index(at.document));
-        }
-        if let Some(item) = at.item {
-            full.push(PathSegment::Key("items".into()));
-            full.push(PathSegment::Index(item));
-        }
-        full.extend(path.iter().cloned());
-        match self.format {
-            Format::Json => json::line_of(self.input, self.options, &full),
-            Format::Yaml => yaml::line_of(self.input, self.options, at.document, &full),
-        }
+        line_in(self.input, self.options, self.format, at, path)
     }
 }
 
-fn at_is_array_element(input: &str) -> bool {
-    input.trim_start().starts_with('[')
+fn format_of(input: &str) -> Format {
+    if input.trim_start().starts_with(['{', '[']) {
+        Format::Json
+    } else {
+        Format::Yaml
+    }
+}
+
+fn line_in(
+    input: &str,
+    options: &DecodeOptions,
+    format: Format,
+    at: Position,
+    path: &[PathSegment],
+) -> Option<usize> {
+    let mut full = Vec::with_capacity(path.len() + 3);
+    if format == Format::Json && input.trim_start().starts_with('[') {
+        full.push(PathSegment::Index(at.document));
+    }
+    if let Some(item) = at.item {
+        full.push(PathSegment::Key("items".into()));
+        full.push(PathSegment::Index(item));
+    }
+    full.extend(path.iter().cloned());
+    match format {
+        Format::Json => json::line_of(input, options, &full),
+        Format::Yaml => yaml::line_of(input, options, at.document, &full),
+    }
+}
+
+/// The 1-based line of the field at `path` in the object decoded at `at` from `input` (the same
+/// input and options given to [`decode_documents`]), or of its deepest existing ancestor: for
+/// printing `file:line` next to a validation error.
+///
+/// `path` is a JSON field path as [`DecodeError::Field`] and validation errors write them:
+/// `spec.rules[1].matches[0].path.value`, with map keys as `.key`, `[key]` or `["key"]`.
+/// Returns `None` when the input no longer decodes. The input is parsed again: call it for
+/// errors, not for every object.
+///
+/// ```
+/// use gamma_model::decode::{DecodeOptions, decode_documents, field_line};
+/// let input = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels:\n    team: x\n";
+/// let options = DecodeOptions::default();
+/// let doc = &decode_documents(input, &options)?.documents[0];
+/// assert_eq!(field_line(input, &options, &doc.at, "metadata.labels[team]"), Some(6));
+/// # Ok::<(), gamma_model::DecodeError>(())
+/// ```
+pub fn field_line(
+    input: &str,
+    options: &DecodeOptions,
+    at: &Position,
+    path: &str,
+) -> Option<usize> {
+    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
+    if input.len() > options.max_input_bytes {
+        return None;
+    }
+    let segments = parse_path(path)?;
+    line_in(input, options, format_of(input), *at, &segments).or(at.line)
+}
+
+/// Parses `a.b[0].c`, `labels[key]` and `annotations["gamma.rs/x"]` into segments.
+fn parse_path(path: &str) -> Option<Vec<PathSegment>> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let (inner, after) = if r.starts_with('"') {
+                // A JSON string, up to its closing quote.
+                let mut end = None;
+                let mut escaped = false;
+                for (i, c) in r.char_indices().skip(1) {
+                    match c {
+                        '\\' if !escaped => escaped = true,
+                        '"' if !escaped => {
+                            end = Some(i);
+                            break;
+                        }
+                        _ => escaped = false,
+                    }
+                }
+                let end = end?;
+                let key: String = serde_json::from_str(r.get(..=end)?).ok()?;
+                out.push(PathSegment::Key(key));
+                ("", r.get(end + 1..)?.strip_prefix(']')?)
+            } else {
+                r.split_once(']')?
+            };
+            if !inner.is_empty() {
+                out.push(match inner.parse::<usize>() {
+                    Ok(i) => PathSegment::Index(i),
+                    Err(_) => PathSegment::Key(inner.to_owned()),
+                });
+            }
+            rest = after;
+        } else {
+            let r = rest.strip_prefix('.').unwrap_or(rest);
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            let (key, after) = r.split_at(end);
+            if key.is_empty() {
+                return None;
+            }
+            out.push(PathSegment::Key(key.to_owned()));
+            rest = after;
+        }
+    }
+    Some(out)
 }
 
 fn type_info(

@@ -39,7 +39,8 @@ pub struct DecodeOptions {
     pub max_nodes: usize,
     /// The most YAML parser events replayed by alias (`*name`) expansion in one input: the
     /// defence against "billion laughs" alias bombs. Default: 100,000. Set to 0 to refuse
-    /// aliases altogether (Kubernetes manifests rarely use them).
+    /// anchors and aliases altogether (Kubernetes manifests rarely use them). The events kept
+    /// for anchors are bounded by the smaller of this and `max_nodes`.
     pub max_alias_expansion: usize,
     /// Skip objects whose `apiVersion`/`kind` gamma-rs does not model (a `Deployment` in a
     /// folder of manifests) and report them in [`Decoded::skipped`](super::Decoded::skipped),

@@ -420,3 +420,44 @@ fn syntax_messages_do_not_repeat_the_position() {
     assert!(!message.contains("line"), "{message}");
     assert_eq!(err.line(), Some(3));
 }
+
+#[test]
+fn field_line_maps_validation_paths_to_lines() {
+    let options = DecodeOptions::default();
+    let yaml = format!(
+        "{ROUTE}---\n{ROUTE}  rules:\n  - matches:\n    - path: {{type: PathPrefix, value: /a/..}}\n"
+    );
+    let decoded = decode_documents(&yaml, &options).unwrap();
+    let at = decoded.documents[1].at;
+    assert_eq!(
+        field_line(&yaml, &options, &at, "spec.rules[0].matches[0].path.value"),
+        Some(14)
+    );
+    assert_eq!(
+        field_line(&yaml, &options, &at, "spec.parentRefs[0]"),
+        Some(11)
+    );
+    // A path that does not exist falls back to its deepest existing ancestor: `spec.rules`,
+    // whose value (the block sequence) starts on line 13.
+    assert_eq!(
+        field_line(&yaml, &options, &at, "spec.rules[7].name"),
+        Some(13)
+    );
+    // JSON, array element 1, map keys in every spelling.
+    let json = "[{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\"}},\n{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"b\",\n\"labels\":{\"gamma.rs/mesh\":\"m\",\n\"3\":\"x\"}}}]";
+    let decoded = decode_documents(json, &options).unwrap();
+    let at = decoded.documents[1].at;
+    assert_eq!(
+        field_line(json, &options, &at, "metadata.labels[gamma.rs/mesh]"),
+        Some(3)
+    );
+    assert_eq!(
+        field_line(json, &options, &at, "metadata.labels[\"gamma.rs/mesh\"]"),
+        Some(3)
+    );
+    assert_eq!(
+        field_line(json, &options, &at, "metadata.labels[3]"),
+        Some(4)
+    );
+    assert_eq!(field_line(json, &options, &at, "metadata..x"), None);
+}

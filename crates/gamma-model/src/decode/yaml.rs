@@ -153,9 +153,13 @@ pub(super) fn line_of(
     document: usize,
     path: &[PathSegment],
 ) -> Option<usize> {
-    let docs: Vec<Spanned<Node>> =
-        serde_saphyr::from_multiple_with_options(input, saphyr_options(options)).ok()?;
-    let mut node = docs.get(document)?;
+    // Stream document by document: peak memory is one document's span tree, not the input's.
+    let mut reader = input.as_bytes();
+    let doc =
+        serde_saphyr::read_with_options::<_, Spanned<Node>>(&mut reader, saphyr_options(options))
+            .nth(document)?
+            .ok()?;
+    let mut node = &doc;
     let mut best = line(node.referenced);
     for seg in path {
         let next = match (&node.value, seg) {
@@ -163,6 +167,11 @@ pub(super) fn line_of(
             (Node::Map(entries), PathSegment::Key(k)) => entries
                 .iter()
                 .find(|(key, _)| key.as_deref() == Some(k.as_str()))
+                .map(|(_, v)| v),
+            // `labels[3]` in a validation path is the key "3".
+            (Node::Map(entries), PathSegment::Index(i)) => entries
+                .iter()
+                .find(|(key, _)| key.as_deref() == Some(i.to_string().as_str()))
                 .map(|(_, v)| v),
             _ => None,
         };

@@ -126,6 +126,24 @@ impl DroppedRule {
     }
 }
 
+/// Every validation error of `object`, after a cheap counting pass (no paths are built for a
+/// valid object). Also returns the base path conversion should use: detached when the object
+/// is valid (conversion cannot fail then, so its paths are never read), the root otherwise.
+fn collect<T: crate::validate::Validate + ?Sized>(
+    object: &T,
+    opts: &crate::validate::ValidateOptions,
+) -> (Vec<ValidationError>, crate::validate::FieldPath) {
+    use crate::validate::{Errors, FieldPath};
+    let mut probe = Errors::counting();
+    object.collect_errors(&FieldPath::detached(), opts, &mut probe);
+    if probe.is_empty() {
+        return (Vec::new(), FieldPath::detached());
+    }
+    let mut errors = Errors::default();
+    object.collect_errors(&FieldPath::root(), opts, &mut errors);
+    (errors.into_vec(), FieldPath::root())
+}
+
 /// Splits validation errors into route-level ones and those inside `spec.rules[i]`.
 fn partition(
     errors: Vec<ValidationError>,

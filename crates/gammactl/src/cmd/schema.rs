@@ -16,7 +16,10 @@ const FORMATS: &[(&str, &str)] = &[
         "what `gammactl resolve -o json` answers (gamma-resolve's Decision)",
     ),
     ("explanation", "what `gammactl explain -o json` answers"),
-    ("config", "the arbiter configuration read by `owners`/`status --config`"),
+    (
+        "config",
+        "the arbiter configuration read by `owners`/`status --config`",
+    ),
 ];
 
 pub fn run(args: &SchemaArgs) -> Result<(), Failure> {
