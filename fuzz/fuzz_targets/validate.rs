@@ -8,8 +8,8 @@
 //! when the route is invalid).
 #![no_main]
 
-use gamma_model::{Resource, Validate, ir};
 use gamma_model::validate::{Channel, ValidateOptions};
+use gamma_model::{Resource, Validate, ir};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
