@@ -116,11 +116,6 @@ pub(crate) struct Probe<'r> {
 }
 
 impl Cond {
-    /// `None` when there is nothing to check (the common path-only match).
-    pub(crate) fn boxed(self) -> Option<Box<Self>> {
-        (self != Self::default()).then(|| Box::new(self))
-    }
-
     /// Checks the method (`""` = none) and every condition, returning the first that fails.
     pub(crate) fn check_all(
         this: Option<&Self>,

@@ -284,7 +284,7 @@ impl RouteTable {
             for (h, list) in t.groups() {
                 let hr = host_rank(&h);
                 for &c in list.iter() {
-                    let key = self.cands.get(c as usize).map_or(0, |x| x.key.0);
+                    let key = self.cands.get(c as usize).map_or(0, |x| u128::from(x.rank));
                     let failed = (hr.0 == 3).then(|| "SNI does not match the hostname".to_string());
                     rows.push(Row {
                         key: (hr.0, hr.1, key),
@@ -359,13 +359,13 @@ impl RouteTable {
             Failed::GrpcMethod => "gRPC method does not match the regular expression".into(),
             Failed::Header(i) => format!(
                 "header {} does not match",
-                c.and_then(|c| c.cond.as_ref())
+                c.and_then(|c| self.cond_of(c))
                     .and_then(|c| c.headers.get(*i))
                     .map_or("?", |h| &*h.0)
             ),
             Failed::Query(i) => format!(
                 "query parameter {} does not match",
-                c.and_then(|c| c.cond.as_ref())
+                c.and_then(|c| self.cond_of(c))
                     .and_then(|c| c.query.get(*i))
                     .map_or("?", |h| &*h.0)
             ),
@@ -382,7 +382,7 @@ impl RouteTable {
         for (hn, pi) in h.groups() {
             let hr = host_rank(&hn);
             let mut push = |c: u32, condition: String, path_ok: bool| {
-                let key = self.cands.get(c as usize).map_or(0, |x| x.key.0);
+                let key = self.cands.get(c as usize).map_or(0, |x| u128::from(x.rank));
                 let failed = if hr.0 == 3 {
                     Some("Host does not match the hostname".to_string())
                 } else if !path_ok {
@@ -392,7 +392,7 @@ impl RouteTable {
                         .get(c as usize)
                         .and_then(|x| {
                             let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
-                            Cond::check_all(x.cond.as_deref(), m, probe, &self.regexes).err()
+                            Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
                         })
                         .map(|f| self.failure_text(c, &f))
                 };
@@ -435,7 +435,7 @@ impl RouteTable {
         for (hn, gi) in g.groups() {
             let hr = host_rank(&hn);
             let mut push = |c: u32, condition: String, exact_ok: bool| {
-                let key = self.cands.get(c as usize).map_or(0, |x| x.key.0);
+                let key = self.cands.get(c as usize).map_or(0, |x| u128::from(x.rank));
                 let failed = if hr.0 == 3 {
                     Some("Host does not match the hostname".to_string())
                 } else if !exact_ok {
@@ -445,7 +445,7 @@ impl RouteTable {
                         .get(c as usize)
                         .and_then(|x| {
                             let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
-                            Cond::check_all(x.cond.as_deref(), m, probe, &self.regexes).err()
+                            Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
                         })
                         .map(|f| self.failure_text(c, &f))
                 };

@@ -110,6 +110,16 @@ impl<G> HostIndex<G> {
         }
     }
 
+    /// Converts every group with `f` (freezing builders into indexes), keeping the keys.
+    pub(crate) fn map<H>(self, mut f: impl FnMut(G) -> H) -> HostIndex<H> {
+        HostIndex {
+            exact: self.exact.into_iter().map(|(k, g)| (k, f(g))).collect(),
+            wild: self.wild.into_iter().map(|(k, g)| (k, f(g))).collect(),
+            wild_lens: self.wild_lens,
+            any: self.any.map(f),
+        }
+    }
+
     /// True when only the "any" group exists (then the host need not be looked at).
     pub(crate) fn host_independent(&self) -> bool {
         self.exact.is_empty() && self.wild.is_empty()

@@ -115,7 +115,7 @@ impl RouteTable {
                         .methods
                         .get(usize::from(cand.method))
                         .map_or("", |m| &**m);
-                    Cond::check_all(cand.cond.as_deref(), method, &probe, &self.regexes)
+                    Cond::check_all(self.cond_of(cand), method, &probe, &self.regexes)
                         .ok()
                         .map(|()| cand.rule)
                 };

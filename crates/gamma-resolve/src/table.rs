@@ -256,17 +256,21 @@ pub(crate) struct RuleEntry {
     pub(crate) extras: Option<Box<Extras>>,
 }
 
-/// One candidate: a (rule, match, hostname group) with its precedence key.
+/// One candidate: a (rule, match, hostname group). 12 bytes: the 16-byte precedence key is
+/// only needed to sort the index lists at build time; what remains is its rank.
 #[derive(Debug)]
 pub(crate) struct Cand {
-    pub(crate) key: PrecedenceKey,
+    /// Position of the candidate's precedence key among all keys of the table (equal keys,
+    /// equal ranks): orders explanation rows exactly as the keys would.
+    pub(crate) rank: u32,
     pub(crate) rule: u32,
     /// Index of the match in the rule (for explanations).
     pub(crate) match_index: u16,
     /// Index into [`RouteTable::methods`] (0 = no method condition).
     pub(crate) method: u16,
-    /// Regex, header and query conditions; `None` for path-only matches.
-    pub(crate) cond: Option<Box<Cond>>,
+    /// Index into [`RouteTable::conds`] of the regex, header and query conditions; 0 for
+    /// path-only matches (one arena instead of a box per candidate).
+    pub(crate) cond: u32,
 }
 
 /// The routes that apply to one binding context (a mesh group on one Service port, or one
@@ -335,6 +339,8 @@ pub struct RouteTable {
     pub(crate) routes: Vec<RouteInfo>,
     pub(crate) rules: Vec<RuleEntry>,
     pub(crate) cands: Vec<Cand>,
+    /// Conditions of candidates; index 0 is the unused "nothing to check" entry.
+    pub(crate) conds: Vec<Cond>,
     pub(crate) regexes: RegexPool,
     pub(crate) sets: Vec<RouteSet>,
     pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
@@ -365,6 +371,15 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// The conditions of a candidate (`None`: nothing beyond path/method).
+    pub(crate) fn cond_of(&self, c: &Cand) -> Option<&Cond> {
+        if c.cond == 0 {
+            None
+        } else {
+            self.conds.get(c.cond as usize)
+        }
+    }
+
     /// Counters describing the table.
     pub fn stats(&self) -> TableStats {
         TableStats {
@@ -417,6 +432,21 @@ struct AttachedRoute {
     rules: Vec<Option<u32>>,
 }
 
+/// One match of an attached route under one effective hostname, as walked by
+/// `Builder::for_each_match`.
+#[derive(Debug, Clone, Copy)]
+struct MatchSite<'l, 'i> {
+    /// The effective hostname (`None` = any).
+    host: Option<&'l str>,
+    host_spec: HostSpecificity,
+    rank: RouteRank,
+    rule_index: u16,
+    /// Compiled rule id.
+    rule_id: u32,
+    match_index: u16,
+    m: &'i MatchIr,
+}
+
 /// (group, kind, namespace, name, port) of an interned backend target.
 type TargetKey = (Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>);
 
@@ -429,6 +459,9 @@ struct Builder<'i> {
     routes: Vec<RouteInfo>,
     rules: Vec<RuleEntry>,
     cands: Vec<Cand>,
+    /// Precedence key of each candidate (build only; see [`Cand::rank`]).
+    keys: Vec<PrecedenceKey>,
+    conds: Vec<Cond>,
     /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
     rule_ids: Vec<[Option<Vec<Option<u32>>>; 2]>,
     route_id: Vec<Option<u32>>,
@@ -464,6 +497,8 @@ impl<'i> Builder<'i> {
             routes: Vec::new(),
             rules: Vec::new(),
             cands: Vec::new(),
+            keys: Vec::new(),
+            conds: vec![Cond::default()],
             rule_ids: vec![[None, None]; input.routes.len()],
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
@@ -629,11 +664,20 @@ impl<'i> Builder<'i> {
             }
         }
 
+        self.rank_cands();
         let statuses = self.status.finish(input);
+        // the build grew these by doubling: drop the slack (up to half of each)
+        self.rules.shrink_to_fit();
+        self.cands.shrink_to_fit();
+        self.conds.shrink_to_fit();
+        self.targets.shrink_to_fit();
+        self.routes.shrink_to_fit();
+        sets.shrink_to_fit();
         RouteTable {
             routes: self.routes,
             rules: self.rules,
             cands: self.cands,
+            conds: self.conds,
             regexes: self.regexes,
             sets,
             bindings,
@@ -1263,10 +1307,10 @@ impl<'i> Builder<'i> {
             .and_then(|(_, a)| a.rules.first().copied().flatten())
     }
 
-    fn order(cands: &[Cand]) -> impl Fn(&u32, &u32) -> std::cmp::Ordering + '_ {
+    fn order(keys: &[PrecedenceKey]) -> impl Fn(&u32, &u32) -> std::cmp::Ordering + '_ {
         move |a, b| {
-            let ka = cands.get(*a as usize).map(|c| c.key);
-            let kb = cands.get(*b as usize).map(|c| c.key);
+            let ka = keys.get(*a as usize);
+            let kb = keys.get(*b as usize);
             ka.cmp(&kb)
         }
     }
@@ -1303,194 +1347,204 @@ impl<'i> Builder<'i> {
         Some(out.into_boxed_slice())
     }
 
-    fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
-        let mut builders: HostIndex<PathIndexBuilder> = HostIndex::default();
+    /// Calls `f` on every (attached route, effective hostname, kept rule, match) of `list`,
+    /// with the rank and hostname specificity the precedence key needs. The one walk shared by
+    /// the HTTP and gRPC indexers; each only interprets its own [`MatchIr`] variant.
+    fn for_each_match<'l>(
+        &mut self,
+        list: &'l [AttachedRoute],
+        mut f: impl FnMut(&mut Self, MatchSite<'l, 'i>),
+    ) {
+        let input = self.input;
         for a in list {
             let rank = self
                 .routes
                 .get(a.route_id as usize)
                 .map(|r| r.rank)
                 .unwrap_or_default();
-            let Some(route_ir) = self.input.routes.get(a.ri) else {
+            let Some(route_ir) = input.routes.get(a.ri) else {
                 continue;
             };
             for host in &a.hosts {
-                let hs = HostSpecificity::of(host.as_deref());
+                let host_spec = HostSpecificity::of(host.as_deref());
                 for (rule_index, rule_id) in a.rules.iter().enumerate() {
                     let Some(rule_id) = *rule_id else { continue };
-                    let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
-                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else {
+                    let Some(rule) = route_ir.rules.get(rule_index) else {
                         continue;
                     };
+                    let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
                     for (mi, m) in rule.matches.iter().enumerate() {
-                        let MatchIr::Http {
-                            path,
-                            method,
-                            headers,
-                            query,
-                        } = m
-                        else {
-                            continue;
-                        };
-                        let (Some(hm), Some(qm)) = (self.headers(headers), self.query(query))
-                        else {
-                            // a bad regex drops the match (the validator reports it)
-                            continue;
-                        };
-                        let (slot, rank_path, path_regex) = match path {
-                            PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
-                            PathMatchIr::Prefix(p) => (
-                                PathSlot::Prefix(p),
-                                PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)),
-                                None,
-                            ),
-                            PathMatchIr::Regex(r) => match self.regexes.intern(r) {
-                                Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
-                                Err(_) => continue,
+                        f(
+                            self,
+                            MatchSite {
+                                host: host.as_deref(),
+                                host_spec,
+                                rank,
+                                rule_index,
+                                rule_id,
+                                match_index: u16::try_from(mi).unwrap_or(u16::MAX),
+                                m,
                             },
-                        };
-                        let method_id = self.method_index(method.as_deref());
-                        let facts = HttpMatchFacts {
-                            host: hs,
-                            path: rank_path,
-                            has_method: method.is_some(),
-                            headers: u8::try_from(hm.len()).unwrap_or(u8::MAX),
-                            query_params: u8::try_from(qm.len()).unwrap_or(u8::MAX),
-                        };
-                        let cand = Cand {
-                            key: PrecedenceKey::http(facts, rank, rule_index),
-                            rule: rule_id,
-                            match_index: u16::try_from(mi).unwrap_or(u16::MAX),
-                            method: method_id,
-                            cond: Cond {
-                                path_regex,
-                                headers: hm,
-                                query: qm,
-                                ..Cond::default()
-                            }
-                            .boxed(),
-                        };
-                        let Ok(cid) = u32::try_from(self.cands.len()) else {
-                            continue;
-                        };
-                        self.cands.push(cand);
-                        builders
-                            .group_mut(host.as_deref(), PathIndexBuilder::default)
-                            .add(slot, cid);
+                        );
                     }
                 }
             }
         }
-        let order = Self::order(&self.cands);
-        HostIndex {
-            exact: builders
-                .exact
-                .into_iter()
-                .map(|(k, b)| (k, b.finish(&order)))
-                .collect(),
-            wild: builders
-                .wild
-                .into_iter()
-                .map(|(k, b)| (k, b.finish(&order)))
-                .collect(),
-            wild_lens: builders.wild_lens,
-            any: builders.any.map(|b| b.finish(&order)),
+    }
+
+    /// Appends a candidate and returns its id (`None` past `u32::MAX` candidates).
+    fn push_cand(
+        &mut self,
+        key: PrecedenceKey,
+        (rule, match_index): (u32, u16),
+        method: u16,
+        cond: Cond,
+    ) -> Option<u32> {
+        let cid = u32::try_from(self.cands.len()).ok()?;
+        let cond = if cond == Cond::default() {
+            0
+        } else {
+            let i = u32::try_from(self.conds.len()).ok()?;
+            self.conds.push(cond);
+            i
+        };
+        self.cands.push(Cand {
+            rank: 0,
+            rule,
+            match_index,
+            method,
+            cond,
+        });
+        self.keys.push(key);
+        Some(cid)
+    }
+
+    /// Sets [`Cand::rank`] from the precedence keys, once every candidate exists.
+    fn rank_cands(&mut self) {
+        let keys = &self.keys;
+        let mut ids: Vec<u32> = (0..u32::try_from(keys.len()).unwrap_or(u32::MAX)).collect();
+        ids.sort_unstable_by_key(|i| keys.get(*i as usize).copied());
+        let mut rank = 0u32;
+        let mut prev: Option<PrecedenceKey> = None;
+        for (pos, &i) in ids.iter().enumerate() {
+            let k = keys.get(i as usize).copied();
+            if prev != k {
+                rank = u32::try_from(pos).unwrap_or(u32::MAX);
+                prev = k;
+            }
+            if let Some(c) = self.cands.get_mut(i as usize) {
+                c.rank = rank;
+            }
         }
+    }
+
+    fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
+        let mut builders: HostIndex<PathIndexBuilder> = HostIndex::default();
+        self.for_each_match(list, |this, site| {
+            let MatchIr::Http {
+                path,
+                method,
+                headers,
+                query,
+            } = site.m
+            else {
+                return;
+            };
+            let (Some(hm), Some(qm)) = (this.headers(headers), this.query(query)) else {
+                // a bad regex drops the match (the validator reports it)
+                return;
+            };
+            let (slot, rank_path, path_regex) = match path {
+                PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
+                PathMatchIr::Prefix(p) => (
+                    PathSlot::Prefix(p),
+                    PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)),
+                    None,
+                ),
+                PathMatchIr::Regex(r) => match this.regexes.intern(r) {
+                    Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
+                    Err(_) => return,
+                },
+            };
+            let method_id = this.method_index(method.as_deref());
+            let facts = HttpMatchFacts {
+                host: site.host_spec,
+                path: rank_path,
+                has_method: method.is_some(),
+                headers: u8::try_from(hm.len()).unwrap_or(u8::MAX),
+                query_params: u8::try_from(qm.len()).unwrap_or(u8::MAX),
+            };
+            let key = PrecedenceKey::http(facts, site.rank, site.rule_index);
+            let cond = Cond {
+                path_regex,
+                headers: hm,
+                query: qm,
+                ..Cond::default()
+            };
+            if let Some(cid) =
+                this.push_cand(key, (site.rule_id, site.match_index), method_id, cond)
+            {
+                builders
+                    .group_mut(site.host, PathIndexBuilder::default)
+                    .add(slot, cid);
+            }
+        });
+        let order = Self::order(&self.keys);
+        builders.map(|b| b.finish(&order))
     }
 
     fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
         let mut builders: HostIndex<GrpcIndexBuilder> = HostIndex::default();
-        for a in list {
-            let rank = self
-                .routes
-                .get(a.route_id as usize)
-                .map(|r| r.rank)
-                .unwrap_or_default();
-            let Some(route_ir) = self.input.routes.get(a.ri) else {
-                continue;
+        self.for_each_match(list, |this, site| {
+            let MatchIr::Grpc {
+                service,
+                method,
+                headers,
+            } = site.m
+            else {
+                return;
             };
-            for host in &a.hosts {
-                let hs = HostSpecificity::of(host.as_deref());
-                for (rule_index, rule_id) in a.rules.iter().enumerate() {
-                    let Some(rule_id) = *rule_id else { continue };
-                    let rule_index = u16::try_from(rule_index).unwrap_or(u16::MAX);
-                    let Some(rule) = route_ir.rules.get(usize::from(rule_index)) else {
-                        continue;
-                    };
-                    for (mi, m) in rule.matches.iter().enumerate() {
-                        let MatchIr::Grpc {
-                            service,
-                            method,
-                            headers,
-                        } = m
-                        else {
-                            continue;
-                        };
-                        let Some(hm) = self.headers(headers) else {
-                            continue;
-                        };
-                        let mut cond = Cond {
-                            headers: hm,
-                            ..Cond::default()
-                        };
-                        let (mut svc_exact, mut method_exact) = (None, None);
-                        match service {
-                            Some(StrMatch::Exact(s)) => svc_exact = Some(s.as_str()),
-                            Some(StrMatch::Regex(r)) => match self.regexes.intern(r) {
-                                Ok(i) => cond.service_regex = Some(i),
-                                Err(_) => continue,
-                            },
-                            None => {}
-                        }
-                        match method {
-                            Some(StrMatch::Exact(s)) => method_exact = Some(s.as_str()),
-                            Some(StrMatch::Regex(r)) => match self.regexes.intern(r) {
-                                Ok(i) => cond.method_regex = Some(i),
-                                Err(_) => continue,
-                            },
-                            None => {}
-                        }
-                        let chars = |s: Option<&str>| {
-                            s.map_or(0, |s| u16::try_from(s.len()).unwrap_or(u16::MAX))
-                        };
-                        let facts = GrpcMatchFacts {
-                            host: hs,
-                            service_chars: chars(svc_exact),
-                            method_chars: chars(method_exact),
-                            headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
-                        };
-                        let Ok(cid) = u32::try_from(self.cands.len()) else {
-                            continue;
-                        };
-                        self.cands.push(Cand {
-                            key: PrecedenceKey::grpc(facts, rank, rule_index),
-                            rule: rule_id,
-                            match_index: u16::try_from(mi).unwrap_or(u16::MAX),
-                            method: 0,
-                            cond: cond.boxed(),
-                        });
-                        builders
-                            .group_mut(host.as_deref(), GrpcIndexBuilder::default)
-                            .add(svc_exact, method_exact, cid);
-                    }
-                }
+            let Some(hm) = this.headers(headers) else {
+                return;
+            };
+            let mut cond = Cond {
+                headers: hm,
+                ..Cond::default()
+            };
+            let (mut svc_exact, mut method_exact) = (None, None);
+            match service {
+                Some(StrMatch::Exact(s)) => svc_exact = Some(s.as_str()),
+                Some(StrMatch::Regex(r)) => match this.regexes.intern(r) {
+                    Ok(i) => cond.service_regex = Some(i),
+                    Err(_) => return,
+                },
+                None => {}
             }
-        }
-        let order = Self::order(&self.cands);
-        HostIndex {
-            exact: builders
-                .exact
-                .into_iter()
-                .map(|(k, b)| (k, b.finish(&order)))
-                .collect(),
-            wild: builders
-                .wild
-                .into_iter()
-                .map(|(k, b)| (k, b.finish(&order)))
-                .collect(),
-            wild_lens: builders.wild_lens,
-            any: builders.any.map(|b| b.finish(&order)),
-        }
+            match method {
+                Some(StrMatch::Exact(s)) => method_exact = Some(s.as_str()),
+                Some(StrMatch::Regex(r)) => match this.regexes.intern(r) {
+                    Ok(i) => cond.method_regex = Some(i),
+                    Err(_) => return,
+                },
+                None => {}
+            }
+            let chars =
+                |s: Option<&str>| s.map_or(0, |s| u16::try_from(s.len()).unwrap_or(u16::MAX));
+            let facts = GrpcMatchFacts {
+                host: site.host_spec,
+                service_chars: chars(svc_exact),
+                method_chars: chars(method_exact),
+                headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
+            };
+            let key = PrecedenceKey::grpc(facts, site.rank, site.rule_index);
+            if let Some(cid) = this.push_cand(key, (site.rule_id, site.match_index), 0, cond) {
+                builders
+                    .group_mut(site.host, GrpcIndexBuilder::default)
+                    .add(svc_exact, method_exact, cid);
+            }
+        });
+        let order = Self::order(&self.keys);
+        builders.map(|b| b.finish(&order))
     }
 
     /// TLSRoute: by SNI hostname; among routes on the same hostname group the oldest wins.
@@ -1514,38 +1568,19 @@ impl<'i> Builder<'i> {
                     headers: 0,
                     query_params: 0,
                 };
-                let Ok(cid) = u32::try_from(self.cands.len()) else {
+                let key = PrecedenceKey::http(facts, rank, rule_index);
+                let Some(cid) = self.push_cand(key, (rule_id, 0), 0, Cond::default()) else {
                     continue;
                 };
-                self.cands.push(Cand {
-                    key: PrecedenceKey::http(facts, rank, rule_index),
-                    rule: rule_id,
-                    match_index: 0,
-                    method: 0,
-                    cond: None,
-                });
                 groups.group_mut(host.as_deref(), Vec::new).push(cid);
             }
         }
-        let order = Self::order(&self.cands);
+        let order = Self::order(&self.keys);
         let freeze = |mut v: Vec<u32>| -> Box<[u32]> {
             v.sort_by(&order);
             v.into_boxed_slice()
         };
-        HostIndex {
-            exact: groups
-                .exact
-                .into_iter()
-                .map(|(k, v)| (k, freeze(v)))
-                .collect(),
-            wild: groups
-                .wild
-                .into_iter()
-                .map(|(k, v)| (k, freeze(v)))
-                .collect(),
-            wild_lens: groups.wild_lens,
-            any: groups.any.map(freeze),
-        }
+        groups.map(freeze)
     }
 }
 
