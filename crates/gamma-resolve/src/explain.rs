@@ -284,7 +284,7 @@ impl RouteTable {
             for (h, list) in t.groups() {
                 let hr = host_rank(&h);
                 for &c in list.iter() {
-                    let key = self.cands.get(c as usize).map_or(0, |x| u128::from(x.rank));
+                    let key = self.keys.get(c as usize).map_or(0, |k| k.0);
                     let failed = (hr.0 == 3).then(|| "SNI does not match the hostname".to_string());
                     rows.push(Row {
                         key: (hr.0, hr.1, key),
@@ -382,7 +382,7 @@ impl RouteTable {
         for (hn, pi) in h.groups() {
             let hr = host_rank(&hn);
             let mut push = |c: u32, condition: String, path_ok: bool| {
-                let key = self.cands.get(c as usize).map_or(0, |x| u128::from(x.rank));
+                let key = self.keys.get(c as usize).map_or(0, |k| k.0);
                 let failed = if hr.0 == 3 {
                     Some("Host does not match the hostname".to_string())
                 } else if !path_ok {
@@ -435,7 +435,7 @@ impl RouteTable {
         for (hn, gi) in g.groups() {
             let hr = host_rank(&hn);
             let mut push = |c: u32, condition: String, exact_ok: bool| {
-                let key = self.cands.get(c as usize).map_or(0, |x| u128::from(x.rank));
+                let key = self.keys.get(c as usize).map_or(0, |k| k.0);
                 let failed = if hr.0 == 3 {
                     Some("Host does not match the hostname".to_string())
                 } else if !exact_ok {

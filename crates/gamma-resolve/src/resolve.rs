@@ -111,6 +111,10 @@ impl RouteTable {
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
+                    if cand.method == 0 && cand.cond == 0 {
+                        // path-only match: the index already decided it
+                        return Some(cand.rule);
+                    }
                     let method = self
                         .methods
                         .get(usize::from(cand.method))

@@ -256,13 +256,10 @@ pub(crate) struct RuleEntry {
     pub(crate) extras: Option<Box<Extras>>,
 }
 
-/// One candidate: a (rule, match, hostname group). 12 bytes: the 16-byte precedence key is
-/// only needed to sort the index lists at build time; what remains is its rank.
+/// One candidate: a (rule, match, hostname group). 12 bytes: its 16-byte precedence key
+/// (16-byte aligned) lives apart in [`RouteTable::keys`], read only by explanations.
 #[derive(Debug)]
 pub(crate) struct Cand {
-    /// Position of the candidate's precedence key among all keys of the table (equal keys,
-    /// equal ranks): orders explanation rows exactly as the keys would.
-    pub(crate) rank: u32,
     pub(crate) rule: u32,
     /// Index of the match in the rule (for explanations).
     pub(crate) match_index: u16,
@@ -339,6 +336,8 @@ pub struct RouteTable {
     pub(crate) routes: Vec<RouteInfo>,
     pub(crate) rules: Vec<RuleEntry>,
     pub(crate) cands: Vec<Cand>,
+    /// Precedence key of each candidate (by candidate id), for explanations.
+    pub(crate) keys: Box<[PrecedenceKey]>,
     /// Conditions of candidates; index 0 is the unused "nothing to check" entry.
     pub(crate) conds: Vec<Cond>,
     pub(crate) regexes: RegexPool,
@@ -459,7 +458,7 @@ struct Builder<'i> {
     routes: Vec<RouteInfo>,
     rules: Vec<RuleEntry>,
     cands: Vec<Cand>,
-    /// Precedence key of each candidate (build only; see [`Cand::rank`]).
+    /// Precedence key of each candidate.
     keys: Vec<PrecedenceKey>,
     conds: Vec<Cond>,
     /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
@@ -664,7 +663,6 @@ impl<'i> Builder<'i> {
             }
         }
 
-        self.rank_cands();
         let statuses = self.status.finish(input);
         // the build grew these by doubling: drop the slack (up to half of each)
         self.rules.shrink_to_fit();
@@ -677,6 +675,7 @@ impl<'i> Builder<'i> {
             routes: self.routes,
             rules: self.rules,
             cands: self.cands,
+            keys: self.keys.into_boxed_slice(),
             conds: self.conds,
             regexes: self.regexes,
             sets,
@@ -1409,7 +1408,6 @@ impl<'i> Builder<'i> {
             i
         };
         self.cands.push(Cand {
-            rank: 0,
             rule,
             match_index,
             method,
@@ -1417,25 +1415,6 @@ impl<'i> Builder<'i> {
         });
         self.keys.push(key);
         Some(cid)
-    }
-
-    /// Sets [`Cand::rank`] from the precedence keys, once every candidate exists.
-    fn rank_cands(&mut self) {
-        let keys = &self.keys;
-        let mut ids: Vec<u32> = (0..u32::try_from(keys.len()).unwrap_or(u32::MAX)).collect();
-        ids.sort_unstable_by_key(|i| keys.get(*i as usize).copied());
-        let mut rank = 0u32;
-        let mut prev: Option<PrecedenceKey> = None;
-        for (pos, &i) in ids.iter().enumerate() {
-            let k = keys.get(i as usize).copied();
-            if prev != k {
-                rank = u32::try_from(pos).unwrap_or(u32::MAX);
-                prev = k;
-            }
-            if let Some(c) = self.cands.get_mut(i as usize) {
-                c.rank = rank;
-            }
-        }
     }
 
     fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
