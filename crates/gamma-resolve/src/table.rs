@@ -446,8 +446,9 @@ struct MatchSite<'l, 'i> {
     m: &'i MatchIr,
 }
 
-/// (group, kind, namespace, name, port) of an interned backend target.
-type TargetKey = (Arc<str>, Arc<str>, Arc<str>, Arc<str>, Option<u16>);
+/// (group, kind, namespace, name, port) of a backend target, borrowed from the input: a
+/// repeated backendRef is found without interning (hashing) its four strings again.
+type TargetKey<'i> = (&'i str, &'i str, &'i str, &'i str, Option<u16>);
 
 struct Builder<'i> {
     input: &'i TableInput,
@@ -470,7 +471,7 @@ struct Builder<'i> {
     strings: HashSet<Arc<str>, BuildHasherDefault<FastHasher>>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
-    target_ids: Map<TargetKey, u32>,
+    target_ids: Map<TargetKey<'i>, u32>,
 }
 
 impl<'i> Builder<'i> {
@@ -747,7 +748,7 @@ impl<'i> Builder<'i> {
         &mut self,
         ri: usize,
         route_id: u32,
-        route: &RouteIr,
+        route: &'i RouteIr,
         mesh: bool,
     ) -> Vec<Option<u32>> {
         let f = usize::from(!mesh);
@@ -832,25 +833,26 @@ impl<'i> Builder<'i> {
         })
     }
 
-    fn target(&mut self, b: &BackendIr) -> u32 {
+    fn target(&mut self, b: &'i BackendIr) -> u32 {
         let key = (
-            self.intern(&b.group),
-            self.intern(&b.kind),
-            self.intern(&b.namespace),
-            self.intern(&b.name),
+            b.group.as_str(),
+            b.kind.as_str(),
+            b.namespace.as_str(),
+            b.name.as_str(),
             b.port,
         );
         if let Some(id) = self.target_ids.get(&key) {
             return *id;
         }
         let id = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
-        self.targets.push(Target {
-            group: Arc::clone(&key.0),
-            kind: Arc::clone(&key.1),
-            namespace: Arc::clone(&key.2),
-            name: Arc::clone(&key.3),
+        let target = Target {
+            group: self.intern(&b.group),
+            kind: self.intern(&b.kind),
+            namespace: self.intern(&b.namespace),
+            name: self.intern(&b.name),
             port: b.port,
-        });
+        };
+        self.targets.push(target);
         self.target_ids.insert(key, id);
         id
     }
@@ -860,7 +862,7 @@ impl<'i> Builder<'i> {
         route_id: u32,
         index: u16,
         route: &RouteIr,
-        rule: &RuleIr,
+        rule: &'i RuleIr,
         mesh: bool,
     ) -> Option<u32> {
         let rewrite = |f: &FiltersIr| {
