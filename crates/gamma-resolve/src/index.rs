@@ -189,9 +189,23 @@ pub(crate) struct PathIndex {
 /// Builder of a [`PathIndex`].
 #[derive(Debug, Default)]
 pub(crate) struct PathIndexBuilder {
-    exact: Map<Box<str>, Vec<u32>>,
-    prefix: Map<Box<str>, Vec<u32>>,
+    exact: Map<Box<str>, Pending>,
+    prefix: Map<Box<str>, Pending>,
     regex: Vec<u32>,
+}
+
+/// The candidates of one path key while building: the first inline, the rest in a `Vec`
+/// (most keys have one candidate, and then no list is allocated at all).
+#[derive(Debug)]
+struct Pending {
+    first: u32,
+    rest: Vec<u32>,
+}
+
+impl Pending {
+    fn len(&self) -> usize {
+        1 + self.rest.len()
+    }
 }
 
 /// Where a candidate goes in a path index.
@@ -206,11 +220,17 @@ impl PathIndexBuilder {
     pub(crate) fn add(&mut self, slot: PathSlot<'_>, cand: u32) {
         // look up before inserting: most keys repeat, and a miss is the only time the key
         // needs an owned copy
-        fn push(map: &mut Map<Box<str>, Vec<u32>>, key: &str, cand: u32) {
+        fn push(map: &mut Map<Box<str>, Pending>, key: &str, cand: u32) {
             match map.get_mut(key) {
-                Some(v) => v.push(cand),
+                Some(p) => p.rest.push(cand),
                 None => {
-                    map.insert(key.into(), vec![cand]);
+                    map.insert(
+                        key.into(),
+                        Pending {
+                            first: cand,
+                            rest: Vec::new(),
+                        },
+                    );
                 }
             }
         }
@@ -227,14 +247,23 @@ impl PathIndexBuilder {
             .exact
             .values()
             .chain(self.prefix.values())
-            .map(Vec::len)
+            .map(Pending::len)
             .sum::<usize>()
             + self.regex.len();
         let mut ids: Vec<u32> = Vec::with_capacity(total);
-        let mut freeze = |mut v: Vec<u32>| -> Run {
+        // sorts a list into `ids` (one-candidate lists need no sort)
+        let mut freeze = |first: Option<u32>, mut v: Vec<u32>| -> Run {
+            let start = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+            if v.is_empty() {
+                ids.extend(first);
+                return (start, u32::from(first.is_some()));
+            }
+            if let Some(f) = first {
+                // insertion order is kept for equal keys (stable sort)
+                v.insert(0, f);
+            }
             v.sort_by(order);
             v.dedup();
-            let start = u32::try_from(ids.len()).unwrap_or(u32::MAX);
             ids.extend_from_slice(&v);
             (start, u32::try_from(v.len()).unwrap_or(0))
         };
@@ -244,14 +273,14 @@ impl PathIndexBuilder {
         let exact = self
             .exact
             .into_iter()
-            .map(|(k, v)| (k, freeze(v)))
+            .map(|(k, p)| (k, freeze(Some(p.first), p.rest)))
             .collect();
         let prefix = self
             .prefix
             .into_iter()
-            .map(|(k, v)| (k, freeze(v)))
+            .map(|(k, p)| (k, freeze(Some(p.first), p.rest)))
             .collect();
-        let regex = freeze(self.regex);
+        let regex = freeze(None, self.regex);
         PathIndex {
             exact,
             prefix,
