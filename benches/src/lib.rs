@@ -1,6 +1,7 @@
 //! Fixtures and the pre-sorted linear scan used by the gamma-rs benches.
 //!
 //! Everything is deterministic (a fixed xorshift stream), so runs are comparable.
+#![forbid(unsafe_code)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

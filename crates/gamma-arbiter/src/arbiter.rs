@@ -78,7 +78,7 @@ impl Arbiter {
         let registry = Arc::new(self.registry(snapshot));
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
         ladder.prefill_services();
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
             for resource in snapshot.of_kind(kind) {
                 let Some((meta, refs, _)) = route_parts(resource) else {

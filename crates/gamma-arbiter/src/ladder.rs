@@ -54,10 +54,12 @@ pub(crate) struct Ladder<'a> {
     services: HashMap<(&'a str, &'a str), Option<Verdict>>,
     /// Levels 3 to 5 per namespace (always the route's namespace; see `decide_service`).
     namespaces: HashMap<&'a str, Verdict>,
-    /// The last namespace looked up: routes come in namespace order, so this saves hashing.
-    last_namespace: Option<(&'a str, Verdict)>,
     /// Whether `services` holds every Service of the snapshot (absent = missing).
     services_complete: bool,
+    /// The last Service looked up (consecutive routes often share their parent Service).
+    last_service: Option<((&'a str, &'a str), Option<Verdict>)>,
+    /// The last namespace looked up: routes come in namespace order, so this saves hashing.
+    last_namespace: Option<(&'a str, Verdict)>,
     /// Gateway parents per Gateway (namespace, name).
     gateways: HashMap<(&'a str, &'a str), Verdict>,
     ev_parent_ref: Evidence,
@@ -73,6 +75,7 @@ impl<'a> Ladder<'a> {
             services: HashMap::new(),
             namespaces: HashMap::new(),
             last_namespace: None,
+            last_service: None,
             services_complete: false,
             gateways: HashMap::new(),
             ev_parent_ref: Evidence::new("the route's parentRefs[].controllers"),
@@ -83,11 +86,12 @@ impl<'a> Ladder<'a> {
         }
     }
 
-    /// Computes level 2 for every Service up front, walking the snapshot in order instead of
-    /// looking each one up: worth it when most Services are parents (a full decision), not
-    /// for a handful of pairs (an incremental update).
+    /// Computes level 2 for every Service up front, walking the snapshot's Services in order
+    /// (no per-Service lookups): used by full decisions, where most Services are parents.
     pub(crate) fn prefill_services(&mut self) {
         let snap = self.snap;
+        let count = snap.services().count();
+        self.services.reserve(count);
         for svc in snap.services() {
             let ns = svc.metadata.namespace_or_default();
             let v = self.service_signal(ns, &svc.metadata.name, svc);
@@ -247,12 +251,21 @@ impl<'a> Ladder<'a> {
         // fall-through that could hand the parent to someone else while a cache syncs).
         let svc_ns = parent_ref.namespace_or(route_ns);
         let key = (svc_ns, parent_ref.name.as_str());
-        let level2 = match self.services.get(&key) {
-            Some(v) => v.clone(),
-            None if self.services_complete => Some(missing_service(svc_ns, &parent_ref.name)),
-            None => {
-                let v = self.service_level(svc_ns, &parent_ref.name);
-                self.services.insert(key, v.clone());
+        let level2 = match &self.last_service {
+            Some((k, v)) if *k == key => v.clone(),
+            _ => {
+                let v = match self.services.get(&key) {
+                    Some(v) => v.clone(),
+                    None if self.services_complete => {
+                        Some(missing_service(svc_ns, &parent_ref.name))
+                    }
+                    None => {
+                        let v = self.service_level(svc_ns, &parent_ref.name);
+                        self.services.insert(key, v.clone());
+                        v
+                    }
+                };
+                self.last_service = Some((key, v.clone()));
                 v
             }
         };

@@ -129,6 +129,16 @@ pub fn merge_outcome(
         if placed.get(i).copied().unwrap_or(true) {
             continue;
         }
+        // A parentRef both desired and kept: an entry `me` already has for it was kept as it is
+        // above, and adding the desired one as well would add another copy on every merge.
+        if desired.keep.contains(&d.parent_ref)
+            && existing
+                .parents
+                .iter()
+                .any(|e| e.parent_ref == d.parent_ref && me.answers_to(&e.controller_name))
+        {
+            continue;
+        }
         // Carry transition times over from an entry under an old alias for the same parent.
         let previous = existing
             .parents

@@ -269,24 +269,15 @@ impl Registry {
         &self.diagnostics
     }
 
-    /// Whether the two registries resolve every name the same way (used to decide whether an
-    /// XMesh change can affect more than the namespaces that name it).
+    /// Whether the two registries resolve every controller name the same way (used to decide
+    /// whether an XMesh or GatewayClass change can affect more than the namespaces that name
+    /// the mesh). A name new to one side that resolves to itself is no change: unknown names
+    /// are kept verbatim too. Known-ness (GatewayClass controllers) affects no verdict.
     pub(crate) fn same_resolution(&self, other: &Registry) -> bool {
-        let names = |r: &Registry| -> Vec<(String, String)> {
-            r.by_controller
-                .iter()
-                .map(|(k, &i)| {
-                    (
-                        k.clone(),
-                        r.meshes
-                            .get(i)
-                            .map(|m| m.controller_name.clone())
-                            .unwrap_or_default(),
-                    )
-                })
-                .collect()
-        };
-        names(self) == names(other) && self.class_controllers == other.class_controllers
+        self.by_controller
+            .keys()
+            .chain(other.by_controller.keys())
+            .all(|n| self.canonical(n) == other.canonical(n))
     }
 }
 

@@ -215,6 +215,10 @@ proptest! {
         for channel in [Channel::Standard, Channel::Experimental] {
             let opts = ValidateOptions::channel(channel);
             let valid = route.validate_with(&opts).is_ok();
+            // The cheap first pass (detached paths) agrees with a full pass.
+            let mut full = gamma_model::validate::Errors::default();
+            route.collect_errors(&gamma_model::validate::FieldPath::root(), &opts, &mut full);
+            prop_assert_eq!(valid, full.is_empty());
             let whole = ir::HttpRoute::from_wire_with(&route, &opts);
             prop_assert_eq!(valid, whole.is_ok());
             if let Ok(p) = ir::HttpRoute::from_wire_partial(&route, &opts) {

@@ -85,14 +85,22 @@ impl RouteTable {
     }
 
     /// Finds the winning rule in a route set.
-    pub(crate) fn match_in_set(&self, set: &RouteSet, req: &Request<'_>) -> Matched {
+    pub(crate) fn match_in_set(
+        &self,
+        set: &RouteSet,
+        req: &Request<'_>,
+        (path, query): (&str, Option<&str>),
+    ) -> Matched {
         let hit = |r: Option<u32>| r.map_or(Matched::NoMatch, Matched::Rule);
         match req.protocol {
             Protocol::Udp => hit(set.udp),
             Protocol::Http | Protocol::Grpc => {
-                let (path, query) = split_path_query(req.path_and_query);
-                let host = req.host.map(normalize_host);
-                let (service, method) = split_grpc_path(path);
+                let host = req.host;
+                let (service, method) = if req.protocol == Protocol::Grpc {
+                    split_grpc_path(path)
+                } else {
+                    ("", "")
+                };
                 let probe = Probe {
                     method: req.method,
                     path,
@@ -138,7 +146,7 @@ impl RouteTable {
                 if req.protocol == Protocol::Tls
                     && let Some(t) = &set.tls
                 {
-                    let sni = req.sni.map(normalize_host);
+                    let sni = req.sni;
                     let r = t.find(sni, |list| {
                         list.first()
                             .and_then(|c| self.cands.get(*c as usize))
@@ -160,16 +168,20 @@ impl RouteTable {
         match self.bind(req) {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
-            Bound::Set(set) => match self.match_in_set(set, req) {
-                Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                Matched::ProtocolMismatch => {
-                    respond(req.protocol, None, RespondReason::ProtocolMismatch)
+            Bound::Set(set) => {
+                // split once; both matching and the action need it
+                let pq = split_path_query(req.path_and_query);
+                match self.match_in_set(set, req, pq) {
+                    Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
+                    Matched::ProtocolMismatch => {
+                        respond(req.protocol, None, RespondReason::ProtocolMismatch)
+                    }
+                    Matched::Rule(id) => match self.rules.get(id as usize) {
+                        Some(rule) => self.act(rule, req, pq, entropy),
+                        None => respond(req.protocol, None, RespondReason::NoMatchingRule),
+                    },
                 }
-                Matched::Rule(id) => match self.rules.get(id as usize) {
-                    Some(rule) => self.act(rule, req, entropy),
-                    None => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                },
-            },
+            }
         }
     }
 
@@ -191,14 +203,14 @@ impl RouteTable {
         &'a self,
         rule: &'a RuleEntry,
         req: &Request<'a>,
+        (path, query): (&'a str, Option<&'a str>),
         entropy: u64,
     ) -> Decision<'a> {
         let rref = self.rule_ref(rule);
-        let (path, query) = split_path_query(req.path_and_query);
         let modifier = |m: &'a PathModifierIr| match m {
             PathModifierIr::Full(p) => PathModifier::ReplaceFullPath(p),
             PathModifierIr::Prefix(r) => PathModifier::ReplacePrefixMatch {
-                matched_prefix: rule.prefix.as_deref().unwrap_or("/"),
+                matched_prefix: extras(&rule.extras).prefix.as_deref().unwrap_or("/"),
                 replacement: r,
             },
         };

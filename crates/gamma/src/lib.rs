@@ -8,6 +8,9 @@
 //! - `arbiter` (feature `arbiter`, on by default): which controller owns each (route, parent)
 //!   when several meshes and gateways share a cluster, and status writes that never touch
 //!   another controller's entries.
+//! - `controller` (features `resolve` and `arbiter`): the embedding API tying them together,
+//!   `Controller::reconcile(&snapshot, now)` -> the table of what this controller programs,
+//!   the status writes to make, its decisions and diagnostics.
 //! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
 //!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
 //!   and an evaluator for SMI TrafficTarget access control.
@@ -31,8 +34,20 @@
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
 pub use gamma_model as model;
+
+#[cfg(all(feature = "resolve", feature = "arbiter"))]
+pub mod controller;
 
 /// The route-resolution engine (the `gamma-resolve` crate).
 #[cfg(feature = "resolve")]

@@ -252,21 +252,21 @@ impl GrpcRoute {
         wire: &gateway::GrpcRoute,
         opts: &ValidateOptions,
     ) -> Result<Partial<GrpcRoute>, ValidationErrors> {
-        let mut errors = Errors::default();
-        wire.collect_errors(&FieldPath::root(), opts, &mut errors);
+        let (all, base) = super::collect(wire, opts);
         let ns = wire.metadata.namespace_or_default().to_owned();
         let rules = &wire.spec.rules;
         let names: Vec<Option<String>> = rules.iter().map(|r| r.name.clone()).collect();
         let mut route_errors = Errors::default();
-        let hostnames = hostnames(&wire.spec.hostnames, &mut route_errors);
-        let mut all = errors.into_vec();
+        let hostnames = hostnames(&wire.spec.hostnames, &base, &mut route_errors);
+        let mut all = all;
         all.extend(route_errors.into_vec());
+        let rules_path = base.field("spec").field("rules");
         convert_partial(
             all,
             &names,
             |i| {
                 let mut errors = Errors::default();
-                let path = FieldPath::root().field("spec").field("rules").index(i);
+                let path = rules_path.index(i);
                 let rule = rules
                     .get(i)
                     .map(|r| convert_rule(r, i, &ns, &path, &mut errors));

@@ -841,8 +841,8 @@ pub(crate) fn parent_refs(refs: &[gateway::ParentReference], ns: &str) -> Vec<Pa
         .collect()
 }
 
-pub(crate) fn hostnames(list: &[String], errors: &mut Errors) -> Vec<Hostname> {
-    let path = FieldPath::root().field("spec").field("hostnames");
+pub(crate) fn hostnames(list: &[String], base: &FieldPath, errors: &mut Errors) -> Vec<Hostname> {
+    let path = base.field("spec").field("hostnames");
     list.iter()
         .enumerate()
         .filter_map(|(i, h)| ok(Hostname::new(h), &path.index(i), errors))
@@ -871,8 +871,7 @@ impl HttpRoute {
         wire: &gateway::HttpRoute,
         opts: &ValidateOptions,
     ) -> Result<Partial<HttpRoute>, ValidationErrors> {
-        let mut errors = Errors::default();
-        wire.collect_errors(&FieldPath::root(), opts, &mut errors);
+        let (all, base) = super::collect(wire, opts);
         let ns = wire.metadata.namespace_or_default().to_owned();
         let default_rules;
         let rules: &[gateway::HttpRouteRule] = match &wire.spec.rules {
@@ -884,16 +883,17 @@ impl HttpRoute {
         };
         let names: Vec<Option<String>> = rules.iter().map(|r| r.name.clone()).collect();
         let mut route_errors = Errors::default();
-        let hostnames = hostnames(&wire.spec.hostnames, &mut route_errors);
-        let mut all = errors.into_vec();
+        let hostnames = hostnames(&wire.spec.hostnames, &base, &mut route_errors);
+        let mut all = all;
         all.extend(route_errors.into_vec());
         let omitted = wire.spec.rules.is_none();
+        let rules_path = base.field("spec").field("rules");
         convert_partial(
             all,
             &names,
             |i| {
                 let mut errors = Errors::default();
-                let path = FieldPath::root().field("spec").field("rules").index(i);
+                let path = rules_path.index(i);
                 let rule = rules
                     .get(i)
                     .map(|r| convert_rule(r, i, &ns, &path, &mut errors));

@@ -106,7 +106,7 @@ pub struct UdpRoute {
 }
 
 macro_rules! l4_ir {
-    ($name:ident, $wire:ty, |$w:ident, $errors:ident, $ns:ident, $parents:ident| $build:expr) => {
+    ($name:ident, $wire:ty, |$w:ident, $errors:ident, $ns:ident, $parents:ident, $base:ident| $build:expr) => {
         impl $name {
             /// Validates (standard channel) and converts; every error when it is invalid.
             pub fn from_wire(wire: &$wire) -> Result<$name, ValidationErrors> {
@@ -128,8 +128,11 @@ macro_rules! l4_ir {
                 $w: &$wire,
                 opts: &ValidateOptions,
             ) -> Result<Partial<$name>, ValidationErrors> {
+                let (collected, $base) = super::collect($w, opts);
                 let mut $errors = Errors::default();
-                $w.collect_errors(&FieldPath::root(), opts, &mut $errors);
+                for e in collected {
+                    $errors.push(e.path, e.kind);
+                }
                 let $ns = $w.metadata.namespace_or_default().to_owned();
                 let $parents = parent_refs(&$w.spec.parent_refs, &$ns);
                 $build
@@ -138,29 +141,41 @@ macro_rules! l4_ir {
     };
 }
 
-l4_ir!(TlsRoute, gateway::TlsRoute, |wire, errors, ns, parents| {
-    let hosts = hostnames(&wire.spec.hostnames, &mut errors);
-    convert(errors, &wire.spec.rules, &ns, |rules| TlsRoute {
-        metadata: wire.metadata.clone(),
-        namespace: ns.clone(),
-        parent_refs: parents,
-        hostnames: hosts,
-        rules,
-    })
-});
-l4_ir!(TcpRoute, gateway::TcpRoute, |wire, errors, ns, parents| {
-    convert(errors, &wire.spec.rules, &ns, |rules| TcpRoute {
-        metadata: wire.metadata.clone(),
-        namespace: ns.clone(),
-        parent_refs: parents,
-        rules,
-    })
-});
-l4_ir!(UdpRoute, gateway::UdpRoute, |wire, errors, ns, parents| {
-    convert(errors, &wire.spec.rules, &ns, |rules| UdpRoute {
-        metadata: wire.metadata.clone(),
-        namespace: ns.clone(),
-        parent_refs: parents,
-        rules,
-    })
-});
+l4_ir!(
+    TlsRoute,
+    gateway::TlsRoute,
+    |wire, errors, ns, parents, base| {
+        let hosts = hostnames(&wire.spec.hostnames, &base, &mut errors);
+        convert(errors, &wire.spec.rules, &ns, |rules| TlsRoute {
+            metadata: wire.metadata.clone(),
+            namespace: ns.clone(),
+            parent_refs: parents,
+            hostnames: hosts,
+            rules,
+        })
+    }
+);
+l4_ir!(
+    TcpRoute,
+    gateway::TcpRoute,
+    |wire, errors, ns, parents, _base| {
+        convert(errors, &wire.spec.rules, &ns, |rules| TcpRoute {
+            metadata: wire.metadata.clone(),
+            namespace: ns.clone(),
+            parent_refs: parents,
+            rules,
+        })
+    }
+);
+l4_ir!(
+    UdpRoute,
+    gateway::UdpRoute,
+    |wire, errors, ns, parents, _base| {
+        convert(errors, &wire.spec.rules, &ns, |rules| UdpRoute {
+            metadata: wire.metadata.clone(),
+            namespace: ns.clone(),
+            parent_refs: parents,
+            rules,
+        })
+    }
+);

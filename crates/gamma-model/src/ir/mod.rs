@@ -70,6 +70,7 @@ mod l4;
 mod names;
 mod path;
 mod refs;
+mod route;
 
 pub use grpc::{GrpcBackend, GrpcFilter, GrpcMatch, GrpcMethodMatch, GrpcRoute, GrpcRule};
 pub use http::{
@@ -81,6 +82,7 @@ pub use l4::{L4Rule, TcpRoute, TlsRoute, UdpRoute};
 pub use names::{HeaderName, Hostname, PreciseHostname};
 pub use path::{Path, PathMatch, PathPrefix};
 pub use refs::{BackendTarget, ParentRef, WeightedBackend};
+pub use route::Route;
 
 use serde::Serialize;
 
@@ -124,6 +126,24 @@ impl DroppedRule {
             .iter()
             .all(ValidationError::is_unsupported_value)
     }
+}
+
+/// Every validation error of `object`, after a cheap counting pass (no paths are built for a
+/// valid object). Also returns the base path conversion should use: detached when the object
+/// is valid (conversion cannot fail then, so its paths are never read), the root otherwise.
+fn collect<T: crate::validate::Validate + ?Sized>(
+    object: &T,
+    opts: &crate::validate::ValidateOptions,
+) -> (Vec<ValidationError>, crate::validate::FieldPath) {
+    use crate::validate::{Errors, FieldPath};
+    let mut probe = Errors::counting();
+    object.collect_errors(&FieldPath::detached(), opts, &mut probe);
+    if probe.is_empty() {
+        return (Vec::new(), FieldPath::detached());
+    }
+    let mut errors = Errors::default();
+    object.collect_errors(&FieldPath::root(), opts, &mut errors);
+    (errors.into_vec(), FieldPath::root())
 }
 
 /// Splits validation errors into route-level ones and those inside `spec.rules[i]`.

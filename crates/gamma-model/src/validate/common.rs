@@ -109,8 +109,16 @@ impl Errors {
         keys: impl IntoIterator<Item = &'a str>,
         item_field: Option<&str>,
     ) {
+        let mut keys = keys.into_iter().peekable();
+        // Nothing to compare in lists of fewer than two items (the common case): no allocation.
+        let Some(first) = keys.next() else {
+            return;
+        };
+        if keys.peek().is_none() {
+            return;
+        }
         let mut seen = HashSet::new();
-        for (i, k) in keys.into_iter().enumerate() {
+        for (i, k) in std::iter::once(first).chain(keys).enumerate() {
             if !seen.insert(k) {
                 let at = path.index(i);
                 let at = match item_field {
@@ -386,6 +394,9 @@ pub(crate) fn header_filter(
 
     // One action per header name (case-insensitive), across the three lists. An exact repeat
     // inside one list is already reported as a duplicate above, so it is not reported twice.
+    if f.set.len() + f.add.len() + f.remove.len() < 2 {
+        return;
+    }
     let mut seen: BTreeMap<String, (&'static str, &str)> = BTreeMap::new();
     let entries = (f
         .set

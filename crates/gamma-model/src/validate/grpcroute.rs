@@ -89,12 +89,14 @@ impl Validate for GrpcRouteMatch {
 fn method_match(m: &GrpcMethodMatch, path: &FieldPath, errors: &mut Errors) {
     if let Some(t) = &m.type_ {
         errors.known(&path.field("type"), t);
-        if m.service.is_none() && m.method.is_none() {
-            errors.rule(
-                path.clone(),
-                "One or both of 'service' or 'method' must be specified",
-            );
-        }
+    }
+    // The CEL rule is guarded by `has(self.type)`, but `type` defaults to `Exact`, so after
+    // defaulting it applies to every method match.
+    if m.service.is_none() && m.method.is_none() {
+        errors.rule(
+            path.clone(),
+            "One or both of 'service' or 'method' must be specified",
+        );
     }
     let exact = m.type_.as_ref().is_none_or(|t| *t == MatchType::Exact);
     if let Some(s) = &m.service {

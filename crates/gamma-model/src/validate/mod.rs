@@ -245,7 +245,15 @@ pub trait Validate {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors);
 
     /// Validates with explicit options.
+    ///
+    /// Runs a cheap pass first (detached paths, errors only counted); only an invalid object is
+    /// walked again to build the field paths of its errors.
     fn validate_with(&self, opts: &ValidateOptions) -> Result<(), ValidationErrors> {
+        let mut probe = Errors::counting();
+        self.collect_errors(&FieldPath::detached(), opts, &mut probe);
+        if probe.is_empty() {
+            return Ok(());
+        }
         let mut errors = Errors::default();
         self.collect_errors(&FieldPath::root(), opts, &mut errors);
         errors.into_result()
@@ -267,12 +275,27 @@ impl Validate for crate::Resource {
 #[derive(Debug, Default)]
 pub struct Errors {
     list: Vec<ValidationError>,
+    /// In counting mode errors are counted, not stored (see [`Errors::counting`]).
+    counting: bool,
+    count: usize,
 }
 
 impl Errors {
+    /// A collector that only counts errors: for a first pass with [`FieldPath::detached`] that
+    /// answers "is anything wrong?" without building paths or storing errors.
+    pub fn counting() -> Self {
+        Errors {
+            counting: true,
+            ..Errors::default()
+        }
+    }
+
     /// Records an error.
     pub fn push(&mut self, path: FieldPath, kind: ErrorKind) {
-        self.list.push(ValidationError { path, kind });
+        self.count += 1;
+        if !self.counting {
+            self.list.push(ValidationError { path, kind });
+        }
     }
 
     /// Records a failed cross-field (CEL) rule with upstream's message.
@@ -287,7 +310,12 @@ impl Errors {
 
     /// Whether nothing has been recorded.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.count == 0
+    }
+
+    /// The number of errors recorded (also in counting mode).
+    pub fn len(&self) -> usize {
+        self.count
     }
 
     /// The errors recorded so far.
@@ -301,9 +329,19 @@ impl Errors {
     }
 
     /// `Ok` when nothing was recorded.
+    ///
+    /// A counting collector has no errors to return; it reports how many there were in a single
+    /// error at the root.
     pub fn into_result(self) -> Result<(), ValidationErrors> {
-        if self.list.is_empty() {
+        if self.count == 0 {
             Ok(())
+        } else if self.list.is_empty() {
+            Err(ValidationErrors(vec![ValidationError {
+                path: FieldPath::root(),
+                kind: ErrorKind::Rule {
+                    message: format!("{} validation errors (not recorded)", self.count),
+                },
+            }]))
         } else {
             Err(ValidationErrors(self.list))
         }

@@ -1,0 +1,367 @@
+//! The embedding API: one call a controller makes on every change.
+//!
+//! [`Controller::reconcile`] decides ownership for the embedding controller (`me`), builds the
+//! route table of what `me` programs (owned parents plus parents in a make-before-break
+//! handoff), and returns the exact status writes to make. [`Controller::reconcile_change`] is
+//! the incremental path after one object changed.
+//!
+//! ```
+//! use gamma::controller::{Controller, ControllerConfig};
+//! use gamma::arbiter::{Config, Identity, MeshRegistration};
+//! use gamma::model::{Snapshot, decode, meta::Time};
+//!
+//! let config = Config::new([MeshRegistration::new("istio", "istio.io/gateway-controller")]);
+//! let mut controller = Controller::new(ControllerConfig::new(
+//!     config,
+//!     Identity::new("istio.io/gateway-controller"),
+//! )).unwrap();
+//! let snapshot = Snapshot::from_resources(decode(r#"
+//! apiVersion: v1
+//! kind: Namespace
+//! metadata: {name: shop, labels: {gamma.rs/mesh: istio}}
+//! ---
+//! apiVersion: v1
+//! kind: Service
+//! metadata: {name: checkout, namespace: shop}
+//! spec: {clusterIP: 10.96.0.10, ports: [{port: 80}]}
+//! ---
+//! apiVersion: gateway.networking.k8s.io/v1
+//! kind: HTTPRoute
+//! metadata: {name: checkout, namespace: shop, generation: 2}
+//! spec:
+//!   parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
+//!   rules: [{backendRefs: [{name: checkout, port: 80}]}]
+//! "#)?);
+//! let now = Time::parse("2026-01-05T10:00:00Z")?;
+//! let r = controller.reconcile(&snapshot, now);
+//! assert_eq!(r.status_updates.len(), 1);
+//! let (route, status) = &r.status_updates[0];
+//! assert_eq!(route.name, "checkout");
+//! assert_eq!(status.parents[0].controller_name, "istio.io/gateway-controller");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use gamma_arbiter::handoff::{Directive, Handoff};
+use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
+use gamma_arbiter::routes::route_parts;
+use gamma_arbiter::status::ParentConditions;
+use gamma_arbiter::{Arbiter, Config, ConfigError, Decision, Decisions, Identity, PairKey};
+use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
+use gamma_model::meta::Time;
+use gamma_model::{ObjectRef, ResourceKind, Snapshot};
+use gamma_resolve::ir::RouteKind;
+use gamma_resolve::status::RouteCondition;
+use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
+
+/// What a [`Controller`] needs: the shared arbiter configuration, who `me` is, how to build
+/// tables, and how long a handoff may last.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ControllerConfig {
+    /// The arbiter configuration (the same for every controller in the cluster).
+    pub arbiter: Config,
+    /// The embedding controller.
+    pub me: Identity,
+    /// Table build options (the `include` set is managed by the controller).
+    pub build: BuildOptions,
+    /// The longest a make-before-break handoff lasts, in seconds (default 300).
+    pub handoff_grace_seconds: i64,
+}
+
+impl ControllerConfig {
+    /// A configuration with default build options and a 300 s handoff grace period.
+    pub fn new(arbiter: Config, me: Identity) -> Self {
+        ControllerConfig {
+            arbiter,
+            me,
+            build: BuildOptions::default(),
+            handoff_grace_seconds: 300,
+        }
+    }
+}
+
+/// Something the embedder should know about one reconciliation; never fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Diagnostic {
+    /// A note about merging the configuration with the snapshot's XMesh objects.
+    Registry(gamma_arbiter::RegistryDiagnostic),
+    /// The stored status is newer than the route copy in the snapshot: not written.
+    StaleRoute {
+        /// The route.
+        route: ObjectRef,
+        /// The newest stored observedGeneration.
+        stored: i64,
+        /// The generation in the snapshot.
+        known: i64,
+    },
+    /// Entries `me` wanted that did not fit under the 32-entry cap.
+    StatusFull {
+        /// The route.
+        route: ObjectRef,
+        /// How many entries were dropped.
+        dropped: usize,
+    },
+}
+
+/// The result of one reconciliation.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Reconciliation {
+    /// The route table of what `me` programs: owned parents and parents in a handoff.
+    pub table: RouteTable,
+    /// The status writes to make (a read-modify-write on the route copy in the snapshot);
+    /// only routes whose status would change.
+    pub status_updates: Vec<(ObjectRef, RouteStatus)>,
+    /// `me`'s decision and data-plane directive for every (route, parentRef) considered.
+    pub decisions: Vec<(PairKey, Decision, Directive)>,
+    /// Notes for the operator.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// An embedding controller: arbiter decisions, handoff state and the last table conditions.
+#[derive(Debug)]
+pub struct Controller {
+    arbiter: Arbiter,
+    me: Identity,
+    build: BuildOptions,
+    handoff: Handoff,
+    decisions: Option<Decisions>,
+    /// The table conditions per pair from the previous reconciliation, to find routes whose
+    /// status must be recomputed after an incremental change.
+    conditions: BTreeMap<PairKey, Vec<RouteCondition>>,
+}
+
+fn route_kind(kind: ResourceKind) -> Option<RouteKind> {
+    Some(match kind {
+        ResourceKind::HttpRoute => RouteKind::Http,
+        ResourceKind::GrpcRoute => RouteKind::Grpc,
+        ResourceKind::TlsRoute => RouteKind::Tls,
+        ResourceKind::TcpRoute => RouteKind::Tcp,
+        ResourceKind::UdpRoute => RouteKind::Udp,
+        _ => return None,
+    })
+}
+
+fn resource_kind(kind: RouteKind) -> ResourceKind {
+    match kind {
+        RouteKind::Http => ResourceKind::HttpRoute,
+        RouteKind::Grpc => ResourceKind::GrpcRoute,
+        RouteKind::Tls => ResourceKind::TlsRoute,
+        RouteKind::Tcp => ResourceKind::TcpRoute,
+        RouteKind::Udp => ResourceKind::UdpRoute,
+    }
+}
+
+fn to_condition(c: &RouteCondition) -> Condition {
+    Condition {
+        type_: c.type_.clone(),
+        status: ConditionStatus::from(c.status),
+        observed_generation: None,
+        last_transition_time: Time::UNIX_EPOCH,
+        reason: c.reason.clone(),
+        message: c.message.clone(),
+    }
+}
+
+impl Controller {
+    /// A controller for a valid configuration.
+    pub fn new(config: ControllerConfig) -> Result<Controller, Vec<ConfigError>> {
+        Ok(Controller {
+            arbiter: Arbiter::new(config.arbiter)?,
+            me: config.me,
+            build: config.build,
+            handoff: Handoff::new(config.handoff_grace_seconds),
+            decisions: None,
+            conditions: BTreeMap::new(),
+        })
+    }
+
+    /// The arbiter.
+    pub fn arbiter(&self) -> &Arbiter {
+        &self.arbiter
+    }
+
+    /// The current decisions (after the first reconciliation).
+    pub fn decisions(&self) -> Option<&Decisions> {
+        self.decisions.as_ref()
+    }
+
+    /// Decides everything for `snapshot` and recomputes the status of every route.
+    pub fn reconcile(&mut self, snapshot: &Snapshot, now: Time) -> Reconciliation {
+        let decisions = self.arbiter.decide_all(snapshot);
+        let routes: BTreeSet<ObjectRef> = decisions.routes().map(|(r, _)| r.clone()).collect();
+        self.decisions = Some(decisions);
+        self.finish(snapshot, now, routes, true)
+    }
+
+    /// The incremental path: `changed` was inserted, replaced or removed in `snapshot`. Only
+    /// the (route, parent) pairs it influences are re-decided, and status is recomputed only
+    /// for routes whose verdicts or table conditions changed (and `changed` itself, when it
+    /// is a route). The table is rebuilt (gamma-resolve builds tables whole).
+    pub fn reconcile_change(
+        &mut self,
+        snapshot: &Snapshot,
+        changed: &ObjectRef,
+        now: Time,
+    ) -> Reconciliation {
+        let Some(decisions) = self.decisions.as_mut() else {
+            return self.reconcile(snapshot, now);
+        };
+        let changed_pairs = self.arbiter.update(decisions, snapshot, changed);
+        let mut routes: BTreeSet<ObjectRef> = changed_pairs.into_iter().map(|p| p.route).collect();
+        if changed.kind.is_route() {
+            routes.insert(changed.clone());
+            if snapshot.get(changed).is_none() {
+                self.handoff.forget_route(changed);
+            }
+        }
+        self.finish(snapshot, now, routes, false)
+    }
+
+    fn finish(
+        &mut self,
+        snapshot: &Snapshot,
+        now: Time,
+        mut routes: BTreeSet<ObjectRef>,
+        full: bool,
+    ) -> Reconciliation {
+        let mut diagnostics = Vec::new();
+        let Some(decisions) = self.decisions.as_ref() else {
+            return Reconciliation {
+                table: RouteTable::build(snapshot, &self.build),
+                status_updates: Vec::new(),
+                decisions: Vec::new(),
+                diagnostics,
+            };
+        };
+        diagnostics.extend(
+            decisions
+                .registry()
+                .diagnostics()
+                .iter()
+                .cloned()
+                .map(Diagnostic::Registry),
+        );
+        // Directives for every pair: what `me` programs.
+        let mut out_decisions = Vec::new();
+        let mut include = BTreeSet::new();
+        for (route, i, _) in decisions.pairs() {
+            let Some((meta, refs, status)) = snapshot.get(route).and_then(route_parts) else {
+                continue;
+            };
+            let (Some(pref), Some(kind)) = (refs.get(i), route_kind(route.kind)) else {
+                continue;
+            };
+            let pair = PairKey {
+                route: route.clone(),
+                parent_index: i,
+            };
+            let Some(decision) = decisions.decision(route, i, &self.me) else {
+                continue;
+            };
+            let empty = RouteStatus::default();
+            let directive = self.handoff.directive(
+                &pair,
+                &decision,
+                pref,
+                status.unwrap_or(&empty),
+                meta.generation_or_zero(),
+                decisions.registry(),
+                now,
+            );
+            if matches!(directive, Directive::Program | Directive::Retain { .. }) {
+                include.insert(RouteParentKey {
+                    kind,
+                    namespace: route.namespace.clone(),
+                    name: route.name.clone(),
+                    parent_index: i,
+                });
+            }
+            out_decisions.push((pair, decision, directive));
+        }
+        let mut options = self.build.clone();
+        options.include = Some(include);
+        let table = RouteTable::build(snapshot, &options);
+        // Table conditions per pair; routes whose conditions changed need new status.
+        let mut conditions: BTreeMap<PairKey, Vec<RouteCondition>> = BTreeMap::new();
+        for ps in table.parent_conditions() {
+            let pair = PairKey {
+                route: ObjectRef::new(
+                    resource_kind(ps.kind),
+                    ps.namespace.clone(),
+                    ps.name.clone(),
+                ),
+                parent_index: ps.parent_index,
+            };
+            conditions.insert(pair, ps.conditions.clone());
+        }
+        if !full {
+            let before = &self.conditions;
+            for (pair, c) in &conditions {
+                if before.get(pair) != Some(c) {
+                    routes.insert(pair.route.clone());
+                }
+            }
+            for pair in before.keys() {
+                if !conditions.contains_key(pair) {
+                    routes.insert(pair.route.clone());
+                }
+            }
+        }
+        let mut status_updates = Vec::new();
+        for route in routes {
+            let Some((meta, _, status)) = snapshot.get(&route).and_then(route_parts) else {
+                continue;
+            };
+            let supplied = |i: usize| {
+                let pair = PairKey {
+                    route: route.clone(),
+                    parent_index: i,
+                };
+                conditions.get(&pair).map(|cs| ParentConditions {
+                    conditions: cs.iter().map(to_condition).collect(),
+                })
+            };
+            let Some(desired) = self
+                .arbiter
+                .desired_status(decisions, snapshot, &route, &self.me, &supplied)
+            else {
+                continue;
+            };
+            let empty = RouteStatus::default();
+            match merge_outcome(
+                status.unwrap_or(&empty),
+                &desired,
+                &self.me,
+                meta.generation_or_zero(),
+                now,
+            ) {
+                MergeOutcome::Write { status, dropped } => {
+                    if !dropped.is_empty() {
+                        diagnostics.push(Diagnostic::StatusFull {
+                            route: route.clone(),
+                            dropped: dropped.len(),
+                        });
+                    }
+                    status_updates.push((route, status));
+                }
+                MergeOutcome::Stale { stored, known } => diagnostics.push(Diagnostic::StaleRoute {
+                    route,
+                    stored,
+                    known,
+                }),
+                _ => {}
+            }
+        }
+        self.conditions = conditions;
+        Reconciliation {
+            table,
+            status_updates,
+            decisions: out_decisions,
+            diagnostics,
+        }
+    }
+}

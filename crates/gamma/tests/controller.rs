@@ -1,0 +1,218 @@
+//! The embedding API on the sample cluster (examples/manifests, examples/gamma-config.yaml):
+//! two meshes reconcile, write status, reach a fixed point, and hand a namespace over
+//! make-before-break (issue 4).
+
+#![cfg(all(feature = "resolve", feature = "arbiter"))]
+
+use std::path::PathBuf;
+
+use gamma::arbiter::handoff::Directive;
+use gamma::arbiter::{Config, Identity};
+use gamma::controller::{Controller, ControllerConfig, Reconciliation};
+use gamma::model::gateway::RouteStatus;
+use gamma::model::meta::Time;
+use gamma::model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn sample() -> (Config, Snapshot) {
+    let config: Config = serde_saphyr::from_str(
+        &std::fs::read_to_string(examples().join("gamma-config.yaml")).unwrap(),
+    )
+    .unwrap();
+    let mut objects = Vec::new();
+    for e in std::fs::read_dir(examples().join("manifests")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            objects.extend(decode(&std::fs::read_to_string(p).unwrap()).unwrap());
+        }
+    }
+    (config, Snapshot::from_resources(objects))
+}
+
+fn controller(config: &Config, mesh: &str) -> Controller {
+    Controller::new(ControllerConfig::new(
+        config.clone(),
+        Identity::of_mesh(config, mesh).unwrap(),
+    ))
+    .unwrap()
+}
+
+fn t(s: i64) -> Time {
+    Time::from_unix(1_767_607_200 + s, 0)
+}
+
+/// Writes the status updates into the snapshot, as the API server would.
+fn apply(snap: &mut Snapshot, r: &Reconciliation) -> Vec<ObjectRef> {
+    let mut changed = vec![];
+    for (route, status) in &r.status_updates {
+        let mut obj = snap.get(route).unwrap().clone();
+        let slot: &mut Option<RouteStatus> = match &mut obj {
+            Resource::HttpRoute(x) => &mut x.status,
+            Resource::GrpcRoute(x) => &mut x.status,
+            Resource::TcpRoute(x) => &mut x.status,
+            Resource::TlsRoute(x) => &mut x.status,
+            Resource::UdpRoute(x) => &mut x.status,
+            _ => unreachable!(),
+        };
+        *slot = Some(status.clone());
+        snap.upsert(obj);
+        changed.push(route.clone());
+    }
+    changed
+}
+
+fn http(ns: &str, name: &str) -> ObjectRef {
+    ObjectRef::new(ResourceKind::HttpRoute, ns, name)
+}
+
+fn status_of<'a>(snap: &'a Snapshot, r: &ObjectRef) -> &'a RouteStatus {
+    match snap.get(r).unwrap() {
+        Resource::HttpRoute(x) => x.status.as_ref().unwrap(),
+        _ => unreachable!(),
+    }
+}
+
+// README "Expected status entries": istio writes for its 6 owned pairs' routes and the billing
+// conflict; stock gets Accepted=True and ResolvedRefs=False/BackendNotFound at generation 3.
+#[test]
+fn istio_writes_exactly_its_entries_on_the_sample() {
+    let (config, snap) = sample();
+    let mut istio = controller(&config, "istio");
+    let r = istio.reconcile(&snap, t(0));
+    let mut routes: Vec<String> = r
+        .status_updates
+        .iter()
+        .map(|(r, _)| format!("{}/{}", r.namespace, r.name))
+        .collect();
+    routes.sort();
+    assert_eq!(
+        routes,
+        [
+            "batch/reports",
+            "inventory/stock",
+            "legacy/billing",
+            "shop/catalog",
+            "shop/checkout",
+            "shop/checkout-canary",
+            "shop/checkout-qa-pin"
+        ]
+    );
+    for (_, s) in &r.status_updates {
+        assert_eq!(s.parents.len(), 1);
+        assert_eq!(s.parents[0].controller_name, "istio.io/gateway-controller");
+    }
+    let stock = &r
+        .status_updates
+        .iter()
+        .find(|(r, _)| r.name == "stock")
+        .unwrap()
+        .1;
+    let c = &stock.parents[0].conditions;
+    let get = |t: &str| c.iter().find(|c| c.type_ == t).unwrap();
+    assert_eq!(get("Accepted").status.as_str(), "True");
+    assert_eq!(get("ResolvedRefs").reason, "BackendNotFound");
+    assert!(c.iter().all(|c| c.observed_generation == Some(3)));
+    let programmed = r
+        .decisions
+        .iter()
+        .filter(|(_, _, d)| *d == Directive::Program)
+        .count();
+    assert_eq!(programmed, 6);
+}
+
+// §9.2: two meshes writing through the merge reach a fixed point and keep each other's entries.
+#[test]
+fn two_meshes_reach_a_fixed_point_on_the_sample() {
+    let (config, mut snap) = sample();
+    let mut istio = controller(&config, "istio");
+    let mut linkerd = controller(&config, "linkerd");
+    let a = istio.reconcile(&snap, t(0));
+    apply(&mut snap, &a);
+    let b = linkerd.reconcile(&snap, t(1));
+    apply(&mut snap, &b);
+    assert!(istio.reconcile(&snap, t(2)).status_updates.is_empty());
+    assert!(linkerd.reconcile(&snap, t(3)).status_updates.is_empty());
+    let catalog = status_of(&snap, &http("shop", "catalog"));
+    let names: Vec<&str> = catalog
+        .parents
+        .iter()
+        .map(|p| p.controller_name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "istio.io/gateway-controller",
+            "linkerd.io/policy-controller"
+        ]
+    );
+    let billing = status_of(&snap, &http("legacy", "billing"));
+    assert_eq!(billing.parents.len(), 2);
+    assert!(
+        billing
+            .parents
+            .iter()
+            .all(|p| p.conditions[0].reason == "OwnershipConflict")
+    );
+}
+
+// Issue 4 handoff through the incremental path: namespace shop moves from istio to linkerd;
+// istio retains until linkerd's entries show Accepted=True at the current generation.
+#[test]
+fn relabelling_a_namespace_hands_off_make_before_break() {
+    let (config, mut snap) = sample();
+    let mut istio = controller(&config, "istio");
+    let mut linkerd = controller(&config, "linkerd");
+    let a = istio.reconcile(&snap, t(0));
+    apply(&mut snap, &a);
+    let b = linkerd.reconcile(&snap, t(1));
+    apply(&mut snap, &b);
+
+    let ns = ObjectRef::new(ResourceKind::Namespace, "", "shop");
+    let mut shop = snap.get(&ns).unwrap().clone();
+    shop.metadata_mut()
+        .labels
+        .insert("gamma.rs/mesh".into(), "linkerd".into());
+    snap.upsert(shop);
+
+    let checkout = http("shop", "checkout");
+    let directive_of = |r: &Reconciliation, route: &ObjectRef| {
+        r.decisions
+            .iter()
+            .find(|(p, _, _)| &p.route == route)
+            .map(|(_, _, d)| d.clone())
+            .unwrap()
+    };
+    // istio sees the change first: it retains and removes its status entries.
+    let a = istio.reconcile_change(&snap, &ns, t(10));
+    assert!(matches!(
+        directive_of(&a, &checkout),
+        Directive::Retain { .. }
+    ));
+    let written = apply(&mut snap, &a);
+    assert!(written.contains(&checkout));
+    // linkerd takes over and writes Accepted=True.
+    let b = linkerd.reconcile_change(&snap, &ns, t(11));
+    assert_eq!(directive_of(&b, &checkout), Directive::Program);
+    let written = apply(&mut snap, &b);
+    // istio observes the route status change and stops.
+    assert!(written.contains(&checkout));
+    for route in written {
+        let r = istio.reconcile_change(&snap, &route, t(12));
+        if route == checkout {
+            assert_eq!(directive_of(&r, &checkout), Directive::Ignore);
+        }
+    }
+    let full = istio.reconcile(&snap, t(13));
+    assert!(full.status_updates.is_empty());
+    assert!(
+        full.decisions
+            .iter()
+            .all(|(_, _, d)| !matches!(d, Directive::Retain { .. }))
+    );
+    let s = status_of(&snap, &checkout);
+    assert_eq!(s.parents.len(), 1);
+    assert_eq!(s.parents[0].controller_name, "linkerd.io/policy-controller");
+}
