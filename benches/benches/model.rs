@@ -3,7 +3,7 @@
 //! `cargo bench -p gamma-benches --bench model`; results and method in `benches/README.md`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use gamma_benches::{http_routes_json, http_routes_yaml};
+use gamma_benches::manifests::{http_routes_json, http_routes_yaml};
 use gamma_model::{Resource, Validate, decode};
 use std::hint::black_box;
 

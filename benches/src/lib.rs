@@ -1,6 +1,7 @@
 //! Fixtures and the pre-sorted linear scan used by the gamma-rs benches.
 //!
 //! Everything is deterministic (a fixed xorshift stream), so runs are comparable.
+#![forbid(unsafe_code)]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -9,9 +10,7 @@
 )]
 
 pub mod counting;
-pub mod model_input;
-
-pub use model_input::{http_routes_json, http_routes_yaml};
+pub mod manifests;
 
 use std::net::{IpAddr, Ipv4Addr};
 

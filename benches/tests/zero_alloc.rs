@@ -7,13 +7,15 @@
     clippy::indexing_slicing
 )]
 
-use gamma_benches::counting::Counting;
+use std::alloc::System;
+
+use gamma_benches::counting::{INSTRUMENTED_SYSTEM, Region, StatsAlloc, allocations};
 use gamma_benches::{many_services, one_port, one_port_request, svc_ip};
 use gamma_resolve::ir::*;
 use gamma_resolve::{BuildOptions, Decision, Protocol, Request, RouteTable, Scheme};
 
 #[global_allocator]
-static ALLOC: Counting = Counting::new();
+static ALLOC: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 fn mixed() -> TableInput {
     let mut input = one_port(300);
@@ -53,9 +55,10 @@ fn resolve_allocates_nothing() {
     let mut kinds = [0usize; 4];
     // Pass 0 warms up: the regex crate allocates its per-thread matching cache on first use
     // (then reuses it). Pass 1 is counted: steady-state resolves allocate nothing.
+    let mut counted = None;
     for pass in 0..2 {
         if pass == 1 {
-            ALLOC.start();
+            counted = Some(Region::new(ALLOC));
         }
         for (i, (p, t)) in reqs.iter().enumerate() {
             let h = [
@@ -90,13 +93,13 @@ fn resolve_allocates_nothing() {
             let _ = big.resolve(&m, 3);
         }
     }
-    let (allocations, _) = ALLOC.stop();
-    assert_eq!(allocations, 0, "resolve allocated {allocations} times");
+    let n = allocations(&counted.expect("pass 1 ran").change());
+    assert_eq!(n, 0, "resolve allocated {n} times");
     // the run exercised forwards, redirects and error responses
     assert!(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0, "{kinds:?}");
     // and the counter does count (explain allocates)
-    ALLOC.start();
+    let region = Region::new(ALLOC);
     let req = Request::http(dst, 80, "GET", "/s2/api");
     let _ = table.explain(&req, 0);
-    assert!(ALLOC.stop().0 > 0);
+    assert!(allocations(&region.change()) > 0);
 }

@@ -1,17 +1,20 @@
-//! A controller-shaped loop: watch events in, status writes out.
+//! A controller-shaped loop with `gamma::controller`: watch events in, status writes out.
 //!
 //! This is the shape of a mesh controller embedding gamma-rs. It keeps a [`Snapshot`] (its
-//! informer cache), applies one watch event at a time, and after each one reconciles:
+//! informer cache), applies one watch event at a time, and after each one asks its
+//! [`Controller`] to reconcile, which
 //!
-//! 1. decide ownership of every (route, parentRef) with the [`Arbiter`], as `me` (Istio);
-//! 2. build the [`RouteTable`] of only what `me` owns (this is what it would program into its
-//!    data plane), which also yields `Accepted`/`ResolvedRefs` conditions per parent;
-//! 3. compute `me`'s desired status entries and [`merge`] them into each route's stored
-//!    status, which returns `None` when nothing would change: the write is skipped.
+//! 1. decides ownership of every (route, parentRef) with the arbiter, as `me` (Istio);
+//! 2. builds the [`RouteTable`] of only what `me` programs into its data plane (the parents
+//!    it owns), which also yields the `Accepted`/`ResolvedRefs` conditions per parent;
+//! 3. merges `me`'s desired status entries into each route's stored status, and returns only
+//!    the writes that would change something.
 //!
-//! Time is an input (`now`), never read from a clock, so the run is reproducible. The
-//! writes are applied back to the snapshot, as the API server's echo of a status update would
-//! be, and a periodic resync of the unchanged snapshot writes nothing.
+//! After a change to one object the loop calls [`Controller::reconcile_change`] (only the
+//! affected pairs are re-decided); a periodic resync calls [`Controller::reconcile`]. Time is
+//! an input (`now`), never read from a clock, so the run is reproducible. Each status write is
+//! applied back to the cache and fed in as the watch event it causes: the controller answers
+//! its own echo with no further write, so there are no patch loops.
 //!
 //! The events replay part of the sample cluster (`examples/manifests/`): objects arrive one by
 //! one (a route before its Service: the decision is `Pending` and nothing is written), a
@@ -28,13 +31,12 @@
 
 use std::fmt::Write as _;
 
-use gamma::arbiter::routes::route_parts;
-use gamma::arbiter::{Arbiter, Decision, Identity, ParentConditions, merge};
+use gamma::arbiter::{Decision, Identity};
+use gamma::controller::{Controller, ControllerConfig};
 use gamma::model::gateway::{ConditionStatus, RouteStatus};
 use gamma::model::meta::Time;
 use gamma::model::{ObjectRef, Resource, ResourceKind, Snapshot};
-use gamma::resolve::ir::RouteKind;
-use gamma::resolve::{BuildOptions, RouteParentKey, RouteTable};
+use gamma::resolve::RouteTable;
 
 /// One watch event.
 enum Event {
@@ -64,104 +66,6 @@ impl Event {
     }
 }
 
-/// The result of one reconciliation.
-struct Reconciliation {
-    /// What `me` programs: the routes of the parents it owns, nothing else.
-    table: RouteTable,
-    /// The status writes to make, only for routes whose status would change.
-    status_updates: Vec<(ObjectRef, RouteStatus)>,
-    /// `me`'s pending decisions (an object the decision needs is missing): for the log.
-    pending: Vec<String>,
-}
-
-/// Arbiter + route table + status merge, for one controller (`me`).
-struct Reconciler {
-    arbiter: Arbiter,
-    me: Identity,
-}
-
-fn route_kind(kind: ResourceKind) -> Option<RouteKind> {
-    Some(match kind {
-        ResourceKind::HttpRoute => RouteKind::Http,
-        ResourceKind::GrpcRoute => RouteKind::Grpc,
-        ResourceKind::TlsRoute => RouteKind::Tls,
-        ResourceKind::TcpRoute => RouteKind::Tcp,
-        ResourceKind::UdpRoute => RouteKind::Udp,
-        _ => return None,
-    })
-}
-
-impl Reconciler {
-    fn reconcile(&self, snapshot: &Snapshot, now: Time) -> Reconciliation {
-        // 1. Ownership: the same verdicts every controller computes; `me`'s view of them.
-        let decisions = self.arbiter.decide_all(snapshot);
-        let mut owned = Vec::new();
-        let mut pending = Vec::new();
-        for (route, i, decision) in decisions.for_controller(&self.me) {
-            match decision {
-                Decision::Owned { .. } => {
-                    owned.extend(route_kind(route.kind).map(|kind| RouteParentKey {
-                        kind,
-                        namespace: route.namespace.clone(),
-                        name: route.name.clone(),
-                        parent_index: i,
-                    }))
-                }
-                Decision::Pending { .. } => pending.push(format!(
-                    "{} {}/{} parentRefs[{i}]: {decision}",
-                    route.kind, route.namespace, route.name
-                )),
-                _ => {}
-            }
-        }
-
-        // 2. The table of what `me` owns, and the conditions it computed for those parents.
-        let table = RouteTable::build(snapshot, &BuildOptions::default().with_include(owned));
-        let conditions = |route: &ObjectRef, i: usize| {
-            let found = table.parent_conditions().iter().find(|p| {
-                Some(p.kind) == route_kind(route.kind)
-                    && p.namespace == route.namespace
-                    && p.name == route.name
-                    && p.parent_index == i
-            })?;
-            Some(ParentConditions::new(found.conditions.iter().map(|c| {
-                let status = ConditionStatus::from(c.status);
-                (
-                    c.type_.as_str(),
-                    status,
-                    c.reason.as_str(),
-                    c.message.as_str(),
-                )
-            })))
-        };
-
-        // 3. Desired entries merged into the stored status; `None` means: do not write.
-        let mut status_updates = Vec::new();
-        for (route, _) in decisions.routes() {
-            let Some((meta, _, stored)) = snapshot.get(route).and_then(route_parts) else {
-                continue;
-            };
-            let supplied = |i: usize| conditions(route, i);
-            let Some(desired) = self
-                .arbiter
-                .desired_status(&decisions, snapshot, route, &self.me, &supplied)
-            else {
-                continue;
-            };
-            let stored = stored.cloned().unwrap_or_default();
-            if let Some(status) = merge(&stored, &desired, &self.me, meta.generation_or_zero(), now)
-            {
-                status_updates.push((route.clone(), status));
-            }
-        }
-        Reconciliation {
-            table,
-            status_updates,
-            pending,
-        }
-    }
-}
-
 /// Applies a status write to the cached route, as the API server's watch echo would: the
 /// status subresource changes, `metadata.generation` does not.
 fn write_status(snapshot: &mut Snapshot, route: &ObjectRef, status: RouteStatus) {
@@ -184,24 +88,33 @@ fn write_status(snapshot: &mut Snapshot, route: &ObjectRef, status: RouteStatus)
 struct Step {
     event: String,
     now: Time,
+    /// The status writes the controller asked for.
     writes: Vec<(ObjectRef, RouteStatus)>,
+    /// Writes asked for when the watch echo of those writes came back (none: no patch loop).
+    echo_writes: Vec<(ObjectRef, RouteStatus)>,
+    /// `me`'s pending decisions (an object the decision needs is missing).
     pending: Vec<String>,
+    /// Notes for the operator (`gamma::controller::Diagnostic`), debug-printed.
+    diagnostics: Vec<String>,
     /// The table built after the event (what `me` programs).
     table: RouteTable,
     /// The cache after the writes were applied.
     snapshot: Snapshot,
 }
 
-/// Runs the loop: apply each event, reconcile at `start + 1 min × event number`, apply the
-/// writes.
-fn run(reconciler: &Reconciler, events: Vec<Event>, start: Time) -> Vec<Step> {
+/// Runs the loop: apply each event to the cache, reconcile at `start + 1 min × event number`,
+/// write the status updates back and handle their echo.
+fn run(controller: &mut Controller, events: Vec<Event>, start: Time) -> Vec<Step> {
     let mut cache = Snapshot::new();
     let mut steps = Vec::new();
     for (minute, event) in (0_i64..).zip(events) {
         let description = event.describe();
-        match event {
+        let now = Time::from_unix(start.unix_seconds() + 60 * minute, 0);
+        let changed = match event {
             Event::Applied(object) => {
+                let key = ObjectRef::of(&object);
                 cache.upsert(*object);
+                Some(key)
             }
             Event::Edited(key, edit) => {
                 if let Some(mut object) = cache.get(&key).cloned() {
@@ -210,22 +123,49 @@ fn run(reconciler: &Reconciler, events: Vec<Event>, start: Time) -> Vec<Step> {
                     meta.generation = Some(meta.generation_or_zero() + 1);
                     cache.upsert(object);
                 }
+                Some(key)
             }
             Event::Deleted(key) => {
                 cache.remove(&key);
+                Some(key)
             }
-            Event::Resync => {}
-        }
-        let now = Time::from_unix(start.unix_seconds() + 60 * minute, 0);
-        let r = reconciler.reconcile(&cache, now);
+            Event::Resync => None,
+        };
+        // One object changed: the incremental path. A resync: everything.
+        let r = match &changed {
+            Some(key) => controller.reconcile_change(&cache, key, now),
+            None => controller.reconcile(&cache, now),
+        };
+        let pending = r
+            .decisions
+            .iter()
+            .filter(|(_, decision, _)| matches!(decision, Decision::Pending { .. }))
+            .map(|(pair, decision, _)| {
+                let route = &pair.route;
+                let i = pair.parent_index;
+                format!(
+                    "{} {}/{} parentRefs[{i}]: {decision}",
+                    route.kind, route.namespace, route.name
+                )
+            })
+            .collect();
+        // A status write is itself a watch event on the route: handle it like any other.
+        let mut echo_writes = Vec::new();
         for (route, status) in &r.status_updates {
             write_status(&mut cache, route, status.clone());
+            echo_writes.extend(
+                controller
+                    .reconcile_change(&cache, route, now)
+                    .status_updates,
+            );
         }
         steps.push(Step {
             event: description,
             now,
             writes: r.status_updates,
-            pending: r.pending,
+            echo_writes,
+            pending,
+            diagnostics: r.diagnostics.iter().map(|d| format!("{d:?}")).collect(),
             table: r.table,
             snapshot: cache.clone(),
         });
@@ -243,12 +183,11 @@ fn events(sample: &Snapshot) -> Result<Vec<Event>, gamma_examples::BoxError> {
             .ok_or_else(|| format!("{kind} {ns}/{name} is not in the sample"))
     };
     let svc = |name: &str| get(ResourceKind::Service, "shop", name);
-    let checkout = get(ResourceKind::HttpRoute, "shop", "checkout")?;
 
     Ok(vec![
         Event::Applied(get(ResourceKind::Namespace, "", "shop")?),
         // The route arrives before its Service (the Service informer has not synced yet).
-        Event::Applied(checkout),
+        Event::Applied(get(ResourceKind::HttpRoute, "shop", "checkout")?),
         Event::Applied(svc("checkout")?),
         Event::Applied(svc("checkout-v1")?),
         Event::Applied(svc("checkout-v2")?),
@@ -287,57 +226,35 @@ fn start() -> Time {
     Time::from_unix(1_767_607_200, 0) // 2026-01-05T10:00:00Z
 }
 
-fn reconciler() -> Result<Reconciler, gamma_examples::BoxError> {
+/// Istio's controller, configured like every controller in the cluster (the shared
+/// `gamma-config.yaml`), and its controller name.
+fn controller() -> Result<(Controller, String), gamma_examples::BoxError> {
     let config = gamma_examples::sample_config()?;
     let me = Identity::of_mesh(&config, "istio").ok_or("the configuration lacks istio")?;
-    let arbiter = Arbiter::new(config).map_err(|e| format!("invalid config: {e:?}"))?;
-    Ok(Reconciler { arbiter, me })
+    let name = me.name.clone();
+    let controller = Controller::new(ControllerConfig::new(config, me))
+        .map_err(|errors| format!("invalid configuration: {errors:?}"))?;
+    Ok((controller, name))
 }
 
 /// Everything this example prints: per event, the status writes (or that there are none).
-fn report(me: &Identity, steps: &[Step]) -> String {
-    let mut out = format!("controller {}\n", me.name);
+fn report(me: &str, steps: &[Step]) -> String {
+    let mut out = format!("controller {me}\n");
     for (n, step) in steps.iter().enumerate() {
         let _ = writeln!(out, "\n#{:<2} {}  {}", n + 1, step.now, step.event);
-        for p in &step.pending {
-            let _ = writeln!(out, "    {p}");
+        for line in step.pending.iter().chain(&step.diagnostics) {
+            let _ = writeln!(out, "    {line}");
         }
         if step.writes.is_empty() {
             let _ = writeln!(out, "    no status writes");
         }
-        for (route, status) in &step.writes {
+        write_updates(&mut out, &step.writes);
+        if !step.echo_writes.is_empty() {
             let _ = writeln!(
                 out,
-                "    write {} {}/{} status:",
-                route.kind, route.namespace, route.name
+                "    the echo of those writes asked for more (a patch loop):"
             );
-            for entry in &status.parents {
-                let p = &entry.parent_ref;
-                let _ = writeln!(
-                    out,
-                    "      parent {} {}/{}{} by {}",
-                    p.kind.as_deref().unwrap_or("Gateway"),
-                    p.namespace.as_deref().unwrap_or(&route.namespace),
-                    p.name,
-                    p.port.map_or_else(String::new, |x| format!(":{x}")),
-                    entry.controller_name
-                );
-                for c in &entry.conditions {
-                    let _ = writeln!(
-                        out,
-                        "        {}={} {} (observedGeneration {}, since {})",
-                        c.type_,
-                        c.status.as_str(),
-                        c.reason,
-                        c.observed_generation.unwrap_or(0),
-                        c.last_transition_time
-                    );
-                    // Why a False condition is False (the message changes drive writes too).
-                    if c.status != ConditionStatus::True {
-                        let _ = writeln!(out, "          {}", c.message);
-                    }
-                }
-            }
+            write_updates(&mut out, &step.echo_writes);
         }
     }
     if let Some(last) = steps.last() {
@@ -348,20 +265,56 @@ fn report(me: &Identity, steps: &[Step]) -> String {
             .count();
         let _ = writeln!(
             out,
-            "\n{} programs {} of the {} routes in its cache",
-            me.name,
-            last.table.stats().routes,
-            routes
+            "\n{me} programs {} of the {routes} routes in its cache",
+            last.table.stats().routes
         );
     }
     out
 }
 
+/// Prints status writes: each entry's parent, owner and conditions.
+fn write_updates(out: &mut String, updates: &[(ObjectRef, RouteStatus)]) {
+    for (route, status) in updates {
+        let _ = writeln!(
+            out,
+            "    write {} {}/{} status:",
+            route.kind, route.namespace, route.name
+        );
+        for entry in &status.parents {
+            let p = &entry.parent_ref;
+            let _ = writeln!(
+                out,
+                "      parent {} {}/{}{} by {}",
+                p.kind.as_deref().unwrap_or("Gateway"),
+                p.namespace.as_deref().unwrap_or(&route.namespace),
+                p.name,
+                p.port.map_or_else(String::new, |x| format!(":{x}")),
+                entry.controller_name
+            );
+            for c in &entry.conditions {
+                let _ = writeln!(
+                    out,
+                    "        {}={} {} (observedGeneration {}, since {})",
+                    c.type_,
+                    c.status.as_str(),
+                    c.reason,
+                    c.observed_generation.unwrap_or(0),
+                    c.last_transition_time
+                );
+                // Why a condition is not True (message changes drive writes too).
+                if c.status != ConditionStatus::True {
+                    let _ = writeln!(out, "          {}", c.message);
+                }
+            }
+        }
+    }
+}
+
 fn main() -> Result<(), gamma_examples::BoxError> {
     let sample = gamma_examples::sample_snapshot()?;
-    let reconciler = reconciler()?;
-    let steps = run(&reconciler, events(&sample)?, start());
-    print!("{}", report(&reconciler.me, &steps));
+    let (mut controller, me) = controller()?;
+    let steps = run(&mut controller, events(&sample)?, start());
+    print!("{}", report(&me, &steps));
     Ok(())
 }
 
@@ -371,6 +324,7 @@ mod tests {
     //! and the sample manifests (which backends exist), not from the arbiter.
 
     use super::*;
+    use gamma::arbiter::routes::route_parts;
     use gamma::model::gateway::Condition;
     use std::net::IpAddr;
 
@@ -378,7 +332,8 @@ mod tests {
 
     fn steps() -> Vec<Step> {
         let sample = gamma_examples::sample_snapshot().unwrap();
-        run(&reconciler().unwrap(), events(&sample).unwrap(), start())
+        let (mut controller, _) = controller().unwrap();
+        run(&mut controller, events(&sample).unwrap(), start())
     }
 
     fn step<'a>(steps: &'a [Step], event: &str) -> &'a Step {
@@ -403,15 +358,19 @@ mod tests {
 
     #[test]
     fn after_every_event_the_loop_converges_to_no_writes() {
-        // Issue 4: merge returns None when nothing would change, so a controller that re-reads
-        // its own write does not write again (no patch loops).
-        let reconciler = reconciler().unwrap();
-        for s in steps() {
-            let again = reconciler.reconcile(
-                &s.snapshot,
-                Time::from_unix(start().unix_seconds() + 86_400, 0),
-            );
-            assert!(again.status_updates.is_empty(), "after {}", s.event);
+        // Issue 4: nothing is written when nothing would change, so the watch echo of a
+        // controller's own write causes no further write (no patch loops)...
+        let steps = steps();
+        for s in &steps {
+            assert!(s.echo_writes.is_empty(), "after {}", s.event);
+        }
+        // ...and the incremental path left nothing undone: a controller starting afresh on
+        // each resulting cache (a restart, later) has nothing to write either.
+        let later = Time::from_unix(start().unix_seconds() + 86_400, 0);
+        for s in &steps {
+            let (mut fresh, _) = controller().unwrap();
+            let r = fresh.reconcile(&s.snapshot, later);
+            assert!(r.status_updates.is_empty(), "after {}", s.event);
         }
     }
 
@@ -532,8 +491,8 @@ mod tests {
 
     #[test]
     fn the_printed_log_says_when_nothing_is_written() {
-        let reconciler = reconciler().unwrap();
-        let text = report(&reconciler.me, &steps());
+        let (_, me) = controller().unwrap();
+        let text = report(&me, &steps());
         assert!(
             text.contains("RESYNC (nothing changed)\n    no status writes"),
             "{text}"

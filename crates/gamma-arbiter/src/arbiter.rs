@@ -77,6 +77,7 @@ impl Arbiter {
     pub fn decide_all(&self, snapshot: &Snapshot) -> Decisions {
         let registry = Arc::new(self.registry(snapshot));
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
+        ladder.prefill_services();
         let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
             for resource in snapshot.of_kind(kind) {

@@ -54,6 +54,8 @@ pub(crate) struct Ladder<'a> {
     services: HashMap<(&'a str, &'a str), Option<Verdict>>,
     /// Levels 3 to 5 per namespace (always the route's namespace; see `decide_service`).
     namespaces: HashMap<&'a str, Verdict>,
+    /// Whether `services` holds every Service of the snapshot (absent = missing).
+    services_complete: bool,
     /// The last Service looked up (consecutive routes often share their parent Service).
     last_service: Option<((&'a str, &'a str), Option<Verdict>)>,
     /// The last namespace looked up: routes come in namespace order, so this saves hashing.
@@ -74,6 +76,7 @@ impl<'a> Ladder<'a> {
             namespaces: HashMap::new(),
             last_namespace: None,
             last_service: None,
+            services_complete: false,
             gateways: HashMap::new(),
             ev_parent_ref: Evidence::new("the route's parentRefs[].controllers"),
             ev_route_annotation: Evidence::new(format!(
@@ -81,6 +84,20 @@ impl<'a> Ladder<'a> {
                 config.keys.route_controllers_annotation
             )),
         }
+    }
+
+    /// Computes level 2 for every Service up front, walking the snapshot's Services in order
+    /// (no per-Service lookups): used by full decisions, where most Services are parents.
+    pub(crate) fn prefill_services(&mut self) {
+        let snap = self.snap;
+        let count = snap.services().count();
+        self.services.reserve(count);
+        for svc in snap.services() {
+            let ns = svc.metadata.namespace_or_default();
+            let v = self.service_signal(ns, &svc.metadata.name, svc);
+            self.services.insert((ns, svc.metadata.name.as_str()), v);
+        }
+        self.services_complete = true;
     }
 
     fn owners<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Owners {
@@ -239,6 +256,9 @@ impl<'a> Ladder<'a> {
             _ => {
                 let v = match self.services.get(&key) {
                     Some(v) => v.clone(),
+                    None if self.services_complete => {
+                        Some(missing_service(svc_ns, &parent_ref.name))
+                    }
                     None => {
                         let v = self.service_level(svc_ns, &parent_ref.name);
                         self.services.insert(key, v.clone());

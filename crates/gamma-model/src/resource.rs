@@ -103,8 +103,20 @@ macro_rules! resources {
                 match self { $(Resource::$variant(o) => o,)+ }
             }
 
+            /// Decodes a JSON value whose `apiVersion` and `kind` were already read, without
+            /// tracking the field path (the fast path; see [`Resource::from_value`]).
+            pub(crate) fn from_value_untracked(
+                kind: ResourceKind,
+                value: serde_json::Value,
+            ) -> Result<Resource, serde_json::Error> {
+                Ok(match kind {
+                    $(ResourceKind::$variant => Resource::$variant(serde_json::from_value(value)?),)+
+                })
+            }
+
             /// Decodes a JSON value whose `apiVersion` and `kind` were already read; an error
-            /// carries the path of the offending field.
+            /// carries the path of the offending field. Path tracking allocates per field, so
+            /// decode uses it only to explain a failure of [`Resource::from_value_untracked`].
             pub(crate) fn from_value(
                 kind: ResourceKind,
                 value: serde_json::Value,

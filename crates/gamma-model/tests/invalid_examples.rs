@@ -284,13 +284,14 @@ fn every_upstream_example_validates() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-// The IR accepts every route of every upstream example (defaulting never fails on valid input).
+// The IR accepts every route of every upstream example whole (defaulting never fails on valid
+// input, and no rule is dropped).
 #[test]
 fn every_upstream_example_route_converts_to_ir() {
-    use gamma_model::Resource;
     use gamma_model::ir;
     let Some(dir) = upstream_dir() else { return };
     let root = dir.join("examples");
+    let mut routes = 0;
     for file in yaml_files(&root) {
         let relative = file
             .strip_prefix(&root)
@@ -300,17 +301,19 @@ fn every_upstream_example_route_converts_to_ir() {
         let opts = ValidateOptions::channel(channel_of(&relative));
         let text = std::fs::read_to_string(&file).unwrap();
         for object in decode(&text).unwrap() {
-            let result = match &object {
-                Resource::HttpRoute(r) => ir::HttpRoute::from_wire_with(r, &opts).map(|_| ()),
-                Resource::GrpcRoute(r) => ir::GrpcRoute::from_wire_with(r, &opts).map(|_| ()),
-                Resource::TlsRoute(r) => ir::TlsRoute::from_wire_with(r, &opts).map(|_| ()),
-                Resource::TcpRoute(r) => ir::TcpRoute::from_wire_with(r, &opts).map(|_| ()),
-                Resource::UdpRoute(r) => ir::UdpRoute::from_wire_with(r, &opts).map(|_| ()),
-                _ => Ok(()),
+            let Some(result) = ir::Route::from_resource(&object, &opts) else {
+                continue;
             };
-            if let Err(e) = result {
-                panic!("{relative}: {e}");
-            }
+            let partial = result.unwrap_or_else(|e| panic!("{relative}: {e}"));
+            assert!(
+                partial.dropped.is_empty(),
+                "{relative}: {:?}",
+                partial.dropped
+            );
+            assert_eq!(partial.value.kind(), object.kind());
+            assert_eq!(partial.value.metadata().name, object.metadata().name);
+            routes += 1;
         }
     }
+    assert!(routes > 40, "only {routes} routes converted");
 }

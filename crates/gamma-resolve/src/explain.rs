@@ -404,14 +404,14 @@ impl RouteTable {
                     failed,
                 });
             };
-            for (p, list) in &pi.exact {
-                for &c in list.iter() {
+            for (p, run) in &pi.exact {
+                for &c in pi.list(*run) {
                     push(c, format!("Exact {p}"), **p == *probe.path);
                 }
             }
-            for (p, list) in &pi.prefix {
+            for (p, run) in &pi.prefix {
                 let shown = if p.is_empty() { "/" } else { p };
-                for &c in list.iter() {
+                for &c in pi.list(*run) {
                     push(
                         c,
                         format!("PathPrefix {shown}"),
@@ -419,7 +419,7 @@ impl RouteTable {
                     );
                 }
             }
-            for &c in pi.regex.iter() {
+            for &c in pi.list(pi.regex) {
                 push(c, "RegularExpression".into(), true);
             }
         }

@@ -160,15 +160,20 @@ impl<G> HostIndex<G> {
     }
 }
 
-/// Path index of one hostname group of HTTPRoute matches.
+/// A run of candidate ids in [`PathIndex::ids`]: (start, length).
+pub(crate) type Run = (u32, u32);
+
+/// Path index of one hostname group of HTTPRoute matches. Candidate lists live in one flat
+/// array (`ids`) and maps hold runs into it: one allocation for all lists, 8 bytes per key.
 #[derive(Debug, Default)]
 pub(crate) struct PathIndex {
-    pub(crate) exact: Map<Box<str>, Cands>,
+    pub(crate) exact: Map<Box<str>, Run>,
     /// Keyed by the normalised prefix (no trailing `/`; the root is `""`).
-    pub(crate) prefix: Map<Box<str>, Cands>,
+    pub(crate) prefix: Map<Box<str>, Run>,
     /// Lengths present in `prefix`, descending.
     pub(crate) prefix_lens: Box<[usize]>,
-    pub(crate) regex: Cands,
+    pub(crate) regex: Run,
+    pub(crate) ids: Box<[u32]>,
 }
 
 /// Builder of a [`PathIndex`].
@@ -208,40 +213,60 @@ impl PathIndexBuilder {
 
     /// Sorts every list with `order` (by precedence key) and freezes the index.
     pub(crate) fn finish(self, order: &impl Fn(&u32, &u32) -> std::cmp::Ordering) -> PathIndex {
-        let freeze = |mut v: Vec<u32>| -> Cands {
+        let total = self
+            .exact
+            .values()
+            .chain(self.prefix.values())
+            .map(Vec::len)
+            .sum::<usize>()
+            + self.regex.len();
+        let mut ids: Vec<u32> = Vec::with_capacity(total);
+        let mut freeze = |mut v: Vec<u32>| -> Run {
             v.sort_by(order);
             v.dedup();
-            v.into_boxed_slice()
+            let start = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+            ids.extend_from_slice(&v);
+            (start, u32::try_from(v.len()).unwrap_or(0))
         };
         let mut lens: Vec<usize> = self.prefix.keys().map(|k| k.len()).collect();
         lens.sort_unstable_by(|a, b| b.cmp(a));
         lens.dedup();
+        let exact = self
+            .exact
+            .into_iter()
+            .map(|(k, v)| (k, freeze(v)))
+            .collect();
+        let prefix = self
+            .prefix
+            .into_iter()
+            .map(|(k, v)| (k, freeze(v)))
+            .collect();
+        let regex = freeze(self.regex);
         PathIndex {
-            exact: self
-                .exact
-                .into_iter()
-                .map(|(k, v)| (k, freeze(v)))
-                .collect(),
-            prefix: self
-                .prefix
-                .into_iter()
-                .map(|(k, v)| (k, freeze(v)))
-                .collect(),
+            exact,
+            prefix,
             prefix_lens: lens.into_boxed_slice(),
-            regex: freeze(self.regex),
+            regex,
+            ids: ids.into_boxed_slice(),
         }
     }
 }
 
 impl PathIndex {
+    /// The candidate ids of a run.
+    pub(crate) fn list(&self, (start, len): Run) -> &[u32] {
+        let start = start as usize;
+        self.ids.get(start..start + len as usize).unwrap_or(&[])
+    }
+
     /// Calls `f` on candidates whose path condition may hold, in precedence order: exact
     /// path, then prefixes longest first (on segment boundaries), then regexes (whose own
     /// condition `f` must check). Stops at the first `Some`.
     pub(crate) fn find<R>(&self, path: &str, mut f: impl FnMut(u32) -> Option<R>) -> Option<R> {
         if !self.exact.is_empty()
-            && let Some(list) = self.exact.get(path)
+            && let Some(run) = self.exact.get(path)
         {
-            for &c in list.iter() {
+            for &c in self.list(*run) {
                 if let Some(r) = f(c) {
                     return Some(r);
                 }
@@ -258,16 +283,16 @@ impl PathIndex {
                 continue;
             }
             if let Some(p) = path.get(..len)
-                && let Some(list) = self.prefix.get(p)
+                && let Some(run) = self.prefix.get(p)
             {
-                for &c in list.iter() {
+                for &c in self.list(*run) {
                     if let Some(r) = f(c) {
                         return Some(r);
                     }
                 }
             }
         }
-        for &c in self.regex.iter() {
+        for &c in self.list(self.regex) {
             if let Some(r) = f(c) {
                 return Some(r);
             }

@@ -210,7 +210,7 @@ impl RouteTable {
         let modifier = |m: &'a PathModifierIr| match m {
             PathModifierIr::Full(p) => PathModifier::ReplaceFullPath(p),
             PathModifierIr::Prefix(r) => PathModifier::ReplacePrefixMatch {
-                matched_prefix: rule.prefix.as_deref().unwrap_or("/"),
+                matched_prefix: extras(&rule.extras).prefix.as_deref().unwrap_or("/"),
                 replacement: r,
             },
         };

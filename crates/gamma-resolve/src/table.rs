@@ -187,6 +187,8 @@ pub(crate) struct Extras {
     pub(crate) timeouts: Option<serde_json::Value>,
     pub(crate) retry: Option<serde_json::Value>,
     pub(crate) extensions: Vec<String>,
+    /// The rule's single `PathPrefix` value, kept only when a `ReplacePrefixMatch` needs it.
+    pub(crate) prefix: Option<Box<str>>,
 }
 
 pub(crate) static NO_EXTRAS: Extras = Extras {
@@ -206,6 +208,7 @@ pub(crate) static NO_EXTRAS: Extras = Extras {
     timeouts: None,
     retry: None,
     extensions: Vec::new(),
+    prefix: None,
 };
 
 impl Extras {
@@ -218,6 +221,7 @@ impl Extras {
             && self.timeouts.is_none()
             && self.retry.is_none()
             && self.extensions.is_empty()
+            && self.prefix.is_none()
     }
 
     fn boxed(self) -> Option<Box<Self>> {
@@ -250,8 +254,6 @@ pub(crate) struct RuleEntry {
     pub(crate) name: Option<Box<str>>,
     pub(crate) action: Action,
     pub(crate) extras: Option<Box<Extras>>,
-    /// The rule's single `PathPrefix` value, for `ReplacePrefixMatch`.
-    pub(crate) prefix: Option<Box<str>>,
 }
 
 /// One candidate: a (rule, match, hostname group) with its precedence key.
@@ -894,13 +896,21 @@ impl<'i> Builder<'i> {
                 denominator: m.fraction.1,
             })
             .collect();
-        let prefix = match rule.matches.as_slice() {
+        let is_prefix_mod =
+            |m: Option<&PathModifierIr>| matches!(m, Some(PathModifierIr::Prefix(_)));
+        let needs_prefix =
+            is_prefix_mod(rule.filters.redirect.as_ref().and_then(|r| r.path.as_ref()))
+                || is_prefix_mod(rule.filters.rewrite.as_ref().and_then(|r| r.path.as_ref()))
+                || rule.backends.iter().any(|b| {
+                    is_prefix_mod(b.filters.rewrite.as_ref().and_then(|r| r.path.as_ref()))
+                });
+        let prefix: Option<Box<str>> = match rule.matches.as_slice() {
             [
                 MatchIr::Http {
                     path: PathMatchIr::Prefix(p),
                     ..
                 },
-            ] => Some(p.as_str().into()),
+            ] if needs_prefix => Some(p.as_str().into()),
             _ => None,
         };
         let mut problem: Option<(&'static str, String)> = None;
@@ -962,6 +972,7 @@ impl<'i> Builder<'i> {
                 && rule.timeouts.is_none()
                 && rule.retry.is_none()
                 && extensions.is_empty()
+                && prefix.is_none()
             {
                 None
             } else {
@@ -974,10 +985,10 @@ impl<'i> Builder<'i> {
                     timeouts: rule.timeouts.clone(),
                     retry: rule.retry.clone(),
                     extensions,
+                    prefix,
                 }
                 .boxed()
             },
-            prefix,
         });
         Some(id)
     }

@@ -230,22 +230,70 @@ impl Context<'_> {
                 kind,
             });
         };
-        match Resource::from_value(rk, value) {
+        let api_version = api_version.to_owned();
+        match Resource::from_value_untracked(rk, value) {
             Ok(resource) => {
                 out.documents.push(Document { at, resource });
                 Ok(())
             }
-            Err(e) => {
-                let segments = path_segments(e.path());
-                let line = self.line_of(at, &segments).or(at.line);
-                Err(DecodeError::Field {
-                    at: Position { line, ..at },
-                    kind: rk,
-                    path: format_path(&segments),
-                    message: e.into_inner().to_string(),
-                })
-            }
+            Err(plain) => Err(self.field_error(at, rk, &api_version, plain)),
         }
+    }
+
+    /// Explains a typing failure (error path only): reads the object again and types it with
+    /// path tracking, for the field path and the line of the offending node.
+    fn field_error(
+        &self,
+        at: Position,
+        kind: ResourceKind,
+        api_version: &str,
+        plain: serde_json::Error,
+    ) -> DecodeError {
+        let tracked = self
+            .reread(at, kind, api_version)
+            .map(|value| Resource::from_value(kind, value));
+        let (segments, message) = match tracked {
+            Some(Err(e)) => (path_segments(e.path()), e.into_inner().to_string()),
+            _ => (Vec::new(), plain.to_string()),
+        };
+        let line = self.line_of(at, &segments).or(at.line);
+        DecodeError::Field {
+            at: Position { line, ..at },
+            kind,
+            path: format_path(&segments),
+            message,
+        }
+    }
+
+    /// The untyped value of the object at `at`, parsed again.
+    fn reread(&self, at: Position, kind: ResourceKind, api_version: &str) -> Option<Value> {
+        let document = match self.format {
+            Format::Json => match serde_json::from_str::<Value>(self.input).ok()? {
+                Value::Array(mut elements) => {
+                    (at.document < elements.len()).then(|| elements.swap_remove(at.document))?
+                }
+                value => value,
+            },
+            Format::Yaml => yaml::reread(self.input, self.options, at.document)?,
+        };
+        let Some(item) = at.item else {
+            return Some(document);
+        };
+        let Value::Object(mut list) = document else {
+            return None;
+        };
+        let Some(Value::Array(mut items)) = list.remove("items") else {
+            return None;
+        };
+        let mut value = (item < items.len()).then(|| items.swap_remove(item))?;
+        // As in `document`: typed lists lend their items apiVersion and kind.
+        if let Value::Object(o) = &mut value {
+            o.entry("apiVersion")
+                .or_insert_with(|| Value::String(api_version.to_owned()));
+            o.entry("kind")
+                .or_insert_with(|| Value::String(kind.as_str().to_owned()));
+        }
+        Some(value)
     }
 
     /// The line of the node at `path` inside the object at `at` (error path only).

@@ -461,3 +461,16 @@ fn field_line_maps_validation_paths_to_lines() {
     );
     assert_eq!(field_line(json, &options, &at, "metadata..x"), None);
 }
+
+#[test]
+fn field_errors_in_typed_list_items_keep_their_path() {
+    // Items of a typed list lack apiVersion/kind; the error path re-reads them the same way.
+    let input = r#"{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRouteList","items":[
+{"metadata":{"name":"a","namespace":"n"},"spec":{}},
+{"metadata":{"name":"b","namespace":"n"},
+ "spec":{"parentRefs":[{"name":"p","port":"eighty"}]}}]}"#;
+    let err = decode(input).unwrap_err();
+    assert_eq!(err.position().unwrap().item, Some(1));
+    assert_eq!(err.field_path(), Some("spec.parentRefs[0].port"));
+    assert_eq!(err.line(), Some(4));
+}

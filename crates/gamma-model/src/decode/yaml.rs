@@ -182,6 +182,16 @@ pub(super) fn line_of(
     best
 }
 
+/// Non-empty document `document` of YAML `input` as an untyped value, read again (error path
+/// only; streams, so memory is one document's).
+pub(super) fn reread(input: &str, options: &DecodeOptions, document: usize) -> Option<Value> {
+    let mut reader = input.as_bytes();
+    let doc = serde_saphyr::read_with_options::<_, RootValue>(&mut reader, saphyr_options(options))
+        .nth(document)?
+        .ok()?;
+    Some(doc.value)
+}
+
 /// A YAML node with a span on every child, for locating field errors.
 enum Node {
     Leaf,

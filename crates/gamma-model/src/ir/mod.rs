@@ -70,6 +70,7 @@ mod l4;
 mod names;
 mod path;
 mod refs;
+mod route;
 
 pub use grpc::{GrpcBackend, GrpcFilter, GrpcMatch, GrpcMethodMatch, GrpcRoute, GrpcRule};
 pub use http::{
@@ -81,6 +82,7 @@ pub use l4::{L4Rule, TcpRoute, TlsRoute, UdpRoute};
 pub use names::{HeaderName, Hostname, PreciseHostname};
 pub use path::{Path, PathMatch, PathPrefix};
 pub use refs::{BackendTarget, ParentRef, WeightedBackend};
+pub use route::Route;
 
 use serde::Serialize;
 

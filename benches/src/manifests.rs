@@ -1,4 +1,4 @@
-//! Manifest inputs for the model benches: realistic mesh HTTPRoutes as YAML and JSON.
+//! Manifest inputs for the `model` bench: realistic mesh HTTPRoutes as YAML and JSON.
 
 use std::fmt::Write;
 
