@@ -13,6 +13,7 @@ use crate::decision::{Decision, PairKey, Verdict};
 use crate::index::{DependencyIndex, Scope};
 use crate::ladder::Ladder;
 use crate::registry::{Identity, Registry};
+use crate::route_key::{RouteKey, RouteName};
 use crate::routes::{ROUTE_KINDS, route_parts};
 use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 
@@ -80,11 +81,12 @@ impl Arbiter {
         ladder.prefill_services();
         let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
-            for resource in snapshot.of_kind(kind) {
+            for resource in snapshot.of_kind_shared(kind) {
                 let Some((meta, refs, _)) = route_parts(resource) else {
                     continue;
                 };
-                let key = ObjectRef::of(resource);
+                // Shares the snapshot's object: no per-route copy of the name.
+                let key = RouteKey::new(Arc::clone(resource));
                 let ns = meta.namespace_or_default();
                 let verdicts = refs.iter().map(|p| ladder.decide(ns, meta, p)).collect();
                 out.push((
@@ -168,15 +170,16 @@ impl Arbiter {
                 }
             }
             for k in decisions.routes.keys() {
-                scopes.insert(k.clone(), Scope::All);
+                scopes.insert(k.to_object_ref(), Scope::All);
             }
         }
         let mut changed_pairs = Vec::new();
         let registry = Arc::clone(&decisions.registry);
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
         for (route, scope) in scopes {
-            let Some((meta, refs, _)) = snapshot.get(&route).and_then(route_parts) else {
-                if let Some(old) = decisions.routes.remove(&route) {
+            let shared = snapshot.get_shared(&route);
+            let Some((meta, refs, _)) = shared.and_then(|r| route_parts(r)) else {
+                if let Some(old) = decisions.routes.remove(&route as &dyn RouteName) {
                     changed_pairs.extend((0..old.verdicts.len()).map(|i| PairKey {
                         route: route.clone(),
                         parent_index: i,
@@ -185,13 +188,28 @@ impl Arbiter {
                 continue;
             };
             let ns = meta.namespace_or_default();
-            let entry = decisions
+            let Some(shared) = shared else { continue };
+            // Key on the current object so the map does not keep a stale version alive.
+            let fresh = decisions
                 .routes
-                .entry(route.clone())
-                .or_insert_with(|| RouteVerdicts {
-                    generation: 0,
-                    verdicts: Vec::new(),
-                });
+                .get_key_value(&route as &dyn RouteName)
+                .is_some_and(|(k, _)| Arc::ptr_eq(k.resource(), shared));
+            if !fresh {
+                let old =
+                    decisions
+                        .routes
+                        .remove(&route as &dyn RouteName)
+                        .unwrap_or(RouteVerdicts {
+                            generation: 0,
+                            verdicts: Vec::new(),
+                        });
+                decisions
+                    .routes
+                    .insert(RouteKey::new(Arc::clone(shared)), old);
+            }
+            let Some(entry) = decisions.routes.get_mut(&route as &dyn RouteName) else {
+                continue;
+            };
             entry.generation = meta.generation_or_zero();
             let old_len = entry.verdicts.len();
             for (i, p) in refs.iter().enumerate() {
@@ -245,7 +263,7 @@ pub struct RouteVerdicts {
 #[derive(Debug, Clone)]
 pub struct Decisions {
     registry: Arc<Registry>,
-    routes: BTreeMap<ObjectRef, RouteVerdicts>,
+    routes: BTreeMap<RouteKey, RouteVerdicts>,
     index: Option<DependencyIndex>,
 }
 
@@ -262,20 +280,20 @@ impl Decisions {
         &self.registry
     }
 
-    /// The verdicts of `route`, one per parentRef.
-    pub fn route(&self, route: &ObjectRef) -> Option<&RouteVerdicts> {
+    /// The verdicts of `route` (an [`ObjectRef`] or a [`RouteKey`]), one per parentRef.
+    pub fn route(&self, route: &dyn RouteName) -> Option<&RouteVerdicts> {
         self.routes.get(route)
     }
 
     /// The verdict for parentRef `parent_index` of `route`.
-    pub fn verdict(&self, route: &ObjectRef, parent_index: usize) -> Option<&Verdict> {
+    pub fn verdict(&self, route: &dyn RouteName, parent_index: usize) -> Option<&Verdict> {
         self.routes.get(route)?.verdicts.get(parent_index)
     }
 
     /// What `me` makes of parentRef `parent_index` of `route`.
     pub fn decision(
         &self,
-        route: &ObjectRef,
+        route: &dyn RouteName,
         parent_index: usize,
         me: &Identity,
     ) -> Option<Decision> {
@@ -283,12 +301,12 @@ impl Decisions {
     }
 
     /// Every route and its verdicts, in [`ObjectRef`] order.
-    pub fn routes(&self) -> impl Iterator<Item = (&ObjectRef, &RouteVerdicts)> {
+    pub fn routes(&self) -> impl Iterator<Item = (&RouteKey, &RouteVerdicts)> {
         self.routes.iter()
     }
 
     /// Every (route, parent index, verdict), in order.
-    pub fn pairs(&self) -> impl Iterator<Item = (&ObjectRef, usize, &Verdict)> {
+    pub fn pairs(&self) -> impl Iterator<Item = (&RouteKey, usize, &Verdict)> {
         self.routes
             .iter()
             .flat_map(|(r, v)| v.verdicts.iter().enumerate().map(move |(i, v)| (r, i, v)))
@@ -298,7 +316,7 @@ impl Decisions {
     pub fn for_controller<'a>(
         &'a self,
         me: &'a Identity,
-    ) -> impl Iterator<Item = (&'a ObjectRef, usize, Decision)> + 'a {
+    ) -> impl Iterator<Item = (&'a RouteKey, usize, Decision)> + 'a {
         self.pairs()
             .map(move |(r, i, v)| (r, i, v.view(me, &self.registry)))
     }
