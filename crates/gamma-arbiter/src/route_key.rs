@@ -48,23 +48,31 @@ impl Ord for dyn RouteName + '_ {
 /// compared and hashed like the [`ObjectRef`] of the route; [`RouteKey::to_object_ref`] gives
 /// that `ObjectRef`.
 #[derive(Clone)]
-pub struct RouteKey(Arc<Resource>);
+pub struct RouteKey {
+    /// Kept beside the object: comparisons (the result map is built by sorting) then skip a
+    /// dispatch on the resource variant.
+    kind: ResourceKind,
+    resource: Arc<Resource>,
+}
 
 impl RouteKey {
     /// The key of `resource` (as stored in a snapshot).
     pub fn new(resource: Arc<Resource>) -> Self {
-        RouteKey(resource)
+        RouteKey {
+            kind: resource.kind(),
+            resource,
+        }
     }
 
     /// The kind.
     pub fn kind(&self) -> ResourceKind {
-        self.0.kind()
+        self.kind
     }
 
     /// The namespace (empty for cluster-scoped kinds).
     pub fn namespace(&self) -> &str {
-        if self.kind().is_namespaced() {
-            self.0.metadata().namespace_or_default()
+        if self.kind.is_namespaced() {
+            self.resource.metadata().namespace_or_default()
         } else {
             ""
         }
@@ -72,12 +80,12 @@ impl RouteKey {
 
     /// The name.
     pub fn name(&self) -> &str {
-        &self.0.metadata().name
+        &self.resource.metadata().name
     }
 
     /// The route object this key was taken from (the version last decided).
     pub fn resource(&self) -> &Arc<Resource> {
-        &self.0
+        &self.resource
     }
 
     /// The equivalent [`ObjectRef`] (allocates).
@@ -88,7 +96,7 @@ impl RouteKey {
 
 impl RouteName for RouteKey {
     fn route_name(&self) -> (ResourceKind, &str, &str) {
-        (self.kind(), self.namespace(), self.name())
+        (self.kind, self.namespace(), self.name())
     }
 }
 
