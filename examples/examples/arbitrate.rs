@@ -55,9 +55,10 @@ fn describe_parent(p: &ParentReference, route_namespace: &str) -> String {
 fn rows(snapshot: &Snapshot, decisions: &Decisions, me: &Identity) -> Vec<Row> {
     decisions
         .for_controller(me)
-        .map(|(route, i, decision)| {
+        .map(|(key, i, decision)| {
+            let route = key.to_object_ref();
             let parent = snapshot
-                .get(route)
+                .get(&route)
                 .and_then(route_parts)
                 .and_then(|(_, refs, _)| refs.get(i))
                 .map_or_else(
@@ -65,7 +66,7 @@ fn rows(snapshot: &Snapshot, decisions: &Decisions, me: &Identity) -> Vec<Row> {
                     |p| describe_parent(p, &route.namespace),
                 );
             Row {
-                route: route.clone(),
+                route,
                 parent,
                 decision,
             }

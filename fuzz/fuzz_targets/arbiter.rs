@@ -19,7 +19,7 @@ use libfuzzer_sys::fuzz_target;
 
 fn pairs(d: &gamma_arbiter::Decisions) -> Vec<(ObjectRef, usize, gamma_arbiter::Verdict)> {
     d.pairs()
-        .map(|(r, i, v)| (r.clone(), i, v.clone()))
+        .map(|(r, i, v)| (r.to_object_ref(), i, v.clone()))
         .collect()
 }
 

@@ -13,6 +13,7 @@ use crate::decision::{Decision, PairKey, Verdict};
 use crate::index::{DependencyIndex, Scope};
 use crate::ladder::Ladder;
 use crate::registry::{Identity, Registry};
+use crate::route_key::{RouteKey, RouteName};
 use crate::routes::{ROUTE_KINDS, route_parts};
 use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 
@@ -78,13 +79,17 @@ impl Arbiter {
         let registry = Arc::new(self.registry(snapshot));
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
         ladder.prefill_services();
+        // The snapshot yields each kind in (namespace, name) order and ROUTE_KINDS is in kind
+        // order, so `out` is already sorted by key and duplicate-free: it is stored as is (a
+        // BTreeMap built from it cost a sort, a dedup and a node per few routes: ~28%).
         let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
-            for resource in snapshot.of_kind(kind) {
+            for resource in snapshot.of_kind_shared(kind) {
                 let Some((meta, refs, _)) = route_parts(resource) else {
                     continue;
                 };
-                let key = ObjectRef::of(resource);
+                // Shares the snapshot's object: no per-route copy of the name.
+                let key = RouteKey::new(Arc::clone(resource));
                 let ns = meta.namespace_or_default();
                 let verdicts = refs.iter().map(|p| ladder.decide(ns, meta, p)).collect();
                 out.push((
@@ -97,9 +102,10 @@ impl Arbiter {
             }
         }
         drop(ladder);
+        debug_assert!(out.is_sorted_by(|a, b| a.0 < b.0));
         Decisions {
             registry,
-            routes: out.into_iter().collect(),
+            routes: out,
             index: None,
         }
     }
@@ -167,16 +173,18 @@ impl Arbiter {
                     scopes.insert(ObjectRef::of(r), Scope::All);
                 }
             }
-            for k in decisions.routes.keys() {
-                scopes.insert(k.clone(), Scope::All);
+            for (k, _) in &decisions.routes {
+                scopes.insert(k.to_object_ref(), Scope::All);
             }
         }
         let mut changed_pairs = Vec::new();
         let registry = Arc::clone(&decisions.registry);
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
         for (route, scope) in scopes {
-            let Some((meta, refs, _)) = snapshot.get(&route).and_then(route_parts) else {
-                if let Some(old) = decisions.routes.remove(&route) {
+            let shared = snapshot.get_shared(&route);
+            let Some((meta, refs, _)) = shared.and_then(|r| route_parts(r)) else {
+                if let Ok(at) = decisions.find(&route) {
+                    let (_, old) = decisions.routes.remove(at);
                     changed_pairs.extend((0..old.verdicts.len()).map(|i| PairKey {
                         route: route.clone(),
                         parent_index: i,
@@ -185,13 +193,28 @@ impl Arbiter {
                 continue;
             };
             let ns = meta.namespace_or_default();
-            let entry = decisions
-                .routes
-                .entry(route.clone())
-                .or_insert_with(|| RouteVerdicts {
-                    generation: 0,
-                    verdicts: Vec::new(),
-                });
+            let Some(shared) = shared else { continue };
+            // Key on the current object so the result does not keep a stale version alive.
+            let slot = match decisions.find(&route) {
+                Ok(at) => at,
+                Err(at) => {
+                    // A new route: O(routes) to shift the tail, paid only when routes appear.
+                    let empty = RouteVerdicts {
+                        generation: 0,
+                        verdicts: Vec::new(),
+                    };
+                    decisions
+                        .routes
+                        .insert(at, (RouteKey::new(Arc::clone(shared)), empty));
+                    at
+                }
+            };
+            let Some((key, entry)) = decisions.routes.get_mut(slot) else {
+                continue;
+            };
+            if !Arc::ptr_eq(key.resource(), shared) {
+                *key = RouteKey::new(Arc::clone(shared));
+            }
             entry.generation = meta.generation_or_zero();
             let old_len = entry.verdicts.len();
             for (i, p) in refs.iter().enumerate() {
@@ -245,7 +268,8 @@ pub struct RouteVerdicts {
 #[derive(Debug, Clone)]
 pub struct Decisions {
     registry: Arc<Registry>,
-    routes: BTreeMap<ObjectRef, RouteVerdicts>,
+    /// Sorted by key, no duplicates (binary-searched; see `decide_all`).
+    routes: Vec<(RouteKey, RouteVerdicts)>,
     index: Option<DependencyIndex>,
 }
 
@@ -262,20 +286,27 @@ impl Decisions {
         &self.registry
     }
 
-    /// The verdicts of `route`, one per parentRef.
-    pub fn route(&self, route: &ObjectRef) -> Option<&RouteVerdicts> {
-        self.routes.get(route)
+    /// The verdicts of `route` (an [`ObjectRef`] or a [`RouteKey`]), one per parentRef.
+    pub fn route(&self, route: &dyn RouteName) -> Option<&RouteVerdicts> {
+        let at = self.find(route).ok()?;
+        self.routes.get(at).map(|(_, v)| v)
+    }
+
+    /// Where `route` is (`Ok`) or would be inserted (`Err`) in `routes`.
+    fn find(&self, route: &dyn RouteName) -> Result<usize, usize> {
+        self.routes
+            .binary_search_by(|(k, _)| (k as &dyn RouteName).cmp(route))
     }
 
     /// The verdict for parentRef `parent_index` of `route`.
-    pub fn verdict(&self, route: &ObjectRef, parent_index: usize) -> Option<&Verdict> {
-        self.routes.get(route)?.verdicts.get(parent_index)
+    pub fn verdict(&self, route: &dyn RouteName, parent_index: usize) -> Option<&Verdict> {
+        self.route(route)?.verdicts.get(parent_index)
     }
 
     /// What `me` makes of parentRef `parent_index` of `route`.
     pub fn decision(
         &self,
-        route: &ObjectRef,
+        route: &dyn RouteName,
         parent_index: usize,
         me: &Identity,
     ) -> Option<Decision> {
@@ -283,12 +314,12 @@ impl Decisions {
     }
 
     /// Every route and its verdicts, in [`ObjectRef`] order.
-    pub fn routes(&self) -> impl Iterator<Item = (&ObjectRef, &RouteVerdicts)> {
-        self.routes.iter()
+    pub fn routes(&self) -> impl Iterator<Item = (&RouteKey, &RouteVerdicts)> {
+        self.routes.iter().map(|(k, v)| (k, v))
     }
 
     /// Every (route, parent index, verdict), in order.
-    pub fn pairs(&self) -> impl Iterator<Item = (&ObjectRef, usize, &Verdict)> {
+    pub fn pairs(&self) -> impl Iterator<Item = (&RouteKey, usize, &Verdict)> {
         self.routes
             .iter()
             .flat_map(|(r, v)| v.verdicts.iter().enumerate().map(move |(i, v)| (r, i, v)))
@@ -298,14 +329,14 @@ impl Decisions {
     pub fn for_controller<'a>(
         &'a self,
         me: &'a Identity,
-    ) -> impl Iterator<Item = (&'a ObjectRef, usize, Decision)> + 'a {
+    ) -> impl Iterator<Item = (&'a RouteKey, usize, Decision)> + 'a {
         self.pairs()
             .map(move |(r, i, v)| (r, i, v.view(me, &self.registry)))
     }
 
     /// The number of (route, parent) pairs.
     pub fn len(&self) -> usize {
-        self.routes.values().map(|v| v.verdicts.len()).sum()
+        self.routes.iter().map(|(_, v)| v.verdicts.len()).sum()
     }
 
     /// Whether there are no pairs.

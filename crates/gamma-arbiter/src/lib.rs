@@ -41,6 +41,7 @@ mod index;
 mod ladder;
 pub mod merge;
 pub mod registry;
+pub mod route_key;
 pub mod routes;
 pub mod status;
 
@@ -51,4 +52,5 @@ pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;
 pub use merge::{MergeOutcome, merge, merge_outcome};
 pub use registry::{Identity, Registry, RegistryDiagnostic};
+pub use route_key::{RouteKey, RouteName};
 pub use status::{DesiredStatus, ParentConditions, desired_entries};

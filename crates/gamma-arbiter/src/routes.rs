@@ -26,3 +26,15 @@ pub(crate) const ROUTE_KINDS: [gamma_model::ResourceKind; 5] = [
     gamma_model::ResourceKind::TcpRoute,
     gamma_model::ResourceKind::UdpRoute,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Arbiter::decide_all` stores its result without sorting: it relies on visiting the
+    /// kinds in key order.
+    #[test]
+    fn route_kinds_are_in_resource_kind_order() {
+        assert!(ROUTE_KINDS.is_sorted());
+    }
+}

@@ -94,7 +94,10 @@ impl Sim {
     }
 
     fn routes(&self) -> Vec<ObjectRef> {
-        self.decisions.routes().map(|(r, _)| r.clone()).collect()
+        self.decisions
+            .routes()
+            .map(|(r, _)| r.to_object_ref())
+            .collect()
     }
 
     /// One controller reconciles one route: decide, write status through merge, follow the
@@ -192,7 +195,7 @@ impl Sim {
         let running: Vec<&Identity> = self.controllers.iter().map(|c| &c.me).collect();
         for (route, i, verdict) in decisions.pairs() {
             let pair = PairKey {
-                route: route.clone(),
+                route: route.to_object_ref(),
                 parent_index: i,
             };
             for ctl in &self.controllers {

@@ -106,7 +106,7 @@ proptest! {
             prop_assert_eq!(&d, &full, "after changing {}", key);
             // The reported changes are exactly the pairs whose verdict differs.
             let mut expect = vec![];
-            let routes: std::collections::BTreeSet<_> = before.routes().map(|(r, _)| r.clone()).chain(full.routes().map(|(r, _)| r.clone())).collect();
+            let routes: std::collections::BTreeSet<_> = before.routes().map(|(r, _)| r.to_object_ref()).chain(full.routes().map(|(r, _)| r.to_object_ref())).collect();
             for r in routes {
                 let n = before.route(&r).map_or(0, |v| v.verdicts.len()).max(full.route(&r).map_or(0, |v| v.verdicts.len()));
                 for i in 0..n {

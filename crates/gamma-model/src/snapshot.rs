@@ -169,6 +169,11 @@ impl Snapshot {
         self.objects.get(key).map(|r| &**r)
     }
 
+    /// The object with this identity, shared: cloning the `Arc` keeps it without copying.
+    pub fn get_shared(&self, key: &ObjectRef) -> Option<&Arc<Resource>> {
+        self.objects.get(key)
+    }
+
     /// The number of objects.
     pub fn len(&self) -> usize {
         self.objects.len()
@@ -191,6 +196,15 @@ impl Snapshot {
             .range(start..)
             .take_while(move |(k, _)| k.kind == kind)
             .map(|(_, v)| &**v)
+    }
+
+    /// Every object of one kind, in (namespace, name) order, shared (see [`Snapshot::get_shared`]).
+    pub fn of_kind_shared(&self, kind: ResourceKind) -> impl Iterator<Item = &Arc<Resource>> {
+        let start = ObjectRef::new(kind, "", "");
+        self.objects
+            .range(start..)
+            .take_while(move |(k, _)| k.kind == kind)
+            .map(|(_, v)| v)
     }
 
     /// The Service whose frontend includes `ip`. When (invalidly) several do, the first in

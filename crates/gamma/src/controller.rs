@@ -192,7 +192,8 @@ impl Controller {
     /// Decides everything for `snapshot` and recomputes the status of every route.
     pub fn reconcile(&mut self, snapshot: &Snapshot, now: Time) -> Reconciliation {
         let decisions = self.arbiter.decide_all(snapshot);
-        let routes: BTreeSet<ObjectRef> = decisions.routes().map(|(r, _)| r.clone()).collect();
+        let routes: BTreeSet<ObjectRef> =
+            decisions.routes().map(|(r, _)| r.to_object_ref()).collect();
         self.decisions = Some(decisions);
         self.finish(snapshot, now, routes, true)
     }
@@ -248,7 +249,8 @@ impl Controller {
         // Directives for every pair: what `me` programs.
         let mut out_decisions = Vec::new();
         let mut include = BTreeSet::new();
-        for (route, i, _) in decisions.pairs() {
+        for (key, i, _) in decisions.pairs() {
+            let route = &key.to_object_ref();
             let Some((meta, refs, status)) = snapshot.get(route).and_then(route_parts) else {
                 continue;
             };

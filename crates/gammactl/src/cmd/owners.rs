@@ -17,7 +17,7 @@ use crate::table;
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Pair<'a> {
-    route: &'a ObjectRef,
+    route: ObjectRef,
     parent_index: usize,
     parent: String,
     parent_ref: Option<&'a ParentReference>,
@@ -81,7 +81,9 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     let mut pairs = Vec::new();
     let mut summary = Summary::default();
     let mut owned_count = vec![0usize; columns.len()];
-    for (route, index, verdict) in arb.decisions.pairs() {
+    for (key, index, verdict) in arb.decisions.pairs() {
+        let route_ref = key.to_object_ref();
+        let route = &route_ref;
         let refs = parent_refs(&snapshot, route);
         let parent_ref = refs.get(index);
         let parent = parent_ref.map_or_else(
@@ -115,7 +117,7 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
                 .collect()
         });
         pairs.push(Pair {
-            route,
+            route: route_ref.clone(),
             parent_index: index,
             parent,
             parent_ref,

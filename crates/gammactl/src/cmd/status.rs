@@ -20,8 +20,8 @@ use crate::ownership::{Arbitration, describe_parent};
 use crate::style::Style;
 
 /// One route's update.
-struct Update<'a> {
-    route: &'a ObjectRef,
+struct Update {
+    route: ObjectRef,
     generation: i64,
     outcome: MergeOutcome,
 }
@@ -106,7 +106,9 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     }
 
     let mut updates = Vec::new();
-    for (route, _) in arb.decisions.routes() {
+    for (key, _) in arb.decisions.routes() {
+        let route_ref = key.to_object_ref();
+        let route = &route_ref;
         let Some((meta, _, stored)) = snapshot.get(route).and_then(route_parts) else {
             continue;
         };
@@ -130,13 +132,13 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         let generation = meta.generation_or_zero();
         let outcome = merge_outcome(&existing, &desired, &me, generation, now);
         updates.push(Update {
-            route,
+            route: route_ref.clone(),
             generation,
             outcome,
         });
     }
 
-    let writes: Vec<(&Update<'_>, &RouteStatus)> = updates
+    let writes: Vec<(&Update, &RouteStatus)> = updates
         .iter()
         .filter_map(|u| match &u.outcome {
             MergeOutcome::Write { status, .. } => Some((u, status)),
@@ -171,9 +173,9 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     }
 }
 
-fn patch<'a>(u: &'a Update<'_>, status: &'a RouteStatus) -> Patch<'a> {
+fn patch<'a>(u: &'a Update, status: &'a RouteStatus) -> Patch<'a> {
     Patch {
-        route: u.route,
+        route: &u.route,
         patch: [
             PatchOp::Test {
                 path: "/metadata/generation",
@@ -187,7 +189,7 @@ fn patch<'a>(u: &'a Update<'_>, status: &'a RouteStatus) -> Patch<'a> {
     }
 }
 
-fn render_text(updates: &[Update<'_>], me: &str, form: StatusForm, style: &Style) -> String {
+fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) -> String {
     let mut out = String::new();
     let (mut writes, mut unchanged, mut stale) = (0, 0, 0);
     for u in updates {
