@@ -130,37 +130,47 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
     for r in snapshot.grpc_routes() {
         input.routes.push(lower_grpc(r, &mut regexes));
     }
-    for r in snapshot.tls_routes() {
-        let mut lowered = lower_l4(
-            RouteKind::Tls,
-            &r.metadata,
-            &r.spec.parent_refs,
-            &r.spec.hostnames,
-            &r.spec.rules,
-        );
-        apply_validation(&mut lowered, r.validate());
-        input.routes.push(lowered);
-    }
-    for r in snapshot.tcp_routes() {
-        let mut lowered = lower_l4(
-            RouteKind::Tcp,
-            &r.metadata,
-            &r.spec.parent_refs,
-            &[],
-            &r.spec.rules,
-        );
-        apply_validation(&mut lowered, r.validate());
-        input.routes.push(lowered);
-    }
-    for r in snapshot.udp_routes() {
-        let mut lowered = lower_l4(
-            RouteKind::Udp,
-            &r.metadata,
-            &r.spec.parent_refs,
-            &[],
-            &r.spec.rules,
-        );
-        apply_validation(&mut lowered, r.validate());
+    // TLS, TCP and UDP routes share one shape (parents, optional SNI hostnames, one rule of
+    // weighted backends), so they lower through one loop.
+    let no_hostnames: &[String] = &[];
+    let l4 = snapshot
+        .tls_routes()
+        .map(|r| {
+            let (p, rules) = (r.spec.parent_refs.as_slice(), r.spec.rules.as_slice());
+            (
+                RouteKind::Tls,
+                &r.metadata,
+                p,
+                r.spec.hostnames.as_slice(),
+                rules,
+                r.validate(),
+            )
+        })
+        .chain(snapshot.tcp_routes().map(|r| {
+            let (p, rules) = (r.spec.parent_refs.as_slice(), r.spec.rules.as_slice());
+            (
+                RouteKind::Tcp,
+                &r.metadata,
+                p,
+                no_hostnames,
+                rules,
+                r.validate(),
+            )
+        }))
+        .chain(snapshot.udp_routes().map(|r| {
+            let (p, rules) = (r.spec.parent_refs.as_slice(), r.spec.rules.as_slice());
+            (
+                RouteKind::Udp,
+                &r.metadata,
+                p,
+                no_hostnames,
+                rules,
+                r.validate(),
+            )
+        }));
+    for (kind, metadata, parent_refs, hostnames, rules, validation) in l4 {
+        let mut lowered = lower_l4(kind, metadata, parent_refs, hostnames, rules);
+        apply_validation(&mut lowered, validation);
         input.routes.push(lowered);
     }
     input
