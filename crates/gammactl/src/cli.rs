@@ -61,10 +61,18 @@ pub struct AuthorizeArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// The source ServiceAccount, NAMESPACE/NAME.
-    #[arg(long, value_name = "NAMESPACE/SERVICEACCOUNT")]
+    #[arg(
+        long = "source",
+        visible_alias = "from",
+        value_name = "NAMESPACE/SERVICEACCOUNT"
+    )]
     pub from: String,
     /// The destination ServiceAccount, NAMESPACE/NAME.
-    #[arg(long, value_name = "NAMESPACE/SERVICEACCOUNT")]
+    #[arg(
+        long = "destination",
+        visible_alias = "to",
+        value_name = "NAMESPACE/SERVICEACCOUNT"
+    )]
     pub to: String,
     /// The destination port (required for tcp and udp).
     #[arg(long, value_name = "PORT")]
