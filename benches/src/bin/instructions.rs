@@ -1,5 +1,5 @@
 //! Runs `N` resolves (first argument, default 0) of a scenario (second argument: `one-port-10`,
-//! `one-port-10000`, `many-services`) after building and warming up, so that
+//! `one-port-<rules>`, `many-services[-<services>]`) after building and warming up, so that
 //! `valgrind --tool=callgrind` totals for N and 0 differ by exactly N resolves.
 //! Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
@@ -13,10 +13,17 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
-    let (input, services, rules) = match scenario {
-        "one-port-10" => (one_port(10), 1, 10),
-        "many-services" => (many_services(10_000, 5), 10_000, 5),
-        _ => (one_port(10_000), 1, 10_000),
+    // `one-port-<rules>` puts every rule on one Service port; `many-services[-<services>]`
+    // gives each Service 5 rules (10,000 Services by default). The growth curve of issue 6 uses
+    // one-port-1000 / -10000 / -100000.
+    let count_after = |prefix: &str| scenario.strip_prefix(prefix).and_then(|n| n.parse().ok());
+    let (input, services, rules) = if let Some(n) = count_after("many-services-") {
+        (many_services(n, 5), n, 5)
+    } else if scenario == "many-services" {
+        (many_services(10_000, 5), 10_000, 5)
+    } else {
+        let n = count_after("one-port-").unwrap_or(10_000);
+        (one_port(n), 1, n)
     };
     let table = RouteTable::from_input(&input, &BuildOptions::default());
     let mut rng = Rng::new(5);
