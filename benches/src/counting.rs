@@ -2,13 +2,24 @@
 //!
 //! Built on `stats_alloc`, whose instrumented allocator forwards to the system allocator while
 //! counting, so no `unsafe` is needed here: the test or binary installs
+//! a global allocator and measures a stretch of code with a [`Region`]:
 //!
-//! ```ignore
+//! ```
+//! use std::alloc::System;
+//! use gamma_benches::counting::{INSTRUMENTED_SYSTEM, Region, StatsAlloc, allocations, live_bytes};
+//!
 //! #[global_allocator]
 //! static ALLOC: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
-//! ```
 //!
-//! and measures a stretch of code with a [`Region`].
+//! fn main() {
+//!     let region = Region::new(ALLOC);
+//!     let kept = vec![0u8; 1000];
+//!     let change = region.change();
+//!     assert_eq!(allocations(&change), 1);
+//!     assert_eq!(live_bytes(&change), 1000);
+//!     drop(kept);
+//! }
+//! ```
 
 pub use stats_alloc::{INSTRUMENTED_SYSTEM, Region, Stats, StatsAlloc};
 
