@@ -372,6 +372,40 @@ impl RouteTable {
         }
     }
 
+    /// One candidate row: the first condition that fails, in the order the engine checks them
+    /// (the hostname, what the index matched on (`index_miss`), then the remaining conditions).
+    fn row(
+        &self,
+        c: u32,
+        hostname: &Option<String>,
+        host_rank: (u8, usize),
+        condition: String,
+        index_miss: Option<&str>,
+        probe: &Probe<'_>,
+    ) -> Row {
+        let key = self.keys.get(c as usize).map_or(0, |k| k.0);
+        let failed = if host_rank.0 == 3 {
+            Some("Host does not match the hostname".to_string())
+        } else if let Some(miss) = index_miss {
+            Some(miss.to_string())
+        } else {
+            self.cands
+                .get(c as usize)
+                .and_then(|x| {
+                    let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
+                    Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
+                })
+                .map(|f| self.failure_text(c, &f))
+        };
+        Row {
+            key: (host_rank.0, host_rank.1, key),
+            cand: c,
+            hostname: hostname.clone(),
+            condition,
+            failed,
+        }
+    }
+
     fn rows_http(
         &self,
         h: &HostIndex<PathIndex>,
@@ -382,27 +416,8 @@ impl RouteTable {
         for (hn, pi) in h.groups() {
             let hr = host_rank(&hn);
             let mut push = |c: u32, condition: String, path_ok: bool| {
-                let key = self.keys.get(c as usize).map_or(0, |k| k.0);
-                let failed = if hr.0 == 3 {
-                    Some("Host does not match the hostname".to_string())
-                } else if !path_ok {
-                    Some("path does not match".to_string())
-                } else {
-                    self.cands
-                        .get(c as usize)
-                        .and_then(|x| {
-                            let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
-                            Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
-                        })
-                        .map(|f| self.failure_text(c, &f))
-                };
-                rows.push(Row {
-                    key: (hr.0, hr.1, key),
-                    cand: c,
-                    hostname: hn.clone(),
-                    condition,
-                    failed,
-                });
+                let miss = (!path_ok).then_some("path does not match");
+                rows.push(self.row(c, &hn, hr, condition, miss, probe));
             };
             for (p, run) in &pi.exact {
                 for &c in pi.list(*run) {
@@ -435,27 +450,8 @@ impl RouteTable {
         for (hn, gi) in g.groups() {
             let hr = host_rank(&hn);
             let mut push = |c: u32, condition: String, exact_ok: bool| {
-                let key = self.keys.get(c as usize).map_or(0, |k| k.0);
-                let failed = if hr.0 == 3 {
-                    Some("Host does not match the hostname".to_string())
-                } else if !exact_ok {
-                    Some("gRPC service/method does not match".to_string())
-                } else {
-                    self.cands
-                        .get(c as usize)
-                        .and_then(|x| {
-                            let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
-                            Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
-                        })
-                        .map(|f| self.failure_text(c, &f))
-                };
-                rows.push(Row {
-                    key: (hr.0, hr.1, key),
-                    cand: c,
-                    hostname: hn.clone(),
-                    condition,
-                    failed,
-                });
+                let miss = (!exact_ok).then_some("gRPC service/method does not match");
+                rows.push(self.row(c, &hn, hr, condition, miss, probe));
             };
             let sm = format!("{}/{}", probe.grpc_service, probe.grpc_method);
             for (k, list) in &gi.both {
