@@ -287,6 +287,19 @@ pub(crate) fn parent_refs(
 }
 
 /// Hostnames of HTTPRoute and GRPCRoute: at most 16 `Hostname`s.
+/// The CEL rule on HTTPRoute and GRPCRoute `spec.rules`: at most [`MAX_TOTAL_MATCHES`] matches
+/// across all rules, reported at `rules` with upstream's message.
+///
+/// [`MAX_TOTAL_MATCHES`]: super::httproute::MAX_TOTAL_MATCHES
+pub(crate) fn total_matches(total: usize, rules: &FieldPath, errors: &mut Errors) {
+    if total > super::httproute::MAX_TOTAL_MATCHES {
+        errors.rule(
+            rules.clone(),
+            "While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128",
+        );
+    }
+}
+
 pub(crate) fn route_hostnames(hostnames: &[String], path: &FieldPath, errors: &mut Errors) {
     let path = path.field("hostnames");
     errors.items(&path, hostnames.len(), 0, 16);

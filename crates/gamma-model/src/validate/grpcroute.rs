@@ -1,7 +1,7 @@
 //! GRPCRoute validation (spec-digest §2.2, §6.7, §8.5).
 
 use super::common::{self, KnownEnum};
-use super::httproute::{MAX_TOTAL_MATCHES, union_rules};
+use super::httproute::union_rules;
 use super::patterns as p;
 use super::{Errors, FieldPath, Validate, ValidateOptions};
 use crate::gateway::{
@@ -28,12 +28,7 @@ impl Validate for GrpcRouteSpec {
         errors.items(&rpath, self.rules.len(), 0, 16);
         // GRPCRoute has no default match: an empty `matches` counts 0.
         let total: usize = self.rules.iter().map(|r| r.matches.len()).sum();
-        if total > MAX_TOTAL_MATCHES {
-            errors.rule(
-                rpath.clone(),
-                "While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128",
-            );
-        }
+        common::total_matches(total, &rpath, errors);
         common::unique_rule_names(
             self.rules.iter().map(|r| r.name.as_deref()),
             &rpath,

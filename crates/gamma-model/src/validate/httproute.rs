@@ -40,12 +40,7 @@ impl Validate for HttpRouteSpec {
             .iter()
             .map(|r| r.matches.as_ref().map_or(1, Vec::len))
             .sum();
-        if total > MAX_TOTAL_MATCHES {
-            errors.rule(
-                rpath.clone(),
-                "While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128",
-            );
-        }
+        common::total_matches(total, &rpath, errors);
         common::unique_rule_names(
             rules.iter().map(|r| r.name.as_deref()),
             &rpath,
