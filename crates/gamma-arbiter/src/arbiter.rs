@@ -16,6 +16,7 @@ use crate::registry::{Identity, Registry};
 use crate::route_key::{RouteKey, RouteName};
 use crate::routes::{ROUTE_KINDS, route_parts};
 use crate::status::{DesiredStatus, ParentConditions, desired_entries};
+use crate::verdicts::Verdicts;
 
 /// The ownership arbiter. Pure: the same configuration and snapshot give the same
 /// [`Decisions`], whoever computes them and in whatever order the objects arrived.
@@ -78,7 +79,7 @@ impl Arbiter {
     pub fn decide_all(&self, snapshot: &Snapshot) -> Decisions {
         let registry = Arc::new(self.registry(snapshot));
         let mut ladder = Ladder::new(snapshot, &registry, &self.config);
-        ladder.prefill_services();
+        ladder.prefill();
         // The snapshot yields each kind in (namespace, name) order and ROUTE_KINDS is in kind
         // order, so `out` is already sorted by key and duplicate-free: it is stored as is (a
         // BTreeMap built from it cost a sort, a dedup and a node per few routes: ~28%).
@@ -91,7 +92,11 @@ impl Arbiter {
                 // Shares the snapshot's object: no per-route copy of the name.
                 let key = RouteKey::new(Arc::clone(resource));
                 let ns = meta.namespace_or_default();
-                let verdicts = refs.iter().map(|p| ladder.decide(ns, meta, p)).collect();
+                // Most routes have one parent: stored inline, no allocation.
+                let verdicts = match refs {
+                    [p] => Verdicts::one(ladder.decide(ns, meta, p)),
+                    _ => refs.iter().map(|p| ladder.decide(ns, meta, p)).collect(),
+                };
                 out.push((
                     key,
                     RouteVerdicts {
@@ -201,7 +206,7 @@ impl Arbiter {
                     // A new route: O(routes) to shift the tail, paid only when routes appear.
                     let empty = RouteVerdicts {
                         generation: 0,
-                        verdicts: Vec::new(),
+                        verdicts: Verdicts::new(),
                     };
                     decisions
                         .routes
@@ -260,8 +265,9 @@ impl Arbiter {
 pub struct RouteVerdicts {
     /// The route's `metadata.generation` when decided.
     pub generation: i64,
-    /// One verdict per `spec.parentRefs` entry, in order.
-    pub verdicts: Vec<Verdict>,
+    /// One verdict per `spec.parentRefs` entry, in order (a slice; a single verdict is
+    /// stored inline).
+    pub verdicts: Verdicts,
 }
 
 /// Every verdict for one snapshot, plus the registry they were computed with.

@@ -4,9 +4,11 @@
 //! so deciding every route costs little more than reading its parentRefs.
 
 use std::collections::HashMap;
+use std::fmt;
 
+use gamma_model::gateway::{Gateway, GatewayClass};
 use gamma_model::gateway::{ParentKind, ParentReference};
-use gamma_model::k8s::Service;
+use gamma_model::k8s::{Namespace, Service};
 use gamma_model::meta::ObjectMeta;
 use gamma_model::{ObjectRef, ResourceKind, Snapshot};
 
@@ -45,23 +47,188 @@ fn missing_service(ns: &str, name: &str) -> Verdict {
     }
 }
 
+/// Every object of one kind in key order, found by binary search: a full decision looks up
+/// thousands of them, and the snapshot's own lookups allocate an `ObjectRef` per call.
+struct Sorted<'a, T> {
+    items: Vec<(&'a str, &'a str, &'a T)>,
+}
+
+impl<'a, T> Sorted<'a, T> {
+    fn new(items: impl Iterator<Item = (&'a str, &'a str, &'a T)>) -> Self {
+        let mut items: Vec<_> = items.collect();
+        // The snapshot yields (namespace, name) order already; this only guards that.
+        if !items.is_sorted_by(|a, b| (a.0, a.1) <= (b.0, b.1)) {
+            items.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        }
+        Sorted { items }
+    }
+
+    fn get(&self, ns: &str, name: &str) -> Option<&'a T> {
+        let at = self
+            .items
+            .binary_search_by(|(n, m, _)| (*n, *m).cmp(&(ns, name)))
+            .ok()?;
+        self.items.get(at).map(|(_, _, t)| *t)
+    }
+}
+
+/// One Service of the snapshot and its level-2 outcome, computed on first use.
+struct ServiceSlot<'a> {
+    name: &'a str,
+    svc: &'a Service,
+    /// `None`: not computed yet; `Some(None)`: no signal at level 2.
+    level2: Option<Option<Verdict>>,
+}
+
+/// The Services of one namespace: a range of [`Dense::services`].
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    ns: &'a str,
+    start: usize,
+    end: usize,
+}
+
+/// The snapshot's Services, Gateways, GatewayClasses and Namespaces as sorted vectors (built
+/// once per full decision; see [`Ladder::prefill`]). A parent Service is found by its
+/// namespace's block (cached: routes come in namespace order) and a binary search over the
+/// few names in it, instead of hashing `(namespace, name)` per route.
+struct Dense<'a> {
+    /// In (namespace, name) order.
+    services: Vec<ServiceSlot<'a>>,
+    /// One per namespace with Services, in namespace order.
+    blocks: Vec<Block<'a>>,
+    /// The block of the last namespace defaulted from a route (a producer route's parent).
+    route_block: Option<Block<'a>>,
+    /// The block of the last namespace written in a parentRef (consumer routes).
+    ref_block: Option<Block<'a>>,
+    /// The index of the last Service found (consecutive routes often share it).
+    last: usize,
+    gateways: Sorted<'a, Gateway>,
+    classes: Sorted<'a, GatewayClass>,
+    namespaces: Sorted<'a, Namespace>,
+}
+
+impl<'a> Dense<'a> {
+    fn build(snap: &'a Snapshot) -> Self {
+        let mut services: Vec<(&'a str, ServiceSlot<'a>)> = snap
+            .services()
+            .map(|svc| {
+                let slot = ServiceSlot {
+                    name: svc.metadata.name.as_str(),
+                    svc,
+                    level2: None,
+                };
+                (svc.metadata.namespace_or_default(), slot)
+            })
+            .collect();
+        if !services.is_sorted_by(|a, b| (a.0, a.1.name) <= (b.0, b.1.name)) {
+            services.sort_by(|a, b| (a.0, a.1.name).cmp(&(b.0, b.1.name)));
+        }
+        let mut blocks: Vec<Block<'a>> = Vec::new();
+        for (i, (ns, _)) in services.iter().enumerate() {
+            match blocks.last_mut() {
+                Some(b) if b.ns == *ns => b.end = i + 1,
+                _ => blocks.push(Block {
+                    ns,
+                    start: i,
+                    end: i + 1,
+                }),
+            }
+        }
+        Dense {
+            services: services.into_iter().map(|(_, s)| s).collect(),
+            blocks,
+            route_block: None,
+            ref_block: None,
+            last: usize::MAX,
+            gateways: Sorted::new(snap.gateways().map(|g| {
+                (
+                    g.metadata.namespace_or_default(),
+                    g.metadata.name.as_str(),
+                    g,
+                )
+            })),
+            classes: Sorted::new(
+                snap.gateway_classes()
+                    .map(|c| ("", c.metadata.name.as_str(), c)),
+            ),
+            namespaces: Sorted::new(snap.namespaces().map(|n| ("", n.metadata.name.as_str(), n))),
+        }
+    }
+
+    fn block(&self, ns: &str) -> Option<Block<'a>> {
+        let at = self.blocks.binary_search_by(|b| b.ns.cmp(ns)).ok()?;
+        self.blocks.get(at).copied()
+    }
+
+    /// The index of Service `ns/name`; `defaulted` says whether `ns` is the route's own
+    /// namespace (no namespace in the parentRef), which selects the block cache to use.
+    fn find(&mut self, ns: &str, name: &str, defaulted: bool) -> Option<usize> {
+        if let Some(s) = self.services.get(self.last)
+            && s.name == name
+        {
+            let cached = if defaulted {
+                self.route_block
+            } else {
+                self.ref_block
+            };
+            if let Some(b) = cached
+                && b.ns == ns
+                && (b.start..b.end).contains(&self.last)
+            {
+                return Some(self.last);
+            }
+        }
+        let cached = if defaulted {
+            self.route_block
+        } else {
+            self.ref_block
+        };
+        let block = match cached {
+            Some(b) if b.ns == ns => b,
+            _ => {
+                let b = self.block(ns)?;
+                if defaulted {
+                    self.route_block = Some(b);
+                } else {
+                    self.ref_block = Some(b);
+                }
+                b
+            }
+        };
+        let slots = self.services.get(block.start..block.end)?;
+        let at = block.start + slots.binary_search_by(|s| s.name.cmp(name)).ok()?;
+        self.last = at;
+        Some(at)
+    }
+}
+
 /// Evaluates the rules over one snapshot, caching what does not depend on the route.
 pub(crate) struct Ladder<'a> {
     snap: &'a Snapshot,
     reg: &'a Registry,
     config: &'a Config,
-    /// Level-2 outcome per Service (namespace, name): `None` = no signal at level 2.
+    /// Sorted copies of the snapshot's parents, for full decisions ([`Ladder::prefill`]);
+    /// `None` for incremental updates, which look up the few objects they need directly.
+    dense: Option<Dense<'a>>,
+    /// Level-2 outcome per Service (namespace, name), without `dense`: `None` = no signal.
     services: HashMap<(&'a str, &'a str), Option<Verdict>>,
     /// Levels 3 to 5 per namespace (always the route's namespace; see `decide_service`).
     namespaces: HashMap<&'a str, Verdict>,
-    /// Whether `services` holds every Service of the snapshot (absent = missing).
-    services_complete: bool,
-    /// The last Service looked up (consecutive routes often share their parent Service).
+    /// The last Service looked up without `dense`.
     last_service: Option<((&'a str, &'a str), Option<Verdict>)>,
     /// The last namespace looked up: routes come in namespace order, so this saves hashing.
     last_namespace: Option<(&'a str, Verdict)>,
     /// Gateway parents per Gateway (namespace, name).
     gateways: HashMap<(&'a str, &'a str), Verdict>,
+    /// The last level-1 route annotation value and its verdict (most annotated routes of a
+    /// cluster carry one of a few values).
+    last_route_annotation: Option<(&'a str, Verdict)>,
+    /// Single-owner sets by (uncanonicalized) name: a cluster has a handful of controllers,
+    /// and each `Owners` is an allocation.
+    owner_sets: Vec<(&'a str, Owners)>,
+    /// The level-5 verdict (it names no namespace, so one serves them all).
+    default_verdict: Option<Option<Verdict>>,
     ev_parent_ref: Evidence,
     ev_route_annotation: Evidence,
 }
@@ -72,12 +239,15 @@ impl<'a> Ladder<'a> {
             snap,
             reg,
             config,
+            dense: None,
             services: HashMap::new(),
             namespaces: HashMap::new(),
             last_namespace: None,
             last_service: None,
-            services_complete: false,
             gateways: HashMap::new(),
+            last_route_annotation: None,
+            owner_sets: Vec::new(),
+            default_verdict: None,
             ev_parent_ref: Evidence::new("the route's parentRefs[].controllers"),
             ev_route_annotation: Evidence::new(format!(
                 "the route's annotation {}",
@@ -86,22 +256,48 @@ impl<'a> Ladder<'a> {
         }
     }
 
-    /// Computes level 2 for every Service up front, walking the snapshot's Services in order
-    /// (no per-Service lookups): used by full decisions, where most Services are parents.
-    pub(crate) fn prefill_services(&mut self) {
-        let snap = self.snap;
-        let count = snap.services().count();
-        self.services.reserve(count);
-        for svc in snap.services() {
-            let ns = svc.metadata.namespace_or_default();
-            let v = self.service_signal(ns, &svc.metadata.name, svc);
-            self.services.insert((ns, svc.metadata.name.as_str()), v);
-        }
-        self.services_complete = true;
+    /// Indexes the snapshot's Services, Gateways, GatewayClasses and Namespaces up front
+    /// (linear, no hashing): used by full decisions, which look most of them up.
+    pub(crate) fn prefill(&mut self) {
+        self.dense = Some(Dense::build(self.snap));
     }
 
     fn owners<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Owners {
         Owners::new(names.into_iter().map(|n| self.reg.canonical(n)))
+    }
+
+    /// `{name}` (canonicalized) as an owner set, shared with earlier calls for that name.
+    fn owner(&mut self, name: &'a str) -> Owners {
+        if let Some((_, o)) = self.owner_sets.iter().find(|(n, _)| *n == name) {
+            return o.clone();
+        }
+        let o = Owners::one(self.reg.canonical(name));
+        // Bounded: names come from objects, and a linear scan is only cheap while short.
+        if self.owner_sets.len() < 16 {
+            self.owner_sets.push((name, o.clone()));
+        }
+        o
+    }
+
+    fn find_gateway(&self, ns: &str, name: &str) -> Option<&'a Gateway> {
+        match &self.dense {
+            Some(d) => d.gateways.get(ns, name),
+            None => self.snap.gateway(ns, name),
+        }
+    }
+
+    fn find_class(&self, name: &str) -> Option<&'a GatewayClass> {
+        match &self.dense {
+            Some(d) => d.classes.get("", name),
+            None => self.snap.gateway_class(name),
+        }
+    }
+
+    fn find_namespace(&self, name: &str) -> Option<&'a Namespace> {
+        match &self.dense {
+            Some(d) => d.namespaces.get("", name),
+            None => self.snap.namespace(name),
+        }
     }
 
     /// The verdict for `parent_ref` as written in a route with metadata `route` in namespace
@@ -136,32 +332,37 @@ impl<'a> Ladder<'a> {
     }
 
     /// The owner of Gateway `ns/name` by its GatewayClass; `via` prefixes the evidence.
-    fn gateway_owner(&self, ns: &str, name: &str, level: Level, via: Option<&str>) -> Verdict {
-        let Some(gw) = self.snap.gateway(ns, name) else {
+    fn gateway_owner(
+        &mut self,
+        ns: &str,
+        name: &str,
+        level: Level,
+        via: Option<fmt::Arguments<'_>>,
+    ) -> Verdict {
+        let Some(gw) = self.find_gateway(ns, name) else {
             return Verdict::Pending {
                 waiting_on: vec![ObjectRef::new(ResourceKind::Gateway, ns, name)],
                 level,
             };
         };
-        let class = &gw.spec.gateway_class_name;
-        let Some(gc) = self.snap.gateway_class(class) else {
+        let class = gw.spec.gateway_class_name.as_str();
+        let Some(gc) = self.find_class(class) else {
             return Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(
-                    ResourceKind::GatewayClass,
-                    "",
-                    class.as_str(),
-                )],
+                waiting_on: vec![ObjectRef::new(ResourceKind::GatewayClass, "", class)],
                 level,
             };
         };
-        let cn = &gc.spec.controller_name;
-        let prefix = via.map(|v| format!("{v} -> ")).unwrap_or_default();
+        let cn = gc.spec.controller_name.as_str();
+        let evidence = match via {
+            Some(via) => format!(
+                "{via} -> Gateway {ns}/{name} -> GatewayClass {class} (controllerName {cn})"
+            ),
+            None => format!("Gateway {ns}/{name} -> GatewayClass {class} (controllerName {cn})"),
+        };
         Verdict::Owned {
-            owners: self.owners([cn.as_str()]),
+            owners: self.owner(cn),
             level,
-            evidence: Evidence::new(format!(
-                "{prefix}Gateway {ns}/{name} -> GatewayClass {class} (controllerName {cn})"
-            )),
+            evidence: Evidence::new(evidence),
         }
     }
 
@@ -184,7 +385,7 @@ impl<'a> Ladder<'a> {
             gns,
             &p.name,
             Level::GatewayClass,
-            Some(&format!("ListenerSet {ns}/{name}")),
+            Some(format_args!("ListenerSet {ns}/{name}")),
         )
     }
 
@@ -238,36 +439,30 @@ impl<'a> Ladder<'a> {
             .annotations
             .get(&self.config.keys.route_controllers_annotation)
         {
+            if let Some((last, v)) = &self.last_route_annotation
+                && *last == a.as_str()
+            {
+                return v.clone();
+            }
             let n = names(a);
             if !n.is_empty() {
-                return Verdict::Owned {
+                let v = Verdict::Owned {
                     owners: self.owners(n),
                     level: Level::RouteAnnotation,
                     evidence: self.ev_route_annotation.clone(),
                 };
+                self.last_route_annotation = Some((a.as_str(), v.clone()));
+                return v;
             }
         }
         // Level 2: the Service (which must exist: a missing Service is Pending, never a
         // fall-through that could hand the parent to someone else while a cache syncs).
         let svc_ns = parent_ref.namespace_or(route_ns);
-        let key = (svc_ns, parent_ref.name.as_str());
-        let level2 = match &self.last_service {
-            Some((k, v)) if *k == key => v.clone(),
-            _ => {
-                let v = match self.services.get(&key) {
-                    Some(v) => v.clone(),
-                    None if self.services_complete => {
-                        Some(missing_service(svc_ns, &parent_ref.name))
-                    }
-                    None => {
-                        let v = self.service_level(svc_ns, &parent_ref.name);
-                        self.services.insert(key, v.clone());
-                        v
-                    }
-                };
-                self.last_service = Some((key, v.clone()));
-                v
-            }
+        let name = parent_ref.name.as_str();
+        let level2 = if self.dense.is_some() {
+            self.dense_level2(svc_ns, name, parent_ref.namespace.is_none())
+        } else {
+            self.lazy_level2(svc_ns, name)
         };
         if let Some(v) = level2 {
             return v;
@@ -292,23 +487,61 @@ impl<'a> Ladder<'a> {
         v
     }
 
-    /// Level 2 for Service `ns/name`: `None` when it gives no signal.
-    fn service_level(&self, ns: &str, name: &str) -> Option<Verdict> {
-        match self.snap.service(ns, name) {
-            Some(svc) => self.service_signal(ns, name, svc),
-            None => Some(missing_service(ns, name)),
+    /// Level 2 for Service `ns/name` through the sorted Services (full decisions).
+    fn dense_level2(&mut self, ns: &'a str, name: &'a str, defaulted: bool) -> Option<Verdict> {
+        let found = self.dense.as_mut().and_then(|d| {
+            let i = d.find(ns, name, defaulted)?;
+            d.services.get(i).map(|s| (i, s.svc, s.level2.clone()))
+        });
+        let Some((i, svc, cached)) = found else {
+            return Some(missing_service(ns, name));
+        };
+        if let Some(v) = cached {
+            return v;
+        }
+        let v = self.service_signal(ns, name, svc);
+        if let Some(slot) = self.dense.as_mut().and_then(|d| d.services.get_mut(i)) {
+            slot.level2 = Some(v.clone());
+        }
+        v
+    }
+
+    /// Level 2 for Service `ns/name` through the snapshot, cached (incremental updates).
+    fn lazy_level2(&mut self, ns: &'a str, name: &'a str) -> Option<Verdict> {
+        let key = (ns, name);
+        match &self.last_service {
+            Some((k, v)) if *k == key => v.clone(),
+            _ => {
+                let v = match self.services.get(&key) {
+                    Some(v) => v.clone(),
+                    None => {
+                        let v = match self.snap.service(ns, name) {
+                            Some(svc) => self.service_signal(ns, name, svc),
+                            None => Some(missing_service(ns, name)),
+                        };
+                        self.services.insert(key, v.clone());
+                        v
+                    }
+                };
+                self.last_service = Some((key, v.clone()));
+                v
+            }
         }
     }
 
     /// Level 2 for an existing Service.
-    fn service_signal(&self, ns: &str, name: &str, svc: &Service) -> Option<Verdict> {
+    fn service_signal(&mut self, ns: &str, name: &str, svc: &'a Service) -> Option<Verdict> {
         let keys = &self.config.keys;
         let meta = &svc.metadata;
         if let Some(a) = meta.annotations.get(&keys.service_controller_annotation) {
             let n = names(a);
             if !n.is_empty() {
+                let owners = match n.as_slice() {
+                    [one] => self.owner(one),
+                    _ => self.owners(n),
+                };
                 return Some(Verdict::Owned {
-                    owners: self.owners(n),
+                    owners,
                     level: Level::ServiceAnnotation,
                     evidence: Evidence::new(format!(
                         "Service {ns}/{name} annotation {}={}",
@@ -320,14 +553,19 @@ impl<'a> Ladder<'a> {
         }
         let gw = signal(meta.labels.get(&keys.delegation_label))?;
         let gw_ns = signal(meta.labels.get(&keys.delegation_namespace_label)).unwrap_or(ns);
-        let via = format!("Service {ns}/{name} label {}={gw}", keys.delegation_label);
-        Some(self.gateway_owner(gw_ns, gw, Level::Delegation, Some(&via)))
+        let label = &keys.delegation_label;
+        Some(self.gateway_owner(
+            gw_ns,
+            gw,
+            Level::Delegation,
+            Some(format_args!("Service {ns}/{name} label {label}={gw}")),
+        ))
     }
 
     /// Levels 3, 4 and 5 for routes in namespace `ns`.
-    fn namespace_levels(&self, ns: &str) -> Verdict {
+    fn namespace_levels(&mut self, ns: &str) -> Verdict {
         let keys = &self.config.keys;
-        let Some(namespace) = self.snap.namespace(ns) else {
+        let Some(namespace) = self.find_namespace(ns) else {
             return Verdict::Pending {
                 waiting_on: vec![ObjectRef::new(ResourceKind::Namespace, "", ns)],
                 level: Level::NamespaceLabel,
@@ -338,7 +576,7 @@ impl<'a> Ladder<'a> {
             let label = format!("Namespace {ns} label {}={mesh}", keys.namespace_mesh_label);
             return match self.reg.mesh_controller(mesh) {
                 Some(cn) => Verdict::Owned {
-                    owners: Owners::one(cn),
+                    owners: self.owner(cn),
                     level: Level::NamespaceLabel,
                     evidence: Evidence::new(label),
                 },
@@ -366,12 +604,17 @@ impl<'a> Ladder<'a> {
         }) {
             return v;
         }
+        // Level 5 names no namespace: computed once.
+        if let Some(v) = &self.default_verdict {
+            return v.clone().unwrap_or(Verdict::Unclaimed);
+        }
         let defaults: Vec<&crate::registry::Mesh> =
             self.reg.meshes().iter().filter(|m| m.default).collect();
-        self.pick(defaults, Level::Default, |ms| {
+        let v = self.pick(defaults, Level::Default, |ms| {
             format!("{ms} registered as default")
-        })
-        .unwrap_or(Verdict::Unclaimed)
+        });
+        self.default_verdict = Some(v.clone());
+        v.unwrap_or(Verdict::Unclaimed)
     }
 
     /// One candidate owns; several conflict (never tie-broken); none: no signal.

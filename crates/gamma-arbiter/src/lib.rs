@@ -44,6 +44,7 @@ pub mod registry;
 pub mod route_key;
 pub mod routes;
 pub mod status;
+mod verdicts;
 
 pub use arbiter::{Arbiter, Decisions, RouteVerdicts};
 pub use config::{Config, ConfigError, GroupKind, Keys, MeshRegistration};
@@ -54,3 +55,4 @@ pub use merge::{MergeOutcome, merge, merge_outcome};
 pub use registry::{Identity, Registry, RegistryDiagnostic};
 pub use route_key::{RouteKey, RouteName};
 pub use status::{DesiredStatus, ParentConditions, desired_entries};
+pub use verdicts::Verdicts;
