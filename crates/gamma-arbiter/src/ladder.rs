@@ -13,7 +13,7 @@ use gamma_model::meta::ObjectMeta;
 use gamma_model::{ObjectRef, ResourceKind, Snapshot};
 
 use crate::config::{Config, NONE_VALUE};
-use crate::decision::{Evidence, Level, Owners, Verdict};
+use crate::decision::{Evidence, Level, Owners, Verdict, VerdictId};
 use crate::registry::Registry;
 
 /// A prefix no controller name can carry (controller names are `DOMAIN/PATH`, and a domain has
@@ -77,7 +77,7 @@ struct ServiceSlot<'a> {
     name: &'a str,
     svc: &'a Service,
     /// `None`: not computed yet; `Some(None)`: no signal at level 2.
-    level2: Option<Option<Verdict>>,
+    level2: Option<Option<VerdictId>>,
 }
 
 /// The Services of one namespace: a range of [`Dense::services`].
@@ -212,30 +212,41 @@ pub(crate) struct Ladder<'a> {
     /// `None` for incremental updates, which look up the few objects they need directly.
     dense: Option<Dense<'a>>,
     /// Level-2 outcome per Service (namespace, name), without `dense`: `None` = no signal.
-    services: HashMap<(&'a str, &'a str), Option<Verdict>>,
+    services: HashMap<(&'a str, &'a str), Option<VerdictId>>,
     /// Levels 3 to 5 per namespace (always the route's namespace; see `decide_service`).
-    namespaces: HashMap<&'a str, Verdict>,
+    namespaces: HashMap<&'a str, VerdictId>,
     /// The last Service looked up without `dense`.
-    last_service: Option<((&'a str, &'a str), Option<Verdict>)>,
+    last_service: Option<((&'a str, &'a str), Option<VerdictId>)>,
     /// The last namespace looked up: routes come in namespace order, so this saves hashing.
-    last_namespace: Option<(&'a str, Verdict)>,
+    last_namespace: Option<(&'a str, VerdictId)>,
     /// Gateway parents per Gateway (namespace, name).
-    gateways: HashMap<(&'a str, &'a str), Verdict>,
+    gateways: HashMap<(&'a str, &'a str), VerdictId>,
     /// The last level-1 route annotation value and its verdict (most annotated routes of a
     /// cluster carry one of a few values).
-    last_route_annotation: Option<(&'a str, Verdict)>,
+    last_route_annotation: Option<(&'a str, VerdictId)>,
     /// Single-owner sets by (uncanonicalized) name: a cluster has a handful of controllers,
     /// and each `Owners` is an allocation.
     owner_sets: Vec<(&'a str, Owners)>,
     /// The level-5 verdict (it names no namespace, so one serves them all).
-    default_verdict: Option<Option<Verdict>>,
+    default_verdict: Option<VerdictId>,
+    /// Every verdict handed out, by id (see [`VerdictId`]): the caches above hold ids, so a
+    /// verdict shared by thousands of routes is stored, cloned and dropped once.
+    table: Vec<Verdict>,
     ev_parent_ref: Evidence,
     ev_route_annotation: Evidence,
 }
 
 impl<'a> Ladder<'a> {
-    pub(crate) fn new(snap: &'a Snapshot, reg: &'a Registry, config: &'a Config) -> Self {
+    /// A ladder adding the verdicts it decides to `table` (empty for a full decision; the
+    /// current table for an update).
+    pub(crate) fn new(
+        snap: &'a Snapshot,
+        reg: &'a Registry,
+        config: &'a Config,
+        table: Vec<Verdict>,
+    ) -> Self {
         Ladder {
+            table,
             snap,
             reg,
             config,
@@ -254,6 +265,23 @@ impl<'a> Ladder<'a> {
                 config.keys.route_controllers_annotation
             )),
         }
+    }
+
+    /// The verdict table, including every verdict this ladder decided.
+    pub(crate) fn into_table(self) -> Vec<Verdict> {
+        self.table
+    }
+
+    /// The verdict `id` stands for.
+    pub(crate) fn verdict(&self, id: VerdictId) -> Option<&Verdict> {
+        self.table.get(id.index())
+    }
+
+    /// Adds `v` to the table.
+    fn intern(&mut self, v: Verdict) -> VerdictId {
+        let id = VerdictId::at(self.table.len());
+        self.table.push(v);
+        id
     }
 
     /// Indexes the snapshot's Services, Gateways, GatewayClasses and Namespaces up front
@@ -307,7 +335,7 @@ impl<'a> Ladder<'a> {
         route_ns: &'a str,
         route: &'a ObjectMeta,
         parent_ref: &'a ParentReference,
-    ) -> Verdict {
+    ) -> VerdictId {
         match parent_ref.parent_kind() {
             ParentKind::Gateway => {
                 let ns = parent_ref.namespace_or(route_ns);
@@ -315,20 +343,25 @@ impl<'a> Ladder<'a> {
             }
             ParentKind::ListenerSet => {
                 let ns = parent_ref.namespace_or(route_ns);
-                self.decide_listener_set(ns, &parent_ref.name)
+                let v = self.decide_listener_set(ns, &parent_ref.name);
+                self.intern(v)
             }
             ParentKind::Service => self.decide_service(route_ns, route, parent_ref),
-            _ => self.decide_claim(parent_ref),
+            _ => {
+                let v = self.decide_claim(parent_ref);
+                self.intern(v)
+            }
         }
     }
 
-    fn decide_gateway(&mut self, ns: &'a str, name: &'a str) -> Verdict {
-        if let Some(v) = self.gateways.get(&(ns, name)) {
-            return v.clone();
+    fn decide_gateway(&mut self, ns: &'a str, name: &'a str) -> VerdictId {
+        if let Some(id) = self.gateways.get(&(ns, name)) {
+            return *id;
         }
         let v = self.gateway_owner(ns, name, Level::GatewayClass, None);
-        self.gateways.insert((ns, name), v.clone());
-        v
+        let id = self.intern(v);
+        self.gateways.insert((ns, name), id);
+        id
     }
 
     /// The owner of Gateway `ns/name` by its GatewayClass; `via` prefixes the evidence.
@@ -423,26 +456,27 @@ impl<'a> Ladder<'a> {
         route_ns: &'a str,
         route: &'a ObjectMeta,
         parent_ref: &'a ParentReference,
-    ) -> Verdict {
+    ) -> VerdictId {
         // Level 1: parentRef.controllers, else the route annotation. Several names: shared.
         if let Some(list) = &parent_ref.controllers {
             let n: Vec<&str> = list.iter().flat_map(|s| names(s)).collect();
             if !n.is_empty() {
-                return Verdict::Owned {
+                let v = Verdict::Owned {
                     owners: self.owners(n),
                     level: Level::ParentRefControllers,
                     evidence: self.ev_parent_ref.clone(),
                 };
+                return self.intern(v);
             }
         }
         if let Some(a) = route
             .annotations
             .get(&self.config.keys.route_controllers_annotation)
         {
-            if let Some((last, v)) = &self.last_route_annotation
-                && *last == a.as_str()
+            if let Some((last, id)) = self.last_route_annotation
+                && last == a.as_str()
             {
-                return v.clone();
+                return id;
             }
             let n = names(a);
             if !n.is_empty() {
@@ -451,8 +485,9 @@ impl<'a> Ladder<'a> {
                     level: Level::RouteAnnotation,
                     evidence: self.ev_route_annotation.clone(),
                 };
-                self.last_route_annotation = Some((a.as_str(), v.clone()));
-                return v;
+                let id = self.intern(v);
+                self.last_route_annotation = Some((a.as_str(), id));
+                return id;
             }
         }
         // Level 2: the Service (which must exist: a missing Service is Pending, never a
@@ -464,69 +499,71 @@ impl<'a> Ladder<'a> {
         } else {
             self.lazy_level2(svc_ns, name)
         };
-        if let Some(v) = level2 {
-            return v;
+        if let Some(id) = level2 {
+            return id;
         }
         // Levels 3 to 5 read one namespace: the Service's for producer routes (route namespace
         // == Service namespace), the route's for consumer routes. Both are the route's
         // namespace, so one cache entry per route namespace serves both (spec-digest §4.4).
-        if let Some((ns, v)) = &self.last_namespace
-            && *ns == route_ns
+        if let Some((ns, id)) = self.last_namespace
+            && ns == route_ns
         {
-            return v.clone();
+            return id;
         }
-        let v = match self.namespaces.get(route_ns) {
-            Some(v) => v.clone(),
+        let id = match self.namespaces.get(route_ns) {
+            Some(id) => *id,
             None => {
-                let v = self.namespace_levels(route_ns);
-                self.namespaces.insert(route_ns, v.clone());
-                v
+                let id = self.namespace_levels(route_ns);
+                self.namespaces.insert(route_ns, id);
+                id
             }
         };
-        self.last_namespace = Some((route_ns, v.clone()));
-        v
+        self.last_namespace = Some((route_ns, id));
+        id
     }
 
     /// Level 2 for Service `ns/name` through the sorted Services (full decisions).
-    fn dense_level2(&mut self, ns: &'a str, name: &'a str, defaulted: bool) -> Option<Verdict> {
+    fn dense_level2(&mut self, ns: &'a str, name: &'a str, defaulted: bool) -> Option<VerdictId> {
         let found = self.dense.as_mut().and_then(|d| {
             let i = d.find(ns, name, defaulted)?;
-            d.services.get(i).map(|s| (i, s.svc, s.level2.clone()))
+            d.services.get(i).map(|s| (i, s.svc, s.level2))
         });
         let Some((i, svc, cached)) = found else {
-            return Some(missing_service(ns, name));
+            let v = missing_service(ns, name);
+            return Some(self.intern(v));
         };
-        if let Some(v) = cached {
-            return v;
+        if let Some(id) = cached {
+            return id;
         }
-        let v = self.service_signal(ns, name, svc);
+        let id = self.service_signal(ns, name, svc).map(|v| self.intern(v));
         if let Some(slot) = self.dense.as_mut().and_then(|d| d.services.get_mut(i)) {
-            slot.level2 = Some(v.clone());
+            slot.level2 = Some(id);
         }
-        v
+        id
     }
 
     /// Level 2 for Service `ns/name` through the snapshot, cached (incremental updates).
-    fn lazy_level2(&mut self, ns: &'a str, name: &'a str) -> Option<Verdict> {
+    fn lazy_level2(&mut self, ns: &'a str, name: &'a str) -> Option<VerdictId> {
         let key = (ns, name);
-        match &self.last_service {
-            Some((k, v)) if *k == key => v.clone(),
-            _ => {
-                let v = match self.services.get(&key) {
-                    Some(v) => v.clone(),
-                    None => {
-                        let v = match self.snap.service(ns, name) {
-                            Some(svc) => self.service_signal(ns, name, svc),
-                            None => Some(missing_service(ns, name)),
-                        };
-                        self.services.insert(key, v.clone());
-                        v
-                    }
-                };
-                self.last_service = Some((key, v.clone()));
-                v
-            }
+        if let Some((k, id)) = self.last_service
+            && k == key
+        {
+            return id;
         }
+        let id = match self.services.get(&key) {
+            Some(id) => *id,
+            None => {
+                let v = match self.snap.service(ns, name) {
+                    Some(svc) => self.service_signal(ns, name, svc),
+                    None => Some(missing_service(ns, name)),
+                };
+                let id = v.map(|v| self.intern(v));
+                self.services.insert(key, id);
+                id
+            }
+        };
+        self.last_service = Some((key, id));
+        id
     }
 
     /// Level 2 for an existing Service.
@@ -563,18 +600,28 @@ impl<'a> Ladder<'a> {
     }
 
     /// Levels 3, 4 and 5 for routes in namespace `ns`.
-    fn namespace_levels(&mut self, ns: &str) -> Verdict {
+    fn namespace_levels(&mut self, ns: &str) -> VerdictId {
+        let v = match self.namespace_verdict(ns) {
+            Ok(v) => v,
+            Err(id) => return id,
+        };
+        self.intern(v)
+    }
+
+    /// Levels 3, 4 and 5 for routes in namespace `ns`; `Err` when that is the (shared) level-5
+    /// verdict, already in the table.
+    fn namespace_verdict(&mut self, ns: &str) -> Result<Verdict, VerdictId> {
         let keys = &self.config.keys;
         let Some(namespace) = self.find_namespace(ns) else {
-            return Verdict::Pending {
+            return Ok(Verdict::Pending {
                 waiting_on: vec![ObjectRef::new(ResourceKind::Namespace, "", ns)],
                 level: Level::NamespaceLabel,
-            };
+            });
         };
         let labels = &namespace.metadata.labels;
         if let Some(mesh) = signal(labels.get(&keys.namespace_mesh_label)) {
             let label = format!("Namespace {ns} label {}={mesh}", keys.namespace_mesh_label);
-            return match self.reg.mesh_controller(mesh) {
+            return Ok(match self.reg.mesh_controller(mesh) {
                 Some(cn) => Verdict::Owned {
                     owners: self.owner(cn),
                     level: Level::NamespaceLabel,
@@ -587,7 +634,7 @@ impl<'a> Ladder<'a> {
                         "{label}, which names no registered mesh or XMesh (an unknown name never falls through)"
                     )),
                 },
-            };
+            });
         }
         let selected: Vec<&crate::registry::Mesh> = self
             .reg
@@ -602,19 +649,20 @@ impl<'a> Ladder<'a> {
         if let Some(v) = self.pick(selected, Level::Selector, |ms| {
             format!("Namespace {ns} matches the namespaceSelector of {ms}")
         }) {
-            return v;
+            return Ok(v);
         }
         // Level 5 names no namespace: computed once.
-        if let Some(v) = &self.default_verdict {
-            return v.clone().unwrap_or(Verdict::Unclaimed);
+        if let Some(id) = self.default_verdict {
+            return Err(id);
         }
         let defaults: Vec<&crate::registry::Mesh> =
             self.reg.meshes().iter().filter(|m| m.default).collect();
         let v = self.pick(defaults, Level::Default, |ms| {
             format!("{ms} registered as default")
         });
-        self.default_verdict = Some(v.clone());
-        v.unwrap_or(Verdict::Unclaimed)
+        let id = self.intern(v.unwrap_or(Verdict::Unclaimed));
+        self.default_verdict = Some(id);
+        Err(id)
     }
 
     /// One candidate owns; several conflict (never tie-broken); none: no signal.
