@@ -83,11 +83,18 @@ impl Arbiter {
         // BTreeMap built from it cost a sort, a dedup and a node per few routes: ~28%).
         let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
+            let mut current = None;
             for resource in snapshot.of_kind_shared(kind) {
                 let Some((meta, refs, _)) = route_parts(resource) else {
                     continue;
                 };
                 let ns = meta.namespace_or_default();
+                // Routes of a kind come in namespace order: one comparison per route here
+                // spares the ladder comparing namespaces per parent.
+                if current != Some(ns) {
+                    ladder.enter_namespace(ns);
+                    current = Some(ns);
+                }
                 // Most routes have one parent: its id is stored inline, no allocation.
                 let ids = match refs {
                     [p] => IdList::One(ladder.decide(ns, meta, p)),

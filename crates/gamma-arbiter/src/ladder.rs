@@ -4,7 +4,6 @@
 //! so deciding every route costs little more than reading its parentRefs.
 
 use std::collections::HashMap;
-use std::fmt;
 
 use gamma_model::gateway::{Gateway, GatewayClass};
 use gamma_model::gateway::{ParentKind, ParentReference};
@@ -45,6 +44,17 @@ fn missing_service(ns: &str, name: &str) -> Verdict {
         waiting_on: vec![ObjectRef::new(ResourceKind::Service, ns, name)],
         level: Level::ServiceAnnotation,
     }
+}
+
+/// Evidence text joined from `parts` in `scratch`: one allocation (the shared text) and no
+/// formatting machinery; a full decision writes thousands of these, and `format!` cost about
+/// ten times as much.
+fn evidence(scratch: &mut String, parts: &[&[&str]]) -> Evidence {
+    scratch.clear();
+    for p in parts.iter().flat_map(|p| p.iter()) {
+        scratch.push_str(p);
+    }
+    Evidence::new(scratch.as_str())
 }
 
 /// Every object of one kind in key order, found by binary search: a full decision looks up
@@ -110,33 +120,55 @@ struct Dense<'a> {
 
 impl<'a> Dense<'a> {
     fn build(snap: &'a Snapshot) -> Self {
-        let mut services: Vec<(&'a str, ServiceSlot<'a>)> = snap
-            .services()
-            .map(|svc| {
-                let slot = ServiceSlot {
-                    name: svc.metadata.name.as_str(),
-                    svc,
-                    level2: None,
-                };
-                (svc.metadata.namespace_or_default(), slot)
-            })
-            .collect();
-        if !services.is_sorted_by(|a, b| (a.0, a.1.name) <= (b.0, b.1.name)) {
-            services.sort_by(|a, b| (a.0, a.1.name).cmp(&(b.0, b.1.name)));
-        }
+        let mut services: Vec<ServiceSlot<'a>> = Vec::new();
         let mut blocks: Vec<Block<'a>> = Vec::new();
-        for (i, (ns, _)) in services.iter().enumerate() {
+        let mut sorted = true;
+        for svc in snap.services() {
+            let ns = svc.metadata.namespace_or_default();
+            let name = svc.metadata.name.as_str();
+            let i = services.len();
             match blocks.last_mut() {
-                Some(b) if b.ns == *ns => b.end = i + 1,
-                _ => blocks.push(Block {
-                    ns,
-                    start: i,
-                    end: i + 1,
-                }),
+                Some(b) if b.ns == ns => {
+                    sorted &= services.last().is_none_or(|s| s.name < name);
+                    b.end = i + 1;
+                }
+                last => {
+                    sorted &= last.is_none_or(|b| b.ns < ns);
+                    blocks.push(Block {
+                        ns,
+                        start: i,
+                        end: i + 1,
+                    });
+                }
             }
+            services.push(ServiceSlot {
+                name,
+                svc,
+                level2: None,
+            });
+        }
+        // The snapshot yields (namespace, name) order; this only guards that assumption.
+        if !sorted {
+            let mut all: Vec<(&'a str, ServiceSlot<'a>)> = services
+                .into_iter()
+                .map(|s| (s.svc.metadata.namespace_or_default(), s))
+                .collect();
+            all.sort_by(|a, b| (a.0, a.1.name).cmp(&(b.0, b.1.name)));
+            blocks = Vec::new();
+            for (i, (ns, _)) in all.iter().enumerate() {
+                match blocks.last_mut() {
+                    Some(b) if b.ns == *ns => b.end = i + 1,
+                    _ => blocks.push(Block {
+                        ns,
+                        start: i,
+                        end: i + 1,
+                    }),
+                }
+            }
+            services = all.into_iter().map(|(_, s)| s).collect();
         }
         Dense {
-            services: services.into_iter().map(|(_, s)| s).collect(),
+            services,
             blocks,
             route_block: None,
             ref_block: None,
@@ -161,41 +193,42 @@ impl<'a> Dense<'a> {
         self.blocks.get(at).copied()
     }
 
-    /// The index of Service `ns/name`; `defaulted` says whether `ns` is the route's own
-    /// namespace (no namespace in the parentRef), which selects the block cache to use.
-    fn find(&mut self, ns: &str, name: &str, defaulted: bool) -> Option<usize> {
-        if let Some(s) = self.services.get(self.last)
-            && s.name == name
-        {
+    /// The index of Service `ns/name`. `defaulted`: `ns` is the route's own namespace (no
+    /// namespace in the parentRef), which selects the block cache to use; `entered`: the
+    /// route's namespace was entered ([`Ladder::enter_namespace`]), so `route_block` is
+    /// known to be `ns`'s without comparing names.
+    fn find(&mut self, ns: &str, name: &str, defaulted: bool, entered: bool) -> Option<usize> {
+        let block = if defaulted && entered {
+            self.route_block?
+        } else {
             let cached = if defaulted {
                 self.route_block
             } else {
                 self.ref_block
             };
-            if let Some(b) = cached
-                && b.ns == ns
-                && (b.start..b.end).contains(&self.last)
+            match cached {
+                Some(b) if b.ns == ns => b,
+                _ => {
+                    let b = self.block(ns)?;
+                    if defaulted {
+                        self.route_block = Some(b);
+                    } else {
+                        self.ref_block = Some(b);
+                    }
+                    b
+                }
+            }
+        };
+        // Consecutive routes often share a parent, or name the next Service (routes named
+        // after their Services sort alike): try both before searching.
+        for at in [self.last, self.last.wrapping_add(1)] {
+            if (block.start..block.end).contains(&at)
+                && self.services.get(at).is_some_and(|s| s.name == name)
             {
-                return Some(self.last);
+                self.last = at;
+                return Some(at);
             }
         }
-        let cached = if defaulted {
-            self.route_block
-        } else {
-            self.ref_block
-        };
-        let block = match cached {
-            Some(b) if b.ns == ns => b,
-            _ => {
-                let b = self.block(ns)?;
-                if defaulted {
-                    self.route_block = Some(b);
-                } else {
-                    self.ref_block = Some(b);
-                }
-                b
-            }
-        };
         let slots = self.services.get(block.start..block.end)?;
         let at = block.start + slots.binary_search_by(|s| s.name.cmp(name)).ok()?;
         self.last = at;
@@ -219,6 +252,9 @@ pub(crate) struct Ladder<'a> {
     last_service: Option<((&'a str, &'a str), Option<VerdictId>)>,
     /// The last namespace looked up: routes come in namespace order, so this saves hashing.
     last_namespace: Option<(&'a str, VerdictId)>,
+    /// The namespace every route decided from now on is in (see [`Ladder::enter_namespace`]),
+    /// and its levels 3 to 5 once computed.
+    entered: Option<(&'a str, Option<VerdictId>)>,
     /// Gateway parents per Gateway (namespace, name).
     gateways: HashMap<(&'a str, &'a str), VerdictId>,
     /// The last level-1 route annotation value and its verdict (most annotated routes of a
@@ -234,6 +270,8 @@ pub(crate) struct Ladder<'a> {
     table: Vec<Verdict>,
     ev_parent_ref: Evidence,
     ev_route_annotation: Evidence,
+    /// Reused to build evidence text (see [`evidence`]).
+    scratch: String,
 }
 
 impl<'a> Ladder<'a> {
@@ -254,11 +292,13 @@ impl<'a> Ladder<'a> {
             services: HashMap::new(),
             namespaces: HashMap::new(),
             last_namespace: None,
+            entered: None,
             last_service: None,
             gateways: HashMap::new(),
             last_route_annotation: None,
             owner_sets: Vec::new(),
             default_verdict: None,
+            scratch: String::new(),
             ev_parent_ref: Evidence::new("the route's parentRefs[].controllers"),
             ev_route_annotation: Evidence::new(format!(
                 "the route's annotation {}",
@@ -282,6 +322,16 @@ impl<'a> Ladder<'a> {
         let id = VerdictId::at(self.table.len());
         self.table.push(v);
         id
+    }
+
+    /// Promises that the routes decided from now on are in namespace `ns` (until the next
+    /// call): a full decision visits routes in namespace order, and this spares comparing
+    /// each route's namespace with the cached ones.
+    pub(crate) fn enter_namespace(&mut self, ns: &'a str) {
+        self.entered = Some((ns, None));
+        if let Some(d) = &mut self.dense {
+            d.route_block = d.block(ns);
+        }
     }
 
     /// Indexes the snapshot's Services, Gateways, GatewayClasses and Namespaces up front
@@ -358,20 +408,14 @@ impl<'a> Ladder<'a> {
         if let Some(id) = self.gateways.get(&(ns, name)) {
             return *id;
         }
-        let v = self.gateway_owner(ns, name, Level::GatewayClass, None);
+        let v = self.gateway_owner(ns, name, Level::GatewayClass, &[]);
         let id = self.intern(v);
         self.gateways.insert((ns, name), id);
         id
     }
 
     /// The owner of Gateway `ns/name` by its GatewayClass; `via` prefixes the evidence.
-    fn gateway_owner(
-        &mut self,
-        ns: &str,
-        name: &str,
-        level: Level,
-        via: Option<fmt::Arguments<'_>>,
-    ) -> Verdict {
+    fn gateway_owner(&mut self, ns: &str, name: &str, level: Level, via: &[&str]) -> Verdict {
         let Some(gw) = self.find_gateway(ns, name) else {
             return Verdict::Pending {
                 waiting_on: vec![ObjectRef::new(ResourceKind::Gateway, ns, name)],
@@ -386,16 +430,29 @@ impl<'a> Ladder<'a> {
             };
         };
         let cn = gc.spec.controller_name.as_str();
-        let evidence = match via {
-            Some(via) => format!(
-                "{via} -> Gateway {ns}/{name} -> GatewayClass {class} (controllerName {cn})"
-            ),
-            None => format!("Gateway {ns}/{name} -> GatewayClass {class} (controllerName {cn})"),
-        };
+        let sep: &[&str] = if via.is_empty() { &[] } else { &[" -> "] };
+        let evidence = evidence(
+            &mut self.scratch,
+            &[
+                via,
+                sep,
+                &[
+                    "Gateway ",
+                    ns,
+                    "/",
+                    name,
+                    " -> GatewayClass ",
+                    class,
+                    " (controllerName ",
+                    cn,
+                    ")",
+                ],
+            ],
+        );
         Verdict::Owned {
             owners: self.owner(cn),
             level,
-            evidence: Evidence::new(evidence),
+            evidence,
         }
     }
 
@@ -418,7 +475,7 @@ impl<'a> Ladder<'a> {
             gns,
             &p.name,
             Level::GatewayClass,
-            Some(format_args!("ListenerSet {ns}/{name}")),
+            &["ListenerSet ", ns, "/", name],
         )
     }
 
@@ -494,8 +551,10 @@ impl<'a> Ladder<'a> {
         // fall-through that could hand the parent to someone else while a cache syncs).
         let svc_ns = parent_ref.namespace_or(route_ns);
         let name = parent_ref.name.as_str();
+        debug_assert!(self.entered.is_none_or(|(ns, _)| ns == route_ns));
+        let entered = self.entered.is_some();
         let level2 = if self.dense.is_some() {
-            self.dense_level2(svc_ns, name, parent_ref.namespace.is_none())
+            self.dense_level2(svc_ns, name, parent_ref.namespace.is_none(), entered)
         } else {
             self.lazy_level2(svc_ns, name)
         };
@@ -505,6 +564,9 @@ impl<'a> Ladder<'a> {
         // Levels 3 to 5 read one namespace: the Service's for producer routes (route namespace
         // == Service namespace), the route's for consumer routes. Both are the route's
         // namespace, so one cache entry per route namespace serves both (spec-digest §4.4).
+        if let Some((_, Some(id))) = self.entered {
+            return id;
+        }
         if let Some((ns, id)) = self.last_namespace
             && ns == route_ns
         {
@@ -519,13 +581,22 @@ impl<'a> Ladder<'a> {
             }
         };
         self.last_namespace = Some((route_ns, id));
+        if let Some((_, v)) = &mut self.entered {
+            *v = Some(id);
+        }
         id
     }
 
     /// Level 2 for Service `ns/name` through the sorted Services (full decisions).
-    fn dense_level2(&mut self, ns: &'a str, name: &'a str, defaulted: bool) -> Option<VerdictId> {
+    fn dense_level2(
+        &mut self,
+        ns: &'a str,
+        name: &'a str,
+        defaulted: bool,
+        entered: bool,
+    ) -> Option<VerdictId> {
         let found = self.dense.as_mut().and_then(|d| {
-            let i = d.find(ns, name, defaulted)?;
+            let i = d.find(ns, name, defaulted, entered)?;
             d.services.get(i).map(|s| (i, s.svc, s.level2))
         });
         let Some((i, svc, cached)) = found else {
@@ -580,11 +651,19 @@ impl<'a> Ladder<'a> {
                 return Some(Verdict::Owned {
                     owners,
                     level: Level::ServiceAnnotation,
-                    evidence: Evidence::new(format!(
-                        "Service {ns}/{name} annotation {}={}",
-                        keys.service_controller_annotation,
-                        a.trim()
-                    )),
+                    evidence: evidence(
+                        &mut self.scratch,
+                        &[&[
+                            "Service ",
+                            ns,
+                            "/",
+                            name,
+                            " annotation ",
+                            &keys.service_controller_annotation,
+                            "=",
+                            a.trim(),
+                        ]],
+                    ),
                 });
             }
         }
@@ -595,7 +674,7 @@ impl<'a> Ladder<'a> {
             gw_ns,
             gw,
             Level::Delegation,
-            Some(format_args!("Service {ns}/{name} label {label}={gw}")),
+            &["Service ", ns, "/", name, " label ", label, "=", gw],
         ))
     }
 
@@ -620,23 +699,36 @@ impl<'a> Ladder<'a> {
         };
         let labels = &namespace.metadata.labels;
         if let Some(mesh) = signal(labels.get(&keys.namespace_mesh_label)) {
-            let label = format!("Namespace {ns} label {}={mesh}", keys.namespace_mesh_label);
+            let label = [
+                "Namespace ",
+                ns,
+                " label ",
+                &keys.namespace_mesh_label,
+                "=",
+                mesh,
+            ];
             return Ok(match self.reg.mesh_controller(mesh) {
                 Some(cn) => Verdict::Owned {
                     owners: self.owner(cn),
                     level: Level::NamespaceLabel,
-                    evidence: Evidence::new(label),
+                    evidence: evidence(&mut self.scratch, &[&label]),
                 },
                 None => Verdict::Owned {
                     owners: Owners::one(&format!("{UNKNOWN_MESH_PREFIX}{mesh}")),
                     level: Level::NamespaceLabel,
-                    evidence: Evidence::new(format!(
-                        "{label}, which names no registered mesh or XMesh (an unknown name never falls through)"
-                    )),
+                    evidence: evidence(
+                        &mut self.scratch,
+                        &[
+                            &label,
+                            &[
+                                ", which names no registered mesh or XMesh (an unknown name never falls through)",
+                            ],
+                        ],
+                    ),
                 },
             });
         }
-        let selected: Vec<&crate::registry::Mesh> = self
+        let selected: Vec<&'a crate::registry::Mesh> = self
             .reg
             .meshes()
             .iter()
@@ -646,38 +738,48 @@ impl<'a> Ladder<'a> {
                     .is_some_and(|s| s.matches(labels).unwrap_or(false))
             })
             .collect();
-        if let Some(v) = self.pick(selected, Level::Selector, |ms| {
-            format!("Namespace {ns} matches the namespaceSelector of {ms}")
-        }) {
+        if let Some(v) = self.pick(
+            &selected,
+            Level::Selector,
+            &["Namespace ", ns, " matches the namespaceSelector of "],
+            &[],
+        ) {
             return Ok(v);
         }
         // Level 5 names no namespace: computed once.
         if let Some(id) = self.default_verdict {
             return Err(id);
         }
-        let defaults: Vec<&crate::registry::Mesh> =
+        let defaults: Vec<&'a crate::registry::Mesh> =
             self.reg.meshes().iter().filter(|m| m.default).collect();
-        let v = self.pick(defaults, Level::Default, |ms| {
-            format!("{ms} registered as default")
-        });
+        let v = self.pick(&defaults, Level::Default, &[], &[" registered as default"]);
         let id = self.intern(v.unwrap_or(Verdict::Unclaimed));
         self.default_verdict = Some(id);
         Err(id)
     }
 
-    /// One candidate owns; several conflict (never tie-broken); none: no signal.
+    /// One candidate owns; several conflict (never tie-broken); none: no signal. The evidence
+    /// is `before`, the mesh names joined by `, `, then `after`.
     fn pick(
-        &self,
-        meshes: Vec<&crate::registry::Mesh>,
+        &mut self,
+        meshes: &[&'a crate::registry::Mesh],
         level: Level,
-        evidence: impl FnOnce(&str) -> String,
+        before: &[&str],
+        after: &[&str],
     ) -> Option<Verdict> {
-        if meshes.is_empty() {
-            return None;
-        }
-        let names: Vec<&str> = meshes.iter().map(|m| m.name.as_str()).collect();
-        let evidence = Evidence::new(evidence(&names.join(", ")));
-        let owners = Owners::new(meshes.iter().map(|m| m.controller_name.as_str()));
+        let (names, owners) = match meshes {
+            [] => return None,
+            [m] => (vec![m.name.as_str()], Owners::one(&m.controller_name)),
+            _ => (
+                meshes
+                    .iter()
+                    .flat_map(|m| [", ", m.name.as_str()])
+                    .skip(1)
+                    .collect(),
+                Owners::new(meshes.iter().map(|m| m.controller_name.as_str())),
+            ),
+        };
+        let evidence = evidence(&mut self.scratch, &[before, &names, after]);
         Some(if owners.len() == 1 {
             Verdict::Owned {
                 owners,
