@@ -9,7 +9,7 @@ use gamma_model::{ObjectRef, Snapshot};
 use crate::config::{Config, ConfigError};
 use crate::decision::{Decision, PairKey, Verdict, VerdictId};
 use crate::index::{DependencyIndex, Scope};
-use crate::ladder::Ladder;
+use crate::ladder::{Ladder, same};
 use crate::registry::{Identity, Registry};
 use crate::route_key::{RouteKey, RouteName};
 use crate::route_verdicts::{IdList, RouteVerdicts};
@@ -91,7 +91,7 @@ impl Arbiter {
                 let ns = meta.namespace_or_default();
                 // Routes of a kind come in namespace order: one comparison per route here
                 // spares the ladder comparing namespaces per parent.
-                if current != Some(ns) {
+                if !current.is_some_and(|c| same(c, ns)) {
                     ladder.enter_namespace(ns);
                     current = Some(ns);
                 }

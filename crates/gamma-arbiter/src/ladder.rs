@@ -46,6 +46,38 @@ fn missing_service(ns: &str, name: &str) -> Verdict {
     }
 }
 
+/// Whether `a == b`, for the short names of Kubernetes objects: compared as at most four
+/// overlapping machine words instead of through a `memcmp` call, which (with its dispatch)
+/// cost more than the comparison itself. A full decision compares a few names per route.
+#[inline]
+pub(crate) fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() <= 16
+        && let (Some(ah), Some(bh), Some(at), Some(bt)) = (
+            a.first_chunk::<8>(),
+            b.first_chunk::<8>(),
+            a.last_chunk::<8>(),
+            b.last_chunk::<8>(),
+        )
+    {
+        return ah == bh && at == bt;
+    }
+    if a.len() < 8
+        && let (Some(ah), Some(bh), Some(at), Some(bt)) = (
+            a.first_chunk::<4>(),
+            b.first_chunk::<4>(),
+            a.last_chunk::<4>(),
+            b.last_chunk::<4>(),
+        )
+    {
+        return ah == bh && at == bt;
+    }
+    a == b
+}
+
 /// Evidence text joined from `parts` in `scratch`: one allocation (the shared text) and no
 /// formatting machinery; a full decision writes thousands of these, and `format!` cost about
 /// ten times as much.
@@ -120,7 +152,7 @@ struct Dense<'a> {
 
 impl<'a> Dense<'a> {
     fn build(snap: &'a Snapshot) -> Self {
-        let mut services: Vec<ServiceSlot<'a>> = Vec::new();
+        let mut services: Vec<ServiceSlot<'a>> = Vec::with_capacity(1024);
         let mut blocks: Vec<Block<'a>> = Vec::new();
         let mut sorted = true;
         for svc in snap.services() {
@@ -128,7 +160,7 @@ impl<'a> Dense<'a> {
             let name = svc.metadata.name.as_str();
             let i = services.len();
             match blocks.last_mut() {
-                Some(b) if b.ns == ns => {
+                Some(b) if same(b.ns, ns) => {
                     sorted &= services.last().is_none_or(|s| s.name < name);
                     b.end = i + 1;
                 }
@@ -207,7 +239,7 @@ impl<'a> Dense<'a> {
                 self.ref_block
             };
             match cached {
-                Some(b) if b.ns == ns => b,
+                Some(b) if same(b.ns, ns) => b,
                 _ => {
                     let b = self.block(ns)?;
                     if defaulted {
@@ -223,7 +255,7 @@ impl<'a> Dense<'a> {
         // after their Services sort alike): try both before searching.
         for at in [self.last, self.last.wrapping_add(1)] {
             if (block.start..block.end).contains(&at)
-                && self.services.get(at).is_some_and(|s| s.name == name)
+                && self.services.get(at).is_some_and(|s| same(s.name, name))
             {
                 self.last = at;
                 return Some(at);
@@ -568,7 +600,7 @@ impl<'a> Ladder<'a> {
             return id;
         }
         if let Some((ns, id)) = self.last_namespace
-            && ns == route_ns
+            && same(ns, route_ns)
         {
             return id;
         }
@@ -793,5 +825,29 @@ impl<'a> Ladder<'a> {
                 evidence,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+
+    #[test]
+    fn same_agrees_with_string_equality_at_every_length() {
+        let base = "abcdefghijklmnopqrstuvwxyz0123456789";
+        for len in 0..=base.len() {
+            let a = &base[..len];
+            assert!(same(a, a));
+            assert!(same(a, &a.to_owned()));
+            for i in 0..len {
+                let mut b = a.as_bytes().to_vec();
+                b[i] = b'_';
+                let b = String::from_utf8(b).unwrap();
+                assert!(!same(a, &b), "{a:?} vs {b:?}");
+            }
+            if len > 0 {
+                assert!(!same(a, &base[..len - 1]));
+            }
+        }
     }
 }
