@@ -289,6 +289,8 @@ pub(crate) struct Ladder<'a> {
     entered: Option<(&'a str, Option<VerdictId>)>,
     /// Gateway parents per Gateway (namespace, name).
     gateways: HashMap<(&'a str, &'a str), VerdictId>,
+    /// The last Gateway parent decided.
+    last_gateway: Option<((&'a str, &'a str), VerdictId)>,
     /// The last level-1 route annotation value and its verdict (most annotated routes of a
     /// cluster carry one of a few values).
     last_route_annotation: Option<(&'a str, VerdictId)>,
@@ -327,6 +329,7 @@ impl<'a> Ladder<'a> {
             entered: None,
             last_service: None,
             gateways: HashMap::new(),
+            last_gateway: None,
             last_route_annotation: None,
             owner_sets: Vec::new(),
             default_verdict: None,
@@ -370,6 +373,30 @@ impl<'a> Ladder<'a> {
     /// (linear, no hashing): used by full decisions, which look most of them up.
     pub(crate) fn prefill(&mut self) {
         self.dense = Some(Dense::build(self.snap));
+        // Level 2 of every Service now, in snapshot order while its metadata is at hand,
+        // rather than at its first route (which then takes the general path).
+        let count = self.dense.as_ref().map_or(0, |d| d.services.len());
+        for i in 0..count {
+            let Some(svc) = self
+                .dense
+                .as_ref()
+                .and_then(|d| d.services.get(i))
+                .map(|s| s.svc)
+            else {
+                break;
+            };
+            let meta = &svc.metadata;
+            let id = if meta.annotations.is_empty() && meta.labels.is_empty() {
+                None // the common case: no signal possible
+            } else {
+                let ns = meta.namespace_or_default();
+                self.service_signal(ns, &meta.name, svc)
+                    .map(|v| self.intern(v))
+            };
+            if let Some(slot) = self.dense.as_mut().and_then(|d| d.services.get_mut(i)) {
+                slot.level2 = Some(id);
+            }
+        }
     }
 
     fn owners<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Owners {
@@ -437,12 +464,21 @@ impl<'a> Ladder<'a> {
     }
 
     fn decide_gateway(&mut self, ns: &'a str, name: &'a str) -> VerdictId {
+        // Routes naming a Gateway mostly name the same few: spare hashing for a repeat.
+        if let Some(((n, m), id)) = self.last_gateway
+            && same(m, name)
+            && same(n, ns)
+        {
+            return id;
+        }
         if let Some(id) = self.gateways.get(&(ns, name)) {
+            self.last_gateway = Some(((ns, name), *id));
             return *id;
         }
         let v = self.gateway_owner(ns, name, Level::GatewayClass, &[]);
         let id = self.intern(v);
         self.gateways.insert((ns, name), id);
+        self.last_gateway = Some(((ns, name), id));
         id
     }
 
