@@ -97,7 +97,10 @@ impl Arbiter {
                 }
                 // Most routes have one parent: its id is stored inline, no allocation.
                 let ids = match refs {
-                    [p] => IdList::One(ladder.decide(ns, meta, p)),
+                    [p] => IdList::One(match ladder.decide_cached(meta, p) {
+                        Some(id) => id,
+                        None => ladder.decide(ns, meta, p),
+                    }),
                     _ => refs.iter().map(|p| ladder.decide(ns, meta, p)).collect(),
                 };
                 out.push(RouteEntry {

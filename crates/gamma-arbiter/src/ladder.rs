@@ -437,6 +437,51 @@ impl<'a> Ladder<'a> {
         }
     }
 
+    /// What [`Ladder::decide`] answers for the commonest parent of a full decision, from the
+    /// caches alone and inlined into the route loop: a core Service named without namespace
+    /// by a route with no level-1 signal, the Service being the last one found or the next
+    /// (routes named after their Services sort alike). `None`: ask [`Ladder::decide`], which
+    /// answers the same in these cases; this only spares the general path's overhead.
+    #[inline(always)]
+    pub(crate) fn decide_cached(
+        &mut self,
+        route: &ObjectMeta,
+        parent_ref: &ParentReference,
+    ) -> Option<VerdictId> {
+        let (Some((_, namespace_levels)), Some(d)) = (self.entered, &mut self.dense) else {
+            return None;
+        };
+        if parent_ref.controllers.is_some()
+            || parent_ref.namespace.is_some()
+            || !route.annotations.is_empty()
+            || parent_ref.parent_kind() != ParentKind::Service
+        {
+            return None;
+        }
+        let block = d.route_block?;
+        let name = parent_ref.name.as_str();
+        let at = if (block.start..block.end).contains(&d.last)
+            && d.services.get(d.last).is_some_and(|s| same(s.name, name))
+        {
+            d.last
+        } else {
+            let next = d.last.wrapping_add(1);
+            if !((block.start..block.end).contains(&next)
+                && d.services.get(next).is_some_and(|s| same(s.name, name)))
+            {
+                return None;
+            }
+            next
+        };
+        // Level 2 is computed for every Service during the prefill.
+        let level2 = d.services.get(at)?.level2?;
+        d.last = at;
+        match level2 {
+            Some(id) => Some(id),
+            None => namespace_levels,
+        }
+    }
+
     /// The verdict for `parent_ref` as written in a route with metadata `route` in namespace
     /// `route_ns`.
     pub(crate) fn decide(
