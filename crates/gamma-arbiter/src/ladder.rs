@@ -97,11 +97,10 @@ struct Sorted<'a, T> {
 
 impl<'a, T> Sorted<'a, T> {
     fn new(items: impl Iterator<Item = (&'a str, &'a str, &'a T)>) -> Self {
-        let mut items: Vec<_> = items.collect();
-        // The snapshot yields (namespace, name) order already; this only guards that.
-        if !items.is_sorted_by(|a, b| (a.0, a.1) <= (b.0, b.1)) {
-            items.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        }
+        let items: Vec<_> = items.collect();
+        // The snapshot keys objects by `ObjectRef::of` (kind, namespace or `default`, name),
+        // so each kind comes out in exactly this order.
+        debug_assert!(items.is_sorted_by(|a, b| (a.0, a.1) < (b.0, b.1)));
         Sorted { items }
     }
 
@@ -154,51 +153,35 @@ impl<'a> Dense<'a> {
     fn build(snap: &'a Snapshot) -> Self {
         let mut services: Vec<ServiceSlot<'a>> = Vec::with_capacity(1024);
         let mut blocks: Vec<Block<'a>> = Vec::new();
-        let mut sorted = true;
+        // The snapshot keys objects by `ObjectRef::of` (kind, namespace or `default`, name),
+        // so Services come out in exactly (namespace, name) order: blocks are contiguous and
+        // names sorted within them.
         for svc in snap.services() {
-            let ns = svc.metadata.namespace_or_default();
-            let name = svc.metadata.name.as_str();
+            let meta = &svc.metadata;
+            let ns = meta.namespace_or_default();
             let i = services.len();
             match blocks.last_mut() {
-                Some(b) if same(b.ns, ns) => {
-                    sorted &= services.last().is_none_or(|s| s.name < name);
-                    b.end = i + 1;
-                }
-                last => {
-                    sorted &= last.is_none_or(|b| b.ns < ns);
-                    blocks.push(Block {
-                        ns,
-                        start: i,
-                        end: i + 1,
-                    });
-                }
+                Some(b) if same(b.ns, ns) => b.end = i + 1,
+                _ => blocks.push(Block {
+                    ns,
+                    start: i,
+                    end: i + 1,
+                }),
             }
             services.push(ServiceSlot {
-                name,
+                name: meta.name.as_str(),
                 svc,
-                level2: None,
+                // Without labels and annotations a Service has no level-2 signal; the rest
+                // are computed by `Ladder::prefill`.
+                level2: (meta.annotations.is_empty() && meta.labels.is_empty()).then_some(None),
             });
         }
-        // The snapshot yields (namespace, name) order; this only guards that assumption.
-        if !sorted {
-            let mut all: Vec<(&'a str, ServiceSlot<'a>)> = services
-                .into_iter()
-                .map(|s| (s.svc.metadata.namespace_or_default(), s))
-                .collect();
-            all.sort_by(|a, b| (a.0, a.1.name).cmp(&(b.0, b.1.name)));
-            blocks = Vec::new();
-            for (i, (ns, _)) in all.iter().enumerate() {
-                match blocks.last_mut() {
-                    Some(b) if b.ns == *ns => b.end = i + 1,
-                    _ => blocks.push(Block {
-                        ns,
-                        start: i,
-                        end: i + 1,
-                    }),
-                }
-            }
-            services = all.into_iter().map(|(_, s)| s).collect();
-        }
+        debug_assert!(blocks.is_sorted_by(|a, b| a.ns < b.ns));
+        debug_assert!(blocks.iter().all(|b| {
+            services
+                .get(b.start..b.end)
+                .is_some_and(|s| s.is_sorted_by(|x, y| x.name < y.name))
+        }));
         Dense {
             services,
             blocks,
@@ -262,7 +245,14 @@ impl<'a> Dense<'a> {
             }
         }
         let slots = self.services.get(block.start..block.end)?;
-        let at = block.start + slots.binary_search_by(|s| s.name.cmp(name)).ok()?;
+        // A namespace has a handful of Services: scanning them with `same` is cheaper than
+        // the ordered comparisons of a binary search; large namespaces are searched.
+        let found = if slots.len() <= 16 {
+            slots.iter().position(|s| same(s.name, name))
+        } else {
+            slots.binary_search_by(|s| s.name.cmp(name)).ok()
+        };
+        let at = block.start + found?;
         self.last = at;
         Some(at)
     }
@@ -381,18 +371,16 @@ impl<'a> Ladder<'a> {
                 .dense
                 .as_ref()
                 .and_then(|d| d.services.get(i))
+                .filter(|s| s.level2.is_none())
                 .map(|s| s.svc)
             else {
-                break;
+                continue;
             };
             let meta = &svc.metadata;
-            let id = if meta.annotations.is_empty() && meta.labels.is_empty() {
-                None // the common case: no signal possible
-            } else {
-                let ns = meta.namespace_or_default();
-                self.service_signal(ns, &meta.name, svc)
-                    .map(|v| self.intern(v))
-            };
+            let ns = meta.namespace_or_default();
+            let id = self
+                .service_signal(ns, &meta.name, svc)
+                .map(|v| self.intern(v));
             if let Some(slot) = self.dense.as_mut().and_then(|d| d.services.get_mut(i)) {
                 slot.level2 = Some(id);
             }
