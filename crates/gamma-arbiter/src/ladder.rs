@@ -104,6 +104,24 @@ impl<'a, T> Sorted<'a, T> {
         Sorted { items }
     }
 
+    /// The index of cluster-scoped object `name`, stepping forward from `cursor` (callers
+    /// visit names in order; a step back searches). Over one ordered pass the cursor moves
+    /// at most `items.len()` steps in total.
+    fn seek(&self, cursor: &mut usize, name: &str) -> Option<usize> {
+        match self.items.get(*cursor) {
+            Some(it) if it.1 <= name => {
+                while self.items.get(*cursor).is_some_and(|it| it.1 < name) {
+                    *cursor += 1;
+                }
+            }
+            _ => *cursor = self.items.partition_point(|it| it.1 < name),
+        }
+        self.items
+            .get(*cursor)
+            .is_some_and(|it| same(it.1, name))
+            .then_some(*cursor)
+    }
+
     fn get(&self, ns: &str, name: &str) -> Option<&'a T> {
         let at = self
             .items
@@ -147,6 +165,13 @@ struct Dense<'a> {
     gateways: Sorted<'a, Gateway>,
     classes: Sorted<'a, GatewayClass>,
     namespaces: Sorted<'a, Namespace>,
+    /// Levels 3 to 5 per entry of `namespaces`, once computed.
+    namespace_levels: Vec<Option<VerdictId>>,
+    /// Where the last entered namespace was found in `blocks` and `namespaces`.
+    block_cursor: usize,
+    namespace_cursor: usize,
+    /// The index in `namespaces` of the entered namespace, when it exists.
+    entered_namespace: Option<usize>,
 }
 
 impl<'a> Dense<'a> {
@@ -182,6 +207,8 @@ impl<'a> Dense<'a> {
                 .get(b.start..b.end)
                 .is_some_and(|s| s.is_sorted_by(|x, y| x.name < y.name))
         }));
+        let namespaces = Sorted::new(snap.namespaces().map(|n| ("", n.metadata.name.as_str(), n)));
+        let namespace_levels = vec![None; namespaces.items.len()];
         Dense {
             services,
             blocks,
@@ -199,8 +226,32 @@ impl<'a> Dense<'a> {
                 snap.gateway_classes()
                     .map(|c| ("", c.metadata.name.as_str(), c)),
             ),
-            namespaces: Sorted::new(snap.namespaces().map(|n| ("", n.metadata.name.as_str(), n))),
+            namespaces,
+            namespace_levels,
+            block_cursor: 0,
+            namespace_cursor: 0,
+            entered_namespace: None,
         }
+    }
+
+    /// The block of `ns`, stepping forward from the last one entered (see [`Sorted::seek`]).
+    fn seek_block(&mut self, ns: &str) -> Option<Block<'a>> {
+        match self.blocks.get(self.block_cursor) {
+            Some(b) if b.ns <= ns => {
+                while self
+                    .blocks
+                    .get(self.block_cursor)
+                    .is_some_and(|b| b.ns < ns)
+                {
+                    self.block_cursor += 1;
+                }
+            }
+            _ => self.block_cursor = self.blocks.partition_point(|b| b.ns < ns),
+        }
+        self.blocks
+            .get(self.block_cursor)
+            .filter(|b| same(b.ns, ns))
+            .copied()
     }
 
     fn block(&self, ns: &str) -> Option<Block<'a>> {
@@ -353,10 +404,17 @@ impl<'a> Ladder<'a> {
     /// call): a full decision visits routes in namespace order, and this spares comparing
     /// each route's namespace with the cached ones.
     pub(crate) fn enter_namespace(&mut self, ns: &'a str) {
-        self.entered = Some((ns, None));
+        let mut levels = None;
         if let Some(d) = &mut self.dense {
-            d.route_block = d.block(ns);
+            d.route_block = d.seek_block(ns);
+            let mut cursor = d.namespace_cursor;
+            d.entered_namespace = d.namespaces.seek(&mut cursor, ns);
+            d.namespace_cursor = cursor;
+            levels = d
+                .entered_namespace
+                .and_then(|i| d.namespace_levels.get(i).copied().flatten());
         }
+        self.entered = Some((ns, levels));
     }
 
     /// Indexes the snapshot's Services, Gateways, GatewayClasses and Namespaces up front
@@ -668,6 +726,27 @@ impl<'a> Ladder<'a> {
         if let Some((_, Some(id))) = self.entered {
             return id;
         }
+        // Entered and found in the sorted Namespaces: computed once per namespace, kept
+        // beside it (no hashing).
+        if self.entered.is_some()
+            && let Some((i, namespace)) = self.dense.as_ref().and_then(|d| {
+                let i = d.entered_namespace?;
+                d.namespaces.items.get(i).map(|it| (i, it.2))
+            })
+        {
+            let id = self.namespace_levels_of(route_ns, Some(namespace));
+            if let Some(slot) = self
+                .dense
+                .as_mut()
+                .and_then(|d| d.namespace_levels.get_mut(i))
+            {
+                *slot = Some(id);
+            }
+            if let Some((_, v)) = &mut self.entered {
+                *v = Some(id);
+            }
+            return id;
+        }
         if let Some((ns, id)) = self.last_namespace
             && same(ns, route_ns)
         {
@@ -781,7 +860,13 @@ impl<'a> Ladder<'a> {
 
     /// Levels 3, 4 and 5 for routes in namespace `ns`.
     fn namespace_levels(&mut self, ns: &str) -> VerdictId {
-        let v = match self.namespace_verdict(ns) {
+        let namespace = self.find_namespace(ns);
+        self.namespace_levels_of(ns, namespace)
+    }
+
+    /// Levels 3, 4 and 5 for routes in namespace `ns`, whose Namespace object is `namespace`.
+    fn namespace_levels_of(&mut self, ns: &str, namespace: Option<&'a Namespace>) -> VerdictId {
+        let v = match self.namespace_verdict(ns, namespace) {
             Ok(v) => v,
             Err(id) => return id,
         };
@@ -790,9 +875,13 @@ impl<'a> Ladder<'a> {
 
     /// Levels 3, 4 and 5 for routes in namespace `ns`; `Err` when that is the (shared) level-5
     /// verdict, already in the table.
-    fn namespace_verdict(&mut self, ns: &str) -> Result<Verdict, VerdictId> {
+    fn namespace_verdict(
+        &mut self,
+        ns: &str,
+        namespace: Option<&'a Namespace>,
+    ) -> Result<Verdict, VerdictId> {
         let keys = &self.config.keys;
-        let Some(namespace) = self.find_namespace(ns) else {
+        let Some(namespace) = namespace else {
             return Ok(Verdict::Pending {
                 waiting_on: vec![ObjectRef::new(ResourceKind::Namespace, "", ns)],
                 level: Level::NamespaceLabel,
