@@ -97,7 +97,7 @@ impl Arbiter {
                 }
                 // Most routes have one parent: its id is stored inline, no allocation.
                 let ids = match refs {
-                    [p] => IdList::One(match ladder.decide_cached(meta, p) {
+                    [p] => IdList::One(match ladder.decide_cached(ns, meta, p) {
                         Some(id) => id,
                         None => ladder.decide(ns, meta, p),
                     }),

@@ -263,6 +263,7 @@ impl<'a> Dense<'a> {
     /// namespace in the parentRef), which selects the block cache to use; `entered`: the
     /// route's namespace was entered ([`Ladder::enter_namespace`]), so `route_block` is
     /// known to be `ns`'s without comparing names.
+    #[inline]
     fn find(&mut self, ns: &str, name: &str, defaulted: bool, entered: bool) -> Option<usize> {
         let block = if defaulted && entered {
             self.route_block?
@@ -484,13 +485,14 @@ impl<'a> Ladder<'a> {
     }
 
     /// What [`Ladder::decide`] answers for the commonest parent of a full decision, from the
-    /// caches alone and inlined into the route loop: a core Service named without namespace
-    /// by a route with no level-1 signal, the Service being the last one found or the next
-    /// (routes named after their Services sort alike). `None`: ask [`Ladder::decide`], which
-    /// answers the same in these cases; this only spares the general path's overhead.
+    /// prefilled caches and inlined into the route loop: an existing core Service named by a
+    /// route (in the entered namespace) with no level-1 signal, once its namespace's levels
+    /// 3-5 are known if it needs them. `None`: ask [`Ladder::decide`], which answers the same
+    /// in these cases; this only spares the general path's overhead.
     #[inline(always)]
     pub(crate) fn decide_cached(
         &mut self,
+        route_ns: &str,
         route: &ObjectMeta,
         parent_ref: &ParentReference,
     ) -> Option<VerdictId> {
@@ -498,30 +500,18 @@ impl<'a> Ladder<'a> {
             return None;
         };
         if parent_ref.controllers.is_some()
-            || parent_ref.namespace.is_some()
             || !route.annotations.is_empty()
             || parent_ref.parent_kind() != ParentKind::Service
         {
             return None;
         }
-        let block = d.route_block?;
-        let name = parent_ref.name.as_str();
-        let at = if (block.start..block.end).contains(&d.last)
-            && d.services.get(d.last).is_some_and(|s| same(s.name, name))
-        {
-            d.last
-        } else {
-            let next = d.last.wrapping_add(1);
-            if !((block.start..block.end).contains(&next)
-                && d.services.get(next).is_some_and(|s| same(s.name, name)))
-            {
-                return None;
-            }
-            next
+        let (ns, defaulted) = match &parent_ref.namespace {
+            Some(ns) => (ns.as_str(), false),
+            None => (route_ns, true),
         };
+        let at = d.find(ns, &parent_ref.name, defaulted, true)?;
         // Level 2 is computed for every Service during the prefill.
         let level2 = d.services.get(at)?.level2?;
-        d.last = at;
         match level2 {
             Some(id) => Some(id),
             None => namespace_levels,
