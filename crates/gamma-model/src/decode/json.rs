@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::error::{DecodeError, Limit, Position};
+use super::error::{DecodeError, Limit, Position, depth_message};
 use super::options::DecodeOptions;
 use super::{PathSegment, RawDocument};
 
@@ -195,7 +195,7 @@ fn index(input: &str, options: &DecodeOptions) -> Result<Lines, DecodeError> {
         Err(Stop::Depth { line }) => Err(DecodeError::LimitExceeded {
             at: at(line),
             limit: Limit::Depth,
-            message: format!("nesting deeper than {}", options.max_depth),
+            message: depth_message(options.max_depth),
         }),
         Err(Stop::Nodes { line }) => Err(DecodeError::LimitExceeded {
             at: at(line),
