@@ -168,6 +168,7 @@ known_enum!(
     crate::gateway::FromNamespaces,
     crate::gateway::TlsModeType,
     crate::gateway::SubjectAltNameType,
+    crate::gateway::FrontendValidationModeType,
 );
 
 /// Object metadata: `name` is required (1–253 characters); a `namespace`, where one is written
