@@ -271,6 +271,12 @@ fn ca_certificate_ref_fields() {
         &at("group"),
         |k| matches!(k, ErrorKind::Pattern { .. }),
     );
+    // `group` is required too: omitted is not the core group `""`.
+    rejected(
+        one(json!({"kind": "ConfigMap", "name": "n"})),
+        &at("group"),
+        |k| *k == ErrorKind::Required,
+    );
     rejected(
         one(json!({"group": "", "kind": "", "name": "n"})),
         &at("kind"),

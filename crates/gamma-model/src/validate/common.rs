@@ -357,7 +357,10 @@ pub(crate) fn local_object_ref(r: &LocalObjectReference, path: &FieldPath, error
 
 /// An `ObjectReference` / `ParametersReference` (group, kind, name required; namespace optional).
 pub(crate) fn object_reference(r: &ObjectReference, path: &FieldPath, errors: &mut Errors) {
-    errors.group(&path.field("group"), &r.group);
+    match &r.group {
+        Some(g) => errors.group(&path.field("group"), g),
+        None => errors.push(path.field("group"), ErrorKind::Required),
+    }
     errors.kind(&path.field("kind"), &r.kind);
     errors.object_name(&path.field("name"), &r.name);
     if let Some(ns) = &r.namespace {
