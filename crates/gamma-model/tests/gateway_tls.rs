@@ -397,3 +397,83 @@ fn all_errors_are_collected() {
         );
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A `TLSConfig` with `refs` CA references (`None`: no `validation`) and a mode.
+    fn tls_config(refs: Option<usize>, mode: Option<&str>) -> Value {
+        match refs {
+            None => json!({}),
+            Some(n) => {
+                let mut v = json!({"caCertificateRefs": ca_refs(n)});
+                if let Some(m) = mode {
+                    v["mode"] = json!(m);
+                }
+                json!({ "validation": v })
+            }
+        }
+    }
+
+    fn refs() -> impl Strategy<Value = Option<usize>> {
+        prop_oneof![Just(None), (0usize..=17).prop_map(Some)]
+    }
+
+    fn mode() -> impl Strategy<Value = Option<&'static str>> {
+        prop::sample::select(vec![
+            None,
+            Some("AllowValidOnly"),
+            Some("AllowInsecureFallback"),
+            Some("Other"),
+        ])
+    }
+
+    fn config_ok(refs: Option<usize>, mode: Option<&str>) -> bool {
+        refs.is_none_or(|n| (1..=16).contains(&n) && mode != Some("Other"))
+    }
+
+    proptest! {
+        // Validation agrees with the CRD rules restated independently here: a generated
+        // `spec.tls` validates exactly when every list is within its limits, every port is in
+        // 1–65535 and unique, every required field is present and every mode is known; and the
+        // typed value re-encodes to the input. spec-digest §1.
+        #[test]
+        fn validation_matches_the_crd_rules(
+            default in prop::option::of((refs(), mode())),
+            ports in prop::collection::vec(
+                (prop::sample::select(vec![0i64, 1, 2, 3, 443, 65535, 65536]),
+                 prop::option::of((refs(), mode()))),
+                0..=66,
+            ),
+        ) {
+            let mut frontend = json!({});
+            if let Some((r, m)) = default {
+                frontend["default"] = tls_config(r, m);
+            }
+            if !ports.is_empty() {
+                frontend["perPort"] = Value::Array(ports.iter().map(|(p, t)| {
+                    let mut e = json!({"port": p});
+                    if let Some((r, m)) = t {
+                        e["tls"] = tls_config(*r, *m);
+                    }
+                    e
+                }).collect());
+            }
+            let tls = json!({"frontend": frontend});
+            let mut seen = std::collections::HashSet::new();
+            let expected_ok = default.is_some_and(|(r, m)| config_ok(r, m))
+                && ports.len() <= 64
+                && ports.iter().all(|(p, t)| {
+                    (1..=65535).contains(p) && t.is_some_and(|(r, m)| config_ok(r, m))
+                })
+                && ports.iter().all(|(p, _)| seen.insert(*p));
+            for channel in CHANNELS {
+                let e = errors(tls.clone(), channel);
+                prop_assert_eq!(e.is_empty(), expected_ok, "{:?}: {:?}", channel, e);
+            }
+            let g = gateway(tls.clone());
+            prop_assert_eq!(serde_json::to_value(typed(&g).spec.tls.as_ref().unwrap()).unwrap(), tls);
+        }
+    }
+}
