@@ -199,6 +199,13 @@ fn ten_thousand_levels_are_refused_in_every_shape() {
         };
         assert_depth_refused(shape, depth, DecodeOptions::DEFAULT_MAX_DEPTH);
     }
+    // Half the default input limit (8 MiB) of brackets: the guards stop at level 65, so the
+    // cost does not grow with the nesting past the limit.
+    assert_depth_refused(
+        Shape::FlowSequences,
+        4 << 20,
+        DecodeOptions::DEFAULT_MAX_DEPTH,
+    );
 }
 
 // The error names the document the deep nesting is in, after documents that were fine.
@@ -263,5 +270,20 @@ fn brackets_in_text_are_not_nesting() {
     for (i, input) in inputs.iter().enumerate() {
         let decoded = decode_with(input, &DecodeOptions::default());
         assert!(decoded.is_ok(), "input {i}: {}", decoded.unwrap_err());
+    }
+}
+
+// JSON deeper than `serde_json` parses (127 levels) is refused by the pre-scan with the same typed
+// error, even when `max_depth` allows more (it used to surface as serde_json's `Syntax` error
+// "recursion limit exceeded").
+#[test]
+fn json_is_capped_at_what_serde_json_parses_with_the_same_error() {
+    let max = 200;
+    for shape in [Shape::JsonArrays, Shape::JsonObjects] {
+        assert_decodes(shape, 127, max);
+        let e = decode_with(&shape.document(128), &options(max)).unwrap_err();
+        assert_eq!(e.limit(), Some(Limit::Depth), "{shape:?}: {e}");
+        assert!(e.to_string().contains("limit of 127 levels"), "{e}");
+        assert_eq!(e.line(), Some(X_LINE), "{e}");
     }
 }
