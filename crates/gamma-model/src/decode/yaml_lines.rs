@@ -210,6 +210,24 @@ mod tests {
         assert_eq!(line_of(text, &o, 2, &path(&["a"])), None);
     }
 
+    // The documents counted are those serde-saphyr yields: empty, plain null-like and `!!null`
+    // roots are skipped; quoted or otherwise tagged null-like roots count.
+    #[test]
+    fn documents_are_counted_as_serde_saphyr_counts_them() {
+        let text = "--- !!null\n--- ~\n---\n--- null\n--- 'null'\n--- !x null\n---\na: 1\n";
+        let o = DecodeOptions::default();
+        let mut reader = text.as_bytes();
+        let saphyr: Vec<usize> =
+            serde_saphyr::read::<_, serde_saphyr::Spanned<serde::de::IgnoredAny>>(&mut reader)
+                .map(|d| d.unwrap().referenced.line() as usize)
+                .collect();
+        assert_eq!(saphyr, [5, 6, 8]);
+        for (document, line) in saphyr.iter().enumerate() {
+            assert_eq!(line_of(text, &o, document, &[]), Some(*line));
+        }
+        assert_eq!(line_of(text, &o, 2, &path(&["a"])), Some(8));
+    }
+
     #[test]
     fn complex_keys_and_numeric_keys_do_not_confuse_the_walk() {
         let text = "? [port]\n: 1\nlabels:\n  \"3\": x\nport:\n  7\n";
