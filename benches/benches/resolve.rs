@@ -8,14 +8,11 @@
     missing_docs
 )]
 
-#[path = "../../crates/gamma-resolve/tests/common/oracle.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod oracle;
-
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gamma_benches::{LinearScan, Rng, many_services, one_port, one_port_request, svc_ip};
+use gamma_resolve::reference as oracle;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
 
 fn one_port_resolve(c: &mut Criterion) {
