@@ -1,17 +1,18 @@
 //! Issue 6 "Hostile input": a snapshot of 100,000 routes, 10,000 of them attached to one Service
 //! port, builds and resolves correctly. The table built from the whole snapshot must decide a
 //! sample of requests exactly as the naive reference matcher (`gamma_resolve::reference`)
-//! decides them on the routes of the requested Service alone (binding by cluster IP and port
-//! and producer routes, spec-digest §4.1; rule precedence including the creationTimestamp and
+//! decides them on the routes of the requested Service alone (binding by cluster IP and port,
+//! spec-digest §3.6; producer routes, §4.4; rule precedence including the creationTimestamp and
 //! `namespace/name` tie-breaks, §2.1).
 //!
 //! Size: the full 100,000 routes by default (`HOSTILE_ROUTES` overrides it). Measured on the
 //! shared 2-core machine in a debug build at load average ~4.5: generating the input 0.8 s,
 //! building the table 3.5 s; the reference matcher, even restricted to the hot port's 10,000
 //! routes, costs ~50 ms per request (it scans and sorts every rule), so the hot sample is 100
-//! requests (~5 s); the whole test takes ~10 s at load average ~6. Build and resolve costs per size (1k, 10k, 100k
-//! routes) are measured in release by the `instructions` and `memory` binaries and the
-//! `resolve` bench (benches/README.md, "Growth"); this test pins correctness at full size.
+//! requests (~5 s); the whole test takes ~10 s at load average ~6. Build and resolve costs per
+//! size (1k, 10k, 100k routes) are measured in release by the `instructions` and `memory`
+//! binaries and the `resolve` bench (benches/README.md, "Growth"); this test pins correctness
+//! at full size.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
