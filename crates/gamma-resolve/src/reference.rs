@@ -808,3 +808,67 @@ fn host_of_keep_case(h: &str) -> String {
     };
     h.trim_end_matches('.').to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // spec-digest §3.2: `*.example.com` covers one or more labels, never the bare suffix.
+    #[test]
+    fn wildcard_hostnames_cover_one_or_more_labels() {
+        assert!(host_matches("*.example.com", "test.example.com"));
+        assert!(host_matches("*.example.com", "foo.test.example.com"));
+        assert!(!host_matches("*.example.com", "example.com"));
+        assert!(!host_matches("*.example.com", "testexample.com"));
+        assert!(!host_matches("*.example.com", ".example.com"));
+        assert!(host_matches("*.com", "www.example.com"));
+        assert!(host_matches("foo.example.com", "foo.example.com"));
+        assert!(!host_matches("foo.example.com", "bar.example.com"));
+    }
+
+    // spec-digest §1.3: PathPrefix matches whole path elements; a trailing `/` is ignored.
+    #[test]
+    fn path_prefixes_match_whole_elements() {
+        for (prefix, path, want) in [
+            ("/v2", "/v2", true),
+            ("/v2", "/v2/", true),
+            ("/v2", "/v2/example", true),
+            ("/v2/", "/v2", true),
+            ("/v2", "/v2example", false),
+            ("/v2", "/foo/v2/example", false),
+            ("/", "/anything", true),
+            ("/a/b", "/a", false),
+        ] {
+            assert_eq!(prefix_ok(prefix, path), want, "{prefix} on {path}");
+        }
+    }
+
+    // spec-digest §6.3 (RequestRedirect `ReplacePrefixMatch`): the matched prefix is replaced,
+    // never doubling `/`.
+    #[test]
+    fn replace_prefix_match_follows_the_spec_examples() {
+        let rule = |p: &str| RuleIr {
+            matches: vec![MatchIr::Http {
+                path: PathMatchIr::Prefix(p.into()),
+                method: None,
+                headers: vec![],
+                query: vec![],
+            }],
+            ..RuleIr::default()
+        };
+        for (path, prefix, repl, want) in [
+            ("/foo/bar", "/foo", "/xyz", "/xyz/bar"),
+            ("/foo/bar", "/foo/", "/xyz/", "/xyz/bar"),
+            ("/foo", "/foo", "/xyz", "/xyz"),
+            ("/foo/bar", "/foo", "", "/bar"),
+            ("/foo", "/foo", "", "/"),
+            ("/a/b", "/", "/x", "/x/a/b"),
+        ] {
+            assert_eq!(
+                replace_prefix(&rule(prefix), path, repl),
+                want,
+                "{path} {prefix} {repl}"
+            );
+        }
+    }
+}
