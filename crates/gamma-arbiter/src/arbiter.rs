@@ -105,7 +105,7 @@ impl Arbiter {
                 };
                 out.push(RouteEntry {
                     // Shares the snapshot's object: no per-route copy of the name.
-                    key: RouteKey::new(Arc::clone(resource)),
+                    key: RouteKey::of_kind(kind, Arc::clone(resource)),
                     generation: meta.generation_or_zero(),
                     ids,
                 });
