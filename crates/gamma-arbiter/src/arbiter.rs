@@ -8,8 +8,9 @@ use gamma_model::{ObjectRef, Snapshot};
 
 use crate::config::{Config, ConfigError};
 use crate::decision::{Decision, PairKey, Verdict, VerdictId};
+use crate::dense::same;
 use crate::index::{DependencyIndex, Scope};
-use crate::ladder::{Ladder, same};
+use crate::ladder::Ladder;
 use crate::registry::{Identity, Registry};
 use crate::route_key::{RouteKey, RouteName};
 use crate::route_verdicts::{IdList, RouteVerdicts};

@@ -36,6 +36,7 @@
 mod arbiter;
 pub mod config;
 pub mod decision;
+mod dense;
 pub mod handoff;
 mod index;
 mod ladder;
