@@ -59,6 +59,7 @@ impl<'a, T> Sorted<'a, T> {
     /// The index of cluster-scoped object `name`, stepping forward from `cursor` (callers
     /// visit names in order; a step back searches). Over one ordered pass the cursor moves
     /// at most `items.len()` steps in total.
+    #[inline]
     pub(crate) fn seek(&self, cursor: &mut usize, name: &str) -> Option<usize> {
         match self.items.get(*cursor) {
             Some(it) if it.1 <= name => {
@@ -74,6 +75,7 @@ impl<'a, T> Sorted<'a, T> {
             .then_some(*cursor)
     }
 
+    #[inline]
     pub(crate) fn get(&self, ns: &str, name: &str) -> Option<&'a T> {
         let at = self
             .items
@@ -187,6 +189,7 @@ impl<'a> Dense<'a> {
     }
 
     /// The block of `ns`, stepping forward from the last one entered (see [`Sorted::seek`]).
+    #[inline]
     pub(crate) fn seek_block(&mut self, ns: &str) -> Option<Block<'a>> {
         match self.blocks.get(self.block_cursor) {
             Some(b) if b.ns <= ns => {
@@ -206,6 +209,7 @@ impl<'a> Dense<'a> {
             .copied()
     }
 
+    #[inline]
     pub(crate) fn block(&self, ns: &str) -> Option<Block<'a>> {
         let at = self.blocks.binary_search_by(|b| b.ns.cmp(ns)).ok()?;
         self.blocks.get(at).copied()
