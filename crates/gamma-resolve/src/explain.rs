@@ -119,6 +119,8 @@ impl fmt::Display for Explanation {
 }
 
 struct Row {
+    /// 0 for the kind tried first, 1 for HTTPRoutes a gRPC request falls through to.
+    phase: u8,
     key: (u8, usize, u128),
     cand: u32,
     hostname: Option<String>,
@@ -270,13 +272,21 @@ impl RouteTable {
             }
         };
         let use_grpc = req.protocol == Protocol::Grpc && set.grpc.is_some();
-        if use_grpc {
-            if let Some(g) = &set.grpc {
-                self.rows_grpc(g, &probe, &host_rank, &mut rows);
-            }
-        } else if req.protocol.is_http() {
+        // The same order as `match_in_set`: GRPCRoutes first for gRPC requests; on a Gateway
+        // listener (kinds coexist, §2.3) a gRPC request no GRPCRoute takes falls through to
+        // the HTTPRoutes, so those are candidates too, after every gRPC one. In mesh only one
+        // kind is bound (§4.6).
+        let http_too = !use_grpc || (set.mesh_kind.is_none() && set.http.is_some());
+        if use_grpc && let Some(g) = &set.grpc {
+            self.rows_grpc(g, &probe, &host_rank, &mut rows);
+        }
+        if req.protocol.is_http() && http_too {
             if let Some(h) = &set.http {
+                let first = rows.len();
                 self.rows_http(h, &probe, &host_rank, &mut rows);
+                for r in rows.get_mut(first..).into_iter().flatten() {
+                    r.phase = 1;
+                }
             }
         } else if req.protocol == Protocol::Tls
             && let Some(t) = &set.tls
@@ -287,6 +297,7 @@ impl RouteTable {
                     let key = self.keys.get(c as usize).map_or(0, |k| k.0);
                     let failed = (hr.0 == 3).then(|| "SNI does not match the hostname".to_string());
                     rows.push(Row {
+                        phase: 0,
                         key: (hr.0, hr.1, key),
                         cand: c,
                         hostname: h.clone(),
@@ -296,7 +307,7 @@ impl RouteTable {
                 }
             }
         }
-        rows.sort_by_key(|r| r.key);
+        rows.sort_by_key(|r| (r.phase, r.key));
         rows.into_iter()
             .filter_map(|r| {
                 let cand = self.cands.get(r.cand as usize)?;
@@ -398,6 +409,7 @@ impl RouteTable {
                 .map(|f| self.failure_text(c, &f))
         };
         Row {
+            phase: 0,
             key: (host_rank.0, host_rank.1, key),
             cand: c,
             hostname: hostname.clone(),
