@@ -177,7 +177,7 @@ impl RouteTable {
                 );
                 let consumer = req
                     .source_namespace
-                    .and_then(|ns| consumers.get(ns).copied());
+                    .and_then(|ns| crate::table::consumer_set(consumers, ns));
                 match consumer.or(*producer) {
                     Some(s) => self.sets.get(s as usize),
                     None => {
@@ -431,14 +431,14 @@ impl RouteTable {
                 let miss = (!path_ok).then_some("path does not match");
                 rows.push(self.row(c, &hn, hr, condition, miss, probe));
             };
-            for (p, run) in &pi.exact {
-                for &c in pi.list(*run) {
-                    push(c, format!("Exact {p}"), **p == *probe.path);
+            for (p, list) in self.paths.exact_keys(pi) {
+                for &c in list {
+                    push(c, format!("Exact {p}"), p == probe.path);
                 }
             }
-            for (p, run) in &pi.prefix {
+            for (p, list) in self.paths.prefix_keys(pi) {
                 let shown = if p.is_empty() { "/" } else { p };
-                for &c in pi.list(*run) {
+                for &c in list {
                     push(
                         c,
                         format!("PathPrefix {shown}"),
@@ -446,7 +446,7 @@ impl RouteTable {
                     );
                 }
             }
-            for &c in pi.list(pi.regex) {
+            for &c in self.paths.list(pi.regex_run()) {
                 push(c, "RegularExpression".into(), true);
             }
         }

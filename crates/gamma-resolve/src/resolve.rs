@@ -53,7 +53,7 @@ impl RouteTable {
             } => {
                 // §4.4: the client's namespace's consumer routes replace the producer routes.
                 let consumer = match req.source_namespace {
-                    Some(ns) if !consumers.is_empty() => consumers.get(ns).copied(),
+                    Some(ns) if !consumers.is_empty() => crate::table::consumer_set(consumers, ns),
                     _ => None,
                 };
                 match consumer
@@ -135,7 +135,7 @@ impl RouteTable {
                     }
                 }
                 if let Some(h) = &set.http {
-                    return hit(h.find(host, |pi| pi.find(path, check)));
+                    return hit(h.find(host, |pi| pi.find(&self.paths, path, check)));
                 }
                 if set.grpc.is_some() {
                     // GRPCRoutes only match gRPC requests.

@@ -10,13 +10,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
-    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
+    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
+    PathSlot,
 };
 use crate::ir::{
     AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
@@ -276,9 +278,9 @@ pub(crate) struct Cand {
 pub(crate) struct RouteSet {
     /// The kind that won (mesh) or `None` for Gateway listeners (kinds coexist there).
     pub(crate) mesh_kind: Option<RouteKind>,
-    // boxed: a set usually has one kind, and an inline index of each kind would cost
-    // ~500 bytes per Service port
-    pub(crate) http: Option<Box<HostIndex<PathIndex>>>,
+    // inline: small (its keys live in the table's shared `PathKeys`), and the kind mesh
+    // Services use most; the others are boxed (a set usually has one kind)
+    pub(crate) http: Option<HostIndex<PathIndex>>,
     pub(crate) grpc: Option<Box<HostIndex<GrpcIndex>>>,
     pub(crate) tls: Option<Box<HostIndex<Box<[u32]>>>>,
     pub(crate) tcp: Option<u32>,
@@ -315,13 +317,24 @@ pub(crate) enum Binding {
         service: u32,
         port: u16,
         producer: Option<u32>,
-        consumers: Map<Box<str>, u32>,
+        /// Consumer route sets by client namespace, sorted by namespace (binary search; most
+        /// Services have none, and then this is an empty slice, not a hash map).
+        consumers: Box<[(Box<str>, u32)]>,
     },
     Gateway {
         gateway: u32,
         /// Sorted by listener precedence (exact > longer wildcard > none).
         listeners: Box<[ListenerEntry]>,
     },
+}
+
+/// The consumer route set of a client namespace (§4.4), from a binding's sorted list.
+pub(crate) fn consumer_set(consumers: &[(Box<str>, u32)], ns: &str) -> Option<u32> {
+    consumers
+        .binary_search_by(|(k, _)| (**k).cmp(ns))
+        .ok()
+        .and_then(|i| consumers.get(i))
+        .map(|(_, s)| *s)
 }
 
 #[derive(Debug)]
@@ -341,6 +354,8 @@ pub struct RouteTable {
     /// Conditions of candidates; index 0 is the unused "nothing to check" entry.
     pub(crate) conds: Vec<Cond>,
     pub(crate) regexes: RegexPool,
+    /// Keys and candidate lists of every path index.
+    pub(crate) paths: PathKeys,
     pub(crate) sets: Vec<RouteSet>,
     pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
     pub(crate) services: Vec<ServiceInfo>,
@@ -426,10 +441,16 @@ struct AttachedRoute {
     route_id: u32,
     /// Index of the route in the input.
     ri: usize,
-    hosts: Vec<Option<String>>,
-    /// Compiled rule ids by rule index (`None` = dropped).
-    rules: Vec<Option<u32>>,
+    /// Shared between the contexts a route attaches to (and, for "any host", between routes):
+    /// attaching allocates nothing.
+    hosts: Rc<[Option<String>]>,
+    /// Compiled rule ids by rule index (`None` = dropped), shared like `hosts`.
+    rules: RuleIds,
 }
+
+/// Compiled rule ids of a route by rule index (`None` = dropped), shared by every context
+/// the route attaches to.
+type RuleIds = Rc<[Option<u32>]>;
 
 /// One match of an attached route under one effective hostname, as walked by
 /// `Builder::for_each_match`.
@@ -462,8 +483,14 @@ struct Builder<'i> {
     /// Precedence key of each candidate.
     keys: Vec<PrecedenceKey>,
     conds: Vec<Cond>,
+    paths: PathKeysBuilder<'i>,
     /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
-    rule_ids: Vec<[Option<Vec<Option<u32>>>; 2]>,
+    rule_ids: Vec<[Option<RuleIds>; 2]>,
+    /// The effective hostnames "any host" (`[None]`), shared.
+    any_host: Rc<[Option<String>]>,
+    /// Per backend target, per route kind: its state for a same-namespace reference (which
+    /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
+    target_states: Vec<[Option<BackendState>; 5]>,
     route_id: Vec<Option<u32>>,
     /// Per compiled rule: the first unresolved reference, as (reason, message).
     rule_problems: Vec<Option<(&'static str, String)>>,
@@ -499,7 +526,10 @@ impl<'i> Builder<'i> {
             cands: Vec::new(),
             keys: Vec::new(),
             conds: vec![Cond::default()],
+            paths: PathKeysBuilder::default(),
             rule_ids: vec![[None, None]; input.routes.len()],
+            any_host: Rc::from([None]),
+            target_states: Vec::new(),
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
             strings: HashSet::default(),
@@ -597,7 +627,7 @@ impl<'i> Builder<'i> {
                         service: u32::try_from(si).unwrap_or(u32::MAX),
                         port: port.port,
                         producer: None,
-                        consumers: Map::default(),
+                        consumers: Box::new([]),
                     });
                 if let Binding::Service {
                     producer,
@@ -608,7 +638,18 @@ impl<'i> Builder<'i> {
                     match &group {
                         Group::Producer => *producer = Some(set_id),
                         Group::Consumer(ns) => {
-                            consumers.insert(ns.as_str().into(), set_id);
+                            // kept sorted for the binary search; a later group of the
+                            // same namespace replaces the earlier one (as a map would)
+                            let mut v = std::mem::take(consumers).into_vec();
+                            match v.binary_search_by(|(k, _)| (**k).cmp(ns.as_str())) {
+                                Ok(i) => {
+                                    if let Some(e) = v.get_mut(i) {
+                                        e.1 = set_id;
+                                    }
+                                }
+                                Err(i) => v.insert(i, (ns.as_str().into(), set_id)),
+                            }
+                            *consumers = v.into_boxed_slice();
                         }
                     }
                 }
@@ -673,6 +714,7 @@ impl<'i> Builder<'i> {
         self.routes.shrink_to_fit();
         sets.shrink_to_fit();
         RouteTable {
+            paths: self.paths.freeze(),
             routes: self.routes,
             rules: self.rules,
             cands: self.cands,
@@ -750,7 +792,7 @@ impl<'i> Builder<'i> {
         route_id: u32,
         route: &'i RouteIr,
         mesh: bool,
-    ) -> Vec<Option<u32>> {
+    ) -> RuleIds {
         let f = usize::from(!mesh);
         if let Some(ids) = self
             .rule_ids
@@ -776,8 +818,9 @@ impl<'i> Builder<'i> {
             };
             ids.push(id);
         }
+        let ids: RuleIds = ids.into();
         if let Some(slot) = self.rule_ids.get_mut(ri).and_then(|s| s.get_mut(f)) {
-            *slot = Some(ids.clone());
+            *slot = Some(Rc::clone(&ids));
         }
         ids
     }
@@ -819,6 +862,38 @@ impl<'i> Builder<'i> {
         BackendState::Ok
     }
 
+    /// [`Self::backend_state`], cached per (target, route kind) for same-namespace references.
+    fn backend_state_of(
+        &mut self,
+        target: u32,
+        route: &RouteIr,
+        b: &BackendIr,
+        mesh: bool,
+    ) -> BackendState {
+        if b.namespace != route.namespace {
+            return self.backend_state(route, b, mesh);
+        }
+        let k = route.kind as usize;
+        if let Some(s) = self
+            .target_states
+            .get(target as usize)
+            .and_then(|c| c.get(k))
+            .copied()
+            .flatten()
+        {
+            return s;
+        }
+        let s = self.backend_state(route, b, mesh);
+        if let Some(slot) = self
+            .target_states
+            .get_mut(target as usize)
+            .and_then(|c| c.get_mut(k))
+        {
+            *slot = Some(s);
+        }
+        s
+    }
+
     fn granted(&self, route: &RouteIr, b: &BackendIr) -> bool {
         self.input.grants.iter().any(|g| {
             g.namespace == b.namespace
@@ -853,6 +928,7 @@ impl<'i> Builder<'i> {
             port: b.port,
         };
         self.targets.push(target);
+        self.target_states.push([None; 5]);
         self.target_ids.insert(key, id);
         id
     }
@@ -882,7 +958,8 @@ impl<'i> Builder<'i> {
             } else {
                 let mut bs: Vec<BackendEntry> = Vec::with_capacity(rule.backends.len());
                 for b in &rule.backends {
-                    let mut state = self.backend_state(route, b, mesh);
+                    let target = self.target(b);
+                    let mut state = self.backend_state_of(target, route, b, mesh);
                     if !b.filters.extensions.is_empty() {
                         if self.options.extension_refs == ExtensionRefs::Reject {
                             state = BackendState::Invalid(InvalidRef::InvalidKind);
@@ -890,7 +967,6 @@ impl<'i> Builder<'i> {
                             extensions.extend(b.filters.extensions.iter().cloned());
                         }
                     }
-                    let target = self.target(b);
                     bs.push(BackendEntry {
                         weight: b.weight,
                         target,
@@ -1109,21 +1185,16 @@ impl<'i> Builder<'i> {
         } else {
             Group::Consumer(route.namespace.clone())
         };
-        let hosts: Vec<Option<String>> = match self.options.mesh_hostnames {
-            MeshHostnames::Ignore => vec![None],
-            MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => vec![None],
+        let hosts: Rc<[Option<String>]> = match self.options.mesh_hostnames {
+            MeshHostnames::Ignore => Rc::clone(&self.any_host),
+            MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => {
+                Rc::clone(&self.any_host)
+            }
             MeshHostnames::MatchHostHeader => route
                 .hostnames
                 .iter()
                 .map(|h| Some(h.to_ascii_lowercase()))
                 .collect(),
-        };
-        let hosts = if route.kind == RouteKind::Tls
-            && self.options.mesh_hostnames == MeshHostnames::Ignore
-        {
-            vec![None]
-        } else {
-            hosts
         };
         for port_i in ports {
             let port_value = svc.ports.get(port_i).map_or(0, |p| p.port);
@@ -1142,8 +1213,8 @@ impl<'i> Builder<'i> {
                 .push(AttachedRoute {
                     route_id,
                     ri,
-                    hosts: hosts.clone(),
-                    rules: rules.clone(),
+                    hosts: Rc::clone(&hosts),
+                    rules: Rc::clone(&rules),
                 });
         }
     }
@@ -1252,8 +1323,8 @@ impl<'i> Builder<'i> {
                 .push(AttachedRoute {
                     route_id,
                     ri,
-                    hosts,
-                    rules: rules.clone(),
+                    hosts: hosts.into(),
+                    rules: Rc::clone(&rules),
                 });
         }
     }
@@ -1290,7 +1361,7 @@ impl<'i> Builder<'i> {
         }
         for (kind, list) in by_kind {
             match kind {
-                RouteKind::Http => set.http = Some(Box::new(self.index_http(&list))),
+                RouteKind::Http => set.http = Some(self.index_http(&list)),
                 RouteKind::Grpc => set.grpc = Some(Box::new(self.index_grpc(&list))),
                 RouteKind::Tls => set.tls = Some(Box::new(self.index_tls(&list))),
                 RouteKind::Tcp => set.tcp = self.first_rule(&list),
@@ -1366,7 +1437,7 @@ impl<'i> Builder<'i> {
             let Some(route_ir) = input.routes.get(a.ri) else {
                 continue;
             };
-            for host in &a.hosts {
+            for host in a.hosts.iter() {
                 let host_spec = HostSpecificity::of(host.as_deref());
                 for (rule_index, rule_id) in a.rules.iter().enumerate() {
                     let Some(rule_id) = *rule_id else { continue };
@@ -1420,7 +1491,7 @@ impl<'i> Builder<'i> {
     }
 
     fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
-        let mut builders: HostIndex<PathIndexBuilder> = HostIndex::default();
+        let mut builders: HostIndex<crate::index::PathIndexBuilder> = HostIndex::default();
         self.for_each_match(list, |this, site| {
             let MatchIr::Http {
                 path,
@@ -1465,13 +1536,14 @@ impl<'i> Builder<'i> {
             if let Some(cid) =
                 this.push_cand(key, (site.rule_id, site.match_index), method_id, cond)
             {
-                builders
-                    .group_mut(site.host, PathIndexBuilder::default)
-                    .add(slot, cid);
+                let paths = &mut this.paths;
+                let b = builders.group_mut(site.host, || paths.index());
+                this.paths.add(b, slot, cid);
             }
         });
         let order = Self::order(&self.keys);
-        builders.map(|b| b.finish(&order))
+        let paths = &mut self.paths;
+        builders.map(|b| paths.finish(b, &order))
     }
 
     fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
@@ -1541,7 +1613,7 @@ impl<'i> Builder<'i> {
                 continue;
             };
             let rule_index = 0u16;
-            for host in &a.hosts {
+            for host in a.hosts.iter() {
                 let facts = HttpMatchFacts {
                     host: HostSpecificity::of(host.as_deref()),
                     path: PathRank::Regex,
