@@ -28,11 +28,7 @@ impl Hasher for FastHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            if let Some(dst) = w.get_mut(..rest.len()) {
-                dst.copy_from_slice(rest);
-            }
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+            h = (h.rotate_left(5) ^ tail_word(rest)).wrapping_mul(SEED);
         }
         self.0 = h;
     }
@@ -54,6 +50,24 @@ impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
         self.0
     }
+}
+
+/// The 1 to 7 bytes after the last full word as one word, without a copy loop or a `memcpy`
+/// call (the table's keys are short: IP addresses, paths, names): two overlapping 4-byte
+/// reads, or the first, middle and last byte; the length goes into the top byte.
+#[inline]
+fn tail_word(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    let w = match (rest.first_chunk::<4>(), rest.last_chunk::<4>()) {
+        (Some(a), Some(z)) => {
+            (u64::from(u32::from_le_bytes(*a)) << 24) ^ u64::from(u32::from_le_bytes(*z))
+        }
+        _ => {
+            let at = |i: usize| u64::from(rest.get(i).copied().unwrap_or(0));
+            at(0) | (at(n / 2) << 8) | (at(n.saturating_sub(1)) << 16)
+        }
+    };
+    w ^ ((n as u64) << 56)
 }
 
 /// Hash map with the fast hasher.
@@ -204,7 +218,24 @@ const SCAN_MAX: u32 = 8;
 pub(crate) struct KeyEntry {
     key: u32,
     key_len: u32,
+    /// [`fingerprint`] of the key: most non-matching keys are told apart without reading
+    /// their bytes.
+    fp: u32,
     run: Run,
+}
+
+/// A cheap, O(1) fingerprint of a key: its length and first and last 8 bytes. Equal keys
+/// have equal fingerprints; most unequal ones of a route set differ in one of those.
+#[inline]
+fn fingerprint(s: &[u8]) -> u32 {
+    let n = s.len() as u64;
+    let x = match (s.first_chunk::<8>(), s.last_chunk::<8>()) {
+        (Some(a), Some(b)) => u64::from_le_bytes(*a) ^ u64::from_le_bytes(*b).rotate_left(29),
+        _ if s.is_empty() => 0,
+        _ => tail_word(s),
+    };
+    let x = (x ^ n).wrapping_mul(SEED);
+    (x >> 32) as u32
 }
 
 /// Every path index of a table in shared arrays (one allocation each for all Services
@@ -238,12 +269,54 @@ pub(crate) struct PathIndex {
     regex: Run,
 }
 
+/// Hash of a path key for the shared hash (salted by index and kind): one multiply per
+/// 8 bytes, the tail as one overlapping word, then finalised (murmur3's fmix64) so that the
+/// low bits (the slot) are well mixed.
+#[inline]
 fn salted_hash(salt: u32, key: &str) -> u64 {
-    let mut h = FastHasher(u64::from(salt).wrapping_mul(SEED));
-    h.write(key.as_bytes());
-    // mix the length in: keys of different lengths with equal zero-padded chunks
-    h.write_usize(key.len());
-    h.finish()
+    salted_hash_bytes(salt, key.as_bytes())
+}
+
+#[inline]
+fn salted_hash_bytes(salt: u32, b: &[u8]) -> u64 {
+    let n = b.len();
+    let mut h = (u64::from(salt) ^ (n as u64).rotate_left(32)).wrapping_mul(SEED);
+    let mut rest = b;
+    while let Some((w, tail)) = rest.split_first_chunk::<8>() {
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(*w)).wrapping_mul(SEED);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        // the last 8 bytes overlap the last full word when there is one
+        let w = match b.last_chunk::<8>() {
+            Some(w) => u64::from_le_bytes(*w),
+            None => tail_word(rest),
+        };
+        h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
+}
+
+/// Byte equality without a `bcmp` call for keys of 8 to 16 bytes (most paths): two
+/// overlapping word compares cover every byte.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&a.len())
+        && let (Some(a0), Some(a1), Some(b0), Some(b1)) = (
+            a.first_chunk::<8>(),
+            a.last_chunk::<8>(),
+            b.first_chunk::<8>(),
+            b.last_chunk::<8>(),
+        )
+    {
+        return a0 == b0 && a1 == b1;
+    }
+    a == b
 }
 
 fn range(r: (u32, u32)) -> std::ops::Range<usize> {
@@ -259,7 +332,18 @@ impl PathKeys {
             .unwrap_or("")
     }
 
+    /// The key's bytes (no char-boundary checks: the resolve path compares bytes).
+    #[inline]
+    fn key_bytes(&self, e: &KeyEntry) -> &[u8] {
+        let start = e.key as usize;
+        self.bytes
+            .as_bytes()
+            .get(start..start + e.key_len as usize)
+            .unwrap_or(&[])
+    }
+
     /// The candidate ids of a run.
+    #[inline]
     pub(crate) fn list<'a>(&'a self, run: &'a Run) -> &'a [u32] {
         match run.1 {
             0 => &[],
@@ -273,34 +357,36 @@ impl PathKeys {
     }
 
     /// The entry of `key` among `r` (an index's exact or prefix keys), salted with `salt`.
+    #[inline]
     fn lookup(&self, r: (u32, u32), salt: u32, key: &str) -> Option<&KeyEntry> {
+        let key = key.as_bytes();
         if r.1 <= SCAN_MAX {
+            let fp = fingerprint(key);
             return self
                 .entries(r)
                 .iter()
-                .find(|e| e.key_len as usize == key.len() && self.key(e) == key);
+                .find(|e| e.fp == fp && same_bytes(self.key_bytes(e), key));
         }
-        let mask = self.slots.len().checked_sub(1)?;
-        let h = salted_hash(salt, key);
+        let mask = self.slots.len().wrapping_sub(1);
+        let h = salted_hash_bytes(salt, key);
         let tag = (h >> 32) as u32;
-        let mut i = h as usize & mask;
+        let mut i = h as usize;
         loop {
-            let &(t, e) = self.slots.get(i)?;
+            let &(t, e) = self.slots.get(i & mask)?;
             if e == 0 {
                 return None;
             }
+            // the hash is shared by every large index: only an entry of this one counts
+            // (another index may hold the same key)
+            let ei = e.wrapping_sub(1);
             if t == tag
-                && let Some(entry) = self.entries.get(e as usize - 1)
-                && entry.key_len as usize == key.len()
-                && self.key(entry) == key
+                && ei.wrapping_sub(r.0) < r.1
+                && let Some(entry) = self.entries.get(ei as usize)
+                && same_bytes(self.key_bytes(entry), key)
             {
-                // the hash is shared by every large index: only an entry of this one
-                // counts (another index may hold the same key)
-                if range(r).contains(&(e as usize - 1)) {
-                    return Some(entry);
-                }
+                return Some(entry);
             }
-            i = (i + 1) & mask;
+            i = i.wrapping_add(1);
         }
     }
 
@@ -358,6 +444,7 @@ impl PathIndex {
     /// Calls `f` on candidates whose path condition may hold, in precedence order: exact
     /// path, then prefixes longest first (on segment boundaries), then regexes (whose own
     /// condition `f` must check). Stops at the first `Some`.
+    #[inline]
     pub(crate) fn find<R>(
         &self,
         keys: &PathKeys,
@@ -385,11 +472,25 @@ impl PathIndex {
             Some(b) => *b == b'/',
         };
         if self.prefix.1 <= SCAN_MAX {
-            // longest first; of keys of one length at most one is a prefix of the path
+            // longest first; of keys of one length at most one is a prefix of the path, and
+            // the path's fingerprint is computed once per length
+            let mut last: Option<(usize, u32)> = None;
             for e in keys.entries(self.prefix) {
                 let len = e.key_len as usize;
-                if boundary(len)
-                    && path.get(..len) == Some(keys.key(e))
+                if !boundary(len) {
+                    continue;
+                }
+                let Some(p) = bytes.get(..len) else { continue };
+                let fp = match last {
+                    Some((l, fp)) if l == len => fp,
+                    _ => {
+                        let fp = fingerprint(p);
+                        last = Some((len, fp));
+                        fp
+                    }
+                };
+                if fp == e.fp
+                    && same_bytes(p, keys.key_bytes(e))
                     && let Some(r) = scan(&e.run)
                 {
                     return Some(r);
@@ -558,6 +659,7 @@ impl<'i> PathKeysBuilder<'i> {
             self.out.entries.push(KeyEntry {
                 key,
                 key_len: u32::try_from(p.key.len()).unwrap_or(u32::MAX),
+                fp: fingerprint(p.key.as_bytes()),
                 run,
             });
         }

@@ -786,13 +786,7 @@ impl<'i> Builder<'i> {
 
     /// Compiles the rules of a route for mesh (`flavour` 0) or Gateway (1) parents; ids are
     /// `None` for dropped rules.
-    fn rules_of(
-        &mut self,
-        ri: usize,
-        route_id: u32,
-        route: &'i RouteIr,
-        mesh: bool,
-    ) -> RuleIds {
+    fn rules_of(&mut self, ri: usize, route_id: u32, route: &'i RouteIr, mesh: bool) -> RuleIds {
         let f = usize::from(!mesh);
         if let Some(ids) = self
             .rule_ids
