@@ -673,17 +673,28 @@ impl<'i> PathKeysBuilder<'i> {
         b: PathIndexBuilder,
         order: &impl Fn(&u32, &u32) -> std::cmp::Ordering,
     ) -> PathIndex {
-        let PathIndexBuilder { id, keys, regex } = b;
-        let (exact, mut prefix): (Vec<u32>, Vec<u32>) = keys
-            .into_iter()
-            .partition(|pi| self.pending.get(*pi as usize).is_some_and(|p| !p.prefix));
-        // longest prefix first (the scan relies on it)
+        let PathIndexBuilder {
+            id,
+            mut keys,
+            regex,
+        } = b;
+        // exact keys first, then prefixes longest first (the scan relies on it); stable, so
+        // keys keep their insertion order otherwise
         let pending = &self.pending;
-        prefix.sort_by_key(|pi| {
-            std::cmp::Reverse(pending.get(*pi as usize).map_or(0, |p| p.key.len()))
+        keys.sort_by_key(|pi| {
+            pending
+                .get(*pi as usize)
+                .map_or((true, std::cmp::Reverse(0)), |p| {
+                    (
+                        p.prefix,
+                        std::cmp::Reverse(if p.prefix { p.key.len() } else { 0 }),
+                    )
+                })
         });
-        let exact = self.entries(&exact, order);
-        let prefix_r = self.entries(&prefix, order);
+        let split = keys.partition_point(|pi| pending.get(*pi as usize).is_some_and(|p| !p.prefix));
+        let (exact, prefix) = keys.split_at(split);
+        let exact = self.entries(exact, order);
+        let prefix_r = self.entries(prefix, order);
         if exact.1 > SCAN_MAX {
             self.large.push((id.wrapping_mul(2), exact));
         }

@@ -28,7 +28,7 @@ use crate::ir::{
 use crate::precedence::{
     GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteOrder, RouteRank, rank_routes,
 };
-use crate::status::{ParentStatus, StatusBuilder};
+use crate::status::{ParentStatus, StatusBuilder, StatusSource};
 
 /// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -122,7 +122,8 @@ impl BuildOptions {
 #[derive(Debug)]
 pub(crate) struct RouteInfo {
     pub(crate) kind: RouteKind,
-    pub(crate) namespace: Box<str>,
+    /// Interned: namespaces repeat across routes.
+    pub(crate) namespace: Arc<str>,
     pub(crate) name: Box<str>,
     pub(crate) rank: RouteRank,
 }
@@ -339,7 +340,8 @@ pub(crate) fn consumer_set(consumers: &[(Box<str>, u32)], ns: &str) -> Option<u3
 
 #[derive(Debug)]
 pub(crate) struct ServiceInfo {
-    pub(crate) namespace: Box<str>,
+    /// Interned: namespaces repeat across Services.
+    pub(crate) namespace: Arc<str>,
     pub(crate) name: Box<str>,
 }
 
@@ -360,7 +362,11 @@ pub struct RouteTable {
     pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
-    pub(crate) statuses: Vec<ParentStatus>,
+    /// What the parent conditions are made of (compact, kept from the build).
+    pub(crate) status: StatusSource,
+    /// The rendered conditions, on first use: a resolver that never reports status never
+    /// pays for their strings.
+    pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
@@ -409,7 +415,8 @@ impl RouteTable {
     /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
-        &self.statuses
+        self.statuses
+            .get_or_init(|| self.status.render(&self.routes))
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -429,11 +436,39 @@ enum Group {
     Consumer(String),
 }
 
+/// Route kinds in precedence order (§4.6), the order of [`Attached::by_kind`].
+const KINDS: [RouteKind; 5] = [
+    RouteKind::Grpc,
+    RouteKind::Http,
+    RouteKind::Tls,
+    RouteKind::Tcp,
+    RouteKind::Udp,
+];
+
+fn kind_slot(k: RouteKind) -> usize {
+    match k {
+        RouteKind::Grpc => 0,
+        RouteKind::Http => 1,
+        RouteKind::Tls => 2,
+        RouteKind::Tcp => 3,
+        RouteKind::Udp => 4,
+    }
+}
+
+impl Attached {
+    fn push(&mut self, kind: RouteKind, a: AttachedRoute) {
+        if let Some(list) = self.by_kind.get_mut(kind_slot(kind)) {
+            list.push(a);
+        }
+    }
+}
+
 /// Routes attached to one context, before indexing. `hosts` are the effective hostnames
 /// (`None` = any).
 #[derive(Debug, Default)]
 struct Attached {
-    by_kind: BTreeMap<RouteKind, Vec<AttachedRoute>>,
+    /// By kind, in [`KINDS`] order (an array: no map node per context).
+    by_kind: [Vec<AttachedRoute>; 5],
 }
 
 #[derive(Debug, Clone)]
@@ -705,7 +740,23 @@ impl<'i> Builder<'i> {
             }
         }
 
-        let statuses = self.status.finish(input);
+        let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let services: Vec<ServiceInfo> = input
+            .services
+            .iter()
+            .map(|s| ServiceInfo {
+                namespace: self.intern(&s.namespace),
+                name: s.name.as_str().into(),
+            })
+            .collect();
+        let gateways: Vec<ServiceInfo> = input
+            .gateways
+            .iter()
+            .map(|s| ServiceInfo {
+                namespace: self.intern(&s.namespace),
+                name: s.name.as_str().into(),
+            })
+            .collect();
         // the build grew these by doubling: drop the slack (up to half of each)
         self.rules.shrink_to_fit();
         self.cands.shrink_to_fit();
@@ -723,23 +774,10 @@ impl<'i> Builder<'i> {
             regexes: self.regexes,
             sets,
             bindings,
-            services: input
-                .services
-                .iter()
-                .map(|s| ServiceInfo {
-                    namespace: s.namespace.as_str().into(),
-                    name: s.name.as_str().into(),
-                })
-                .collect(),
-            gateways: input
-                .gateways
-                .iter()
-                .map(|s| ServiceInfo {
-                    namespace: s.namespace.as_str().into(),
-                    name: s.name.as_str().into(),
-                })
-                .collect(),
-            statuses,
+            services,
+            gateways,
+            status,
+            statuses: std::sync::OnceLock::new(),
             methods: self.methods,
             targets: self.targets,
         }
@@ -772,9 +810,10 @@ impl<'i> Builder<'i> {
             return Some(id);
         }
         let id = u32::try_from(self.routes.len()).ok()?;
+        let namespace = self.intern(&route.namespace);
         self.routes.push(RouteInfo {
             kind: route.kind,
-            namespace: route.namespace.as_str().into(),
+            namespace,
             name: route.name.as_str().into(),
             rank,
         });
@@ -1201,15 +1240,15 @@ impl<'i> Builder<'i> {
             );
             out.entry((si.unwrap_or_default(), port_i, group.clone()))
                 .or_default()
-                .by_kind
-                .entry(route.kind)
-                .or_default()
-                .push(AttachedRoute {
-                    route_id,
-                    ri,
-                    hosts: Rc::clone(&hosts),
-                    rules: Rc::clone(&rules),
-                });
+                .push(
+                    route.kind,
+                    AttachedRoute {
+                        route_id,
+                        ri,
+                        hosts: Rc::clone(&hosts),
+                        rules: Rc::clone(&rules),
+                    },
+                );
         }
     }
 
@@ -1309,17 +1348,15 @@ impl<'i> Builder<'i> {
         }
         self.status.attached_gateway(ri, pi);
         for (li, hosts) in attach_to {
-            out.entry((gi.unwrap_or_default(), li))
-                .or_default()
-                .by_kind
-                .entry(route.kind)
-                .or_default()
-                .push(AttachedRoute {
+            out.entry((gi.unwrap_or_default(), li)).or_default().push(
+                route.kind,
+                AttachedRoute {
                     route_id,
                     ri,
                     hosts: hosts.into(),
                     rules: Rc::clone(&rules),
-                });
+                },
+            );
         }
     }
 
@@ -1338,22 +1375,24 @@ impl<'i> Builder<'i> {
         let mut by_kind = attached.by_kind;
         if mesh {
             // §4.6: one TCP-carried kind per Service port and group: GRPC > HTTP > TLS > TCP.
-            let winner = by_kind.keys().copied().find(|k| *k != RouteKind::Udp);
+            let winner = KINDS
+                .iter()
+                .zip(&by_kind)
+                .find(|(k, list)| **k != RouteKind::Udp && !list.is_empty())
+                .map(|(k, _)| *k);
             set.mesh_kind = winner;
-            let losers: Vec<RouteKind> = by_kind
-                .keys()
-                .copied()
-                .filter(|k| *k != RouteKind::Udp && Some(*k) != winner)
-                .collect();
-            for k in losers {
-                if let Some(list) = by_kind.remove(&k) {
-                    for a in list {
+            for (k, list) in KINDS.iter().zip(by_kind.iter_mut()) {
+                if *k != RouteKind::Udp && Some(*k) != winner {
+                    for a in std::mem::take(list) {
                         self.status.conflicted(a.ri, ctx.clone(), winner);
                     }
                 }
             }
         }
-        for (kind, list) in by_kind {
+        for (kind, list) in KINDS.into_iter().zip(by_kind) {
+            if list.is_empty() {
+                continue;
+            }
             match kind {
                 RouteKind::Http => set.http = Some(self.index_http(&list)),
                 RouteKind::Grpc => set.grpc = Some(Box::new(self.index_grpc(&list))),
@@ -1389,20 +1428,28 @@ impl<'i> Builder<'i> {
     }
 
     fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<NamedMatches> {
-        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
+        if hs.is_empty() {
+            return Some(Box::default());
+        }
+        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::with_capacity(hs.len());
         for (name, m) in hs {
-            let lower = name.to_ascii_lowercase();
             // §1.4: among case-equivalent names only the first entry counts.
-            if out.iter().any(|(n, _)| **n == *lower) {
+            if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
                 continue;
             }
-            out.push((lower.into(), self.value_match(m)?));
+            // lower-cased once, straight into the boxed name (one allocation)
+            let mut lower: Box<str> = name.as_str().into();
+            lower.make_ascii_lowercase();
+            out.push((lower, self.value_match(m)?));
         }
         Some(out.into_boxed_slice())
     }
 
     fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<NamedMatches> {
-        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
+        if qs.is_empty() {
+            return Some(Box::default());
+        }
+        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::with_capacity(qs.len());
         for (name, m) in qs {
             // §1.5: names are case-sensitive; only the first duplicate counts.
             if out.iter().any(|(n, _)| **n == **name) {
