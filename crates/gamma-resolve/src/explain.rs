@@ -233,8 +233,9 @@ impl RouteTable {
         } else if let crate::Decision::Respond(r) = decision
             && let Some(rule) = r.rule
             && let Some(entry) = self.rules.iter().find(|e| self.rule_ref(e) == rule)
-            && let Action::Backends(bs) = &entry.action
+            && let Action::Backends(..) = &entry.action
         {
+            let bs = self.backends_of(&entry.action);
             let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
             ex.backend_pick = Some(format!("weights [{}]: {}", weights.join(", "), r.reason));
         }
@@ -316,7 +317,7 @@ impl RouteTable {
                 Some(CandidateExplanation {
                     route: rref.route.to_string(),
                     rule: rule.index,
-                    rule_name: rule.name.as_deref().map(str::to_string),
+                    rule_name: self.rule_name(rule).map(str::to_string),
                     match_index: cand.match_index,
                     hostname: r.hostname,
                     condition: r.condition,

@@ -13,9 +13,7 @@ use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{
-    Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target, extras,
-};
+use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
 use crate::weights;
 
 /// Where the request was bound, for decisions and explanations.
@@ -198,7 +196,7 @@ impl RouteTable {
                 name: route.map_or("", |r| &r.name),
             },
             index: rule.index,
-            name: rule.name.as_deref(),
+            name: self.rule_name(rule),
         }
     }
 
@@ -214,7 +212,7 @@ impl RouteTable {
         let modifier = |m: &'a PathModifierIr| match m {
             PathModifierIr::Full(p) => PathModifier::ReplaceFullPath(p),
             PathModifierIr::Prefix(r) => PathModifier::ReplacePrefixMatch {
-                matched_prefix: extras(&rule.extras).prefix.as_deref().unwrap_or("/"),
+                matched_prefix: self.extras_of(rule.extras).prefix.as_deref().unwrap_or("/"),
                 replacement: r,
             },
         };
@@ -245,7 +243,8 @@ impl RouteTable {
                     location,
                 })
             }
-            Action::Backends(bs) => {
+            Action::Backends(..) => {
+                let bs = self.backends_of(&rule.action);
                 let Some(i) = weights::pick(bs.iter().map(|b| b.weight), entropy) else {
                     return respond(req.protocol, Some(rref), RespondReason::AllWeightsZero);
                 };
@@ -261,8 +260,8 @@ impl RouteTable {
                     }
                     BackendState::Ok => {}
                 }
-                let rx = extras(&rule.extras);
-                let bx = extras(&b.extras);
+                let rx = self.extras_of(rule.extras);
+                let bx = self.extras_of(b.extras);
                 let rw = rx.rewrite.as_ref().or(bx.rewrite.as_ref());
                 let rewrite = rw.map(|rw| UrlRewrite {
                     host: rw.hostname.as_deref(),

@@ -174,8 +174,9 @@ pub(crate) struct BackendEntry {
     pub(crate) state: BackendState,
     /// Index into [`RouteTable::targets`] (interned: identical backendRefs share one entry).
     pub(crate) target: u32,
-    /// Filters of the backendRef (header modifiers, rewrite), boxed: most have none.
-    pub(crate) extras: Option<Box<Extras>>,
+    /// Filters of the backendRef (header modifiers, rewrite): index into
+    /// [`RouteTable::extras`], 0 for none (most have none). 16 bytes per backend.
+    pub(crate) extras: u32,
 }
 
 /// Everything a rule or backendRef carries besides matching and backends. Boxed and absent
@@ -226,15 +227,6 @@ impl Extras {
             && self.extensions.is_empty()
             && self.prefix.is_none()
     }
-
-    fn boxed(self) -> Option<Box<Self>> {
-        (!self.is_empty()).then(|| Box::new(self))
-    }
-}
-
-/// The extras of a rule or backend, or the shared empty set.
-pub(crate) fn extras(e: &Option<Box<Extras>>) -> &Extras {
-    e.as_deref().unwrap_or(&NO_EXTRAS)
 }
 
 #[derive(Debug, Clone)]
@@ -246,17 +238,22 @@ pub(crate) struct RewriteC {
 #[derive(Debug)]
 pub(crate) enum Action {
     Redirect(Box<RedirectIr>),
-    Backends(Box<[BackendEntry]>),
+    /// A run (start, length) of [`RouteTable::backends`]: one array for every rule's
+    /// backends instead of a boxed slice per rule.
+    Backends(u32, u32),
     Fail(RespondReason),
 }
 
+/// A compiled rule: 32 bytes; names, extras and backends live in table arrays.
 #[derive(Debug)]
 pub(crate) struct RuleEntry {
     pub(crate) route: u32,
     pub(crate) index: u16,
-    pub(crate) name: Option<Box<str>>,
+    /// Index into [`RouteTable::rule_names`]; 0 = unnamed.
+    pub(crate) name: u32,
+    /// Index into [`RouteTable::extras`]; 0 = none.
+    pub(crate) extras: u32,
     pub(crate) action: Action,
-    pub(crate) extras: Option<Box<Extras>>,
 }
 
 /// One candidate: a (rule, match, hostname group). 12 bytes: its 16-byte precedence key
@@ -371,6 +368,12 @@ pub struct RouteTable {
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
     pub(crate) targets: Vec<Target>,
+    /// Backends of every rule, by runs.
+    pub(crate) backends: Vec<BackendEntry>,
+    /// Filters, timeouts and the like of rules and backends; index 0 is the empty set.
+    pub(crate) extras: Vec<Extras>,
+    /// Rule names; index 0 is unused (unnamed).
+    pub(crate) rule_names: Vec<Box<str>>,
 }
 
 /// Build counters, for reports and benches.
@@ -391,6 +394,32 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// The extras at an index (0 and anything unknown: the empty set).
+    pub(crate) fn extras_of(&self, i: u32) -> &Extras {
+        self.extras.get(i as usize).unwrap_or(&NO_EXTRAS)
+    }
+
+    /// The backends of a rule action (empty unless it forwards).
+    pub(crate) fn backends_of(&self, action: &Action) -> &[BackendEntry] {
+        match action {
+            Action::Backends(start, len) => {
+                let start = *start as usize;
+                self.backends
+                    .get(start..start + *len as usize)
+                    .unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
+    /// The name of a rule.
+    pub(crate) fn rule_name(&self, rule: &RuleEntry) -> Option<&str> {
+        match rule.name {
+            0 => None,
+            i => self.rule_names.get(i as usize).map(|n| &**n),
+        }
+    }
+
     /// The conditions of a candidate (`None`: nothing beyond path/method).
     pub(crate) fn cond_of(&self, c: &Cand) -> Option<&Cond> {
         if c.cond == 0 {
@@ -534,6 +563,9 @@ struct Builder<'i> {
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
     target_ids: Map<TargetKey<'i>, u32>,
+    backends: Vec<BackendEntry>,
+    extras: Vec<Extras>,
+    rule_names: Vec<Box<str>>,
 }
 
 impl<'i> Builder<'i> {
@@ -571,6 +603,9 @@ impl<'i> Builder<'i> {
             methods: vec!["".into()],
             targets: Vec::new(),
             target_ids: Map::default(),
+            backends: Vec::new(),
+            extras: vec![Extras::default()],
+            rule_names: vec!["".into()],
             status: StatusBuilder::default(),
         }
     }
@@ -762,6 +797,9 @@ impl<'i> Builder<'i> {
         self.cands.shrink_to_fit();
         self.conds.shrink_to_fit();
         self.targets.shrink_to_fit();
+        self.backends.shrink_to_fit();
+        self.extras.shrink_to_fit();
+        self.rule_names.shrink_to_fit();
         self.routes.shrink_to_fit();
         sets.shrink_to_fit();
         RouteTable {
@@ -780,6 +818,9 @@ impl<'i> Builder<'i> {
             statuses: std::sync::OnceLock::new(),
             methods: self.methods,
             targets: self.targets,
+            backends: self.backends,
+            extras: self.extras,
+            rule_names: self.rule_names,
         }
     }
 
@@ -966,6 +1007,16 @@ impl<'i> Builder<'i> {
         id
     }
 
+    /// Stores a non-empty set of extras and returns its index (0 for an empty one).
+    fn push_extras(&mut self, e: Extras) -> u32 {
+        if e.is_empty() {
+            return 0;
+        }
+        let i = u32::try_from(self.extras.len()).unwrap_or(0);
+        self.extras.push(e);
+        i
+    }
+
     fn compile_rule(
         &mut self,
         route_id: u32,
@@ -989,7 +1040,7 @@ impl<'i> Builder<'i> {
             if rule.backends.is_empty() {
                 Action::Fail(RespondReason::NoBackends)
             } else {
-                let mut bs: Vec<BackendEntry> = Vec::with_capacity(rule.backends.len());
+                let start = u32::try_from(self.backends.len()).ok()?;
                 for b in &rule.backends {
                     let target = self.target(b);
                     let mut state = self.backend_state_of(target, route, b, mesh);
@@ -1000,28 +1051,29 @@ impl<'i> Builder<'i> {
                             extensions.extend(b.filters.extensions.iter().cloned());
                         }
                     }
-                    bs.push(BackendEntry {
+                    // most backendRefs carry no filters: skip the clones entirely
+                    let extras = if b.filters.request_headers.is_empty()
+                        && b.filters.response_headers.is_empty()
+                        && b.filters.rewrite.is_none()
+                    {
+                        0
+                    } else {
+                        self.push_extras(Extras {
+                            request_headers: b.filters.request_headers.clone(),
+                            response_headers: b.filters.response_headers.clone(),
+                            rewrite: rewrite(&b.filters),
+                            ..Extras::default()
+                        })
+                    };
+                    self.backends.push(BackendEntry {
                         weight: b.weight,
                         target,
                         state,
-                        // most backendRefs carry no filters: skip the clones entirely
-                        extras: if b.filters.request_headers.is_empty()
-                            && b.filters.response_headers.is_empty()
-                            && b.filters.rewrite.is_none()
-                        {
-                            None
-                        } else {
-                            Extras {
-                                request_headers: b.filters.request_headers.clone(),
-                                response_headers: b.filters.response_headers.clone(),
-                                rewrite: rewrite(&b.filters),
-                                ..Extras::default()
-                            }
-                            .boxed()
-                        },
+                        extras,
                     });
                 }
-                Action::Backends(bs.into_boxed_slice())
+                let len = u32::try_from(rule.backends.len()).ok()?;
+                Action::Backends(start, len)
             }
         } else {
             Action::Fail(RespondReason::UnsupportedFilter)
@@ -1074,7 +1126,12 @@ impl<'i> Builder<'i> {
             }
         };
         match &action {
-            Action::Backends(bs) => {
+            Action::Backends(start, len) => {
+                let start = *start as usize;
+                let bs = self
+                    .backends
+                    .get(start..start + *len as usize)
+                    .unwrap_or(&[]);
                 for (i, b) in bs.iter().enumerate() {
                     if let BackendState::Invalid(r) = b.state {
                         let reason = r.as_str();
@@ -1113,36 +1170,44 @@ impl<'i> Builder<'i> {
         }
         self.rule_problems.push(problem);
         let id = u32::try_from(self.rules.len()).ok()?;
+        let name = match rule.name.as_deref() {
+            None => 0,
+            Some(n) => {
+                let i = u32::try_from(self.rule_names.len()).ok()?;
+                self.rule_names.push(n.into());
+                i
+            }
+        };
+        let extras = if rule.filters.request_headers.is_empty()
+            && rule.filters.response_headers.is_empty()
+            && rule.filters.rewrite.is_none()
+            && mirrors.is_empty()
+            && rule.filters.cors.is_none()
+            && rule.timeouts.is_none()
+            && rule.retry.is_none()
+            && extensions.is_empty()
+            && prefix.is_none()
+        {
+            0
+        } else {
+            self.push_extras(Extras {
+                request_headers: rule.filters.request_headers.clone(),
+                response_headers: rule.filters.response_headers.clone(),
+                rewrite: rewrite(&rule.filters),
+                mirrors,
+                cors: rule.filters.cors.clone(),
+                timeouts: rule.timeouts.clone(),
+                retry: rule.retry.clone(),
+                extensions,
+                prefix,
+            })
+        };
         self.rules.push(RuleEntry {
             route: route_id,
             index,
-            name: rule.name.as_deref().map(Into::into),
+            name,
+            extras,
             action,
-            extras: if rule.filters.request_headers.is_empty()
-                && rule.filters.response_headers.is_empty()
-                && rule.filters.rewrite.is_none()
-                && mirrors.is_empty()
-                && rule.filters.cors.is_none()
-                && rule.timeouts.is_none()
-                && rule.retry.is_none()
-                && extensions.is_empty()
-                && prefix.is_none()
-            {
-                None
-            } else {
-                Extras {
-                    request_headers: rule.filters.request_headers.clone(),
-                    response_headers: rule.filters.response_headers.clone(),
-                    rewrite: rewrite(&rule.filters),
-                    mirrors,
-                    cors: rule.filters.cors.clone(),
-                    timeouts: rule.timeouts.clone(),
-                    retry: rule.retry.clone(),
-                    extensions,
-                    prefix,
-                }
-                .boxed()
-            },
         });
         Some(id)
     }
