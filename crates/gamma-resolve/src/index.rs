@@ -299,24 +299,27 @@ fn salted_hash_bytes(salt: u32, b: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
-/// Byte equality without a `bcmp` call for keys of 8 to 16 bytes (most paths): two
-/// overlapping word compares cover every byte.
+/// Byte equality without a `bcmp` call for keys up to 16 bytes (most paths and names):
+/// overlapping compares of the first and last bytes, 4-byte or 8-byte words cover every byte.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    if (8..=16).contains(&a.len())
-        && let (Some(a0), Some(a1), Some(b0), Some(b1)) = (
-            a.first_chunk::<8>(),
-            a.last_chunk::<8>(),
-            b.first_chunk::<8>(),
-            b.last_chunk::<8>(),
-        )
-    {
-        return a0 == b0 && a1 == b1;
+    match n {
+        0 => true,
+        1..=3 => a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last(),
+        4..=7 => {
+            a.first_chunk::<4>() == b.first_chunk::<4>()
+                && a.last_chunk::<4>() == b.last_chunk::<4>()
+        }
+        8..=16 => {
+            a.first_chunk::<8>() == b.first_chunk::<8>()
+                && a.last_chunk::<8>() == b.last_chunk::<8>()
+        }
+        _ => a == b,
     }
-    a == b
 }
 
 fn range(r: (u32, u32)) -> std::ops::Range<usize> {
@@ -555,7 +558,13 @@ pub(crate) struct PathIndexBuilder {
     id: u32,
     keys: Vec<u32>,
     regex: Vec<u32>,
+    /// Whether the keys are in [`PathKeysBuilder::by_key`]; small indexes find repeated
+    /// keys by scanning `keys` instead (no hashing).
+    hashed: bool,
 }
+
+/// Indexes with up to this many keys (exact and prefix) dedupe by scanning while building.
+const BUILD_SCAN_MAX: usize = 16;
 
 /// Where a candidate goes in a path index.
 #[derive(Debug, Clone, Copy)]
@@ -572,8 +581,9 @@ impl<'i> PathKeysBuilder<'i> {
         self.next_id = self.next_id.wrapping_add(1);
         PathIndexBuilder {
             id,
-            keys: Vec::new(),
+            keys: Vec::with_capacity(8),
             regex: Vec::new(),
+            hashed: false,
         }
     }
 
@@ -588,7 +598,17 @@ impl<'i> PathKeysBuilder<'i> {
             }
         };
         let salt = b.id.wrapping_mul(2) | u32::from(prefix);
-        if let Some(&pi) = self.by_key.get(&(salt, key)) {
+        let found = if b.hashed {
+            self.by_key.get(&(salt, key)).copied()
+        } else {
+            let pending = &self.pending;
+            b.keys.iter().copied().find(|pi| {
+                pending.get(*pi as usize).is_some_and(|p| {
+                    p.prefix == prefix && same_bytes(p.key.as_bytes(), key.as_bytes())
+                })
+            })
+        };
+        if let Some(pi) = found {
             let link = u32::try_from(self.chain.len()).unwrap_or(NONE);
             self.chain.push((cand, NONE));
             if let Some(p) = self.pending.get_mut(pi as usize) {
@@ -612,8 +632,19 @@ impl<'i> PathKeysBuilder<'i> {
             first: cand,
             more: (NONE, NONE),
         });
-        self.by_key.insert((salt, key), pi);
         b.keys.push(pi);
+        if b.hashed {
+            self.by_key.insert((salt, key), pi);
+        } else if b.keys.len() > BUILD_SCAN_MAX {
+            // grown large: from now on repeated keys are found by hash
+            b.hashed = true;
+            for &k in &b.keys {
+                if let Some(p) = self.pending.get(k as usize) {
+                    let salt = b.id.wrapping_mul(2) | u32::from(p.prefix);
+                    self.by_key.insert((salt, p.key), k);
+                }
+            }
+        }
     }
 
     /// Freezes one key's candidates into a run, sorted by `order` (stable: insertion order
@@ -677,6 +708,7 @@ impl<'i> PathKeysBuilder<'i> {
             id,
             mut keys,
             regex,
+            ..
         } = b;
         // exact keys first, then prefixes longest first (the scan relies on it); stable, so
         // keys keep their insertion order otherwise

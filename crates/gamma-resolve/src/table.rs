@@ -18,7 +18,7 @@ use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
     FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
-    PathSlot,
+    PathSlot, same_bytes,
 };
 use crate::ir::{
     AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
@@ -532,8 +532,31 @@ struct MatchSite<'l, 'i> {
 }
 
 /// (group, kind, namespace, name, port) of a backend target, borrowed from the input: a
-/// repeated backendRef is found without interning (hashing) its four strings again.
-type TargetKey<'i> = (&'i str, &'i str, &'i str, &'i str, Option<u16>);
+/// repeated backendRef is found without interning its four strings again. Hashes only the
+/// name, namespace and port (group and kind are nearly always `""`/`Service`); compares all.
+#[derive(Debug, Clone, Copy)]
+struct TargetKey<'i>(&'i BackendIr);
+
+impl std::hash::Hash for TargetKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write(self.0.name.as_bytes());
+        h.write(self.0.namespace.as_bytes());
+        h.write_u32(self.0.port.map_or(u32::MAX, u32::from));
+    }
+}
+
+impl PartialEq for TargetKey<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        let (a, b) = (self.0, o.0);
+        same_bytes(a.name.as_bytes(), b.name.as_bytes())
+            && a.port == b.port
+            && same_bytes(a.namespace.as_bytes(), b.namespace.as_bytes())
+            && same_bytes(a.kind.as_bytes(), b.kind.as_bytes())
+            && same_bytes(a.group.as_bytes(), b.group.as_bytes())
+    }
+}
+
+impl Eq for TargetKey<'_> {}
 
 struct Builder<'i> {
     input: &'i TableInput,
@@ -983,13 +1006,7 @@ impl<'i> Builder<'i> {
     }
 
     fn target(&mut self, b: &'i BackendIr) -> u32 {
-        let key = (
-            b.group.as_str(),
-            b.kind.as_str(),
-            b.namespace.as_str(),
-            b.name.as_str(),
-            b.port,
-        );
+        let key = TargetKey(b);
         if let Some(id) = self.target_ids.get(&key) {
             return *id;
         }
