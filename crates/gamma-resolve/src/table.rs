@@ -900,22 +900,25 @@ impl<'i> Builder<'i> {
         {
             return ids;
         }
-        let mut ids = Vec::with_capacity(route.rules.len());
-        for (i, rule) in route.rules.iter().enumerate() {
-            let id = if rule.invalid.is_some() {
-                None
-            } else {
-                self.compile_rule(
-                    route_id,
-                    u16::try_from(i).unwrap_or(u16::MAX),
-                    route,
-                    rule,
-                    mesh,
-                )
-            };
-            ids.push(id);
-        }
-        let ids: RuleIds = ids.into();
+        // collected straight into the shared slice (a sized iterator: one allocation)
+        let ids: RuleIds = route
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(i, rule)| {
+                if rule.invalid.is_some() {
+                    None
+                } else {
+                    self.compile_rule(
+                        route_id,
+                        u16::try_from(i).unwrap_or(u16::MAX),
+                        route,
+                        rule,
+                        mesh,
+                    )
+                }
+            })
+            .collect();
         if let Some(slot) = self.rule_ids.get_mut(ri).and_then(|s| s.get_mut(f)) {
             *slot = Some(Rc::clone(&ids));
         }
@@ -1048,7 +1051,11 @@ impl<'i> Builder<'i> {
                 path: r.path.clone(),
             })
         };
-        let mut extensions: Vec<String> = rule.filters.extensions.clone();
+        let mut extensions: Vec<String> = if rule.filters.extensions.is_empty() {
+            Vec::new()
+        } else {
+            rule.filters.extensions.clone()
+        };
         let action = if let Some(r) = &rule.filters.redirect {
             Action::Redirect(Box::new(r.clone()))
         } else if rule.filters.extensions.is_empty()
@@ -1095,30 +1102,33 @@ impl<'i> Builder<'i> {
         } else {
             Action::Fail(RespondReason::UnsupportedFilter)
         };
-        let mirrors: Vec<Mirror> = rule
-            .filters
-            .mirrors
-            .iter()
-            .filter(|m| {
-                self.backend_state(route, &m.backend, mesh)
-                    != BackendState::Invalid(InvalidRef::RefNotPermitted)
-            })
-            .filter(|m| {
-                matches!(
-                    self.backend_state(route, &m.backend, mesh),
-                    BackendState::Ok | BackendState::NoEndpoints
-                )
-            })
-            .map(|m| Mirror {
-                group: m.backend.group.clone(),
-                kind: m.backend.kind.clone(),
-                namespace: m.backend.namespace.clone(),
-                name: m.backend.name.clone(),
-                port: m.backend.port,
-                numerator: m.fraction.0,
-                denominator: m.fraction.1,
-            })
-            .collect();
+        let mirrors: Vec<Mirror> = if rule.filters.mirrors.is_empty() {
+            Vec::new()
+        } else {
+            rule.filters
+                .mirrors
+                .iter()
+                .filter(|m| {
+                    self.backend_state(route, &m.backend, mesh)
+                        != BackendState::Invalid(InvalidRef::RefNotPermitted)
+                })
+                .filter(|m| {
+                    matches!(
+                        self.backend_state(route, &m.backend, mesh),
+                        BackendState::Ok | BackendState::NoEndpoints
+                    )
+                })
+                .map(|m| Mirror {
+                    group: m.backend.group.clone(),
+                    kind: m.backend.kind.clone(),
+                    namespace: m.backend.namespace.clone(),
+                    name: m.backend.name.clone(),
+                    port: m.backend.port,
+                    numerator: m.fraction.0,
+                    denominator: m.fraction.1,
+                })
+                .collect()
+        };
         let is_prefix_mod =
             |m: Option<&PathModifierIr>| matches!(m, Some(PathModifierIr::Prefix(_)));
         let needs_prefix =
