@@ -532,6 +532,9 @@ struct PendingKey<'i> {
     first: u32,
     /// Head and tail of the chain of further candidates (`NONE` = none).
     more: (u32, u32),
+    /// The next key of the same index (`NONE` = last): an index's keys are a list through
+    /// the shared pending keys, not a vector per index.
+    next: u32,
 }
 
 const NONE: u32 = u32::MAX;
@@ -550,13 +553,17 @@ pub(crate) struct PathKeysBuilder<'i> {
     large: Vec<(u32, (u32, u32))>,
     out: PathKeys,
     scratch: Vec<u32>,
+    keys_scratch: Vec<u32>,
 }
 
 /// Builder of one [`PathIndex`]: its pending keys (indexes into the shared builder).
 #[derive(Debug)]
 pub(crate) struct PathIndexBuilder {
     id: u32,
-    keys: Vec<u32>,
+    /// First and last of the index's pending keys (`NONE` = none), and their number.
+    head: u32,
+    tail: u32,
+    count: usize,
     regex: Vec<u32>,
     /// Whether the keys are in [`PathKeysBuilder::by_key`]; small indexes find repeated
     /// keys by scanning `keys` instead (no hashing).
@@ -581,7 +588,9 @@ impl<'i> PathKeysBuilder<'i> {
         self.next_id = self.next_id.wrapping_add(1);
         PathIndexBuilder {
             id,
-            keys: Vec::with_capacity(8),
+            head: NONE,
+            tail: NONE,
+            count: 0,
             regex: Vec::new(),
             hashed: false,
         }
@@ -601,12 +610,16 @@ impl<'i> PathKeysBuilder<'i> {
         let found = if b.hashed {
             self.by_key.get(&(salt, key)).copied()
         } else {
-            let pending = &self.pending;
-            b.keys.iter().copied().find(|pi| {
-                pending.get(*pi as usize).is_some_and(|p| {
-                    p.prefix == prefix && same_bytes(p.key.as_bytes(), key.as_bytes())
-                })
-            })
+            let mut at = b.head;
+            let mut hit = None;
+            while let Some(p) = self.pending.get(at as usize) {
+                if p.prefix == prefix && same_bytes(p.key.as_bytes(), key.as_bytes()) {
+                    hit = Some(at);
+                    break;
+                }
+                at = p.next;
+            }
+            hit
         };
         if let Some(pi) = found {
             let link = u32::try_from(self.chain.len()).unwrap_or(NONE);
@@ -631,18 +644,24 @@ impl<'i> PathKeysBuilder<'i> {
             prefix,
             first: cand,
             more: (NONE, NONE),
+            next: NONE,
         });
-        b.keys.push(pi);
+        match self.pending.get_mut(b.tail as usize) {
+            Some(t) => t.next = pi,
+            None => b.head = pi,
+        }
+        b.tail = pi;
+        b.count += 1;
         if b.hashed {
             self.by_key.insert((salt, key), pi);
-        } else if b.keys.len() > BUILD_SCAN_MAX {
+        } else if b.count > BUILD_SCAN_MAX {
             // grown large: from now on repeated keys are found by hash
             b.hashed = true;
-            for &k in &b.keys {
-                if let Some(p) = self.pending.get(k as usize) {
-                    let salt = b.id.wrapping_mul(2) | u32::from(p.prefix);
-                    self.by_key.insert((salt, p.key), k);
-                }
+            let mut at = b.head;
+            while let Some(p) = self.pending.get(at as usize) {
+                let salt = b.id.wrapping_mul(2) | u32::from(p.prefix);
+                self.by_key.insert((salt, p.key), at);
+                at = p.next;
             }
         }
     }
@@ -705,11 +724,15 @@ impl<'i> PathKeysBuilder<'i> {
         order: &impl Fn(&u32, &u32) -> std::cmp::Ordering,
     ) -> PathIndex {
         let PathIndexBuilder {
-            id,
-            mut keys,
-            regex,
-            ..
+            id, head, regex, ..
         } = b;
+        let mut keys = std::mem::take(&mut self.keys_scratch);
+        keys.clear();
+        let mut at = head;
+        while let Some(p) = self.pending.get(at as usize) {
+            keys.push(at);
+            at = p.next;
+        }
         // exact keys first, then prefixes longest first (the scan relies on it); stable, so
         // keys keep their insertion order otherwise
         let pending = &self.pending;
@@ -727,6 +750,7 @@ impl<'i> PathKeysBuilder<'i> {
         let (exact, prefix) = keys.split_at(split);
         let exact = self.entries(exact, order);
         let prefix_r = self.entries(prefix, order);
+        self.keys_scratch = keys;
         if exact.1 > SCAN_MAX {
             self.large.push((id.wrapping_mul(2), exact));
         }

@@ -514,7 +514,8 @@ struct AttachedRoute {
 
 /// Compiled rule ids of a route by rule index (`None` = dropped), shared by every context
 /// the route attaches to.
-type RuleIds = Rc<[Option<u32>]>;
+/// A run (start, length) of `Builder::rule_id_pool`: no allocation per route.
+type RuleIds = (u32, u32);
 
 /// One match of an attached route under one effective hostname, as walked by
 /// `Builder::for_each_match`.
@@ -573,6 +574,8 @@ struct Builder<'i> {
     paths: PathKeysBuilder<'i>,
     /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
     rule_ids: Vec<[Option<RuleIds>; 2]>,
+    /// Compiled rule ids of every route (runs of it are [`RuleIds`]).
+    rule_id_pool: Vec<Option<u32>>,
     /// The effective hostnames "any host" (`[None]`), shared.
     any_host: Rc<[Option<String>]>,
     /// Per backend target, per route kind: its state for a same-namespace reference (which
@@ -619,6 +622,7 @@ impl<'i> Builder<'i> {
             paths: PathKeysBuilder::default(),
             rule_ids: vec![[None, None]; input.routes.len()],
             any_host: Rc::from([None]),
+            rule_id_pool: Vec::new(),
             target_states: Vec::new(),
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
@@ -895,34 +899,40 @@ impl<'i> Builder<'i> {
             .rule_ids
             .get(ri)
             .and_then(|s| s.get(f))
-            .cloned()
+            .copied()
             .flatten()
         {
             return ids;
         }
-        // collected straight into the shared slice (a sized iterator: one allocation)
-        let ids: RuleIds = route
-            .rules
-            .iter()
-            .enumerate()
-            .map(|(i, rule)| {
-                if rule.invalid.is_some() {
-                    None
-                } else {
-                    self.compile_rule(
-                        route_id,
-                        u16::try_from(i).unwrap_or(u16::MAX),
-                        route,
-                        rule,
-                        mesh,
-                    )
-                }
-            })
-            .collect();
+        let start = u32::try_from(self.rule_id_pool.len()).unwrap_or(u32::MAX);
+        for (i, rule) in route.rules.iter().enumerate() {
+            let id = if rule.invalid.is_some() {
+                None
+            } else {
+                self.compile_rule(
+                    route_id,
+                    u16::try_from(i).unwrap_or(u16::MAX),
+                    route,
+                    rule,
+                    mesh,
+                )
+            };
+            self.rule_id_pool.push(id);
+        }
+        let end = u32::try_from(self.rule_id_pool.len()).unwrap_or(u32::MAX);
+        let ids = (start, end - start);
         if let Some(slot) = self.rule_ids.get_mut(ri).and_then(|s| s.get_mut(f)) {
-            *slot = Some(Rc::clone(&ids));
+            *slot = Some(ids);
         }
         ids
+    }
+
+    /// The compiled rule ids of a run.
+    fn ids(&self, r: RuleIds) -> &[Option<u32>] {
+        let start = r.0 as usize;
+        self.rule_id_pool
+            .get(start..start + r.1 as usize)
+            .unwrap_or(&[])
     }
 
     fn backend_state(&self, route: &RouteIr, b: &BackendIr, mesh: bool) -> BackendState {
@@ -1298,9 +1308,13 @@ impl<'i> Builder<'i> {
             return;
         }
         let rules = self.rules_of(ri, route_id, route, true);
-        self.status
-            .rules(ri, pi, route, &rules, &self.rule_problems);
-        if rules.iter().all(Option::is_none) {
+        let start = rules.0 as usize;
+        let ids = self
+            .rule_id_pool
+            .get(start..start + rules.1 as usize)
+            .unwrap_or(&[]);
+        self.status.rules(ri, pi, route, ids, &self.rule_problems);
+        if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of §4.6)
             return;
@@ -1338,7 +1352,7 @@ impl<'i> Builder<'i> {
                         route_id,
                         ri,
                         hosts: Rc::clone(&hosts),
-                        rules: Rc::clone(&rules),
+                        rules,
                     },
                 );
         }
@@ -1431,9 +1445,13 @@ impl<'i> Builder<'i> {
             return;
         }
         let rules = self.rules_of(ri, route_id, route, false);
-        self.status
-            .rules(ri, pi, route, &rules, &self.rule_problems);
-        if rules.iter().all(Option::is_none) {
+        let start = rules.0 as usize;
+        let ids = self
+            .rule_id_pool
+            .get(start..start + rules.1 as usize)
+            .unwrap_or(&[]);
+        self.status.rules(ri, pi, route, ids, &self.rule_problems);
+        if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of §4.6)
             return;
@@ -1446,7 +1464,7 @@ impl<'i> Builder<'i> {
                     route_id,
                     ri,
                     hosts: hosts.into(),
-                    rules: Rc::clone(&rules),
+                    rules,
                 },
             );
         }
@@ -1501,7 +1519,7 @@ impl<'i> Builder<'i> {
         list.iter()
             .filter_map(|a| self.routes.get(a.route_id as usize).map(|r| (r.rank, a)))
             .min_by_key(|(rank, _)| *rank)
-            .and_then(|(_, a)| a.rules.first().copied().flatten())
+            .and_then(|(_, a)| self.ids(a.rules).first().copied().flatten())
     }
 
     fn order(keys: &[PrecedenceKey]) -> impl Fn(&u32, &u32) -> std::cmp::Ordering + '_ {
@@ -1572,8 +1590,10 @@ impl<'i> Builder<'i> {
             };
             for host in a.hosts.iter() {
                 let host_spec = HostSpecificity::of(host.as_deref());
-                for (rule_index, rule_id) in a.rules.iter().enumerate() {
-                    let Some(rule_id) = *rule_id else { continue };
+                for rule_index in 0..a.rules.1 as usize {
+                    let Some(rule_id) = self.ids(a.rules).get(rule_index).copied().flatten() else {
+                        continue;
+                    };
                     let Some(rule) = route_ir.rules.get(rule_index) else {
                         continue;
                     };
@@ -1742,7 +1762,7 @@ impl<'i> Builder<'i> {
                 .get(a.route_id as usize)
                 .map(|r| r.rank)
                 .unwrap_or_default();
-            let Some(rule_id) = a.rules.first().copied().flatten() else {
+            let Some(rule_id) = self.ids(a.rules).first().copied().flatten() else {
                 continue;
             };
             let rule_index = 0u16;
