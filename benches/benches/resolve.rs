@@ -8,14 +8,12 @@
     missing_docs
 )]
 
-#[path = "../../crates/gamma-resolve/tests/common/oracle.rs"]
-#[allow(dead_code, unreachable_pub)]
-mod oracle;
-
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use gamma_benches::hostile::{hostile, hot_port_only, hot_request};
 use gamma_benches::{LinearScan, Rng, many_services, one_port, one_port_request, svc_ip};
+use gamma_resolve::reference as oracle;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
 
 fn one_port_resolve(c: &mut Criterion) {
@@ -92,5 +90,47 @@ fn many_services_resolve(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, one_port_resolve, many_services_resolve);
+/// Issue 6's hostile snapshot (`routes` HTTPRoutes of one to three rules, a tenth of them on
+/// one Service port): requests to the hot port, the engine over the whole table against the
+/// pre-sorted linear scan of that port's matches.
+fn hostile_resolve(c: &mut Criterion) {
+    let mut g = c.benchmark_group("resolve/hostile");
+    for routes in [1_000usize, 10_000, 100_000] {
+        let (input, shape) = hostile(routes);
+        let table = RouteTable::from_input(&input, &BuildOptions::default());
+        let scan = LinearScan::new(&hot_port_only(&input));
+        drop(input);
+        let mut rng = Rng::new(13);
+        let reqs: Vec<_> = (0..1024)
+            .map(|_| hot_request(&mut rng, shape.hot_routes))
+            .collect();
+        let headers: Vec<Vec<(&str, &str)>> = reqs.iter().map(|q| q.header_refs()).collect();
+        let dst = svc_ip(0);
+        let mut i = 0usize;
+        g.bench_with_input(BenchmarkId::new("engine", routes), &routes, |b, _| {
+            b.iter(|| {
+                let h = headers[i & 1023].as_slice();
+                let req = Request::http(dst, 80, "GET", &reqs[i & 1023].path).with_headers(&h);
+                i += 1;
+                black_box(table.resolve(black_box(&req), i as u64));
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("linear-scan", routes), &routes, |b, _| {
+            b.iter(|| {
+                let h = headers[i & 1023].as_slice();
+                let p = reqs[i & 1023].path.as_str();
+                i += 1;
+                black_box(scan.resolve(black_box(p), h));
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    one_port_resolve,
+    many_services_resolve,
+    hostile_resolve
+);
 criterion_main!(benches);

@@ -10,6 +10,7 @@
 )]
 
 pub mod counting;
+pub mod hostile;
 pub mod manifests;
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -51,7 +52,7 @@ pub fn svc_ip(j: usize) -> IpAddr {
     ))
 }
 
-fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
+pub(crate) fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
     ServiceIr {
         namespace: ns.into(),
         name: name.into(),
@@ -67,7 +68,7 @@ fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
     }
 }
 
-fn backend(name: &str, weight: u32) -> BackendIr {
+pub(crate) fn backend(name: &str, weight: u32) -> BackendIr {
     BackendIr {
         group: String::new(),
         kind: "Service".into(),
@@ -79,7 +80,7 @@ fn backend(name: &str, weight: u32) -> BackendIr {
     }
 }
 
-fn parent(name: &str) -> ParentRefIr {
+pub(crate) fn parent(name: &str) -> ParentRefIr {
     ParentRefIr {
         kind: ParentRefKind::Service,
         namespace: "app".into(),

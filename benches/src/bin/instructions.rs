@@ -1,18 +1,76 @@
 //! Runs `N` resolves (first argument, default 0) of a scenario (second argument: `one-port-10`,
-//! `one-port-<rules>`, `many-services[-<services>]`) after building and warming up, so that
-//! `valgrind --tool=callgrind` totals for N and 0 differ by exactly N resolves.
+//! `one-port-<rules>`, `many-services[-<services>]`, `hostile-<routes>`,
+//! `hostile-cold-<routes>`) after building and warming up, so that `valgrind --tool=callgrind`
+//! totals for N and 0 differ by exactly N resolves.
 //! Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::hint::black_box;
+use std::net::IpAddr;
 
+use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_resolve::{BuildOptions, Request, RouteTable};
+
+/// `hostile-<routes>`: issue 6's snapshot (`routes` HTTPRoutes of one to three rules, a tenth of
+/// them on one Service port); every request goes to the hot port. `hostile-cold-<routes>`: the
+/// same table, every request to a random one of the other Services.
+fn hostile_scenario(scenario: &str, routes: usize, n: usize, cold: bool) {
+    let (input, shape) = hostile(routes);
+    let table = RouteTable::from_input(&input, &BuildOptions::default());
+    drop(input);
+    let mut rng = Rng::new(5);
+    let reqs: Vec<(IpAddr, HotRequest)> = (0..1024)
+        .map(|_| {
+            if cold {
+                let (s, path) = cold_request(&mut rng, &shape);
+                let headers = Vec::new();
+                (svc_ip(s), HotRequest { path, headers })
+            } else {
+                (svc_ip(0), hot_request(&mut rng, shape.hot_routes))
+            }
+        })
+        .collect();
+    let headers: Vec<Vec<(&str, &str)>> = reqs.iter().map(|(_, q)| q.header_refs()).collect();
+    let run = |count: usize| {
+        let mut forwards = 0usize;
+        for k in 0..count {
+            let h = headers[k & 1023].as_slice();
+            let (dst, q) = &reqs[k & 1023];
+            let req = Request::http(*dst, 80, "GET", &q.path).with_headers(&h);
+            if matches!(
+                black_box(table.resolve(&req, k as u64)),
+                gamma_resolve::Decision::Forward(_)
+            ) {
+                forwards += 1;
+            }
+        }
+        forwards
+    };
+    black_box(run(2048));
+    let forwards = run(n);
+    println!(
+        "{scenario}: {} routes, {} rules ({} routes, {} rules on the hot port); {n} resolves, {forwards} forwarded",
+        shape.routes, shape.rules, shape.hot_routes, shape.hot_rules
+    );
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
+    if let Some(routes) = scenario
+        .strip_prefix("hostile-cold-")
+        .and_then(|r| r.parse().ok())
+    {
+        return hostile_scenario(scenario, routes, n, true);
+    }
+    if let Some(routes) = scenario
+        .strip_prefix("hostile-")
+        .and_then(|r| r.parse().ok())
+    {
+        return hostile_scenario(scenario, routes, n, false);
+    }
     // `one-port-<rules>` puts every rule on one Service port; `many-services[-<services>]`
     // gives each Service 5 rules (10,000 Services by default). The growth curve of issue 6 uses
     // one-port-1000 / -10000 / -100000.

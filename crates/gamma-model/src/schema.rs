@@ -68,6 +68,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
         &["lastTransitionTime", "message", "reason", "status", "type"],
     ),
     ("Fraction", &["numerator"]),
+    ("FrontendTlsConfig", &["default"]),
+    ("FrontendTlsValidation", &["caCertificateRefs"]),
     ("GatewayStatusAddress", &["value"]),
     ("GrpcBackendRef", &["name"]),
     ("GrpcHeaderMatch", &["name", "value"]),
@@ -96,6 +98,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("RouteStatus", &["parents"]),
     ("SecretObjectReference", &["name"]),
     ("SupportedFeature", &["name"]),
+    ("TlsPortConfig", &["port", "tls"]),
 ];
 
 /// Adds the CRDs' `required` lists to a generated schema (its root and `$defs`).

@@ -36,12 +36,6 @@ const ALLOWED: &[(&str, &str, &str, &str)] = &[
     ),
     // Kept as opaque JSON values: gamma-rs does not read them, and round-trips them verbatim.
     (
-        "Gateway",
-        "spec.tls",
-        "opaque",
-        "Gateway-wide TLS settings, not read by gamma-rs",
-    ),
-    (
         "ListenerSet",
         "status",
         "opaque",

@@ -213,3 +213,58 @@ status:
     assert_eq!(route.spec.parent_refs[0].name, "s");
     assert_eq!(route.metadata.namespace.as_deref(), Some("n"));
 }
+
+// Issue 2/6: `Gateway.spec.tls` is typed. Every upstream example that sets it (frontend CA
+// validation, backend client certificate) decodes it into the typed fields, re-encodes it to
+// exactly the input's `spec.tls`, and validates on both channels.
+#[test]
+fn upstream_gateways_with_spec_tls_decode_it_typed() {
+    use gamma_model::Validate;
+    use gamma_model::validate::{Channel, ValidateOptions};
+    let Some(dir) = upstream_dir() else { return };
+    let mut found = Vec::new();
+    for file in yaml_files(&dir.join("examples")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let decoded = decode_documents(&text, &DecodeOptions::default()).unwrap();
+        for (doc, original) in decoded.documents.iter().zip(originals(&text)) {
+            let Resource::Gateway(g) = &doc.resource else {
+                continue;
+            };
+            let Some(want) = original["spec"].get("tls") else {
+                continue;
+            };
+            let at = format!("{}:{}", file.display(), doc.at.line.unwrap_or(0));
+            let tls = g
+                .spec
+                .tls
+                .as_ref()
+                .unwrap_or_else(|| panic!("{at}: tls dropped"));
+            assert_eq!(&serde_json::to_value(tls).unwrap(), want, "{at}");
+            // The typed fields carry the input's values (not a pass-through of raw JSON).
+            if let Some(name) = want["backend"]["clientCertificateRef"]["name"].as_str() {
+                let r = tls
+                    .backend
+                    .as_ref()
+                    .and_then(|b| b.client_certificate_ref.as_ref());
+                assert_eq!(r.map(|r| r.name.as_str()), Some(name), "{at}");
+            }
+            if let Some(ports) = want["frontend"]["perPort"].as_array() {
+                let f = tls.frontend.as_ref().unwrap();
+                let typed: Vec<i64> = f.per_port.iter().map(|p| i64::from(p.port)).collect();
+                let input: Vec<i64> = ports.iter().map(|p| p["port"].as_i64().unwrap()).collect();
+                assert_eq!(typed, input, "{at}");
+            }
+            for channel in [Channel::Standard, Channel::Experimental] {
+                if let Err(e) = doc
+                    .resource
+                    .validate_with(&ValidateOptions::channel(channel))
+                {
+                    panic!("{at} ({channel:?}): {e}");
+                }
+            }
+            found.push(at);
+        }
+    }
+    // v1.6.1 has two: examples/standard/frontend-cert-validation.yaml and backend-tls.yaml.
+    assert!(found.len() >= 2, "only {found:?} set spec.tls");
+}

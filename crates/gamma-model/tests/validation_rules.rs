@@ -1516,6 +1516,58 @@ fn controller_names_and_descriptions() {
     );
 }
 
+// GatewayClass and XMesh `parametersRef` (upstream `ParametersReference`): group, kind and name
+// are required. An omitted group is reported (it is not read as the core group `""`).
+#[test]
+fn parameters_ref_requires_group_kind_and_name() {
+    let gc = |r: Value| {
+        object(
+            V1,
+            "GatewayClass",
+            json!({"controllerName": "a.com/x", "parametersRef": r}),
+        )
+    };
+    accepted(
+        gc(json!({"group": "", "kind": "ConfigMap", "name": "p", "namespace": "ns"})),
+        STD,
+    );
+    accepted(
+        gc(json!({"group": "example.com", "kind": "Params", "name": "p"})),
+        STD,
+    );
+    rejected_at(
+        gc(json!({"kind": "ConfigMap", "name": "p"})),
+        STD,
+        "spec.parametersRef.group",
+    );
+    rejected_at(
+        gc(json!({"group": "", "name": "p"})),
+        STD,
+        "spec.parametersRef.kind",
+    );
+    rejected_at(
+        gc(json!({"group": "", "kind": "ConfigMap"})),
+        STD,
+        "spec.parametersRef.name",
+    );
+    let mesh = |r: Value| {
+        object(
+            "gateway.networking.x-k8s.io/v1alpha1",
+            "XMesh",
+            json!({"controllerName": "linkerd.io/mesh", "parametersRef": r}),
+        )
+    };
+    accepted(
+        mesh(json!({"group": "", "kind": "ConfigMap", "name": "p"})),
+        EXP,
+    );
+    rejected_at(
+        mesh(json!({"kind": "ConfigMap", "name": "p"})),
+        EXP,
+        "spec.parametersRef.group",
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // ReferenceGrant and BackendTLSPolicy (spec-digest §8.7, §10)
 

@@ -8,6 +8,10 @@
 //! The pure building blocks are public modules so other tools can reuse them:
 //! [`hostname`], [`path`], [`rewrite`], [`redirect`], [`weights`], [`headers`],
 //! [`precedence`].
+//!
+//! With the non-default feature `reference`, the module `reference` holds a naive,
+//! obviously-correct matcher to test fast engines against (differential tests, fuzzing); it
+//! is slow by design and not for production.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![cfg_attr(
@@ -25,6 +29,8 @@ pub mod hostname;
 pub mod path;
 pub mod precedence;
 pub mod redirect;
+#[cfg(feature = "reference")]
+pub mod reference;
 mod request;
 pub mod rewrite;
 pub mod weights;

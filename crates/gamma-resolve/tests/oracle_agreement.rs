@@ -1,4 +1,4 @@
-//! Differential tests: the indexed engine and the naive oracle (tests/common/oracle.rs) agree on
+//! Differential tests: the indexed engine and the naive oracle (`gamma_resolve::reference`) agree on
 //! every decision for random route sets and requests (issue 3 "Correctness checks"), and the
 //! engine's decisions do not depend on input order.
 //!
@@ -16,9 +16,7 @@ mod common;
 use common::oracle::{self, Outcome, Policy};
 use common::*;
 use gamma_resolve::ir::*;
-use gamma_resolve::{
-    BuildOptions, MeshHostnames, MeshReferenceGrants, Protocol, Request, RouteTable, Scheme,
-};
+use gamma_resolve::{BuildOptions, Protocol, Request, RouteTable, Scheme};
 use proptest::prelude::*;
 
 const REQUESTS: usize = 25;
@@ -259,14 +257,7 @@ fn request<'a>(r: &'a Req) -> Request<'a> {
 }
 
 fn options(p: Policy) -> BuildOptions {
-    let mut o = BuildOptions::default();
-    if p.match_host_header {
-        o = o.with_mesh_hostnames(MeshHostnames::MatchHostHeader);
-    }
-    if p.enforce_grants {
-        o = o.with_mesh_reference_grants(MeshReferenceGrants::Enforce);
-    }
-    o
+    p.build_options()
 }
 
 proptest! {
@@ -280,7 +271,9 @@ proptest! {
         match_host_header: bool,
         enforce_grants: bool,
     ) {
-        let policy = Policy { match_host_header, enforce_grants };
+        let policy = Policy::default()
+            .with_match_host_header(match_host_header)
+            .with_enforce_grants(enforce_grants);
         let table = RouteTable::from_input(&input, &options(policy));
         for r in &reqs {
             let q = request(r);

@@ -11,6 +11,8 @@
 //! - `controller` (features `resolve` and `arbiter`): the embedding API tying them together,
 //!   `Controller::reconcile(&snapshot, now)` -> the table of what this controller programs,
 //!   the status writes to make, its decisions and diagnostics.
+//! - `resolve::reference` (feature `reference`, off by default): a naive, obviously-correct
+//!   matcher to test fast engines against; slow by design, not for production.
 //! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
 //!   HTTPRouteGroups converted to GAMMA routes with a report of what could not be expressed,
 //!   and an evaluator for SMI TrafficTarget access control.

@@ -201,3 +201,9 @@ impl DecodeError {
         }
     }
 }
+
+/// The message of every [`Limit::Depth`] error, whichever guard caught it (the YAML budget, the
+/// YAML scanner's flow and block guards, or the JSON pre-scan).
+pub(crate) fn depth_message(max_depth: usize) -> String {
+    format!("nesting deeper than the limit of {max_depth} levels (max_depth)")
+}

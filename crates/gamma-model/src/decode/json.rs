@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::error::{DecodeError, Limit, Position};
+use super::error::{DecodeError, Limit, Position, depth_message};
 use super::options::DecodeOptions;
 use super::{PathSegment, RawDocument};
 
@@ -160,6 +160,17 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// The deepest nesting `serde_json` parses (its recursion limit of 128 refuses the 128th
+/// level).
+const SERDE_JSON_MAX_DEPTH: usize = 127;
+
+/// The depth limit for JSON input: `max_depth`, capped at what `serde_json` parses, so that
+/// input `serde_json` would refuse with its own (untyped) recursion error is refused by the
+/// pre-scan with [`Limit::Depth`] instead.
+fn max_depth(options: &DecodeOptions) -> usize {
+    options.max_depth.min(SERDE_JSON_MAX_DEPTH)
+}
+
 /// The lines of the parts of a JSON input that become documents.
 #[derive(Debug, Default)]
 struct Lines {
@@ -172,7 +183,7 @@ struct Lines {
 
 fn index(input: &str, options: &DecodeOptions) -> Result<Lines, DecodeError> {
     let mut lines = Lines::default();
-    let result = Scanner::run(input, options.max_depth, options.max_nodes, |s, line| {
+    let result = Scanner::run(input, max_depth(options), options.max_nodes, |s, line| {
         let st = &s.stack;
         match st.as_slice() {
             [] => lines.root = Some(line),
@@ -195,7 +206,7 @@ fn index(input: &str, options: &DecodeOptions) -> Result<Lines, DecodeError> {
         Err(Stop::Depth { line }) => Err(DecodeError::LimitExceeded {
             at: at(line),
             limit: Limit::Depth,
-            message: format!("nesting deeper than {}", options.max_depth),
+            message: depth_message(max_depth(options)),
         }),
         Err(Stop::Nodes { line }) => Err(DecodeError::LimitExceeded {
             at: at(line),
@@ -261,7 +272,7 @@ pub(super) fn parse(input: &str, options: &DecodeOptions) -> Result<Vec<RawDocum
 /// index when the input is an array), or of its deepest existing ancestor.
 pub(super) fn line_of(input: &str, options: &DecodeOptions, path: &[PathSegment]) -> Option<usize> {
     let mut best: Option<(usize, usize)> = None; // (matched depth, line)
-    let _ = Scanner::run(input, options.max_depth, options.max_nodes, |s, line| {
+    let _ = Scanner::run(input, max_depth(options), options.max_nodes, |s, line| {
         let depth = s.stack.len();
         if depth > path.len() {
             return Flow::Continue;

@@ -18,6 +18,7 @@ mod error;
 mod json;
 mod options;
 mod yaml;
+mod yaml_lines;
 
 pub use error::{DecodeError, Limit, Position};
 pub use options::DecodeOptions;
@@ -328,7 +329,7 @@ fn line_in(
     full.extend(path.iter().cloned());
     match format {
         Format::Json => json::line_of(input, options, &full),
-        Format::Yaml => yaml::line_of(input, options, at.document, &full),
+        Format::Yaml => yaml_lines::line_of(input, options, at.document, &full),
     }
 }
 

@@ -27,8 +27,12 @@ pub struct DecodeOptions {
     /// manifests and `kubectl get -o yaml` dumps of large clusters).
     pub max_input_bytes: usize,
     /// The deepest nesting of mappings and sequences (objects and arrays), the root counting
-    /// as 1. Default: 64 (Gateway API objects nest about 12 deep). JSON is additionally capped
-    /// at 128 by `serde_json`, whatever this says.
+    /// as 1. Default: 64 (Gateway API objects nest about 12 deep). Deeper input, in any shape
+    /// (YAML flow or block, JSON), fails with [`Limit::Depth`](super::Limit::Depth) at the line
+    /// of the first collection past the limit. JSON is additionally capped at 127 levels, the
+    /// most `serde_json` parses, whatever this says (also reported as `Limit::Depth`).
+    /// Building the untyped tree recurses once per level, so values far above the default need
+    /// a thread with a large stack.
     pub max_depth: usize,
     /// The most YAML documents (or JSON array elements) in one input. Default: 10,000.
     pub max_documents: usize,

@@ -2,8 +2,8 @@
 //!
 //! Documents are read as `serde_json::Value`s, keeping only the lines gamma-rs reports: the
 //! line of each document's root and of each entry of a List's `items`. The line of a field error
-//! is found afterwards, on the error path only, by re-reading the failed document with a span on
-//! every node ([`line_of`]).
+//! is found afterwards, on the error path only, by walking the parser's events
+//! ([`super::yaml_lines`]).
 
 use std::fmt;
 
@@ -11,11 +11,12 @@ use serde::Deserialize;
 use serde::de::{self, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use serde_saphyr::budget::BudgetBreach;
-use serde_saphyr::{Error as YamlError, Location, Spanned};
+use serde_saphyr::granit_parser::ErrorKind;
+use serde_saphyr::{Error as YamlError, ExternalMessageSource, Location, Spanned};
 
-use super::error::{DecodeError, Limit, Position};
+use super::RawDocument;
+use super::error::{DecodeError, Limit, Position, depth_message};
 use super::options::DecodeOptions;
-use super::{PathSegment, RawDocument};
 
 fn saphyr_options(options: &DecodeOptions) -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
@@ -95,9 +96,24 @@ fn convert_error(input: &str, options: &DecodeOptions, error: &YamlError) -> Dec
         | YamlError::AliasReplayStackDepthExceeded { .. }
         | YamlError::AliasExpansionLimitExceeded { .. }
         | YamlError::AliasReplayCounterOverflow { .. } => Some(Limit::AliasExpansion),
+        // The scanner's own nesting guards. The flow guard is set to `max_depth` and counts
+        // flow collections only, a subset of all open collections, so it trips only on input
+        // that is over the depth limit anyway; it fires before the budget sees the events
+        // because the scanner reads ahead of the parser (a `[` may open a flow key).
+        YamlError::ExternalMessage { source, .. }
+            if matches!(&**source, ExternalMessageSource::Parser(e)
+                if matches!(e.kind(), ErrorKind::RecursionLimitExceeded)) =>
+        {
+            Some(Limit::Depth)
+        }
         _ => None,
     };
-    let message = strip_location(&inner.to_string()).to_owned();
+    // One wording for every depth error, whichever guard caught it (budget, scanner, JSON
+    // pre-scan), naming the configured limit.
+    let message = match limit {
+        Some(Limit::Depth) => depth_message(options.max_depth),
+        _ => strip_location(&inner.to_string()).to_owned(),
+    };
     match limit {
         Some(limit) => DecodeError::LimitExceeded { at, limit, message },
         None => DecodeError::Syntax { at, message },
@@ -145,43 +161,6 @@ fn document_of_error(input: &str, options: &DecodeOptions, error_line: Option<us
     }
 }
 
-/// The line of the node at `path` in non-empty document `document` of YAML `input`, or of its
-/// deepest existing ancestor.
-pub(super) fn line_of(
-    input: &str,
-    options: &DecodeOptions,
-    document: usize,
-    path: &[PathSegment],
-) -> Option<usize> {
-    // Stream document by document: peak memory is one document's span tree, not the input's.
-    let mut reader = input.as_bytes();
-    let doc =
-        serde_saphyr::read_with_options::<_, Spanned<Node>>(&mut reader, saphyr_options(options))
-            .nth(document)?
-            .ok()?;
-    let mut node = &doc;
-    let mut best = line(node.referenced);
-    for seg in path {
-        let next = match (&node.value, seg) {
-            (Node::Seq(items), PathSegment::Index(i)) => items.get(*i),
-            (Node::Map(entries), PathSegment::Key(k)) => entries
-                .iter()
-                .find(|(key, _)| key.as_deref() == Some(k.as_str()))
-                .map(|(_, v)| v),
-            // `labels[3]` in a validation path is the key "3".
-            (Node::Map(entries), PathSegment::Index(i)) => entries
-                .iter()
-                .find(|(key, _)| key.as_deref() == Some(i.to_string().as_str()))
-                .map(|(_, v)| v),
-            _ => None,
-        };
-        let Some(next) = next else { break };
-        node = next;
-        best = line(node.referenced).or(best);
-    }
-    best
-}
-
 /// Non-empty document `document` of YAML `input` as an untyped value, read again (error path
 /// only; streams, so memory is one document's).
 pub(super) fn reread(input: &str, options: &DecodeOptions, document: usize) -> Option<Value> {
@@ -190,121 +169,6 @@ pub(super) fn reread(input: &str, options: &DecodeOptions, document: usize) -> O
         .nth(document)?
         .ok()?;
     Some(doc.value)
-}
-
-/// A YAML node with a span on every child, for locating field errors.
-enum Node {
-    Leaf,
-    Seq(Vec<Spanned<Node>>),
-    Map(Vec<(Option<String>, Spanned<Node>)>),
-}
-
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Node;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any YAML node")
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_i128<E>(self, _: i128) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_u128<E>(self, _: u128) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_bytes<E>(self, _: &[u8]) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_unit<E>(self) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_none<E>(self) -> Result<Node, E> {
-                Ok(Node::Leaf)
-            }
-            fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-                Node::deserialize(d)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<Spanned<Node>>()? {
-                    items.push(item);
-                }
-                Ok(Node::Seq(items))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-                let mut entries = Vec::new();
-                while let Some(key) = map.next_key::<Key>()? {
-                    entries.push((key.0, map.next_value::<Spanned<Node>>()?));
-                }
-                Ok(Node::Map(entries))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// A mapping key as text (scalar keys only; others become `None`).
-struct Key(Option<String>);
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a mapping key")
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
-                Ok(Key(Some(v.to_string())))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
-                Ok(Key(Some(v.to_string())))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
-                Ok(Key(Some(v.to_string())))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
-                Ok(Key(Some(v.to_string())))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
-                Ok(Key(Some(v.to_owned())))
-            }
-            fn visit_unit<E>(self) -> Result<Key, E> {
-                Ok(Key(None))
-            }
-            fn visit_none<E>(self) -> Result<Key, E> {
-                Ok(Key(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Key, A::Error> {
-                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
-                Ok(Key(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Key, A::Error> {
-                while map
-                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(Key(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 /// A document's value, with the lines of the entries of its `items` (for `kind: List`).

@@ -145,9 +145,10 @@ pub struct GatewaySpec {
     /// Which ListenerSets may attach.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_listeners: Option<AllowedListeners>,
-    /// Gateway-wide TLS settings.
+    /// Gateway-wide TLS settings: the Gateway's client certificate towards backends, and
+    /// client certificate validation on its HTTPS listeners.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls: Option<serde_json::Value>,
+    pub tls: Option<super::GatewayTlsConfig>,
     /// **\[experimental\]** whether this is a default Gateway (`All` or `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_scope: Option<super::GatewayDefaultScope>,

@@ -5,6 +5,7 @@
 //! does (`rules: []` is invalid, an omitted `rules` is defaulted). Unknown enum values decode into
 //! `Unknown(String)` variants; unknown fields are ignored.
 
+mod gateway_tls;
 mod gateways;
 mod grpcroute;
 mod httproute;
@@ -13,6 +14,7 @@ mod policy;
 mod shared;
 mod status;
 
+pub use gateway_tls::*;
 pub use gateways::*;
 pub use grpcroute::*;
 pub use httproute::*;

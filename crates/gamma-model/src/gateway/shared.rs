@@ -265,9 +265,11 @@ pub struct SecretObjectReference {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ObjectReference {
-    /// The API group.
-    #[serde(default)]
-    pub group: String,
+    /// The API group (required; `""` is the core group). `None` (omitted) is reported by
+    /// `validate()`: upstream requires the field, and an omitted group cannot be told apart
+    /// from the valid `""` once defaulted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// The kind.
     #[serde(default)]
     pub kind: String,

@@ -168,6 +168,7 @@ known_enum!(
     crate::gateway::FromNamespaces,
     crate::gateway::TlsModeType,
     crate::gateway::SubjectAltNameType,
+    crate::gateway::FrontendValidationModeType,
 );
 
 /// Object metadata: `name` is required (1–253 characters); a `namespace`, where one is written
@@ -356,7 +357,10 @@ pub(crate) fn local_object_ref(r: &LocalObjectReference, path: &FieldPath, error
 
 /// An `ObjectReference` / `ParametersReference` (group, kind, name required; namespace optional).
 pub(crate) fn object_reference(r: &ObjectReference, path: &FieldPath, errors: &mut Errors) {
-    errors.group(&path.field("group"), &r.group);
+    match &r.group {
+        Some(g) => errors.group(&path.field("group"), g),
+        None => errors.push(path.field("group"), ErrorKind::Required),
+    }
     errors.kind(&path.field("kind"), &r.kind);
     errors.object_name(&path.field("name"), &r.name);
     if let Some(ns) = &r.namespace {

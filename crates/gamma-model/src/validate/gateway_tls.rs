@@ -1,181 +1,93 @@
-//! Gateway `spec.tls` (frontend client-certificate validation and backend client certificate).
+//! Gateway `spec.tls` (upstream `GatewayTLSConfig`, CRD v1.6.1, the same in both channels):
+//! frontend client-certificate validation and the backend client certificate.
 //!
-//! The wire type keeps this block as raw JSON ([`crate::gateway::GatewaySpec::tls`]), so the
-//! schema is checked here by walking the value: required fields, types, list limits, enums and
-//! the per-port uniqueness rule.
+//! Every marker and rule of the CRD's `spec.tls` subtree:
+//! - `backend.clientCertificateRef`: a `SecretObjectReference` (name required, group, kind and
+//!   namespace patterns and lengths);
+//! - `frontend.default`: required;
+//! - `frontend.perPort`: at most 64 entries; each `port` 1–65535 and `tls` required; the CEL
+//!   rule "Port for TLS configuration must be unique within the Gateway"
+//!   (`self.all(t1, self.exists_one(t2, t1.port == t2.port))`), reported at the list as the API
+//!   server does;
+//! - each `validation`: `caCertificateRefs` required, 1–16 `ObjectReference`s (group, kind,
+//!   name required); `mode` one of `AllowValidOnly`, `AllowInsecureFallback` (an unknown mode
+//!   is `UnsupportedValue`).
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
+use super::common;
 use super::{ErrorKind, Errors, FieldPath};
+use crate::gateway::{FrontendTlsConfig, GatewayTlsConfig, TlsConfig};
 
-const MODES: &[&str] = &["AllowValidOnly", "AllowInsecureFallback"];
-
-fn wrong_type(path: &FieldPath, want: &str, errors: &mut Errors) {
-    errors.rule(path.clone(), format!("must be {want}"));
-}
-
-fn object<'a>(
-    v: &'a Value,
-    path: &FieldPath,
-    errors: &mut Errors,
-) -> Option<&'a serde_json::Map<String, Value>> {
-    let o = v.as_object();
-    if o.is_none() {
-        wrong_type(path, "an object", errors);
-    }
-    o
-}
-
-/// A string field: `Some` when present and a string; reports a missing required field.
-fn string<'a>(
-    o: &'a serde_json::Map<String, Value>,
-    key: &str,
-    required: bool,
-    path: &FieldPath,
-    errors: &mut Errors,
-) -> Option<&'a str> {
-    let fpath = path.field(key);
-    match o.get(key) {
-        None | Some(Value::Null) => {
-            if required {
-                errors.push(fpath, ErrorKind::Required);
-            }
-            None
-        }
-        Some(Value::String(s)) => Some(s),
-        Some(_) => {
-            wrong_type(&fpath, "a string", errors);
-            None
-        }
-    }
-}
+/// The CRD's `maxItems` of `frontend.perPort`.
+const MAX_PER_PORT: usize = 64;
+/// The CRD's `maxItems` of `validation.caCertificateRefs` (and `minItems` 1).
+const MAX_CA_CERTIFICATE_REFS: usize = 16;
 
 /// `spec.tls`.
-pub(crate) fn gateway_tls(v: &Value, path: &FieldPath, errors: &mut Errors) {
-    let Some(o) = object(v, path, errors) else {
-        return;
-    };
-    if let Some(backend) = o.get("backend") {
-        let bpath = path.field("backend");
-        if let Some(b) = object(backend, &bpath, errors)
-            && let Some(c) = b.get("clientCertificateRef")
-        {
-            let cpath = bpath.field("clientCertificateRef");
-            if let Some(c) = object(c, &cpath, errors) {
-                secret_like(c, &cpath, errors);
-            }
+pub(crate) fn gateway_tls(tls: &GatewayTlsConfig, path: &FieldPath, errors: &mut Errors) {
+    if let Some(c) = tls
+        .backend
+        .as_ref()
+        .and_then(|b| b.client_certificate_ref.as_ref())
+    {
+        common::secret_ref(
+            c,
+            &path.field("backend").field("clientCertificateRef"),
+            errors,
+        );
+    }
+    if let Some(f) = &tls.frontend {
+        frontend(f, &path.field("frontend"), errors);
+    }
+}
+
+fn frontend(f: &FrontendTlsConfig, path: &FieldPath, errors: &mut Errors) {
+    let dpath = path.field("default");
+    match &f.default {
+        Some(d) => tls_config(d, &dpath, errors),
+        None => errors.push(dpath, ErrorKind::Required),
+    }
+    let ppath = path.field("perPort");
+    errors.items(&ppath, f.per_port.len(), 0, MAX_PER_PORT);
+    for (i, entry) in f.per_port.iter().enumerate() {
+        let ipath = ppath.index(i);
+        errors.port(&ipath.field("port"), entry.port);
+        let tpath = ipath.field("tls");
+        match &entry.tls {
+            Some(t) => tls_config(t, &tpath, errors),
+            None => errors.push(tpath, ErrorKind::Required),
         }
     }
-    if let Some(frontend) = o.get("frontend") {
-        let fpath = path.field("frontend");
-        let Some(f) = object(frontend, &fpath, errors) else {
-            return;
-        };
-        match f.get("default") {
-            None | Some(Value::Null) => errors.push(fpath.field("default"), ErrorKind::Required),
-            Some(d) => tls_config(d, &fpath.field("default"), errors),
-        }
-        if let Some(per_port) = f.get("perPort") {
-            let ppath = fpath.field("perPort");
-            let Some(list) = per_port.as_array() else {
-                wrong_type(&ppath, "a list", errors);
-                return;
-            };
-            errors.items(&ppath, list.len(), 0, 64);
-            let mut ports = HashSet::new();
-            let mut duplicate = false;
-            for (i, entry) in list.iter().enumerate() {
-                let ipath = ppath.index(i);
-                let Some(e) = object(entry, &ipath, errors) else {
-                    continue;
-                };
-                match e.get("port") {
-                    None | Some(Value::Null) => {
-                        errors.push(ipath.field("port"), ErrorKind::Required)
-                    }
-                    Some(p) => match p.as_i64() {
-                        Some(n) => {
-                            errors.range(&ipath.field("port"), n, 1, 65535);
-                            duplicate |= !ports.insert(n);
-                        }
-                        None => wrong_type(&ipath.field("port"), "an integer", errors),
-                    },
-                }
-                match e.get("tls") {
-                    None | Some(Value::Null) => {
-                        errors.push(ipath.field("tls"), ErrorKind::Required)
-                    }
-                    Some(t) => tls_config(t, &ipath.field("tls"), errors),
-                }
-            }
-            if duplicate {
-                errors.rule(
-                    ppath,
-                    "Port for TLS configuration must be unique within the Gateway",
-                );
-            }
+    // Nothing to compare in lists of fewer than two entries (the common case): no allocation.
+    if f.per_port.len() > 1 {
+        let mut ports = HashSet::with_capacity(f.per_port.len());
+        if !f.per_port.iter().all(|e| ports.insert(e.port)) {
+            errors.rule(
+                ppath,
+                "Port for TLS configuration must be unique within the Gateway",
+            );
         }
     }
 }
 
-/// A `TLSConfig` (frontend): `validation.caCertificateRefs` 1–16 and the mode enum.
-fn tls_config(v: &Value, path: &FieldPath, errors: &mut Errors) {
-    let Some(o) = object(v, path, errors) else {
-        return;
-    };
-    let Some(validation) = o.get("validation") else {
+/// A `TLSConfig`: its optional `validation`.
+fn tls_config(t: &TlsConfig, path: &FieldPath, errors: &mut Errors) {
+    let Some(v) = &t.validation else {
         return;
     };
     let vpath = path.field("validation");
-    let Some(val) = object(validation, &vpath, errors) else {
-        return;
-    };
-    if let Some(m) = string(val, "mode", false, &vpath, errors)
-        && !MODES.contains(&m)
-    {
-        errors.unsupported(&vpath.field("mode"), m, MODES);
-    }
     let cpath = vpath.field("caCertificateRefs");
-    match val.get("caCertificateRefs") {
-        None | Some(Value::Null) => errors.push(cpath, ErrorKind::Required),
-        Some(Value::Array(list)) => {
-            errors.items(&cpath, list.len(), 1, 16);
-            for (i, r) in list.iter().enumerate() {
-                let ipath = cpath.index(i);
-                if let Some(r) = object(r, &ipath, errors) {
-                    if let Some(g) = string(r, "group", true, &ipath, errors) {
-                        errors.group(&ipath.field("group"), g);
-                    }
-                    if let Some(k) = string(r, "kind", true, &ipath, errors) {
-                        errors.kind(&ipath.field("kind"), k);
-                    }
-                    if let Some(n) = string(r, "name", true, &ipath, errors) {
-                        errors.object_name(&ipath.field("name"), n);
-                    }
-                    if let Some(ns) = string(r, "namespace", false, &ipath, errors) {
-                        errors.namespace(&ipath.field("namespace"), ns);
-                    }
-                }
-            }
-        }
-        Some(_) => wrong_type(&cpath, "a list", errors),
+    errors.items(
+        &cpath,
+        v.ca_certificate_refs.len(),
+        1,
+        MAX_CA_CERTIFICATE_REFS,
+    );
+    for (i, r) in v.ca_certificate_refs.iter().enumerate() {
+        common::object_reference(r, &cpath.index(i), errors);
     }
-}
-
-/// A `SecretObjectReference` given as JSON.
-fn secret_like(o: &serde_json::Map<String, Value>, path: &FieldPath, errors: &mut Errors) {
-    if let Some(g) = string(o, "group", false, path, errors) {
-        errors.group(&path.field("group"), g);
-    }
-    if let Some(k) = string(o, "kind", false, path, errors) {
-        errors.kind(&path.field("kind"), k);
-    }
-    if let Some(n) = string(o, "name", true, path, errors) {
-        errors.object_name(&path.field("name"), n);
-    }
-    if let Some(ns) = string(o, "namespace", false, path, errors) {
-        errors.namespace(&path.field("namespace"), ns);
+    if let Some(m) = &v.mode {
+        errors.known(&vpath.field("mode"), m);
     }
 }
