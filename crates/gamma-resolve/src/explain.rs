@@ -171,7 +171,7 @@ impl RouteTable {
                 ex.binding = format!(
                     "Service {}/{} port {} (destination {} is one of its cluster IPs)",
                     svc.map_or("?", |s| &s.namespace),
-                    svc.map_or("?", |s| &s.name),
+                    svc.map_or("?", |s| self.text(s.name)),
                     port,
                     req.destination
                 );
@@ -194,7 +194,7 @@ impl RouteTable {
                 ex.binding = format!(
                     "Gateway {}/{} port {}",
                     gw.map_or("?", |g| &g.namespace),
-                    gw.map_or("?", |g| &g.name),
+                    gw.map_or("?", |g| self.text(g.name)),
                     req.port
                 );
                 let host = match req.protocol {
@@ -338,7 +338,7 @@ impl RouteTable {
                 let svc = self.services.get(*service as usize);
                 let (ns, name) = (
                     svc.map_or("?", |s| &s.namespace),
-                    svc.map_or("?", |s| &s.name),
+                    svc.map_or("?", |s| self.text(s.name)),
                 );
                 match consumer {
                     None => format!("producer routes of Service {ns}/{name} port {port}"),
@@ -352,7 +352,7 @@ impl RouteTable {
                 format!(
                     "listener {listener} of Gateway {}/{}",
                     gw.map_or("?", |g| &g.namespace),
-                    gw.map_or("?", |g| &g.name)
+                    gw.map_or("?", |g| self.text(g.name))
                 )
             }
         }

@@ -124,8 +124,26 @@ pub(crate) struct RouteInfo {
     pub(crate) kind: RouteKind,
     /// Interned: namespaces repeat across routes.
     pub(crate) namespace: Arc<str>,
-    pub(crate) name: Box<str>,
+    pub(crate) name: NameRef,
     pub(crate) rank: RouteRank,
+}
+
+/// A string in [`RouteTable::names`] (start, length): route and Service names in one buffer
+/// instead of an allocation each.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NameRef(u32, u32);
+
+/// Appends a name to a names buffer.
+fn push_name(names: &mut String, s: &str) -> NameRef {
+    let start = u32::try_from(names.len()).unwrap_or(u32::MAX);
+    names.push_str(s);
+    NameRef(start, u32::try_from(s.len()).unwrap_or(0))
+}
+
+/// The text of a name in a names buffer.
+pub(crate) fn name_text(names: &str, n: NameRef) -> &str {
+    let start = n.0 as usize;
+    names.get(start..start + n.1 as usize).unwrap_or("")
 }
 
 /// Validity of a backendRef, decided at build time.
@@ -339,7 +357,7 @@ pub(crate) fn consumer_set(consumers: &[(Box<str>, u32)], ns: &str) -> Option<u3
 pub(crate) struct ServiceInfo {
     /// Interned: namespaces repeat across Services.
     pub(crate) namespace: Arc<str>,
-    pub(crate) name: Box<str>,
+    pub(crate) name: NameRef,
 }
 
 /// A compiled, indexed route table. Build once per snapshot change; resolve many times.
@@ -374,6 +392,8 @@ pub struct RouteTable {
     pub(crate) extras: Vec<Extras>,
     /// Rule names; index 0 is unused (unnamed).
     pub(crate) rule_names: Vec<Box<str>>,
+    /// Route, Service and Gateway names ([`NameRef`]s point here).
+    pub(crate) names: String,
 }
 
 /// Build counters, for reports and benches.
@@ -394,6 +414,11 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// The text of a route, Service or Gateway name.
+    pub(crate) fn text(&self, n: NameRef) -> &str {
+        name_text(&self.names, n)
+    }
+
     /// The extras at an index (0 and anything unknown: the empty set).
     pub(crate) fn extras_of(&self, i: u32) -> &Extras {
         self.extras.get(i as usize).unwrap_or(&NO_EXTRAS)
@@ -445,7 +470,7 @@ impl RouteTable {
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
         self.statuses
-            .get_or_init(|| self.status.render(&self.routes))
+            .get_or_init(|| self.status.render(&self.routes, &self.names))
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -592,6 +617,7 @@ struct Builder<'i> {
     backends: Vec<BackendEntry>,
     extras: Vec<Extras>,
     rule_names: Vec<Box<str>>,
+    names: String,
 }
 
 impl<'i> Builder<'i> {
@@ -633,6 +659,7 @@ impl<'i> Builder<'i> {
             backends: Vec::new(),
             extras: vec![Extras::default()],
             rule_names: vec!["".into()],
+            names: String::new(),
             status: StatusBuilder::default(),
         }
     }
@@ -808,7 +835,7 @@ impl<'i> Builder<'i> {
             .iter()
             .map(|s| ServiceInfo {
                 namespace: self.intern(&s.namespace),
-                name: s.name.as_str().into(),
+                name: push_name(&mut self.names, &s.name),
             })
             .collect();
         let gateways: Vec<ServiceInfo> = input
@@ -816,7 +843,7 @@ impl<'i> Builder<'i> {
             .iter()
             .map(|s| ServiceInfo {
                 namespace: self.intern(&s.namespace),
-                name: s.name.as_str().into(),
+                name: push_name(&mut self.names, &s.name),
             })
             .collect();
         // the build grew these by doubling: drop the slack (up to half of each)
@@ -848,6 +875,7 @@ impl<'i> Builder<'i> {
             backends: self.backends,
             extras: self.extras,
             rule_names: self.rule_names,
+            names: self.names,
         }
     }
 
@@ -879,10 +907,11 @@ impl<'i> Builder<'i> {
         }
         let id = u32::try_from(self.routes.len()).ok()?;
         let namespace = self.intern(&route.namespace);
+        let name = push_name(&mut self.names, &route.name);
         self.routes.push(RouteInfo {
             kind: route.kind,
             namespace,
-            name: route.name.as_str().into(),
+            name,
             rank,
         });
         if let Some(slot) = self.route_id.get_mut(ri) {
@@ -1541,15 +1570,17 @@ impl<'i> Builder<'i> {
         if hs.is_empty() {
             return Some(Box::default());
         }
-        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::with_capacity(hs.len());
+        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(hs.len());
         for (name, m) in hs {
             // §1.4: among case-equivalent names only the first entry counts.
             if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
                 continue;
             }
-            // lower-cased once, straight into the boxed name (one allocation)
-            let mut lower: Box<str> = name.as_str().into();
-            lower.make_ascii_lowercase();
+            let lower = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                self.intern(&name.to_ascii_lowercase())
+            } else {
+                self.intern(name)
+            };
             out.push((lower, self.value_match(m)?));
         }
         Some(out.into_boxed_slice())
@@ -1559,13 +1590,14 @@ impl<'i> Builder<'i> {
         if qs.is_empty() {
             return Some(Box::default());
         }
-        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::with_capacity(qs.len());
+        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(qs.len());
         for (name, m) in qs {
             // §1.5: names are case-sensitive; only the first duplicate counts.
             if out.iter().any(|(n, _)| **n == **name) {
                 continue;
             }
-            out.push((name.as_str().into(), self.value_match(m)?));
+            let name = self.intern(name);
+            out.push((name, self.value_match(m)?));
         }
         Some(out.into_boxed_slice())
     }
