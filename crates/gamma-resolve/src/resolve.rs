@@ -193,7 +193,7 @@ impl RouteTable {
             route: RouteRef {
                 kind: route.map_or(crate::ir::RouteKind::Http, |r| r.kind),
                 namespace: route.map_or("", |r| &r.namespace),
-                name: route.map_or("", |r| self.text(r.name)),
+                name: route.map_or("", |r| &r.name),
             },
             index: rule.index,
             name: self.rule_name(rule),

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ir::{Invalid, RouteIr, RouteKind, TableInput};
-use crate::table::{RouteInfo, name_text};
+use crate::table::RouteInfo;
 
 /// Condition type `Accepted`.
 pub const ACCEPTED: &str = "Accepted";
@@ -280,12 +280,12 @@ pub(crate) struct StatusSource {
 
 impl StatusSource {
     /// Renders every pair's conditions (`routes`: the table's compiled routes).
-    pub(crate) fn render(&self, routes: &[RouteInfo], names: &str) -> Vec<ParentStatus> {
+    pub(crate) fn render(&self, routes: &[RouteInfo]) -> Vec<ParentStatus> {
         let mut out = Vec::with_capacity(self.entries.len());
         for e in &self.entries {
             let (kind, namespace, name, invalid) = match &e.route {
                 RouteIdent::Compiled(id) => match routes.get(*id as usize) {
-                    Some(r) => (r.kind, &*r.namespace, name_text(names, r.name), None),
+                    Some(r) => (r.kind, &*r.namespace, &*r.name, None),
                     None => continue,
                 },
                 RouteIdent::Owned(o) => (o.kind, &*o.namespace, &*o.name, o.invalid.as_ref()),

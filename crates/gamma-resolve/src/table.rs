@@ -124,12 +124,14 @@ pub(crate) struct RouteInfo {
     pub(crate) kind: RouteKind,
     /// Interned: namespaces repeat across routes.
     pub(crate) namespace: Arc<str>,
-    pub(crate) name: NameRef,
+    /// Boxed, not a [`NameRef`]: every decision borrows it, and slicing the shared buffer
+    /// would read (and miss on) its bytes for the char-boundary checks on the resolve path.
+    pub(crate) name: Box<str>,
     pub(crate) rank: RouteRank,
 }
 
-/// A string in [`RouteTable::names`] (start, length): route and Service names in one buffer
-/// instead of an allocation each.
+/// A string in [`RouteTable::names`] (start, length): Service and Gateway names (read by
+/// explanations only) in one buffer instead of an allocation each.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct NameRef(u32, u32);
 
@@ -392,7 +394,7 @@ pub struct RouteTable {
     pub(crate) extras: Vec<Extras>,
     /// Rule names; index 0 is unused (unnamed).
     pub(crate) rule_names: Vec<Box<str>>,
-    /// Route, Service and Gateway names ([`NameRef`]s point here).
+    /// Service and Gateway names ([`NameRef`]s point here).
     pub(crate) names: String,
 }
 
@@ -414,7 +416,7 @@ pub struct TableStats {
 }
 
 impl RouteTable {
-    /// The text of a route, Service or Gateway name.
+    /// The text of a Service or Gateway name.
     pub(crate) fn text(&self, n: NameRef) -> &str {
         name_text(&self.names, n)
     }
@@ -470,7 +472,7 @@ impl RouteTable {
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
         self.statuses
-            .get_or_init(|| self.status.render(&self.routes, &self.names))
+            .get_or_init(|| self.status.render(&self.routes))
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -907,11 +909,10 @@ impl<'i> Builder<'i> {
         }
         let id = u32::try_from(self.routes.len()).ok()?;
         let namespace = self.intern(&route.namespace);
-        let name = push_name(&mut self.names, &route.name);
         self.routes.push(RouteInfo {
             kind: route.kind,
             namespace,
-            name,
+            name: route.name.as_str().into(),
             rank,
         });
         if let Some(slot) = self.route_id.get_mut(ri) {
