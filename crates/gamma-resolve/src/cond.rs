@@ -77,7 +77,8 @@ impl ValueMatch {
 }
 
 /// Compiled name/value conditions (headers or query parameters).
-pub(crate) type NamedMatches = Box<[(Box<str>, ValueMatch)]>;
+/// Names are interned (`Arc<str>`): the same header names repeat across thousands of rules.
+pub(crate) type NamedMatches = Box<[(std::sync::Arc<str>, ValueMatch)]>;
 
 /// The parts of a match that the path/method index does not already decide.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -119,6 +119,8 @@ impl fmt::Display for Explanation {
 }
 
 struct Row {
+    /// 0 for the kind tried first, 1 for HTTPRoutes a gRPC request falls through to.
+    phase: u8,
     key: (u8, usize, u128),
     cand: u32,
     hostname: Option<String>,
@@ -169,13 +171,13 @@ impl RouteTable {
                 ex.binding = format!(
                     "Service {}/{} port {} (destination {} is one of its cluster IPs)",
                     svc.map_or("?", |s| &s.namespace),
-                    svc.map_or("?", |s| &s.name),
+                    svc.map_or("?", |s| self.text(s.name)),
                     port,
                     req.destination
                 );
                 let consumer = req
                     .source_namespace
-                    .and_then(|ns| consumers.get(ns).copied());
+                    .and_then(|ns| crate::table::consumer_set(consumers, ns));
                 match consumer.or(*producer) {
                     Some(s) => self.sets.get(s as usize),
                     None => {
@@ -192,7 +194,7 @@ impl RouteTable {
                 ex.binding = format!(
                     "Gateway {}/{} port {}",
                     gw.map_or("?", |g| &g.namespace),
-                    gw.map_or("?", |g| &g.name),
+                    gw.map_or("?", |g| self.text(g.name)),
                     req.port
                 );
                 let host = match req.protocol {
@@ -231,8 +233,9 @@ impl RouteTable {
         } else if let crate::Decision::Respond(r) = decision
             && let Some(rule) = r.rule
             && let Some(entry) = self.rules.iter().find(|e| self.rule_ref(e) == rule)
-            && let Action::Backends(bs) = &entry.action
+            && let Action::Backends(..) = &entry.action
         {
+            let bs = self.backends_of(&entry.action);
             let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
             ex.backend_pick = Some(format!("weights [{}]: {}", weights.join(", "), r.reason));
         }
@@ -270,13 +273,21 @@ impl RouteTable {
             }
         };
         let use_grpc = req.protocol == Protocol::Grpc && set.grpc.is_some();
-        if use_grpc {
-            if let Some(g) = &set.grpc {
-                self.rows_grpc(g, &probe, &host_rank, &mut rows);
-            }
-        } else if req.protocol.is_http() {
+        // The same order as `match_in_set`: GRPCRoutes first for gRPC requests; on a Gateway
+        // listener (kinds coexist, §2.3) a gRPC request no GRPCRoute takes falls through to
+        // the HTTPRoutes, so those are candidates too, after every gRPC one. In mesh only one
+        // kind is bound (§4.6).
+        let http_too = !use_grpc || (set.mesh_kind.is_none() && set.http.is_some());
+        if use_grpc && let Some(g) = &set.grpc {
+            self.rows_grpc(g, &probe, &host_rank, &mut rows);
+        }
+        if req.protocol.is_http() && http_too {
             if let Some(h) = &set.http {
+                let first = rows.len();
                 self.rows_http(h, &probe, &host_rank, &mut rows);
+                for r in rows.get_mut(first..).into_iter().flatten() {
+                    r.phase = 1;
+                }
             }
         } else if req.protocol == Protocol::Tls
             && let Some(t) = &set.tls
@@ -287,6 +298,7 @@ impl RouteTable {
                     let key = self.keys.get(c as usize).map_or(0, |k| k.0);
                     let failed = (hr.0 == 3).then(|| "SNI does not match the hostname".to_string());
                     rows.push(Row {
+                        phase: 0,
                         key: (hr.0, hr.1, key),
                         cand: c,
                         hostname: h.clone(),
@@ -296,7 +308,7 @@ impl RouteTable {
                 }
             }
         }
-        rows.sort_by_key(|r| r.key);
+        rows.sort_by_key(|r| (r.phase, r.key));
         rows.into_iter()
             .filter_map(|r| {
                 let cand = self.cands.get(r.cand as usize)?;
@@ -305,7 +317,7 @@ impl RouteTable {
                 Some(CandidateExplanation {
                     route: rref.route.to_string(),
                     rule: rule.index,
-                    rule_name: rule.name.as_deref().map(str::to_string),
+                    rule_name: self.rule_name(rule).map(str::to_string),
                     match_index: cand.match_index,
                     hostname: r.hostname,
                     condition: r.condition,
@@ -326,7 +338,7 @@ impl RouteTable {
                 let svc = self.services.get(*service as usize);
                 let (ns, name) = (
                     svc.map_or("?", |s| &s.namespace),
-                    svc.map_or("?", |s| &s.name),
+                    svc.map_or("?", |s| self.text(s.name)),
                 );
                 match consumer {
                     None => format!("producer routes of Service {ns}/{name} port {port}"),
@@ -340,7 +352,7 @@ impl RouteTable {
                 format!(
                     "listener {listener} of Gateway {}/{}",
                     gw.map_or("?", |g| &g.namespace),
-                    gw.map_or("?", |g| &g.name)
+                    gw.map_or("?", |g| self.text(g.name))
                 )
             }
         }
@@ -398,6 +410,7 @@ impl RouteTable {
                 .map(|f| self.failure_text(c, &f))
         };
         Row {
+            phase: 0,
             key: (host_rank.0, host_rank.1, key),
             cand: c,
             hostname: hostname.clone(),
@@ -419,14 +432,14 @@ impl RouteTable {
                 let miss = (!path_ok).then_some("path does not match");
                 rows.push(self.row(c, &hn, hr, condition, miss, probe));
             };
-            for (p, run) in &pi.exact {
-                for &c in pi.list(*run) {
-                    push(c, format!("Exact {p}"), **p == *probe.path);
+            for (p, list) in self.paths.exact_keys(pi) {
+                for &c in list {
+                    push(c, format!("Exact {p}"), p == probe.path);
                 }
             }
-            for (p, run) in &pi.prefix {
+            for (p, list) in self.paths.prefix_keys(pi) {
                 let shown = if p.is_empty() { "/" } else { p };
-                for &c in pi.list(*run) {
+                for &c in list {
                     push(
                         c,
                         format!("PathPrefix {shown}"),
@@ -434,7 +447,7 @@ impl RouteTable {
                     );
                 }
             }
-            for &c in pi.list(pi.regex) {
+            for &c in self.paths.list(pi.regex_run()) {
                 push(c, "RegularExpression".into(), true);
             }
         }

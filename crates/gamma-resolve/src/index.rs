@@ -28,11 +28,7 @@ impl Hasher for FastHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            if let Some(dst) = w.get_mut(..rest.len()) {
-                dst.copy_from_slice(rest);
-            }
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+            h = (h.rotate_left(5) ^ tail_word(rest)).wrapping_mul(SEED);
         }
         self.0 = h;
     }
@@ -56,6 +52,24 @@ impl Hasher for FastHasher {
     }
 }
 
+/// The 1 to 7 bytes after the last full word as one word, without a copy loop or a `memcpy`
+/// call (the table's keys are short: IP addresses, paths, names): two overlapping 4-byte
+/// reads, or the first, middle and last byte; the length goes into the top byte.
+#[inline]
+fn tail_word(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    let w = match (rest.first_chunk::<4>(), rest.last_chunk::<4>()) {
+        (Some(a), Some(z)) => {
+            (u64::from(u32::from_le_bytes(*a)) << 24) ^ u64::from(u32::from_le_bytes(*z))
+        }
+        _ => {
+            let at = |i: usize| u64::from(rest.get(i).copied().unwrap_or(0));
+            at(0) | (at(n / 2) << 8) | (at(n.saturating_sub(1)) << 16)
+        }
+    };
+    w ^ ((n as u64) << 56)
+}
+
 /// Hash map with the fast hasher.
 pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
 
@@ -65,23 +79,30 @@ pub(crate) type Cands = Box<[u32]>;
 /// Hostname groups (§2.1 step 1): exact hostnames, wildcard suffixes (longest first), then
 /// routes without a hostname. For one request host the groups that match are totally ordered
 /// by hostname specificity, so trying them in that order preserves precedence.
+///
+/// Most route sets have only the "any host" group: it is stored inline and the hostname maps
+/// (boxed, absent) cost one pointer.
 #[derive(Debug)]
 pub(crate) struct HostIndex<G> {
+    pub(crate) any: Option<G>,
+    pub(crate) named: Option<Box<NamedHosts<G>>>,
+}
+
+/// The hostname groups of a [`HostIndex`] that have a hostname.
+#[derive(Debug)]
+pub(crate) struct NamedHosts<G> {
     pub(crate) exact: Map<Box<str>, G>,
     /// Keyed by the suffix including its leading dot (`.example.com`).
     pub(crate) wild: Map<Box<str>, G>,
     /// Suffix lengths present in `wild`, descending.
     pub(crate) wild_lens: Box<[usize]>,
-    pub(crate) any: Option<G>,
 }
 
 impl<G> Default for HostIndex<G> {
     fn default() -> Self {
         Self {
-            exact: Map::default(),
-            wild: Map::default(),
-            wild_lens: Box::new([]),
             any: None,
+            named: None,
         }
     }
 }
@@ -92,19 +113,26 @@ impl<G> HostIndex<G> {
         match hostname {
             None => self.any.get_or_insert_with(new),
             Some(h) => {
+                let named = self.named.get_or_insert_with(|| {
+                    Box::new(NamedHosts {
+                        exact: Map::default(),
+                        wild: Map::default(),
+                        wild_lens: Box::new([]),
+                    })
+                });
                 let h = h.to_ascii_lowercase();
                 match h.strip_prefix('*') {
                     Some(suffix) if suffix.starts_with('.') => {
                         let len = suffix.len();
-                        if !self.wild_lens.contains(&len) {
-                            let mut v = self.wild_lens.to_vec();
+                        if !named.wild_lens.contains(&len) {
+                            let mut v = named.wild_lens.to_vec();
                             v.push(len);
                             v.sort_unstable_by(|a, b| b.cmp(a));
-                            self.wild_lens = v.into_boxed_slice();
+                            named.wild_lens = v.into_boxed_slice();
                         }
-                        self.wild.entry(suffix.into()).or_insert_with(new)
+                        named.wild.entry(suffix.into()).or_insert_with(new)
                     }
-                    _ => self.exact.entry(h.into_boxed_str()).or_insert_with(new),
+                    _ => named.exact.entry(h.into_boxed_str()).or_insert_with(new),
                 }
             }
         }
@@ -113,16 +141,16 @@ impl<G> HostIndex<G> {
     /// Converts every group with `f` (freezing builders into indexes), keeping the keys.
     pub(crate) fn map<H>(self, mut f: impl FnMut(G) -> H) -> HostIndex<H> {
         HostIndex {
-            exact: self.exact.into_iter().map(|(k, g)| (k, f(g))).collect(),
-            wild: self.wild.into_iter().map(|(k, g)| (k, f(g))).collect(),
-            wild_lens: self.wild_lens,
+            named: self.named.map(|n| {
+                let n = *n;
+                Box::new(NamedHosts {
+                    exact: n.exact.into_iter().map(|(k, g)| (k, f(g))).collect(),
+                    wild: n.wild.into_iter().map(|(k, g)| (k, f(g))).collect(),
+                    wild_lens: n.wild_lens,
+                })
+            }),
             any: self.any.map(f),
         }
-    }
-
-    /// True when only the "any" group exists (then the host need not be looked at).
-    pub(crate) fn host_independent(&self) -> bool {
-        self.exact.is_empty() && self.wild.is_empty()
     }
 
     /// Calls `f` on each group matching `host` (a request Host/SNI as received; it is
@@ -133,23 +161,23 @@ impl<G> HostIndex<G> {
         host: Option<&str>,
         mut f: impl FnMut(&G) -> Option<R>,
     ) -> Option<R> {
-        if !self.host_independent()
+        if let Some(named) = &self.named
             && let Some(host) = host
         {
             let mut buf = [0u8; MAX_HOSTNAME_LEN];
             if let Some(h) = hostname::lowercase_into(hostname::normalize_host(host), &mut buf) {
-                if let Some(g) = self.exact.get(h)
+                if let Some(g) = named.exact.get(h)
                     && let Some(r) = f(g)
                 {
                     return Some(r);
                 }
-                for &len in self.wild_lens.iter() {
+                for &len in named.wild_lens.iter() {
                     // the wildcard must cover at least one character before the dot
                     if h.len() <= len {
                         continue;
                     }
                     if let Some(suffix) = h.get(h.len() - len..)
-                        && let Some(g) = self.wild.get(suffix)
+                        && let Some(g) = named.wild.get(suffix)
                         && let Some(r) = f(g)
                     {
                         return Some(r);
@@ -162,51 +190,388 @@ impl<G> HostIndex<G> {
 
     /// All groups with their hostname (for explanations), in no particular order.
     pub(crate) fn groups(&self) -> impl Iterator<Item = (Option<String>, &G)> {
-        self.exact
-            .iter()
-            .map(|(k, g)| (Some(k.to_string()), g))
-            .chain(self.wild.iter().map(|(k, g)| (Some(format!("*{k}")), g)))
+        let named = self.named.as_deref();
+        named
+            .into_iter()
+            .flat_map(|n| n.exact.iter().map(|(k, g)| (Some(k.to_string()), g)))
+            .chain(
+                named
+                    .into_iter()
+                    .flat_map(|n| n.wild.iter().map(|(k, g)| (Some(format!("*{k}")), g))),
+            )
             .chain(self.any.iter().map(|g| (None, g)))
     }
 }
 
-/// A run of candidate ids in [`PathIndex::ids`]: (start, length).
+/// A run of candidate ids: (start, length) in [`PathKeys::ids`], except that a run of length
+/// 1 holds the candidate id itself in `start` (most path keys have one candidate; then no
+/// list is stored at all).
 pub(crate) type Run = (u32, u32);
 
-/// Path index of one hostname group of HTTPRoute matches. Candidate lists live in one flat
-/// array (`ids`) and maps hold runs into it: one allocation for all lists, 8 bytes per key.
+/// Path indexes with at most this many exact (or prefix) keys are scanned linearly: their
+/// keys sit next to each other, so a scan touches one or two cache lines where a hash probe
+/// touches a slot, an entry and the key. Larger ones are probed through the hash slots.
+const SCAN_MAX: u32 = 8;
+
+/// One path key of a [`PathIndex`]: its bytes in [`PathKeys::bytes`] and its candidates.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeyEntry {
+    key: u32,
+    key_len: u32,
+    /// [`fingerprint`] of the key: most non-matching keys are told apart without reading
+    /// their bytes.
+    fp: u32,
+    run: Run,
+}
+
+/// A cheap, O(1) fingerprint of a key: its length and first and last 8 bytes. Equal keys
+/// have equal fingerprints; most unequal ones of a route set differ in one of those.
+#[inline]
+fn fingerprint(s: &[u8]) -> u32 {
+    let n = s.len() as u64;
+    let x = match (s.first_chunk::<8>(), s.last_chunk::<8>()) {
+        (Some(a), Some(b)) => u64::from_le_bytes(*a) ^ u64::from_le_bytes(*b).rotate_left(29),
+        _ if s.is_empty() => 0,
+        _ => tail_word(s),
+    };
+    let x = (x ^ n).wrapping_mul(SEED);
+    (x >> 32) as u32
+}
+
+/// Every path index of a table in shared arrays (one allocation each for all Services
+/// instead of two hash maps and boxed keys per route set): key bytes, key entries (each
+/// index's exact keys, then its prefix keys, longest first, are contiguous), candidate lists,
+/// prefix lengths, and one open-addressing hash over the keys of the large indexes.
 #[derive(Debug, Default)]
+pub(crate) struct PathKeys {
+    bytes: String,
+    entries: Vec<KeyEntry>,
+    ids: Vec<u32>,
+    /// Distinct prefix lengths, descending, per large index.
+    lens: Vec<u32>,
+    /// (hash tag, entry + 1); 0 = empty. Length a power of two (or 0).
+    slots: Box<[(u32, u32)]>,
+}
+
+/// Path index of one hostname group of HTTPRoute matches: ranges into [`PathKeys`].
+#[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct PathIndex {
-    pub(crate) exact: Map<Box<str>, Run>,
-    /// Keyed by the normalised prefix (no trailing `/`; the root is `""`).
-    pub(crate) prefix: Map<Box<str>, Run>,
-    /// Lengths present in `prefix`, descending.
-    pub(crate) prefix_lens: Box<[usize]>,
-    pub(crate) regex: Run,
-    pub(crate) ids: Box<[u32]>,
+    /// Hash salt: distinguishes this index's keys in the shared hash.
+    id: u32,
+    /// Entries of the `Exact` keys.
+    exact: (u32, u32),
+    /// Entries of the `PathPrefix` keys (normalised: no trailing `/`, the root is `""`),
+    /// longest first.
+    prefix: (u32, u32),
+    /// Distinct prefix lengths in [`PathKeys::lens`], descending (large indexes only).
+    lens: (u32, u32),
+    /// Candidates of regex paths.
+    regex: Run,
 }
 
-/// Builder of a [`PathIndex`].
-#[derive(Debug, Default)]
-pub(crate) struct PathIndexBuilder {
-    exact: Map<Box<str>, Pending>,
-    prefix: Map<Box<str>, Pending>,
-    regex: Vec<u32>,
+/// Hash of a path key for the shared hash (salted by index and kind): one multiply per
+/// 8 bytes, the tail as one overlapping word, then finalised (murmur3's fmix64) so that the
+/// low bits (the slot) are well mixed.
+#[inline]
+fn salted_hash(salt: u32, key: &str) -> u64 {
+    salted_hash_bytes(salt, key.as_bytes())
 }
 
-/// The candidates of one path key while building: the first inline, the rest in a `Vec`
-/// (most keys have one candidate, and then no list is allocated at all).
-#[derive(Debug)]
-struct Pending {
-    first: u32,
-    rest: Vec<u32>,
+#[inline]
+fn salted_hash_bytes(salt: u32, b: &[u8]) -> u64 {
+    let n = b.len();
+    let mut h = (u64::from(salt) ^ (n as u64).rotate_left(32)).wrapping_mul(SEED);
+    let mut rest = b;
+    while let Some((w, tail)) = rest.split_first_chunk::<8>() {
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(*w)).wrapping_mul(SEED);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        // the last 8 bytes overlap the last full word when there is one
+        let w = match b.last_chunk::<8>() {
+            Some(w) => u64::from_le_bytes(*w),
+            None => tail_word(rest),
+        };
+        h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^ (h >> 33)
 }
 
-impl Pending {
-    fn len(&self) -> usize {
-        1 + self.rest.len()
+/// Byte equality without a `bcmp` call for keys up to 16 bytes (most paths and names):
+/// overlapping compares of the first and last bytes, 4-byte or 8-byte words cover every byte.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        0 => true,
+        1..=3 => a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last(),
+        4..=7 => {
+            a.first_chunk::<4>() == b.first_chunk::<4>()
+                && a.last_chunk::<4>() == b.last_chunk::<4>()
+        }
+        8..=16 => {
+            a.first_chunk::<8>() == b.first_chunk::<8>()
+                && a.last_chunk::<8>() == b.last_chunk::<8>()
+        }
+        _ => a == b,
     }
 }
+
+fn range(r: (u32, u32)) -> std::ops::Range<usize> {
+    let start = r.0 as usize;
+    start..start + r.1 as usize
+}
+
+impl PathKeys {
+    fn key(&self, e: &KeyEntry) -> &str {
+        let start = e.key as usize;
+        self.bytes
+            .get(start..start + e.key_len as usize)
+            .unwrap_or("")
+    }
+
+    /// The key's bytes (no char-boundary checks: the resolve path compares bytes).
+    #[inline]
+    fn key_bytes(&self, e: &KeyEntry) -> &[u8] {
+        let start = e.key as usize;
+        self.bytes
+            .as_bytes()
+            .get(start..start + e.key_len as usize)
+            .unwrap_or(&[])
+    }
+
+    /// The candidate ids of a run.
+    #[inline]
+    pub(crate) fn list<'a>(&'a self, run: &'a Run) -> &'a [u32] {
+        match run.1 {
+            0 => &[],
+            1 => std::slice::from_ref(&run.0),
+            _ => self.ids.get(range(*run)).unwrap_or(&[]),
+        }
+    }
+
+    fn entries(&self, r: (u32, u32)) -> &[KeyEntry] {
+        self.entries.get(range(r)).unwrap_or(&[])
+    }
+
+    /// The entry of `key` among `r` (an index's exact or prefix keys), salted with `salt`.
+    #[inline]
+    fn lookup(&self, r: (u32, u32), salt: u32, key: &str) -> Option<&KeyEntry> {
+        let key = key.as_bytes();
+        if r.1 <= SCAN_MAX {
+            let fp = fingerprint(key);
+            return self
+                .entries(r)
+                .iter()
+                .find(|e| e.fp == fp && same_bytes(self.key_bytes(e), key));
+        }
+        let mask = self.slots.len().wrapping_sub(1);
+        let h = salted_hash_bytes(salt, key);
+        let tag = (h >> 32) as u32;
+        let mut i = h as usize;
+        loop {
+            let &(t, e) = self.slots.get(i & mask)?;
+            if e == 0 {
+                return None;
+            }
+            // the hash is shared by every large index: only an entry of this one counts
+            // (another index may hold the same key)
+            let ei = e.wrapping_sub(1);
+            if t == tag
+                && ei.wrapping_sub(r.0) < r.1
+                && let Some(entry) = self.entries.get(ei as usize)
+                && same_bytes(self.key_bytes(entry), key)
+            {
+                return Some(entry);
+            }
+            i = i.wrapping_add(1);
+        }
+    }
+
+    /// The `Exact` keys of an index with their candidates (for explanations).
+    pub(crate) fn exact_keys<'a>(
+        &'a self,
+        pi: &PathIndex,
+    ) -> impl Iterator<Item = (&'a str, &'a [u32])> + 'a {
+        self.entries(pi.exact)
+            .iter()
+            .map(|e| (self.key(e), self.list(&e.run)))
+    }
+
+    /// The `PathPrefix` keys (normalised) of an index with their candidates.
+    pub(crate) fn prefix_keys<'a>(
+        &'a self,
+        pi: &PathIndex,
+    ) -> impl Iterator<Item = (&'a str, &'a [u32])> + 'a {
+        self.entries(pi.prefix)
+            .iter()
+            .map(|e| (self.key(e), self.list(&e.run)))
+    }
+
+    /// Builds the shared hash over the keys of the large indexes (`large`: (salt, entries)).
+    fn build_slots(&mut self, large: &[(u32, (u32, u32))]) {
+        let n: usize = large.iter().map(|(_, r)| r.1 as usize).sum();
+        if n == 0 {
+            return;
+        }
+        // load factor at most 1/2: short probe sequences
+        let cap = (n * 2).next_power_of_two();
+        let mask = cap - 1;
+        let mut slots = vec![(0u32, 0u32); cap];
+        for &(salt, r) in large {
+            for ei in range(r) {
+                let Some(e) = self.entries.get(ei) else {
+                    continue;
+                };
+                let h = salted_hash(salt, self.key(e));
+                let mut i = h as usize & mask;
+                while let Some(slot) = slots.get_mut(i) {
+                    if slot.1 == 0 {
+                        *slot = ((h >> 32) as u32, u32::try_from(ei + 1).unwrap_or(0));
+                        break;
+                    }
+                    i = (i + 1) & mask;
+                }
+            }
+        }
+        self.slots = slots.into_boxed_slice();
+    }
+}
+
+impl PathIndex {
+    /// Calls `f` on candidates whose path condition may hold, in precedence order: exact
+    /// path, then prefixes longest first (on segment boundaries), then regexes (whose own
+    /// condition `f` must check). Stops at the first `Some`.
+    #[inline]
+    pub(crate) fn find<R>(
+        &self,
+        keys: &PathKeys,
+        path: &str,
+        mut f: impl FnMut(u32) -> Option<R>,
+    ) -> Option<R> {
+        let mut scan = |run: &Run| -> Option<R> {
+            for &c in keys.list(run) {
+                if let Some(r) = f(c) {
+                    return Some(r);
+                }
+            }
+            None
+        };
+        if self.exact.1 != 0
+            && let Some(e) = keys.lookup(self.exact, self.id.wrapping_mul(2), path)
+            && let Some(r) = scan(&e.run)
+        {
+            return Some(r);
+        }
+        let bytes = path.as_bytes();
+        // a prefix of length `len` matches on a segment boundary only
+        let boundary = |len: usize| match bytes.get(len) {
+            None => len == bytes.len(),
+            Some(b) => *b == b'/',
+        };
+        if self.prefix.1 <= SCAN_MAX {
+            // longest first; of keys of one length at most one is a prefix of the path, and
+            // the path's fingerprint is computed once per length
+            let mut last: Option<(usize, u32)> = None;
+            for e in keys.entries(self.prefix) {
+                let len = e.key_len as usize;
+                if !boundary(len) {
+                    continue;
+                }
+                let Some(p) = bytes.get(..len) else { continue };
+                let fp = match last {
+                    Some((l, fp)) if l == len => fp,
+                    _ => {
+                        let fp = fingerprint(p);
+                        last = Some((len, fp));
+                        fp
+                    }
+                };
+                if fp == e.fp
+                    && same_bytes(p, keys.key_bytes(e))
+                    && let Some(r) = scan(&e.run)
+                {
+                    return Some(r);
+                }
+            }
+        } else {
+            let salt = self.id.wrapping_mul(2) | 1;
+            for &len in keys.lens.get(range(self.lens)).unwrap_or(&[]) {
+                let len = len as usize;
+                if !boundary(len) {
+                    continue;
+                }
+                if let Some(p) = path.get(..len)
+                    && let Some(e) = keys.lookup(self.prefix, salt, p)
+                    && let Some(r) = scan(&e.run)
+                {
+                    return Some(r);
+                }
+            }
+        }
+        scan(&self.regex)
+    }
+
+    /// The candidates of regex paths (for explanations).
+    pub(crate) fn regex_run(&self) -> &Run {
+        &self.regex
+    }
+}
+
+/// One path key while building: the first candidate inline, further ones chained through
+/// [`PathKeysBuilder::chain`] (no allocation per key).
+#[derive(Debug)]
+struct PendingKey<'i> {
+    key: &'i str,
+    prefix: bool,
+    first: u32,
+    /// Head and tail of the chain of further candidates (`NONE` = none).
+    more: (u32, u32),
+    /// The next key of the same index (`NONE` = last): an index's keys are a list through
+    /// the shared pending keys, not a vector per index.
+    next: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Builds the [`PathKeys`] of a table. Keys borrow the input until frozen.
+#[derive(Debug, Default)]
+pub(crate) struct PathKeysBuilder<'i> {
+    /// (salt, key) -> pending key; table-wide, so it grows (amortised) instead of being
+    /// created per route set.
+    by_key: Map<(u32, &'i str), u32>,
+    pending: Vec<PendingKey<'i>>,
+    /// (candidate, next) links of the candidate chains.
+    chain: Vec<(u32, u32)>,
+    next_id: u32,
+    /// (salt, entries) of the indexes that need the hash.
+    large: Vec<(u32, (u32, u32))>,
+    out: PathKeys,
+    scratch: Vec<u32>,
+    keys_scratch: Vec<u32>,
+}
+
+/// Builder of one [`PathIndex`]: its pending keys (indexes into the shared builder).
+#[derive(Debug)]
+pub(crate) struct PathIndexBuilder {
+    id: u32,
+    /// First and last of the index's pending keys (`NONE` = none), and their number.
+    head: u32,
+    tail: u32,
+    count: usize,
+    regex: Vec<u32>,
+    /// Whether the keys are in [`PathKeysBuilder::by_key`]; small indexes find repeated
+    /// keys by scanning `keys` instead (no hashing).
+    hashed: bool,
+}
+
+/// Indexes with up to this many keys (exact and prefix) dedupe by scanning while building.
+const BUILD_SCAN_MAX: usize = 16;
 
 /// Where a candidate goes in a path index.
 #[derive(Debug, Clone, Copy)]
@@ -216,127 +581,231 @@ pub(crate) enum PathSlot<'a> {
     Regex,
 }
 
-impl PathIndexBuilder {
-    pub(crate) fn add(&mut self, slot: PathSlot<'_>, cand: u32) {
-        // look up before inserting: most keys repeat, and a miss is the only time the key
-        // needs an owned copy
-        fn push(map: &mut Map<Box<str>, Pending>, key: &str, cand: u32) {
-            match map.get_mut(key) {
-                Some(p) => p.rest.push(cand),
-                None => {
-                    map.insert(
-                        key.into(),
-                        Pending {
-                            first: cand,
-                            rest: Vec::new(),
-                        },
-                    );
-                }
-            }
-        }
-        match slot {
-            PathSlot::Exact(p) => push(&mut self.exact, p, cand),
-            PathSlot::Prefix(p) => push(&mut self.prefix, normalize_prefix(p), cand),
-            PathSlot::Regex => self.regex.push(cand),
+impl<'i> PathKeysBuilder<'i> {
+    /// A builder for a new path index.
+    pub(crate) fn index(&mut self) -> PathIndexBuilder {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        PathIndexBuilder {
+            id,
+            head: NONE,
+            tail: NONE,
+            count: 0,
+            regex: Vec::new(),
+            hashed: false,
         }
     }
 
-    /// Sorts every list with `order` (by precedence key) and freezes the index.
-    pub(crate) fn finish(self, order: &impl Fn(&u32, &u32) -> std::cmp::Ordering) -> PathIndex {
-        let total = self
-            .exact
-            .values()
-            .chain(self.prefix.values())
-            .map(Pending::len)
-            .sum::<usize>()
-            + self.regex.len();
-        let mut ids: Vec<u32> = Vec::with_capacity(total);
-        // sorts a list into `ids` (one-candidate lists need no sort)
-        let mut freeze = |first: Option<u32>, mut v: Vec<u32>| -> Run {
-            let start = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-            if v.is_empty() {
-                ids.extend(first);
-                return (start, u32::from(first.is_some()));
+    /// Adds a candidate to an index under a path slot.
+    pub(crate) fn add(&mut self, b: &mut PathIndexBuilder, slot: PathSlot<'i>, cand: u32) {
+        let (key, prefix) = match slot {
+            PathSlot::Exact(p) => (p, false),
+            PathSlot::Prefix(p) => (normalize_prefix(p), true),
+            PathSlot::Regex => {
+                b.regex.push(cand);
+                return;
             }
-            if let Some(f) = first {
-                // insertion order is kept for equal keys (stable sort)
-                v.insert(0, f);
-            }
-            v.sort_by(order);
-            v.dedup();
-            ids.extend_from_slice(&v);
-            (start, u32::try_from(v.len()).unwrap_or(0))
         };
-        let mut lens: Vec<usize> = self.prefix.keys().map(|k| k.len()).collect();
-        lens.sort_unstable_by(|a, b| b.cmp(a));
-        lens.dedup();
-        let exact = self
-            .exact
-            .into_iter()
-            .map(|(k, p)| (k, freeze(Some(p.first), p.rest)))
-            .collect();
-        let prefix = self
-            .prefix
-            .into_iter()
-            .map(|(k, p)| (k, freeze(Some(p.first), p.rest)))
-            .collect();
-        let regex = freeze(None, self.regex);
-        PathIndex {
-            exact,
-            prefix,
-            prefix_lens: lens.into_boxed_slice(),
-            regex,
-            ids: ids.into_boxed_slice(),
-        }
-    }
-}
-
-impl PathIndex {
-    /// The candidate ids of a run.
-    pub(crate) fn list(&self, (start, len): Run) -> &[u32] {
-        let start = start as usize;
-        self.ids.get(start..start + len as usize).unwrap_or(&[])
-    }
-
-    /// Calls `f` on candidates whose path condition may hold, in precedence order: exact
-    /// path, then prefixes longest first (on segment boundaries), then regexes (whose own
-    /// condition `f` must check). Stops at the first `Some`.
-    pub(crate) fn find<R>(&self, path: &str, mut f: impl FnMut(u32) -> Option<R>) -> Option<R> {
-        if !self.exact.is_empty()
-            && let Some(run) = self.exact.get(path)
-        {
-            for &c in self.list(*run) {
-                if let Some(r) = f(c) {
-                    return Some(r);
+        let salt = b.id.wrapping_mul(2) | u32::from(prefix);
+        let found = if b.hashed {
+            self.by_key.get(&(salt, key)).copied()
+        } else {
+            let mut at = b.head;
+            let mut hit = None;
+            while let Some(p) = self.pending.get(at as usize) {
+                if p.prefix == prefix && same_bytes(p.key.as_bytes(), key.as_bytes()) {
+                    hit = Some(at);
+                    break;
+                }
+                at = p.next;
+            }
+            hit
+        };
+        if let Some(pi) = found {
+            let link = u32::try_from(self.chain.len()).unwrap_or(NONE);
+            self.chain.push((cand, NONE));
+            if let Some(p) = self.pending.get_mut(pi as usize) {
+                if p.more.0 == NONE {
+                    p.more = (link, link);
+                } else {
+                    if let Some(tail) = self.chain.get_mut(p.more.1 as usize) {
+                        tail.1 = link;
+                    }
+                    p.more.1 = link;
                 }
             }
+            return;
         }
-        let bytes = path.as_bytes();
-        for &len in self.prefix_lens.iter() {
-            // a prefix of length `len` matches on a segment boundary only
-            let boundary = match bytes.get(len) {
-                None => len == bytes.len(),
-                Some(b) => *b == b'/',
-            };
-            if !boundary {
-                continue;
+        let Ok(pi) = u32::try_from(self.pending.len()) else {
+            return;
+        };
+        self.pending.push(PendingKey {
+            key,
+            prefix,
+            first: cand,
+            more: (NONE, NONE),
+            next: NONE,
+        });
+        match self.pending.get_mut(b.tail as usize) {
+            Some(t) => t.next = pi,
+            None => b.head = pi,
+        }
+        b.tail = pi;
+        b.count += 1;
+        if b.hashed {
+            self.by_key.insert((salt, key), pi);
+        } else if b.count > BUILD_SCAN_MAX {
+            // grown large: from now on repeated keys are found by hash
+            b.hashed = true;
+            let mut at = b.head;
+            while let Some(p) = self.pending.get(at as usize) {
+                let salt = b.id.wrapping_mul(2) | u32::from(p.prefix);
+                self.by_key.insert((salt, p.key), at);
+                at = p.next;
             }
-            if let Some(p) = path.get(..len)
-                && let Some(run) = self.prefix.get(p)
-            {
-                for &c in self.list(*run) {
-                    if let Some(r) = f(c) {
-                        return Some(r);
+        }
+    }
+
+    /// Freezes one key's candidates into a run, sorted by `order` (stable: insertion order
+    /// is kept for equal keys).
+    fn run(&mut self, pi: u32, order: &impl Fn(&u32, &u32) -> std::cmp::Ordering) -> Run {
+        let Some(p) = self.pending.get(pi as usize) else {
+            return (0, 0);
+        };
+        if p.more.0 == NONE {
+            return (p.first, 1);
+        }
+        self.scratch.clear();
+        self.scratch.push(p.first);
+        let mut link = p.more.0;
+        while let Some(&(c, next)) = self.chain.get(link as usize) {
+            self.scratch.push(c);
+            link = next;
+        }
+        self.scratch.sort_by(order);
+        self.scratch.dedup();
+        if let [only] = self.scratch.as_slice() {
+            return (*only, 1);
+        }
+        let start = u32::try_from(self.out.ids.len()).unwrap_or(u32::MAX);
+        self.out.ids.extend_from_slice(&self.scratch);
+        (start, u32::try_from(self.scratch.len()).unwrap_or(0))
+    }
+
+    /// Appends the entries of some pending keys; returns their range.
+    fn entries(
+        &mut self,
+        keys: &[u32],
+        order: &impl Fn(&u32, &u32) -> std::cmp::Ordering,
+    ) -> (u32, u32) {
+        let start = u32::try_from(self.out.entries.len()).unwrap_or(u32::MAX);
+        for &pi in keys {
+            let run = self.run(pi, order);
+            let Some(p) = self.pending.get(pi as usize) else {
+                continue;
+            };
+            let key = u32::try_from(self.out.bytes.len()).unwrap_or(u32::MAX);
+            self.out.bytes.push_str(p.key);
+            self.out.entries.push(KeyEntry {
+                key,
+                key_len: u32::try_from(p.key.len()).unwrap_or(u32::MAX),
+                fp: fingerprint(p.key.as_bytes()),
+                run,
+            });
+        }
+        let end = u32::try_from(self.out.entries.len()).unwrap_or(u32::MAX);
+        (start, end - start)
+    }
+
+    /// Sorts every key's candidates with `order` (by precedence key) and freezes the index.
+    pub(crate) fn finish(
+        &mut self,
+        b: PathIndexBuilder,
+        order: &impl Fn(&u32, &u32) -> std::cmp::Ordering,
+    ) -> PathIndex {
+        let PathIndexBuilder {
+            id, head, regex, ..
+        } = b;
+        let mut keys = std::mem::take(&mut self.keys_scratch);
+        keys.clear();
+        let mut at = head;
+        while let Some(p) = self.pending.get(at as usize) {
+            keys.push(at);
+            at = p.next;
+        }
+        // exact keys first, then prefixes longest first (the scan relies on it); stable, so
+        // keys keep their insertion order otherwise
+        let pending = &self.pending;
+        keys.sort_by_key(|pi| {
+            pending
+                .get(*pi as usize)
+                .map_or((true, std::cmp::Reverse(0)), |p| {
+                    (
+                        p.prefix,
+                        std::cmp::Reverse(if p.prefix { p.key.len() } else { 0 }),
+                    )
+                })
+        });
+        let split = keys.partition_point(|pi| pending.get(*pi as usize).is_some_and(|p| !p.prefix));
+        let (exact, prefix) = keys.split_at(split);
+        let exact = self.entries(exact, order);
+        let prefix_r = self.entries(prefix, order);
+        self.keys_scratch = keys;
+        if exact.1 > SCAN_MAX {
+            self.large.push((id.wrapping_mul(2), exact));
+        }
+        let mut lens = (0, 0);
+        if prefix_r.1 > SCAN_MAX {
+            self.large.push((id.wrapping_mul(2) | 1, prefix_r));
+            let start = u32::try_from(self.out.lens.len()).unwrap_or(u32::MAX);
+            let mut last = None;
+            for i in range(prefix_r) {
+                let Some(l) = self.out.entries.get(i).map(|e| e.key_len) else {
+                    continue;
+                };
+                if last != Some(l) {
+                    self.out.lens.push(l);
+                    last = Some(l);
+                }
+            }
+            let end = u32::try_from(self.out.lens.len()).unwrap_or(u32::MAX);
+            lens = (start, end - start);
+        }
+        let regex = match regex.len() {
+            0 => (0, 0),
+            _ => {
+                let mut v = regex;
+                v.sort_by(order);
+                v.dedup();
+                match v.as_slice() {
+                    [only] => (*only, 1),
+                    _ => {
+                        let start = u32::try_from(self.out.ids.len()).unwrap_or(u32::MAX);
+                        self.out.ids.extend_from_slice(&v);
+                        (start, u32::try_from(v.len()).unwrap_or(0))
                     }
                 }
             }
+        };
+        PathIndex {
+            id,
+            exact,
+            prefix: prefix_r,
+            lens,
+            regex,
         }
-        for &c in self.list(self.regex) {
-            if let Some(r) = f(c) {
-                return Some(r);
-            }
-        }
-        None
+    }
+
+    /// Freezes every index's keys into the table's [`PathKeys`].
+    pub(crate) fn freeze(mut self) -> PathKeys {
+        let large = std::mem::take(&mut self.large);
+        let mut out = self.out;
+        out.bytes.shrink_to_fit();
+        out.entries.shrink_to_fit();
+        out.ids.shrink_to_fit();
+        out.lens.shrink_to_fit();
+        out.build_slots(&large);
+        out
     }
 }
 
@@ -421,5 +890,90 @@ impl GrpcIndex {
             }
         }
         scan(Some(&self.rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds two indexes with the same `n` exact and `n` prefix keys (so large ones share
+    /// the hash and every key exists in both) and returns them with their keys.
+    fn two_indexes(n: u32, keys: &[String]) -> (PathKeys, PathIndex, PathIndex) {
+        let mut b = PathKeysBuilder::default();
+        let order = |a: &u32, b: &u32| a.cmp(b);
+        let mut built = Vec::new();
+        for base in [0u32, 1000] {
+            let mut ib = b.index();
+            for i in 0..n {
+                let k = keys.get(i as usize).map_or("", String::as_str);
+                // candidate ids encode (index, key, kind); a second candidate on each exact
+                // key, added first with a higher id, checks the run is sorted
+                b.add(&mut ib, PathSlot::Exact(k), base + 2 * i + 100);
+                b.add(&mut ib, PathSlot::Exact(k), base + 2 * i);
+                b.add(&mut ib, PathSlot::Prefix(k), base + 2 * i + 1);
+            }
+            b.add(&mut ib, PathSlot::Regex, base + 999);
+            built.push(b.finish(ib, &order));
+        }
+        let keys = b.freeze();
+        (keys, built[0], built[1])
+    }
+
+    fn hits(keys: &PathKeys, pi: &PathIndex, path: &str) -> Vec<u32> {
+        let mut out = Vec::new();
+        pi.find(keys, path, |c| {
+            out.push(c);
+            None::<()>
+        });
+        out
+    }
+
+    // §1.3 and §2.1 steps 2-3: the same answers from the scanned (small) and the hashed
+    // (large) layout: exact candidates in precedence order, then prefixes longest first on
+    // segment boundaries, then regexes; an index never sees another index's keys.
+    #[test]
+    fn small_and_large_path_indexes_agree() {
+        let keys: Vec<String> = (0..40).map(|i| format!("/k{i}")).collect();
+        for n in [3u32, SCAN_MAX, SCAN_MAX + 1, 40] {
+            let (pk, a, b) = two_indexes(n, &keys);
+            assert_eq!(a.exact.1 > SCAN_MAX, n > SCAN_MAX);
+            for i in 0..n {
+                let k = &keys[i as usize];
+                let e = 2 * i;
+                assert_eq!(hits(&pk, &a, k), vec![e, e + 100, e + 1, 999], "n={n} {k}");
+                assert_eq!(
+                    hits(&pk, &b, k),
+                    vec![1000 + e, 1100 + e, 1001 + e, 1999],
+                    "n={n} {k}"
+                );
+                assert_eq!(hits(&pk, &a, &format!("{k}/x")), vec![e + 1, 999]);
+                // not on a segment boundary
+                assert_eq!(hits(&pk, &a, &format!("{k}x")), vec![999]);
+            }
+            assert_eq!(hits(&pk, &a, "/other"), vec![999]);
+        }
+    }
+
+    // §1.3: nested prefixes are tried longest first in both layouts.
+    #[test]
+    fn nested_prefixes_are_tried_longest_first() {
+        let order = |a: &u32, b: &u32| a.cmp(b);
+        for extra in [0u32, 20] {
+            let mut b = PathKeysBuilder::default();
+            let mut ib = b.index();
+            b.add(&mut ib, PathSlot::Prefix("/"), 1);
+            b.add(&mut ib, PathSlot::Prefix("/a/"), 2);
+            b.add(&mut ib, PathSlot::Prefix("/a/b"), 3);
+            let fillers: Vec<String> = (0..extra).map(|i| format!("/f{i}/g")).collect();
+            for (i, f) in fillers.iter().enumerate() {
+                b.add(&mut ib, PathSlot::Prefix(f), 100 + i as u32);
+            }
+            let pi = b.finish(ib, &order);
+            let pk = b.freeze();
+            assert_eq!(hits(&pk, &pi, "/a/b/c"), vec![3, 2, 1], "extra={extra}");
+            assert_eq!(hits(&pk, &pi, "/a/bc"), vec![2, 1], "extra={extra}");
+            assert_eq!(hits(&pk, &pi, "/x"), vec![1], "extra={extra}");
+        }
     }
 }

@@ -15,10 +15,8 @@
 /// assert_eq!(split_path_query("/a"), ("/a", None));
 /// ```
 pub fn split_path_query(target: &str) -> (&str, Option<&str>) {
-    // One pass over the bytes: request targets are short, and a plain loop beats two
-    // searcher set-ups on the resolve path.
     let bytes = target.as_bytes();
-    let Some(i) = bytes.iter().position(|b| *b == b'?' || *b == b'#') else {
+    let Some(i) = query_or_fragment(bytes) else {
         return (target, None);
     };
     let path = target.get(..i).unwrap_or(target);
@@ -31,6 +29,41 @@ pub fn split_path_query(target: &str) -> (&str, Option<&str>) {
         None => rest,
     };
     (path, Some(query))
+}
+
+/// Index of the first `?` or `#`: one pass, 8 bytes per step (SWAR: a byte equal to the
+/// needle becomes a zero byte, and the lowest flagged zero byte is exact), the tail as one
+/// overlapping word. On the resolve path a byte loop cost ~7 instructions per path byte.
+fn query_or_fragment(bytes: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let mask = |x: u64| zero(x ^ (LO * u64::from(b'?'))) | zero(x ^ (LO * u64::from(b'#')));
+    let mut at = 0usize;
+    let mut rest = bytes;
+    while let Some((w, tail)) = rest.split_first_chunk::<8>() {
+        let m = mask(u64::from_le_bytes(*w));
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+        rest = tail;
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    match bytes.last_chunk::<8>() {
+        Some(w) => {
+            // the last 8 bytes overlap bytes already searched: ignore those
+            let seen = 8 - rest.len();
+            let m = mask(u64::from_le_bytes(*w)) & (u64::MAX << (8 * seen));
+            (m != 0).then(|| bytes.len() - 8 + (m.trailing_zeros() / 8) as usize)
+        }
+        None => rest
+            .iter()
+            .position(|b| *b == b'?' || *b == b'#')
+            .map(|j| at + j),
+    }
 }
 
 /// The `PathPrefix` value with its trailing slashes removed: the form that is compared on
@@ -164,5 +197,28 @@ mod tests {
         assert_eq!(query_param("", "x"), None);
         assert_eq!(query_param("xy=1", "x"), None);
         assert_eq!(query_param("x==1", "x"), Some("=1"));
+    }
+
+    // The word-at-a-time search finds the same first `?`/`#` as a byte loop, at every
+    // position and length (full words, overlapping tail, short targets, bytes >= 0x80).
+    #[test]
+    fn query_or_fragment_agrees_with_a_byte_loop() {
+        let naive = |b: &[u8]| b.iter().position(|c| *c == b'?' || *c == b'#');
+        for len in 0..40usize {
+            for pos in 0..=len {
+                for needle in [b'?', b'#'] {
+                    let mut v: Vec<u8> = (0..len).map(|i| b"/ab\xff>@xy"[i % 8]).collect();
+                    if let Some(c) = v.get_mut(pos) {
+                        *c = needle;
+                    }
+                    assert_eq!(query_or_fragment(&v), naive(&v), "len {len} pos {pos}");
+                    // a second needle later does not change the answer
+                    if pos + 3 < len {
+                        v[pos + 3] = b'?';
+                        assert_eq!(query_or_fragment(&v), naive(&v), "len {len} pos {pos}");
+                    }
+                }
+            }
+        }
     }
 }

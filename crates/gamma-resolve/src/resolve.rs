@@ -13,9 +13,7 @@ use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{
-    Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target, extras,
-};
+use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
 use crate::weights;
 
 /// Where the request was bound, for decisions and explanations.
@@ -53,7 +51,7 @@ impl RouteTable {
             } => {
                 // §4.4: the client's namespace's consumer routes replace the producer routes.
                 let consumer = match req.source_namespace {
-                    Some(ns) if !consumers.is_empty() => consumers.get(ns).copied(),
+                    Some(ns) if !consumers.is_empty() => crate::table::consumer_set(consumers, ns),
                     _ => None,
                 };
                 match consumer
@@ -135,7 +133,7 @@ impl RouteTable {
                     }
                 }
                 if let Some(h) = &set.http {
-                    return hit(h.find(host, |pi| pi.find(path, check)));
+                    return hit(h.find(host, |pi| pi.find(&self.paths, path, check)));
                 }
                 if set.grpc.is_some() {
                     // GRPCRoutes only match gRPC requests.
@@ -198,7 +196,7 @@ impl RouteTable {
                 name: route.map_or("", |r| &r.name),
             },
             index: rule.index,
-            name: rule.name.as_deref(),
+            name: self.rule_name(rule),
         }
     }
 
@@ -214,7 +212,7 @@ impl RouteTable {
         let modifier = |m: &'a PathModifierIr| match m {
             PathModifierIr::Full(p) => PathModifier::ReplaceFullPath(p),
             PathModifierIr::Prefix(r) => PathModifier::ReplacePrefixMatch {
-                matched_prefix: extras(&rule.extras).prefix.as_deref().unwrap_or("/"),
+                matched_prefix: self.extras_of(rule.extras).prefix.as_deref().unwrap_or("/"),
                 replacement: r,
             },
         };
@@ -245,7 +243,8 @@ impl RouteTable {
                     location,
                 })
             }
-            Action::Backends(bs) => {
+            Action::Backends(..) => {
+                let bs = self.backends_of(&rule.action);
                 let Some(i) = weights::pick(bs.iter().map(|b| b.weight), entropy) else {
                     return respond(req.protocol, Some(rref), RespondReason::AllWeightsZero);
                 };
@@ -261,8 +260,8 @@ impl RouteTable {
                     }
                     BackendState::Ok => {}
                 }
-                let rx = extras(&rule.extras);
-                let bx = extras(&b.extras);
+                let rx = self.extras_of(rule.extras);
+                let bx = self.extras_of(b.extras);
                 let rw = rx.rewrite.as_ref().or(bx.rewrite.as_ref());
                 let rewrite = rw.map(|rw| UrlRewrite {
                     host: rw.hostname.as_deref(),

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ir::{Invalid, RouteIr, RouteKind, TableInput};
+use crate::table::RouteInfo;
 
 /// Condition type `Accepted`.
 pub const ACCEPTED: &str = "Accepted";
@@ -81,37 +82,60 @@ enum Outcome {
     Attached,
 }
 
+/// What rarely exists: kept out of line so that an entry stays small.
+#[derive(Debug, Clone, Default)]
+struct Extra {
+    dropped: Vec<(usize, Invalid)>,
+    problem: Option<(&'static str, String)>,
+}
+
+/// One (route, parentRef) while building.
 #[derive(Debug, Clone)]
 struct Entry {
+    ri: usize,
+    pi: usize,
     outcome: Outcome,
-    dropped: Vec<(usize, Invalid)>,
-    total_rules: usize,
-    kept_rules: usize,
-    problem: Option<(&'static str, String)>,
-    /// Mesh contexts (service, port, consumer namespace) the pair attached to.
-    mesh: Vec<(usize, u16, Option<String>)>,
+    total_rules: u32,
+    kept_rules: u32,
+    /// The mesh contexts the pair attached to: a range of [`StatusBuilder::mesh`].
+    mesh: (u32, u32),
+    extra: Option<Box<Extra>>,
 }
 
 type Ctx = (usize, u16, Option<String>);
 
-/// Collects outcomes during the build.
+/// Collects outcomes during the build. The build visits routes in canonical order and each
+/// (route, parentRef) in one go, so entries are appended (no map per pair).
 #[derive(Debug, Default)]
 pub(crate) struct StatusBuilder {
-    entries: BTreeMap<(usize, usize), Entry>,
+    entries: Vec<Entry>,
+    /// Mesh contexts of the entries, in entry order.
+    mesh: Vec<Ctx>,
     /// Route input index -> contexts it lost on, with the winning kind.
     lost: BTreeMap<usize, Vec<(Ctx, Option<RouteKind>)>>,
 }
 
 impl StatusBuilder {
-    fn set(&mut self, ri: usize, pi: usize, outcome: Outcome) -> &mut Entry {
-        self.entries.entry((ri, pi)).or_insert_with(|| Entry {
-            outcome: outcome.clone(),
-            dropped: Vec::new(),
-            total_rules: 0,
-            kept_rules: 0,
-            problem: None,
-            mesh: Vec::new(),
-        })
+    /// The entry of (route, parentRef), created with `outcome` if it is new (`None` never
+    /// happens: the entry was just found or pushed).
+    fn set(&mut self, ri: usize, pi: usize, outcome: Outcome) -> Option<&mut Entry> {
+        let same = self
+            .entries
+            .last()
+            .is_some_and(|e| e.ri == ri && e.pi == pi);
+        if !same {
+            let at = u32::try_from(self.mesh.len()).unwrap_or(u32::MAX);
+            self.entries.push(Entry {
+                ri,
+                pi,
+                outcome,
+                total_rules: 0,
+                kept_rules: 0,
+                mesh: (at, 0),
+                extra: None,
+            });
+        }
+        self.entries.last_mut()
     }
 
     pub(crate) fn route_invalid(&mut self, ri: usize, pi: usize) {
@@ -127,7 +151,9 @@ impl StatusBuilder {
         self.set(ri, pi, Outcome::NoHostname);
     }
     pub(crate) fn attached_gateway(&mut self, ri: usize, pi: usize) {
-        self.set(ri, pi, Outcome::Attached).outcome = Outcome::Attached;
+        if let Some(e) = self.set(ri, pi, Outcome::Attached) {
+            e.outcome = Outcome::Attached;
+        }
     }
     pub(crate) fn attached_mesh(
         &mut self,
@@ -137,9 +163,11 @@ impl StatusBuilder {
         port: u16,
         consumer: Option<String>,
     ) {
-        let e = self.set(ri, pi, Outcome::Attached);
-        e.outcome = Outcome::Attached;
-        e.mesh.push((si, port, consumer));
+        if let Some(e) = self.set(ri, pi, Outcome::Attached) {
+            e.outcome = Outcome::Attached;
+            e.mesh.1 += 1;
+            self.mesh.push((si, port, consumer));
+        }
     }
     pub(crate) fn conflicted(&mut self, ri: usize, ctx: Ctx, winner: Option<RouteKind>) {
         self.lost.entry(ri).or_default().push((ctx, winner));
@@ -153,39 +181,126 @@ impl StatusBuilder {
         rules: &[Option<u32>],
         problems: &[Option<(&'static str, String)>],
     ) {
-        let e = self.set(ri, pi, Outcome::Attached);
-        e.total_rules = route.rules.len();
-        e.kept_rules = rules.iter().filter(|r| r.is_some()).count();
-        e.dropped = route
+        let Some(e) = self.set(ri, pi, Outcome::Attached) else {
+            return;
+        };
+        e.total_rules = u32::try_from(route.rules.len()).unwrap_or(u32::MAX);
+        e.kept_rules =
+            u32::try_from(rules.iter().filter(|r| r.is_some()).count()).unwrap_or(u32::MAX);
+        let dropped: Vec<(usize, Invalid)> = route
             .rules
             .iter()
             .enumerate()
             .filter_map(|(i, r)| r.invalid.clone().map(|inv| (i, inv)))
             .collect();
-        e.problem = rules
+        let problem = rules
             .iter()
             .flatten()
             .find_map(|id| problems.get(*id as usize).cloned().flatten());
+        e.extra = (!dropped.is_empty() || problem.is_some())
+            .then(|| Box::new(Extra { dropped, problem }));
     }
 
-    pub(crate) fn finish(self, input: &TableInput) -> Vec<ParentStatus> {
+    /// Freezes the outcomes: decides the conflicts and keeps, per pair, what the conditions
+    /// are made of (route identity by compiled route id where there is one). The condition
+    /// texts are rendered on the first [`StatusSource::render`].
+    pub(crate) fn finish(self, input: &TableInput, route_ids: &[Option<u32>]) -> StatusSource {
         let mut out = Vec::with_capacity(self.entries.len());
-        for ((ri, pi), e) in self.entries {
-            let Some(route) = input.routes.get(ri) else {
+        for e in self.entries {
+            let Some(route) = input.routes.get(e.ri) else {
                 continue;
             };
-            let mut conditions = Vec::new();
+            let lost = self.lost.get(&e.ri);
+            let contexts = self
+                .mesh
+                .get(e.mesh.0 as usize..(e.mesh.0 + e.mesh.1) as usize)
+                .unwrap_or(&[]);
+            let all_lost = !contexts.is_empty()
+                && contexts
+                    .iter()
+                    .all(|c| lost.is_some_and(|l| l.iter().any(|(lc, _)| lc == c)));
+            let lost_to = all_lost.then(|| lost.and_then(|l| l.first()).and_then(|(_, w)| *w));
+            let ident = match route_ids.get(e.ri).copied().flatten() {
+                Some(id) => RouteIdent::Compiled(id),
+                None => RouteIdent::Owned(Box::new(OwnedRoute {
+                    kind: route.kind,
+                    namespace: route.namespace.clone(),
+                    name: route.name.clone(),
+                    invalid: route.invalid.clone(),
+                })),
+            };
+            out.push(Frozen {
+                route: ident,
+                pi: e.pi,
+                outcome: e.outcome,
+                total_rules: e.total_rules,
+                kept_rules: e.kept_rules,
+                lost_to,
+                extra: e.extra,
+            });
+        }
+        out.shrink_to_fit();
+        StatusSource { entries: out }
+    }
+}
+
+/// A route as the conditions name it: a compiled route of the table, or (for routes that
+/// failed validation and were not compiled) its own copy.
+#[derive(Debug)]
+enum RouteIdent {
+    Compiled(u32),
+    Owned(Box<OwnedRoute>),
+}
+
+#[derive(Debug)]
+struct OwnedRoute {
+    kind: RouteKind,
+    namespace: String,
+    name: String,
+    invalid: Option<Invalid>,
+}
+
+#[derive(Debug)]
+struct Frozen {
+    route: RouteIdent,
+    pi: usize,
+    outcome: Outcome,
+    total_rules: u32,
+    kept_rules: u32,
+    /// `Some(winner)` when every mesh context of the pair went to another kind (§4.6).
+    lost_to: Option<Option<RouteKind>>,
+    extra: Option<Box<Extra>>,
+}
+
+/// The per-pair outcomes of a build, compact; rendered into [`ParentStatus`]es on demand.
+#[derive(Debug, Default)]
+pub(crate) struct StatusSource {
+    entries: Vec<Frozen>,
+}
+
+impl StatusSource {
+    /// Renders every pair's conditions (`routes`: the table's compiled routes).
+    pub(crate) fn render(&self, routes: &[RouteInfo]) -> Vec<ParentStatus> {
+        let mut out = Vec::with_capacity(self.entries.len());
+        for e in &self.entries {
+            let (kind, namespace, name, invalid) = match &e.route {
+                RouteIdent::Compiled(id) => match routes.get(*id as usize) {
+                    Some(r) => (r.kind, &*r.namespace, &*r.name, None),
+                    None => continue,
+                },
+                RouteIdent::Owned(o) => (o.kind, &*o.namespace, &*o.name, o.invalid.as_ref()),
+            };
+            let no_extra = Extra::default();
+            let extra = e.extra.as_deref().unwrap_or(&no_extra);
+            let mut conditions = Vec::with_capacity(2);
             let accepted = |ok: bool, reason: &str, msg: String| {
                 RouteCondition::new(ACCEPTED, ok, reason, msg)
             };
             match e.outcome {
                 Outcome::RouteInvalid => {
-                    let (reason, msg) = route
-                        .invalid
-                        .as_ref()
-                        .map_or(("UnsupportedValue", String::new()), |i| {
-                            (i.reason, i.message.clone())
-                        });
+                    let (reason, msg) = invalid.map_or(("UnsupportedValue", String::new()), |i| {
+                        (i.reason, i.message.clone())
+                    });
                     conditions.push(accepted(false, reason, msg));
                 }
                 Outcome::NoParent(why) => {
@@ -202,24 +317,17 @@ impl StatusBuilder {
                     "no route hostname intersects a listener hostname".into(),
                 )),
                 Outcome::Attached => {
-                    let lost = self.lost.get(&ri);
-                    let all_lost = !e.mesh.is_empty()
-                        && e.mesh
-                            .iter()
-                            .all(|c| lost.is_some_and(|l| l.iter().any(|(lc, _)| lc == c)));
-                    let l4 = matches!(route.kind, RouteKind::Tcp | RouteKind::Tls | RouteKind::Udp);
-                    if all_lost {
-                        let winner = lost
-                            .and_then(|l| l.first())
-                            .and_then(|(_, w)| *w)
-                            .map_or_else(|| "another kind".to_string(), |k| k.to_string());
+                    let l4 = matches!(kind, RouteKind::Tcp | RouteKind::Tls | RouteKind::Udp);
+                    if let Some(winner) = e.lost_to {
+                        let winner =
+                            winner.map_or_else(|| "another kind".to_string(), |k| k.to_string());
                         conditions.push(accepted(
                             false,
                             CONFLICTED,
                             format!("a {winner} is attached to the same Service port and takes precedence"),
                         ));
                     } else if e.kept_rules == 0 && e.total_rules > 0 {
-                        let (reason, msg) = e
+                        let (reason, msg) = extra
                             .dropped
                             .first()
                             .map_or(("UnsupportedValue", String::new()), |(i, inv)| {
@@ -230,14 +338,14 @@ impl StatusBuilder {
                             reason,
                             format!("all rules are invalid; {msg}"),
                         ));
-                    } else if let (true, Some((reason, msg))) = (l4, &e.problem) {
+                    } else if let (true, Some((reason, msg))) = (l4, &extra.problem) {
                         // GEP-1364: an L4 route with an unresolvable backend is not accepted.
                         conditions.push(accepted(false, reason, msg.clone()));
                     } else {
                         conditions.push(accepted(true, ACCEPTED, "the route is accepted".into()));
-                        if let Some((i, inv)) = e.dropped.first() {
+                        if let Some((i, inv)) = extra.dropped.first() {
                             let list: Vec<String> =
-                                e.dropped.iter().map(|(i, _)| i.to_string()).collect();
+                                extra.dropped.iter().map(|(i, _)| i.to_string()).collect();
                             conditions.push(RouteCondition::new(
                                 PARTIALLY_INVALID,
                                 true,
@@ -250,7 +358,7 @@ impl StatusBuilder {
                             ));
                         }
                     }
-                    match &e.problem {
+                    match &extra.problem {
                         Some((reason, msg)) => conditions.push(RouteCondition::new(
                             RESOLVED_REFS,
                             false,
@@ -267,13 +375,14 @@ impl StatusBuilder {
                 }
             }
             out.push(ParentStatus {
-                kind: route.kind,
-                namespace: route.namespace.clone(),
-                name: route.name.clone(),
-                parent_index: pi,
+                kind,
+                namespace: namespace.to_string(),
+                name: name.to_string(),
+                parent_index: e.pi,
                 conditions,
             });
         }
+        // already in this order (the build visits routes canonically); kept as a guarantee
         out.sort_by(|a, b| {
             (a.kind, &a.namespace, &a.name, a.parent_index).cmp(&(
                 b.kind,

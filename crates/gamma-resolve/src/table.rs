@@ -10,13 +10,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
-    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathIndexBuilder, PathSlot,
+    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
+    PathSlot, same_bytes,
 };
 use crate::ir::{
     AllowedNamespaces, BackendIr, FiltersIr, GatewayIr, HeaderEdits, L4, ListenerProtocol, MatchIr,
@@ -26,7 +28,7 @@ use crate::ir::{
 use crate::precedence::{
     GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteOrder, RouteRank, rank_routes,
 };
-use crate::status::{ParentStatus, StatusBuilder};
+use crate::status::{ParentStatus, StatusBuilder, StatusSource};
 
 /// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -120,9 +122,30 @@ impl BuildOptions {
 #[derive(Debug)]
 pub(crate) struct RouteInfo {
     pub(crate) kind: RouteKind,
-    pub(crate) namespace: Box<str>,
+    /// Interned: namespaces repeat across routes.
+    pub(crate) namespace: Arc<str>,
+    /// Boxed, not a [`NameRef`]: every decision borrows it, and slicing the shared buffer
+    /// would read (and miss on) its bytes for the char-boundary checks on the resolve path.
     pub(crate) name: Box<str>,
     pub(crate) rank: RouteRank,
+}
+
+/// A string in [`RouteTable::names`] (start, length): Service and Gateway names (read by
+/// explanations only) in one buffer instead of an allocation each.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NameRef(u32, u32);
+
+/// Appends a name to a names buffer.
+fn push_name(names: &mut String, s: &str) -> NameRef {
+    let start = u32::try_from(names.len()).unwrap_or(u32::MAX);
+    names.push_str(s);
+    NameRef(start, u32::try_from(s.len()).unwrap_or(0))
+}
+
+/// The text of a name in a names buffer.
+pub(crate) fn name_text(names: &str, n: NameRef) -> &str {
+    let start = n.0 as usize;
+    names.get(start..start + n.1 as usize).unwrap_or("")
 }
 
 /// Validity of a backendRef, decided at build time.
@@ -171,8 +194,9 @@ pub(crate) struct BackendEntry {
     pub(crate) state: BackendState,
     /// Index into [`RouteTable::targets`] (interned: identical backendRefs share one entry).
     pub(crate) target: u32,
-    /// Filters of the backendRef (header modifiers, rewrite), boxed: most have none.
-    pub(crate) extras: Option<Box<Extras>>,
+    /// Filters of the backendRef (header modifiers, rewrite): index into
+    /// [`RouteTable::extras`], 0 for none (most have none). 16 bytes per backend.
+    pub(crate) extras: u32,
 }
 
 /// Everything a rule or backendRef carries besides matching and backends. Boxed and absent
@@ -223,15 +247,6 @@ impl Extras {
             && self.extensions.is_empty()
             && self.prefix.is_none()
     }
-
-    fn boxed(self) -> Option<Box<Self>> {
-        (!self.is_empty()).then(|| Box::new(self))
-    }
-}
-
-/// The extras of a rule or backend, or the shared empty set.
-pub(crate) fn extras(e: &Option<Box<Extras>>) -> &Extras {
-    e.as_deref().unwrap_or(&NO_EXTRAS)
 }
 
 #[derive(Debug, Clone)]
@@ -243,17 +258,22 @@ pub(crate) struct RewriteC {
 #[derive(Debug)]
 pub(crate) enum Action {
     Redirect(Box<RedirectIr>),
-    Backends(Box<[BackendEntry]>),
+    /// A run (start, length) of [`RouteTable::backends`]: one array for every rule's
+    /// backends instead of a boxed slice per rule.
+    Backends(u32, u32),
     Fail(RespondReason),
 }
 
+/// A compiled rule: 32 bytes; names, extras and backends live in table arrays.
 #[derive(Debug)]
 pub(crate) struct RuleEntry {
     pub(crate) route: u32,
     pub(crate) index: u16,
-    pub(crate) name: Option<Box<str>>,
+    /// Index into [`RouteTable::rule_names`]; 0 = unnamed.
+    pub(crate) name: u32,
+    /// Index into [`RouteTable::extras`]; 0 = none.
+    pub(crate) extras: u32,
     pub(crate) action: Action,
-    pub(crate) extras: Option<Box<Extras>>,
 }
 
 /// One candidate: a (rule, match, hostname group). 12 bytes: its 16-byte precedence key
@@ -276,9 +296,9 @@ pub(crate) struct Cand {
 pub(crate) struct RouteSet {
     /// The kind that won (mesh) or `None` for Gateway listeners (kinds coexist there).
     pub(crate) mesh_kind: Option<RouteKind>,
-    // boxed: a set usually has one kind, and an inline index of each kind would cost
-    // ~500 bytes per Service port
-    pub(crate) http: Option<Box<HostIndex<PathIndex>>>,
+    // inline: small (its keys live in the table's shared `PathKeys`), and the kind mesh
+    // Services use most; the others are boxed (a set usually has one kind)
+    pub(crate) http: Option<HostIndex<PathIndex>>,
     pub(crate) grpc: Option<Box<HostIndex<GrpcIndex>>>,
     pub(crate) tls: Option<Box<HostIndex<Box<[u32]>>>>,
     pub(crate) tcp: Option<u32>,
@@ -315,7 +335,9 @@ pub(crate) enum Binding {
         service: u32,
         port: u16,
         producer: Option<u32>,
-        consumers: Map<Box<str>, u32>,
+        /// Consumer route sets by client namespace, sorted by namespace (binary search; most
+        /// Services have none, and then this is an empty slice, not a hash map).
+        consumers: Box<[(Box<str>, u32)]>,
     },
     Gateway {
         gateway: u32,
@@ -324,10 +346,20 @@ pub(crate) enum Binding {
     },
 }
 
+/// The consumer route set of a client namespace (§4.4), from a binding's sorted list.
+pub(crate) fn consumer_set(consumers: &[(Box<str>, u32)], ns: &str) -> Option<u32> {
+    consumers
+        .binary_search_by(|(k, _)| (**k).cmp(ns))
+        .ok()
+        .and_then(|i| consumers.get(i))
+        .map(|(_, s)| *s)
+}
+
 #[derive(Debug)]
 pub(crate) struct ServiceInfo {
-    pub(crate) namespace: Box<str>,
-    pub(crate) name: Box<str>,
+    /// Interned: namespaces repeat across Services.
+    pub(crate) namespace: Arc<str>,
+    pub(crate) name: NameRef,
 }
 
 /// A compiled, indexed route table. Build once per snapshot change; resolve many times.
@@ -341,15 +373,29 @@ pub struct RouteTable {
     /// Conditions of candidates; index 0 is the unused "nothing to check" entry.
     pub(crate) conds: Vec<Cond>,
     pub(crate) regexes: RegexPool,
+    /// Keys and candidate lists of every path index.
+    pub(crate) paths: PathKeys,
     pub(crate) sets: Vec<RouteSet>,
     pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
-    pub(crate) statuses: Vec<ParentStatus>,
+    /// What the parent conditions are made of (compact, kept from the build).
+    pub(crate) status: StatusSource,
+    /// The rendered conditions, on first use: a resolver that never reports status never
+    /// pays for their strings.
+    pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
     pub(crate) targets: Vec<Target>,
+    /// Backends of every rule, by runs.
+    pub(crate) backends: Vec<BackendEntry>,
+    /// Filters, timeouts and the like of rules and backends; index 0 is the empty set.
+    pub(crate) extras: Vec<Extras>,
+    /// Rule names; index 0 is unused (unnamed).
+    pub(crate) rule_names: Vec<Box<str>>,
+    /// Service and Gateway names ([`NameRef`]s point here).
+    pub(crate) names: String,
 }
 
 /// Build counters, for reports and benches.
@@ -370,6 +416,37 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// The text of a Service or Gateway name.
+    pub(crate) fn text(&self, n: NameRef) -> &str {
+        name_text(&self.names, n)
+    }
+
+    /// The extras at an index (0 and anything unknown: the empty set).
+    pub(crate) fn extras_of(&self, i: u32) -> &Extras {
+        self.extras.get(i as usize).unwrap_or(&NO_EXTRAS)
+    }
+
+    /// The backends of a rule action (empty unless it forwards).
+    pub(crate) fn backends_of(&self, action: &Action) -> &[BackendEntry] {
+        match action {
+            Action::Backends(start, len) => {
+                let start = *start as usize;
+                self.backends
+                    .get(start..start + *len as usize)
+                    .unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
+    /// The name of a rule.
+    pub(crate) fn rule_name(&self, rule: &RuleEntry) -> Option<&str> {
+        match rule.name {
+            0 => None,
+            i => self.rule_names.get(i as usize).map(|n| &**n),
+        }
+    }
+
     /// The conditions of a candidate (`None`: nothing beyond path/method).
     pub(crate) fn cond_of(&self, c: &Cand) -> Option<&Cond> {
         if c.cond == 0 {
@@ -394,7 +471,8 @@ impl RouteTable {
     /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
-        &self.statuses
+        self.statuses
+            .get_or_init(|| self.status.render(&self.routes))
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -414,11 +492,39 @@ enum Group {
     Consumer(String),
 }
 
+/// Route kinds in precedence order (§4.6), the order of [`Attached::by_kind`].
+const KINDS: [RouteKind; 5] = [
+    RouteKind::Grpc,
+    RouteKind::Http,
+    RouteKind::Tls,
+    RouteKind::Tcp,
+    RouteKind::Udp,
+];
+
+fn kind_slot(k: RouteKind) -> usize {
+    match k {
+        RouteKind::Grpc => 0,
+        RouteKind::Http => 1,
+        RouteKind::Tls => 2,
+        RouteKind::Tcp => 3,
+        RouteKind::Udp => 4,
+    }
+}
+
+impl Attached {
+    fn push(&mut self, kind: RouteKind, a: AttachedRoute) {
+        if let Some(list) = self.by_kind.get_mut(kind_slot(kind)) {
+            list.push(a);
+        }
+    }
+}
+
 /// Routes attached to one context, before indexing. `hosts` are the effective hostnames
 /// (`None` = any).
 #[derive(Debug, Default)]
 struct Attached {
-    by_kind: BTreeMap<RouteKind, Vec<AttachedRoute>>,
+    /// By kind, in [`KINDS`] order (an array: no map node per context).
+    by_kind: [Vec<AttachedRoute>; 5],
 }
 
 #[derive(Debug, Clone)]
@@ -426,10 +532,17 @@ struct AttachedRoute {
     route_id: u32,
     /// Index of the route in the input.
     ri: usize,
-    hosts: Vec<Option<String>>,
-    /// Compiled rule ids by rule index (`None` = dropped).
-    rules: Vec<Option<u32>>,
+    /// Shared between the contexts a route attaches to (and, for "any host", between routes):
+    /// attaching allocates nothing.
+    hosts: Rc<[Option<String>]>,
+    /// Compiled rule ids by rule index (`None` = dropped), shared like `hosts`.
+    rules: RuleIds,
 }
+
+/// Compiled rule ids of a route by rule index (`None` = dropped), shared by every context
+/// the route attaches to.
+/// A run (start, length) of `Builder::rule_id_pool`: no allocation per route.
+type RuleIds = (u32, u32);
 
 /// One match of an attached route under one effective hostname, as walked by
 /// `Builder::for_each_match`.
@@ -447,8 +560,31 @@ struct MatchSite<'l, 'i> {
 }
 
 /// (group, kind, namespace, name, port) of a backend target, borrowed from the input: a
-/// repeated backendRef is found without interning (hashing) its four strings again.
-type TargetKey<'i> = (&'i str, &'i str, &'i str, &'i str, Option<u16>);
+/// repeated backendRef is found without interning its four strings again. Hashes only the
+/// name, namespace and port (group and kind are nearly always `""`/`Service`); compares all.
+#[derive(Debug, Clone, Copy)]
+struct TargetKey<'i>(&'i BackendIr);
+
+impl std::hash::Hash for TargetKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write(self.0.name.as_bytes());
+        h.write(self.0.namespace.as_bytes());
+        h.write_u32(self.0.port.map_or(u32::MAX, u32::from));
+    }
+}
+
+impl PartialEq for TargetKey<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        let (a, b) = (self.0, o.0);
+        same_bytes(a.name.as_bytes(), b.name.as_bytes())
+            && a.port == b.port
+            && same_bytes(a.namespace.as_bytes(), b.namespace.as_bytes())
+            && same_bytes(a.kind.as_bytes(), b.kind.as_bytes())
+            && same_bytes(a.group.as_bytes(), b.group.as_bytes())
+    }
+}
+
+impl Eq for TargetKey<'_> {}
 
 struct Builder<'i> {
     input: &'i TableInput,
@@ -462,8 +598,16 @@ struct Builder<'i> {
     /// Precedence key of each candidate.
     keys: Vec<PrecedenceKey>,
     conds: Vec<Cond>,
+    paths: PathKeysBuilder<'i>,
     /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
-    rule_ids: Vec<[Option<Vec<Option<u32>>>; 2]>,
+    rule_ids: Vec<[Option<RuleIds>; 2]>,
+    /// Compiled rule ids of every route (runs of it are [`RuleIds`]).
+    rule_id_pool: Vec<Option<u32>>,
+    /// The effective hostnames "any host" (`[None]`), shared.
+    any_host: Rc<[Option<String>]>,
+    /// Per backend target, per route kind: its state for a same-namespace reference (which
+    /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
+    target_states: Vec<[Option<BackendState>; 5]>,
     route_id: Vec<Option<u32>>,
     /// Per compiled rule: the first unresolved reference, as (reason, message).
     rule_problems: Vec<Option<(&'static str, String)>>,
@@ -472,6 +616,10 @@ struct Builder<'i> {
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
     target_ids: Map<TargetKey<'i>, u32>,
+    backends: Vec<BackendEntry>,
+    extras: Vec<Extras>,
+    rule_names: Vec<Box<str>>,
+    names: String,
 }
 
 impl<'i> Builder<'i> {
@@ -499,13 +647,21 @@ impl<'i> Builder<'i> {
             cands: Vec::new(),
             keys: Vec::new(),
             conds: vec![Cond::default()],
+            paths: PathKeysBuilder::default(),
             rule_ids: vec![[None, None]; input.routes.len()],
+            any_host: Rc::from([None]),
+            rule_id_pool: Vec::new(),
+            target_states: Vec::new(),
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
             strings: HashSet::default(),
             methods: vec!["".into()],
             targets: Vec::new(),
             target_ids: Map::default(),
+            backends: Vec::new(),
+            extras: vec![Extras::default()],
+            rule_names: vec!["".into()],
+            names: String::new(),
             status: StatusBuilder::default(),
         }
     }
@@ -597,7 +753,7 @@ impl<'i> Builder<'i> {
                         service: u32::try_from(si).unwrap_or(u32::MAX),
                         port: port.port,
                         producer: None,
-                        consumers: Map::default(),
+                        consumers: Box::new([]),
                     });
                 if let Binding::Service {
                     producer,
@@ -608,7 +764,18 @@ impl<'i> Builder<'i> {
                     match &group {
                         Group::Producer => *producer = Some(set_id),
                         Group::Consumer(ns) => {
-                            consumers.insert(ns.as_str().into(), set_id);
+                            // kept sorted for the binary search; a later group of the
+                            // same namespace replaces the earlier one (as a map would)
+                            let mut v = std::mem::take(consumers).into_vec();
+                            match v.binary_search_by(|(k, _)| (**k).cmp(ns.as_str())) {
+                                Ok(i) => {
+                                    if let Some(e) = v.get_mut(i) {
+                                        e.1 = set_id;
+                                    }
+                                }
+                                Err(i) => v.insert(i, (ns.as_str().into(), set_id)),
+                            }
+                            *consumers = v.into_boxed_slice();
                         }
                     }
                 }
@@ -664,15 +831,35 @@ impl<'i> Builder<'i> {
             }
         }
 
-        let statuses = self.status.finish(input);
+        let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let services: Vec<ServiceInfo> = input
+            .services
+            .iter()
+            .map(|s| ServiceInfo {
+                namespace: self.intern(&s.namespace),
+                name: push_name(&mut self.names, &s.name),
+            })
+            .collect();
+        let gateways: Vec<ServiceInfo> = input
+            .gateways
+            .iter()
+            .map(|s| ServiceInfo {
+                namespace: self.intern(&s.namespace),
+                name: push_name(&mut self.names, &s.name),
+            })
+            .collect();
         // the build grew these by doubling: drop the slack (up to half of each)
         self.rules.shrink_to_fit();
         self.cands.shrink_to_fit();
         self.conds.shrink_to_fit();
         self.targets.shrink_to_fit();
+        self.backends.shrink_to_fit();
+        self.extras.shrink_to_fit();
+        self.rule_names.shrink_to_fit();
         self.routes.shrink_to_fit();
         sets.shrink_to_fit();
         RouteTable {
+            paths: self.paths.freeze(),
             routes: self.routes,
             rules: self.rules,
             cands: self.cands,
@@ -681,25 +868,16 @@ impl<'i> Builder<'i> {
             regexes: self.regexes,
             sets,
             bindings,
-            services: input
-                .services
-                .iter()
-                .map(|s| ServiceInfo {
-                    namespace: s.namespace.as_str().into(),
-                    name: s.name.as_str().into(),
-                })
-                .collect(),
-            gateways: input
-                .gateways
-                .iter()
-                .map(|s| ServiceInfo {
-                    namespace: s.namespace.as_str().into(),
-                    name: s.name.as_str().into(),
-                })
-                .collect(),
-            statuses,
+            services,
+            gateways,
+            status,
+            statuses: std::sync::OnceLock::new(),
             methods: self.methods,
             targets: self.targets,
+            backends: self.backends,
+            extras: self.extras,
+            rule_names: self.rule_names,
+            names: self.names,
         }
     }
 
@@ -730,9 +908,10 @@ impl<'i> Builder<'i> {
             return Some(id);
         }
         let id = u32::try_from(self.routes.len()).ok()?;
+        let namespace = self.intern(&route.namespace);
         self.routes.push(RouteInfo {
             kind: route.kind,
-            namespace: route.namespace.as_str().into(),
+            namespace,
             name: route.name.as_str().into(),
             rank,
         });
@@ -744,24 +923,18 @@ impl<'i> Builder<'i> {
 
     /// Compiles the rules of a route for mesh (`flavour` 0) or Gateway (1) parents; ids are
     /// `None` for dropped rules.
-    fn rules_of(
-        &mut self,
-        ri: usize,
-        route_id: u32,
-        route: &'i RouteIr,
-        mesh: bool,
-    ) -> Vec<Option<u32>> {
+    fn rules_of(&mut self, ri: usize, route_id: u32, route: &'i RouteIr, mesh: bool) -> RuleIds {
         let f = usize::from(!mesh);
         if let Some(ids) = self
             .rule_ids
             .get(ri)
             .and_then(|s| s.get(f))
-            .cloned()
+            .copied()
             .flatten()
         {
             return ids;
         }
-        let mut ids = Vec::with_capacity(route.rules.len());
+        let start = u32::try_from(self.rule_id_pool.len()).unwrap_or(u32::MAX);
         for (i, rule) in route.rules.iter().enumerate() {
             let id = if rule.invalid.is_some() {
                 None
@@ -774,12 +947,22 @@ impl<'i> Builder<'i> {
                     mesh,
                 )
             };
-            ids.push(id);
+            self.rule_id_pool.push(id);
         }
+        let end = u32::try_from(self.rule_id_pool.len()).unwrap_or(u32::MAX);
+        let ids = (start, end - start);
         if let Some(slot) = self.rule_ids.get_mut(ri).and_then(|s| s.get_mut(f)) {
-            *slot = Some(ids.clone());
+            *slot = Some(ids);
         }
         ids
+    }
+
+    /// The compiled rule ids of a run.
+    fn ids(&self, r: RuleIds) -> &[Option<u32>] {
+        let start = r.0 as usize;
+        self.rule_id_pool
+            .get(start..start + r.1 as usize)
+            .unwrap_or(&[])
     }
 
     fn backend_state(&self, route: &RouteIr, b: &BackendIr, mesh: bool) -> BackendState {
@@ -819,6 +1002,38 @@ impl<'i> Builder<'i> {
         BackendState::Ok
     }
 
+    /// [`Self::backend_state`], cached per (target, route kind) for same-namespace references.
+    fn backend_state_of(
+        &mut self,
+        target: u32,
+        route: &RouteIr,
+        b: &BackendIr,
+        mesh: bool,
+    ) -> BackendState {
+        if b.namespace != route.namespace {
+            return self.backend_state(route, b, mesh);
+        }
+        let k = route.kind as usize;
+        if let Some(s) = self
+            .target_states
+            .get(target as usize)
+            .and_then(|c| c.get(k))
+            .copied()
+            .flatten()
+        {
+            return s;
+        }
+        let s = self.backend_state(route, b, mesh);
+        if let Some(slot) = self
+            .target_states
+            .get_mut(target as usize)
+            .and_then(|c| c.get_mut(k))
+        {
+            *slot = Some(s);
+        }
+        s
+    }
+
     fn granted(&self, route: &RouteIr, b: &BackendIr) -> bool {
         self.input.grants.iter().any(|g| {
             g.namespace == b.namespace
@@ -834,13 +1049,7 @@ impl<'i> Builder<'i> {
     }
 
     fn target(&mut self, b: &'i BackendIr) -> u32 {
-        let key = (
-            b.group.as_str(),
-            b.kind.as_str(),
-            b.namespace.as_str(),
-            b.name.as_str(),
-            b.port,
-        );
+        let key = TargetKey(b);
         if let Some(id) = self.target_ids.get(&key) {
             return *id;
         }
@@ -853,8 +1062,19 @@ impl<'i> Builder<'i> {
             port: b.port,
         };
         self.targets.push(target);
+        self.target_states.push([None; 5]);
         self.target_ids.insert(key, id);
         id
+    }
+
+    /// Stores a non-empty set of extras and returns its index (0 for an empty one).
+    fn push_extras(&mut self, e: Extras) -> u32 {
+        if e.is_empty() {
+            return 0;
+        }
+        let i = u32::try_from(self.extras.len()).unwrap_or(0);
+        self.extras.push(e);
+        i
     }
 
     fn compile_rule(
@@ -871,7 +1091,11 @@ impl<'i> Builder<'i> {
                 path: r.path.clone(),
             })
         };
-        let mut extensions: Vec<String> = rule.filters.extensions.clone();
+        let mut extensions: Vec<String> = if rule.filters.extensions.is_empty() {
+            Vec::new()
+        } else {
+            rule.filters.extensions.clone()
+        };
         let action = if let Some(r) = &rule.filters.redirect {
             Action::Redirect(Box::new(r.clone()))
         } else if rule.filters.extensions.is_empty()
@@ -880,9 +1104,10 @@ impl<'i> Builder<'i> {
             if rule.backends.is_empty() {
                 Action::Fail(RespondReason::NoBackends)
             } else {
-                let mut bs: Vec<BackendEntry> = Vec::with_capacity(rule.backends.len());
+                let start = u32::try_from(self.backends.len()).ok()?;
                 for b in &rule.backends {
-                    let mut state = self.backend_state(route, b, mesh);
+                    let target = self.target(b);
+                    let mut state = self.backend_state_of(target, route, b, mesh);
                     if !b.filters.extensions.is_empty() {
                         if self.options.extension_refs == ExtensionRefs::Reject {
                             state = BackendState::Invalid(InvalidRef::InvalidKind);
@@ -890,57 +1115,60 @@ impl<'i> Builder<'i> {
                             extensions.extend(b.filters.extensions.iter().cloned());
                         }
                     }
-                    let target = self.target(b);
-                    bs.push(BackendEntry {
+                    // most backendRefs carry no filters: skip the clones entirely
+                    let extras = if b.filters.request_headers.is_empty()
+                        && b.filters.response_headers.is_empty()
+                        && b.filters.rewrite.is_none()
+                    {
+                        0
+                    } else {
+                        self.push_extras(Extras {
+                            request_headers: b.filters.request_headers.clone(),
+                            response_headers: b.filters.response_headers.clone(),
+                            rewrite: rewrite(&b.filters),
+                            ..Extras::default()
+                        })
+                    };
+                    self.backends.push(BackendEntry {
                         weight: b.weight,
                         target,
                         state,
-                        // most backendRefs carry no filters: skip the clones entirely
-                        extras: if b.filters.request_headers.is_empty()
-                            && b.filters.response_headers.is_empty()
-                            && b.filters.rewrite.is_none()
-                        {
-                            None
-                        } else {
-                            Extras {
-                                request_headers: b.filters.request_headers.clone(),
-                                response_headers: b.filters.response_headers.clone(),
-                                rewrite: rewrite(&b.filters),
-                                ..Extras::default()
-                            }
-                            .boxed()
-                        },
+                        extras,
                     });
                 }
-                Action::Backends(bs.into_boxed_slice())
+                let len = u32::try_from(rule.backends.len()).ok()?;
+                Action::Backends(start, len)
             }
         } else {
             Action::Fail(RespondReason::UnsupportedFilter)
         };
-        let mirrors: Vec<Mirror> = rule
-            .filters
-            .mirrors
-            .iter()
-            .filter(|m| {
-                self.backend_state(route, &m.backend, mesh)
-                    != BackendState::Invalid(InvalidRef::RefNotPermitted)
-            })
-            .filter(|m| {
-                matches!(
-                    self.backend_state(route, &m.backend, mesh),
-                    BackendState::Ok | BackendState::NoEndpoints
-                )
-            })
-            .map(|m| Mirror {
-                group: m.backend.group.clone(),
-                kind: m.backend.kind.clone(),
-                namespace: m.backend.namespace.clone(),
-                name: m.backend.name.clone(),
-                port: m.backend.port,
-                numerator: m.fraction.0,
-                denominator: m.fraction.1,
-            })
-            .collect();
+        let mirrors: Vec<Mirror> = if rule.filters.mirrors.is_empty() {
+            Vec::new()
+        } else {
+            rule.filters
+                .mirrors
+                .iter()
+                .filter(|m| {
+                    self.backend_state(route, &m.backend, mesh)
+                        != BackendState::Invalid(InvalidRef::RefNotPermitted)
+                })
+                .filter(|m| {
+                    matches!(
+                        self.backend_state(route, &m.backend, mesh),
+                        BackendState::Ok | BackendState::NoEndpoints
+                    )
+                })
+                .map(|m| Mirror {
+                    group: m.backend.group.clone(),
+                    kind: m.backend.kind.clone(),
+                    namespace: m.backend.namespace.clone(),
+                    name: m.backend.name.clone(),
+                    port: m.backend.port,
+                    numerator: m.fraction.0,
+                    denominator: m.fraction.1,
+                })
+                .collect()
+        };
         let is_prefix_mod =
             |m: Option<&PathModifierIr>| matches!(m, Some(PathModifierIr::Prefix(_)));
         let needs_prefix =
@@ -965,7 +1193,12 @@ impl<'i> Builder<'i> {
             }
         };
         match &action {
-            Action::Backends(bs) => {
+            Action::Backends(start, len) => {
+                let start = *start as usize;
+                let bs = self
+                    .backends
+                    .get(start..start + *len as usize)
+                    .unwrap_or(&[]);
                 for (i, b) in bs.iter().enumerate() {
                     if let BackendState::Invalid(r) = b.state {
                         let reason = r.as_str();
@@ -1004,36 +1237,44 @@ impl<'i> Builder<'i> {
         }
         self.rule_problems.push(problem);
         let id = u32::try_from(self.rules.len()).ok()?;
+        let name = match rule.name.as_deref() {
+            None => 0,
+            Some(n) => {
+                let i = u32::try_from(self.rule_names.len()).ok()?;
+                self.rule_names.push(n.into());
+                i
+            }
+        };
+        let extras = if rule.filters.request_headers.is_empty()
+            && rule.filters.response_headers.is_empty()
+            && rule.filters.rewrite.is_none()
+            && mirrors.is_empty()
+            && rule.filters.cors.is_none()
+            && rule.timeouts.is_none()
+            && rule.retry.is_none()
+            && extensions.is_empty()
+            && prefix.is_none()
+        {
+            0
+        } else {
+            self.push_extras(Extras {
+                request_headers: rule.filters.request_headers.clone(),
+                response_headers: rule.filters.response_headers.clone(),
+                rewrite: rewrite(&rule.filters),
+                mirrors,
+                cors: rule.filters.cors.clone(),
+                timeouts: rule.timeouts.clone(),
+                retry: rule.retry.clone(),
+                extensions,
+                prefix,
+            })
+        };
         self.rules.push(RuleEntry {
             route: route_id,
             index,
-            name: rule.name.as_deref().map(Into::into),
+            name,
+            extras,
             action,
-            extras: if rule.filters.request_headers.is_empty()
-                && rule.filters.response_headers.is_empty()
-                && rule.filters.rewrite.is_none()
-                && mirrors.is_empty()
-                && rule.filters.cors.is_none()
-                && rule.timeouts.is_none()
-                && rule.retry.is_none()
-                && extensions.is_empty()
-                && prefix.is_none()
-            {
-                None
-            } else {
-                Extras {
-                    request_headers: rule.filters.request_headers.clone(),
-                    response_headers: rule.filters.response_headers.clone(),
-                    rewrite: rewrite(&rule.filters),
-                    mirrors,
-                    cors: rule.filters.cors.clone(),
-                    timeouts: rule.timeouts.clone(),
-                    retry: rule.retry.clone(),
-                    extensions,
-                    prefix,
-                }
-                .boxed()
-            },
         });
         Some(id)
     }
@@ -1097,9 +1338,13 @@ impl<'i> Builder<'i> {
             return;
         }
         let rules = self.rules_of(ri, route_id, route, true);
-        self.status
-            .rules(ri, pi, route, &rules, &self.rule_problems);
-        if rules.iter().all(Option::is_none) {
+        let start = rules.0 as usize;
+        let ids = self
+            .rule_id_pool
+            .get(start..start + rules.1 as usize)
+            .unwrap_or(&[]);
+        self.status.rules(ri, pi, route, ids, &self.rule_problems);
+        if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of §4.6)
             return;
@@ -1109,21 +1354,16 @@ impl<'i> Builder<'i> {
         } else {
             Group::Consumer(route.namespace.clone())
         };
-        let hosts: Vec<Option<String>> = match self.options.mesh_hostnames {
-            MeshHostnames::Ignore => vec![None],
-            MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => vec![None],
+        let hosts: Rc<[Option<String>]> = match self.options.mesh_hostnames {
+            MeshHostnames::Ignore => Rc::clone(&self.any_host),
+            MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => {
+                Rc::clone(&self.any_host)
+            }
             MeshHostnames::MatchHostHeader => route
                 .hostnames
                 .iter()
                 .map(|h| Some(h.to_ascii_lowercase()))
                 .collect(),
-        };
-        let hosts = if route.kind == RouteKind::Tls
-            && self.options.mesh_hostnames == MeshHostnames::Ignore
-        {
-            vec![None]
-        } else {
-            hosts
         };
         for port_i in ports {
             let port_value = svc.ports.get(port_i).map_or(0, |p| p.port);
@@ -1136,15 +1376,15 @@ impl<'i> Builder<'i> {
             );
             out.entry((si.unwrap_or_default(), port_i, group.clone()))
                 .or_default()
-                .by_kind
-                .entry(route.kind)
-                .or_default()
-                .push(AttachedRoute {
-                    route_id,
-                    ri,
-                    hosts: hosts.clone(),
-                    rules: rules.clone(),
-                });
+                .push(
+                    route.kind,
+                    AttachedRoute {
+                        route_id,
+                        ri,
+                        hosts: Rc::clone(&hosts),
+                        rules,
+                    },
+                );
         }
     }
 
@@ -1235,26 +1475,28 @@ impl<'i> Builder<'i> {
             return;
         }
         let rules = self.rules_of(ri, route_id, route, false);
-        self.status
-            .rules(ri, pi, route, &rules, &self.rule_problems);
-        if rules.iter().all(Option::is_none) {
+        let start = rules.0 as usize;
+        let ids = self
+            .rule_id_pool
+            .get(start..start + rules.1 as usize)
+            .unwrap_or(&[]);
+        self.status.rules(ri, pi, route, ids, &self.rule_problems);
+        if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of §4.6)
             return;
         }
         self.status.attached_gateway(ri, pi);
         for (li, hosts) in attach_to {
-            out.entry((gi.unwrap_or_default(), li))
-                .or_default()
-                .by_kind
-                .entry(route.kind)
-                .or_default()
-                .push(AttachedRoute {
+            out.entry((gi.unwrap_or_default(), li)).or_default().push(
+                route.kind,
+                AttachedRoute {
                     route_id,
                     ri,
-                    hosts,
-                    rules: rules.clone(),
-                });
+                    hosts: hosts.into(),
+                    rules,
+                },
+            );
         }
     }
 
@@ -1273,24 +1515,26 @@ impl<'i> Builder<'i> {
         let mut by_kind = attached.by_kind;
         if mesh {
             // §4.6: one TCP-carried kind per Service port and group: GRPC > HTTP > TLS > TCP.
-            let winner = by_kind.keys().copied().find(|k| *k != RouteKind::Udp);
+            let winner = KINDS
+                .iter()
+                .zip(&by_kind)
+                .find(|(k, list)| **k != RouteKind::Udp && !list.is_empty())
+                .map(|(k, _)| *k);
             set.mesh_kind = winner;
-            let losers: Vec<RouteKind> = by_kind
-                .keys()
-                .copied()
-                .filter(|k| *k != RouteKind::Udp && Some(*k) != winner)
-                .collect();
-            for k in losers {
-                if let Some(list) = by_kind.remove(&k) {
-                    for a in list {
+            for (k, list) in KINDS.iter().zip(by_kind.iter_mut()) {
+                if *k != RouteKind::Udp && Some(*k) != winner {
+                    for a in std::mem::take(list) {
                         self.status.conflicted(a.ri, ctx.clone(), winner);
                     }
                 }
             }
         }
-        for (kind, list) in by_kind {
+        for (kind, list) in KINDS.into_iter().zip(by_kind) {
+            if list.is_empty() {
+                continue;
+            }
             match kind {
-                RouteKind::Http => set.http = Some(Box::new(self.index_http(&list))),
+                RouteKind::Http => set.http = Some(self.index_http(&list)),
                 RouteKind::Grpc => set.grpc = Some(Box::new(self.index_grpc(&list))),
                 RouteKind::Tls => set.tls = Some(Box::new(self.index_tls(&list))),
                 RouteKind::Tcp => set.tcp = self.first_rule(&list),
@@ -1305,7 +1549,7 @@ impl<'i> Builder<'i> {
         list.iter()
             .filter_map(|a| self.routes.get(a.route_id as usize).map(|r| (r.rank, a)))
             .min_by_key(|(rank, _)| *rank)
-            .and_then(|(_, a)| a.rules.first().copied().flatten())
+            .and_then(|(_, a)| self.ids(a.rules).first().copied().flatten())
     }
 
     fn order(keys: &[PrecedenceKey]) -> impl Fn(&u32, &u32) -> std::cmp::Ordering + '_ {
@@ -1324,26 +1568,37 @@ impl<'i> Builder<'i> {
     }
 
     fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<NamedMatches> {
-        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
+        if hs.is_empty() {
+            return Some(Box::default());
+        }
+        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(hs.len());
         for (name, m) in hs {
-            let lower = name.to_ascii_lowercase();
             // §1.4: among case-equivalent names only the first entry counts.
-            if out.iter().any(|(n, _)| **n == *lower) {
+            if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
                 continue;
             }
-            out.push((lower.into(), self.value_match(m)?));
+            let lower = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                self.intern(&name.to_ascii_lowercase())
+            } else {
+                self.intern(name)
+            };
+            out.push((lower, self.value_match(m)?));
         }
         Some(out.into_boxed_slice())
     }
 
     fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<NamedMatches> {
-        let mut out: Vec<(Box<str>, ValueMatch)> = Vec::new();
+        if qs.is_empty() {
+            return Some(Box::default());
+        }
+        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(qs.len());
         for (name, m) in qs {
             // §1.5: names are case-sensitive; only the first duplicate counts.
             if out.iter().any(|(n, _)| **n == **name) {
                 continue;
             }
-            out.push((name.as_str().into(), self.value_match(m)?));
+            let name = self.intern(name);
+            out.push((name, self.value_match(m)?));
         }
         Some(out.into_boxed_slice())
     }
@@ -1366,10 +1621,12 @@ impl<'i> Builder<'i> {
             let Some(route_ir) = input.routes.get(a.ri) else {
                 continue;
             };
-            for host in &a.hosts {
+            for host in a.hosts.iter() {
                 let host_spec = HostSpecificity::of(host.as_deref());
-                for (rule_index, rule_id) in a.rules.iter().enumerate() {
-                    let Some(rule_id) = *rule_id else { continue };
+                for rule_index in 0..a.rules.1 as usize {
+                    let Some(rule_id) = self.ids(a.rules).get(rule_index).copied().flatten() else {
+                        continue;
+                    };
                     let Some(rule) = route_ir.rules.get(rule_index) else {
                         continue;
                     };
@@ -1420,7 +1677,7 @@ impl<'i> Builder<'i> {
     }
 
     fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
-        let mut builders: HostIndex<PathIndexBuilder> = HostIndex::default();
+        let mut builders: HostIndex<crate::index::PathIndexBuilder> = HostIndex::default();
         self.for_each_match(list, |this, site| {
             let MatchIr::Http {
                 path,
@@ -1465,13 +1722,14 @@ impl<'i> Builder<'i> {
             if let Some(cid) =
                 this.push_cand(key, (site.rule_id, site.match_index), method_id, cond)
             {
-                builders
-                    .group_mut(site.host, PathIndexBuilder::default)
-                    .add(slot, cid);
+                let paths = &mut this.paths;
+                let b = builders.group_mut(site.host, || paths.index());
+                this.paths.add(b, slot, cid);
             }
         });
         let order = Self::order(&self.keys);
-        builders.map(|b| b.finish(&order))
+        let paths = &mut self.paths;
+        builders.map(|b| paths.finish(b, &order))
     }
 
     fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
@@ -1537,11 +1795,11 @@ impl<'i> Builder<'i> {
                 .get(a.route_id as usize)
                 .map(|r| r.rank)
                 .unwrap_or_default();
-            let Some(rule_id) = a.rules.first().copied().flatten() else {
+            let Some(rule_id) = self.ids(a.rules).first().copied().flatten() else {
                 continue;
             };
             let rule_index = 0u16;
-            for host in &a.hosts {
+            for host in a.hosts.iter() {
                 let facts = HttpMatchFacts {
                     host: HostSpecificity::of(host.as_deref()),
                     path: PathRank::Regex,

@@ -173,3 +173,76 @@ fn invalid_regexes_are_dropped_not_fatal() {
     };
     assert_eq!(t.stats().regexes, 0);
 }
+
+// §2.3: on a Gateway listener GRPCRoutes and HTTPRoutes coexist; a gRPC request that no
+// GRPCRoute takes falls through to the HTTPRoutes. The explanation lists the gRPC candidates
+// first, then the HTTPRoute candidates the request fell through to, and agrees with resolve().
+#[test]
+fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
+    const GW_IP: &str = "192.0.2.10";
+    let grpc = route(
+        RouteKind::Grpc,
+        "app",
+        "g",
+        vec![gw_parent("app", "gw")],
+        vec![rule(
+            vec![MatchIr::Grpc {
+                service: Some(StrMatch::Exact("pkg.Other".into())),
+                method: None,
+                headers: vec![],
+            }],
+            vec![backend("app", "a", 80, 1)],
+        )],
+    );
+    let input = TableInput {
+        services: vec![
+            service("app", "a", "10.96.1.1", &[(80, "")]),
+            service("app", "b", "10.96.1.2", &[(80, "")]),
+        ],
+        gateways: vec![GatewayIr {
+            namespace: "app".into(),
+            name: "gw".into(),
+            addresses: vec![ip(GW_IP)],
+            listeners: vec![ListenerIr {
+                name: "http".into(),
+                port: 80,
+                ..ListenerIr::default()
+            }],
+        }],
+        routes: vec![
+            grpc,
+            http(
+                "app",
+                "h",
+                vec![gw_parent("app", "gw")],
+                vec![
+                    rule(vec![exact("/nope")], vec![backend("app", "a", 80, 1)]),
+                    rule(vec![prefix("/pkg.S")], vec![backend("app", "b", 80, 1)]),
+                ],
+            ),
+        ],
+        ..TableInput::default()
+    };
+    let t = RouteTable::from_input(&input, &BuildOptions::default());
+    let req = Request::grpc(ip(GW_IP), 80, "/pkg.S/M");
+    let ex = t.explain(&req, 0);
+    let rows: Vec<(&str, Option<&str>)> = ex
+        .candidates
+        .iter()
+        .map(|c| (c.route.as_str(), c.failed.as_deref()))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "GRPCRoute app/g",
+                Some("gRPC service/method does not match")
+            ),
+            ("HTTPRoute app/h", Some("path does not match")),
+            ("HTTPRoute app/h", None),
+        ],
+        "{ex}"
+    );
+    assert_eq!(ex.winner.as_deref(), Some("HTTPRoute app/h rule 1"));
+    assert_eq!(ex.winner, t.resolve(&req, 0).rule().map(|r| r.to_string()));
+}
