@@ -5,15 +5,15 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gamma_model::{ObjectRef, Snapshot};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, ConfigError};
-use crate::decision::{Decision, PairKey, Verdict};
+use crate::decision::{Decision, PairKey, Verdict, VerdictId};
+use crate::dense::same;
 use crate::index::{DependencyIndex, Scope};
 use crate::ladder::Ladder;
 use crate::registry::{Identity, Registry};
 use crate::route_key::{RouteKey, RouteName};
+use crate::route_verdicts::{IdList, RouteVerdicts};
 use crate::routes::{ROUTE_KINDS, route_parts};
 use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 
@@ -77,35 +77,48 @@ impl Arbiter {
     /// Decides every (route, parentRef) of every route kind in `snapshot`.
     pub fn decide_all(&self, snapshot: &Snapshot) -> Decisions {
         let registry = Arc::new(self.registry(snapshot));
-        let mut ladder = Ladder::new(snapshot, &registry, &self.config);
-        ladder.prefill_services();
+        let mut ladder = Ladder::new(snapshot, &registry, &self.config, Vec::new());
+        ladder.prefill();
         // The snapshot yields each kind in (namespace, name) order and ROUTE_KINDS is in kind
         // order, so `out` is already sorted by key and duplicate-free: it is stored as is (a
         // BTreeMap built from it cost a sort, a dedup and a node per few routes: ~28%).
         let mut out = Vec::with_capacity(snapshot.len());
         for kind in ROUTE_KINDS {
+            let mut current = None;
             for resource in snapshot.of_kind_shared(kind) {
                 let Some((meta, refs, _)) = route_parts(resource) else {
                     continue;
                 };
-                // Shares the snapshot's object: no per-route copy of the name.
-                let key = RouteKey::new(Arc::clone(resource));
                 let ns = meta.namespace_or_default();
-                let verdicts = refs.iter().map(|p| ladder.decide(ns, meta, p)).collect();
-                out.push((
-                    key,
-                    RouteVerdicts {
-                        generation: meta.generation_or_zero(),
-                        verdicts,
-                    },
-                ));
+                // Routes of a kind come in namespace order: one comparison per route here
+                // spares the ladder comparing namespaces per parent.
+                if !current.is_some_and(|c| same(c, ns)) {
+                    ladder.enter_namespace(ns);
+                    current = Some(ns);
+                }
+                // Most routes have one parent: its id is stored inline, no allocation.
+                let ids = match refs {
+                    [p] => IdList::One(match ladder.decide_cached(ns, meta, p) {
+                        Some(id) => id,
+                        None => ladder.decide(ns, meta, p),
+                    }),
+                    _ => refs.iter().map(|p| ladder.decide(ns, meta, p)).collect(),
+                };
+                out.push(RouteEntry {
+                    // Shares the snapshot's object: no per-route copy of the name.
+                    key: RouteKey::of_kind(kind, Arc::clone(resource)),
+                    generation: meta.generation_or_zero(),
+                    ids,
+                });
             }
         }
-        drop(ladder);
-        debug_assert!(out.is_sorted_by(|a, b| a.0 < b.0));
+        let table = ladder.into_table();
+        debug_assert!(out.is_sorted_by(|a, b| a.key < b.key));
         Decisions {
             registry,
             routes: out,
+            table,
+            appended: 0,
             index: None,
         }
     }
@@ -122,14 +135,14 @@ impl Arbiter {
         supplied: &dyn Fn(usize) -> Option<ParentConditions>,
     ) -> Option<DesiredStatus> {
         let (meta, refs, _) = route_parts(snapshot.get(route)?)?;
-        let verdicts = &decisions.route(route)?.verdicts;
+        let verdicts = decisions.route(route)?.to_vec();
         let reporter =
             self.config.no_owning_controller_reporter.as_deref() == Some(me.name.as_str());
         Some(desired_entries(
             me,
             &decisions.registry,
             refs,
-            verdicts,
+            &verdicts,
             meta.generation_or_zero(),
             supplied,
             reporter,
@@ -173,19 +186,21 @@ impl Arbiter {
                     scopes.insert(ObjectRef::of(r), Scope::All);
                 }
             }
-            for (k, _) in &decisions.routes {
-                scopes.insert(k.to_object_ref(), Scope::All);
+            for e in &decisions.routes {
+                scopes.insert(e.key.to_object_ref(), Scope::All);
             }
         }
         let mut changed_pairs = Vec::new();
         let registry = Arc::clone(&decisions.registry);
-        let mut ladder = Ladder::new(snapshot, &registry, &self.config);
+        let table = std::mem::take(&mut decisions.table);
+        let table_len = table.len();
+        let mut ladder = Ladder::new(snapshot, &registry, &self.config, table);
         for (route, scope) in scopes {
             let shared = snapshot.get_shared(&route);
             let Some((meta, refs, _)) = shared.and_then(|r| route_parts(r)) else {
                 if let Ok(at) = decisions.find(&route) {
-                    let (_, old) = decisions.routes.remove(at);
-                    changed_pairs.extend((0..old.verdicts.len()).map(|i| PairKey {
+                    let old = decisions.routes.remove(at);
+                    changed_pairs.extend((0..old.ids.as_slice().len()).map(|i| PairKey {
                         route: route.clone(),
                         parent_index: i,
                     }));
@@ -199,40 +214,40 @@ impl Arbiter {
                 Ok(at) => at,
                 Err(at) => {
                     // A new route: O(routes) to shift the tail, paid only when routes appear.
-                    let empty = RouteVerdicts {
+                    let entry = RouteEntry {
+                        key: RouteKey::new(Arc::clone(shared)),
                         generation: 0,
-                        verdicts: Vec::new(),
+                        ids: IdList::Many(Vec::new()),
                     };
-                    decisions
-                        .routes
-                        .insert(at, (RouteKey::new(Arc::clone(shared)), empty));
+                    decisions.routes.insert(at, entry);
                     at
                 }
             };
-            let Some((key, entry)) = decisions.routes.get_mut(slot) else {
+            let Some(entry) = decisions.routes.get_mut(slot) else {
                 continue;
             };
-            if !Arc::ptr_eq(key.resource(), shared) {
-                *key = RouteKey::new(Arc::clone(shared));
+            if !Arc::ptr_eq(entry.key.resource(), shared) {
+                entry.key = RouteKey::new(Arc::clone(shared));
             }
             entry.generation = meta.generation_or_zero();
-            let old_len = entry.verdicts.len();
+            let old_len = entry.ids.as_slice().len();
             for (i, p) in refs.iter().enumerate() {
                 if !scope.covers(p, ns) && i < old_len {
                     continue;
                 }
-                let v = ladder.decide(ns, meta, p);
-                match entry.verdicts.get_mut(i) {
-                    Some(slot) if *slot == v => {}
-                    Some(slot) => {
-                        *slot = v;
+                let id = ladder.decide(ns, meta, p);
+                match entry.ids.as_mut_slice().get_mut(i) {
+                    // Compared by value: ids differ whenever the ladder decided anew.
+                    Some(old) if ladder.verdict(*old) == ladder.verdict(id) => {}
+                    Some(old) => {
+                        *old = id;
                         changed_pairs.push(PairKey {
                             route: route.clone(),
                             parent_index: i,
                         });
                     }
                     None => {
-                        entry.verdicts.push(v);
+                        entry.ids.push(id);
                         changed_pairs.push(PairKey {
                             route: route.clone(),
                             parent_index: i,
@@ -241,27 +256,29 @@ impl Arbiter {
                 }
             }
             if old_len > refs.len() {
-                entry.verdicts.truncate(refs.len());
+                entry.ids.truncate(refs.len());
                 changed_pairs.extend((refs.len()..old_len).map(|i| PairKey {
                     route: route.clone(),
                     parent_index: i,
                 }));
             }
         }
-        drop(ladder);
+        decisions.table = ladder.into_table();
+        decisions.appended += decisions.table.len() - table_len;
+        decisions.compact_if_due();
         decisions.index = Some(index);
         changed_pairs
     }
 }
 
-/// The verdicts of one route, one per parentRef in spec order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct RouteVerdicts {
+/// One decided route.
+#[derive(Debug, Clone)]
+struct RouteEntry {
+    key: RouteKey,
     /// The route's `metadata.generation` when decided.
-    pub generation: i64,
-    /// One verdict per `spec.parentRefs` entry, in order.
-    pub verdicts: Vec<Verdict>,
+    generation: i64,
+    /// One id per parentRef into [`Decisions::table`].
+    ids: IdList,
 }
 
 /// Every verdict for one snapshot, plus the registry they were computed with.
@@ -269,14 +286,22 @@ pub struct RouteVerdicts {
 pub struct Decisions {
     registry: Arc<Registry>,
     /// Sorted by key, no duplicates (binary-searched; see `decide_all`).
-    routes: Vec<(RouteKey, RouteVerdicts)>,
+    routes: Vec<RouteEntry>,
+    /// The distinct verdicts, by [`VerdictId`] (full decisions add each once; updates append
+    /// what they decide, and [`Decisions::compact_if_due`] drops what no route uses).
+    table: Vec<Verdict>,
+    /// Entries appended by updates since the table was last built or compacted.
+    appended: usize,
     index: Option<DependencyIndex>,
 }
 
 impl PartialEq for Decisions {
-    /// Equal when the verdicts and the registry are (the incremental index is a cache).
+    /// Equal when the verdicts (by value, not by id) and the registry are (the incremental
+    /// index is a cache).
     fn eq(&self, other: &Self) -> bool {
-        self.routes == other.routes && self.registry == other.registry
+        self.registry == other.registry
+            && self.routes.len() == other.routes.len()
+            && self.routes().zip(other.routes()).all(|(a, b)| a == b)
     }
 }
 
@@ -286,21 +311,25 @@ impl Decisions {
         &self.registry
     }
 
+    fn view<'a>(&'a self, e: &'a RouteEntry) -> RouteVerdicts<'a> {
+        RouteVerdicts::new(e.generation, e.ids.as_slice(), &self.table)
+    }
+
     /// The verdicts of `route` (an [`ObjectRef`] or a [`RouteKey`]), one per parentRef.
-    pub fn route(&self, route: &dyn RouteName) -> Option<&RouteVerdicts> {
+    pub fn route(&self, route: &dyn RouteName) -> Option<RouteVerdicts<'_>> {
         let at = self.find(route).ok()?;
-        self.routes.get(at).map(|(_, v)| v)
+        self.routes.get(at).map(|e| self.view(e))
     }
 
     /// Where `route` is (`Ok`) or would be inserted (`Err`) in `routes`.
     fn find(&self, route: &dyn RouteName) -> Result<usize, usize> {
         self.routes
-            .binary_search_by(|(k, _)| (k as &dyn RouteName).cmp(route))
+            .binary_search_by(|e| (&e.key as &dyn RouteName).cmp(route))
     }
 
     /// The verdict for parentRef `parent_index` of `route`.
     pub fn verdict(&self, route: &dyn RouteName, parent_index: usize) -> Option<&Verdict> {
-        self.route(route)?.verdicts.get(parent_index)
+        self.route(route)?.get(parent_index)
     }
 
     /// What `me` makes of parentRef `parent_index` of `route`.
@@ -314,15 +343,14 @@ impl Decisions {
     }
 
     /// Every route and its verdicts, in [`ObjectRef`] order.
-    pub fn routes(&self) -> impl Iterator<Item = (&RouteKey, &RouteVerdicts)> {
-        self.routes.iter().map(|(k, v)| (k, v))
+    pub fn routes(&self) -> impl Iterator<Item = (&RouteKey, RouteVerdicts<'_>)> {
+        self.routes.iter().map(|e| (&e.key, self.view(e)))
     }
 
     /// Every (route, parent index, verdict), in order.
     pub fn pairs(&self) -> impl Iterator<Item = (&RouteKey, usize, &Verdict)> {
-        self.routes
-            .iter()
-            .flat_map(|(r, v)| v.verdicts.iter().enumerate().map(move |(i, v)| (r, i, v)))
+        self.routes()
+            .flat_map(|(r, v)| v.iter().enumerate().map(move |(i, v)| (r, i, v)))
     }
 
     /// Every (route, parent index, decision) as `me` sees them, in order.
@@ -336,11 +364,105 @@ impl Decisions {
 
     /// The number of (route, parent) pairs.
     pub fn len(&self) -> usize {
-        self.routes.iter().map(|(_, v)| v.verdicts.len()).sum()
+        self.routes.iter().map(|e| e.ids.as_slice().len()).sum()
     }
 
     /// Whether there are no pairs.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Drops the table entries no route uses once updates have appended more than an eighth
+    /// as many as there are routes (at least 64): the table stays within that of what is
+    /// live, and the O(pairs) compaction costs a constant per appended entry (routes have at
+    /// most 32 parentRefs). Counting routes, not pairs, keeps the check O(1) per update.
+    fn compact_if_due(&mut self) {
+        let due = self.appended > 64 && self.appended > self.routes.len() / 8;
+        if !due {
+            return;
+        }
+        let mut old: Vec<Option<Verdict>> = std::mem::take(&mut self.table)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut moved: Vec<Option<VerdictId>> = vec![None; old.len()];
+        let mut table = Vec::new();
+        for e in &mut self.routes {
+            for id in e.ids.as_mut_slice() {
+                let i = id.index();
+                let new = match moved.get(i).copied().flatten() {
+                    Some(new) => new,
+                    None => {
+                        let new = VerdictId::at(table.len());
+                        table.push(
+                            old.get_mut(i)
+                                .and_then(Option::take)
+                                .unwrap_or(Verdict::NotApplicable),
+                        );
+                        if let Some(m) = moved.get_mut(i) {
+                            *m = Some(new);
+                        }
+                        new
+                    }
+                };
+                *id = new;
+            }
+        }
+        self.table = table;
+        self.appended = 0;
+    }
+
+    /// The size of the verdict table (distinct verdicts plus not-yet-compacted stale ones).
+    #[cfg(test)]
+    fn table_len(&self) -> usize {
+        self.table.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::MeshRegistration;
+    use gamma_model::decode;
+
+    fn cluster(annotated: bool) -> Snapshot {
+        let ann = if annotated {
+            "annotations: {gamma.rs/controller: linkerd.io/policy-controller}"
+        } else {
+            "annotations: {}"
+        };
+        let mut yaml = format!(
+            "apiVersion: v1\nkind: Namespace\nmetadata: {{name: shop, labels: {{gamma.rs/mesh: istio}}}}\n---\napiVersion: v1\nkind: Service\nmetadata: {{name: svc, namespace: shop, {ann}}}\nspec: {{ports: [{{port: 80}}]}}\n"
+        );
+        for i in 0..20 {
+            yaml.push_str(&format!(
+                "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{name: r{i}, namespace: shop}}\nspec: {{parentRefs: [{{group: \"\", kind: Service, name: svc}}]}}\n"
+            ));
+        }
+        Snapshot::from_resources(decode(&yaml).unwrap())
+    }
+
+    /// Updates append the verdicts they decide to the shared table; stale entries must be
+    /// dropped (bounded memory in a long-running controller) without changing any verdict.
+    #[test]
+    fn repeated_updates_keep_the_verdict_table_bounded_and_the_verdicts_exact() {
+        let arbiter = Arbiter::new(Config::new([
+            MeshRegistration::new("istio", "istio.io/gateway-controller"),
+            MeshRegistration::new("linkerd", "linkerd.io/policy-controller"),
+        ]))
+        .unwrap();
+        let snaps = [cluster(false), cluster(true)];
+        let svc = ObjectRef::new(gamma_model::ResourceKind::Service, "shop", "svc");
+        let mut d = arbiter.decide_all(&snaps[0]);
+        let mut largest = 0;
+        for k in 1..200 {
+            let snap = &snaps[k % 2];
+            let changed = arbiter.update(&mut d, snap, &svc);
+            assert_eq!(changed.len(), 20, "every route's verdict flips");
+            assert_eq!(d, arbiter.decide_all(snap));
+            largest = largest.max(d.table_len());
+        }
+        // 20 pairs: compaction after more than 64 appended entries.
+        assert!(largest <= 64 + 20 + 2, "table grew to {largest}");
     }
 }

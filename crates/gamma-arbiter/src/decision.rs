@@ -293,6 +293,25 @@ impl Verdict {
     }
 }
 
+/// Where a [`Verdict`] is in a decision's verdict table. Routes share verdicts (every route
+/// whose parent Service gives no signal in one namespace has the same one), so decisions store
+/// each distinct verdict once and a 4-byte id per (route, parent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct VerdictId(u32);
+
+impl VerdictId {
+    /// The id of table entry `index`. A table never nears 2^32 entries (each is at least 40
+    /// bytes: 160 GiB); saturating keeps this total without a panic path.
+    pub(crate) fn at(index: usize) -> Self {
+        VerdictId(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The table index.
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// What one controller (`me`) makes of a [`Verdict`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "decision", rename_all = "camelCase")]

@@ -36,16 +36,18 @@
 mod arbiter;
 pub mod config;
 pub mod decision;
+mod dense;
 pub mod handoff;
 mod index;
 mod ladder;
 pub mod merge;
 pub mod registry;
 pub mod route_key;
+mod route_verdicts;
 pub mod routes;
 pub mod status;
 
-pub use arbiter::{Arbiter, Decisions, RouteVerdicts};
+pub use arbiter::{Arbiter, Decisions};
 pub use config::{Config, ConfigError, GroupKind, Keys, MeshRegistration};
 pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};
@@ -53,4 +55,5 @@ pub use ladder::UNKNOWN_MESH_PREFIX;
 pub use merge::{MergeOutcome, merge, merge_outcome};
 pub use registry::{Identity, Registry, RegistryDiagnostic};
 pub use route_key::{RouteKey, RouteName};
+pub use route_verdicts::RouteVerdicts;
 pub use status::{DesiredStatus, ParentConditions, desired_entries};

@@ -108,7 +108,7 @@ proptest! {
             let mut expect = vec![];
             let routes: std::collections::BTreeSet<_> = before.routes().map(|(r, _)| r.to_object_ref()).chain(full.routes().map(|(r, _)| r.to_object_ref())).collect();
             for r in routes {
-                let n = before.route(&r).map_or(0, |v| v.verdicts.len()).max(full.route(&r).map_or(0, |v| v.verdicts.len()));
+                let n = before.route(&r).map_or(0, |v| v.len()).max(full.route(&r).map_or(0, |v| v.len()));
                 for i in 0..n {
                     if before.verdict(&r, i) != full.verdict(&r, i) {
                         expect.push(gamma_arbiter::PairKey { route: r.clone(), parent_index: i });

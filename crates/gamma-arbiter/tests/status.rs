@@ -382,7 +382,7 @@ fn owned_parents_carry_the_supplied_conditions_at_the_route_generation() {
         &istio(),
         d.registry(),
         &[svc_parent("svc")],
-        &d.route(&r).unwrap().verdicts,
+        &d.route(&r).unwrap().to_vec(),
         3,
         &|_| None,
         false,

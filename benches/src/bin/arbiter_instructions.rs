@@ -1,0 +1,65 @@
+//! Runs `N` full decisions (first argument, default 0) of the arbiter benchmark's cluster
+//! (1,000 namespaces, 10,000 Services, 50,000 HTTPRoutes; `benches/benches/support/
+//! arbiter_cluster.rs`) after building the snapshot and warming up, so that
+//! `valgrind --tool=callgrind` totals for N and 0 differ by exactly N `decide_all` calls
+//! (including dropping each result). A second argument `update` runs N one-Service updates
+//! instead, `relabel` N Namespace relabels. Method in benches/README.md (gamma-arbiter).
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
+
+#[path = "../../benches/support/arbiter_cluster.rs"]
+mod arbiter_cluster;
+
+use std::hint::black_box;
+
+use arbiter_cluster::{cluster, config, service};
+use gamma_arbiter::Arbiter;
+use gamma_model::k8s::Namespace;
+use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
+    let mode = args.get(2).map(String::as_str).unwrap_or("decide_all");
+    let snap = Snapshot::from_resources(cluster());
+    let arbiter = Arbiter::new(config()).unwrap();
+    let mut decisions = arbiter.decide_all(&snap);
+    match mode {
+        "update" | "relabel" => {
+            let (key, other) = if mode == "update" {
+                let mut other = snap.clone();
+                other.upsert(service("ns-500", 5000, true));
+                (
+                    ObjectRef::new(ResourceKind::Service, "ns-500", "svc-5000"),
+                    other,
+                )
+            } else {
+                let mut other = snap.clone();
+                let mut ns = Namespace::new("ns-501");
+                ns.metadata
+                    .labels
+                    .insert("gamma.rs/mesh".into(), "linkerd".into());
+                other.upsert(Resource::Namespace(ns));
+                (ObjectRef::new(ResourceKind::Namespace, "", "ns-501"), other)
+            };
+            let snaps = [&snap, &other];
+            // warm up: builds the dependency index
+            for k in 0..2 {
+                black_box(arbiter.update(&mut decisions, snaps[(k + 1) & 1], &key));
+            }
+            let mut changed = 0usize;
+            for k in 0..n {
+                changed +=
+                    black_box(arbiter.update(&mut decisions, snaps[(k + 1) & 1], &key)).len();
+            }
+            println!("{mode}: {n} updates, {changed} pairs changed");
+        }
+        _ => {
+            let mut pairs = 0usize;
+            for _ in 0..n {
+                decisions = black_box(arbiter.decide_all(black_box(&snap)));
+                pairs += decisions.len();
+            }
+            println!("decide_all: {n} runs, {pairs} pairs");
+        }
+    }
+}
