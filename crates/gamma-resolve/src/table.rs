@@ -1315,21 +1315,22 @@ impl<'i> Builder<'i> {
         } else {
             L4::Tcp
         };
-        let ports: Vec<usize> = svc
-            .ports
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| parent.port.is_none_or(|want| want == p.port))
-            .filter(|(_, p)| {
-                parent
-                    .section_name
-                    .as_ref()
-                    .is_none_or(|s| p.name.as_ref() == Some(s))
-            })
-            .filter(|(_, p)| p.protocol == want_l4)
-            .map(|(i, _)| i)
-            .collect();
-        if ports.is_empty() {
+        // The matching Service ports, walked twice instead of collected: a `Vec` per
+        // (route, parent) was one allocation per route of a snapshot of one-rule routes.
+        let ports = || {
+            svc.ports
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| parent.port.is_none_or(|want| want == p.port))
+                .filter(|(_, p)| {
+                    parent
+                        .section_name
+                        .as_ref()
+                        .is_none_or(|s| p.name.as_ref() == Some(s))
+                })
+                .filter(move |(_, p)| p.protocol == want_l4)
+        };
+        if ports().next().is_none() {
             self.status.no_parent(
                 ri,
                 pi,
@@ -1365,8 +1366,8 @@ impl<'i> Builder<'i> {
                 .map(|h| Some(h.to_ascii_lowercase()))
                 .collect(),
         };
-        for port_i in ports {
-            let port_value = svc.ports.get(port_i).map_or(0, |p| p.port);
+        for (port_i, port) in ports() {
+            let port_value = port.port;
             self.status.attached_mesh(
                 ri,
                 pi,
