@@ -316,12 +316,19 @@ pub(crate) struct StatusSource {
 
 impl StatusSource {
     /// Renders every pair's conditions (`routes`: the table's compiled routes).
-    pub(crate) fn render(&self, routes: &[RouteInfo]) -> Vec<ParentStatus> {
+    pub(crate) fn render(
+        &self,
+        routes: &[RouteInfo],
+        namespaces: &[Box<str>],
+    ) -> Vec<ParentStatus> {
         let mut out = Vec::with_capacity(self.entries.len());
         for e in &self.entries {
             let (kind, namespace, name, invalid) = if e.route & OWNED == 0 {
                 match routes.get(e.route as usize) {
-                    Some(r) => (r.kind, &*r.namespace, &*r.name, None),
+                    Some(r) => {
+                        let ns = namespaces.get(r.namespace as usize).map_or("", |n| &**n);
+                        (r.kind, ns, &*r.name, None)
+                    }
                     None => continue,
                 }
             } else {

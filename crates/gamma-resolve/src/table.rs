@@ -119,15 +119,16 @@ impl BuildOptions {
 // Compiled structures
 // ---------------------------------------------------------------------------------------
 
+/// A compiled route: 24 bytes (one per route weighs per rule when routes have one or two
+/// rules each). Its rank is needed by the build only and stays in the builder.
 #[derive(Debug)]
 pub(crate) struct RouteInfo {
-    pub(crate) kind: RouteKind,
-    /// Interned: namespaces repeat across routes.
-    pub(crate) namespace: Arc<str>,
     /// Boxed, not a [`NameRef`]: every decision borrows it, and slicing the shared buffer
     /// would read (and miss on) its bytes for the char-boundary checks on the resolve path.
     pub(crate) name: Box<str>,
-    pub(crate) rank: RouteRank,
+    /// Index into [`RouteTable::namespaces`] (namespaces repeat across routes).
+    pub(crate) namespace: u32,
+    pub(crate) kind: RouteKind,
 }
 
 /// A string in [`RouteTable::names`] (start, length): Service and Gateway names (read by
@@ -366,6 +367,8 @@ pub(crate) struct ServiceInfo {
 #[derive(Debug)]
 pub struct RouteTable {
     pub(crate) routes: Vec<RouteInfo>,
+    /// Namespaces of the routes ([`RouteInfo::namespace`]).
+    pub(crate) namespaces: Box<[Box<str>]>,
     pub(crate) rules: Vec<RuleEntry>,
     pub(crate) cands: Vec<Cand>,
     /// Precedence key of each candidate (by candidate id), for explanations.
@@ -416,6 +419,12 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// The namespace of a compiled route.
+    #[inline]
+    pub(crate) fn route_namespace(&self, r: &RouteInfo) -> &str {
+        self.namespaces.get(r.namespace as usize).map_or("", |n| n)
+    }
+
     /// The text of a Service or Gateway name.
     pub(crate) fn text(&self, n: NameRef) -> &str {
         name_text(&self.names, n)
@@ -472,7 +481,7 @@ impl RouteTable {
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
         self.statuses
-            .get_or_init(|| self.status.render(&self.routes))
+            .get_or_init(|| self.status.render(&self.routes, &self.namespaces))
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -593,6 +602,10 @@ struct Builder<'i> {
     gw_by_name: Map<(&'i str, &'i str), usize>,
     regexes: RegexPool,
     routes: Vec<RouteInfo>,
+    /// Ranks of the compiled routes (by route id): build-time only.
+    ranks: Vec<RouteRank>,
+    namespaces: Vec<Box<str>>,
+    namespace_ids: Map<&'i str, u32>,
     rules: Vec<RuleEntry>,
     cands: Vec<Cand>,
     /// Precedence key of each candidate.
@@ -643,6 +656,9 @@ impl<'i> Builder<'i> {
             gw_by_name,
             regexes: RegexPool::default(),
             routes: Vec::new(),
+            ranks: Vec::new(),
+            namespaces: Vec::new(),
+            namespace_ids: Map::default(),
             rules: Vec::new(),
             cands: Vec::new(),
             keys: Vec::new(),
@@ -861,6 +877,7 @@ impl<'i> Builder<'i> {
         RouteTable {
             paths: self.paths.freeze(),
             routes: self.routes,
+            namespaces: self.namespaces.into_boxed_slice(),
             rules: self.rules,
             cands: self.cands,
             keys: self.keys.into_boxed_slice(),
@@ -900,7 +917,7 @@ impl<'i> Builder<'i> {
     }
 
     /// Registers the route (once) and returns its id, or `None` when it failed validation.
-    fn route(&mut self, ri: usize, rank: RouteRank, route: &RouteIr) -> Option<u32> {
+    fn route(&mut self, ri: usize, rank: RouteRank, route: &'i RouteIr) -> Option<u32> {
         if route.invalid.is_some() {
             return None;
         }
@@ -908,13 +925,21 @@ impl<'i> Builder<'i> {
             return Some(id);
         }
         let id = u32::try_from(self.routes.len()).ok()?;
-        let namespace = self.intern(&route.namespace);
+        let namespace = match self.namespace_ids.get(route.namespace.as_str()) {
+            Some(&n) => n,
+            None => {
+                let n = u32::try_from(self.namespaces.len()).ok()?;
+                self.namespaces.push(route.namespace.as_str().into());
+                self.namespace_ids.insert(&route.namespace, n);
+                n
+            }
+        };
         self.routes.push(RouteInfo {
-            kind: route.kind,
-            namespace,
             name: route.name.as_str().into(),
-            rank,
+            namespace,
+            kind: route.kind,
         });
+        self.ranks.push(rank);
         if let Some(slot) = self.route_id.get_mut(ri) {
             *slot = Some(id);
         }
@@ -1548,7 +1573,7 @@ impl<'i> Builder<'i> {
     /// TCP/UDP: the oldest route (then namespace/name) wins (§2.3, §11.2); its first rule.
     fn first_rule(&self, list: &[AttachedRoute]) -> Option<u32> {
         list.iter()
-            .filter_map(|a| self.routes.get(a.route_id as usize).map(|r| (r.rank, a)))
+            .filter_map(|a| self.ranks.get(a.route_id as usize).map(|r| (*r, a)))
             .min_by_key(|(rank, _)| *rank)
             .and_then(|(_, a)| self.ids(a.rules).first().copied().flatten())
     }
@@ -1615,9 +1640,9 @@ impl<'i> Builder<'i> {
         let input = self.input;
         for a in list {
             let rank = self
-                .routes
+                .ranks
                 .get(a.route_id as usize)
-                .map(|r| r.rank)
+                .copied()
                 .unwrap_or_default();
             let Some(route_ir) = input.routes.get(a.ri) else {
                 continue;
@@ -1792,9 +1817,9 @@ impl<'i> Builder<'i> {
         let mut groups: HostIndex<Vec<u32>> = HostIndex::default();
         for a in list {
             let rank = self
-                .routes
+                .ranks
                 .get(a.route_id as usize)
-                .map(|r| r.rank)
+                .copied()
                 .unwrap_or_default();
             let Some(rule_id) = self.ids(a.rules).first().copied().flatten() else {
                 continue;
