@@ -536,6 +536,26 @@ struct Attached {
     by_kind: [Vec<AttachedRoute>; 5],
 }
 
+/// The routes attached to each (Service, port index, group), while building.
+#[derive(Debug, Default)]
+struct SvcAttached {
+    ids: Map<(usize, usize, Group), u32>,
+    lists: Vec<Attached>,
+}
+
+impl SvcAttached {
+    /// The list of (Service, port index, group), created empty on first use (`None` only
+    /// past `u32::MAX` lists).
+    fn get(&mut self, si: usize, port_i: usize, group: &Group) -> Option<&mut Attached> {
+        let next = u32::try_from(self.lists.len()).unwrap_or(u32::MAX);
+        let i = *self.ids.entry((si, port_i, group.clone())).or_insert(next);
+        if i == next {
+            self.lists.push(Attached::default());
+        }
+        self.lists.get_mut(i as usize)
+    }
+}
+
 #[derive(Debug, Clone)]
 struct AttachedRoute {
     route_id: u32,
@@ -720,10 +740,10 @@ impl<'i> Builder<'i> {
         let ranks = rank_routes(&orders);
 
         // Attach every (route, parent).
-        // A hash map while attaching (one lookup per (route, parent), where a B-tree walked
-        // ~13 levels of keys for 9,000 Services), sorted once afterwards for a deterministic
-        // build order.
-        let mut svc_attached: Map<(usize, usize, Group), Attached> = Map::default();
+        // A hash map (to an index of `svc_lists`) while attaching: one lookup per (route,
+        // parent), where a B-tree walked ~13 levels of keys for 9,000 Services; the keys
+        // are sorted once afterwards for a deterministic build order.
+        let mut svc_attached = SvcAttached::default();
         let mut gw_attached: BTreeMap<(usize, usize), Attached> = BTreeMap::new();
         for (pos, &ri) in order.iter().enumerate() {
             let Some(route) = input.routes.get(ri) else {
@@ -750,9 +770,13 @@ impl<'i> Builder<'i> {
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
         let mut sets: Vec<RouteSet> = Vec::new();
         let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::default();
-        let mut svc_attached: Vec<_> = svc_attached.into_iter().collect();
-        svc_attached.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for ((si, port_i, group), attached) in svc_attached {
+        let SvcAttached { ids, mut lists } = svc_attached;
+        let mut ids: Vec<_> = ids.into_iter().collect();
+        ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for ((si, port_i, group), i) in ids {
+            let Some(attached) = lists.get_mut(i as usize).map(std::mem::take) else {
+                continue;
+            };
             let Some(svc) = input.services.get(si) else {
                 continue;
             };
@@ -1316,7 +1340,7 @@ impl<'i> Builder<'i> {
         route: &'i RouteIr,
         pi: usize,
         parent: &ParentRefIr,
-        out: &mut Map<(usize, usize, Group), Attached>,
+        out: &mut SvcAttached,
     ) {
         let Some(route_id) = self.route(ri, rank, route) else {
             self.status.route_invalid(ri, pi);
@@ -1405,9 +1429,8 @@ impl<'i> Builder<'i> {
                 port_value,
                 group_key(&group),
             );
-            out.entry((si.unwrap_or_default(), port_i, group.clone()))
-                .or_default()
-                .push(
+            if let Some(list) = out.get(si.unwrap_or_default(), port_i, &group) {
+                list.push(
                     route.kind,
                     AttachedRoute {
                         route_id,
@@ -1416,6 +1439,7 @@ impl<'i> Builder<'i> {
                         rules,
                     },
                 );
+            }
         }
     }
 
