@@ -192,7 +192,7 @@ impl RouteTable {
         RuleRef {
             route: RouteRef {
                 kind: route.map_or(crate::ir::RouteKind::Http, |r| r.kind),
-                namespace: route.map_or("", |r| &r.namespace),
+                namespace: route.map_or("", |r| self.route_namespace(r)),
                 name: route.map_or("", |r| &r.name),
             },
             index: rule.index,

@@ -73,10 +73,11 @@ impl ParentStatus {
     }
 }
 
-#[derive(Debug, Clone)]
+/// One byte: `NoParent`'s message (rare) lives in the pair's [`Extra`].
+#[derive(Debug, Clone, Copy)]
 enum Outcome {
     RouteInvalid,
-    NoParent(&'static str),
+    NoParent,
     NotAllowed,
     NoHostname,
     Attached,
@@ -87,6 +88,8 @@ enum Outcome {
 struct Extra {
     dropped: Vec<(usize, Invalid)>,
     problem: Option<(&'static str, String)>,
+    /// Why no parent matched (`Outcome::NoParent`).
+    no_parent: &'static str,
 }
 
 /// One (route, parentRef) while building.
@@ -142,7 +145,14 @@ impl StatusBuilder {
         self.set(ri, pi, Outcome::RouteInvalid);
     }
     pub(crate) fn no_parent(&mut self, ri: usize, pi: usize, why: &'static str) {
-        self.set(ri, pi, Outcome::NoParent(why));
+        if let Some(e) = self.set(ri, pi, Outcome::NoParent)
+            && matches!(e.outcome, Outcome::NoParent)
+        {
+            let extra = e.extra.get_or_insert_with(Box::default);
+            if extra.no_parent.is_empty() {
+                extra.no_parent = why;
+            }
+        }
     }
     pub(crate) fn not_allowed(&mut self, ri: usize, pi: usize) {
         self.set(ri, pi, Outcome::NotAllowed);
@@ -197,8 +207,13 @@ impl StatusBuilder {
             .iter()
             .flatten()
             .find_map(|id| problems.get(*id as usize).cloned().flatten());
-        e.extra = (!dropped.is_empty() || problem.is_some())
-            .then(|| Box::new(Extra { dropped, problem }));
+        e.extra = (!dropped.is_empty() || problem.is_some()).then(|| {
+            Box::new(Extra {
+                dropped,
+                problem,
+                no_parent: "",
+            })
+        });
     }
 
     /// Freezes the outcomes: decides the conflicts and keeps, per pair, what the conditions
@@ -206,6 +221,8 @@ impl StatusBuilder {
     /// texts are rendered on the first [`StatusSource::render`].
     pub(crate) fn finish(self, input: &TableInput, route_ids: &[Option<u32>]) -> StatusSource {
         let mut out = Vec::with_capacity(self.entries.len());
+        let mut owned = Vec::new();
+        let mut extras = Vec::new();
         for e in self.entries {
             let Some(route) = input.routes.get(e.ri) else {
                 continue;
@@ -221,36 +238,47 @@ impl StatusBuilder {
                     .all(|c| lost.is_some_and(|l| l.iter().any(|(lc, _)| lc == c)));
             let lost_to = all_lost.then(|| lost.and_then(|l| l.first()).and_then(|(_, w)| *w));
             let ident = match route_ids.get(e.ri).copied().flatten() {
-                Some(id) => RouteIdent::Compiled(id),
-                None => RouteIdent::Owned(Box::new(OwnedRoute {
-                    kind: route.kind,
-                    namespace: route.namespace.clone(),
-                    name: route.name.clone(),
-                    invalid: route.invalid.clone(),
-                })),
+                Some(id) if id < OWNED => id,
+                _ => {
+                    owned.push(OwnedRoute {
+                        kind: route.kind,
+                        namespace: route.namespace.clone(),
+                        name: route.name.clone(),
+                        invalid: route.invalid.clone(),
+                    });
+                    OWNED | u32::try_from(owned.len() - 1).unwrap_or(u32::MAX)
+                }
+            };
+            let extra = match e.extra {
+                Some(x) => {
+                    extras.push(*x);
+                    u32::try_from(extras.len()).unwrap_or(u32::MAX)
+                }
+                None => 0,
             };
             out.push(Frozen {
                 route: ident,
-                pi: e.pi,
+                pi: u32::try_from(e.pi).unwrap_or(u32::MAX),
                 outcome: e.outcome,
                 total_rules: e.total_rules,
                 kept_rules: e.kept_rules,
                 lost_to,
-                extra: e.extra,
+                extra,
             });
         }
         out.shrink_to_fit();
-        StatusSource { entries: out }
+        owned.shrink_to_fit();
+        extras.shrink_to_fit();
+        StatusSource {
+            entries: out,
+            owned,
+            extras,
+        }
     }
 }
 
-/// A route as the conditions name it: a compiled route of the table, or (for routes that
-/// failed validation and were not compiled) its own copy.
-#[derive(Debug)]
-enum RouteIdent {
-    Compiled(u32),
-    Owned(Box<OwnedRoute>),
-}
+/// Marks a [`Frozen::route`] as an index into [`StatusSource::owned`].
+const OWNED: u32 = 1 << 31;
 
 #[derive(Debug)]
 struct OwnedRoute {
@@ -260,38 +288,60 @@ struct OwnedRoute {
     invalid: Option<Invalid>,
 }
 
+/// One (route, parentRef), frozen: 24 bytes (one per route and parent, which dominates
+/// memory when routes have one or two rules each); what is rare lives in side arrays.
 #[derive(Debug)]
 struct Frozen {
-    route: RouteIdent,
-    pi: usize,
-    outcome: Outcome,
+    /// The compiled route id, or (for routes that failed validation and were not compiled)
+    /// `OWNED |` an index into [`StatusSource::owned`].
+    route: u32,
+    pi: u32,
     total_rules: u32,
     kept_rules: u32,
+    /// Index + 1 into [`StatusSource::extras`]; 0 = nothing rare.
+    extra: u32,
+    outcome: Outcome,
     /// `Some(winner)` when every mesh context of the pair went to another kind (§4.6).
     lost_to: Option<Option<RouteKind>>,
-    extra: Option<Box<Extra>>,
 }
 
 /// The per-pair outcomes of a build, compact; rendered into [`ParentStatus`]es on demand.
 #[derive(Debug, Default)]
 pub(crate) struct StatusSource {
     entries: Vec<Frozen>,
+    /// Routes that were not compiled, named by their own copy.
+    owned: Vec<OwnedRoute>,
+    extras: Vec<Extra>,
 }
 
 impl StatusSource {
     /// Renders every pair's conditions (`routes`: the table's compiled routes).
-    pub(crate) fn render(&self, routes: &[RouteInfo]) -> Vec<ParentStatus> {
+    pub(crate) fn render(
+        &self,
+        routes: &[RouteInfo],
+        namespaces: &[Box<str>],
+    ) -> Vec<ParentStatus> {
         let mut out = Vec::with_capacity(self.entries.len());
         for e in &self.entries {
-            let (kind, namespace, name, invalid) = match &e.route {
-                RouteIdent::Compiled(id) => match routes.get(*id as usize) {
-                    Some(r) => (r.kind, &*r.namespace, &*r.name, None),
+            let (kind, namespace, name, invalid) = if e.route & OWNED == 0 {
+                match routes.get(e.route as usize) {
+                    Some(r) => {
+                        let ns = namespaces.get(r.namespace as usize).map_or("", |n| &**n);
+                        (r.kind, ns, &*r.name, None)
+                    }
                     None => continue,
-                },
-                RouteIdent::Owned(o) => (o.kind, &*o.namespace, &*o.name, o.invalid.as_ref()),
+                }
+            } else {
+                match self.owned.get((e.route & !OWNED) as usize) {
+                    Some(o) => (o.kind, &*o.namespace, &*o.name, o.invalid.as_ref()),
+                    None => continue,
+                }
             };
             let no_extra = Extra::default();
-            let extra = e.extra.as_deref().unwrap_or(&no_extra);
+            let extra = (e.extra as usize)
+                .checked_sub(1)
+                .and_then(|i| self.extras.get(i))
+                .unwrap_or(&no_extra);
             let mut conditions = Vec::with_capacity(2);
             let accepted = |ok: bool, reason: &str, msg: String| {
                 RouteCondition::new(ACCEPTED, ok, reason, msg)
@@ -303,8 +353,8 @@ impl StatusSource {
                     });
                     conditions.push(accepted(false, reason, msg));
                 }
-                Outcome::NoParent(why) => {
-                    conditions.push(accepted(false, NO_MATCHING_PARENT, why.into()))
+                Outcome::NoParent => {
+                    conditions.push(accepted(false, NO_MATCHING_PARENT, extra.no_parent.into()))
                 }
                 Outcome::NotAllowed => conditions.push(accepted(
                     false,
@@ -378,7 +428,7 @@ impl StatusSource {
                 kind,
                 namespace: namespace.to_string(),
                 name: name.to_string(),
-                parent_index: e.pi,
+                parent_index: e.pi as usize,
                 conditions,
             });
         }
