@@ -139,6 +139,21 @@ pub(crate) enum PathSegment {
     Key(String),
 }
 
+impl PathSegment {
+    /// A path from its segments as text, numbers as indexes (`["spec", "rules", "0"]`), for
+    /// the line-finder tests.
+    #[cfg(test)]
+    pub(crate) fn parse_all(segments: &[&str]) -> Vec<PathSegment> {
+        segments
+            .iter()
+            .map(|s| match s.parse::<usize>() {
+                Ok(i) => PathSegment::Index(i),
+                Err(_) => PathSegment::Key((*s).to_owned()),
+            })
+            .collect()
+    }
+}
+
 /// A parsed document (a YAML document or a JSON array element), before typing.
 pub(crate) struct RawDocument {
     /// The document index.

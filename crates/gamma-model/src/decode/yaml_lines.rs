@@ -181,13 +181,7 @@ mod tests {
     use super::*;
 
     fn path(segments: &[&str]) -> Vec<PathSegment> {
-        segments
-            .iter()
-            .map(|s| match s.parse::<usize>() {
-                Ok(i) => PathSegment::Index(i),
-                Err(_) => PathSegment::Key((*s).to_owned()),
-            })
-            .collect()
+        PathSegment::parse_all(segments)
     }
 
     #[test]
