@@ -14,7 +14,7 @@
 
 use gamma_resolve::ir::*;
 
-use crate::{Rng, backend, parent, service, svc_ip};
+use crate::{Rng, http_rule, parent, service, svc_ip};
 
 /// The hot Service's name (namespace `app`, port 80, address [`crate::svc_ip`]`(0)`).
 pub const HOT_SERVICE: &str = "web";
@@ -130,22 +130,6 @@ fn cold_route(i: usize) -> RouteIr {
 
 fn cold_service_name(s: usize) -> String {
     format!("svc{s}")
-}
-
-fn http_rule(path: PathMatchIr, headers: Vec<(String, StrMatch)>, seed: usize) -> RuleIr {
-    RuleIr {
-        matches: vec![MatchIr::Http {
-            path,
-            method: None,
-            headers,
-            query: vec![],
-        }],
-        backends: vec![
-            backend(&format!("b{}", seed % 8), 3),
-            backend(&format!("b{}", (seed + 1) % 8), 1),
-        ],
-        ..RuleIr::default()
-    }
 }
 
 /// The hostile snapshot with `routes` HTTPRoutes, `routes / 10` of them on the hot port (see

@@ -106,6 +106,12 @@ fn one_port_rule(i: usize) -> RuleIr {
     } else {
         vec![]
     };
+    http_rule(path, headers, i)
+}
+
+/// One HTTP match (`path`, `headers`) weighted 3:1 over backends `b{seed % 8}` and
+/// `b{(seed + 1) % 8}`: the rule shape every fixture uses.
+fn http_rule(path: PathMatchIr, headers: Vec<(String, StrMatch)>, seed: usize) -> RuleIr {
     RuleIr {
         matches: vec![MatchIr::Http {
             path,
@@ -114,8 +120,8 @@ fn one_port_rule(i: usize) -> RuleIr {
             query: vec![],
         }],
         backends: vec![
-            backend(&format!("b{}", i % 8), 3),
-            backend(&format!("b{}", (i + 1) % 8), 1),
+            backend(&format!("b{}", seed % 8), 3),
+            backend(&format!("b{}", (seed + 1) % 8), 1),
         ],
         ..RuleIr::default()
     }

@@ -880,18 +880,12 @@ impl<'i> Builder<'i> {
         let services: Vec<ServiceInfo> = input
             .services
             .iter()
-            .map(|s| ServiceInfo {
-                namespace: self.intern(&s.namespace),
-                name: push_name(&mut self.names, &s.name),
-            })
+            .map(|s| self.parent_info(&s.namespace, &s.name))
             .collect();
         let gateways: Vec<ServiceInfo> = input
             .gateways
             .iter()
-            .map(|s| ServiceInfo {
-                namespace: self.intern(&s.namespace),
-                name: push_name(&mut self.names, &s.name),
-            })
+            .map(|g| self.parent_info(&g.namespace, &g.name))
             .collect();
         // the build grew these by doubling: drop the slack (up to half of each)
         self.rules.shrink_to_fit();
@@ -924,6 +918,14 @@ impl<'i> Builder<'i> {
             extras: self.extras,
             rule_names: self.rule_names,
             names: self.names,
+        }
+    }
+
+    /// A Service's or Gateway's namespace (interned) and name (in the names buffer).
+    fn parent_info(&mut self, namespace: &str, name: &str) -> ServiceInfo {
+        ServiceInfo {
+            namespace: self.intern(namespace),
+            name: push_name(&mut self.names, name),
         }
     }
 
