@@ -8,7 +8,6 @@
 //! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -17,7 +16,7 @@ use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
-    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
+    GrpcIndex, GrpcIndexBuilder, HashKeys, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
     PathSlot, same_bytes,
 };
 use crate::ir::{
@@ -79,7 +78,19 @@ pub struct RouteParentKey {
 }
 
 /// Options of [`RouteTable::build`].
-#[derive(Debug, Clone, Default)]
+///
+/// ```
+/// use std::hash::{BuildHasher, RandomState};
+/// use gamma_resolve::{BuildOptions, MeshHostnames};
+///
+/// // a long-running controller keys the table's hashes with a random seed
+/// let seed = RandomState::new().hash_one("gamma-resolve");
+/// let options = BuildOptions::default()
+///     .with_mesh_hostnames(MeshHostnames::MatchHostHeader)
+///     .with_hash_seed(seed);
+/// assert_eq!(options.hash_seed, seed);
+/// ```
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct BuildOptions {
     /// The (route, parent) pairs to include; `None` includes every pair.
@@ -90,6 +101,28 @@ pub struct BuildOptions {
     pub mesh_reference_grants: MeshReferenceGrants,
     /// ExtensionRef policy.
     pub extension_refs: ExtensionRefs,
+    /// Seed of the table's hashes of route-chosen keys (paths, hostnames, gRPC names, the
+    /// names the build looks up). Decisions, explanations and conditions never depend on it;
+    /// it only decides where keys land. A route author who knows the seed could choose paths
+    /// that collide and slow lookups on every Service's large path index (bounded, never
+    /// wrong); one who does not, cannot. Long-running embedders (controllers, proxies)
+    /// should pass a random value per process, e.g. `RandomState::new().hash_one(..)` from
+    /// `std::hash`; the core reads no randomness itself. Default 0, a fixed seed (fine for
+    /// one-shot tools). Not printed by `Debug`.
+    pub hash_seed: u64,
+}
+
+impl std::fmt::Debug for BuildOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // the seed is a secret of the embedder: kept out of logs
+        f.debug_struct("BuildOptions")
+            .field("include", &self.include)
+            .field("mesh_hostnames", &self.mesh_hostnames)
+            .field("mesh_reference_grants", &self.mesh_reference_grants)
+            .field("extension_refs", &self.extension_refs)
+            .field("hash_seed", &"<hidden>")
+            .finish()
+    }
 }
 
 impl BuildOptions {
@@ -106,6 +139,11 @@ impl BuildOptions {
     /// Sets [`BuildOptions::extension_refs`].
     pub fn with_extension_refs(mut self, p: ExtensionRefs) -> Self {
         self.extension_refs = p;
+        self
+    }
+    /// Sets [`BuildOptions::hash_seed`].
+    pub fn with_hash_seed(mut self, seed: u64) -> Self {
+        self.hash_seed = seed;
         self
     }
     /// Sets [`BuildOptions::include`].
@@ -537,7 +575,7 @@ struct Attached {
 }
 
 /// The routes attached to each (Service, port index, group), while building.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct SvcAttached {
     ids: Map<(usize, usize, Group), u32>,
     lists: Vec<Attached>,
@@ -645,7 +683,7 @@ struct Builder<'i> {
     /// Per compiled rule: the first unresolved reference, as (reason, message).
     rule_problems: Vec<Option<(&'static str, String)>>,
     status: StatusBuilder,
-    strings: HashSet<Arc<str>, BuildHasherDefault<FastHasher>>,
+    strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
     target_ids: Map<TargetKey<'i>, u32>,
@@ -653,23 +691,31 @@ struct Builder<'i> {
     extras: Vec<Extras>,
     rule_names: Vec<Box<str>>,
     names: String,
+    /// Keys of every hash of route-chosen keys ([`BuildOptions::hash_seed`]).
+    hash: HashKeys,
 }
 
 impl<'i> Builder<'i> {
     fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
-        let svc_by_name = input
-            .services
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ((s.namespace.as_str(), s.name.as_str()), i))
-            .collect();
-        let gw_by_name = input
-            .gateways
-            .iter()
-            .enumerate()
-            .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i))
-            .collect();
+        let hash = HashKeys::new(options.hash_seed);
+        let mut svc_by_name = Map::with_capacity_and_hasher(input.services.len(), hash);
+        svc_by_name.extend(
+            input
+                .services
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ((s.namespace.as_str(), s.name.as_str()), i)),
+        );
+        let mut gw_by_name = Map::with_capacity_and_hasher(input.gateways.len(), hash);
+        gw_by_name.extend(
+            input
+                .gateways
+                .iter()
+                .enumerate()
+                .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i)),
+        );
         Self {
+            hash,
             input,
             options,
             svc_by_name,
@@ -678,22 +724,22 @@ impl<'i> Builder<'i> {
             routes: Vec::new(),
             ranks: Vec::new(),
             namespaces: Vec::new(),
-            namespace_ids: Map::default(),
+            namespace_ids: Map::with_hasher(hash),
             rules: Vec::new(),
             cands: Vec::new(),
             keys: Vec::new(),
             conds: vec![Cond::default()],
-            paths: PathKeysBuilder::default(),
+            paths: PathKeysBuilder::new(hash),
             rule_ids: vec![[None, None]; input.routes.len()],
             any_host: Rc::from([None]),
             rule_id_pool: Vec::new(),
             target_states: Vec::new(),
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
-            strings: HashSet::default(),
+            strings: HashSet::with_hasher(hash),
             methods: vec!["".into()],
             targets: Vec::new(),
-            target_ids: Map::default(),
+            target_ids: Map::with_hasher(hash),
             backends: Vec::new(),
             extras: vec![Extras::default()],
             rule_names: vec!["".into()],
@@ -743,7 +789,10 @@ impl<'i> Builder<'i> {
         // A hash map (to an index of `svc_lists`) while attaching: one lookup per (route,
         // parent), where a B-tree walked ~13 levels of keys for 9,000 Services; the keys
         // are sorted once afterwards for a deterministic build order.
-        let mut svc_attached = SvcAttached::default();
+        let mut svc_attached = SvcAttached {
+            ids: Map::with_hasher(self.hash),
+            lists: Vec::new(),
+        };
         let mut gw_attached: BTreeMap<(usize, usize), Attached> = BTreeMap::new();
         for (pos, &ri) in order.iter().enumerate() {
             let Some(route) = input.routes.get(ri) else {
@@ -769,7 +818,7 @@ impl<'i> Builder<'i> {
 
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
         let mut sets: Vec<RouteSet> = Vec::new();
-        let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::default();
+        let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::with_hasher(self.hash);
         let SvcAttached { ids, mut lists } = svc_attached;
         let mut ids: Vec<_> = ids.into_iter().collect();
         ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -1780,7 +1829,7 @@ impl<'i> Builder<'i> {
                 this.push_cand(key, (site.rule_id, site.match_index), method_id, cond)
             {
                 let paths = &mut this.paths;
-                let b = builders.group_mut(site.host, || paths.index());
+                let b = builders.group_mut(site.host, this.hash, || paths.index());
                 this.paths.add(b, slot, cid);
             }
         });
@@ -1835,7 +1884,7 @@ impl<'i> Builder<'i> {
             let key = PrecedenceKey::grpc(facts, site.rank, site.rule_index);
             if let Some(cid) = this.push_cand(key, (site.rule_id, site.match_index), 0, cond) {
                 builders
-                    .group_mut(site.host, GrpcIndexBuilder::default)
+                    .group_mut(site.host, this.hash, || GrpcIndexBuilder::new(this.hash))
                     .add(svc_exact, method_exact, cid);
             }
         });
@@ -1868,7 +1917,9 @@ impl<'i> Builder<'i> {
                 let Some(cid) = self.push_cand(key, (rule_id, 0), 0, Cond::default()) else {
                     continue;
                 };
-                groups.group_mut(host.as_deref(), Vec::new).push(cid);
+                groups
+                    .group_mut(host.as_deref(), self.hash, Vec::new)
+                    .push(cid);
             }
         }
         let order = Self::order(&self.keys);
