@@ -699,6 +699,12 @@ impl<'i> PathKeysBuilder<'i> {
         b
     }
 
+    /// Room for `keys` path keys (an upper bound: the matches of the input).
+    pub(crate) fn reserve(&mut self, keys: usize) {
+        self.pending.reserve(keys);
+        self.out.entries.reserve(keys);
+    }
+
     /// A builder for a new path index.
     pub(crate) fn index(&mut self) -> PathIndexBuilder {
         let id = self.next_id;

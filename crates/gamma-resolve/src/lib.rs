@@ -39,6 +39,7 @@ pub use headers::HeaderLookup;
 pub use redirect::Scheme;
 pub use request::{Header, Protocol, Request, RequestDoc};
 
+mod canonical;
 mod cond;
 mod decision;
 mod index;

@@ -119,6 +119,13 @@ pub(crate) struct StatusBuilder {
 }
 
 impl StatusBuilder {
+    /// Room for `pairs` (route, parentRef) entries and as many mesh contexts: the build
+    /// counts them first instead of growing the arrays by doubling (copies and fresh pages).
+    pub(crate) fn reserve(&mut self, pairs: usize) {
+        self.entries.reserve(pairs);
+        self.mesh.reserve(pairs);
+    }
+
     /// The entry of (route, parentRef), created with `outcome` if it is new (`None` never
     /// happens: the entry was just found or pushed).
     fn set(&mut self, ri: usize, pi: usize, outcome: Outcome) -> Option<&mut Entry> {
