@@ -45,14 +45,50 @@ fn name_prefix(name: &str) -> u128 {
     u128::from_be_bytes(w)
 }
 
-/// The canonical processing order of `routes` (indexes into it; of routes with the same
-/// (kind, namespace, name) only the first in input order) and the rank of each, by position.
-pub(crate) fn canonical_order(routes: &[RouteIr], hash: HashKeys) -> (Vec<usize>, Vec<RouteRank>) {
+/// What [`canonical_order`] computes.
+#[derive(Debug)]
+pub(crate) struct Canonical<'i> {
+    /// Indexes into the routes in processing order; of routes with the same (kind,
+    /// namespace, name) only the first in input order.
+    pub(crate) order: Vec<usize>,
+    /// The precedence rank of each route in `order`, by position.
+    pub(crate) ranks: Vec<RouteRank>,
+    /// The distinct namespaces, in first-seen input order.
+    pub(crate) namespaces: Vec<&'i str>,
+    /// Per input route: its namespace's index in `namespaces` (the build hashes each
+    /// namespace string once).
+    pub(crate) route_ns: Vec<u32>,
+}
+
+/// The canonical processing order of `routes`, the ranks and the namespaces.
+pub(crate) fn canonical_order(routes: &[RouteIr], hash: HashKeys) -> Canonical<'_> {
+    let (namespaces, route_ns, created, nanos_fit) = scan(routes, hash);
+    let (order, ranks) = order_and_ranks(routes, &namespaces, &route_ns, &created, nanos_fit);
+    Canonical {
+        order,
+        ranks,
+        namespaces,
+        route_ns,
+    }
+}
+
+/// Timestamps by input route.
+type Created = Vec<Option<(i64, u32)>>;
+
+/// One pass over the routes in storage order: namespace ids (one hash per route), the
+/// timestamps, and whether every nanosecond field fits the packed rank key.
+fn scan(routes: &[RouteIr], hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bool) {
     // namespaces: ids in first-seen order, one hash per route
     let mut ids: Map<&str, u32> = Map::with_hasher(hash);
     let mut distinct: Vec<&str> = Vec::new();
     let mut route_ns: Vec<u32> = Vec::with_capacity(routes.len());
+    // timestamps copied out in the same pass: the rank keys read them twice more, by
+    // position, and a route's entry is 192 bytes where this is 16
+    let mut created: Vec<Option<(i64, u32)>> = Vec::with_capacity(routes.len());
+    let mut nanos_fit = true;
     for r in routes {
+        created.push(r.created);
+        nanos_fit &= r.created.is_none_or(|(_, n)| n < (1 << 30));
         let next = u32::try_from(distinct.len()).unwrap_or(u32::MAX);
         let id = *ids.entry(r.namespace.as_str()).or_insert(next);
         if id == next {
@@ -60,25 +96,33 @@ pub(crate) fn canonical_order(routes: &[RouteIr], hash: HashKeys) -> (Vec<usize>
         }
         route_ns.push(id);
     }
-    drop(ids);
+    (distinct, route_ns, created, nanos_fit)
+}
+
+/// The processing order and the ranks by position.
+fn order_and_ranks(
+    routes: &[RouteIr],
+    distinct: &[&str],
+    route_ns: &[u32],
+    created: &[Option<(i64, u32)>],
+    nanos_fit: bool,
+) -> (Vec<usize>, Vec<RouteRank>) {
     let fits = distinct.len() < (1 << NS_BITS)
         && u32::try_from(routes.len()).is_ok()
         // a namespace with `/` (no valid object has one) lets names decide between two
         // namespaces in `namespace/name` order; a nanosecond field past 2^30 (beyond a valid
         // timestamp's 10^9) does not fit the rank key: both take the general path
         && !distinct.iter().any(|ns| ns.contains('/'))
-        && routes
-            .iter()
-            .all(|r| r.created.is_none_or(|(_, n)| n < (1 << 30)));
+        && nanos_fit;
     if !fits {
         return general(routes);
     }
-    let pair_rank = ranks_by(&distinct, |a, b| a.cmp(b));
+    let pair_rank = ranks_by(distinct, |a, b| a.cmp(b));
     let name = |ri: u32| routes.get(ri as usize).map_or("", |r| r.name.as_str());
 
     let mut recs: Vec<Rec> = routes
         .iter()
-        .zip(&route_ns)
+        .zip(route_ns)
         .enumerate()
         .map(|(ri, (r, ns))| {
             let ns = u128::from(pair_rank.get(*ns as usize).copied().unwrap_or(0));
@@ -106,7 +150,7 @@ pub(crate) fn canonical_order(routes: &[RouteIr], hash: HashKeys) -> (Vec<usize>
 
     // the name rank of every route (equal for the same namespace and name): namespaces in
     // `namespace/name` order, each one's routes already in name order
-    let joined_rank = ranks_by(&distinct, |a, b| {
+    let joined_rank = ranks_by(distinct, |a, b| {
         a.bytes()
             .chain(std::iter::once(b'/'))
             .cmp(b.bytes().chain(std::iter::once(b'/')))
@@ -186,7 +230,7 @@ pub(crate) fn canonical_order(routes: &[RouteIr], hash: HashKeys) -> (Vec<usize>
     canon.dedup_by(|b, a| a.key == b.key && by_name(a, b) == Ordering::Equal);
     let order: Vec<usize> = canon.iter().map(|r| r.ri as usize).collect();
 
-    let created = |r: &Rec| routes.get(r.ri as usize).and_then(|x| x.created);
+    let created = |r: &Rec| created.get(r.ri as usize).copied().flatten();
     let name_rank_of = |r: &Rec| name_rank.get(r.ri as usize).copied().unwrap_or(0);
     let ranks = match packed_rank_keys(&canon, &created, &name_rank_of) {
         Some((mut keys, pos_bits, key_bits)) => {
@@ -448,7 +492,8 @@ mod tests {
             routes in routes_strategy(NAMESPACES),
             seed: u64,
         ) {
-            prop_assert_eq!(canonical_order(&routes, HashKeys::new(seed)), reference(&routes));
+            let c = canonical_order(&routes, HashKeys::new(seed));
+            prop_assert_eq!((c.order, c.ranks), reference(&routes));
         }
 
         // A namespace with `/` (invalid, but the table takes any input) uses the joined
@@ -457,7 +502,8 @@ mod tests {
         fn namespaces_with_slashes_rank_by_the_joined_strings(
             routes in routes_strategy(&["a", "a/b", "a/", "a-b", "b"]),
         ) {
-            prop_assert_eq!(canonical_order(&routes, HashKeys::default()), reference(&routes));
+            let c = canonical_order(&routes, HashKeys::default());
+            prop_assert_eq!((c.order, c.ranks), reference(&routes));
         }
     }
 

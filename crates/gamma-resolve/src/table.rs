@@ -661,8 +661,10 @@ struct Builder<'i> {
     routes: Vec<RouteInfo>,
     /// Ranks of the compiled routes (by route id): build-time only.
     ranks: Vec<RouteRank>,
+    /// The input's distinct namespaces (route namespaces index it).
     namespaces: Vec<Box<str>>,
-    namespace_ids: Map<&'i str, u32>,
+    /// Per input route: its namespace's index in `namespaces`.
+    route_ns: Vec<u32>,
     rules: Vec<RuleEntry>,
     cands: Vec<Cand>,
     /// Precedence key of each candidate.
@@ -692,6 +694,9 @@ struct Builder<'i> {
     names: String,
     /// Keys of every hash of route-chosen keys ([`BuildOptions::hash_seed`]).
     hash: HashKeys,
+    /// Compiled header and query match lists by their input (`None`: a bad regex).
+    header_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+    query_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
 }
 
 impl<'i> Builder<'i> {
@@ -715,6 +720,8 @@ impl<'i> Builder<'i> {
         );
         Self {
             hash,
+            header_lists: Map::with_hasher(hash),
+            query_lists: Map::with_hasher(hash),
             input,
             options,
             svc_by_name,
@@ -723,7 +730,7 @@ impl<'i> Builder<'i> {
             routes: Vec::new(),
             ranks: Vec::new(),
             namespaces: Vec::new(),
-            namespace_ids: Map::with_hasher(hash),
+            route_ns: Vec::new(),
             rules: Vec::new(),
             cands: Vec::new(),
             keys: Vec::new(),
@@ -792,7 +799,10 @@ impl<'i> Builder<'i> {
         self.reserve();
         // Deterministic processing order regardless of input order: kind, namespace, name;
         // duplicate (kind, namespace, name) entries: the first in canonical order is kept.
-        let (order, ranks) = canonical_order(&input.routes, self.hash);
+        let canonical = canonical_order(&input.routes, self.hash);
+        let (order, ranks) = (canonical.order, canonical.ranks);
+        self.namespaces = canonical.namespaces.iter().map(|n| (*n).into()).collect();
+        self.route_ns = canonical.route_ns;
 
         // Attach every (route, parent).
         // A hash map (to an index of `svc_lists`) while attaching: one lookup per (route,
@@ -1014,15 +1024,7 @@ impl<'i> Builder<'i> {
             return Some(id);
         }
         let id = u32::try_from(self.routes.len()).ok()?;
-        let namespace = match self.namespace_ids.get(route.namespace.as_str()) {
-            Some(&n) => n,
-            None => {
-                let n = u32::try_from(self.namespaces.len()).ok()?;
-                self.namespaces.push(route.namespace.as_str().into());
-                self.namespace_ids.insert(&route.namespace, n);
-                n
-            }
-        };
+        let namespace = self.route_ns.get(ri).copied()?;
         self.routes.push(RouteInfo {
             name: route.name.as_str().into(),
             namespace,
@@ -1682,11 +1684,16 @@ impl<'i> Builder<'i> {
         }
     }
 
-    fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<NamedMatches> {
+    fn headers(&mut self, hs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
         if hs.is_empty() {
-            return Some(Box::default());
+            return Some(NamedMatches::default());
+        }
+        // the same list on many rules (a tenant header, a canary flag): compiled once
+        if let Some(m) = self.header_lists.get(hs) {
+            return m.clone();
         }
         let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(hs.len());
+        let mut ok = true;
         for (name, m) in hs {
             // §1.4: among case-equivalent names only the first entry counts.
             if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
@@ -1697,25 +1704,45 @@ impl<'i> Builder<'i> {
             } else {
                 self.intern(name)
             };
-            out.push((lower, self.value_match(m)?));
+            match self.value_match(m) {
+                Some(v) => out.push((lower, v)),
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
         }
-        Some(out.into_boxed_slice())
+        let m = ok.then(|| NamedMatches::from(out));
+        self.header_lists.insert(hs, m.clone());
+        m
     }
 
-    fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<NamedMatches> {
+    fn query(&mut self, qs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
         if qs.is_empty() {
-            return Some(Box::default());
+            return Some(NamedMatches::default());
+        }
+        if let Some(m) = self.query_lists.get(qs) {
+            return m.clone();
         }
         let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(qs.len());
+        let mut ok = true;
         for (name, m) in qs {
             // §1.5: names are case-sensitive; only the first duplicate counts.
             if out.iter().any(|(n, _)| **n == **name) {
                 continue;
             }
             let name = self.intern(name);
-            out.push((name, self.value_match(m)?));
+            match self.value_match(m) {
+                Some(v) => out.push((name, v)),
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
         }
-        Some(out.into_boxed_slice())
+        let m = ok.then(|| NamedMatches::from(out));
+        self.query_lists.insert(qs, m.clone());
+        m
     }
 
     /// Calls `f` on every (attached route, effective hostname, kept rule, match) of `list`,
