@@ -47,6 +47,7 @@ pub mod ir;
 mod resolve;
 pub mod status;
 mod table;
+mod touch;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,

@@ -27,6 +27,7 @@ use crate::ir::{
 };
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
 use crate::status::{ParentStatus, StatusBuilder, StatusSource};
+use crate::touch;
 
 /// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -817,6 +818,11 @@ impl<'i> Builder<'i> {
             let Some(route) = input.routes.get(ri) else {
                 continue;
             };
+            touch::ahead(
+                pos,
+                |i| order.get(i).and_then(|r| input.routes.get(*r)),
+                touch::attach_level,
+            );
             let rank = ranks.get(pos).copied().unwrap_or_default();
             for (pi, parent) in route.parents.iter().enumerate() {
                 if !self.included(route, pi) {
@@ -841,7 +847,19 @@ impl<'i> Builder<'i> {
         let SvcAttached { ids, mut lists } = svc_attached;
         let mut ids: Vec<_> = ids.into_iter().collect();
         ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for ((si, port_i, group), i) in ids {
+        for (k, ((si, port_i, group), i)) in ids.iter().enumerate() {
+            let (si, port_i, i) = (*si, *port_i, *i);
+            // the first routes of the next contexts (most have one): see `touch`
+            touch::ahead(
+                k,
+                |j| {
+                    ids.get(j)
+                        .and_then(|(_, l)| lists.get(*l as usize))
+                        .and_then(|l| l.by_kind.iter().find_map(|v| v.first()))
+                        .and_then(|a| input.routes.get(a.ri))
+                },
+                touch::match_level,
+            );
             let Some(attached) = lists.get_mut(i as usize).map(std::mem::take) else {
                 continue;
             };
@@ -854,10 +872,10 @@ impl<'i> Builder<'i> {
             let label = SetLabel::Mesh {
                 service: u32::try_from(si).unwrap_or(u32::MAX),
                 port: port.port,
-                consumer: group_key(&group).map(|c| self.intern(&c)),
+                consumer: group_key(group).map(|c| self.intern(&c)),
             };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
-            let set = self.index_set(attached, true, label, (si, port.port, group_key(&group)));
+            let set = self.index_set(attached, true, label, (si, port.port, group_key(group)));
             sets.push(set);
             for ip in &svc.cluster_ips {
                 let b = bindings
@@ -1754,7 +1772,12 @@ impl<'i> Builder<'i> {
         mut f: impl FnMut(&mut Self, MatchSite<'l, 'i>),
     ) {
         let input = self.input;
-        for a in list {
+        for (j, a) in list.iter().enumerate() {
+            touch::ahead(
+                j,
+                |n| list.get(n).and_then(|a| input.routes.get(a.ri)),
+                touch::match_level,
+            );
             let rank = self
                 .ranks
                 .get(a.route_id as usize)
