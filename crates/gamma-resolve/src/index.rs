@@ -1173,4 +1173,25 @@ mod tests {
             assert_eq!(hits(&pk, &a, k).first(), Some(&(2 * i as u32)), "{k}");
         }
     }
+
+    // The probe bound holds at any load: with the hash filled to capacity (displacements far
+    // above the usual ones) every key is still found within the recorded maximum.
+    #[test]
+    fn a_full_hash_records_its_longest_probe_and_finds_every_key() {
+        let keys: Vec<String> = (0..64).map(|i| format!("/full/{i}")).collect();
+        let (mut pk, a, _) = two_indexes_seeded(64, &keys, 3);
+        let large = [(a.id.wrapping_mul(2), a.exact)];
+        let (slots, max_probe) = pk.fill_slots(&large, 64);
+        assert!(max_probe > 0, "a full table displaces some key");
+        pk.slots = slots;
+        pk.max_probe = max_probe;
+        for (i, k) in keys.iter().enumerate() {
+            let e = pk.lookup(a.exact, a.id.wrapping_mul(2), k).map(|e| e.run.0);
+            assert_eq!(e, Some(2 * i as u32), "{k}");
+        }
+        assert!(
+            pk.lookup(a.exact, a.id.wrapping_mul(2), "/full/x")
+                .is_none()
+        );
+    }
 }

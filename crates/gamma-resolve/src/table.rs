@@ -79,6 +79,14 @@ pub struct RouteParentKey {
 
 /// Options of [`RouteTable::build`].
 ///
+/// The hash seed stays out of `Debug` output (logs):
+///
+/// ```
+/// # use gamma_resolve::BuildOptions;
+/// let shown = format!("{:?}", BuildOptions::default().with_hash_seed(0x5eed_1234_5678));
+/// assert!(!shown.contains(&0x5eed_1234_5678u64.to_string()) && !shown.contains("5eed"));
+/// ```
+///
 /// ```
 /// use std::hash::{BuildHasher, RandomState};
 /// use gamma_resolve::{BuildOptions, MeshHostnames};
