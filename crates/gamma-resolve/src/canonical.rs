@@ -161,6 +161,8 @@ fn order_and_ranks(
     };
     // stable: input order among duplicates (the first is kept)
     recs.sort_by(|a, b| by_name(a, b).then((a.key & 7).cmp(&(b.key & 7))));
+    // duplicates (same kind, namespace and name) are adjacent: the first in input order stays
+    recs.dedup_by(|b, a| a.key == b.key && by_name(a, b) == Ordering::Equal);
 
     // the name rank of every route (equal for the same namespace and name): namespaces in
     // `namespace/name` order, each one's routes already in name order
@@ -224,29 +226,20 @@ fn order_and_ranks(
             *c += prev;
         }
     }
-    let mut canon = vec![
-        Rec {
-            key: 0,
-            ri: 0,
-            len: 0
-        };
-        recs.len()
-    ];
+    let mut order = vec![0usize; recs.len()];
     for r in &recs {
         if let Some(at) = kind_start.get_mut((r.key & 7) as usize) {
-            if let Some(slot) = canon.get_mut(*at) {
-                *slot = *r;
+            if let Some(slot) = order.get_mut(*at) {
+                *slot = r.ri as usize;
             }
             *at += 1;
         }
     }
     drop(recs);
-    canon.dedup_by(|b, a| a.key == b.key && by_name(a, b) == Ordering::Equal);
-    let order: Vec<usize> = canon.iter().map(|r| r.ri as usize).collect();
 
-    let created = |r: &Rec| created.get(r.ri as usize).copied().flatten();
-    let name_rank_of = |r: &Rec| name_rank.get(r.ri as usize).copied().unwrap_or(0);
-    let ranks = match packed_rank_keys(&canon, &created, &name_rank_of) {
+    let created = |ri: usize| created.get(ri).copied().flatten();
+    let name_rank_of = |ri: usize| name_rank.get(ri).copied().unwrap_or(0);
+    let ranks = match packed_rank_keys(&order, &created, &name_rank_of) {
         Some((mut keys, pos_bits, key_bits)) => {
             radix_sort(&mut keys, pos_bits, key_bits);
             ranks_of_sorted(
@@ -257,10 +250,10 @@ fn order_and_ranks(
         }
         None => {
             // (no timestamp, seconds, nanoseconds, name rank) in one u128
-            let mut keyed: Vec<(u128, u32)> = canon
+            let mut keyed: Vec<(u128, u32)> = order
                 .iter()
                 .enumerate()
-                .map(|(pos, r)| {
+                .map(|(pos, &r)| {
                     let ts = match created(r) {
                         None => 1u128 << 126,
                         // seconds offset to sort as unsigned
@@ -291,12 +284,12 @@ fn bits(v: u64) -> u32 {
 /// field only as wide as its largest value. Returns the keys, the position bits and the
 /// total bits.
 fn packed_rank_keys(
-    canon: &[Rec],
-    created: &impl Fn(&Rec) -> Option<(i64, u32)>,
-    name_rank: &impl Fn(&Rec) -> u32,
+    order: &[usize],
+    created: &impl Fn(usize) -> Option<(i64, u32)>,
+    name_rank: &impl Fn(usize) -> u32,
 ) -> Option<(Vec<u64>, u32, u32)> {
     let (mut min_s, mut max_s, mut max_n, mut max_r) = (i64::MAX, i64::MIN, 0u32, 0u32);
-    for r in canon {
+    for &r in order {
         if let Some((s, n)) = created(r) {
             min_s = min_s.min(s);
             max_s = max_s.max(s);
@@ -310,15 +303,15 @@ fn packed_rank_keys(
         0
     };
     let (bs, bn, br) = (bits(span), bits(u64::from(max_n)), bits(u64::from(max_r)));
-    let bp = bits(canon.len() as u64);
+    let bp = bits(order.len() as u64);
     let total = 1 + bs + bn + br + bp;
     if total > 64 {
         return None;
     }
-    let keys = canon
+    let keys = order
         .iter()
         .enumerate()
-        .map(|(pos, r)| {
+        .map(|(pos, &r)| {
             let ts = match created(r) {
                 None => 1u64 << (bs + bn),
                 Some((s, n)) => {

@@ -26,7 +26,7 @@ use crate::ir::{
     RuleIr, StrMatch, TableInput,
 };
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
-use crate::status::{ParentStatus, StatusBuilder, StatusSource};
+use crate::status::{ParentStatus, RuleProblem, StatusBuilder, StatusSource};
 use crate::touch;
 
 /// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
@@ -690,8 +690,9 @@ struct Builder<'i> {
     /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
     target_states: Vec<[Option<BackendState>; 5]>,
     route_id: Vec<Option<u32>>,
-    /// Per compiled rule: the first unresolved reference, as (reason, message).
-    rule_problems: Vec<Option<(&'static str, String)>>,
+    /// The first unresolved reference of the compiled rules that have one, as (rule id,
+    /// (reason, message)), by rule id: sparse, most rules have none.
+    rule_problems: Vec<(u32, RuleProblem)>,
     status: StatusBuilder,
     strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
@@ -794,7 +795,6 @@ impl<'i> Builder<'i> {
         self.routes.reserve(n);
         self.ranks.reserve(n);
         self.rules.reserve(rules);
-        self.rule_problems.reserve(rules);
         self.rule_id_pool.reserve(rules);
         self.backends.reserve(backends);
         self.cands.reserve(matches);
@@ -1377,8 +1377,10 @@ impl<'i> Builder<'i> {
                 );
             }
         }
-        self.rule_problems.push(problem);
         let id = u32::try_from(self.rules.len()).ok()?;
+        if let Some(p) = problem {
+            self.rule_problems.push((id, p));
+        }
         let name = match rule.name.as_deref() {
             None => 0,
             Some(n) => {
