@@ -78,7 +78,9 @@ impl ValueMatch {
 
 /// Compiled name/value conditions (headers or query parameters).
 /// Names are interned (`Arc<str>`): the same header names repeat across thousands of rules.
-pub(crate) type NamedMatches = Box<[(std::sync::Arc<str>, ValueMatch)]>;
+/// Shared (`Arc`): identical lists (the same header match on many rules) are compiled once
+/// per table.
+pub(crate) type NamedMatches = std::sync::Arc<[(std::sync::Arc<str>, ValueMatch)]>;
 
 /// The parts of a match that the path/method index does not already decide.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -308,7 +308,11 @@ impl RouteTable {
                 }
             }
         }
-        rows.sort_by_key(|r| (r.phase, r.key));
+        // the hostname and candidate id break ties between groups: groups come out of hash
+        // maps, whose order depends on `BuildOptions::hash_seed`, and explanations must not
+        rows.sort_by(|a, b| {
+            (a.phase, a.key, &a.hostname, a.cand).cmp(&(b.phase, b.key, &b.hostname, b.cand))
+        });
         rows.into_iter()
             .filter_map(|r| {
                 let cand = self.cands.get(r.cand as usize)?;

@@ -4,51 +4,114 @@
 //! whose remaining conditions hold is the winner.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasher, Hasher};
 
 use crate::hostname::{self, MAX_HOSTNAME_LEN};
 use crate::path::normalize_prefix;
 
-/// FxHash-style hasher: the table's keys come from route specs and are probed with request
-/// strings; SipHash's DoS resistance buys nothing there (an attacker cannot insert keys
-/// through requests) and costs a large share of a lookup.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FastHasher(u64);
+/// Keys of the table's hashes, derived from the embedder's seed
+/// ([`crate::BuildOptions::hash_seed`]). Route authors choose path keys, hostnames and gRPC
+/// names: with an unkeyed hash they could brute-force colliding keys offline and build long
+/// probe runs (in the path hash every large index shares, across namespaces) or quadratic
+/// inserts while building. Keyed, collisions depend on a value they do not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HashKeys {
+    /// Initial state of every hash.
+    k0: u64,
+    /// Multiplier of the per-word folded multiply (odd, so never zero).
+    k1: u64,
+}
 
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+/// The keys of the default seed (0): tables built without a seed, and maps whose keys route
+/// authors do not choose.
+impl Default for HashKeys {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl HashKeys {
+    /// Keys from a seed: both through murmur3's fmix64, so related seeds give unrelated keys.
+    pub(crate) fn new(seed: u64) -> Self {
+        Self {
+            k0: fmix64(seed ^ 0x243f_6a88_85a3_08d3),
+            k1: fmix64(seed ^ 0x1319_8a2e_0370_7344) | 1,
+        }
+    }
+}
+
+/// murmur3's 64-bit finaliser.
+fn fmix64(mut h: u64) -> u64 {
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// The per-word step of every hash here: a folded multiply (the 128-bit product's halves
+/// xored, as in foldhash/wyhash) of the state and word by the secret `k1`. The state after
+/// the first word depends on the seed in every bit, so a difference between two keys cannot
+/// be cancelled by a later word without knowing the seed (a rotate-xor-multiply step lets a
+/// top-bit difference pass through the multiply unchanged, whatever the initial state).
+#[inline]
+fn mix(h: u64, w: u64, k1: u64) -> u64 {
+    let p = u128::from(h ^ w) * u128::from(k1);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// Keyed word-wise hasher of the table's hash maps: the keys come from route specs and are
+/// probed with request strings; SipHash costs a large share of a lookup, and a keyed
+/// multiply is enough to keep route authors from choosing colliding keys (see [`HashKeys`]).
+#[derive(Clone, Copy)]
+pub(crate) struct FastHasher {
+    h: u64,
+    k1: u64,
+}
 
 impl Hasher for FastHasher {
     fn write(&mut self, bytes: &[u8]) {
-        let mut h = self.0;
+        let mut h = self.h;
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
             let mut w = [0u8; 8];
             w.copy_from_slice(c);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(SEED);
+            h = mix(h, u64::from_le_bytes(w), self.k1);
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            h = (h.rotate_left(5) ^ tail_word(rest)).wrapping_mul(SEED);
+            h = mix(h, tail_word(rest), self.k1);
         }
-        self.0 = h;
+        self.h = h;
     }
     fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(SEED);
+        self.h = mix(self.h, u64::from(i), self.k1);
     }
     fn write_u16(&mut self, i: u16) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(SEED);
+        self.h = mix(self.h, u64::from(i), self.k1);
     }
     fn write_u32(&mut self, i: u32) {
-        self.0 = (self.0.rotate_left(5) ^ u64::from(i)).wrapping_mul(SEED);
+        self.h = mix(self.h, u64::from(i), self.k1);
     }
     fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(SEED);
+        self.h = mix(self.h, i, self.k1);
     }
     fn write_usize(&mut self, i: usize) {
         self.write_u64(i as u64);
     }
     fn finish(&self) -> u64 {
-        self.0
+        self.h
+    }
+}
+
+impl BuildHasher for HashKeys {
+    type Hasher = FastHasher;
+    #[inline]
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher {
+            h: self.k0,
+            k1: self.k1,
+        }
     }
 }
 
@@ -70,8 +133,9 @@ fn tail_word(rest: &[u8]) -> u64 {
     w ^ ((n as u64) << 56)
 }
 
-/// Hash map with the fast hasher.
-pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
+/// Hash map with the keyed fast hasher. `Map::default()` uses the default seed: maps whose
+/// keys route authors choose are created with the table's [`HashKeys`] instead.
+pub(crate) type Map<K, V> = HashMap<K, V, HashKeys>;
 
 /// A list of candidate ids, sorted by precedence key.
 pub(crate) type Cands = Box<[u32]>;
@@ -108,15 +172,21 @@ impl<G> Default for HostIndex<G> {
 }
 
 impl<G> HostIndex<G> {
-    /// Gets or creates the group for a configured hostname (`None` = any).
-    pub(crate) fn group_mut(&mut self, hostname: Option<&str>, new: impl FnOnce() -> G) -> &mut G {
+    /// Gets or creates the group for a configured hostname (`None` = any); hostname maps
+    /// are keyed with `keys`.
+    pub(crate) fn group_mut(
+        &mut self,
+        hostname: Option<&str>,
+        keys: HashKeys,
+        new: impl FnOnce() -> G,
+    ) -> &mut G {
         match hostname {
             None => self.any.get_or_insert_with(new),
             Some(h) => {
                 let named = self.named.get_or_insert_with(|| {
                     Box::new(NamedHosts {
-                        exact: Map::default(),
-                        wild: Map::default(),
+                        exact: Map::with_hasher(keys),
+                        wild: Map::with_hasher(keys),
                         wild_lens: Box::new([]),
                     })
                 });
@@ -143,9 +213,14 @@ impl<G> HostIndex<G> {
         HostIndex {
             named: self.named.map(|n| {
                 let n = *n;
+                let keys = *n.exact.hasher();
+                let mut exact = Map::with_capacity_and_hasher(n.exact.len(), keys);
+                exact.extend(n.exact.into_iter().map(|(k, g)| (k, f(g))));
+                let mut wild = Map::with_capacity_and_hasher(n.wild.len(), keys);
+                wild.extend(n.wild.into_iter().map(|(k, g)| (k, f(g))));
                 Box::new(NamedHosts {
-                    exact: n.exact.into_iter().map(|(k, g)| (k, f(g))).collect(),
-                    wild: n.wild.into_iter().map(|(k, g)| (k, f(g))).collect(),
+                    exact,
+                    wild,
                     wild_lens: n.wild_lens,
                 })
             }),
@@ -213,6 +288,9 @@ pub(crate) type Run = (u32, u32);
 /// touches a slot, an entry and the key. Larger ones are probed through the hash slots.
 const SCAN_MAX: u32 = 8;
 
+/// Longest probe run the shared path hash accepts before it doubles its capacity.
+const PROBE_LIMIT: u32 = 32;
+
 /// One path key of a [`PathIndex`]: its bytes in [`PathKeys::bytes`] and its candidates.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KeyEntry {
@@ -234,7 +312,9 @@ fn fingerprint(s: &[u8]) -> u32 {
         _ if s.is_empty() => 0,
         _ => tail_word(s),
     };
-    let x = (x ^ n).wrapping_mul(SEED);
+    // a fixed odd multiplier: fingerprints only spare byte compares in scans of at most
+    // `SCAN_MAX` keys, so they need no key
+    let x = (x ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     (x >> 32) as u32
 }
 
@@ -251,6 +331,10 @@ pub(crate) struct PathKeys {
     lens: Vec<u32>,
     /// (hash tag, entry + 1); 0 = empty. Length a power of two (or 0).
     slots: Box<[(u32, u32)]>,
+    /// The longest distance from a key's home slot to its slot: a lookup gives up after it.
+    max_probe: u32,
+    /// Keys of the hash (from [`crate::BuildOptions::hash_seed`]).
+    hash: HashKeys,
 }
 
 /// Path index of one hostname group of HTTPRoute matches: ranges into [`PathKeys`].
@@ -269,21 +353,21 @@ pub(crate) struct PathIndex {
     regex: Run,
 }
 
-/// Hash of a path key for the shared hash (salted by index and kind): one multiply per
-/// 8 bytes, the tail as one overlapping word, then finalised (murmur3's fmix64) so that the
-/// low bits (the slot) are well mixed.
+/// Hash of a path key for the shared hash (salted by index and kind, keyed by the table's
+/// seed): the salt and length in the initial state, one folded multiply per 8 bytes, the
+/// tail as one overlapping word. The folded multiply leaves the low bits (the slot) mixed.
 #[inline]
-fn salted_hash(salt: u32, key: &str) -> u64 {
-    salted_hash_bytes(salt, key.as_bytes())
+fn salted_hash(keys: HashKeys, salt: u32, key: &str) -> u64 {
+    salted_hash_bytes(keys, salt, key.as_bytes())
 }
 
 #[inline]
-fn salted_hash_bytes(salt: u32, b: &[u8]) -> u64 {
+fn salted_hash_bytes(keys: HashKeys, salt: u32, b: &[u8]) -> u64 {
     let n = b.len();
-    let mut h = (u64::from(salt) ^ (n as u64).rotate_left(32)).wrapping_mul(SEED);
+    let mut h = keys.k0 ^ (u64::from(salt) | ((n as u64) << 32));
     let mut rest = b;
     while let Some((w, tail)) = rest.split_first_chunk::<8>() {
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(*w)).wrapping_mul(SEED);
+        h = mix(h, u64::from_le_bytes(*w), keys.k1);
         rest = tail;
     }
     if !rest.is_empty() {
@@ -292,11 +376,11 @@ fn salted_hash_bytes(salt: u32, b: &[u8]) -> u64 {
             Some(w) => u64::from_le_bytes(*w),
             None => tail_word(rest),
         };
-        h = (h.rotate_left(5) ^ w).wrapping_mul(SEED);
+        h = mix(h, w, keys.k1);
+    } else if n == 0 {
+        h = mix(h, 0, keys.k1);
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^ (h >> 33)
+    h
 }
 
 /// Byte equality without a `bcmp` call for keys up to 16 bytes (most paths and names):
@@ -371,10 +455,12 @@ impl PathKeys {
                 .find(|e| e.fp == fp && same_bytes(self.key_bytes(e), key));
         }
         let mask = self.slots.len().wrapping_sub(1);
-        let h = salted_hash_bytes(salt, key);
+        let h = salted_hash_bytes(self.hash, salt, key);
         let tag = (h >> 32) as u32;
         let mut i = h as usize;
-        loop {
+        // bounded by the longest displacement the build saw (defence in depth: even a run of
+        // colliding keys costs each lookup at most that many steps)
+        for _ in 0..=self.max_probe {
             let &(t, e) = self.slots.get(i & mask)?;
             if e == 0 {
                 return None;
@@ -391,6 +477,7 @@ impl PathKeys {
             }
             i = i.wrapping_add(1);
         }
+        None
     }
 
     /// The `Exact` keys of an index with their candidates (for explanations).
@@ -419,27 +506,47 @@ impl PathKeys {
         if n == 0 {
             return;
         }
-        // load factor at most 1/2: short probe sequences
-        let cap = (n * 2).next_power_of_two();
+        // load factor at most 1/2: short probe sequences; should a run still grow past
+        // `PROBE_LIMIT` (bad luck, or keys chosen against a known seed), the table doubles,
+        // at most twice
+        let mut cap = (n * 2).next_power_of_two();
+        loop {
+            let (slots, max_probe) = self.fill_slots(large, cap);
+            if max_probe <= PROBE_LIMIT || cap >= n * 8 {
+                self.slots = slots;
+                self.max_probe = max_probe;
+                return;
+            }
+            cap *= 2;
+        }
+    }
+
+    /// The slots of the shared hash at capacity `cap` (a power of two) and their longest
+    /// displacement.
+    fn fill_slots(&self, large: &[(u32, (u32, u32))], cap: usize) -> (Box<[(u32, u32)]>, u32) {
         let mask = cap - 1;
         let mut slots = vec![(0u32, 0u32); cap];
+        let mut max_probe = 0u32;
         for &(salt, r) in large {
             for ei in range(r) {
                 let Some(e) = self.entries.get(ei) else {
                     continue;
                 };
-                let h = salted_hash(salt, self.key(e));
+                let h = salted_hash(self.hash, salt, self.key(e));
                 let mut i = h as usize & mask;
+                let mut probe = 0u32;
                 while let Some(slot) = slots.get_mut(i) {
                     if slot.1 == 0 {
                         *slot = ((h >> 32) as u32, u32::try_from(ei + 1).unwrap_or(0));
                         break;
                     }
                     i = (i + 1) & mask;
+                    probe += 1;
                 }
+                max_probe = max_probe.max(probe);
             }
         }
-        self.slots = slots.into_boxed_slice();
+        (slots.into_boxed_slice(), max_probe)
     }
 }
 
@@ -582,6 +689,22 @@ pub(crate) enum PathSlot<'a> {
 }
 
 impl<'i> PathKeysBuilder<'i> {
+    /// A builder whose hashes are keyed with `keys`.
+    pub(crate) fn new(keys: HashKeys) -> Self {
+        let mut b = Self {
+            by_key: Map::with_hasher(keys),
+            ..Self::default()
+        };
+        b.out.hash = keys;
+        b
+    }
+
+    /// Room for `keys` path keys (an upper bound: the matches of the input).
+    pub(crate) fn reserve(&mut self, keys: usize) {
+        self.pending.reserve(keys);
+        self.out.entries.reserve(keys);
+    }
+
     /// A builder for a new path index.
     pub(crate) fn index(&mut self) -> PathIndexBuilder {
         let id = self.next_id;
@@ -830,6 +953,16 @@ pub(crate) struct GrpcIndexBuilder {
 }
 
 impl GrpcIndexBuilder {
+    /// A builder whose maps are keyed with `keys`.
+    pub(crate) fn new(keys: HashKeys) -> Self {
+        Self {
+            both: Map::with_hasher(keys),
+            service: Map::with_hasher(keys),
+            method: Map::with_hasher(keys),
+            rest: Vec::new(),
+        }
+    }
+
     pub(crate) fn add(&mut self, service: Option<&str>, method: Option<&str>, cand: u32) {
         match (service, method) {
             (Some(s), Some(m)) => self
@@ -849,7 +982,11 @@ impl GrpcIndexBuilder {
             v.dedup();
             v.into_boxed_slice()
         };
-        let f = |m: Map<Box<str>, Vec<u32>>| m.into_iter().map(|(k, v)| (k, freeze(v))).collect();
+        let f = |m: Map<Box<str>, Vec<u32>>| {
+            let mut out = Map::with_capacity_and_hasher(m.len(), *m.hasher());
+            out.extend(m.into_iter().map(|(k, v)| (k, freeze(v))));
+            out
+        };
         GrpcIndex {
             both: f(self.both),
             service: f(self.service),
@@ -900,7 +1037,11 @@ mod tests {
     /// Builds two indexes with the same `n` exact and `n` prefix keys (so large ones share
     /// the hash and every key exists in both) and returns them with their keys.
     fn two_indexes(n: u32, keys: &[String]) -> (PathKeys, PathIndex, PathIndex) {
-        let mut b = PathKeysBuilder::default();
+        two_indexes_seeded(n, keys, 0)
+    }
+
+    fn two_indexes_seeded(n: u32, keys: &[String], seed: u64) -> (PathKeys, PathIndex, PathIndex) {
+        let mut b = PathKeysBuilder::new(HashKeys::new(seed));
         let order = |a: &u32, b: &u32| a.cmp(b);
         let mut built = Vec::new();
         for base in [0u32, 1000] {
@@ -975,5 +1116,82 @@ mod tests {
             assert_eq!(hits(&pk, &pi, "/a/bc"), vec![2, 1], "extra={extra}");
             assert_eq!(hits(&pk, &pi, "/x"), vec![1], "extra={extra}");
         }
+    }
+
+    // BuildOptions::hash_seed: the seed moves keys to other slots of the shared path hash
+    // (so colliding keys found offline for one seed do not collide under another), while
+    // every lookup answers the same.
+    #[test]
+    fn hash_seed_moves_path_keys_but_not_answers() {
+        let keys: Vec<String> = (0..40).map(|i| format!("/k{i}")).collect();
+        let (pa, a0, a1) = two_indexes_seeded(40, &keys, 1);
+        let (pb, b0, b1) = two_indexes_seeded(40, &keys, 2);
+        assert_eq!(pa.slots.len(), pb.slots.len());
+        assert_ne!(
+            pa.slots, pb.slots,
+            "the same keys in the same slots under two seeds"
+        );
+        assert_ne!(pa.hash, pb.hash);
+        for k in &keys {
+            for p in [k.clone(), format!("{k}/x"), format!("{k}x")] {
+                assert_eq!(hits(&pa, &a0, &p), hits(&pb, &b0, &p), "{p}");
+                assert_eq!(hits(&pa, &a1, &p), hits(&pb, &b1, &p), "{p}");
+            }
+        }
+        // the maps' hasher is keyed the same way
+        let (x, y) = (HashKeys::new(1), HashKeys::new(2));
+        assert_ne!(x.hash_one("/k1"), y.hash_one("/k1"));
+        assert_eq!(x.hash_one("/k1"), HashKeys::new(1).hash_one("/k1"));
+    }
+
+    // A difference in the top bit of one word and bit 4 of the next passes a rotate-xor-
+    // multiply hash unchanged whatever its initial state (the collision an unkeyed FxHash
+    // allows for any seed): the folded multiply does not let it through.
+    #[test]
+    fn top_bit_differences_do_not_collide_for_every_seed() {
+        let a: [u8; 16] = *b"/aaaaaaa/aaaaaaa";
+        let mut b = a;
+        b[7] ^= 0x80;
+        b[8] ^= 0x10;
+        let collide = (0..64u64)
+            .filter(|s| {
+                let k = HashKeys::new(*s);
+                salted_hash_bytes(k, 0, &a) == salted_hash_bytes(k, 0, &b)
+            })
+            .count();
+        assert_eq!(collide, 0);
+    }
+
+    // Every key is found within the longest displacement the build recorded (the bound the
+    // lookup stops at).
+    #[test]
+    fn lookups_stop_at_the_recorded_probe_bound() {
+        let keys: Vec<String> = (0..500).map(|i| format!("/p/{i}")).collect();
+        let (pk, a, _) = two_indexes_seeded(500, &keys, 7);
+        assert!(pk.max_probe <= PROBE_LIMIT);
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(hits(&pk, &a, k).first(), Some(&(2 * i as u32)), "{k}");
+        }
+    }
+
+    // The probe bound holds at any load: with the hash filled to capacity (displacements far
+    // above the usual ones) every key is still found within the recorded maximum.
+    #[test]
+    fn a_full_hash_records_its_longest_probe_and_finds_every_key() {
+        let keys: Vec<String> = (0..64).map(|i| format!("/full/{i}")).collect();
+        let (mut pk, a, _) = two_indexes_seeded(64, &keys, 3);
+        let large = [(a.id.wrapping_mul(2), a.exact)];
+        let (slots, max_probe) = pk.fill_slots(&large, 64);
+        assert!(max_probe > 0, "a full table displaces some key");
+        pk.slots = slots;
+        pk.max_probe = max_probe;
+        for (i, k) in keys.iter().enumerate() {
+            let e = pk.lookup(a.exact, a.id.wrapping_mul(2), k).map(|e| e.run.0);
+            assert_eq!(e, Some(2 * i as u32), "{k}");
+        }
+        assert!(
+            pk.lookup(a.exact, a.id.wrapping_mul(2), "/full/x")
+                .is_none()
+        );
     }
 }

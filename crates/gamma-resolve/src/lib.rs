@@ -39,6 +39,7 @@ pub use headers::HeaderLookup;
 pub use redirect::Scheme;
 pub use request::{Header, Protocol, Request, RequestDoc};
 
+mod canonical;
 mod cond;
 mod decision;
 mod index;
@@ -46,6 +47,7 @@ pub mod ir;
 mod resolve;
 pub mod status;
 mod table;
+mod touch;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,

@@ -118,7 +118,17 @@ pub(crate) struct StatusBuilder {
     lost: BTreeMap<usize, Vec<(Ctx, Option<RouteKind>)>>,
 }
 
+/// A compiled rule's first unresolved reference: (`ResolvedRefs` reason, message).
+pub(crate) type RuleProblem = (&'static str, String);
+
 impl StatusBuilder {
+    /// Room for `pairs` (route, parentRef) entries and as many mesh contexts: the build
+    /// counts them first instead of growing the arrays by doubling (copies and fresh pages).
+    pub(crate) fn reserve(&mut self, pairs: usize) {
+        self.entries.reserve(pairs);
+        self.mesh.reserve(pairs);
+    }
+
     /// The entry of (route, parentRef), created with `outcome` if it is new (`None` never
     /// happens: the entry was just found or pushed).
     fn set(&mut self, ri: usize, pi: usize, outcome: Outcome) -> Option<&mut Entry> {
@@ -189,7 +199,7 @@ impl StatusBuilder {
         pi: usize,
         route: &RouteIr,
         rules: &[Option<u32>],
-        problems: &[Option<(&'static str, String)>],
+        problems: &[(u32, RuleProblem)],
     ) {
         let Some(e) = self.set(ri, pi, Outcome::Attached) else {
             return;
@@ -203,10 +213,10 @@ impl StatusBuilder {
             .enumerate()
             .filter_map(|(i, r)| r.invalid.clone().map(|inv| (i, inv)))
             .collect();
-        let problem = rules
-            .iter()
-            .flatten()
-            .find_map(|id| problems.get(*id as usize).cloned().flatten());
+        let problem = rules.iter().flatten().find_map(|id| {
+            let i = problems.binary_search_by_key(id, |(r, _)| *r).ok()?;
+            problems.get(i).map(|(_, p)| p.clone())
+        });
         e.extra = (!dropped.is_empty() || problem.is_some()).then(|| {
             Box::new(Extra {
                 dropped,

@@ -8,16 +8,16 @@
 //! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::hash::BuildHasherDefault;
 use std::net::IpAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::canonical::canonical_order;
 use crate::cond::{Cond, NamedMatches, RegexPool, ValueMatch};
 use crate::decision::{Mirror, RespondReason};
 use crate::hostname::{self, HostSpecificity, ListenerSpecificity};
 use crate::index::{
-    FastHasher, GrpcIndex, GrpcIndexBuilder, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
+    GrpcIndex, GrpcIndexBuilder, HashKeys, HostIndex, Map, PathIndex, PathKeys, PathKeysBuilder,
     PathSlot, same_bytes,
 };
 use crate::ir::{
@@ -25,10 +25,9 @@ use crate::ir::{
     ParentRefIr, ParentRefKind, PathMatchIr, PathModifierIr, RedirectIr, RouteIr, RouteKind,
     RuleIr, StrMatch, TableInput,
 };
-use crate::precedence::{
-    GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteOrder, RouteRank, rank_routes,
-};
-use crate::status::{ParentStatus, StatusBuilder, StatusSource};
+use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
+use crate::status::{ParentStatus, RuleProblem, StatusBuilder, StatusSource};
+use crate::touch;
 
 /// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -79,7 +78,27 @@ pub struct RouteParentKey {
 }
 
 /// Options of [`RouteTable::build`].
-#[derive(Debug, Clone, Default)]
+///
+/// The hash seed stays out of `Debug` output (logs):
+///
+/// ```
+/// # use gamma_resolve::BuildOptions;
+/// let shown = format!("{:?}", BuildOptions::default().with_hash_seed(0x5eed_1234_5678));
+/// assert!(!shown.contains(&0x5eed_1234_5678u64.to_string()) && !shown.contains("5eed"));
+/// ```
+///
+/// ```
+/// use std::hash::{BuildHasher, RandomState};
+/// use gamma_resolve::{BuildOptions, MeshHostnames};
+///
+/// // a long-running controller keys the table's hashes with a random seed
+/// let seed = RandomState::new().hash_one("gamma-resolve");
+/// let options = BuildOptions::default()
+///     .with_mesh_hostnames(MeshHostnames::MatchHostHeader)
+///     .with_hash_seed(seed);
+/// assert_eq!(options.hash_seed, seed);
+/// ```
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct BuildOptions {
     /// The (route, parent) pairs to include; `None` includes every pair.
@@ -90,6 +109,28 @@ pub struct BuildOptions {
     pub mesh_reference_grants: MeshReferenceGrants,
     /// ExtensionRef policy.
     pub extension_refs: ExtensionRefs,
+    /// Seed of the table's hashes of route-chosen keys (paths, hostnames, gRPC names, the
+    /// names the build looks up). Decisions, explanations and conditions never depend on it;
+    /// it only decides where keys land. A route author who knows the seed could choose paths
+    /// that collide and slow lookups on every Service's large path index (bounded, never
+    /// wrong); one who does not, cannot. Long-running embedders (controllers, proxies)
+    /// should pass a random value per process, e.g. `RandomState::new().hash_one(..)` from
+    /// `std::hash`; the core reads no randomness itself. Default 0, a fixed seed (fine for
+    /// one-shot tools). Not printed by `Debug`.
+    pub hash_seed: u64,
+}
+
+impl std::fmt::Debug for BuildOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // the seed is a secret of the embedder: kept out of logs
+        f.debug_struct("BuildOptions")
+            .field("include", &self.include)
+            .field("mesh_hostnames", &self.mesh_hostnames)
+            .field("mesh_reference_grants", &self.mesh_reference_grants)
+            .field("extension_refs", &self.extension_refs)
+            .field("hash_seed", &"<hidden>")
+            .finish()
+    }
 }
 
 impl BuildOptions {
@@ -106,6 +147,11 @@ impl BuildOptions {
     /// Sets [`BuildOptions::extension_refs`].
     pub fn with_extension_refs(mut self, p: ExtensionRefs) -> Self {
         self.extension_refs = p;
+        self
+    }
+    /// Sets [`BuildOptions::hash_seed`].
+    pub fn with_hash_seed(mut self, seed: u64) -> Self {
+        self.hash_seed = seed;
         self
     }
     /// Sets [`BuildOptions::include`].
@@ -537,7 +583,7 @@ struct Attached {
 }
 
 /// The routes attached to each (Service, port index, group), while building.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct SvcAttached {
     ids: Map<(usize, usize, Group), u32>,
     lists: Vec<Attached>,
@@ -624,8 +670,10 @@ struct Builder<'i> {
     routes: Vec<RouteInfo>,
     /// Ranks of the compiled routes (by route id): build-time only.
     ranks: Vec<RouteRank>,
+    /// The input's distinct namespaces (route namespaces index it).
     namespaces: Vec<Box<str>>,
-    namespace_ids: Map<&'i str, u32>,
+    /// Per input route: its namespace's index in `namespaces`.
+    route_ns: Vec<u32>,
     rules: Vec<RuleEntry>,
     cands: Vec<Cand>,
     /// Precedence key of each candidate.
@@ -642,10 +690,11 @@ struct Builder<'i> {
     /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
     target_states: Vec<[Option<BackendState>; 5]>,
     route_id: Vec<Option<u32>>,
-    /// Per compiled rule: the first unresolved reference, as (reason, message).
-    rule_problems: Vec<Option<(&'static str, String)>>,
+    /// The first unresolved reference of the compiled rules that have one, as (rule id,
+    /// (reason, message)), by rule id: sparse, most rules have none.
+    rule_problems: Vec<(u32, RuleProblem)>,
     status: StatusBuilder,
-    strings: HashSet<Arc<str>, BuildHasherDefault<FastHasher>>,
+    strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
     target_ids: Map<TargetKey<'i>, u32>,
@@ -653,23 +702,36 @@ struct Builder<'i> {
     extras: Vec<Extras>,
     rule_names: Vec<Box<str>>,
     names: String,
+    /// Keys of every hash of route-chosen keys ([`BuildOptions::hash_seed`]).
+    hash: HashKeys,
+    /// Compiled header and query match lists by their input (`None`: a bad regex).
+    header_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+    query_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
 }
 
 impl<'i> Builder<'i> {
     fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
-        let svc_by_name = input
-            .services
-            .iter()
-            .enumerate()
-            .map(|(i, s)| ((s.namespace.as_str(), s.name.as_str()), i))
-            .collect();
-        let gw_by_name = input
-            .gateways
-            .iter()
-            .enumerate()
-            .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i))
-            .collect();
+        let hash = HashKeys::new(options.hash_seed);
+        let mut svc_by_name = Map::with_capacity_and_hasher(input.services.len(), hash);
+        svc_by_name.extend(
+            input
+                .services
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ((s.namespace.as_str(), s.name.as_str()), i)),
+        );
+        let mut gw_by_name = Map::with_capacity_and_hasher(input.gateways.len(), hash);
+        gw_by_name.extend(
+            input
+                .gateways
+                .iter()
+                .enumerate()
+                .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i)),
+        );
         Self {
+            hash,
+            header_lists: Map::with_hasher(hash),
+            query_lists: Map::with_hasher(hash),
             input,
             options,
             svc_by_name,
@@ -678,22 +740,22 @@ impl<'i> Builder<'i> {
             routes: Vec::new(),
             ranks: Vec::new(),
             namespaces: Vec::new(),
-            namespace_ids: Map::default(),
+            route_ns: Vec::new(),
             rules: Vec::new(),
             cands: Vec::new(),
             keys: Vec::new(),
             conds: vec![Cond::default()],
-            paths: PathKeysBuilder::default(),
+            paths: PathKeysBuilder::new(hash),
             rule_ids: vec![[None, None]; input.routes.len()],
             any_host: Rc::from([None]),
             rule_id_pool: Vec::new(),
             target_states: Vec::new(),
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
-            strings: HashSet::default(),
+            strings: HashSet::with_hasher(hash),
             methods: vec!["".into()],
             targets: Vec::new(),
-            target_ids: Map::default(),
+            target_ids: Map::with_hasher(hash),
             backends: Vec::new(),
             extras: vec![Extras::default()],
             rule_names: vec!["".into()],
@@ -714,41 +776,61 @@ impl<'i> Builder<'i> {
         }
     }
 
+    /// Sizes the build's arrays from one pass over the input (routes, rules, matches,
+    /// backendRefs, parentRefs) instead of growing them by doubling: at 100,000 routes the
+    /// doublings copied tens of megabytes into fresh pages.
+    fn reserve(&mut self) {
+        let input = self.input;
+        let (mut rules, mut matches, mut backends, mut pairs) = (0usize, 0usize, 0usize, 0usize);
+        for r in &input.routes {
+            rules += r.rules.len();
+            pairs += r.parents.len();
+            for rule in &r.rules {
+                // a rule without matches still gets one candidate (TLS, TCP)
+                matches += rule.matches.len().max(1);
+                backends += rule.backends.len();
+            }
+        }
+        let n = input.routes.len();
+        self.routes.reserve(n);
+        self.ranks.reserve(n);
+        self.rules.reserve(rules);
+        self.rule_id_pool.reserve(rules);
+        self.backends.reserve(backends);
+        self.cands.reserve(matches);
+        self.keys.reserve(matches);
+        self.paths.reserve(matches);
+        self.status.reserve(pairs);
+    }
+
     fn build(mut self) -> RouteTable {
         let input = self.input;
-        // Deterministic processing order regardless of input order: kind, namespace, name.
-        let mut order: Vec<usize> = (0..input.routes.len()).collect();
-        order.sort_by(|a, b| {
-            let (x, y) = (&input.routes.get(*a), &input.routes.get(*b));
-            x.map(|r| (r.kind, &r.namespace, &r.name))
-                .cmp(&y.map(|r| (r.kind, &r.namespace, &r.name)))
-        });
-        // Duplicate (kind, namespace, name) entries: the first in canonical order is kept.
-        order.dedup_by(|b, a| {
-            let (x, y) = (input.routes.get(*a), input.routes.get(*b));
-            x.map(|r| (r.kind, &r.namespace, &r.name)) == y.map(|r| (r.kind, &r.namespace, &r.name))
-        });
-        let orders: Vec<RouteOrder<'_, (i64, u32)>> = order
-            .iter()
-            .filter_map(|i| input.routes.get(*i))
-            .map(|r| RouteOrder {
-                created: r.created,
-                namespace: &r.namespace,
-                name: &r.name,
-            })
-            .collect();
-        let ranks = rank_routes(&orders);
+        self.reserve();
+        // Deterministic processing order regardless of input order: kind, namespace, name;
+        // duplicate (kind, namespace, name) entries: the first in canonical order is kept.
+        let canonical = canonical_order(&input.routes, self.hash);
+        let (order, ranks) = (canonical.order, canonical.ranks);
+        self.namespaces = canonical.namespaces.iter().map(|n| (*n).into()).collect();
+        self.route_ns = canonical.route_ns;
 
         // Attach every (route, parent).
         // A hash map (to an index of `svc_lists`) while attaching: one lookup per (route,
         // parent), where a B-tree walked ~13 levels of keys for 9,000 Services; the keys
         // are sorted once afterwards for a deterministic build order.
-        let mut svc_attached = SvcAttached::default();
+        let mut svc_attached = SvcAttached {
+            ids: Map::with_hasher(self.hash),
+            lists: Vec::new(),
+        };
         let mut gw_attached: BTreeMap<(usize, usize), Attached> = BTreeMap::new();
         for (pos, &ri) in order.iter().enumerate() {
             let Some(route) = input.routes.get(ri) else {
                 continue;
             };
+            touch::ahead(
+                pos,
+                |i| order.get(i).and_then(|r| input.routes.get(*r)),
+                touch::attach_level,
+            );
             let rank = ranks.get(pos).copied().unwrap_or_default();
             for (pi, parent) in route.parents.iter().enumerate() {
                 if !self.included(route, pi) {
@@ -769,11 +851,23 @@ impl<'i> Builder<'i> {
 
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
         let mut sets: Vec<RouteSet> = Vec::new();
-        let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::default();
+        let mut bindings: Map<(IpAddr, u16, L4), Binding> = Map::with_hasher(self.hash);
         let SvcAttached { ids, mut lists } = svc_attached;
         let mut ids: Vec<_> = ids.into_iter().collect();
         ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for ((si, port_i, group), i) in ids {
+        for (k, ((si, port_i, group), i)) in ids.iter().enumerate() {
+            let (si, port_i, i) = (*si, *port_i, *i);
+            // the first routes of the next contexts (most have one): see `touch`
+            touch::ahead(
+                k,
+                |j| {
+                    ids.get(j)
+                        .and_then(|(_, l)| lists.get(*l as usize))
+                        .and_then(|l| l.by_kind.iter().find_map(|v| v.first()))
+                        .and_then(|a| input.routes.get(a.ri))
+                },
+                touch::match_level,
+            );
             let Some(attached) = lists.get_mut(i as usize).map(std::mem::take) else {
                 continue;
             };
@@ -786,10 +880,10 @@ impl<'i> Builder<'i> {
             let label = SetLabel::Mesh {
                 service: u32::try_from(si).unwrap_or(u32::MAX),
                 port: port.port,
-                consumer: group_key(&group).map(|c| self.intern(&c)),
+                consumer: group_key(group).map(|c| self.intern(&c)),
             };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
-            let set = self.index_set(attached, true, label, (si, port.port, group_key(&group)));
+            let set = self.index_set(attached, true, label, (si, port.port, group_key(group)));
             sets.push(set);
             for ip in &svc.cluster_ips {
                 let b = bindings
@@ -956,15 +1050,7 @@ impl<'i> Builder<'i> {
             return Some(id);
         }
         let id = u32::try_from(self.routes.len()).ok()?;
-        let namespace = match self.namespace_ids.get(route.namespace.as_str()) {
-            Some(&n) => n,
-            None => {
-                let n = u32::try_from(self.namespaces.len()).ok()?;
-                self.namespaces.push(route.namespace.as_str().into());
-                self.namespace_ids.insert(&route.namespace, n);
-                n
-            }
-        };
+        let namespace = self.route_ns.get(ri).copied()?;
         self.routes.push(RouteInfo {
             name: route.name.as_str().into(),
             namespace,
@@ -1291,8 +1377,10 @@ impl<'i> Builder<'i> {
                 );
             }
         }
-        self.rule_problems.push(problem);
         let id = u32::try_from(self.rules.len()).ok()?;
+        if let Some(p) = problem {
+            self.rule_problems.push((id, p));
+        }
         let name = match rule.name.as_deref() {
             None => 0,
             Some(n) => {
@@ -1624,11 +1712,16 @@ impl<'i> Builder<'i> {
         }
     }
 
-    fn headers(&mut self, hs: &[(String, StrMatch)]) -> Option<NamedMatches> {
+    fn headers(&mut self, hs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
         if hs.is_empty() {
-            return Some(Box::default());
+            return Some(NamedMatches::default());
+        }
+        // the same list on many rules (a tenant header, a canary flag): compiled once
+        if let Some(m) = self.header_lists.get(hs) {
+            return m.clone();
         }
         let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(hs.len());
+        let mut ok = true;
         for (name, m) in hs {
             // §1.4: among case-equivalent names only the first entry counts.
             if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
@@ -1639,25 +1732,45 @@ impl<'i> Builder<'i> {
             } else {
                 self.intern(name)
             };
-            out.push((lower, self.value_match(m)?));
+            match self.value_match(m) {
+                Some(v) => out.push((lower, v)),
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
         }
-        Some(out.into_boxed_slice())
+        let m = ok.then(|| NamedMatches::from(out));
+        self.header_lists.insert(hs, m.clone());
+        m
     }
 
-    fn query(&mut self, qs: &[(String, StrMatch)]) -> Option<NamedMatches> {
+    fn query(&mut self, qs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
         if qs.is_empty() {
-            return Some(Box::default());
+            return Some(NamedMatches::default());
+        }
+        if let Some(m) = self.query_lists.get(qs) {
+            return m.clone();
         }
         let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(qs.len());
+        let mut ok = true;
         for (name, m) in qs {
             // §1.5: names are case-sensitive; only the first duplicate counts.
             if out.iter().any(|(n, _)| **n == **name) {
                 continue;
             }
             let name = self.intern(name);
-            out.push((name, self.value_match(m)?));
+            match self.value_match(m) {
+                Some(v) => out.push((name, v)),
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
         }
-        Some(out.into_boxed_slice())
+        let m = ok.then(|| NamedMatches::from(out));
+        self.query_lists.insert(qs, m.clone());
+        m
     }
 
     /// Calls `f` on every (attached route, effective hostname, kept rule, match) of `list`,
@@ -1669,7 +1782,12 @@ impl<'i> Builder<'i> {
         mut f: impl FnMut(&mut Self, MatchSite<'l, 'i>),
     ) {
         let input = self.input;
-        for a in list {
+        for (j, a) in list.iter().enumerate() {
+            touch::ahead(
+                j,
+                |n| list.get(n).and_then(|a| input.routes.get(a.ri)),
+                touch::match_level,
+            );
             let rank = self
                 .ranks
                 .get(a.route_id as usize)
@@ -1780,7 +1898,7 @@ impl<'i> Builder<'i> {
                 this.push_cand(key, (site.rule_id, site.match_index), method_id, cond)
             {
                 let paths = &mut this.paths;
-                let b = builders.group_mut(site.host, || paths.index());
+                let b = builders.group_mut(site.host, this.hash, || paths.index());
                 this.paths.add(b, slot, cid);
             }
         });
@@ -1835,7 +1953,7 @@ impl<'i> Builder<'i> {
             let key = PrecedenceKey::grpc(facts, site.rank, site.rule_index);
             if let Some(cid) = this.push_cand(key, (site.rule_id, site.match_index), 0, cond) {
                 builders
-                    .group_mut(site.host, GrpcIndexBuilder::default)
+                    .group_mut(site.host, this.hash, || GrpcIndexBuilder::new(this.hash))
                     .add(svc_exact, method_exact, cid);
             }
         });
@@ -1868,7 +1986,9 @@ impl<'i> Builder<'i> {
                 let Some(cid) = self.push_cand(key, (rule_id, 0), 0, Cond::default()) else {
                     continue;
                 };
-                groups.group_mut(host.as_deref(), Vec::new).push(cid);
+                groups
+                    .group_mut(host.as_deref(), self.hash, Vec::new)
+                    .push(cid);
             }
         }
         let order = Self::order(&self.keys);

@@ -327,3 +327,64 @@ proptest! {
         prop_assert_eq!(a.parent_conditions(), b.parent_conditions());
     }
 }
+
+/// Producer and consumer routes with `n` distinct Exact and PathPrefix keys each, so their path
+/// indexes are large (hashed, sharing the table's path hash) and hold hostname groups.
+fn filler_routes(n: usize) -> Vec<RouteIr> {
+    ["app", "client"]
+        .iter()
+        .map(|ns| {
+            let rules = (0..n)
+                .map(|k| {
+                    rule(
+                        vec![exact(&format!("/f{k}")), prefix(&format!("/f{k}/g"))],
+                        vec![backend("app", "b0", 80, 1)],
+                    )
+                })
+                .collect();
+            let mut r = route(
+                RouteKind::Http,
+                ns,
+                &format!("filler-{ns}"),
+                vec![svc_parent("app", "web")],
+                rules,
+            );
+            r.hostnames = vec!["foo.example.com".into(), "*.example.com".into()];
+            r
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases() / 8 + 1, failure_persistence: None, .. ProptestConfig::default() })]
+
+    // BuildOptions::hash_seed only decides where keys land in the table's hashes: decisions,
+    // explanations and parent conditions are the same under any two seeds.
+    #[test]
+    fn decisions_do_not_depend_on_hash_seed(
+        input in input_strategy(60),
+        reqs in proptest::collection::vec(req_strategy(), REQUESTS),
+        fillers in 0usize..30,
+        seeds: (u64, u64),
+        match_host_header: bool,
+    ) {
+        let mut input = input;
+        input.routes.extend(filler_routes(fillers));
+        let policy = Policy::default().with_match_host_header(match_host_header);
+        let a = RouteTable::from_input(&input, &options(policy).with_hash_seed(seeds.0));
+        let b = RouteTable::from_input(&input, &options(policy).with_hash_seed(seeds.1));
+        let mut reqs = reqs;
+        for (k, r) in reqs.clone().iter().enumerate().take(fillers) {
+            let mut r = r.clone();
+            r.path = if k % 2 == 0 { format!("/f{k}") } else { format!("/f{k}/g/x") };
+            r.dst = "10.96.0.1";
+            reqs.push(r);
+        }
+        for r in &reqs {
+            let q = request(r);
+            prop_assert_eq!(Outcome::of(&a.resolve(&q, r.entropy)), Outcome::of(&b.resolve(&q, r.entropy)), "request {:?}", r);
+            prop_assert_eq!(a.explain(&q, r.entropy), b.explain(&q, r.entropy), "request {:?}", r);
+        }
+        prop_assert_eq!(a.parent_conditions(), b.parent_conditions());
+    }
+}

@@ -64,7 +64,10 @@ pub struct ControllerConfig {
     pub arbiter: Config,
     /// The embedding controller.
     pub me: Identity,
-    /// Table build options (the `include` set is managed by the controller).
+    /// Table build options (the `include` set is managed by the controller). A long-running
+    /// controller should key the table's hashes with a random seed per process, e.g.
+    /// `build = build.with_hash_seed(std::hash::RandomState::new().hash_one(0u8))` (see
+    /// [`BuildOptions::hash_seed`]); [`ControllerConfig::new`] leaves the fixed default.
     pub build: BuildOptions,
     /// The longest a make-before-break handoff lasts, in seconds (default 300).
     pub handoff_grace_seconds: i64,

@@ -75,6 +75,8 @@ impl Engine {
             );
             snapshot.upsert(Resource::Gateway(gw));
         }
+        // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
+        // route author can probe it over time; long-running embedders pass a random seed
         let table = RouteTable::build(&snapshot, &BuildOptions::default());
         Engine {
             snapshot,

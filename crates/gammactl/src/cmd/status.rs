@@ -78,6 +78,8 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     }
     let me = arb.identity(&args.as_controller);
     // What the data plane would report for each (route, parentRef) it programs.
+    // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
+    // route author can probe it over time; long-running embedders pass a random seed
     let table = RouteTable::build(&snapshot, &BuildOptions::default());
     let mut supplied: BTreeMap<(&str, &str, &str, usize), ParentConditions> = BTreeMap::new();
     for p in table.parent_conditions() {

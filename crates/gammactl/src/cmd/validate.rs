@@ -100,6 +100,8 @@ fn plural(n: usize) -> &'static str {
 /// The conditions gamma-resolve computes for every (route, parentRef) that are not `True`, as
 /// warnings located at the parentRef.
 fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
+    // default (fixed) hash seed: a one-shot CLI run, not a long-running table (see
+    // `BuildOptions::hash_seed`)
     let table = gamma_resolve::RouteTable::build(
         &manifests.snapshot(),
         &gamma_resolve::BuildOptions::default(),

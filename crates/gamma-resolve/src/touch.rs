@@ -1,0 +1,140 @@
+//! Software-pipelined "touches" of the build's input: prefetching in safe code.
+//!
+//! The input ([`crate::ir::TableInput`]) is many small heap objects: a route entry points to
+//! its rules, a rule to its backendRefs and matches, those to their strings. At 100,000
+//! routes none of it is in cache when the build reaches it, and reading a route's data is a
+//! chain of four or five dependent cache misses, each paid in full inside the hashes and
+//! compares that need the bytes. The walks over routes therefore read, at each step, one
+//! level of the routes a few steps ahead: level 1 (the route entry) of the route
+//! [`DEPTH`] steps ahead, level 2 (its rules) of the one after it, and so on. The loads of
+//! one step are independent of each other (their pointers were loaded in earlier steps), so
+//! their misses overlap, and by the time the walk reaches a route its data is in cache.
+//! Results are combined and passed to [`std::hint::black_box`] so the loads happen; nothing
+//! depends on them.
+
+use crate::ir::{MatchIr, PathMatchIr, RouteIr, StrMatch};
+
+/// Levels of the pipelines (pointer hops from the route entry to the bytes).
+pub(crate) const DEPTH: usize = 4;
+
+fn first(s: &str) -> u8 {
+    s.as_bytes().first().copied().unwrap_or(0)
+}
+
+/// Level `level` (1 = the route entry) of what attaching `route` reads: parents, rules,
+/// backendRefs and their strings.
+pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
+    let mut t = 0u8;
+    match level {
+        1 => t ^= (route.parents.len() ^ route.rules.len()) as u8,
+        2 => {
+            for p in &route.parents {
+                t ^= p.namespace.len() as u8 ^ p.name.len() as u8;
+            }
+            // every field of the rule entry (520 bytes) that compiling it reads
+            for rule in &route.rules {
+                let f = &rule.filters;
+                t ^= (rule.backends.len() ^ f.extensions.len() ^ f.mirrors.len()) as u8
+                    ^ u8::from(f.request_headers.is_empty())
+                    ^ u8::from(f.response_headers.is_empty())
+                    ^ u8::from(f.rewrite.is_none())
+                    ^ u8::from(f.redirect.is_none())
+                    ^ u8::from(f.cors.is_none())
+                    ^ u8::from(rule.timeouts.is_none())
+                    ^ u8::from(rule.retry.is_none())
+                    ^ u8::from(rule.name.is_none())
+                    ^ u8::from(rule.invalid.is_none());
+            }
+        }
+        3 => {
+            for p in &route.parents {
+                t ^= first(&p.namespace) ^ first(&p.name);
+            }
+            for rule in &route.rules {
+                // and of each backendRef entry (448 bytes)
+                for b in &rule.backends {
+                    let f = &b.filters;
+                    t ^= (b.name.len() ^ b.namespace.len() ^ f.extensions.len()) as u8
+                        ^ u8::from(f.request_headers.is_empty())
+                        ^ u8::from(f.response_headers.is_empty())
+                        ^ u8::from(f.rewrite.is_none())
+                        ^ b.weight as u8;
+                }
+            }
+        }
+        _ => {
+            for rule in &route.rules {
+                for b in &rule.backends {
+                    t ^= first(&b.name) ^ first(&b.namespace) ^ first(&b.kind);
+                }
+            }
+        }
+    }
+    t
+}
+
+/// Level `level` of what indexing `route` reads: its matches and their strings.
+pub(crate) fn match_level(route: &RouteIr, level: usize) -> u8 {
+    let mut t = 0u8;
+    match level {
+        1 => t ^= route.rules.len() as u8,
+        2 => {
+            for rule in &route.rules {
+                t ^= rule.matches.len() as u8;
+            }
+        }
+        3 => {
+            for rule in &route.rules {
+                for m in &rule.matches {
+                    if let MatchIr::Http {
+                        path,
+                        headers,
+                        method,
+                        query,
+                    } = m
+                    {
+                        t ^= (path_str(path).len() ^ headers.len() ^ query.len()) as u8
+                            ^ u8::from(method.is_none());
+                    }
+                }
+            }
+        }
+        _ => {
+            for rule in &route.rules {
+                for m in &rule.matches {
+                    if let MatchIr::Http { path, headers, .. } = m {
+                        t ^= first(path_str(path));
+                        for (n, v) in headers {
+                            let (StrMatch::Exact(v) | StrMatch::Regex(v)) = v;
+                            t ^= first(n) ^ first(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    t
+}
+
+fn path_str(p: &PathMatchIr) -> &str {
+    match p {
+        PathMatchIr::Exact(s) | PathMatchIr::Prefix(s) | PathMatchIr::Regex(s) => s,
+    }
+}
+
+/// At step `pos` of a walk, touches level `l` of the route at step `pos + DEPTH + 1 - l`
+/// for every level (`route(i)`: the route at step `i`, if any).
+#[inline]
+pub(crate) fn ahead<'a>(
+    pos: usize,
+    route: impl Fn(usize) -> Option<&'a RouteIr>,
+    level: fn(&RouteIr, usize) -> u8,
+) {
+    let mut t = 0u8;
+    for l in 1..=DEPTH {
+        if let Some(r) = route(pos + DEPTH + 1 - l) {
+            t ^= level(r, l);
+        }
+    }
+    std::hint::black_box(t);
+}
