@@ -21,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
     if g.chance(96) {
         options = options.with_mesh_reference_grants(MeshReferenceGrants::Enforce);
     }
+    // any seed: the keyed hashes and their probe bound must hold for all of them
+    options = options.with_hash_seed(g.word());
     let table = RouteTable::build(&snapshot, &options);
     let _ = serde_json::to_string(table.parent_conditions()).expect("conditions serialize");
     let _ = table.stats();

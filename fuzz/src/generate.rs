@@ -81,6 +81,11 @@ impl<'a, 'b> Gen<'a, 'b> {
         self.u.arbitrary::<u8>().unwrap_or(0)
     }
 
+    /// Eight bytes as a `u64` (the route table's hash seed, for one).
+    pub fn word(&mut self) -> u64 {
+        (0..8).fold(0, |w, _| w << 8 | u64::from(self.byte()))
+    }
+
     /// A coin that comes up true with probability about `n / 256`.
     pub fn chance(&mut self, n: u8) -> bool {
         self.byte() < n
