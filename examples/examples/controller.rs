@@ -30,6 +30,7 @@
 //! ```
 
 use std::fmt::Write as _;
+use std::hash::{BuildHasher, RandomState};
 
 use gamma::arbiter::{Decision, Identity};
 use gamma::controller::{Controller, ControllerConfig};
@@ -232,8 +233,14 @@ fn controller() -> Result<(Controller, String), gamma_examples::BoxError> {
     let config = gamma_examples::sample_config()?;
     let me = Identity::of_mesh(&config, "istio").ok_or("the configuration lacks istio")?;
     let name = me.name.clone();
-    let controller = Controller::new(ControllerConfig::new(config, me))
-        .map_err(|errors| format!("invalid configuration: {errors:?}"))?;
+    let mut settings = ControllerConfig::new(config, me);
+    // A long-running controller keys its route tables' hashes with a per-process random seed,
+    // so route authors cannot precompute colliding paths; decisions never depend on it.
+    settings.build = settings
+        .build
+        .with_hash_seed(RandomState::new().hash_one("route-table"));
+    let controller =
+        Controller::new(settings).map_err(|errors| format!("invalid configuration: {errors:?}"))?;
     Ok((controller, name))
 }
 
