@@ -12,6 +12,30 @@ use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_resolve::{BuildOptions, Request, RouteTable};
 
+/// One prepared request: destination, path and headers.
+type Req<'a> = (IpAddr, &'a str, &'a [(&'a str, &'a str)]);
+
+/// Warms up (regex caches, page faults) with 2,048 resolves, then resolves `n` requests
+/// cycling through `reqs` (1,024 of them); returns how many were forwarded.
+fn warm_then_run(table: &RouteTable, reqs: &[Req<'_>], n: usize) -> usize {
+    let run = |count: usize| {
+        let mut forwards = 0usize;
+        for k in 0..count {
+            let (dst, path, headers) = reqs[k & 1023];
+            let req = Request::http(dst, 80, "GET", path).with_headers(&headers);
+            if matches!(
+                black_box(table.resolve(&req, k as u64)),
+                gamma_resolve::Decision::Forward(_)
+            ) {
+                forwards += 1;
+            }
+        }
+        forwards
+    };
+    black_box(run(2048));
+    run(n)
+}
+
 /// `hostile-<routes>`: issue 6's snapshot (`routes` HTTPRoutes of one to three rules, a tenth of
 /// them on one Service port); every request goes to the hot port. `hostile-cold-<routes>`: the
 /// same table, every request to a random one of the other Services.
@@ -32,23 +56,12 @@ fn hostile_scenario(scenario: &str, routes: usize, n: usize, cold: bool) {
         })
         .collect();
     let headers: Vec<Vec<(&str, &str)>> = reqs.iter().map(|(_, q)| q.header_refs()).collect();
-    let run = |count: usize| {
-        let mut forwards = 0usize;
-        for k in 0..count {
-            let h = headers[k & 1023].as_slice();
-            let (dst, q) = &reqs[k & 1023];
-            let req = Request::http(*dst, 80, "GET", &q.path).with_headers(&h);
-            if matches!(
-                black_box(table.resolve(&req, k as u64)),
-                gamma_resolve::Decision::Forward(_)
-            ) {
-                forwards += 1;
-            }
-        }
-        forwards
-    };
-    black_box(run(2048));
-    let forwards = run(n);
+    let view: Vec<Req<'_>> = reqs
+        .iter()
+        .zip(&headers)
+        .map(|((dst, q), h)| (*dst, q.path.as_str(), h.as_slice()))
+        .collect();
+    let forwards = warm_then_run(&table, &view, n);
     println!(
         "{scenario}: {} routes, {} rules ({} routes, {} rules on the hot port); {n} resolves, {forwards} forwarded",
         shape.routes, shape.rules, shape.hot_routes, shape.hot_rules
@@ -97,23 +110,15 @@ fn main() {
             (j, p, t)
         })
         .collect();
-    let run = |count: usize| {
-        let mut forwards = 0usize;
-        for k in 0..count {
-            let (j, p, t) = &reqs[k & 1023];
-            let h = [("x-tenant", t.as_str())];
-            let req = Request::http(svc_ip(*j), 80, "GET", p).with_headers(&h);
-            if matches!(
-                black_box(table.resolve(&req, k as u64)),
-                gamma_resolve::Decision::Forward(_)
-            ) {
-                forwards += 1;
-            }
-        }
-        forwards
-    };
-    // warm up: regex caches, page faults
-    black_box(run(2048));
-    let forwards = run(n);
+    let headers: Vec<[(&str, &str); 1]> = reqs
+        .iter()
+        .map(|(_, _, t)| [("x-tenant", t.as_str())])
+        .collect();
+    let view: Vec<Req<'_>> = reqs
+        .iter()
+        .zip(&headers)
+        .map(|((j, p, _), h)| (svc_ip(*j), p.as_str(), h.as_slice()))
+        .collect();
+    let forwards = warm_then_run(&table, &view, n);
     println!("{scenario}: {n} resolves, {forwards} forwarded");
 }

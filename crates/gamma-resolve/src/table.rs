@@ -661,6 +661,15 @@ impl PartialEq for TargetKey<'_> {
 
 impl Eq for TargetKey<'_> {}
 
+/// Which kind of names a match list has (they compare differently).
+#[derive(Debug, Clone, Copy)]
+enum Names {
+    /// HTTP header names: case-insensitive (§1.4).
+    Header,
+    /// Query parameter names: case-sensitive (§1.5).
+    Query,
+}
+
 struct Builder<'i> {
     input: &'i TableInput,
     options: &'i BuildOptions,
@@ -1713,53 +1722,49 @@ impl<'i> Builder<'i> {
     }
 
     fn headers(&mut self, hs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
-        if hs.is_empty() {
-            return Some(NamedMatches::default());
-        }
-        // the same list on many rules (a tenant header, a canary flag): compiled once
-        if let Some(m) = self.header_lists.get(hs) {
-            return m.clone();
-        }
-        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(hs.len());
-        let mut ok = true;
-        for (name, m) in hs {
-            // §1.4: among case-equivalent names only the first entry counts.
-            if out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
-                continue;
-            }
-            let lower = if name.bytes().any(|b| b.is_ascii_uppercase()) {
-                self.intern(&name.to_ascii_lowercase())
-            } else {
-                self.intern(name)
-            };
-            match self.value_match(m) {
-                Some(v) => out.push((lower, v)),
-                None => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        let m = ok.then(|| NamedMatches::from(out));
-        self.header_lists.insert(hs, m.clone());
-        m
+        self.named_matches(hs, Names::Header)
     }
 
     fn query(&mut self, qs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
-        if qs.is_empty() {
+        self.named_matches(qs, Names::Query)
+    }
+
+    /// A header or query match list compiled, or `None` when a value cannot be used (a
+    /// regex over the limits). Of names that compare equal only the first entry counts.
+    fn named_matches(
+        &mut self,
+        list: &'i [(String, StrMatch)],
+        names: Names,
+    ) -> Option<NamedMatches> {
+        if list.is_empty() {
             return Some(NamedMatches::default());
         }
-        if let Some(m) = self.query_lists.get(qs) {
+        // the same list on many rules (a tenant header, a canary flag): compiled once
+        let cached = match names {
+            Names::Header => self.header_lists.get(list),
+            Names::Query => self.query_lists.get(list),
+        };
+        if let Some(m) = cached {
             return m.clone();
         }
-        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(qs.len());
+        let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(list.len());
         let mut ok = true;
-        for (name, m) in qs {
-            // §1.5: names are case-sensitive; only the first duplicate counts.
-            if out.iter().any(|(n, _)| **n == **name) {
+        for (name, m) in list {
+            let seen = match names {
+                // §1.4: header names are case-insensitive; kept lowercase
+                Names::Header => out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)),
+                // §1.5: query parameter names are case-sensitive
+                Names::Query => out.iter().any(|(n, _)| **n == **name),
+            };
+            if seen {
                 continue;
             }
-            let name = self.intern(name);
+            let name = match names {
+                Names::Header if name.bytes().any(|b| b.is_ascii_uppercase()) => {
+                    self.intern(&name.to_ascii_lowercase())
+                }
+                _ => self.intern(name),
+            };
             match self.value_match(m) {
                 Some(v) => out.push((name, v)),
                 None => {
@@ -1769,7 +1774,10 @@ impl<'i> Builder<'i> {
             }
         }
         let m = ok.then(|| NamedMatches::from(out));
-        self.query_lists.insert(qs, m.clone());
+        match names {
+            Names::Header => self.header_lists.insert(list, m.clone()),
+            Names::Query => self.query_lists.insert(list, m.clone()),
+        };
         m
     }
 
