@@ -29,6 +29,7 @@
 mod macros;
 
 pub mod decode;
+pub mod digest;
 pub mod gateway;
 pub mod ir;
 pub mod k8s;
