@@ -178,7 +178,7 @@ impl<'a> Ladder<'a> {
                 .as_ref()
                 .and_then(|d| d.services.get(i))
                 .filter(|s| s.level2.is_none())
-                .map(|s| s.svc)
+                .and_then(|s| s.service())
             else {
                 continue;
             };
@@ -243,20 +243,38 @@ impl<'a> Ladder<'a> {
         route: &ObjectMeta,
         parent_ref: &ParentReference,
     ) -> Option<VerdictId> {
-        let (Some((_, namespace_levels)), Some(d)) = (self.entered, &mut self.dense) else {
-            return None;
-        };
         if parent_ref.controllers.is_some()
             || !route.annotations.is_empty()
             || parent_ref.parent_kind() != ParentKind::Service
         {
             return None;
         }
-        let (ns, defaulted) = match &parent_ref.namespace {
-            Some(ns) => (ns.as_str(), false),
+        self.decide_service_cached(
+            route_ns.as_bytes(),
+            parent_ref.namespace.as_deref().map(str::as_bytes),
+            parent_ref.name.as_bytes(),
+        )
+    }
+
+    /// [`Ladder::decide_cached`] for a parent already known to be a core Service, named
+    /// `parent_ns/name` (`parent_ns` as written: `None` for the route's own namespace) by a
+    /// route in the entered namespace `route_ns` that has no level-1 signal (no annotations,
+    /// no `controllers`): what a full decision reads from a route's digest.
+    #[inline(always)]
+    pub(crate) fn decide_service_cached(
+        &mut self,
+        route_ns: &[u8],
+        parent_ns: Option<&[u8]>,
+        name: &[u8],
+    ) -> Option<VerdictId> {
+        let (Some((_, namespace_levels)), Some(d)) = (self.entered, &mut self.dense) else {
+            return None;
+        };
+        let (ns, defaulted) = match parent_ns {
+            Some(ns) => (ns, false),
             None => (route_ns, true),
         };
-        let at = d.find(ns, &parent_ref.name, defaulted, true)?;
+        let at = d.find(ns, name, defaulted, true)?;
         // Level 2 is computed for every Service during the prefill.
         let level2 = d.services.get(at)?.level2?;
         match level2 {
@@ -513,8 +531,10 @@ impl<'a> Ladder<'a> {
         entered: bool,
     ) -> Option<VerdictId> {
         let found = self.dense.as_mut().and_then(|d| {
-            let i = d.find(ns, name, defaulted, entered)?;
-            d.services.get(i).map(|s| (i, s.svc, s.level2))
+            let i = d.find(ns.as_bytes(), name.as_bytes(), defaulted, entered)?;
+            d.services
+                .get(i)
+                .and_then(|s| Some((i, s.service()?, s.level2)))
         });
         let Some((i, svc, cached)) = found else {
             let v = missing_service(ns, name);

@@ -142,8 +142,16 @@ pub mod random {
     use super::*;
     use proptest::prelude::*;
 
-    pub const NAMESPACES: [&str; 4] = ["ns0", "ns1", "ns2", "ns3"];
-    pub const SERVICES: [&str; 3] = ["s0", "s1", "s2"];
+    /// The last namespace and Service names are longer than a digest inlines
+    /// (`gamma_model::digest::INLINE_NAME_LEN`), so full decisions take both their digest
+    /// path and their object path for routes in and to them.
+    pub const NAMESPACES: [&str; 4] = [
+        "ns0",
+        "ns1",
+        "ns2",
+        "ns3-with-a-name-longer-than-a-digest-inlines",
+    ];
+    pub const SERVICES: [&str; 3] = ["s0", "s1", "s2-with-a-name-longer-than-a-digest-inlines"];
     /// A mesh registered only through its XMesh object.
     pub const CILIUM: &str = "cilium.io/gateway-controller";
 
