@@ -3,7 +3,8 @@
 //! arbiter_cluster.rs`) after building the snapshot and warming up, so that
 //! `valgrind --tool=callgrind` totals for N and 0 differ by exactly N `decide_all` calls
 //! (including dropping each result). A second argument `update` runs N one-Service updates
-//! instead, `relabel` N Namespace relabels. Method in benches/README.md (gamma-arbiter).
+//! instead, `relabel` N Namespace relabels, `time` prints the wall time per `decide_all` (min
+//! and median of N) and of building the snapshot. Method in benches/README.md (gamma-arbiter).
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 #[path = "../../benches/support/arbiter_cluster.rs"]
@@ -20,7 +21,10 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let mode = args.get(2).map(String::as_str).unwrap_or("decide_all");
-    let snap = Snapshot::from_resources(cluster());
+    let objects = cluster();
+    let start = std::time::Instant::now();
+    let snap = Snapshot::from_resources(objects);
+    let built = start.elapsed();
     let arbiter = Arbiter::new(config()).unwrap();
     let mut decisions = arbiter.decide_all(&snap);
     match mode {
@@ -52,6 +56,23 @@ fn main() {
                     black_box(arbiter.update(&mut decisions, snaps[(k + 1) & 1], &key)).len();
             }
             println!("{mode}: {n} updates, {changed} pairs changed");
+        }
+        "time" => {
+            // Wall time per call (min and median of n), for quick A/B runs of two builds on a
+            // noisy machine; criterion stays the reported figure.
+            let mut times = Vec::with_capacity(n);
+            for _ in 0..n {
+                let start = std::time::Instant::now();
+                decisions = black_box(arbiter.decide_all(black_box(&snap)));
+                times.push(start.elapsed());
+            }
+            black_box(&decisions);
+            times.sort();
+            if let (Some(min), Some(med)) = (times.first(), times.get(n / 2)) {
+                println!(
+                    "decide_all: min {min:.2?} median {med:.2?} of {n}; snapshot built in {built:.2?}"
+                );
+            }
         }
         _ => {
             let mut pairs = 0usize;

@@ -276,6 +276,14 @@ mod tests {
         RouteDigest::of(&decode(yaml).unwrap()[0])
     }
 
+    /// The point of a digest is to be read in a cache line or two: a field added carelessly
+    /// (a `String`, a `Vec`) would bring back the pointer chase it exists to avoid.
+    #[test]
+    fn digests_stay_within_two_cache_lines_with_their_object_pointer() {
+        assert!(size_of::<RouteDigest>() + size_of::<usize>() <= 128);
+        assert!(size_of::<ServiceDigest>() + size_of::<usize>() <= 128);
+    }
+
     #[test]
     fn inline_names_hold_up_to_the_limit_and_refuse_longer_ones() {
         for len in 0..=INLINE_NAME_LEN {
