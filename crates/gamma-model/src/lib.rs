@@ -28,6 +28,7 @@
 
 mod macros;
 
+mod chunked;
 pub mod decode;
 pub mod digest;
 pub mod gateway;

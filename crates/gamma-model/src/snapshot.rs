@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use crate::chunked::Chunked;
 use crate::digest::{RouteDigest, ServiceDigest};
 use crate::gateway::{
     Gateway, GatewayClass, GrpcRoute, HttpRoute, ParentKind, ParentReference, ReferenceGrant,
@@ -83,9 +84,11 @@ impl ParentKey {
 pub struct Snapshot {
     objects: BTreeMap<ObjectRef, Arc<Resource>>,
     /// Every route (the kinds with a [`RouteDigest`]) and its digest, in key order.
-    route_digests: BTreeMap<ObjectRef, (Arc<Resource>, RouteDigest)>,
+    /// (In sorted runs rather than a `BTreeMap`: a full pass over them is the point, see
+    /// [`Chunked`].)
+    route_digests: Chunked<ObjectRef, (Arc<Resource>, RouteDigest)>,
     /// Every Service and its digest, in key order.
-    service_digests: BTreeMap<ObjectRef, (Arc<Resource>, ServiceDigest)>,
+    service_digests: Chunked<ObjectRef, (Arc<Resource>, ServiceDigest)>,
     services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectRef>>,
     routes_by_parent: BTreeMap<ParentKey, BTreeSet<ObjectRef>>,
     /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
@@ -244,21 +247,15 @@ impl Snapshot {
         &self,
         kind: ResourceKind,
     ) -> impl Iterator<Item = (&Arc<Resource>, &RouteDigest)> {
-        // Bounded on both ends, so that iterating reads no key (`take_while` compared each
-        // key's kind: a cache line every route or two that nothing else reads).
         let start = ObjectRef::new(kind, "", "");
-        let range = match ResourceKind::ALL
+        let next = ResourceKind::ALL
             .iter()
             .copied()
             .filter(|k| *k > kind)
-            .min()
-        {
-            Some(next) => self
-                .route_digests
-                .range(start..ObjectRef::new(next, "", "")),
-            None => self.route_digests.range(start..),
-        };
-        range.map(|(_, (r, d))| (r, d))
+            .min();
+        self.route_digests
+            .values_in(&start, next.map(|n| ObjectRef::new(n, "", "")))
+            .map(|(r, d)| (r, d))
     }
 
     /// Every Service, in (namespace, name) order, with its [`ServiceDigest`] (see
