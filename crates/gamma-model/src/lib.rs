@@ -10,7 +10,8 @@
 //!    paths.
 //! 3. **Defaulted IR** ([`ir`]): routes with every API-server default applied, in types that
 //!    cannot hold invalid values, converted whole or rule by rule (partially invalid routes).
-//! 4. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`] and the IR.
+//! 4. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`] and the IR; passes
+//!    over every route or Service can read the snapshot's compact [`digest`]s first.
 //!
 //! gamma-rs extensions that are not upstream API are marked as such; the main one is
 //! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
