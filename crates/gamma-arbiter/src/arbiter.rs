@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gamma_model::digest::InlineName;
-use gamma_model::{ObjectRef, Snapshot};
+use gamma_model::digest::{InlineName, RouteDigest};
+use gamma_model::{ObjectRef, Resource, Snapshot};
 
 use crate::config::{Config, ConfigError};
 use crate::decision::{Decision, PairKey, Verdict, VerdictId};
@@ -58,8 +58,73 @@ pub struct Arbiter {
     config: Config,
 }
 
-/// How many routes a full decision reads ahead at once (see `decide_all`).
+/// How many routes a full decision takes at once (see [`touch_objects`]).
 const BATCH: usize = 16;
+
+/// Reads each route object of a batch (its kind, on the cache line of its reference count)
+/// before the batch is decided. Each key of a full decision shares its route's `Arc`: a locked
+/// reference-count increment, which waits for every earlier load. Made on an object that left
+/// the cache, it pays a full memory round trip with nothing overlapping it (50,000 of them
+/// made the decision take twice as long); read first, with plain loads that overlap, the
+/// objects are in cache when their increments come.
+fn touch_objects(batch: &[(&Arc<Resource>, &RouteDigest)]) {
+    let mut touched = 0u8;
+    for (resource, _) in batch {
+        touched ^= resource.kind() as u8;
+    }
+    std::hint::black_box(touched);
+}
+
+/// A full decision's walk over the routes of one kind, in key order.
+struct Walk<'l, 'a> {
+    ladder: &'l mut Ladder<'a>,
+    /// The namespace entered last: routes of a kind come in namespace order, so one
+    /// comparison per route here spares the ladder comparing namespaces per parent.
+    current: Option<&'a [u8]>,
+}
+
+impl<'a> Walk<'_, 'a> {
+    /// The verdict ids of one route, in parentRef order; `None` for an object that is not a
+    /// route. The common route (one core Service parent, no level-1 signal, short names:
+    /// [`digest_service_parent`]) is decided from its digest, without reading the object;
+    /// every other route from its object, and both give the same verdicts.
+    fn decide(&mut self, resource: &'a Resource, digest: &'a RouteDigest) -> Option<IdList> {
+        let from_digest = digest_service_parent(digest).and_then(|(ns, p)| {
+            // Names are compared as bytes: only entering a namespace needs its `&str`, which
+            // safe code gets from inline bytes by validating them.
+            let ns = ns.as_bytes();
+            if !self.current.is_some_and(|c| same(c, ns)) {
+                self.ladder.enter_namespace(std::str::from_utf8(ns).ok()?);
+                self.current = Some(ns);
+            }
+            self.ladder.decide_service_cached(
+                ns,
+                p.namespace().map(InlineName::as_bytes),
+                p.name().as_bytes(),
+            )
+        });
+        if let Some(id) = from_digest {
+            return Some(IdList::One(id));
+        }
+        let (meta, refs, _) = route_parts(resource)?;
+        let ns = meta.namespace_or_default();
+        if !self.current.is_some_and(|c| same(c, ns)) {
+            self.ladder.enter_namespace(ns);
+            self.current = Some(ns.as_bytes());
+        }
+        // Most routes have one parent: its id is stored inline, no allocation.
+        Some(match refs {
+            [p] => IdList::One(match self.ladder.decide_cached(ns, meta, p) {
+                Some(id) => id,
+                None => self.ladder.decide(ns, meta, p),
+            }),
+            _ => refs
+                .iter()
+                .map(|p| self.ladder.decide(ns, meta, p))
+                .collect(),
+        })
+    }
+}
 
 impl Arbiter {
     /// An arbiter for a validated configuration.
@@ -89,11 +154,12 @@ impl Arbiter {
         let mut out = Vec::with_capacity(snapshot.len());
         let mut batch = Vec::with_capacity(BATCH);
         for kind in ROUTE_KINDS {
-            let mut current = None;
-            // Routes are read through their digests (see `gamma_model::digest`): the
-            // common route, with one core Service parent and no level-1 signal, is decided
-            // from the digest and the prefilled caches without reading the route object,
-            // whose chain of separately allocated strings cost most of a full decision.
+            // Routes are read through their digests (see `gamma_model::digest`), a batch at a
+            // time (see `touch_objects`).
+            let mut walk = Walk {
+                ladder: &mut ladder,
+                current: None,
+            };
             let mut routes = snapshot.route_digests(kind);
             loop {
                 batch.clear();
@@ -101,54 +167,10 @@ impl Arbiter {
                 if batch.is_empty() {
                     break;
                 }
-                // Each key below shares its route's `Arc` (a locked reference-count increment).
-                // A locked instruction waits for every earlier load, so one that misses the
-                // cache stalls the loop for a full memory round trip with nothing overlapping
-                // it: 50,000 of them cost more than the rest of the decision. Reading the
-                // batch's objects first (their kind sits on the same cache line as the count)
-                // lets those misses overlap, and the increments then hit the cache.
-                let mut touched = 0u8;
-                for (resource, _) in &batch {
-                    touched ^= resource.kind() as u8;
-                }
-                std::hint::black_box(touched);
+                touch_objects(&batch);
                 for &(resource, digest) in &batch {
-                    let cached = digest_service_parent(digest).and_then(|(ns, p)| {
-                        // Routes of a kind come in namespace order: one comparison per route
-                        // here spares the ladder comparing namespaces per parent. Names are
-                        // compared as bytes: only entering a namespace needs its `&str`, which
-                        // safe code gets from inline bytes by validating them.
-                        let ns = ns.as_bytes();
-                        if !current.is_some_and(|c| same(c, ns)) {
-                            ladder.enter_namespace(std::str::from_utf8(ns).ok()?);
-                            current = Some(ns);
-                        }
-                        ladder.decide_service_cached(
-                            ns,
-                            p.namespace().map(InlineName::as_bytes),
-                            p.name().as_bytes(),
-                        )
-                    });
-                    let ids = match cached {
-                        Some(id) => IdList::One(id),
-                        None => {
-                            let Some((meta, refs, _)) = route_parts(resource) else {
-                                continue;
-                            };
-                            let ns = meta.namespace_or_default();
-                            if !current.is_some_and(|c| same(c, ns)) {
-                                ladder.enter_namespace(ns);
-                                current = Some(ns.as_bytes());
-                            }
-                            // Most routes have one parent: its id is stored inline, no allocation.
-                            match refs {
-                                [p] => IdList::One(match ladder.decide_cached(ns, meta, p) {
-                                    Some(id) => id,
-                                    None => ladder.decide(ns, meta, p),
-                                }),
-                                _ => refs.iter().map(|p| ladder.decide(ns, meta, p)).collect(),
-                            }
-                        }
+                    let Some(ids) = walk.decide(resource, digest) else {
+                        continue;
                     };
                     out.push(RouteEntry {
                         // Shares the snapshot's object: no per-route copy of the name.
