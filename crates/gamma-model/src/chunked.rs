@@ -61,6 +61,20 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
 
     /// Inserts or replaces; returns the previous value.
     pub(crate) fn insert(&mut self, key: K, val: V) -> Option<V> {
+        // In place when the key falls after a run's first key and the run has room: its first
+        // key does not change, so the run stays where it is (no key clone, no re-insertion).
+        if let Some((_, run)) = self.runs.range_mut(..=&key).next_back() {
+            match run.keys.binary_search(&key) {
+                Ok(at) => return run.vals.get_mut(at).map(|v| std::mem::replace(v, val)),
+                Err(at) if run.keys.len() < CAP => {
+                    run.keys.insert(at, key);
+                    run.vals.insert(at, val);
+                    self.len += 1;
+                    return None;
+                }
+                Err(_) => {}
+            }
+        }
         let Some(first) = self.run_of(&key) else {
             self.runs.insert(
                 key.clone(),
@@ -88,6 +102,16 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
 
     /// Removes `key`; returns its value.
     pub(crate) fn remove(&mut self, key: &K) -> Option<V> {
+        // In place when it is not the run's first key and the run stays large enough.
+        if let Some((_, run)) = self.runs.range_mut(..=key).next_back()
+            && run.keys.len() > MIN
+            && let Ok(at) = run.keys.binary_search(key)
+            && at > 0
+        {
+            run.keys.remove(at);
+            self.len -= 1;
+            return Some(run.vals.remove(at));
+        }
         let first = self.run_of(key)?;
         let at = self.runs.get(&first)?.keys.binary_search(key).ok()?;
         let mut run = self.runs.remove(&first)?;
@@ -153,9 +177,8 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
         K: 'a,
     {
         // Runs that may hold keys >= start: the one holding `start`, then the following ones.
-        let from = self.run_of(start);
-        let runs = match &from {
-            Some(f) => self.runs.range(f.clone()..),
+        let runs = match self.runs.range(..=start).next_back() {
+            Some((first, _)) => self.runs.range(first..),
             None => self.runs.range(..),
         };
         let start = start.clone();
