@@ -12,13 +12,24 @@
 //! Results are combined and passed to [`std::hint::black_box`] so the loads happen; nothing
 //! depends on them.
 
-use crate::ir::{MatchIr, PathMatchIr, RouteIr, StrMatch};
+use crate::ir::{FiltersIr, MatchIr, PathMatchIr, RouteIr, StrMatch};
 
 /// Levels of the pipelines (pointer hops from the route entry to the bytes).
 pub(crate) const DEPTH: usize = 4;
 
 fn first(s: &str) -> u8 {
     s.as_bytes().first().copied().unwrap_or(0)
+}
+
+/// The fields of a rule's or backendRef's filters (inline in their entry) that compiling it
+/// reads.
+fn filters(f: &FiltersIr) -> u8 {
+    (f.extensions.len() ^ f.mirrors.len()) as u8
+        ^ u8::from(f.request_headers.is_empty())
+        ^ u8::from(f.response_headers.is_empty())
+        ^ u8::from(f.rewrite.is_none())
+        ^ u8::from(f.redirect.is_none())
+        ^ u8::from(f.cors.is_none())
 }
 
 /// Level `level` (1 = the route entry) of what attaching `route` reads: parents, rules,
@@ -33,13 +44,8 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
             }
             // every field of the rule entry (520 bytes) that compiling it reads
             for rule in &route.rules {
-                let f = &rule.filters;
-                t ^= (rule.backends.len() ^ f.extensions.len() ^ f.mirrors.len()) as u8
-                    ^ u8::from(f.request_headers.is_empty())
-                    ^ u8::from(f.response_headers.is_empty())
-                    ^ u8::from(f.rewrite.is_none())
-                    ^ u8::from(f.redirect.is_none())
-                    ^ u8::from(f.cors.is_none())
+                t ^= filters(&rule.filters)
+                    ^ rule.backends.len() as u8
                     ^ u8::from(rule.timeouts.is_none())
                     ^ u8::from(rule.retry.is_none())
                     ^ u8::from(rule.name.is_none())
@@ -53,11 +59,8 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
             for rule in &route.rules {
                 // and of each backendRef entry (448 bytes)
                 for b in &rule.backends {
-                    let f = &b.filters;
-                    t ^= (b.name.len() ^ b.namespace.len() ^ f.extensions.len()) as u8
-                        ^ u8::from(f.request_headers.is_empty())
-                        ^ u8::from(f.response_headers.is_empty())
-                        ^ u8::from(f.rewrite.is_none())
+                    t ^= filters(&b.filters)
+                        ^ (b.name.len() ^ b.namespace.len()) as u8
                         ^ b.weight as u8;
                 }
             }
