@@ -36,14 +36,12 @@ struct Run<K, V> {
 pub(crate) struct Chunked<K, V> {
     /// Each run by its first key. Runs are non-empty, sorted, disjoint, and in key order.
     runs: BTreeMap<K, Run<K, V>>,
-    len: usize,
 }
 
 impl<K, V> Default for Chunked<K, V> {
     fn default() -> Self {
         Chunked {
             runs: BTreeMap::new(),
-            len: 0,
         }
     }
 }
@@ -69,7 +67,6 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
                 Err(at) if run.keys.len() < CAP => {
                     run.keys.insert(at, key);
                     run.vals.insert(at, val);
-                    self.len += 1;
                     return None;
                 }
                 Err(_) => {}
@@ -83,7 +80,6 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
                     vals: vec![val],
                 },
             );
-            self.len += 1;
             return None;
         };
         let mut run = self.runs.remove(&first)?;
@@ -92,7 +88,6 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
             Err(at) => {
                 run.keys.insert(at, key);
                 run.vals.insert(at, val);
-                self.len += 1;
                 None
             }
         };
@@ -109,7 +104,6 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
             && at > 0
         {
             run.keys.remove(at);
-            self.len -= 1;
             return Some(run.vals.remove(at));
         }
         let first = self.run_of(key)?;
@@ -117,7 +111,6 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
         let mut run = self.runs.remove(&first)?;
         run.keys.remove(at);
         let val = run.vals.remove(at);
-        self.len -= 1;
         if !run.keys.is_empty() {
             self.put(run);
         }
@@ -217,7 +210,7 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
     /// How many entries.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.runs.values().map(|r| r.keys.len()).sum()
     }
 }
 
@@ -226,7 +219,7 @@ where
     K: Ord + Clone,
 {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.iter().eq(other.iter())
     }
 }
 
