@@ -86,12 +86,13 @@ impl RequestLine {
             }
             headers.push((name.to_owned(), value.to_owned()));
         }
+        let (method, path) = method_and_path(args.method.as_deref(), args.path.as_deref())?;
         Ok(RequestLine {
             from: args.from.clone(),
             to,
             host: args.host.clone(),
-            method: args.method.clone(),
-            path: args.path.clone(),
+            method,
+            path,
             headers,
             sni: args.sni.clone(),
             protocol: args.protocol,
@@ -115,6 +116,66 @@ impl RequestLine {
     pub fn destination(&self) -> Result<Destination, String> {
         Destination::parse(&self.to)
     }
+}
+
+/// The positional `METHOD PATH` as meant: a first positional that looks like a path is the
+/// path (`resolve --to IP:PORT /beta` is `GET /beta`, never the method `/beta` on `/`), and
+/// `"GET /beta"` given as one argument is split. Anything else that cannot be a method (a
+/// path after a path, a method with spaces, a path not starting with `/`) is refused rather
+/// than resolved as some other request.
+pub fn method_and_path(
+    method: Option<&str>,
+    path: Option<&str>,
+) -> Result<(Option<String>, Option<String>), String> {
+    let looks_like_path = |s: &str| s.starts_with('/');
+    match (method, path) {
+        (None, None) => Ok((None, None)),
+        (Some(first), None) if looks_like_path(first) => Ok((None, Some(first.to_owned()))),
+        (Some(first), None) if first.contains(char::is_whitespace) => {
+            match first.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [m, p] if looks_like_path(p) && !looks_like_path(m) => {
+                    Ok((Some((*m).to_owned()), Some((*p).to_owned())))
+                }
+                _ => Err(format!(
+                    "{first:?}: expected METHOD PATH as two arguments (`GET /beta`) or a PATH \
+                     alone (method GET)"
+                )),
+            }
+        }
+        (Some(first), Some(second)) if looks_like_path(first) => Err(format!(
+            "{first:?} {second:?}: the first argument looks like a path; write METHOD PATH \
+             (`GET {first}`) or the PATH alone"
+        )),
+        (Some(m), _) if !is_token(m) => Err(format!(
+            "method {m:?} is not an HTTP method token (letters, digits and !#$%&'*+-.^_`|~, no \
+             spaces)"
+        )),
+        (Some(_), Some(p)) if !looks_like_path(p) => Err(format!("path {p:?} must start with '/'")),
+        (m, p) => Ok((m.map(str::to_owned), p.map(str::to_owned))),
+    }
+}
+
+/// An RFC 9110 §5.6.2 token: what a method may be.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// A warning for a method that differs only in case from a standard one: methods are
+/// case-sensitive (RFC 9110 §9.1), so `get` is not `GET` and a route matching `GET` does not
+/// match it. The method is kept as written.
+pub fn method_case_warning(method: &str) -> Option<String> {
+    const STANDARD: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+    ];
+    let upper = method.to_ascii_uppercase();
+    (upper != method && STANDARD.contains(&upper.as_str())).then(|| {
+        format!(
+            "method {method:?} is not {upper:?}: HTTP methods are case-sensitive (RFC 9110 \
+             section 9.1), so it is resolved as written and matches no rule that names {upper}"
+        )
+    })
 }
 
 /// Where a request is sent.
@@ -275,6 +336,37 @@ mod tests {
         let e =
             serde_json::from_str::<RequestLine>(r#"{"to":"1.2.3.4:80","heders":{}}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field `heders`"), "{e}");
+    }
+
+    #[test]
+    fn a_lone_path_is_the_path_and_one_spaced_argument_is_split() {
+        let mp = |m: Option<&str>, p: Option<&str>| method_and_path(m, p);
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(mp(Some("/beta"), None), Ok((None, some("/beta"))));
+        assert_eq!(
+            mp(Some("GET /beta"), None),
+            Ok((some("GET"), some("/beta")))
+        );
+        assert_eq!(mp(Some("GET"), Some("/a")), Ok((some("GET"), some("/a"))));
+        assert_eq!(mp(Some("GET"), None), Ok((some("GET"), None)));
+        for (m, p) in [
+            (Some("/a"), Some("GET")),
+            (Some("GET /a /b"), None),
+            (Some("GET beta"), None),
+            (Some("GET"), Some("beta")),
+            (Some("GE T"), Some("/a")),
+        ] {
+            assert!(mp(m, p).is_err(), "{m:?} {p:?}");
+        }
+    }
+
+    #[test]
+    fn methods_differing_from_a_standard_one_only_in_case_are_warned_about() {
+        assert!(method_case_warning("get").is_some());
+        assert!(method_case_warning("Post").is_some());
+        assert!(method_case_warning("GET").is_none());
+        assert!(method_case_warning("PURGE").is_none());
+        assert!(method_case_warning("purge").is_none());
     }
 
     #[test]
