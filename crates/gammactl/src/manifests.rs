@@ -430,11 +430,6 @@ fn strip_position(message: &str) -> &str {
     m
 }
 
-/// A parser message for a problem line: its first line, without the parser's own position.
-pub fn parser_message(message: &str) -> &str {
-    strip_position(first_line_of(message))
-}
-
 fn first_line_of(message: &str) -> &str {
     message.lines().next().unwrap_or(message).trim_end()
 }

@@ -94,20 +94,15 @@ fn read_config(path: &Path) -> Result<Config, Failure> {
         .map_err(|e| crate::input::describe_io(&e))
         .and_then(crate::input::read_limited)
         .map_err(|e| input(format!("{name}: {e}")))?;
-    let trimmed = text.trim_start();
-    let parsed = if trimmed.starts_with('{') {
-        serde_json::from_str::<Config>(&text).map_err(|e| format!("{name}:{}: {}", e.line(), e))
-    } else {
-        serde_saphyr::from_str::<Config>(&text).map_err(|e| match e.location() {
-            Some(l) => format!(
-                "{name}:{}: {}",
-                l.line(),
-                crate::manifests::parser_message(&e.to_string())
-            ),
-            None => format!("{name}: {e}"),
-        })
-    };
-    parsed.map_err(|m| input(format!("invalid arbiter configuration: {m}")))
+    // The configuration is a contract (gamma-arbiter's Config::decode): a misspelt, mistyped
+    // or missing key is an error at its line and path, never a different ownership table.
+    Config::decode(&text).map_err(|e| {
+        let at = e.line.map(|l| format!(":{l}")).unwrap_or_default();
+        input(format!(
+            "invalid arbiter configuration: {name}{at}: {}: {}",
+            e.path, e.message
+        ))
+    })
 }
 
 /// A parentRef for people, with the defaults the API server would apply made visible:
