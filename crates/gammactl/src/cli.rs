@@ -265,17 +265,19 @@ pub struct ExplainArgs {
 
 /// `gammactl owners`.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("view")
+        .args(["as_controller", "all"])
+        .required(true)
+        .multiple(true)
+))]
 pub struct OwnersArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     /// The controller whose view to show (a controllerName or alias, or a mesh name).
-    #[arg(
-        long = "as",
-        value_name = "CONTROLLER",
-        required_unless_present = "all"
-    )]
+    #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: Option<String>,
     /// The arbiter configuration (registered meshes, selectors, keys); see
     /// examples/gamma-config.yaml.

@@ -76,7 +76,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     for d in arb.registry().diagnostics() {
         warn(&format!("{} {d}", err_style.yellow("warning:")));
     }
-    let me = arb.identity(&args.as_controller);
+    let me = arb.identity(&args.as_controller)?;
     // What the data plane would report for each (route, parentRef) it programs.
     // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
     // route author can probe it over time; long-running embedders pass a random seed
