@@ -295,7 +295,9 @@ pub enum StatusForm {
     /// The full `status` object to write.
     #[default]
     Full,
-    /// A JSON merge patch of `status.parents` per route, ready for `kubectl patch --type merge`.
+    /// An RFC 6902 JSON patch per route (`kubectl patch --subresource=status --type=json`):
+    /// tests of `metadata.resourceVersion` (when the input has one) and `metadata.generation`,
+    /// then the merged `status`.
     Patch,
 }
 
@@ -312,8 +314,9 @@ pub struct StatusArgs {
     /// The arbiter configuration; see examples/gamma-config.yaml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The current time (RFC 3339), used for lastTransitionTime. Default: the Unix epoch, so
-    /// output is reproducible.
+    /// The time written as lastTransitionTime where a condition changes (RFC 3339, e.g.
+    /// 2026-11-29T12:00:00Z). Default: the current time (system clock); give one for
+    /// reproducible output.
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
     /// Full status objects, or patches.
