@@ -113,9 +113,20 @@ pub struct ConvertSmiArgs {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// A manifest file, a folder (read recursively: *.yaml, *.yml, *.json, in sorted order),
-    /// or `-` for standard input. Repeatable. Multi-document YAML and JSON are accepted.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    /// or `-` for standard input. Repeatable, or comma-separated as in kubectl
+    /// (`-f a.yaml,b.yaml`). Multi-document YAML and JSON are accepted.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "PATH",
+        required = true,
+        value_delimiter = ','
+    )]
     pub files: Vec<PathBuf>,
+    /// Do not warn about objects of kinds gamma-rs does not read (Deployments, ConfigMaps, ...),
+    /// summarised otherwise in one line on standard error.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 /// `-o` output format.
@@ -133,7 +144,7 @@ pub enum Format {
 /// `-o`.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format [default: text; for `resolve --requests`, JSON lines].
+    /// Output format [default: text].
     #[arg(short = 'o', long = "output", value_enum)]
     pub format: Option<Format>,
 }
@@ -204,8 +215,8 @@ pub struct RequestArgs {
     /// The client's namespace (selects its consumer routes, if any).
     #[arg(long, value_name = "NAMESPACE")]
     pub from: Option<String>,
-    /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP), or
-    /// `gateway/NAMESPACE/NAME:PORT`.
+    /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP;
+    /// `SERVICE:PORT` with --from is `SERVICE.FROM`), or `gateway/NAMESPACE/NAME:PORT`.
     #[arg(long, value_name = "DESTINATION")]
     pub to: Option<String>,
     /// The Host header (or :authority).
@@ -234,6 +245,9 @@ pub struct RequestArgs {
 
 /// `gammactl resolve`.
 #[derive(Debug, Args)]
+#[command(mut_arg("format", |a| {
+    a.help("Output format [default: text; with --requests, JSON lines]")
+}))]
 pub struct ResolveArgs {
     #[command(flatten)]
     pub input: InputArgs,

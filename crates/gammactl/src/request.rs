@@ -114,7 +114,7 @@ impl RequestLine {
 
     /// The destination, parsed.
     pub fn destination(&self) -> Result<Destination, String> {
-        Destination::parse(&self.to)
+        Destination::parse_in(&self.to, self.from.as_deref())
     }
 }
 
@@ -224,7 +224,14 @@ impl fmt::Display for Destination {
 impl Destination {
     /// Parses `IP:PORT` (`[v6]:PORT` for IPv6), `SERVICE.NAMESPACE[.svc...]:PORT` or
     /// `gateway/NAMESPACE/NAME:PORT`.
+    #[cfg(test)]
     pub fn parse(text: &str) -> Result<Self, String> {
+        Self::parse_in(text, None)
+    }
+
+    /// Like [`Destination::parse`], and a bare `SERVICE:PORT` is the Service in `namespace`
+    /// (the client's, `--from`), as DNS search paths resolve `web` to `web.NS` inside NS.
+    pub fn parse_in(text: &str, namespace: Option<&str>) -> Result<Self, String> {
         if let Ok(addr) = text.parse::<SocketAddr>() {
             return Ok(Destination::Address(addr));
         }
@@ -258,10 +265,30 @@ impl Destination {
             .strip_suffix(".svc.cluster.local")
             .or_else(|| host.strip_suffix(".svc"))
             .unwrap_or(host);
+        if !host.contains('.')
+            && !host.is_empty()
+            && !host.contains('/')
+            && let Some(namespace) = namespace
+        {
+            return Ok(Destination::Service {
+                name: host.to_owned(),
+                namespace: namespace.to_owned(),
+                port,
+            });
+        }
         let (name, namespace) = host
             .split_once('.')
             .filter(|(n, ns)| !n.is_empty() && !ns.is_empty() && !ns.contains('.'))
-            .ok_or_else(|| format!("destination {text:?}: {expected}"))?;
+            .ok_or_else(|| {
+                if host.contains('.') || host.contains('/') {
+                    format!("destination {text:?}: {expected}")
+                } else {
+                    format!(
+                        "destination {text:?}: no namespace; write {host}.NAMESPACE:{port}, or \
+                         give the client's namespace with --from (then {host} is {host}.FROM)"
+                    )
+                }
+            })?;
         Ok(Destination::Service {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
@@ -304,6 +331,25 @@ mod tests {
                 port: 80
             })
         );
+    }
+
+    #[test]
+    fn a_bare_service_name_is_looked_up_in_the_client_namespace() {
+        assert_eq!(
+            Destination::parse_in("web:8080", Some("shop")),
+            Ok(Destination::Service {
+                name: "web".into(),
+                namespace: "shop".into(),
+                port: 8080
+            })
+        );
+        // A namespace written out wins over the client's.
+        assert_eq!(
+            Destination::parse_in("web.other:8080", Some("shop")),
+            Destination::parse("web.other:8080")
+        );
+        let e = Destination::parse("web:8080").unwrap_err();
+        assert!(e.contains("--from"), "{e}");
     }
 
     #[test]
