@@ -209,6 +209,26 @@ pub enum ProtocolArg {
     Udp,
 }
 
+/// The request scheme.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemeArg {
+    /// Plain HTTP.
+    Http,
+    /// HTTP over TLS.
+    Https,
+}
+
 /// One request, given by flags.
 #[derive(Debug, Clone, Args)]
 pub struct RequestArgs {
@@ -231,6 +251,11 @@ pub struct RequestArgs {
     /// The protocol (default: http when METHOD or PATH is given, else tls with --sni, else tcp).
     #[arg(long, value_enum)]
     pub protocol: Option<ProtocolArg>,
+    /// The request's scheme, which a RequestRedirect without `scheme` keeps. Default: https
+    /// through a Gateway listener that terminates TLS (protocol HTTPS), else http; give https
+    /// for a mesh request the client sends over TLS.
+    #[arg(long, value_enum)]
+    pub scheme: Option<SchemeArg>,
     /// The entropy for the weighted backend pick (a u64, default 0; the same value always picks
     /// the same backend).
     #[arg(long, value_name = "N")]
@@ -256,9 +281,9 @@ pub struct ResolveArgs {
     #[command(flatten)]
     pub request: RequestArgs,
     /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
-    /// (fields from, to, host, method, path, headers, sni, protocol, entropy). Answers one JSON
-    /// decision per line.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["from", "to", "host", "headers", "sni", "protocol", "entropy", "method", "path", "sample"])]
+    /// (fields from, to, host, method, path, headers, sni, protocol, scheme, entropy). Answers
+    /// one JSON decision per line.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["from", "to", "host", "headers", "sni", "protocol", "scheme", "entropy", "method", "path", "sample"])]
     pub requests: Option<PathBuf>,
     /// Resolve the request N times with entropies spread evenly over the u64 range and print
     /// how the outcomes are distributed (a weighted split at a glance).

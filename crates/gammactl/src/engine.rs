@@ -8,9 +8,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use gamma::model::gateway::GatewaySpecAddress;
 use gamma::model::k8s::Service;
 use gamma::model::{Resource, Snapshot};
-use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable};
+use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable, Scheme};
 
-use crate::cli::ProtocolArg;
+use crate::cli::{ProtocolArg, SchemeArg};
 use crate::request::{Destination, RequestLine, method_case_warning};
 
 /// The manifests compiled for resolution.
@@ -45,6 +45,8 @@ pub struct Prepared {
     pub unbound: Option<String>,
     /// Things worth saying about the request as written (a lower-case method).
     pub warnings: Vec<String>,
+    /// The scheme: as given, else https through a TLS-terminating Gateway listener.
+    pub scheme: Scheme,
 }
 
 impl Engine {
@@ -168,6 +170,12 @@ impl Engine {
             .into()
         });
         let warnings = method_case_warning(&method).into_iter().collect();
+        let scheme = match line.scheme {
+            Some(SchemeArg::Http) => Scheme::Http,
+            Some(SchemeArg::Https) => Scheme::Https,
+            None if self.terminates_tls(address, port) => Scheme::Https,
+            None => Scheme::Http,
+        };
         let path = line.path.clone().unwrap_or_else(|| "/".into());
         if protocol.is_http() && !path.starts_with('/') {
             return Err(format!("path {path:?} must start with '/'"));
@@ -182,6 +190,7 @@ impl Engine {
             line: line.clone(),
             unbound,
             warnings,
+            scheme,
         })
     }
 
@@ -201,7 +210,7 @@ impl Engine {
         if let Some(s) = &p.line.sni {
             req = req.with_sni(s);
         }
-        req.with_headers(&p.line.headers)
+        req.with_headers(&p.line.headers).with_scheme(p.scheme)
     }
 
     /// Resolves a prepared request with its own entropy, else `entropy`.
@@ -227,6 +236,17 @@ impl Engine {
                 .copied(),
             _ => None,
         }
+    }
+
+    /// Whether a Gateway at `ip` has a listener on `port` that terminates TLS for HTTP
+    /// (protocol HTTPS): requests through it have scheme https (Gateway API reference,
+    /// `Listener.protocol`; the RequestRedirect filter keeps the request's scheme).
+    fn terminates_tls(&self, ip: IpAddr, port: u16) -> bool {
+        self.snapshot
+            .gateways()
+            .filter(|g| gateway_ips(g).contains(&ip))
+            .flat_map(|g| g.spec.listeners.iter())
+            .any(|l| l.port == i32::from(port) && l.protocol == "HTTPS")
     }
 
     fn is_gateway_address(&self, ip: IpAddr) -> bool {

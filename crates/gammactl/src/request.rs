@@ -9,7 +9,7 @@ use std::net::{IpAddr, SocketAddr};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{ProtocolArg, RequestArgs};
+use crate::cli::{ProtocolArg, RequestArgs, SchemeArg};
 
 /// One request: a line of `gammactl resolve --requests FILE`, or the flags of `resolve` and
 /// `explain`. Unknown fields are an error, so a typo (`"heders"`) cannot silently drop data.
@@ -46,6 +46,10 @@ pub struct RequestLine {
     /// `tcp` (default otherwise) or `udp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<ProtocolArg>,
+    /// `http` or `https`: what a RequestRedirect without `scheme` keeps. Default: `https`
+    /// through a Gateway listener of protocol HTTPS (it terminates TLS), else `http`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<SchemeArg>,
     /// Entropy for the weighted backend pick.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entropy: Option<u64>,
@@ -96,6 +100,7 @@ impl RequestLine {
             headers,
             sni: args.sni.clone(),
             protocol: args.protocol,
+            scheme: args.scheme,
             entropy: args.entropy,
         })
     }

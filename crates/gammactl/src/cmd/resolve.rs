@@ -174,6 +174,9 @@ pub fn describe(p: &Prepared) -> String {
         if p.protocol == gamma_resolve::Protocol::Grpc {
             s.push_str(" (gRPC)");
         }
+        if p.scheme == gamma_resolve::Scheme::Https {
+            s.push_str(" (https)");
+        }
     } else {
         s.push_str(&format!("{} connection", p.protocol));
     }
