@@ -142,3 +142,34 @@ fn an_ip_that_binds_nothing_passes_through_with_the_reason() {
     assert_eq!(v["decision"], "passthrough");
     assert!(json.stderr.contains("binds no Service frontend"));
 }
+
+#[test]
+fn authorize_reads_method_and_path_the_same_way() {
+    let base = [
+        "authorize",
+        "-f",
+        "examples/manifests/smi",
+        "--source",
+        "monitoring/prometheus",
+        "--destination",
+        "store/website",
+        "--port",
+        "9090",
+        "-o",
+        "json",
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let two = with(&["POST", "/metrics"]);
+    let one = with(&["POST /metrics"]);
+    assert_eq!(two.code, 0, "{}", two.stderr);
+    assert_eq!(one.stdout, two.stdout);
+    // A lone path is GET on that path, not the method "/metrics".
+    let alone = with(&["/metrics"]);
+    let get = with(&["GET", "/metrics"]);
+    assert_eq!(alone.stdout, get.stdout);
+    assert_eq!(with(&["/metrics", "GET"]).code, 2);
+}
