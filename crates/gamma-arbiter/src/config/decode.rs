@@ -124,6 +124,7 @@ fn yaml_message(rendered: &str) -> String {
 /// misspelt `matchLabels` would leave an empty selector, which selects every namespace.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(rename = "LabelSelector")]
 pub(super) struct StrictSelector {
     /// Labels that must be present with exactly these values.
     #[serde(default)]
@@ -136,6 +137,7 @@ pub(super) struct StrictSelector {
 /// One set-based requirement of a label selector.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(rename = "LabelSelectorRequirement")]
 struct StrictRequirement {
     /// The label key.
     key: String,
@@ -264,6 +266,21 @@ mod tests {
         assert_eq!(e.path, ".");
         let c = Config::decode(r#"{"meshes": [{"name": "a", "controllerName": "b"}]}"#).unwrap();
         assert_eq!(c.meshes[0].controller_name, "b");
+    }
+
+    #[test]
+    fn the_json_schema_states_the_same_contract() {
+        // Editors validating against the schema must refuse what decode refuses.
+        let schema = serde_json::to_value(schemars::schema_for!(Config)).unwrap();
+        assert_eq!(schema["additionalProperties"], false);
+        for def in [
+            "MeshRegistration",
+            "Keys",
+            "LabelSelector",
+            "LabelSelectorRequirement",
+        ] {
+            assert_eq!(schema["$defs"][def]["additionalProperties"], false, "{def}");
+        }
     }
 
     #[test]
