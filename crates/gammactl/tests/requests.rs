@@ -76,6 +76,13 @@ fn methods_are_case_sensitive_and_kept_as_written() {
         r.stdout
     );
     assert!(
+        r.stdout.contains("-> no: method is not GET")
+            && r.stdout
+                .contains("decision:  respond HTTP 404: no rule matched"),
+        "{}",
+        r.stdout
+    );
+    assert!(
         r.stderr
             .contains("warning: method \"get\" is not \"GET\": HTTP methods are case-sensitive"),
         "{}",
@@ -91,6 +98,11 @@ fn methods_are_case_sensitive_and_kept_as_written() {
         "/api/catalog/items",
     ]);
     assert!(upper.stderr.is_empty(), "{}", upper.stderr);
+    assert!(
+        upper.stdout.starts_with("forward to shop/catalog:80"),
+        "{}",
+        upper.stdout
+    );
 }
 
 #[test]
