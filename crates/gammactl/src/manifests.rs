@@ -130,15 +130,21 @@ impl Manifests {
         }
     }
 
+    /// The kinds skipped, sorted, each once.
+    pub fn skipped_kinds(&self) -> Vec<&str> {
+        let mut kinds: Vec<&str> = self.skipped.iter().map(String::as_str).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
+    }
+
     /// `skipped 12 objects of 3 kinds gamma-rs does not read: ConfigMap, Deployment, ...`, or
     /// `None` when nothing was skipped.
     pub fn skipped_summary(&self) -> Option<String> {
         if self.skipped.is_empty() {
             return None;
         }
-        let mut kinds: Vec<&str> = self.skipped.iter().map(String::as_str).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
+        let kinds = self.skipped_kinds();
         let n = self.skipped.len();
         Some(format!(
             "skipped {n} object{} of {} kind{} gamma-rs does not read: {}",

@@ -74,6 +74,13 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert!(!r.stdout.contains("Deployment"), "{}", r.stdout);
     let quiet = run_with_stdin(&["validate", "-q", "-f", "-"], Some(MIXED));
     assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
+    let json = run_with_stdin(&["validate", "-q", "-o", "json", "-f", "-"], Some(MIXED));
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["skipped"]["objects"], 4);
+    assert_eq!(
+        v["skipped"]["kinds"],
+        serde_json::json!(["ConfigMap", "Deployment", "ServiceAccount"])
+    );
     // The same summary on the commands that answer from the manifests.
     let r = run_with_stdin(
         &["owners", "-f", "-", "-f", M, "--all"],
