@@ -16,6 +16,7 @@
 
 mod error;
 mod json;
+mod nulls;
 mod options;
 mod yaml;
 mod yaml_lines;
@@ -221,7 +222,7 @@ impl Context<'_> {
         self.object(at, Value::Object(object), out)
     }
 
-    fn object(&self, at: Position, value: Value, out: &mut Decoded) -> Result<(), DecodeError> {
+    fn object(&self, at: Position, mut value: Value, out: &mut Decoded) -> Result<(), DecodeError> {
         let Value::Object(object) = &value else {
             return Err(DecodeError::NotAnObject {
                 at,
@@ -247,6 +248,8 @@ impl Context<'_> {
             });
         };
         let api_version = api_version.to_owned();
+        // `field: null` is an absent field, as the API server prunes it (see `nulls`).
+        nulls::drop_nulls(&mut value);
         match Resource::from_value_untracked(rk, value) {
             Ok(resource) => {
                 out.documents.push(Document { at, resource });
@@ -265,9 +268,10 @@ impl Context<'_> {
         api_version: &str,
         plain: serde_json::Error,
     ) -> DecodeError {
-        let tracked = self
-            .reread(at, kind, api_version)
-            .map(|value| Resource::from_value(kind, value));
+        let tracked = self.reread(at, kind, api_version).map(|mut value| {
+            nulls::drop_nulls(&mut value);
+            Resource::from_value(kind, value)
+        });
         let (segments, message) = match tracked {
             Some(Err(e)) => (path_segments(e.path()), e.into_inner().to_string()),
             _ => (Vec::new(), plain.to_string()),
