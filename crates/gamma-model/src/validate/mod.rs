@@ -31,6 +31,7 @@ mod gateway_tls;
 mod grpcroute;
 mod httproute;
 mod l4route;
+pub mod meta;
 mod path;
 pub mod patterns;
 mod policy;
