@@ -46,6 +46,12 @@ pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     Ok(manifests)
 }
 
+/// As [`read`], recording each object's unknown and missing fields (for `validate`).
+pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
+    let (sources, problems) = crate::input::read_all(&args.files)?;
+    Ok(Manifests::load_checked(&sources, problems))
+}
+
 /// Reads the inputs for a command that needs them all: problems go to standard error, and any
 /// error stops the command (exit 1) rather than answering from a partial cluster.
 pub fn read_strict(args: &InputArgs) -> Result<Manifests, Failure> {
