@@ -599,7 +599,8 @@ fn http_winner<'r>(
                                     v == path
                                 }
                                 PathMatchIr::Prefix(v) => {
-                                    key.prefix_chars = v.len();
+                                    // the prefix as matched: a trailing `/` is ignored
+                                    key.prefix_chars = v.trim_end_matches('/').len();
                                     prefix_ok(v, path)
                                 }
                                 PathMatchIr::Regex(v) => {

@@ -1879,11 +1879,7 @@ impl<'i> Builder<'i> {
             };
             let (slot, rank_path, path_regex) = match path {
                 PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
-                PathMatchIr::Prefix(p) => (
-                    PathSlot::Prefix(p),
-                    PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)),
-                    None,
-                ),
+                PathMatchIr::Prefix(p) => (PathSlot::Prefix(p), PathRank::prefix(p), None),
                 PathMatchIr::Regex(r) => match this.regexes.intern(r) {
                     Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
                     Err(_) => return,
