@@ -237,7 +237,28 @@ impl RouteTable {
         {
             let bs = self.backends_of(&entry.action);
             let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
-            ex.backend_pick = Some(format!("weights [{}]: {}", weights.join(", "), r.reason));
+            let mut pick = format!("weights [{}]: {}", weights.join(", "), r.reason);
+            // which backend the weights picked, and why it is invalid
+            if r.reason == crate::RespondReason::InvalidBackend
+                && let Action::Backends(start, _) = &entry.action
+                && let Some(i) = crate::weights::pick(bs.iter().map(|b| b.weight), entropy)
+                && let Some(b) = bs.get(i)
+                && let Some(t) = self.targets.get(b.target as usize)
+            {
+                let at = u32::try_from(*start as usize + i).unwrap_or(u32::MAX);
+                let why = self
+                    .backend_problems
+                    .binary_search_by_key(&at, |(k, _)| *k)
+                    .ok()
+                    .and_then(|k| self.backend_problems.get(k))
+                    .map_or("", |(_, why)| &**why);
+                pick.push_str(&format!(
+                    ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {why}",
+                    crate::resolve::target(t),
+                    rule.index
+                ));
+            }
+            ex.backend_pick = Some(pick);
         }
         ex
     }
