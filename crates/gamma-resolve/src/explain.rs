@@ -59,6 +59,10 @@ pub struct Explanation {
     /// The backend pick, when the rule has backends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_pick: Option<String>,
+    /// Routes that named the destination Service as parent but are not in the table (invalid
+    /// as a whole): `HTTPRoute ns/x was left out: <error>`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// The decision, as a sentence.
     pub decision: String,
     /// The decision in its JSON shape.
@@ -68,6 +72,9 @@ pub struct Explanation {
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "binding:   {}", self.binding)?;
+        for l in &self.left_out {
+            writeln!(f, "left out:  {l}")?;
+        }
         if let Some(s) = &self.route_set {
             writeln!(f, "route set: {s}")?;
         }
@@ -142,6 +149,10 @@ impl RouteTable {
             candidates: Vec::new(),
             winner: decision.rule().map(|r| r.to_string()),
             backend_pick: None,
+            left_out: self
+                .left_out_at(req.destination)
+                .map(str::to_owned)
+                .collect(),
             decision: decision_text,
             decision_json,
         };

@@ -123,6 +123,10 @@ pub struct BuildOptions {
     /// ([ParentReference.group](https://gateway-api.sigs.k8s.io/reference/spec/#parentreference)),
     /// so by default (`false`) such a parent is not a Service and its condition says so.
     pub core_group_alias: bool,
+    /// The release channel whose CRD rules [`RouteTable::build`] validates routes against
+    /// (default standard); a route invalid under it is left out and says so
+    /// ([`RouteTable::left_out_at`]).
+    pub channel: gamma_model::validate::Channel,
 }
 
 /// The condition message for a `kind: Service` parentRef with `group: core`.
@@ -142,11 +146,17 @@ impl std::fmt::Debug for BuildOptions {
             .field("extension_refs", &self.extension_refs)
             .field("hash_seed", &"<hidden>")
             .field("core_group_alias", &self.core_group_alias)
+            .field("channel", &self.channel)
             .finish()
     }
 }
 
 impl BuildOptions {
+    /// Sets [`BuildOptions::channel`].
+    pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {
+        self.channel = channel;
+        self
+    }
     /// Sets [`BuildOptions::core_group_alias`] (non-standard: `group: core` is the core group).
     pub fn with_core_group_alias(mut self, on: bool) -> Self {
         self.core_group_alias = on;
@@ -220,6 +230,17 @@ pub(crate) enum BackendState {
     NoEndpoints,
     /// Invalid, with the `ResolvedRefs` reason.
     Invalid(InvalidRef),
+}
+
+/// A route left out of the table (invalid as a whole) and a Service parent it named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    pub(crate) namespace: Box<str>,
+    pub(crate) name: Box<str>,
+    /// The Service's cluster IPs, so a request to one finds the note.
+    pub(crate) ips: Box<[IpAddr]>,
+    /// `HTTPRoute ns/x was left out: <error>`.
+    pub(crate) text: Box<str>,
 }
 
 /// `ResolvedRefs=False` reasons of a backendRef (spec-digest §5.3).
@@ -460,6 +481,8 @@ pub struct RouteTable {
     /// Why each invalid backend of [`RouteTable::backends`] is invalid (reason first), by
     /// index: sparse, for explanations.
     pub(crate) backend_problems: Vec<(u32, Box<str>)>,
+    /// Routes left out of the table, per Service parent they named (rare).
+    pub(crate) left_out: Vec<LeftOut>,
     /// Filters, timeouts and the like of rules and backends; index 0 is the empty set.
     pub(crate) extras: Vec<Extras>,
     /// Rule names; index 0 is unused (unnamed).
@@ -486,6 +509,29 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// Why routes that named a Service with cluster IP `ip` as parent are not in the table
+    /// (`HTTPRoute ns/x was left out: <error>`): routes invalid as a whole, under the build's
+    /// channel. A request to that Service is resolved without them, so a tool explaining it
+    /// should say so rather than show another route (kind) as if it were the only one.
+    pub fn left_out_at(&self, ip: IpAddr) -> impl Iterator<Item = &str> {
+        self.left_out
+            .iter()
+            .filter(move |l| l.ips.contains(&ip))
+            .map(|l| &*l.text)
+    }
+
+    /// [`RouteTable::left_out_at`] for Service `namespace/name`, whether it has an address.
+    pub fn left_out_for_service<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a str> {
+        self.left_out
+            .iter()
+            .filter(move |l| &*l.namespace == namespace && &*l.name == name)
+            .map(|l| &*l.text)
+    }
+
     /// The namespace of a compiled route.
     #[inline]
     pub(crate) fn route_namespace(&self, r: &RouteInfo) -> &str {
@@ -725,6 +771,8 @@ struct Builder<'i> {
     rule_problems: Vec<(u32, RuleProblem)>,
     /// Why each invalid backend is invalid, by index into `backends` (sparse, in order).
     backend_problems: Vec<(u32, Box<str>)>,
+    /// Routes left out (invalid as a whole) with the Service parents they named.
+    left_out: Vec<LeftOut>,
     status: StatusBuilder,
     strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
@@ -785,6 +833,7 @@ impl<'i> Builder<'i> {
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
             backend_problems: Vec::new(),
+            left_out: Vec::new(),
             strings: HashSet::with_hasher(hash),
             methods: vec!["".into()],
             targets: Vec::new(),
@@ -1059,6 +1108,7 @@ impl<'i> Builder<'i> {
             targets: self.targets,
             backends: self.backends,
             backend_problems: self.backend_problems,
+            left_out: self.left_out,
             extras: self.extras,
             rule_names: self.rule_names,
             names: self.names,
@@ -1232,6 +1282,34 @@ impl<'i> Builder<'i> {
                 }
             }
             _ => format!("{reason} ({ns}/{name})"),
+        }
+    }
+
+    /// Keeps the note that `route`, invalid as a whole, is not in the table, for the Service
+    /// `parent` it named: a request to that Service must not silently show another route.
+    fn note_left_out(&mut self, route: &RouteIr, parent: &ParentRefIr) {
+        let Some(invalid) = &route.invalid else {
+            return;
+        };
+        let ips: Box<[IpAddr]> = self
+            .svc_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .and_then(|i| self.input.services.get(*i))
+            .map(|s| s.cluster_ips.clone().into_boxed_slice())
+            .unwrap_or_default();
+        let note = LeftOut {
+            namespace: parent.namespace.as_str().into(),
+            name: parent.name.as_str().into(),
+            ips,
+            text: format!(
+                "{} {}/{} was left out: {}",
+                route.kind, route.namespace, route.name, invalid.message
+            )
+            .into(),
+        };
+        // several parentRefs to one Service (ports, sections) make one note
+        if !self.left_out.contains(&note) {
+            self.left_out.push(note);
         }
     }
 
@@ -1521,6 +1599,7 @@ impl<'i> Builder<'i> {
     ) {
         let Some(route_id) = self.route(ri, rank, route) else {
             self.status.route_invalid(ri, pi);
+            self.note_left_out(route, parent);
             return;
         };
         let si = self

@@ -241,6 +241,44 @@ fn every_broken_backend_ref_is_reported_with_its_own_reason() {
     );
 }
 
+// A route invalid as a whole is left out of the table; a request to the Service it named is
+// resolved by the other routes, and the table says the invalid one was left out (explain
+// lists it), instead of silently showing another route kind as if it were the only one.
+#[test]
+fn a_route_left_out_for_invalidity_stays_visible_for_its_service() {
+    let mut grpc = http(
+        "app",
+        "bad",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![prefix("/")], to("v2"))],
+    );
+    grpc.kind = RouteKind::Grpc;
+    grpc.invalid = Some(Invalid {
+        reason: "UnsupportedValue",
+        message: "spec.hostnames[0]: must be a hostname".into(),
+    });
+    let t = table(vec![
+        grpc,
+        http(
+            "app",
+            "ok",
+            vec![svc_parent("app", "web")],
+            vec![rule(vec![prefix("/")], to("v1"))],
+        ),
+    ]);
+    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
+    let want = "GRPCRoute app/bad was left out: spec.hostnames[0]: must be a hostname";
+    assert_eq!(t.left_out_at(ip(SVC_IP)).collect::<Vec<_>>(), [want]);
+    assert_eq!(
+        t.left_out_for_service("app", "web").collect::<Vec<_>>(),
+        [want]
+    );
+    assert_eq!(t.left_out_at(ip(OTHER_IP)).count(), 0);
+    let ex = t.explain(&get(SVC_IP, 80, "/"), 0);
+    assert_eq!(ex.left_out, [want]);
+    assert!(ex.to_string().contains(&format!("left out:  {want}")));
+}
+
 // §4.2: ExternalName Services are neither parents nor backends.
 #[test]
 fn external_name_service_is_not_a_parent_or_backend() {

@@ -315,3 +315,92 @@ fn every_broken_backend_ref_is_reported_and_explained() {
         e.stdout
     );
 }
+
+/// A GRPCRoute on `books/opinions` invalid as a whole (its hostname breaks the CRD pattern).
+const INVALID_GRPC: &str = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: bad-grpc, namespace: books}
+spec:
+  parentRefs: [{group: \"\", kind: Service, name: opinions, port: 9080}]
+  hostnames: [\"-not a hostname-\"]
+  rules: [{backendRefs: [{name: opinions-v2, port: 9080}]}]
+";
+
+// A route left out of the table for invalidity stays visible: explain and resolve say so for
+// the Service it names, on either channel (both take --channel), instead of silently showing
+// the HTTPRoute as if the GRPCRoute did not exist.
+#[test]
+fn a_route_left_out_for_invalidity_is_named_by_explain_and_resolve() {
+    let input = with_books(INVALID_GRPC);
+    let note = "GRPCRoute books/bad-grpc was left out: spec.hostnames[0]";
+    for channel in ["standard", "experimental"] {
+        let e = run_with_stdin(
+            &[
+                "explain",
+                "-f",
+                "-",
+                "--channel",
+                channel,
+                "--to",
+                "opinions.books:9080",
+                "GET",
+                "/",
+            ],
+            Some(&input),
+        );
+        assert_eq!(e.code, 0, "{}", e.stderr);
+        assert!(
+            e.stdout.contains(&format!("left out:  {note}")),
+            "{}",
+            e.stdout
+        );
+        assert!(
+            e.stdout
+                .contains("winner:    HTTPRoute books/opinions rule 1"),
+            "{}",
+            e.stdout
+        );
+        let r = run_with_stdin(
+            &[
+                "resolve",
+                "-f",
+                "-",
+                "--channel",
+                channel,
+                "--to",
+                "opinions.books:9080",
+                "GET",
+                "/",
+            ],
+            Some(&input),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(
+            r.stdout.starts_with("forward to books/opinions-v1:9080"),
+            "{}",
+            r.stdout
+        );
+        assert!(r.stderr.contains(&format!("note: {note}")), "{}", r.stderr);
+    }
+    let s = run_with_stdin(
+        &[
+            "status",
+            "-f",
+            "-",
+            "--channel",
+            "experimental",
+            "--config",
+            "examples/gamma-config.yaml",
+            "--as",
+            "linkerd.io/policy-controller",
+        ],
+        Some(&input),
+    );
+    assert_eq!(s.code, 0, "{}", s.stderr);
+    assert!(
+        s.stdout.contains("GRPCRoute books/bad-grpc"),
+        "{}",
+        s.stdout
+    );
+}
