@@ -341,3 +341,38 @@ fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_the
     );
     assert!(r.stdout.contains("1 error, 0 warnings"), "{}", r.stdout);
 }
+
+#[test]
+fn old_checks_updates_against_the_transition_rules() {
+    // GatewayClass `spec.controllerName` is immutable (CRD rule `self == oldSelf`, "Value is
+    // immutable"); a create (no stored version) is not an update.
+    let dir = std::env::temp_dir().join(format!("gammactl-old-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let class = |controller: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {{name: c}}\nspec: {{controllerName: {controller}}}\n"
+        )
+    };
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, class("example.com/a")).unwrap();
+    let old = old.to_str().unwrap();
+    let r = run_with_stdin(
+        &["validate", "--old", old, "-f", "-"],
+        Some(&class("example.com/b")),
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("<stdin>:4: GatewayClass c: spec.controllerName: Value is immutable"),
+        "{}",
+        r.stdout
+    );
+    let r = run_with_stdin(
+        &["validate", "--old", old, "-f", "-"],
+        Some(&class("example.com/a")),
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run_with_stdin(&["validate", "-f", "-"], Some(&class("example.com/b")));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

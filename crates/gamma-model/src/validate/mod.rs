@@ -37,11 +37,13 @@ pub mod patterns;
 mod policy;
 pub mod served;
 mod status;
+pub mod update;
 
 pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
 pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
+pub use update::validate_update;
 
 use std::fmt;
 
