@@ -203,6 +203,11 @@ pub struct ValidateArgs {
     /// Experimental-only fields are unknown on the standard channel.
     #[arg(long, value_enum, default_value_t = FieldValidationArg::Strict)]
     pub field_validation: FieldValidationArg,
+    /// The stored versions of the objects (a file or folder, as `-f`): each object that has one
+    /// (same kind, namespace and name) is checked as an update of it, with the CRDs' transition
+    /// rules (an immutable `controllerName`).
+    #[arg(long, value_name = "PATH")]
+    pub old: Option<std::path::PathBuf>,
     /// Also check references the way a controller would (parents and backends exist, listeners
     /// allow the route, ReferenceGrants permit cross-namespace backends); findings are warnings,
     /// since they are status, not invalid objects.

@@ -16,7 +16,7 @@
 
 mod error;
 mod json;
-mod nulls;
+mod normalize;
 mod options;
 mod yaml;
 mod yaml_lines;
@@ -265,6 +265,14 @@ impl Context<'_> {
         let (api_version, kind) = type_info(object, at)?;
         // Kind names repeat across API groups (Gateway API and SMI TCPRoute): match both.
         let Some(rk) = ResourceKind::from_type(api_version, kind) else {
+            if let Some(removed) = removed_version(api_version, kind) {
+                return Err(DecodeError::RemovedVersion {
+                    at,
+                    api_version: api_version.to_owned(),
+                    kind: removed,
+                    served: removed.api_versions(),
+                });
+            }
             let (api_version, kind) = (api_version.to_owned(), kind.to_owned());
             if self.options.skip_unsupported {
                 out.skipped.push(Skipped {
@@ -281,8 +289,8 @@ impl Context<'_> {
             });
         };
         let api_version = api_version.to_owned();
-        // `field: null` is an absent field, as the API server prunes it (see `nulls`).
-        nulls::drop_nulls(&mut value);
+        // `field: null` is absent and `80.0` is 80, as for the API server (see `normalize`).
+        normalize::normalize(&mut value);
         let fields = if self.options.check_fields {
             self.check_fields(rk, &value)
         } else {
@@ -326,7 +334,7 @@ impl Context<'_> {
         plain: serde_json::Error,
     ) -> DecodeError {
         let tracked = self.reread(at, kind, api_version).map(|mut value| {
-            nulls::drop_nulls(&mut value);
+            normalize::normalize(&mut value);
             Resource::from_value(kind, value)
         });
         let (mut segments, message) = match tracked {
@@ -385,6 +393,24 @@ impl Context<'_> {
     fn line_of(&self, at: Position, path: &[PathSegment]) -> Option<usize> {
         line_in(self.input, self.options, self.format, at, path)
     }
+}
+
+/// The Gateway API kind named `kind` when `api_version` is a version of its group that gamma-rs
+/// does not decode: one no v1.6.1 CRD serves.
+fn removed_version(api_version: &str, kind: &str) -> Option<ResourceKind> {
+    let (group, _) = api_version.split_once('/')?;
+    if !matches!(
+        group,
+        "gateway.networking.k8s.io" | "gateway.networking.x-k8s.io"
+    ) {
+        return None;
+    }
+    ResourceKind::ALL.iter().copied().find(|k| {
+        k.as_str() == kind
+            && k.api_versions()
+                .iter()
+                .any(|v| v.split_once('/').is_some_and(|(g, _)| g == group))
+    })
 }
 
 fn format_of(input: &str) -> Format {

@@ -1,5 +1,6 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
+use gamma::model::validate::update::add_transition_errors;
 use gamma::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 
@@ -40,9 +41,27 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         FieldValidationArg::Warn => FieldValidation::Warn,
         FieldValidationArg::Ignore => FieldValidation::Ignore,
     };
+    let old = match &args.old {
+        Some(path) => {
+            let (sources, problems) = crate::input::read_all(std::slice::from_ref(path))?;
+            let old = crate::manifests::Manifests::load(&sources, problems);
+            // The stored objects' own problems are not this run's: only unreadable input is.
+            manifests
+                .problems
+                .extend(old.problems.into_iter().filter(|p| p.is_error()));
+            old.objects
+                .into_iter()
+                .map(|o| (o.key(), o.resource))
+                .collect()
+        }
+        None => std::collections::BTreeMap::new(),
+    };
     let mut found = Vec::new();
     for object in &manifests.objects {
-        let report = check::validate(object, &opts);
+        let mut report = check::validate(object, &opts);
+        if let Some(stored) = old.get(&object.key()) {
+            add_transition_errors(&mut report, stored, &object.resource);
+        }
         for (severity, list) in [
             (Severity::Error, &report.errors),
             (Severity::Warning, &report.warnings),
