@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
+use gamma_model::ResourceKind;
 use gamma_model::decode::{DecodeOptions, decode_documents};
 use gamma_model::validate::served::{Served, served};
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
-use gamma_model::{DecodeError, ResourceKind};
 use serde_json::Value;
 
 #[test]
@@ -110,31 +110,4 @@ spec: {controllerName: example.com/mesh}
 ";
     assert_eq!(report(mesh, Channel::Standard)[0].0, "apiVersion");
     assert!(report(mesh, Channel::Experimental).is_empty());
-}
-
-#[test]
-fn a_removed_version_is_a_decode_error_that_says_so() {
-    let input = "apiVersion: gateway.networking.k8s.io/v1alpha2
-kind: HTTPRoute
-metadata: {name: r}
-spec: {}
-";
-    let err = decode_documents(input, &DecodeOptions::skipping_unsupported()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            DecodeError::RemovedVersion {
-                kind: ResourceKind::HttpRoute,
-                ..
-            }
-        ),
-        "{err}"
-    );
-    assert!(err.to_string().contains("removed version"), "{err}");
-    // Another group's kind of the same name is just unsupported.
-    let other = "apiVersion: example.com/v1\nkind: HTTPRoute\nmetadata: {name: r}\n";
-    assert!(matches!(
-        decode_documents(other, &DecodeOptions::default()),
-        Err(DecodeError::UnsupportedKind { .. })
-    ));
 }

@@ -140,19 +140,6 @@ pub enum DecodeError {
         /// The kind found.
         kind: String,
     },
-    /// A Gateway API kind at a version of its group that no v1.6.1 CRD serves (a removed
-    /// version, such as HTTPRoute `v1alpha2`): the API server answers 404. Never skipped.
-    #[error("{at}: {kind} {api_version} is a removed version: no Gateway API v1.6.1 CRD serves it (served: {})", .served.join(", "))]
-    RemovedVersion {
-        /// The object.
-        at: Position,
-        /// The apiVersion found.
-        api_version: String,
-        /// The kind.
-        kind: ResourceKind,
-        /// The versions gamma-rs decodes for this kind.
-        served: &'static [&'static str],
-    },
     /// A field has the wrong shape for its type (wrong type, missing required field, number out
     /// of range).
     #[error("{at}: {kind} {}: {message}", display_path(path))]
@@ -183,7 +170,6 @@ impl DecodeError {
             | DecodeError::NotAnObject { at, .. }
             | DecodeError::MissingTypeInfo { at, .. }
             | DecodeError::UnsupportedKind { at, .. }
-            | DecodeError::RemovedVersion { at, .. }
             | DecodeError::Field { at, .. } => Some(at),
         }
     }

@@ -265,14 +265,6 @@ impl Context<'_> {
         let (api_version, kind) = type_info(object, at)?;
         // Kind names repeat across API groups (Gateway API and SMI TCPRoute): match both.
         let Some(rk) = ResourceKind::from_type(api_version, kind) else {
-            if let Some(removed) = removed_version(api_version, kind) {
-                return Err(DecodeError::RemovedVersion {
-                    at,
-                    api_version: api_version.to_owned(),
-                    kind: removed,
-                    served: removed.api_versions(),
-                });
-            }
             let (api_version, kind) = (api_version.to_owned(), kind.to_owned());
             if self.options.skip_unsupported {
                 out.skipped.push(Skipped {
@@ -393,24 +385,6 @@ impl Context<'_> {
     fn line_of(&self, at: Position, path: &[PathSegment]) -> Option<usize> {
         line_in(self.input, self.options, self.format, at, path)
     }
-}
-
-/// The Gateway API kind named `kind` when `api_version` is a version of its group that gamma-rs
-/// does not decode: one no v1.6.1 CRD serves.
-fn removed_version(api_version: &str, kind: &str) -> Option<ResourceKind> {
-    let (group, _) = api_version.split_once('/')?;
-    if !matches!(
-        group,
-        "gateway.networking.k8s.io" | "gateway.networking.x-k8s.io"
-    ) {
-        return None;
-    }
-    ResourceKind::ALL.iter().copied().find(|k| {
-        k.as_str() == kind
-            && k.api_versions()
-                .iter()
-                .any(|v| v.split_once('/').is_some_and(|(g, _)| g == group))
-    })
 }
 
 fn format_of(input: &str) -> Format {

@@ -224,12 +224,11 @@ fn unsupported_kinds_fail_by_default_and_are_reported_when_skipped() {
     assert_eq!(decoded.documents[0].at.document, 1);
     assert_eq!(decoded.skipped.len(), 1);
     assert_eq!(decoded.skipped[0].api_version, "apps/v1");
-    // A Gateway API kind at a version of its group no v1.6.1 CRD serves is a removed version
-    // (the API server answers 404), never skipped.
+    // A known kind at an apiVersion gamma-rs does not decode is unsupported too.
     let old = ROUTE.replace("/v1\n", "/v1alpha1\n");
     assert!(matches!(
-        decode_documents(&old, &DecodeOptions::skipping_unsupported()),
-        Err(DecodeError::RemovedVersion { .. })
+        decode(&old),
+        Err(DecodeError::UnsupportedKind { .. })
     ));
 }
 

@@ -36,6 +36,7 @@ mod path;
 pub mod patterns;
 mod policy;
 pub mod served;
+mod service;
 mod status;
 pub mod update;
 
