@@ -118,6 +118,13 @@ impl Manifests {
                     objects: &mut objects,
                     problems: &mut problems,
                     skipped: &mut skipped,
+                    // `validate` answers what the API server would: 404 for a version no CRD
+                    // serves. Other commands read on without the object, and say so.
+                    removed_version: if options.check_fields {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    },
                 };
                 decode_document(&source.name, &doc, options, &mut found);
             }
@@ -332,6 +339,8 @@ struct Found<'a> {
     objects: &'a mut Vec<Loaded>,
     problems: &'a mut Vec<Problem>,
     skipped: &'a mut Vec<String>,
+    /// How a removed API version of a kind gamma-rs reads is reported.
+    removed_version: Severity,
 }
 
 fn decode_document(
@@ -420,7 +429,7 @@ fn skip(
         }
     });
     found.problems.push(Problem {
-        severity: Severity::Warning,
+        severity: found.removed_version,
         file: Some(file.to_owned()),
         document: Some(doc.index),
         line,
@@ -500,28 +509,6 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         }
         DecodeError::LimitExceeded { limit, message, .. } => {
             problem.message = format!("{limit} limit exceeded: {message}");
-        }
-        // The API server answers 404 for a version no CRD serves: an error, named as a removed
-        // version (not an unknown kind), with the version to write instead.
-        DecodeError::RemovedVersion {
-            api_version,
-            kind,
-            served,
-            ..
-        } => {
-            if let Some((ns, name)) = peek {
-                let ns = if kind.is_namespaced() && ns.is_empty() {
-                    "default".to_owned()
-                } else {
-                    ns
-                };
-                problem.object = Some(ObjectRef::new(*kind, ns, name));
-            }
-            problem.message = format!(
-                "{api_version} is a removed version of {kind}: no Gateway API v1.6.1 CRD serves \
-                 it; change apiVersion to {}",
-                served.join(" or ")
-            );
         }
         other => problem.message = other.to_string(),
     }
@@ -641,18 +628,18 @@ metadata: {name: web}
     }
 
     #[test]
-    fn a_removed_version_of_a_kind_gamma_rs_reads_is_an_error_naming_the_version() {
-        // No v1.6.1 CRD serves GRPCRoute v1alpha2: the API server would answer 404.
+    fn a_removed_version_of_a_kind_gamma_rs_reads_is_a_warning_naming_the_version() {
         let text = "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: GRPCRoute\nmetadata: {name: g, namespace: shop}\n";
         let m = Manifests::load(&[source("g.yaml", text)], Vec::new());
         assert!(m.skipped.is_empty());
         assert_eq!(m.problems.len(), 1);
-        assert_eq!(m.problems[0].severity, Severity::Error);
+        assert_eq!(m.problems[0].severity, Severity::Warning);
         assert!(
-            m.problems[0].message.contains("removed version")
+            m.problems[0].message.contains("shop/g")
+                && m.problems[0].message.contains("removed version")
                 && m.problems[0]
                     .message
-                    .contains("change apiVersion to gateway.networking.k8s.io/v1"),
+                    .contains("gamma-rs reads gateway.networking.k8s.io/v1"),
             "{}",
             m.problems[0].message
         );
