@@ -8,8 +8,8 @@
 //! - `arbiter` (feature `arbiter`, on by default): which controller owns each (route, parent)
 //!   when several meshes and gateways share a cluster, and status writes that never touch
 //!   another controller's entries.
-//! - `controller` (features `resolve` and `arbiter`): the embedding API tying them together,
-//!   `Controller::reconcile(&snapshot, now)` -> the table of what this controller programs,
+//! - `controller` (feature `controller`, on by default): the embedding API tying them together,
+//!   `Reconciler::reconcile(&snapshot, now)` -> the table of what this controller programs,
 //!   the status writes to make, its decisions and diagnostics.
 //! - `resolve::reference` (feature `reference`, off by default): a naive, obviously-correct
 //!   matcher to test fast engines against; slow by design, not for production.
@@ -48,8 +48,9 @@
 
 pub use gamma_model as model;
 
-#[cfg(all(feature = "resolve", feature = "arbiter"))]
-pub mod controller;
+/// The embedding API (the `gamma-controller` crate): [`controller::Reconciler`].
+#[cfg(feature = "controller")]
+pub use gamma_controller as controller;
 
 /// The route-resolution engine (the `gamma-resolve` crate).
 #[cfg(feature = "resolve")]

@@ -1,17 +1,15 @@
 //! The embedding API on the sample cluster (examples/manifests, examples/gamma-config.yaml):
 //! two meshes reconcile, write status, reach a fixed point, and hand a namespace over
-//! make-before-break (issue 4).
-
-#![cfg(all(feature = "resolve", feature = "arbiter"))]
+//! make-before-break.
 
 use std::path::PathBuf;
 
-use gamma::arbiter::handoff::Directive;
-use gamma::arbiter::{Config, Identity};
-use gamma::controller::{Controller, ControllerConfig, Reconciliation};
-use gamma::model::gateway::RouteStatus;
-use gamma::model::meta::Time;
-use gamma::model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
+use gamma_arbiter::handoff::Directive;
+use gamma_arbiter::{Config, Identity};
+use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
+use gamma_model::gateway::RouteStatus;
+use gamma_model::meta::Time;
+use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
@@ -32,8 +30,8 @@ fn sample() -> (Config, Snapshot) {
     (config, Snapshot::from_resources(objects))
 }
 
-fn controller(config: &Config, mesh: &str) -> Controller {
-    Controller::new(ControllerConfig::new(
+fn controller(config: &Config, mesh: &str) -> Reconciler {
+    Reconciler::new(ReconcilerConfig::new(
         config.clone(),
         Identity::of_mesh(config, mesh).unwrap(),
     ))
