@@ -64,7 +64,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use gamma_arbiter::handoff::{Directive, Handoff};
 use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
 use gamma_arbiter::routes::route_parts;
-use gamma_arbiter::status::ParentConditions;
+use gamma_arbiter::status::{DesiredStatus, ParentConditions};
 use gamma_arbiter::{Arbiter, Config, ConfigErrors, Decision, Decisions, Identity, PairKey};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
@@ -136,6 +136,10 @@ pub struct Reconciliation {
     /// The status writes to make (a read-modify-write on the route copy in the snapshot);
     /// only routes whose status would change.
     pub status_updates: Vec<(ObjectRef, RouteStatus)>,
+    /// What `me` wants on each route of `status_updates`: a writer that finds the stored
+    /// status changed (a conflict) merges this again into the status it reads back, with
+    /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
+    pub desired: BTreeMap<ObjectRef, DesiredStatus>,
     /// `me`'s decision and data-plane directive for every (route, parentRef) considered.
     pub decisions: Vec<(PairKey, Decision, Directive)>,
     /// Notes for the operator.
@@ -255,6 +259,7 @@ impl Reconciler {
             return Reconciliation {
                 table: RouteTable::build(snapshot, &self.build),
                 status_updates: Vec::new(),
+                desired: BTreeMap::new(),
                 decisions: Vec::new(),
                 diagnostics,
             };
@@ -335,6 +340,7 @@ impl Reconciler {
             }
         }
         let mut status_updates = Vec::new();
+        let mut desired_of = BTreeMap::new();
         for route in routes {
             let Some((meta, _, status)) = snapshot.get(&route).and_then(route_parts) else {
                 continue;
@@ -369,6 +375,7 @@ impl Reconciler {
                             dropped: dropped.len(),
                         });
                     }
+                    desired_of.insert(route.clone(), desired);
                     status_updates.push((route, status));
                 }
                 MergeOutcome::Stale { stored, known } => diagnostics.push(Diagnostic::StaleRoute {
@@ -383,6 +390,7 @@ impl Reconciler {
         Reconciliation {
             table,
             status_updates,
+            desired: desired_of,
             decisions: out_decisions,
             diagnostics,
         }

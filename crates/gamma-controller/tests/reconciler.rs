@@ -214,3 +214,25 @@ fn relabelling_a_namespace_hands_off_make_before_break() {
     assert_eq!(s.parents.len(), 1);
     assert_eq!(s.parents[0].controller_name, "linkerd.io/policy-controller");
 }
+
+// A writer that meets a conflict re-merges what `me` wants into the status it reads back
+// (Gateway API: status.parents is an atomic list shared by every controller): merging each
+// update's desired entries into the copy it was computed from gives the update again.
+#[test]
+fn every_status_update_carries_the_desired_entries_it_was_merged_from() {
+    let (config, snap) = sample();
+    let mut istio = controller(&config, "istio");
+    let me = Identity::of_mesh(&config, "istio").unwrap();
+    let r = istio.reconcile(&snap, t(0));
+    assert_eq!(r.desired.len(), r.status_updates.len());
+    for (route, status) in &r.status_updates {
+        let desired = &r.desired[route];
+        let stored = match snap.get(route).unwrap() {
+            Resource::HttpRoute(x) => x.status.clone().unwrap_or_default(),
+            _ => unreachable!(),
+        };
+        let generation = snap.get(route).unwrap().metadata().generation_or_zero();
+        let again = gamma_arbiter::merge(&stored, desired, &me, generation, t(0));
+        assert_eq!(again.as_ref(), Some(status), "{route:?}");
+    }
+}
