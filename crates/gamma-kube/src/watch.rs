@@ -41,7 +41,9 @@ pub(crate) fn to_value(object: DynamicObject) -> serde_json::Value {
     serde_json::to_value(object).unwrap_or_default()
 }
 
-fn decode(
+/// Decodes an object of `kind` read from the API server (watched at `api_version`, which is
+/// filled in with the kind when the server left the type out). The error names the object.
+pub fn decode_object(
     kind: ResourceKind,
     api_version: &str,
     object: DynamicObject,
@@ -85,7 +87,7 @@ pub fn spawn_kind(
             while let Some(item) = stream.next().await {
                 let message = match item {
                     Err(e) => Message::WatchError(kind, e.to_string()),
-                    Ok(event) => match map_event(event, |o| decode(kind, api_version, o)) {
+                    Ok(event) => match map_event(event, |o| decode_object(kind, api_version, o)) {
                         Ok(event) => Message::Objects(kind, event),
                         Err((name, error)) => Message::Undecodable { kind, name, error },
                     },
@@ -153,7 +155,7 @@ mod tests {
                      "rules": [{"matches": [{"path": {"type": "Glob", "value": "/x"}}]}]},
         }))
         .unwrap();
-        let r = decode(
+        let r = decode_object(
             ResourceKind::HttpRoute,
             "gateway.networking.k8s.io/v1",
             object,
