@@ -9,7 +9,8 @@
 //!   lower levels are never mixed in:
 //!   1. `parentRef.controllers`, else the route annotation `gamma.rs/controllers`;
 //!   2. the Service annotation `gamma.rs/controller`, then the delegation label
-//!      `istio.io/use-waypoint` naming a Gateway, resolved through its GatewayClass;
+//!      `istio.io/use-waypoint` naming a Gateway, on the Service, else on its Namespace (as
+//!      Istio's ambient waypoint lookup reads it), resolved through its GatewayClass;
 //!   3. the Namespace label `gamma.rs/mesh` naming a mesh (the route's namespace, which for a
 //!      producer route is also the Service's);
 //!   4. registration namespace selectors (two matches: [`Verdict::Conflict`]);
@@ -48,7 +49,9 @@ pub mod routes;
 pub mod status;
 
 pub use arbiter::{Arbiter, Decisions};
-pub use config::{Config, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration};
+pub use config::{
+    Config, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
+};
 pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;

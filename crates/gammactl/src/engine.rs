@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
 use gamma::model::gateway::GatewaySpecAddress;
+use gamma::model::k8s::Service;
 use gamma::model::{Resource, Snapshot};
-use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable};
+use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable, Scheme};
 
-use crate::cli::ProtocolArg;
-use crate::request::{Destination, RequestLine};
+use crate::cli::{ProtocolArg, SchemeArg};
+use crate::request::{Destination, RequestLine, method_case_warning};
 
 /// The manifests compiled for resolution.
 pub struct Engine {
@@ -20,7 +21,15 @@ pub struct Engine {
     pub table: RouteTable,
     /// Addresses gammactl gave to Gateways that have none in the manifests.
     pub assigned: BTreeMap<(String, String), IpAddr>,
+    /// Stand-in cluster IPs gammactl gave to Services whose manifests have none (the API
+    /// server allocates them on create), keyed by (namespace, name).
+    pub stand_ins: BTreeMap<(String, String), IpAddr>,
 }
+
+/// Where stand-in cluster IPs come from: 198.18.0.0/15, reserved for benchmarking (RFC 2544,
+/// IANA special-purpose registry), so never a cluster's service CIDR in practice; addresses
+/// the manifests already use are skipped.
+pub const STAND_IN_RANGE: &str = "198.18.0.0/15";
 
 /// A request ready for the engine: owned parts the borrowed [`Request`] points into.
 #[derive(Debug, Clone)]
@@ -39,6 +48,13 @@ pub struct Prepared {
     pub path: String,
     /// The rest of the request line.
     pub line: RequestLine,
+    /// Why nothing is bound, when the destination IP is no Service's and no Gateway's: the
+    /// decision is then Passthrough, and this says why.
+    pub unbound: Option<String>,
+    /// Things worth saying about the request as written (a lower-case method).
+    pub warnings: Vec<String>,
+    /// The scheme: as given, else https through a TLS-terminating Gateway listener.
+    pub scheme: Scheme,
 }
 
 impl Engine {
@@ -75,6 +91,7 @@ impl Engine {
             );
             snapshot.upsert(Resource::Gateway(gw));
         }
+        let stand_ins = assign_stand_ins(&mut snapshot);
         // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
         // route author can probe it over time; long-running embedders pass a random seed
         let table = RouteTable::build(&snapshot, &BuildOptions::default());
@@ -82,21 +99,32 @@ impl Engine {
             snapshot,
             table,
             assigned,
+            stand_ins,
         }
     }
 
     /// Checks and completes a request line; the error says why it cannot be resolved.
     pub fn prepare(&self, line: &RequestLine) -> Result<Prepared, String> {
         let destination = line.destination()?;
+        let mut unbound = None;
         let (address, port) =
             match &destination {
                 Destination::Address(a) => {
                     let ip = a.ip();
-                    if !self.binds(ip) {
-                        return Err(format!(
+                    let services: Vec<&Service> = self.snapshot.services_by_ip(ip).collect();
+                    if let Some(first) = services.first()
+                        && !services.iter().any(|s| has_port(s, a.port()))
+                    {
+                        return Err(no_such_port(first, &ip.to_string(), a.port()));
+                    }
+                    if services.is_empty() && !self.is_gateway_address(ip) {
+                        // What the library decides (Passthrough), said with the reason: the mesh
+                        // has nothing addressed there to route (GEP-1294).
+                        unbound = Some(format!(
                             "{ip} is not the cluster IP of any Service nor the address of any \
-                         Gateway in the manifests: it binds no Service frontend (a pod IP, or \
-                         an address outside the cluster), so no route can apply (GEP-1294)"
+                         Gateway in the manifests: it binds no Service frontend (a pod IP, or an \
+                         address outside the cluster), so no route applies and the mesh passes \
+                         the traffic through unchanged (GEP-1294)"
                         ));
                     }
                     (ip, a.port())
@@ -110,12 +138,23 @@ impl Engine {
                         format!("Service {namespace}/{name} is not in the manifests")
                     })?;
                     let ip = service.frontend_ips().into_iter().next().ok_or_else(|| {
+                        let what = if service.is_headless() {
+                            "headless: clusterIP: None"
+                        } else if service.has_frontend() {
+                            "and no stand-in address is left"
+                        } else {
+                            "ExternalName"
+                        };
                         format!(
-                            "Service {namespace}/{name} has no cluster IP (headless or \
-                         ExternalName): there is no Service frontend to send to, and a \
-                         request to one of its pod IPs binds no Service (GEP-1294)"
+                            "Service {namespace}/{name} has no cluster IP ({what}): there is \
+                         no Service frontend \
+                         to send to, and a request to one of its pod IPs binds no Service \
+                         (GEP-1294)"
                         )
                     })?;
+                    if !has_port(service, *port) {
+                        return Err(no_such_port(service, &destination.to_string(), *port));
+                    }
                     (ip, *port)
                 }
                 Destination::Gateway {
@@ -140,18 +179,21 @@ impl Engine {
             ProtocolArg::Tcp => Protocol::Tcp,
             ProtocolArg::Udp => Protocol::Udp,
         };
-        let method = line
-            .method
-            .clone()
-            .unwrap_or_else(|| {
-                if protocol == Protocol::Grpc {
-                    "POST"
-                } else {
-                    "GET"
-                }
-                .into()
-            })
-            .to_ascii_uppercase();
+        let method = line.method.clone().unwrap_or_else(|| {
+            if protocol == Protocol::Grpc {
+                "POST"
+            } else {
+                "GET"
+            }
+            .into()
+        });
+        let warnings = method_case_warning(&method).into_iter().collect();
+        let scheme = match line.scheme {
+            Some(SchemeArg::Http) => Scheme::Http,
+            Some(SchemeArg::Https) => Scheme::Https,
+            None if self.terminates_tls(address, port) => Scheme::Https,
+            None => Scheme::Http,
+        };
         let path = line.path.clone().unwrap_or_else(|| "/".into());
         if protocol.is_http() && !path.starts_with('/') {
             return Err(format!("path {path:?} must start with '/'"));
@@ -164,6 +206,9 @@ impl Engine {
             method,
             path,
             line: line.clone(),
+            unbound,
+            warnings,
+            scheme,
         })
     }
 
@@ -183,7 +228,7 @@ impl Engine {
         if let Some(s) = &p.line.sni {
             req = req.with_sni(s);
         }
-        req.with_headers(&p.line.headers)
+        req.with_headers(&p.line.headers).with_scheme(p.scheme)
     }
 
     /// Resolves a prepared request with its own entropy, else `entropy`.
@@ -211,13 +256,113 @@ impl Engine {
         }
     }
 
-    fn binds(&self, ip: IpAddr) -> bool {
-        self.snapshot.services_by_ip(ip).next().is_some()
-            || self
-                .snapshot
-                .gateways()
-                .any(|g| gateway_ips(g).contains(&ip))
+    /// Whether a Gateway at `ip` has a listener on `port` that terminates TLS for HTTP
+    /// (protocol HTTPS): requests through it have scheme https (Gateway API reference,
+    /// `Listener.protocol`; the RequestRedirect filter keeps the request's scheme).
+    fn terminates_tls(&self, ip: IpAddr, port: u16) -> bool {
+        self.snapshot
+            .gateways()
+            .filter(|g| gateway_ips(g).contains(&ip))
+            .flat_map(|g| g.spec.listeners.iter())
+            .any(|l| l.port == i32::from(port) && l.protocol == "HTTPS")
     }
+
+    /// The stand-in cluster IP gammactl gave a Service destination, if its manifest has none.
+    pub fn stand_in_address(&self, d: &Destination) -> Option<IpAddr> {
+        match d {
+            Destination::Service {
+                namespace, name, ..
+            } => self
+                .stand_ins
+                .get(&(namespace.clone(), name.clone()))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// The one-line note that says a destination was given a stand-in address, if it was.
+    pub fn stand_in_note(&self, d: &Destination) -> Option<String> {
+        let ip = self.stand_in_address(d)?;
+        Some(format!(
+            "the Service has no clusterIP in the manifests (the API server allocates one); \
+             gammactl sends to the stand-in {ip} (from {STAND_IN_RANGE}, reserved, unused in \
+             the input)"
+        ))
+    }
+
+    fn is_gateway_address(&self, ip: IpAddr) -> bool {
+        self.snapshot
+            .gateways()
+            .any(|g| gateway_ips(g).contains(&ip))
+    }
+}
+
+fn has_port(service: &Service, port: u16) -> bool {
+    service.spec.ports.iter().any(|p| p.port == i32::from(port))
+}
+
+/// `Service shop/checkout (10.96.10.20:1234) has no port 1234; its ports: 80/TCP (http), ...`.
+fn no_such_port(service: &Service, written: &str, port: u16) -> String {
+    let ports: Vec<String> = service
+        .spec
+        .ports
+        .iter()
+        .map(|p| {
+            let mut s = format!("{}/{}", p.port, p.protocol.as_deref().unwrap_or("TCP"));
+            if let Some(n) = &p.name {
+                s.push_str(&format!(" ({n})"));
+            }
+            s
+        })
+        .collect();
+    let listed = if ports.is_empty() {
+        "it has none".to_owned()
+    } else {
+        format!("its ports: {}", ports.join(", "))
+    };
+    format!(
+        "Service {}/{} ({written}) has no port {port}; {listed}",
+        service.metadata.namespace_or_default(),
+        service.metadata.name
+    )
+}
+
+/// Gives every Service that has a frontend but no cluster IP in the manifests a stand-in
+/// address from [`STAND_IN_RANGE`], in snapshot order (deterministic), skipping every address
+/// a Service or Gateway of the input already has. Headless and ExternalName Services get none.
+fn assign_stand_ins(snapshot: &mut Snapshot) -> BTreeMap<(String, String), IpAddr> {
+    let used: std::collections::BTreeSet<IpAddr> = snapshot
+        .services()
+        .flat_map(|s| s.frontend_ips())
+        .chain(snapshot.gateways().flat_map(gateway_ips))
+        .collect();
+    let unallocated: Vec<_> = snapshot
+        .services()
+        .filter(|s| s.is_unallocated())
+        .cloned()
+        .collect();
+    let base = u32::from(Ipv4Addr::new(198, 18, 0, 0));
+    // 198.18.0.1 ..= 198.19.255.254: the /15 without its first and last address
+    let mut candidates = (1..(1u32 << 17) - 1)
+        .map(|i| IpAddr::V4(Ipv4Addr::from(base + i)))
+        .filter(|ip| !used.contains(ip));
+    let mut out = BTreeMap::new();
+    for mut svc in unallocated {
+        let Some(ip) = candidates.next() else {
+            break;
+        };
+        svc.spec.cluster_ip = Some(ip.to_string());
+        svc.spec.cluster_ips = vec![ip.to_string()];
+        out.insert(
+            (
+                svc.metadata.namespace_or_default().to_owned(),
+                svc.metadata.name.clone(),
+            ),
+            ip,
+        );
+        snapshot.upsert(Resource::Service(svc));
+    }
+    out
 }
 
 fn gateway_ips(gw: &gamma::model::gateway::Gateway) -> Vec<IpAddr> {

@@ -37,9 +37,11 @@ impl Resource {
 /// than any parser allows); the size, document and alias limits concern text and do not.
 /// [`DecodeOptions::skip_unsupported`] does not apply either: an unsupported kind is an error
 /// the caller sees.
-pub fn decode_value(value: Value, options: &DecodeOptions) -> Result<Resource, DecodeError> {
+pub fn decode_value(mut value: Value, options: &DecodeOptions) -> Result<Resource, DecodeError> {
     let at = Position::default();
     check_limits(&value, options, at)?;
+    // `field: null` is an absent field, as in `decode` (the API server prunes it).
+    super::nulls::drop_nulls(&mut value);
     let Value::Object(object) = &value else {
         return Err(DecodeError::NotAnObject {
             at,
@@ -152,6 +154,29 @@ mod tests {
         else {
             panic!("field errors expected: {from_value} / {from_text}");
         };
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn from_value_reads_null_and_missing_fields_as_decode_does() {
+        let mut value = route_json();
+        value["spec"]["hostnames"] = Value::Null;
+        let text = serde_json::to_string(&value).unwrap();
+        assert_eq!(
+            vec![Resource::from_value(value).unwrap()],
+            decode(&text).unwrap()
+        );
+        let mut value = route_json();
+        value["status"]["parents"][0]["conditions"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("type");
+        let text = serde_json::to_string(&value).unwrap();
+        // A missing field with a default: the same outcome either way.
+        let a = Resource::from_value(value).map_err(|e| e.field_path().map(str::to_owned));
+        let b = decode(&text)
+            .map(|mut v| v.remove(0))
+            .map_err(|e| e.field_path().map(str::to_owned));
         assert_eq!(a, b);
     }
 

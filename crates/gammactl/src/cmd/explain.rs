@@ -15,6 +15,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
+    super::resolve::warn_about(&prepared, "");
     let explanation = engine.explain(&prepared, 0);
     match args.output.format() {
         Format::Text => {
@@ -28,7 +29,13 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
                     "note:      the Gateway has no address in the manifests; gammactl sends to {ip}"
                 )));
             }
+            if let Some(note) = engine.stand_in_note(&prepared.destination) {
+                emit_line(&style.dim(&format!("note:      {note}")));
+            }
             emit(&render(&explanation, &style));
+            if let Some(why) = &prepared.unbound {
+                emit_line(&style.dim(&format!("why:       {why}")));
+            }
             Ok(())
         }
         f => print(&explanation, f),

@@ -31,6 +31,10 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
+    warn_about(&prepared, "");
+    if let Some(note) = engine.stand_in_note(&prepared.destination) {
+        warn(&format!("note: {}: {note}", prepared.destination));
+    }
     if let Some(n) = args.sample {
         if n == 0 {
             return Err(usage("--sample needs at least 1"));
@@ -49,10 +53,29 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     }
     let decision = engine.resolve(&prepared, 0);
     match args.output.format() {
-        Format::Text => emit(&render_decision(&decision, &Style::stdout())),
-        f => print(&decision, f)?,
+        Format::Text => {
+            let style = Style::stdout();
+            emit(&render_decision(&decision, &style));
+            if let Some(why) = &prepared.unbound {
+                emit_line(&format!("  {}", style.dim(why)));
+            }
+        }
+        f => {
+            if let Some(why) = &prepared.unbound {
+                warn(&format!("{} {why}", Style::stderr().dim("note:")));
+            }
+            print(&decision, f)?;
+        }
     }
     Ok(())
+}
+
+/// The request's warnings on standard error, after `prefix` (a `FILE:LINE: ` in batches).
+pub fn warn_about(p: &Prepared, prefix: &str) {
+    let style = Style::stderr();
+    for w in &p.warnings {
+        warn(&format!("{prefix}{} {w}", style.yellow("warning:")));
+    }
 }
 
 /// One JSON value per request line; errors keep their line so output stays aligned.
@@ -73,6 +96,8 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
     .map_err(|e| input(format!("{name}: {e}")))?;
     let style = Style::stderr();
     let mut failed = 0usize;
+    // the Services that were sent to through a stand-in address, noted once at the end
+    let mut stand_ins = std::collections::BTreeSet::new();
     for (i, raw) in text.as_bytes().lines().enumerate() {
         let number = i + 1;
         let raw = raw.unwrap_or_default();
@@ -84,6 +109,18 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
             .and_then(|line| engine.prepare(&line));
         match result {
             Ok(prepared) => {
+                warn_about(&prepared, &format!("{name}:{number}: "));
+                if let (
+                    Some(ip),
+                    crate::request::Destination::Service {
+                        name, namespace, ..
+                    },
+                ) = (
+                    engine.stand_in_address(&prepared.destination),
+                    &prepared.destination,
+                ) {
+                    stand_ins.insert(format!("{name}.{namespace} {ip}"));
+                }
                 let decision = engine.resolve(&prepared, 0);
                 match format {
                     Some(Format::Text) => {
@@ -117,6 +154,14 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
                 }
             }
         }
+    }
+    if !stand_ins.is_empty() {
+        warn(&format!(
+            "note: Services without a clusterIP in the manifests (the API server allocates one) \
+             were sent to stand-in addresses from {} (reserved, unused in the input): {}",
+            crate::engine::STAND_IN_RANGE,
+            stand_ins.into_iter().collect::<Vec<_>>().join(", ")
+        ));
     }
     if failed > 0 {
         Err(Failure::Reported)
@@ -152,6 +197,9 @@ pub fn describe(p: &Prepared) -> String {
         s.push_str(&format!("{} {}", p.method, p.path));
         if p.protocol == gamma_resolve::Protocol::Grpc {
             s.push_str(" (gRPC)");
+        }
+        if p.scheme == gamma_resolve::Scheme::Https {
+            s.push_str(" (https)");
         }
     } else {
         s.push_str(&format!("{} connection", p.protocol));

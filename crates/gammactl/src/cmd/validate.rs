@@ -1,10 +1,10 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
-use gamma::model::validate::{Channel, ValidateOptions};
+use gamma::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
-use crate::cli::{ChannelArg, Format, ValidateArgs};
+use crate::cli::{ChannelArg, FieldValidationArg, Format, ValidateArgs};
 use crate::failure::Failure;
 use crate::output::{emit_line, print};
 use crate::problem::{Problem, Severity};
@@ -19,18 +19,37 @@ struct Report<'a> {
     errors: usize,
     warnings: usize,
     problems: &'a [Problem],
+    /// Objects of kinds gamma-rs does not read (not problems: summarised on standard error).
+    skipped: Skipped<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct Skipped<'a> {
+    objects: usize,
+    kinds: Vec<&'a str>,
 }
 
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
-    let mut manifests = super::read(&args.input)?;
-    let opts = ValidateOptions::channel(match args.channel {
+    let mut manifests = super::read_checked(&args.input)?;
+    let mut opts = ValidateOptions::channel(match args.channel {
         ChannelArg::Standard => Channel::Standard,
         ChannelArg::Experimental => Channel::Experimental,
     });
+    opts.field_validation = match args.field_validation {
+        FieldValidationArg::Strict => FieldValidation::Strict,
+        FieldValidationArg::Warn => FieldValidation::Warn,
+        FieldValidationArg::Ignore => FieldValidation::Ignore,
+    };
     let mut found = Vec::new();
     for object in &manifests.objects {
-        for e in check::validate(&object.resource, &opts) {
-            found.push(object.problem(Severity::Error, e.path.as_str(), e.kind.to_string()));
+        let report = check::validate(object, &opts);
+        for (severity, list) in [
+            (Severity::Error, &report.errors),
+            (Severity::Warning, &report.warnings),
+        ] {
+            for e in list {
+                found.push(object.problem(severity, e.path.as_str(), e.kind.to_string()));
+            }
         }
     }
     if args.refs {
@@ -57,6 +76,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         errors,
         warnings,
         problems: &manifests.problems,
+        skipped: Skipped {
+            objects: manifests.skipped.len(),
+            kinds: manifests.skipped_kinds(),
+        },
     };
     match args.output.format() {
         Format::Text => print_text(&report),
