@@ -124,7 +124,7 @@ fn main() -> Result<(), gamma_examples::BoxError> {
     let config = gamma_examples::sample_config()?;
     // Who "me" is: the mesh's controllerName plus its aliases, from the shared configuration.
     let me = Identity::of_mesh(&config, ME).ok_or("the configuration does not register istio")?;
-    let arbiter = Arbiter::new(config).map_err(|errors| format!("invalid config: {errors:?}"))?;
+    let arbiter = Arbiter::new(config)?;
     let decisions = arbiter.decide_all(&snapshot);
     for d in decisions.registry().diagnostics() {
         eprintln!("warning: {d}");

@@ -2,7 +2,7 @@
 //!
 //! This is the shape of a mesh controller embedding gamma-rs. It keeps a [`Snapshot`] (its
 //! informer cache), applies one watch event at a time, and after each one asks its
-//! [`Controller`] to reconcile, which
+//! [`Reconciler`] to reconcile, which
 //!
 //! 1. decides ownership of every (route, parentRef) with the arbiter, as `me` (Istio);
 //! 2. builds the [`RouteTable`] of only what `me` programs into its data plane (the parents
@@ -10,8 +10,8 @@
 //! 3. merges `me`'s desired status entries into each route's stored status, and returns only
 //!    the writes that would change something.
 //!
-//! After a change to one object the loop calls [`Controller::reconcile_change`] (only the
-//! affected pairs are re-decided); a periodic resync calls [`Controller::reconcile`]. Time is
+//! After a change to one object the loop calls [`Reconciler::reconcile_change`] (only the
+//! affected pairs are re-decided); a periodic resync calls [`Reconciler::reconcile`]. Time is
 //! an input (`now`), never read from a clock, so the run is reproducible. Each status write is
 //! applied back to the cache and fed in as the watch event it causes: the controller answers
 //! its own echo with no further write, so there are no patch loops.
@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 use std::hash::{BuildHasher, RandomState};
 
 use gamma::arbiter::{Decision, Identity};
-use gamma::controller::{Controller, ControllerConfig};
+use gamma::controller::{Reconciler, ReconcilerConfig};
 use gamma::model::gateway::{ConditionStatus, RouteStatus};
 use gamma::model::meta::Time;
 use gamma::model::{ObjectRef, Resource, ResourceKind, Snapshot};
@@ -105,7 +105,7 @@ struct Step {
 
 /// Runs the loop: apply each event to the cache, reconcile at `start + 1 min × event number`,
 /// write the status updates back and handle their echo.
-fn run(controller: &mut Controller, events: Vec<Event>, start: Time) -> Vec<Step> {
+fn run(controller: &mut Reconciler, events: Vec<Event>, start: Time) -> Vec<Step> {
     let mut cache = Snapshot::new();
     let mut steps = Vec::new();
     for (minute, event) in (0_i64..).zip(events) {
@@ -229,18 +229,17 @@ fn start() -> Time {
 
 /// Istio's controller, configured like every controller in the cluster (the shared
 /// `gamma-config.yaml`), and its controller name.
-fn controller() -> Result<(Controller, String), gamma_examples::BoxError> {
+fn controller() -> Result<(Reconciler, String), gamma_examples::BoxError> {
     let config = gamma_examples::sample_config()?;
     let me = Identity::of_mesh(&config, "istio").ok_or("the configuration lacks istio")?;
     let name = me.name.clone();
-    let mut settings = ControllerConfig::new(config, me);
+    let mut settings = ReconcilerConfig::new(config, me);
     // A long-running controller keys its route tables' hashes with a per-process random seed,
     // so route authors cannot precompute colliding paths; decisions never depend on it.
     settings.build = settings
         .build
         .with_hash_seed(RandomState::new().hash_one("route-table"));
-    let controller =
-        Controller::new(settings).map_err(|errors| format!("invalid configuration: {errors:?}"))?;
+    let controller = Reconciler::new(settings)?;
     Ok((controller, name))
 }
 

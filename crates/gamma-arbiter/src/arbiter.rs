@@ -7,7 +7,7 @@ use std::sync::Arc;
 use gamma_model::digest::{InlineName, RouteDigest};
 use gamma_model::{ObjectRef, Resource, Snapshot};
 
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigErrors};
 use crate::decision::{Decision, PairKey, Verdict, VerdictId};
 use crate::dense::same;
 use crate::index::{DependencyIndex, Scope};
@@ -128,7 +128,7 @@ impl<'a> Walk<'_, 'a> {
 
 impl Arbiter {
     /// An arbiter for a validated configuration.
-    pub fn new(config: Config) -> Result<Arbiter, Vec<ConfigError>> {
+    pub fn new(config: Config) -> Result<Arbiter, ConfigErrors> {
         config.validate()?;
         Ok(Arbiter { config })
     }

@@ -250,7 +250,7 @@ impl Config {
 
     /// Checks the configuration: names present and unique, controller names and aliases unique
     /// across meshes, selectors evaluable, claimed kinds not reserved. Returns every problem.
-    pub fn validate(&self) -> Result<(), Vec<ConfigError>> {
+    pub fn validate(&self) -> Result<(), ConfigErrors> {
         let mut errors = Vec::new();
         let mut names = BTreeSet::new();
         let mut controllers: BTreeMap<&str, &str> = BTreeMap::new();
@@ -320,11 +320,87 @@ impl Config {
                 }
             }
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
+        ConfigErrors::from_vec(errors).map_or(Ok(()), Err)
+    }
+}
+
+/// Every problem [`Config::validate`] found, in configuration order. Never empty.
+///
+/// One error type (rather than a `Vec`) so that `?` carries it into any
+/// `Box<dyn std::error::Error>` or `thiserror` enum; the message lists every error with its path.
+///
+/// ```
+/// use gamma_arbiter::{Config, MeshRegistration};
+/// let config = Config::new([MeshRegistration::new("a", ""), MeshRegistration::new("a", "a.io/c")]);
+/// let errors = config.validate().unwrap_err();
+/// assert_eq!(errors.len(), 2);
+/// assert_eq!(
+///     errors.to_string(),
+///     "2 configuration errors: meshes[0].controllerName: must not be empty; \
+///      meshes[1].name: mesh name \"a\" is already registered",
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigErrors(Vec<ConfigError>);
+
+impl ConfigErrors {
+    /// Wraps a non-empty list of errors; `None` when the list is empty.
+    pub fn from_vec(errors: Vec<ConfigError>) -> Option<Self> {
+        (!errors.is_empty()).then_some(ConfigErrors(errors))
+    }
+
+    /// The individual errors, in configuration order.
+    pub fn errors(&self) -> &[ConfigError] {
+        &self.0
+    }
+
+    /// The number of errors (at least one).
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Always false: a `ConfigErrors` holds at least one error. Present for API symmetry.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Consumes into the list of errors.
+    pub fn into_vec(self) -> Vec<ConfigError> {
+        self.0
+    }
+}
+
+impl std::fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.len() {
+            1 => f.write_str("1 configuration error: ")?,
+            n => write!(f, "{n} configuration errors: ")?,
         }
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigErrors {}
+
+impl IntoIterator for ConfigErrors {
+    type Item = ConfigError;
+    type IntoIter = std::vec::IntoIter<ConfigError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a ConfigErrors {
+    type Item = &'a ConfigError;
+    type IntoIter = std::slice::Iter<'a, ConfigError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
     }
 }
 
@@ -360,7 +436,7 @@ mod tests {
         ]);
         let errs = c.validate().unwrap_err();
         assert!(
-            matches!(&errs[0], ConfigError::DuplicateControllerName { path, .. } if path == "meshes[1].controllerName")
+            matches!(&errs.errors()[0], ConfigError::DuplicateControllerName { path, .. } if path == "meshes[1].controllerName")
         );
     }
 
@@ -379,10 +455,34 @@ mod tests {
         let errs = c.validate().unwrap_err();
         assert_eq!(errs.len(), 2);
         assert!(
-            errs[0]
+            errs.errors()[0]
                 .to_string()
                 .starts_with("meshes[0].namespaceSelector")
         );
-        assert!(errs[1].to_string().starts_with("meshes[0].parentKinds[0]"));
+        assert!(
+            errs.errors()[1]
+                .to_string()
+                .starts_with("meshes[0].parentKinds[0]")
+        );
+    }
+
+    #[test]
+    fn config_errors_are_one_error_listing_every_problem_with_its_path() {
+        fn arbiter_of(c: Config) -> Result<crate::Arbiter, Box<dyn std::error::Error>> {
+            // `?` converts: ConfigErrors implements std::error::Error.
+            Ok(crate::Arbiter::new(c)?)
+        }
+        let c = Config::new([
+            MeshRegistration::new("", "a.io/c"),
+            MeshRegistration::new("b", "a.io/c"),
+        ]);
+        let err = arbiter_of(c).unwrap_err().to_string();
+        assert!(err.starts_with("2 configuration errors: "), "{err}");
+        assert!(err.contains("meshes[0].name: must not be empty"), "{err}");
+        assert!(
+            err.contains("meshes[1].controllerName: controller name"),
+            "{err}"
+        );
+        assert!(ConfigErrors::from_vec(Vec::new()).is_none());
     }
 }

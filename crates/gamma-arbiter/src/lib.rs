@@ -49,7 +49,9 @@ pub mod routes;
 pub mod status;
 
 pub use arbiter::{Arbiter, Decisions};
-pub use config::{Config, ConfigDecodeError, ConfigError, GroupKind, Keys, MeshRegistration};
+pub use config::{
+    Config, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
+};
 pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;

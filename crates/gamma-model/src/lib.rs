@@ -43,7 +43,7 @@ pub mod snapshot;
 pub mod validate;
 pub mod xmesh;
 
-pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_with};
+pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
 pub use resource::{ObjectRef, Resource, ResourceKind};
 pub use snapshot::{ParentKey, Snapshot};
 pub use validate::{Validate, ValidationError, ValidationErrors};

@@ -267,6 +267,50 @@ impl fmt::Display for Time {
     }
 }
 
+impl Time {
+    /// The current time of the system clock: a convenience for embedders, who pass it to the
+    /// engines as `now`. The gamma-rs engines never call it (they read no clock, so that every
+    /// decision is reproducible from its inputs); tests pass fixed times instead.
+    pub fn now() -> Time {
+        Time::from(std::time::SystemTime::now())
+    }
+}
+
+/// Times before the Unix epoch map to negative seconds; times beyond `i64` seconds saturate.
+impl From<std::time::SystemTime> for Time {
+    fn from(t: std::time::SystemTime) -> Time {
+        match t.duration_since(std::time::UNIX_EPOCH) {
+            Ok(d) => Time::from_unix(
+                i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                d.subsec_nanos(),
+            ),
+            Err(before) => {
+                let d = before.duration();
+                let secs = i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
+                match d.subsec_nanos() {
+                    0 => Time::from_unix(secs.saturating_neg(), 0),
+                    n => {
+                        Time::from_unix(secs.saturating_neg().saturating_sub(1), 1_000_000_000 - n)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The same instant as a [`std::time::SystemTime`].
+impl From<Time> for std::time::SystemTime {
+    fn from(t: Time) -> std::time::SystemTime {
+        let nanos = std::time::Duration::from_nanos(u64::from(t.nanos));
+        let secs = std::time::Duration::from_secs(t.secs.unsigned_abs());
+        if t.secs >= 0 {
+            std::time::UNIX_EPOCH + secs + nanos
+        } else {
+            std::time::UNIX_EPOCH - secs + nanos
+        }
+    }
+}
+
 impl std::str::FromStr for Time {
     type Err = TimeParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
@@ -308,6 +352,32 @@ impl JsonSchema for Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_converts_to_and_from_system_time_on_both_sides_of_the_epoch() {
+        use std::time::{Duration, SystemTime, UNIX_EPOCH};
+        let cases = [
+            (
+                UNIX_EPOCH + Duration::new(1_767_607_200, 500_000_000),
+                "2026-01-05T10:00:00.5Z",
+            ),
+            (UNIX_EPOCH, "1970-01-01T00:00:00Z"),
+            (UNIX_EPOCH - Duration::from_secs(1), "1969-12-31T23:59:59Z"),
+            (
+                UNIX_EPOCH - Duration::from_millis(250),
+                "1969-12-31T23:59:59.75Z",
+            ),
+        ];
+        for (system, text) in cases {
+            let t = Time::from(system);
+            assert_eq!(t.to_string(), text);
+            assert_eq!(t, Time::parse(text).unwrap());
+            assert_eq!(SystemTime::from(t), system, "{text}");
+        }
+        // `now` reads the system clock: after the epoch, and ordered with the clock.
+        let before = Time::from(SystemTime::now());
+        assert!(Time::now() >= before && before > Time::UNIX_EPOCH);
+    }
 
     #[test]
     fn time_round_trips_canonical_utc() {

@@ -104,7 +104,7 @@ macro_rules! resources {
             }
 
             /// Decodes a JSON value whose `apiVersion` and `kind` were already read, without
-            /// tracking the field path (the fast path; see [`Resource::from_value`]).
+            /// tracking the field path (the fast path; see [`Resource::from_value_tracked`]).
             pub(crate) fn from_value_untracked(
                 kind: ResourceKind,
                 value: serde_json::Value,
@@ -117,9 +117,30 @@ macro_rules! resources {
             /// Decodes a JSON value whose `apiVersion` and `kind` were already read; an error
             /// carries the path of the offending field. Path tracking allocates per field, so
             /// decode uses it only to explain a failure of [`Resource::from_value_untracked`].
-            pub(crate) fn from_value(
+            pub(crate) fn from_value_tracked(
                 kind: ResourceKind,
                 value: serde_json::Value,
+            ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
+                Ok(match kind {
+                    $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+
+                })
+            }
+
+            /// As [`Resource::from_value_untracked`], reading a borrowed value (so that a
+            /// failure can be explained from the same value).
+            pub(crate) fn from_value_ref(
+                kind: ResourceKind,
+                value: &serde_json::Value,
+            ) -> Result<Resource, serde_json::Error> {
+                Ok(match kind {
+                    $(ResourceKind::$variant => Resource::$variant(serde::Deserialize::deserialize(value)?),)+
+                })
+            }
+
+            /// As [`Resource::from_value_tracked`], reading a borrowed value.
+            pub(crate) fn from_value_ref_tracked(
+                kind: ResourceKind,
+                value: &serde_json::Value,
             ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
                 Ok(match kind {
                     $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+

@@ -582,7 +582,7 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                 value["kind"].as_str().unwrap(),
             )
             .unwrap();
-            Resource::from_value(kind, value).unwrap()
+            Resource::from_value_tracked(kind, value).unwrap()
         }
 
         /// One object; `version` varies the content under the same identity.

@@ -8,9 +8,12 @@
 //! - `arbiter` (feature `arbiter`, on by default): which controller owns each (route, parent)
 //!   when several meshes and gateways share a cluster, and status writes that never touch
 //!   another controller's entries.
-//! - `controller` (features `resolve` and `arbiter`): the embedding API tying them together,
-//!   `Controller::reconcile(&snapshot, now)` -> the table of what this controller programs,
+//! - `controller` (feature `controller`, on by default): the embedding API tying them together,
+//!   `Reconciler::reconcile(&snapshot, now)` -> the table of what this controller programs,
 //!   the status writes to make, its decisions and diagnostics.
+//! - `kube` (feature `kube`, off by default): run on a live cluster with kube-rs — watches into
+//!   a `Snapshot`, route status writes that never clobber another controller (read-modify-write
+//!   with the `resourceVersion` precondition), leader election, metrics.
 //! - `resolve::reference` (feature `reference`, off by default): a naive, obviously-correct
 //!   matcher to test fast engines against; slow by design, not for production.
 //! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and
@@ -48,8 +51,13 @@
 
 pub use gamma_model as model;
 
-#[cfg(all(feature = "resolve", feature = "arbiter"))]
-pub mod controller;
+/// The embedding API (the `gamma-controller` crate): [`controller::Reconciler`].
+#[cfg(feature = "controller")]
+pub use gamma_controller as controller;
+
+/// gamma-rs against a live cluster (the `gamma-kube` crate, feature `kube`).
+#[cfg(feature = "kube")]
+pub use gamma_kube as kube;
 
 /// The route-resolution engine (the `gamma-resolve` crate).
 #[cfg(feature = "resolve")]

@@ -29,7 +29,7 @@ impl Arbitration {
             None => Config::default(),
         };
         let arbiter = Arbiter::new(config).map_err(|errors| {
-            let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            let list: Vec<String> = errors.errors().iter().map(ToString::to_string).collect();
             input(format!(
                 "invalid arbiter configuration: {}",
                 list.join("; ")

@@ -2,6 +2,8 @@
 //! into typed [`Resource`]s, within configurable limits that make hostile input cheap to refuse.
 //!
 //! - [`decode`] / [`decode_with`]: the objects only.
+//! - [`decode_value`] / [`Resource::from_value`]: one object from an already-parsed JSON
+//!   value (what a Kubernetes client returns), without a text round trip.
 //! - [`decode_documents`]: each object with its [`Position`] (document index, List item, line),
 //!   so tools can print `file:line` for later validation errors, and the objects skipped as
 //!   unsupported when [`DecodeOptions::skip_unsupported`] is set.
@@ -18,11 +20,13 @@ mod error;
 mod json;
 mod normalize;
 mod options;
+mod value;
 mod yaml;
 mod yaml_lines;
 
 pub use error::{DecodeError, Limit, Position};
 pub use options::DecodeOptions;
+pub use value::decode_value;
 
 use std::cell::RefCell;
 
@@ -327,7 +331,7 @@ impl Context<'_> {
     ) -> DecodeError {
         let tracked = self.reread(at, kind, api_version).map(|mut value| {
             normalize::normalize(&mut value);
-            Resource::from_value(kind, value)
+            Resource::from_value_tracked(kind, value)
         });
         let (mut segments, message) = match tracked {
             Some(Err(e)) => (path_segments(e.path()), e.into_inner().to_string()),

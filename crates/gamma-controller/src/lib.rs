@@ -1,20 +1,27 @@
-//! The embedding API: one call a controller makes on every change.
+//! The gamma-rs embedding API: the one call a controller makes on every change.
 //!
-//! [`Controller::reconcile`] decides ownership for the embedding controller (`me`), builds the
+//! A controller embedding gamma-rs (a mesh or a gateway implementation) keeps a
+//! [`gamma_model::Snapshot`] of the cluster and a [`Reconciler`]. [`Reconciler::reconcile`]
+//! decides ownership for the embedding controller (`me`, see `gamma_arbiter`), builds the
 //! route table of what `me` programs (owned parents plus parents in a make-before-break
-//! handoff), and returns the exact status writes to make. [`Controller::reconcile_change`] is
+//! handoff), and returns the exact status writes to make. [`Reconciler::reconcile_change`] is
 //! the incremental path after one object changed.
 //!
+//! The names read beside kube-rs: kube's `runtime::Controller` runs an embedder's `reconcile`
+//! function, and a [`Reconciler`] is what that function calls. Time is an input (`now`): this
+//! crate does no I/O, reads no clock and has no async code; `gamma-kube` drives it against a
+//! live API server.
+//!
 //! ```
-//! use gamma::controller::{Controller, ControllerConfig};
-//! use gamma::arbiter::{Config, Identity, MeshRegistration};
-//! use gamma::model::{Snapshot, decode, meta::Time};
+//! use gamma_controller::{Reconciler, ReconcilerConfig};
+//! use gamma_arbiter::{Config, Identity, MeshRegistration};
+//! use gamma_model::{Snapshot, decode, meta::Time};
 //!
 //! let config = Config::new([MeshRegistration::new("istio", "istio.io/gateway-controller")]);
-//! let mut controller = Controller::new(ControllerConfig::new(
+//! let mut reconciler = Reconciler::new(ReconcilerConfig::new(
 //!     config,
 //!     Identity::new("istio.io/gateway-controller"),
-//! )).unwrap();
+//! ))?;
 //! let snapshot = Snapshot::from_resources(decode(r#"
 //! apiVersion: v1
 //! kind: Namespace
@@ -33,21 +40,32 @@
 //!   rules: [{backendRefs: [{name: checkout, port: 80}]}]
 //! "#)?);
 //! let now = Time::parse("2026-01-05T10:00:00Z")?;
-//! let r = controller.reconcile(&snapshot, now);
+//! let r = reconciler.reconcile(&snapshot, now);
 //! assert_eq!(r.status_updates.len(), 1);
 //! let (route, status) = &r.status_updates[0];
 //! assert_eq!(route.name, "checkout");
 //! assert_eq!(status.parents[0].controller_name, "istio.io/gateway-controller");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use gamma_arbiter::handoff::{Directive, Handoff};
 use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
 use gamma_arbiter::routes::route_parts;
-use gamma_arbiter::status::ParentConditions;
-use gamma_arbiter::{Arbiter, Config, ConfigError, Decision, Decisions, Identity, PairKey};
+use gamma_arbiter::status::{DesiredStatus, ParentConditions};
+use gamma_arbiter::{Arbiter, Config, ConfigErrors, Decision, Decisions, Identity, PairKey};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
 use gamma_model::{ObjectRef, ResourceKind, Snapshot};
@@ -55,11 +73,11 @@ use gamma_resolve::ir::RouteKind;
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
-/// What a [`Controller`] needs: the shared arbiter configuration, who `me` is, how to build
+/// What a [`Reconciler`] needs: the shared arbiter configuration, who `me` is, how to build
 /// tables, and how long a handoff may last.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct ControllerConfig {
+pub struct ReconcilerConfig {
     /// The arbiter configuration (the same for every controller in the cluster).
     pub arbiter: Config,
     /// The embedding controller.
@@ -67,16 +85,16 @@ pub struct ControllerConfig {
     /// Table build options (the `include` set is managed by the controller). A long-running
     /// controller should key the table's hashes with a random seed per process, e.g.
     /// `build = build.with_hash_seed(std::hash::RandomState::new().hash_one(0u8))` (see
-    /// [`BuildOptions::hash_seed`]); [`ControllerConfig::new`] leaves the fixed default.
+    /// [`BuildOptions::hash_seed`]); [`ReconcilerConfig::new`] leaves the fixed default.
     pub build: BuildOptions,
     /// The longest a make-before-break handoff lasts, in seconds (default 300).
     pub handoff_grace_seconds: i64,
 }
 
-impl ControllerConfig {
+impl ReconcilerConfig {
     /// A configuration with default build options and a 300 s handoff grace period.
     pub fn new(arbiter: Config, me: Identity) -> Self {
-        ControllerConfig {
+        ReconcilerConfig {
             arbiter,
             me,
             build: BuildOptions::default(),
@@ -118,6 +136,10 @@ pub struct Reconciliation {
     /// The status writes to make (a read-modify-write on the route copy in the snapshot);
     /// only routes whose status would change.
     pub status_updates: Vec<(ObjectRef, RouteStatus)>,
+    /// What `me` wants on each route of `status_updates`: a writer that finds the stored
+    /// status changed (a conflict) merges this again into the status it reads back, with
+    /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
+    pub desired: BTreeMap<ObjectRef, DesiredStatus>,
     /// `me`'s decision and data-plane directive for every (route, parentRef) considered.
     pub decisions: Vec<(PairKey, Decision, Directive)>,
     /// Notes for the operator.
@@ -126,7 +148,7 @@ pub struct Reconciliation {
 
 /// An embedding controller: arbiter decisions, handoff state and the last table conditions.
 #[derive(Debug)]
-pub struct Controller {
+pub struct Reconciler {
     arbiter: Arbiter,
     me: Identity,
     build: BuildOptions,
@@ -169,10 +191,10 @@ fn to_condition(c: &RouteCondition) -> Condition {
     }
 }
 
-impl Controller {
+impl Reconciler {
     /// A controller for a valid configuration.
-    pub fn new(config: ControllerConfig) -> Result<Controller, Vec<ConfigError>> {
-        Ok(Controller {
+    pub fn new(config: ReconcilerConfig) -> Result<Reconciler, ConfigErrors> {
+        Ok(Reconciler {
             arbiter: Arbiter::new(config.arbiter)?,
             me: config.me,
             build: config.build,
@@ -237,6 +259,7 @@ impl Controller {
             return Reconciliation {
                 table: RouteTable::build(snapshot, &self.build),
                 status_updates: Vec::new(),
+                desired: BTreeMap::new(),
                 decisions: Vec::new(),
                 diagnostics,
             };
@@ -317,6 +340,7 @@ impl Controller {
             }
         }
         let mut status_updates = Vec::new();
+        let mut desired_of = BTreeMap::new();
         for route in routes {
             let Some((meta, _, status)) = snapshot.get(&route).and_then(route_parts) else {
                 continue;
@@ -351,6 +375,7 @@ impl Controller {
                             dropped: dropped.len(),
                         });
                     }
+                    desired_of.insert(route.clone(), desired);
                     status_updates.push((route, status));
                 }
                 MergeOutcome::Stale { stored, known } => diagnostics.push(Diagnostic::StaleRoute {
@@ -365,6 +390,7 @@ impl Controller {
         Reconciliation {
             table,
             status_updates,
+            desired: desired_of,
             decisions: out_decisions,
             diagnostics,
         }

@@ -1,17 +1,15 @@
 //! The embedding API on the sample cluster (examples/manifests, examples/gamma-config.yaml):
 //! two meshes reconcile, write status, reach a fixed point, and hand a namespace over
-//! make-before-break (issue 4).
-
-#![cfg(all(feature = "resolve", feature = "arbiter"))]
+//! make-before-break.
 
 use std::path::PathBuf;
 
-use gamma::arbiter::handoff::Directive;
-use gamma::arbiter::{Config, Identity};
-use gamma::controller::{Controller, ControllerConfig, Reconciliation};
-use gamma::model::gateway::RouteStatus;
-use gamma::model::meta::Time;
-use gamma::model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
+use gamma_arbiter::handoff::Directive;
+use gamma_arbiter::{Config, Identity};
+use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
+use gamma_model::gateway::RouteStatus;
+use gamma_model::meta::Time;
+use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
@@ -32,8 +30,8 @@ fn sample() -> (Config, Snapshot) {
     (config, Snapshot::from_resources(objects))
 }
 
-fn controller(config: &Config, mesh: &str) -> Controller {
-    Controller::new(ControllerConfig::new(
+fn controller(config: &Config, mesh: &str) -> Reconciler {
+    Reconciler::new(ReconcilerConfig::new(
         config.clone(),
         Identity::of_mesh(config, mesh).unwrap(),
     ))
@@ -215,4 +213,26 @@ fn relabelling_a_namespace_hands_off_make_before_break() {
     let s = status_of(&snap, &checkout);
     assert_eq!(s.parents.len(), 1);
     assert_eq!(s.parents[0].controller_name, "linkerd.io/policy-controller");
+}
+
+// A writer that meets a conflict re-merges what `me` wants into the status it reads back
+// (Gateway API: status.parents is an atomic list shared by every controller): merging each
+// update's desired entries into the copy it was computed from gives the update again.
+#[test]
+fn every_status_update_carries_the_desired_entries_it_was_merged_from() {
+    let (config, snap) = sample();
+    let mut istio = controller(&config, "istio");
+    let me = Identity::of_mesh(&config, "istio").unwrap();
+    let r = istio.reconcile(&snap, t(0));
+    assert_eq!(r.desired.len(), r.status_updates.len());
+    for (route, status) in &r.status_updates {
+        let desired = &r.desired[route];
+        let stored = match snap.get(route).unwrap() {
+            Resource::HttpRoute(x) => x.status.clone().unwrap_or_default(),
+            _ => unreachable!(),
+        };
+        let generation = snap.get(route).unwrap().metadata().generation_or_zero();
+        let again = gamma_arbiter::merge(&stored, desired, &me, generation, t(0));
+        assert_eq!(again.as_ref(), Some(status), "{route:?}");
+    }
 }

@@ -1,0 +1,139 @@
+//! Which kinds are watched, at which API version, and how a CRD maps to one.
+
+use gamma_model::ResourceKind;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::core::{ApiResource, GroupVersionKind};
+
+/// Every kind the engines read (SMI aside), in [`ResourceKind`] order.
+pub const WATCHED: [ResourceKind; 14] = [
+    ResourceKind::HttpRoute,
+    ResourceKind::GrpcRoute,
+    ResourceKind::TlsRoute,
+    ResourceKind::TcpRoute,
+    ResourceKind::UdpRoute,
+    ResourceKind::Gateway,
+    ResourceKind::GatewayClass,
+    ResourceKind::ListenerSet,
+    ResourceKind::ReferenceGrant,
+    ResourceKind::BackendTlsPolicy,
+    ResourceKind::XMesh,
+    ResourceKind::Service,
+    ResourceKind::Namespace,
+    ResourceKind::EndpointSlice,
+];
+
+/// Whether `kind` is served by a CustomResourceDefinition (every Gateway API kind and XMesh),
+/// rather than built into the API server (Service, Namespace, EndpointSlice).
+pub fn is_custom(kind: ResourceKind) -> bool {
+    !matches!(
+        kind,
+        ResourceKind::Service | ResourceKind::Namespace | ResourceKind::EndpointSlice
+    )
+}
+
+/// The API resource (group, version, plural) of `kind` at `api_version` (`group/version`, or
+/// `v1` for the core group).
+pub fn api_resource(kind: ResourceKind, api_version: &str) -> ApiResource {
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    ApiResource::from_gvk(&GroupVersionKind::gvk(group, version, kind.as_str()))
+}
+
+/// The kind a CRD defines and the version to watch: among the versions the CRD serves, the
+/// first in [`ResourceKind::api_versions`] order (the newest gamma-rs models). `None` for a CRD
+/// of another kind, or one serving no version gamma-rs models.
+pub fn of_crd(crd: &CustomResourceDefinition) -> Option<(ResourceKind, &'static str)> {
+    let spec = &crd.spec;
+    let served: Vec<String> = spec
+        .versions
+        .iter()
+        .filter(|v| v.served)
+        .map(|v| format!("{}/{}", spec.group, v.name))
+        .collect();
+    let kind = served
+        .iter()
+        .find_map(|av| ResourceKind::from_type(av, &spec.names.kind))?;
+    if !WATCHED.contains(&kind) {
+        return None;
+    }
+    let version = kind
+        .api_versions()
+        .iter()
+        .find(|av| served.iter().any(|s| s == *av))?;
+    Some((kind, version))
+}
+
+/// The version a built-in kind is watched at (its only modelled version).
+pub fn builtin_version(kind: ResourceKind) -> Option<&'static str> {
+    (!is_custom(kind))
+        .then(|| kind.api_versions().first().copied())
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd(group: &str, kind: &str, versions: &[(&str, bool)]) -> CustomResourceDefinition {
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": "x"},
+            "spec": {
+                "group": group,
+                "names": {"kind": kind, "plural": "x"},
+                "scope": "Namespaced",
+                "versions": versions.iter().map(|(v, served)| serde_json::json!({
+                    "name": v, "served": served, "storage": false
+                })).collect::<Vec<_>>(),
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_crd_is_watched_at_the_newest_modelled_version_it_serves() {
+        // The experimental channel serves TLSRoute v1, v1alpha3 and v1alpha2.
+        let c = crd(
+            "gateway.networking.k8s.io",
+            "TLSRoute",
+            &[("v1alpha2", true), ("v1alpha3", true), ("v1", true)],
+        );
+        assert_eq!(
+            of_crd(&c),
+            Some((ResourceKind::TlsRoute, "gateway.networking.k8s.io/v1"))
+        );
+        let c = crd(
+            "gateway.networking.k8s.io",
+            "TLSRoute",
+            &[("v1alpha2", true), ("v1", false)],
+        );
+        assert_eq!(
+            of_crd(&c),
+            Some((ResourceKind::TlsRoute, "gateway.networking.k8s.io/v1alpha2"))
+        );
+    }
+
+    #[test]
+    fn crds_of_other_kinds_or_unmodelled_versions_are_not_watched() {
+        assert_eq!(of_crd(&crd("example.com", "Widget", &[("v1", true)])), None);
+        assert_eq!(
+            of_crd(&crd(
+                "gateway.networking.k8s.io",
+                "HTTPRoute",
+                &[("v9", true)]
+            )),
+            None
+        );
+    }
+
+    #[test]
+    fn plurals_match_the_upstream_crd_names() {
+        let plural = |k: ResourceKind| api_resource(k, k.api_versions()[0]).plural;
+        assert_eq!(plural(ResourceKind::GatewayClass), "gatewayclasses");
+        assert_eq!(plural(ResourceKind::BackendTlsPolicy), "backendtlspolicies");
+        assert_eq!(plural(ResourceKind::XMesh), "xmeshes");
+        assert_eq!(plural(ResourceKind::EndpointSlice), "endpointslices");
+        let svc = api_resource(ResourceKind::Service, "v1");
+        assert_eq!((svc.group.as_str(), svc.version.as_str()), ("", "v1"));
+    }
+}

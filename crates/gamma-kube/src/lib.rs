@@ -1,0 +1,51 @@
+//! gamma-rs against a live cluster: watches into a [`gamma_model::Snapshot`], route status
+//! writes that never clobber another controller, and leader election.
+//!
+//! The pure crates decide; this crate is a thin async shell around them (kube-rs style: the
+//! state change is a plain function, only the writer awaits the API server):
+//!
+//! - [`watch`]: one kube-runtime watcher per kind the engines read (the Gateway API kinds at
+//!   the newest version their CRD serves, XMesh, GatewayClass, ReferenceGrant, Service,
+//!   Namespace, EndpointSlice), objects decoded straight from the API's JSON with
+//!   [`gamma_model::Resource::from_value`]; a watcher on CRDs starts and stops the Gateway API
+//!   watches as their CRDs appear and go.
+//! - [`store`] (sync): watcher events into a `Snapshot`; a relist replaces a kind atomically;
+//!   ready once every kind listed once.
+//! - [`status`]: the only writer. Read-modify-write on the `status` subresource with the
+//!   `resourceVersion` precondition, re-merge on 409 with the pure `gamma_arbiter` merge,
+//!   bounded backoff, nothing written when nothing changes. Never server-side apply:
+//!   `status.parents` is an atomic list.
+//! - [`runtime`]: [`run`] ties them together with a [`gamma_controller::Reconciler`]: debounced,
+//!   batched `reconcile_change`, a full reconcile after a relist, leader election on a
+//!   `coordination.k8s.io` Lease (kube-lease-manager), graceful shutdown, `tracing` spans and
+//!   Prometheus counters ([`metrics`]).
+//! - [`convert`]: Service, Namespace and EndpointSlice to and from k8s-openapi.
+//!
+//! Features: `k8s-v1_33` (default) builds k8s-openapi for the Kubernetes 1.33 API, the oldest
+//! k8s-openapi 0.29 supports; every type read here is GA there and served by newer API
+//! servers. k8s-openapi allows one version feature per build: a binary choosing another turns
+//! off this crate's default features and enables `k8s-openapi/v1_*` itself.
+//!
+//! How watches, readiness, status writes, leader election and handoff fit together:
+//! `docs/kube.md` in the repository.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+pub mod convert;
+pub mod kinds;
+pub mod metrics;
+pub mod runtime;
+pub mod status;
+pub mod store;
+pub mod watch;
+
+pub use runtime::{Config, LeaseConfig, Runtime, State, run};

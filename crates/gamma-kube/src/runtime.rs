@@ -1,0 +1,532 @@
+//! The async shell: watch events -> [`Store`] -> debounced, batched
+//! [`Reconciler::reconcile_change`] (a full [`Reconciler::reconcile`] after a relist or on
+//! gaining the lease) -> status writes, until shutdown.
+//!
+//! Nothing is reconciled or written until every watched kind has listed once (and the CRD
+//! list says which Gateway API kinds exist), nor while another replica holds the lease. Table
+//! builds run on `spawn_blocking`, so a large cluster never stalls the runtime's workers; the
+//! snapshot is never held across an `.await` that waits for the API server, except for the
+//! status writes, which read it only for the copies they were merged from.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+use std::time::Duration;
+
+use gamma_arbiter::Decision;
+use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
+use gamma_model::meta::Time;
+use gamma_model::{ObjectRef, ResourceKind};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::runtime::watcher::Event;
+use tokio::sync::{mpsc, watch as channel};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::kinds::{self, WATCHED};
+use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
+use crate::status::{self, Backoff, StatusWriter, Update, Written};
+use crate::store::{Change, Store};
+use crate::watch::{self, Message};
+
+/// Why the runtime stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The arbiter configuration is invalid. Not retryable: fix the configuration.
+    #[error("invalid configuration: {0}")]
+    Config(#[source] gamma_arbiter::ConfigErrors),
+    /// The Lease could not be set up or held. Retryable (restart the runtime).
+    #[error("leader election: {0}")]
+    Lease(#[source] kube_lease_manager::LeaseManagerError),
+    /// A table build panicked (a bug in gamma-rs). Not retryable.
+    #[error("reconcile task failed: {0}")]
+    Task(#[source] tokio::task::JoinError),
+}
+
+/// Leader election on a `coordination.k8s.io/v1` Lease: replicas of one controller share a
+/// Lease name; only the holder reconciles and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeaseConfig {
+    /// The Lease's namespace.
+    pub namespace: String,
+    /// The Lease's name (the same for every replica of one controller).
+    pub name: String,
+    /// This replica's identity (unique per replica, e.g. the pod name).
+    pub holder: String,
+    /// How long a Lease lasts without renewal, in seconds.
+    pub duration_seconds: u64,
+    /// How long before expiry the holder renews, in seconds.
+    pub grace_seconds: u64,
+}
+
+impl LeaseConfig {
+    /// A 15 s Lease renewed 5 s before expiry.
+    pub fn new(
+        namespace: impl Into<String>,
+        name: impl Into<String>,
+        holder: impl Into<String>,
+    ) -> LeaseConfig {
+        LeaseConfig {
+            namespace: namespace.into(),
+            name: name.into(),
+            holder: holder.into(),
+            duration_seconds: 15,
+            grace_seconds: 5,
+        }
+    }
+}
+
+/// What [`run`] needs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Config {
+    /// The reconciler (arbiter configuration, `me`, table options).
+    pub reconciler: ReconcilerConfig,
+    /// How long to wait after a change for more changes before reconciling them as a batch.
+    pub debounce: Duration,
+    /// Retries after status write conflicts.
+    pub backoff: Backoff,
+    /// Leader election; `None` for a single replica.
+    pub lease: Option<LeaseConfig>,
+    /// Counters to update (register them with [`Metrics::register`]).
+    pub metrics: Metrics,
+}
+
+impl Config {
+    /// A single-replica configuration with a 50 ms debounce.
+    pub fn new(reconciler: ReconcilerConfig) -> Config {
+        Config {
+            reconciler,
+            debounce: Duration::from_millis(50),
+            backoff: Backoff::default(),
+            lease: None,
+            metrics: Metrics::default(),
+        }
+    }
+}
+
+/// What the runtime is doing, published after every step (see [`Runtime::state`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct State {
+    /// Every watched kind has listed once.
+    pub ready: bool,
+    /// This replica holds the Lease (always, without leader election).
+    pub leader: bool,
+    /// Kinds watched, with the version.
+    pub watching: BTreeMap<ResourceKind, &'static str>,
+    /// Gateway API kinds skipped because no CRD serves them (picked up when one appears).
+    pub missing: BTreeSet<ResourceKind>,
+    /// Reconciliations run.
+    pub reconciles: u64,
+    /// Status writes accepted by the API server.
+    pub writes: u64,
+    /// Changes seen but not reconciled yet (0 with `ready` and `leader`: caught up).
+    pub pending: usize,
+}
+
+/// A runtime before it runs: its state can be watched.
+pub struct Runtime {
+    config: Config,
+    client: kube::Client,
+    state: channel::Sender<State>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs the controller until `shutdown` completes; see [`Runtime`].
+pub async fn run(
+    config: Config,
+    client: kube::Client,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), Error> {
+    Runtime::new(config, client).run(shutdown).await
+}
+
+struct Loop {
+    client: kube::Client,
+    tx: mpsc::Sender<Message>,
+    store: Store,
+    tasks: BTreeMap<ResourceKind, (&'static str, JoinHandle<()>)>,
+    /// CRD name -> the kind and version it serves.
+    crds: BTreeMap<String, (ResourceKind, &'static str)>,
+    /// CRD names listed during a CRD relist.
+    crd_relist: Option<BTreeSet<String>>,
+    crds_synced: bool,
+    pending: BTreeSet<ObjectRef>,
+    full: bool,
+    deadline: Option<Instant>,
+    state: State,
+}
+
+impl Runtime {
+    /// A runtime for `config` on `client`.
+    pub fn new(config: Config, client: kube::Client) -> Runtime {
+        Runtime {
+            config,
+            client,
+            state: channel::channel(State::default()).0,
+        }
+    }
+
+    /// The runtime's state, updated after every step.
+    pub fn state(&self) -> channel::Receiver<State> {
+        self.state.subscribe()
+    }
+
+    /// Runs until `shutdown` completes: then stops the watches, releases the Lease and
+    /// returns. Status writes in progress finish first.
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+        let me = self.config.reconciler.me.clone();
+        let span = info_span!("gamma_kube", controller = %me.name);
+        self.run_inner(shutdown).instrument(span).await
+    }
+
+    async fn run_inner(self, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+        let Runtime {
+            config,
+            client,
+            state: state_tx,
+        } = self;
+        let mut reconciler =
+            Some(Reconciler::new(config.reconciler.clone()).map_err(Error::Config)?);
+        let writer =
+            StatusWriter::new(client.clone(), config.reconciler.me.clone(), config.backoff);
+        let metrics = config.metrics.clone();
+        let (mut leader, lease_task) = match &config.lease {
+            None => (channel::channel(true).1, None),
+            Some(l) => {
+                let manager =
+                    kube_lease_manager::LeaseManagerBuilder::new(client.clone(), l.name.clone())
+                        .with_namespace(l.namespace.clone())
+                        .with_identity(l.holder.clone())
+                        .with_duration(l.duration_seconds)
+                        .with_grace(l.grace_seconds)
+                        .build()
+                        .await
+                        .map_err(Error::Lease)?;
+                let (rx, task) = manager.watch().await;
+                (rx, Some(task))
+            }
+        };
+        let (tx, mut rx) = mpsc::channel(1024);
+        let mut l = Loop {
+            client: client.clone(),
+            tx,
+            store: Store::new(),
+            tasks: BTreeMap::new(),
+            crds: BTreeMap::new(),
+            crd_relist: None,
+            crds_synced: false,
+            pending: BTreeSet::new(),
+            full: true,
+            deadline: None,
+            state: State::default(),
+        };
+        for kind in WATCHED {
+            if let Some(v) = kinds::builtin_version(kind) {
+                l.start(kind, v);
+            }
+        }
+        let crd_task = watch::spawn_crds(client.clone(), l.tx.clone());
+        let mut shutdown = std::pin::pin!(shutdown);
+        let mut was_leader = false;
+        loop {
+            let is_leader = *leader.borrow();
+            if is_leader && !was_leader {
+                info!("holding the lease: full reconcile");
+                l.full = true;
+                l.deadline.get_or_insert_with(Instant::now);
+            }
+            was_leader = is_leader;
+            l.state.leader = is_leader;
+            l.state.ready = l.crds_synced && l.store.is_ready();
+            l.state.pending = l.pending.len() + usize::from(l.full);
+            state_tx.send_replace(l.state.clone());
+            let due = l.state.ready && is_leader && l.deadline.is_some();
+            let deadline = l.deadline.unwrap_or_else(Instant::now);
+            tokio::select! {
+                biased;
+                () = &mut shutdown => break,
+                changed = leader.changed(), if config.lease.is_some() => {
+                    if changed.is_err() {
+                        warn!("leader election stopped");
+                        break;
+                    }
+                }
+                message = rx.recv() => match message {
+                    Some(m) => l.handle(m, config.debounce, &metrics),
+                    None => break,
+                },
+                () = tokio::time::sleep_until(deadline), if due => {
+                    let Some(mut r) = reconciler.take() else { break };
+                    let snapshot = l.store.snapshot().clone();
+                    let changes: Vec<ObjectRef> = std::mem::take(&mut l.pending).into_iter().collect();
+                    let full = std::mem::take(&mut l.full);
+                    l.deadline = None;
+                    let now = Time::now();
+                    let (back, results) = tokio::task::spawn_blocking(move || {
+                        let results = reconcile(&mut r, &snapshot, &changes, full, now);
+                        (r, results)
+                    })
+                    .await
+                    .map_err(Error::Task)?;
+                    reconciler = Some(back);
+                    metrics.reconciles.get_or_create(&ReconcileLabels {
+                        mode: if full { "full" } else { "change" },
+                    }).inc();
+                    l.state.reconciles += 1;
+                    l.write(&writer, &metrics, results, now).await;
+                }
+            }
+        }
+        crd_task.abort();
+        for (_, (_, task)) in std::mem::take(&mut l.tasks) {
+            task.abort();
+        }
+        // Dropping the receiver makes the lease manager release the Lease.
+        drop(leader);
+        if let Some(task) = lease_task {
+            match tokio::time::timeout(Duration::from_secs(5), task).await {
+                Ok(Ok(Err(e))) => return Err(Error::Lease(e)),
+                Ok(Err(e)) => return Err(Error::Task(e)),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The sync step: one full reconcile, or one `reconcile_change` per changed object.
+fn reconcile(
+    r: &mut Reconciler,
+    snapshot: &gamma_model::Snapshot,
+    changes: &[ObjectRef],
+    full: bool,
+    now: Time,
+) -> Vec<Reconciliation> {
+    if full {
+        return vec![r.reconcile(snapshot, now)];
+    }
+    changes
+        .iter()
+        .map(|c| r.reconcile_change(snapshot, c, now))
+        .collect()
+}
+
+fn verdict(d: &Decision) -> &'static str {
+    match d {
+        Decision::Owned { .. } => "owned",
+        Decision::Foreign { .. } => "foreign",
+        Decision::Conflict { .. } => "conflict",
+        Decision::Unclaimed => "unclaimed",
+        Decision::Pending { .. } => "pending",
+        _ => "other",
+    }
+}
+
+impl Loop {
+    fn start(&mut self, kind: ResourceKind, version: &'static str) {
+        if let Some((v, _)) = self.tasks.get(&kind)
+            && *v == version
+        {
+            return;
+        }
+        self.stop(kind);
+        info!(kind = kind.as_str(), version, "watching");
+        let task = watch::spawn_kind(self.client.clone(), kind, version, self.tx.clone());
+        self.tasks.insert(kind, (version, task));
+        self.store.expect(kind);
+        self.state.watching.insert(kind, version);
+        self.state.missing.remove(&kind);
+    }
+
+    fn stop(&mut self, kind: ResourceKind) {
+        if let Some((_, task)) = self.tasks.remove(&kind) {
+            task.abort();
+            self.state.watching.remove(&kind);
+            if self.store.forget_kind(kind) {
+                self.full = true;
+            }
+        }
+    }
+
+    fn touch(&mut self, debounce: Duration) {
+        self.deadline
+            .get_or_insert_with(|| Instant::now() + debounce);
+    }
+
+    fn crd(&mut self, crd: &CustomResourceDefinition) {
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        let established = crd.status.as_ref().is_some_and(|s| {
+            s.conditions
+                .iter()
+                .flatten()
+                .any(|c| c.type_ == "Established" && c.status == "True")
+        });
+        match kinds::of_crd(crd) {
+            Some((kind, version)) if established => {
+                self.crds.insert(name, (kind, version));
+                self.start(kind, version);
+            }
+            _ => {
+                if let Some((kind, _)) = self.crds.remove(&name) {
+                    self.stop(kind);
+                }
+            }
+        }
+    }
+
+    fn handle(&mut self, message: Message, debounce: Duration, metrics: &Metrics) {
+        match message {
+            Message::Objects(kind, event) => {
+                // Events of a kind stopped meanwhile (its CRD deleted) are dropped.
+                if !self.tasks.contains_key(&kind) {
+                    return;
+                }
+                match self.store.apply(kind, event) {
+                    Change::None => {}
+                    Change::Object(o) => {
+                        self.pending.insert(o);
+                        self.touch(debounce);
+                    }
+                    Change::Relisted(kind) => {
+                        debug!(kind = kind.as_str(), "relisted: full reconcile");
+                        self.full = true;
+                        self.touch(debounce);
+                    }
+                }
+            }
+            Message::Crd(event) => match event {
+                Event::Apply(c) | Event::InitApply(c) => {
+                    if let Some(names) = &mut self.crd_relist {
+                        names.insert(c.metadata.name.clone().unwrap_or_default());
+                    }
+                    self.crd(&c);
+                    self.touch(debounce);
+                }
+                Event::Delete(c) => {
+                    if let Some((kind, _)) = self
+                        .crds
+                        .remove(c.metadata.name.as_deref().unwrap_or_default())
+                    {
+                        warn!(kind = kind.as_str(), "CRD deleted: objects dropped");
+                        self.stop(kind);
+                        self.state.missing.insert(kind);
+                        self.full = true;
+                        self.touch(debounce);
+                    }
+                }
+                Event::Init => self.crd_relist = Some(BTreeSet::new()),
+                Event::InitDone => {
+                    let listed = self.crd_relist.take().unwrap_or_default();
+                    let gone: Vec<String> = self
+                        .crds
+                        .keys()
+                        .filter(|n| !listed.contains(*n))
+                        .cloned()
+                        .collect();
+                    for name in gone {
+                        if let Some((kind, _)) = self.crds.remove(&name) {
+                            self.stop(kind);
+                        }
+                    }
+                    self.crds_synced = true;
+                    for kind in WATCHED {
+                        if kinds::is_custom(kind)
+                            && !self.tasks.contains_key(&kind)
+                            && self.state.missing.insert(kind)
+                        {
+                            warn!(
+                                kind = kind.as_str(),
+                                "no CRD serves this kind: skipped until one appears"
+                            );
+                        }
+                    }
+                    self.full = true;
+                    self.touch(debounce);
+                }
+            },
+            Message::Undecodable { kind, name, error } => {
+                metrics.undecodable.inc();
+                warn!(kind = kind.as_str(), %name, %error, "object skipped: does not decode");
+            }
+            Message::WatchError(kind, error) => {
+                warn!(kind = kind.as_str(), %error, "watch error (retrying)");
+            }
+        }
+    }
+
+    async fn write(
+        &mut self,
+        writer: &StatusWriter,
+        metrics: &Metrics,
+        results: Vec<Reconciliation>,
+        now: Time,
+    ) {
+        // The last reconciliation of a route in the batch has the newest desired status.
+        let mut updates = BTreeMap::new();
+        for r in &results {
+            for (_, d, _) in &r.decisions {
+                metrics
+                    .decisions
+                    .get_or_create(&VerdictLabels {
+                        verdict: verdict(d),
+                    })
+                    .inc();
+            }
+            for d in &r.diagnostics {
+                debug!(diagnostic = ?d, "reconcile");
+            }
+            for (route, status) in &r.status_updates {
+                if let Some(desired) = r.desired.get(route) {
+                    updates.insert(route.clone(), (status, desired));
+                }
+            }
+        }
+        let snapshot = self.store.snapshot();
+        for (route, (status, desired)) in updates {
+            let Some(copy) = snapshot.get(&route) else {
+                continue;
+            };
+            let update = Update {
+                route: &route,
+                api_version: copy.api_version(),
+                resource_version: copy.metadata().resource_version.as_deref(),
+                generation: copy.metadata().generation_or_zero(),
+                status,
+                desired,
+            };
+            match writer.write(&update, now).await {
+                Ok(Written::Written { conflicts }) => {
+                    metrics.status_writes.inc();
+                    metrics.conflicts.inc_by(u64::from(conflicts));
+                    metrics.retries.inc_by(u64::from(conflicts));
+                    self.state.writes += 1;
+                }
+                Ok(Written::Unchanged { conflicts }) => {
+                    metrics.conflicts.inc_by(u64::from(conflicts));
+                    metrics.retries.inc_by(u64::from(conflicts));
+                }
+                Ok(Written::Stale | Written::Gone) => {}
+                Err(e) => {
+                    metrics.write_errors.inc();
+                    if let status::Error::Conflicts { attempts, .. } = &e {
+                        metrics.conflicts.inc_by(u64::from(*attempts));
+                    }
+                    warn!(error = %e, "status write failed; retried on the next change");
+                    // A later full reconcile tries again.
+                    self.full = true;
+                }
+            }
+        }
+    }
+}

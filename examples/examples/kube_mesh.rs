@@ -1,0 +1,51 @@
+//! A complete mesh controller on a live cluster: gamma-kube's `run` with the sample arbiter
+//! configuration. It watches the cluster, decides ownership for its mesh, writes route status
+//! safely beside other controllers, and holds a Lease so that only one replica writes.
+//!
+//! ```text
+//! cargo run -p gamma-examples --example kube_mesh -- examples/gamma-config.yaml istio
+//! ```
+//!
+//! It uses the kubeconfig (or in-cluster configuration) `kube::Client::try_default` finds, and
+//! stops on Ctrl-C, releasing its Lease. Without a cluster it exits with the client's error.
+
+use std::hash::BuildHasher;
+
+use gamma::arbiter::{Config as ArbiterConfig, Identity};
+use gamma::controller::ReconcilerConfig;
+use gamma_kube::{Config, LeaseConfig, metrics::Metrics};
+
+#[tokio::main]
+async fn main() -> Result<(), gamma_examples::BoxError> {
+    let mut args = std::env::args().skip(1);
+    let config_path = args
+        .next()
+        .unwrap_or_else(|| "examples/gamma-config.yaml".into());
+    let mesh = args.next().unwrap_or_else(|| "istio".into());
+    let arbiter: ArbiterConfig = serde_saphyr::from_str(&std::fs::read_to_string(config_path)?)?;
+    let me = Identity::of_mesh(&arbiter, &mesh).ok_or(format!("no mesh {mesh:?} in the config"))?;
+
+    let mut reconciler = ReconcilerConfig::new(arbiter, me);
+    // A long-running controller keys its route tables' hashes per process.
+    reconciler.build = reconciler
+        .build
+        .with_hash_seed(std::hash::RandomState::new().hash_one(0u8));
+    let mut config = Config::new(reconciler);
+    let mut registry = prometheus_client::registry::Registry::default();
+    config.metrics = Metrics::register(&mut registry);
+    // Replicas share the Lease name; each needs its own holder identity (e.g. the pod name).
+    let holder =
+        std::env::var("POD_NAME").unwrap_or_else(|_| format!("{mesh}-{}", std::process::id()));
+    config.lease = Some(LeaseConfig::new("default", format!("gamma-{mesh}"), holder));
+
+    let client = kube::Client::try_default().await?;
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    gamma_kube::run(config, client, shutdown).await?;
+    // What a /metrics endpoint would serve.
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, &registry)?;
+    print!("{text}");
+    Ok(())
+}
