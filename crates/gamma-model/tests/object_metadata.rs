@@ -148,7 +148,7 @@ fn annotation_keys_are_qualified_names_compared_lower_case_and_total_at_most_256
 fn core_kinds_name_objects_by_their_own_rules() {
     let service = |name: &str| {
         decode(&format!(
-            "apiVersion: v1\nkind: Service\nmetadata: {{name: \"{name}\", namespace: shop}}\nspec: {{}}\n"
+            "apiVersion: v1\nkind: Service\nmetadata: {{name: \"{name}\", namespace: shop}}\nspec: {{ports: [{{port: 80}}]}}\n"
         ))
         .unwrap()
         .remove(0)

@@ -501,6 +501,28 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         DecodeError::LimitExceeded { limit, message, .. } => {
             problem.message = format!("{limit} limit exceeded: {message}");
         }
+        // The API server answers 404 for a version no CRD serves: an error, named as a removed
+        // version (not an unknown kind), with the version to write instead.
+        DecodeError::RemovedVersion {
+            api_version,
+            kind,
+            served,
+            ..
+        } => {
+            if let Some((ns, name)) = peek {
+                let ns = if kind.is_namespaced() && ns.is_empty() {
+                    "default".to_owned()
+                } else {
+                    ns
+                };
+                problem.object = Some(ObjectRef::new(*kind, ns, name));
+            }
+            problem.message = format!(
+                "{api_version} is a removed version of {kind}: no Gateway API v1.6.1 CRD serves \
+                 it; change apiVersion to {}",
+                served.join(" or ")
+            );
+        }
         other => problem.message = other.to_string(),
     }
     problem
@@ -619,18 +641,18 @@ metadata: {name: web}
     }
 
     #[test]
-    fn a_removed_version_of_a_kind_gamma_rs_reads_is_a_warning_naming_the_version() {
+    fn a_removed_version_of_a_kind_gamma_rs_reads_is_an_error_naming_the_version() {
+        // No v1.6.1 CRD serves GRPCRoute v1alpha2: the API server would answer 404.
         let text = "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: GRPCRoute\nmetadata: {name: g, namespace: shop}\n";
         let m = Manifests::load(&[source("g.yaml", text)], Vec::new());
         assert!(m.skipped.is_empty());
         assert_eq!(m.problems.len(), 1);
-        assert_eq!(m.problems[0].severity, Severity::Warning);
+        assert_eq!(m.problems[0].severity, Severity::Error);
         assert!(
-            m.problems[0].message.contains("shop/g")
-                && m.problems[0].message.contains("removed version")
+            m.problems[0].message.contains("removed version")
                 && m.problems[0]
                     .message
-                    .contains("gamma-rs reads gateway.networking.k8s.io/v1"),
+                    .contains("change apiVersion to gateway.networking.k8s.io/v1"),
             "{}",
             m.problems[0].message
         );

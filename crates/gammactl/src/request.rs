@@ -234,7 +234,8 @@ impl Destination {
         Self::parse_in(text, None)
     }
 
-    /// Like [`Destination::parse`], and a bare `SERVICE:PORT` is the Service in `namespace`
+    /// Parses `IP:PORT` (`[v6]:PORT` for IPv6), `SERVICE.NAMESPACE[.svc...]:PORT`,
+    /// `gateway/NAMESPACE/NAME:PORT`, and a bare `SERVICE:PORT` as the Service in `namespace`
     /// (the client's, `--from`), as DNS search paths resolve `web` to `web.NS` inside NS.
     pub fn parse_in(text: &str, namespace: Option<&str>) -> Result<Self, String> {
         if let Ok(addr) = text.parse::<SocketAddr>() {

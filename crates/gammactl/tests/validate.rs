@@ -8,12 +8,35 @@ const FIXTURES: &str = "crates/gammactl/tests/fixtures";
 
 #[test]
 fn the_sample_cluster_is_valid() {
+    // The sample cluster has XMesh objects: it installs the experimental channel's CRDs.
     let r = check(
         "validate-sample",
-        &["validate", "-f", "examples/manifests"],
+        &[
+            "validate",
+            "--channel",
+            "experimental",
+            "-f",
+            "examples/manifests",
+        ],
         0,
     );
     assert!(r.stdout.contains("73 objects in 13 files: 0 errors"));
+}
+
+#[test]
+fn xmesh_is_not_served_by_the_standard_channel() {
+    // Gateway API v1.6.1 ships the XMesh CRD in the experimental channel only: a standard
+    // channel API server answers 404.
+    let r = run(&["validate", "-f", "examples/manifests/10-meshes.yaml"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "10-meshes.yaml:10: XMesh istio: apiVersion: gateway.networking.x-k8s.io/v1alpha1 \
+             is not served by the standard channel of Gateway API v1.6.1; the experimental channel serves it"
+        ),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -133,7 +156,15 @@ fn json_report_counts_and_locates_problems() {
 
 #[test]
 fn yaml_report_is_yaml() {
-    let r = run(&["validate", "-o", "yaml", "-f", "examples/manifests"]);
+    let r = run(&[
+        "validate",
+        "--channel",
+        "experimental",
+        "-o",
+        "yaml",
+        "-f",
+        "examples/manifests",
+    ]);
     assert_eq!(r.code, 0);
     assert!(r.stdout.contains("objects: 73"), "{}", r.stdout);
 }
@@ -200,7 +231,14 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     // sample README documents both on web/frontend and inventory/stock.
     let r = check(
         "validate-refs",
-        &["validate", "--refs", "-f", "examples/manifests"],
+        &[
+            "validate",
+            "--channel",
+            "experimental",
+            "--refs",
+            "-f",
+            "examples/manifests",
+        ],
         0,
     );
     assert!(r.stdout.contains(
@@ -303,4 +341,39 @@ fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_the
         Some(UNKNOWN_FIELDS),
     );
     assert!(r.stdout.contains("1 error, 0 warnings"), "{}", r.stdout);
+}
+
+#[test]
+fn old_checks_updates_against_the_transition_rules() {
+    // GatewayClass `spec.controllerName` is immutable (CRD rule `self == oldSelf`, "Value is
+    // immutable"); a create (no stored version) is not an update.
+    let dir = std::env::temp_dir().join(format!("gammactl-old-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let class = |controller: &str| {
+        format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {{name: c}}\nspec: {{controllerName: {controller}}}\n"
+        )
+    };
+    let old = dir.join("old.yaml");
+    std::fs::write(&old, class("example.com/a")).unwrap();
+    let old = old.to_str().unwrap();
+    let r = run_with_stdin(
+        &["validate", "--old", old, "-f", "-"],
+        Some(&class("example.com/b")),
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("<stdin>:4: GatewayClass c: spec.controllerName: Value is immutable"),
+        "{}",
+        r.stdout
+    );
+    let r = run_with_stdin(
+        &["validate", "--old", old, "-f", "-"],
+        Some(&class("example.com/a")),
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run_with_stdin(&["validate", "-f", "-"], Some(&class("example.com/b")));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

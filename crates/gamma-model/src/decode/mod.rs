@@ -18,7 +18,7 @@
 
 mod error;
 mod json;
-mod nulls;
+mod normalize;
 mod options;
 mod value;
 mod yaml;
@@ -285,8 +285,8 @@ impl Context<'_> {
             });
         };
         let api_version = api_version.to_owned();
-        // `field: null` is an absent field, as the API server prunes it (see `nulls`).
-        nulls::drop_nulls(&mut value);
+        // `field: null` is absent and `80.0` is 80, as for the API server (see `normalize`).
+        normalize::normalize(&mut value);
         let fields = if self.options.check_fields {
             self.check_fields(rk, &value)
         } else {
@@ -330,7 +330,7 @@ impl Context<'_> {
         plain: serde_json::Error,
     ) -> DecodeError {
         let tracked = self.reread(at, kind, api_version).map(|mut value| {
-            nulls::drop_nulls(&mut value);
+            normalize::normalize(&mut value);
             Resource::from_value_tracked(kind, value)
         });
         let (mut segments, message) = match tracked {

@@ -41,7 +41,7 @@ pub fn decode_value(mut value: Value, options: &DecodeOptions) -> Result<Resourc
     let at = Position::default();
     check_limits(&value, options, at)?;
     // `field: null` is an absent field, as in `decode` (the API server prunes it).
-    super::nulls::drop_nulls(&mut value);
+    super::normalize::normalize(&mut value);
     let Value::Object(object) = &value else {
         return Err(DecodeError::NotAnObject {
             at,

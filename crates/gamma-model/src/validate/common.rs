@@ -169,6 +169,7 @@ known_enum!(
     crate::gateway::TlsModeType,
     crate::gateway::SubjectAltNameType,
     crate::gateway::FrontendValidationModeType,
+    crate::k8s::ServiceType,
 );
 
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].

@@ -6,34 +6,11 @@
 use super::common;
 use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
-use crate::k8s::{EndpointSlice, IntOrString, Namespace, Service};
+use crate::k8s::{EndpointSlice, Namespace, Service};
 
 impl Validate for Service {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
-        // Service names are DNS-1035 labels (`ValidateServiceName`): they become DNS names.
-        meta::object_meta(&self.metadata, path, true, NameRule::Dns1035Label, errors);
-        let ppath = path.field("spec").field("ports");
-        for (i, port) in self.spec.ports.iter().enumerate() {
-            let ipath = ppath.index(i);
-            errors.port(&ipath.field("port"), port.port);
-            if let Some(IntOrString::Int(t)) = &port.target_port {
-                errors.port(&ipath.field("targetPort"), *t);
-            }
-        }
-        // Port names must be unique: routes refer to Service ports by name (sectionName).
-        let mut seen = std::collections::HashSet::new();
-        for (i, port) in self.spec.ports.iter().enumerate() {
-            if let Some(n) = port.name.as_deref()
-                && !seen.insert(n)
-            {
-                errors.push(
-                    ppath.index(i).field("name"),
-                    super::ErrorKind::Duplicate {
-                        value: n.to_owned(),
-                    },
-                );
-            }
-        }
+        super::service::service(self, path, errors);
     }
 }
 

@@ -307,7 +307,8 @@ impl Report {
 }
 
 /// Validates `resource` together with what [`check_fields`] found in its document, as the API
-/// server validates a create: unknown fields per `opts.field_validation` (experimental-only
+/// server validates a create: the `apiVersion` served on the channel
+/// ([`served`](super::served::served)), unknown fields per `opts.field_validation` (experimental-only
 /// fields count as unknown on the standard channel), missing required fields, then every typed
 /// rule ([`Validate`]). Under `Warn` and `Ignore`, errors inside a field the API server would
 /// prune are dropped, as that field would not be there to check.
@@ -325,6 +326,16 @@ pub fn validate_checked(
         .iter()
         .map(|p| ValidationError::new((*p).clone(), ErrorKind::UnknownField));
     let mut report = Report::default();
+    // An unserved version never reaches decoding (404 Not Found).
+    if let Some(message) =
+        super::served::not_served_message(resource.kind(), resource.api_version(), opts.channel)
+    {
+        report.errors.push(ValidationError::new(
+            FieldPath::root().field("apiVersion"),
+            ErrorKind::NotServed { message },
+        ));
+        return report;
+    }
     match opts.field_validation {
         // The API server refuses a strict decoding error before validating anything else
         // (k8s.io/apiserver `endpoints/handlers/create.go`): the unknown fields are the answer.

@@ -35,12 +35,16 @@ pub mod meta;
 mod path;
 pub mod patterns;
 mod policy;
+pub mod served;
+mod service;
 mod status;
+pub mod update;
 
 pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
 pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
+pub use update::validate_update;
 
 use std::fmt;
 
@@ -147,6 +151,12 @@ pub enum ErrorKind {
     Forbidden {
         /// Why it must not be set.
         reason: String,
+    },
+    /// The channel does not serve the object's `apiVersion` (the API server answers 404).
+    #[error("{message}")]
+    NotServed {
+        /// Which channel serves it instead, or that none does.
+        message: String,
     },
     /// A field no schema of the object's kind (on the chosen channel) declares.
     #[error("unknown field (not declared in the schema)")]

@@ -1,5 +1,6 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
+use gamma::model::validate::update::add_transition_errors;
 use gamma::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 
@@ -40,9 +41,27 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         FieldValidationArg::Warn => FieldValidation::Warn,
         FieldValidationArg::Ignore => FieldValidation::Ignore,
     };
+    let old = match &args.old {
+        Some(path) => {
+            let (sources, problems) = crate::input::read_all(std::slice::from_ref(path))?;
+            let old = crate::manifests::Manifests::load(&sources, problems);
+            // The stored objects' own problems are not this run's: only unreadable input is.
+            manifests
+                .problems
+                .extend(old.problems.into_iter().filter(|p| p.is_error()));
+            old.objects
+                .into_iter()
+                .map(|o| (o.key(), o.resource))
+                .collect()
+        }
+        None => std::collections::BTreeMap::new(),
+    };
     let mut found = Vec::new();
     for object in &manifests.objects {
-        let report = check::validate(object, &opts);
+        let mut report = check::validate(object, &opts);
+        if let Some(stored) = old.get(&object.key()) {
+            add_transition_errors(&mut report, stored, &object.resource);
+        }
         for (severity, list) in [
             (Severity::Error, &report.errors),
             (Severity::Warning, &report.warnings),
@@ -52,6 +71,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             }
         }
     }
+    found.extend(parent_group_warnings(&manifests));
     if args.refs {
         found.extend(reference_problems(&manifests));
     }
@@ -132,7 +152,41 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
     let by_key: std::collections::HashMap<gamma::model::ObjectRef, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
-    // The defaulting trap (spec-digest §4.2): `kind: Service` without `group` means
+    for p in table.parent_conditions() {
+        let key = gamma::model::ObjectRef::new(
+            match gamma::model::ResourceKind::from_kind_name(p.kind.as_str()) {
+                Some(k) => k,
+                None => continue,
+            },
+            p.namespace.clone(),
+            p.name.clone(),
+        );
+        let Some(object) = by_key.get(&key) else {
+            continue;
+        };
+        // a misgrouped Service parent is already a warning of plain validate
+        let misgrouped = gamma_arbiter::routes::route_parts(&object.resource)
+            .and_then(|(_, refs, _)| refs.get(p.parent_index))
+            .is_some_and(|r| r.misgrouped_service().is_some());
+        if misgrouped {
+            continue;
+        }
+        for c in p.conditions.iter().filter(|c| !c.status) {
+            out.push(object.problem(
+                Severity::Warning,
+                &format!("spec.parentRefs[{}]", p.parent_index),
+                format!("{}=False {}: {}", c.type_, c.reason, c.message),
+            ));
+        }
+    }
+    out
+}
+
+/// The parentRef group trap, warned by plain `validate` (no `--refs` needed): it is in the
+/// object itself.
+fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
+    let mut out = Vec::new();
+    // The defaulting trap (ParentReference.group): `kind: Service` without `group` means
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
     // and no controller will ever report that in its status.
     for object in &manifests.objects {
@@ -160,26 +214,6 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
                 Severity::Warning,
                 &format!("spec.parentRefs[{i}]"),
                 message.to_owned(),
-            ));
-        }
-    }
-    for p in table.parent_conditions() {
-        let key = gamma::model::ObjectRef::new(
-            match gamma::model::ResourceKind::from_kind_name(p.kind.as_str()) {
-                Some(k) => k,
-                None => continue,
-            },
-            p.namespace.clone(),
-            p.name.clone(),
-        );
-        let Some(object) = by_key.get(&key) else {
-            continue;
-        };
-        for c in p.conditions.iter().filter(|c| !c.status) {
-            out.push(object.problem(
-                Severity::Warning,
-                &format!("spec.parentRefs[{}]", p.parent_index),
-                format!("{}=False {}: {}", c.type_, c.reason, c.message),
             ));
         }
     }

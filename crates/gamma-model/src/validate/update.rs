@@ -1,0 +1,94 @@
+//! Updates: the CRDs' transition rules (`x-kubernetes-validations` that read `oldSelf`), which
+//! need the stored object beside the new one.
+//!
+//! The API server evaluates a transition rule only when the field exists in both versions
+//! (k8s.io/apiextensions-apiserver, CEL validation with `oldSelf`); a create has no old
+//! object, so these rules never apply to one. Every transition rule of the v1.6.1 CRDs is
+//! listed in [`TRANSITION_RULES`]; `tests/update_rules.rs` derives that list from the CRDs.
+
+use super::{ErrorKind, FieldPath, Report, Validate, ValidateOptions, ValidationError};
+use crate::resource::{Resource, ResourceKind};
+
+/// Every transition rule of the v1.6.1 CRDs (both channels, every version): kind, field path,
+/// rule, message.
+pub const TRANSITION_RULES: &[(ResourceKind, &str, &str, &str)] = &[
+    (
+        ResourceKind::GatewayClass,
+        "spec.controllerName",
+        "self == oldSelf",
+        "Value is immutable",
+    ),
+    (
+        ResourceKind::XMesh,
+        "spec.controllerName",
+        "self == oldSelf",
+        "Value is immutable",
+    ),
+];
+
+/// The transition rules `new` breaks with respect to `old` (empty when none applies: different
+/// kinds, or an object whose field is absent in either version).
+pub fn transition_errors(old: &Resource, new: &Resource) -> Vec<ValidationError> {
+    let path = || FieldPath::root().field("spec").field("controllerName");
+    let immutable = |a: &str, b: &str| {
+        // `controllerName` is required: "absent" decodes as empty, which has no `oldSelf`.
+        (!a.is_empty() && !b.is_empty() && a != b).then(|| {
+            ValidationError::new(
+                path(),
+                ErrorKind::Rule {
+                    message: "Value is immutable".into(),
+                },
+            )
+        })
+    };
+    let found = match (old, new) {
+        (Resource::GatewayClass(o), Resource::GatewayClass(n)) => {
+            immutable(&o.spec.controller_name, &n.spec.controller_name)
+        }
+        (Resource::XMesh(o), Resource::XMesh(n)) => {
+            immutable(&o.spec.controller_name, &n.spec.controller_name)
+        }
+        _ => None,
+    };
+    found.into_iter().collect()
+}
+
+/// Validates `new` as an update of `old`: every rule of [`Validate`] on `new`, then the
+/// transition rules.
+///
+/// ```
+/// use gamma_model::{decode, validate::validate_update};
+/// let old = &decode("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\n\
+///                    metadata: {name: c}\nspec: {controllerName: example.com/a}\n")?[0];
+/// let new = &decode("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\n\
+///                    metadata: {name: c}\nspec: {controllerName: example.com/b}\n")?[0];
+/// let errors = validate_update(old, new, &Default::default()).unwrap_err();
+/// assert_eq!(errors.to_string(), "spec.controllerName: Value is immutable");
+/// # Ok::<(), gamma_model::DecodeError>(())
+/// ```
+pub fn validate_update(
+    old: &Resource,
+    new: &Resource,
+    opts: &ValidateOptions,
+) -> Result<(), super::ValidationErrors> {
+    let mut errors = match new.validate_with(opts) {
+        Ok(()) => Vec::new(),
+        Err(e) => e.into_vec(),
+    };
+    errors.extend(transition_errors(old, new));
+    super::ValidationErrors::from_vec(errors).map_or(Ok(()), Err)
+}
+
+/// [`validate_update`] for a report from [`validate_checked`](super::validate_checked): adds
+/// the transition errors to it (unless the update was already refused before validation).
+pub fn add_transition_errors(report: &mut Report, old: &Resource, new: &Resource) {
+    let refused_early = report.errors.iter().any(|e| {
+        matches!(
+            e.kind,
+            ErrorKind::NotServed { .. } | ErrorKind::UnknownField
+        )
+    });
+    if !refused_early {
+        report.errors.extend(transition_errors(old, new));
+    }
+}
