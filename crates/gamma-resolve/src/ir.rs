@@ -14,7 +14,7 @@ use std::net::IpAddr;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Route kinds, in mesh precedence order (spec-digest §4.6): GRPCRoute > HTTPRoute >
+/// Route kinds, in mesh precedence order (GEP-1294 route types): GRPCRoute > HTTPRoute >
 /// TLSRoute > TCPRoute; UDPRoute is orthogonal.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -88,7 +88,7 @@ pub struct ServiceIr {
     pub name: String,
     /// Cluster IPs (all families). Empty for headless Services (`clusterIP: None`).
     pub cluster_ips: Vec<IpAddr>,
-    /// `type: ExternalName`: neither a parent nor a valid backend (§4.2).
+    /// `type: ExternalName`: neither a parent nor a valid backend (Gateway API ParentReference).
     pub external_name: bool,
     /// Ports.
     pub ports: Vec<ServicePortIr>,

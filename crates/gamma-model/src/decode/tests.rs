@@ -160,7 +160,7 @@ items:
 
 #[test]
 fn missing_required_field_points_at_the_enclosing_object() {
-    // HTTPPathModifier.type is required (spec-digest §1: required fields of the CRD).
+    // HTTPPathModifier.type is required (HTTPRoute CRD v1.6.1: required fields of the CRD).
     let input = format!(
         "{ROUTE}  rules:\n  - filters:\n    - type: URLRewrite\n      urlRewrite:\n        path:\n          replaceFullPath: /x\n"
     );

@@ -109,7 +109,7 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
     let by_key: std::collections::HashMap<gamma::model::ObjectRef, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
-    // The defaulting trap (spec-digest §4.2): `kind: Service` without `group` means
+    // The defaulting trap (Gateway API ParentReference): `kind: Service` without `group` means
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
     // and no controller will ever report that in its status.
     for object in &manifests.objects {
