@@ -123,13 +123,13 @@ pub fn rank_routes<T: Ord>(orders: &[RouteOrder<'_, T>]) -> Vec<RouteRank> {
 pub struct HttpMatchFacts {
     /// Specificity of the route hostname that matched (Gateway API HTTPRoute hostnames precedence).
     pub host: HostSpecificity,
-    /// Path match kind (steps 2-3).
+    /// Path match kind (Exact, then the longest PathPrefix).
     pub path: PathRank,
-    /// Whether the match has a method condition (step 4).
+    /// Whether the match has a method condition.
     pub has_method: bool,
-    /// Effective header matches (step 5).
+    /// Effective header matches.
     pub headers: u8,
-    /// Effective query-param matches (step 6).
+    /// Effective query-param matches.
     pub query_params: u8,
 }
 
@@ -139,11 +139,11 @@ pub struct GrpcMatchFacts {
     /// Specificity of the route hostname that matched (Gateway API GRPCRouteRule.matches
     /// precedence, hostname).
     pub host: HostSpecificity,
-    /// Characters of an exact `service` match (step 3).
+    /// Characters of an exact `service` match.
     pub service_chars: u16,
-    /// Characters of an exact `method` match (step 4).
+    /// Characters of an exact `method` match.
     pub method_chars: u16,
-    /// Effective header matches (step 5).
+    /// Effective header matches.
     pub headers: u8,
 }
 

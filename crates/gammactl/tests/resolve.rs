@@ -11,7 +11,7 @@ const FIXTURES: &str = "crates/gammactl/tests/fixtures";
 #[test]
 fn explain_the_canary_request_step_by_step() {
     // README row 2: PathPrefix /api + 1 header beats + 0 headers (Gateway API HTTPRouteRule.matches
-    // precedence, most header matches); checkout-qa-pin loses on creationTimestamp (step 7).
+    // precedence, most header matches); checkout-qa-pin loses on creationTimestamp.
     let r = check(
         "explain-canary",
         &[
