@@ -1,10 +1,14 @@
 //! The embedder's configuration: the meshes that share the cluster and the keys the ladder reads.
 //!
-//! Deserializes from the YAML (or JSON) format of `examples/gamma-config.yaml`:
+//! Read it with [`Config::decode`] from the YAML (or JSON) format of
+//! `examples/gamma-config.yaml`: unknown keys, wrong types and missing required keys are errors
+//! with line and field path, since a typo decoded with defaults would be a different ownership
+//! table. (`Config` also implements `Deserialize` with the same strictness, for embedding in a
+//! larger configuration.)
 //!
 //! ```
 //! use gamma_arbiter::Config;
-//! let config: Config = serde_json::from_str(r#"{
+//! let config = Config::decode(r#"{
 //!   "meshes": [
 //!     {"name": "istio", "controllerName": "istio.io/gateway-controller",
 //!      "aliases": ["istio.io/mesh-controller"],
@@ -16,16 +20,20 @@
 //! config.validate().unwrap();
 //! ```
 
+mod decode;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use gamma_model::gateway::LabelSelector;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use decode::ConfigDecodeError;
+
 /// The arbiter's configuration. Every controller sharing a cluster should run with the same
 /// configuration: the verdicts are only identical across controllers when their inputs are.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Config {
     /// The registered meshes (ladder levels 4 and 5, and names for level 3). XMesh objects in
@@ -44,7 +52,7 @@ pub struct Config {
 
 /// One mesh (or other controller) sharing the cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
 pub struct MeshRegistration {
     /// The mesh's name: the XMesh name, and the value the namespace label names.
@@ -56,7 +64,12 @@ pub struct MeshRegistration {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
     /// Namespaces this mesh claims at ladder level 4. `None`: no claim at level 4.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "decode::strict_selector"
+    )]
+    #[schemars(with = "Option<decode::StrictSelector>")]
     pub namespace_selector: Option<LabelSelector>,
     /// Whether this is the default mesh (ladder level 5). Never implicit.
     #[serde(default)]
@@ -110,7 +123,7 @@ impl MeshRegistration {
 #[derive(
     Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GroupKind {
     /// The API group (`""` for core).
     #[serde(default)]
@@ -121,7 +134,7 @@ pub struct GroupKind {
 
 /// The annotation and label keys the ladder reads. The defaults are the documented ones.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", default)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct Keys {
     /// Level 1: route annotation with a comma list of controller names

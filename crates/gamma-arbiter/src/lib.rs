@@ -48,7 +48,7 @@ pub mod routes;
 pub mod status;
 
 pub use arbiter::{Arbiter, Decisions};
-pub use config::{Config, ConfigError, GroupKind, Keys, MeshRegistration};
+pub use config::{Config, ConfigDecodeError, ConfigError, GroupKind, Keys, MeshRegistration};
 pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;

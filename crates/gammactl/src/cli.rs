@@ -113,9 +113,20 @@ pub struct ConvertSmiArgs {
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// A manifest file, a folder (read recursively: *.yaml, *.yml, *.json, in sorted order),
-    /// or `-` for standard input. Repeatable. Multi-document YAML and JSON are accepted.
-    #[arg(short = 'f', long = "filename", value_name = "PATH", required = true)]
+    /// or `-` for standard input. Repeatable, or comma-separated as in kubectl
+    /// (`-f a.yaml,b.yaml`). Multi-document YAML and JSON are accepted.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "PATH",
+        required = true,
+        value_delimiter = ','
+    )]
     pub files: Vec<PathBuf>,
+    /// Do not warn about objects of kinds gamma-rs does not read (Deployments, ConfigMaps, ...),
+    /// summarised otherwise in one line on standard error.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 }
 
 /// `-o` output format.
@@ -133,7 +144,7 @@ pub enum Format {
 /// `-o`.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format [default: text; for `resolve --requests`, JSON lines].
+    /// Output format [default: text].
     #[arg(short = 'o', long = "output", value_enum)]
     pub format: Option<Format>,
 }
@@ -198,14 +209,34 @@ pub enum ProtocolArg {
     Udp,
 }
 
+/// The request scheme.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    ValueEnum,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SchemeArg {
+    /// Plain HTTP.
+    Http,
+    /// HTTP over TLS.
+    Https,
+}
+
 /// One request, given by flags.
 #[derive(Debug, Clone, Args)]
 pub struct RequestArgs {
     /// The client's namespace (selects its consumer routes, if any).
     #[arg(long, value_name = "NAMESPACE")]
     pub from: Option<String>,
-    /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP), or
-    /// `gateway/NAMESPACE/NAME:PORT`.
+    /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP;
+    /// `SERVICE:PORT` with --from is `SERVICE.FROM`), or `gateway/NAMESPACE/NAME:PORT`.
     #[arg(long, value_name = "DESTINATION")]
     pub to: Option<String>,
     /// The Host header (or :authority).
@@ -220,6 +251,11 @@ pub struct RequestArgs {
     /// The protocol (default: http when METHOD or PATH is given, else tls with --sni, else tcp).
     #[arg(long, value_enum)]
     pub protocol: Option<ProtocolArg>,
+    /// The request's scheme, which a RequestRedirect without `scheme` keeps. Default: https
+    /// through a Gateway listener that terminates TLS (protocol HTTPS), else http; give https
+    /// for a mesh request the client sends over TLS.
+    #[arg(long, value_enum)]
+    pub scheme: Option<SchemeArg>,
     /// The entropy for the weighted backend pick (a u64, default 0; the same value always picks
     /// the same backend).
     #[arg(long, value_name = "N")]
@@ -234,6 +270,9 @@ pub struct RequestArgs {
 
 /// `gammactl resolve`.
 #[derive(Debug, Args)]
+#[command(mut_arg("format", |a| {
+    a.help("Output format [default: text; with --requests, JSON lines]")
+}))]
 pub struct ResolveArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -242,9 +281,9 @@ pub struct ResolveArgs {
     #[command(flatten)]
     pub request: RequestArgs,
     /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
-    /// (fields from, to, host, method, path, headers, sni, protocol, entropy). Answers one JSON
-    /// decision per line.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["from", "to", "host", "headers", "sni", "protocol", "entropy", "method", "path", "sample"])]
+    /// (fields from, to, host, method, path, headers, sni, protocol, scheme, entropy). Answers
+    /// one JSON decision per line.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["from", "to", "host", "headers", "sni", "protocol", "scheme", "entropy", "method", "path", "sample"])]
     pub requests: Option<PathBuf>,
     /// Resolve the request N times with entropies spread evenly over the u64 range and print
     /// how the outcomes are distributed (a weighted split at a glance).
@@ -265,17 +304,19 @@ pub struct ExplainArgs {
 
 /// `gammactl owners`.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("view")
+        .args(["as_controller", "all"])
+        .required(true)
+        .multiple(true)
+))]
 pub struct OwnersArgs {
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     /// The controller whose view to show (a controllerName or alias, or a mesh name).
-    #[arg(
-        long = "as",
-        value_name = "CONTROLLER",
-        required_unless_present = "all"
-    )]
+    #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: Option<String>,
     /// The arbiter configuration (registered meshes, selectors, keys); see
     /// examples/gamma-config.yaml.
@@ -293,7 +334,9 @@ pub enum StatusForm {
     /// The full `status` object to write.
     #[default]
     Full,
-    /// A JSON merge patch of `status.parents` per route, ready for `kubectl patch --type merge`.
+    /// An RFC 6902 JSON patch per route (`kubectl patch --subresource=status --type=json`):
+    /// tests of `metadata.resourceVersion` (when the input has one) and `metadata.generation`,
+    /// then the merged `status`.
     Patch,
 }
 
@@ -310,8 +353,9 @@ pub struct StatusArgs {
     /// The arbiter configuration; see examples/gamma-config.yaml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The current time (RFC 3339), used for lastTransitionTime. Default: the Unix epoch, so
-    /// output is reproducible.
+    /// The time written as lastTransitionTime where a condition changes (RFC 3339, e.g.
+    /// 2026-11-29T12:00:00Z). Default: the current time (system clock); give one for
+    /// reproducible output.
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
     /// Full status objects, or patches.

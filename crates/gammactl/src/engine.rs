@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
 use gamma::model::gateway::GatewaySpecAddress;
+use gamma::model::k8s::Service;
 use gamma::model::{Resource, Snapshot};
-use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable};
+use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable, Scheme};
 
-use crate::cli::ProtocolArg;
-use crate::request::{Destination, RequestLine};
+use crate::cli::{ProtocolArg, SchemeArg};
+use crate::request::{Destination, RequestLine, method_case_warning};
 
 /// The manifests compiled for resolution.
 pub struct Engine {
@@ -39,6 +40,13 @@ pub struct Prepared {
     pub path: String,
     /// The rest of the request line.
     pub line: RequestLine,
+    /// Why nothing is bound, when the destination IP is no Service's and no Gateway's: the
+    /// decision is then Passthrough, and this says why.
+    pub unbound: Option<String>,
+    /// Things worth saying about the request as written (a lower-case method).
+    pub warnings: Vec<String>,
+    /// The scheme: as given, else https through a TLS-terminating Gateway listener.
+    pub scheme: Scheme,
 }
 
 impl Engine {
@@ -88,15 +96,25 @@ impl Engine {
     /// Checks and completes a request line; the error says why it cannot be resolved.
     pub fn prepare(&self, line: &RequestLine) -> Result<Prepared, String> {
         let destination = line.destination()?;
+        let mut unbound = None;
         let (address, port) =
             match &destination {
                 Destination::Address(a) => {
                     let ip = a.ip();
-                    if !self.binds(ip) {
-                        return Err(format!(
+                    let services: Vec<&Service> = self.snapshot.services_by_ip(ip).collect();
+                    if let Some(first) = services.first()
+                        && !services.iter().any(|s| has_port(s, a.port()))
+                    {
+                        return Err(no_such_port(first, &ip.to_string(), a.port()));
+                    }
+                    if services.is_empty() && !self.is_gateway_address(ip) {
+                        // What the library decides (Passthrough), said with the reason: the mesh
+                        // has nothing addressed there to route (GEP-1294).
+                        unbound = Some(format!(
                             "{ip} is not the cluster IP of any Service nor the address of any \
-                         Gateway in the manifests: it binds no Service frontend (a pod IP, or \
-                         an address outside the cluster), so no route can apply (GEP-1294)"
+                         Gateway in the manifests: it binds no Service frontend (a pod IP, or an \
+                         address outside the cluster), so no route applies and the mesh passes \
+                         the traffic through unchanged (GEP-1294)"
                         ));
                     }
                     (ip, a.port())
@@ -116,6 +134,9 @@ impl Engine {
                          request to one of its pod IPs binds no Service (GEP-1294)"
                         )
                     })?;
+                    if !has_port(service, *port) {
+                        return Err(no_such_port(service, &destination.to_string(), *port));
+                    }
                     (ip, *port)
                 }
                 Destination::Gateway {
@@ -140,18 +161,21 @@ impl Engine {
             ProtocolArg::Tcp => Protocol::Tcp,
             ProtocolArg::Udp => Protocol::Udp,
         };
-        let method = line
-            .method
-            .clone()
-            .unwrap_or_else(|| {
-                if protocol == Protocol::Grpc {
-                    "POST"
-                } else {
-                    "GET"
-                }
-                .into()
-            })
-            .to_ascii_uppercase();
+        let method = line.method.clone().unwrap_or_else(|| {
+            if protocol == Protocol::Grpc {
+                "POST"
+            } else {
+                "GET"
+            }
+            .into()
+        });
+        let warnings = method_case_warning(&method).into_iter().collect();
+        let scheme = match line.scheme {
+            Some(SchemeArg::Http) => Scheme::Http,
+            Some(SchemeArg::Https) => Scheme::Https,
+            None if self.terminates_tls(address, port) => Scheme::Https,
+            None => Scheme::Http,
+        };
         let path = line.path.clone().unwrap_or_else(|| "/".into());
         if protocol.is_http() && !path.starts_with('/') {
             return Err(format!("path {path:?} must start with '/'"));
@@ -164,6 +188,9 @@ impl Engine {
             method,
             path,
             line: line.clone(),
+            unbound,
+            warnings,
+            scheme,
         })
     }
 
@@ -183,7 +210,7 @@ impl Engine {
         if let Some(s) = &p.line.sni {
             req = req.with_sni(s);
         }
-        req.with_headers(&p.line.headers)
+        req.with_headers(&p.line.headers).with_scheme(p.scheme)
     }
 
     /// Resolves a prepared request with its own entropy, else `entropy`.
@@ -211,13 +238,52 @@ impl Engine {
         }
     }
 
-    fn binds(&self, ip: IpAddr) -> bool {
-        self.snapshot.services_by_ip(ip).next().is_some()
-            || self
-                .snapshot
-                .gateways()
-                .any(|g| gateway_ips(g).contains(&ip))
+    /// Whether a Gateway at `ip` has a listener on `port` that terminates TLS for HTTP
+    /// (protocol HTTPS): requests through it have scheme https (Gateway API reference,
+    /// `Listener.protocol`; the RequestRedirect filter keeps the request's scheme).
+    fn terminates_tls(&self, ip: IpAddr, port: u16) -> bool {
+        self.snapshot
+            .gateways()
+            .filter(|g| gateway_ips(g).contains(&ip))
+            .flat_map(|g| g.spec.listeners.iter())
+            .any(|l| l.port == i32::from(port) && l.protocol == "HTTPS")
     }
+
+    fn is_gateway_address(&self, ip: IpAddr) -> bool {
+        self.snapshot
+            .gateways()
+            .any(|g| gateway_ips(g).contains(&ip))
+    }
+}
+
+fn has_port(service: &Service, port: u16) -> bool {
+    service.spec.ports.iter().any(|p| p.port == i32::from(port))
+}
+
+/// `Service shop/checkout (10.96.10.20:1234) has no port 1234; its ports: 80/TCP (http), ...`.
+fn no_such_port(service: &Service, written: &str, port: u16) -> String {
+    let ports: Vec<String> = service
+        .spec
+        .ports
+        .iter()
+        .map(|p| {
+            let mut s = format!("{}/{}", p.port, p.protocol.as_deref().unwrap_or("TCP"));
+            if let Some(n) = &p.name {
+                s.push_str(&format!(" ({n})"));
+            }
+            s
+        })
+        .collect();
+    let listed = if ports.is_empty() {
+        "it has none".to_owned()
+    } else {
+        format!("its ports: {}", ports.join(", "))
+    };
+    format!(
+        "Service {}/{} ({written}) has no port {port}; {listed}",
+        service.metadata.namespace_or_default(),
+        service.metadata.name
+    )
 }
 
 fn gateway_ips(gw: &gamma::model::gateway::Gateway) -> Vec<IpAddr> {

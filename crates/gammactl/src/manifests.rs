@@ -84,6 +84,9 @@ pub struct Manifests {
     pub files: usize,
     /// The names of the files read, in input order.
     pub file_order: Vec<String>,
+    /// The kinds of objects skipped because gamma-rs does not read them (a Deployment), one
+    /// entry per object in input order: summarised in one line, not a warning each.
+    pub skipped: Vec<String>,
 }
 
 impl Manifests {
@@ -92,9 +95,15 @@ impl Manifests {
     /// apply` would).
     pub fn load(sources: &[Source], mut problems: Vec<Problem>) -> Self {
         let mut objects = Vec::new();
+        let mut skipped = Vec::new();
         for source in sources {
             for doc in split_documents(&source.text) {
-                decode_document(&source.name, &doc, &mut objects, &mut problems);
+                let mut found = Found {
+                    objects: &mut objects,
+                    problems: &mut problems,
+                    skipped: &mut skipped,
+                };
+                decode_document(&source.name, &doc, &mut found);
             }
         }
         let mut seen: BTreeMap<ObjectRef, usize> = BTreeMap::new();
@@ -117,7 +126,33 @@ impl Manifests {
             problems,
             files: sources.len(),
             file_order: sources.iter().map(|s| s.name.clone()).collect(),
+            skipped,
         }
+    }
+
+    /// The kinds skipped, sorted, each once.
+    pub fn skipped_kinds(&self) -> Vec<&str> {
+        let mut kinds: Vec<&str> = self.skipped.iter().map(String::as_str).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
+    }
+
+    /// `skipped 12 objects of 3 kinds gamma-rs does not read: ConfigMap, Deployment, ...`, or
+    /// `None` when nothing was skipped.
+    pub fn skipped_summary(&self) -> Option<String> {
+        if self.skipped.is_empty() {
+            return None;
+        }
+        let kinds = self.skipped_kinds();
+        let n = self.skipped.len();
+        Some(format!(
+            "skipped {n} object{} of {} kind{} gamma-rs does not read: {}",
+            if n == 1 { "" } else { "s" },
+            kinds.len(),
+            if kinds.len() == 1 { "" } else { "s" },
+            kinds.join(", ")
+        ))
     }
 
     /// Whether any problem is an error.
@@ -276,12 +311,14 @@ fn json_array_items(text: &str) -> Option<Vec<(usize, usize)>> {
     None
 }
 
-fn decode_document(
-    file: &str,
-    doc: &RawDocument<'_>,
-    objects: &mut Vec<Loaded>,
-    problems: &mut Vec<Problem>,
-) {
+/// Where one document's results go.
+struct Found<'a> {
+    objects: &'a mut Vec<Loaded>,
+    problems: &'a mut Vec<Problem>,
+    skipped: &'a mut Vec<String>,
+}
+
+fn decode_document(file: &str, doc: &RawDocument<'_>, found: &mut Found<'_>) {
     match decode_documents(doc.text, &DecodeOptions::skipping_unsupported()) {
         Ok(decoded) => {
             let text: Arc<str> = Arc::from(doc.text);
@@ -289,7 +326,7 @@ fn decode_document(
             let file_line = |at: &Position| at.line.map(|l| doc.first_line + l - 1);
             for d in decoded.documents {
                 let line = file_line(&d.at).unwrap_or(doc.content_line);
-                objects.push(Loaded {
+                found.objects.push(Loaded {
                     resource: d.resource,
                     origin: Origin {
                         file: file.to_owned(),
@@ -306,37 +343,85 @@ fn decode_document(
                 });
             }
             for skipped in decoded.skipped {
-                let name = if skipped.at.item.is_none() {
-                    peek_identity(doc).map(|(ns, name)| {
-                        if ns.is_empty() {
-                            name
-                        } else {
-                            format!("{ns}/{name}")
-                        }
-                    })
-                } else {
-                    None
-                };
-                let what = format!("{} {}", skipped.api_version, skipped.kind);
-                problems.push(Problem {
-                    severity: Severity::Warning,
-                    file: Some(file.to_owned()),
-                    document: Some(doc.index),
-                    line: file_line(&skipped.at).or(Some(doc.content_line)),
-                    object: None,
-                    path: None,
-                    message: match name {
-                        Some(n) => format!(
-                            "skipped {} {n}: {what} is not a kind gamma-rs reads",
-                            skipped.kind
-                        ),
-                        None => format!("skipped: {what} is not a kind gamma-rs reads"),
-                    },
-                });
+                let identity = (skipped.at.item.is_none())
+                    .then(|| peek_identity(doc))
+                    .flatten();
+                let line = file_line(&skipped.at).or(Some(doc.content_line));
+                skip(
+                    file,
+                    doc,
+                    line,
+                    &skipped.api_version,
+                    &skipped.kind,
+                    identity,
+                    found,
+                );
             }
         }
-        Err(e) => problems.push(decode_problem(file, doc, &e)),
+        Err(DecodeError::UnsupportedKind {
+            api_version, kind, ..
+        }) => skip(
+            file,
+            doc,
+            Some(doc.content_line),
+            &api_version,
+            &kind,
+            peek_identity(doc),
+            found,
+        ),
+        Err(e) => found.problems.push(decode_problem(file, doc, &e)),
     }
+}
+
+/// An object gamma-rs does not decode. A kind it reads in a version the Gateway API no
+/// longer serves (GRPCRoute `v1alpha2`) is a warning of its own, naming the version to write:
+/// the route would otherwise silently be missing from every answer. Other kinds (Deployments,
+/// ConfigMaps) are expected in real folders and only counted.
+fn skip(
+    file: &str,
+    doc: &RawDocument<'_>,
+    line: Option<usize>,
+    api_version: &str,
+    kind: &str,
+    identity: Option<(String, String)>,
+    found: &mut Found<'_>,
+) {
+    let Some(read) = read_versions(api_version, kind) else {
+        found.skipped.push(kind.to_owned());
+        return;
+    };
+    let name = identity.map_or_else(String::new, |(ns, name)| {
+        if ns.is_empty() {
+            format!(" {name}")
+        } else {
+            format!(" {ns}/{name}")
+        }
+    });
+    found.problems.push(Problem {
+        severity: Severity::Warning,
+        file: Some(file.to_owned()),
+        document: Some(doc.index),
+        line,
+        object: None,
+        path: None,
+        message: format!(
+            "skipped {kind}{name}: {api_version} is a removed version of {kind}, no longer \
+             served by the Gateway API CRDs; gamma-rs reads {read} (change apiVersion)"
+        ),
+    });
+}
+
+/// The versions gamma-rs reads of `kind` in `api_version`'s API group, when it reads that
+/// kind in that group at all (so `api_version` is a version it does not read).
+fn read_versions(api_version: &str, kind: &str) -> Option<String> {
+    let group = |v: &str| v.rsplit_once('/').map_or("", |(g, _)| g).to_owned();
+    let wanted = group(api_version);
+    gamma::model::ResourceKind::ALL
+        .iter()
+        .filter(|k| k.as_str() == kind)
+        .map(|k| k.api_versions())
+        .find(|versions| versions.iter().any(|v| group(v) == wanted))
+        .map(|versions| versions.join(" or "))
 }
 
 fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem {
@@ -360,22 +445,6 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
         }
         DecodeError::MissingTypeInfo { field, .. } => {
             problem.message = format!("missing {field}: not a Kubernetes object");
-        }
-        DecodeError::UnsupportedKind {
-            api_version, kind, ..
-        } => {
-            problem.severity = Severity::Warning;
-            problem.message = format!("skipped: {api_version} {kind} is not a kind gamma-rs reads");
-            if let Some((ns, name)) = peek {
-                problem.message = format!(
-                    "skipped {kind} {}: {api_version} {kind} is not a kind gamma-rs reads",
-                    if ns.is_empty() {
-                        name
-                    } else {
-                        format!("{ns}/{name}")
-                    }
-                );
-            }
         }
         DecodeError::Field {
             kind,
@@ -428,11 +497,6 @@ fn strip_position(message: &str) -> &str {
         return text;
     }
     m
-}
-
-/// A parser message for a problem line: its first line, without the parser's own position.
-pub fn parser_message(message: &str) -> &str {
-    strip_position(first_line_of(message))
 }
 
 fn first_line_of(message: &str) -> &str {
@@ -522,14 +586,29 @@ metadata: {name: web}
     }
 
     #[test]
-    fn unsupported_kinds_are_warnings_naming_the_object() {
-        let text =
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
+    fn unsupported_kinds_are_counted_not_warned_about_one_by_one() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
         let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
-        assert!(!m.has_errors());
+        assert!(m.problems.is_empty(), "{:?}", m.problems);
+        assert_eq!(
+            m.skipped_summary().as_deref(),
+            Some("skipped 3 objects of 2 kinds gamma-rs does not read: ConfigMap, Deployment")
+        );
+    }
+
+    #[test]
+    fn a_removed_version_of_a_kind_gamma_rs_reads_is_a_warning_naming_the_version() {
+        let text = "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: GRPCRoute\nmetadata: {name: g, namespace: shop}\n";
+        let m = Manifests::load(&[source("g.yaml", text)], Vec::new());
+        assert!(m.skipped.is_empty());
+        assert_eq!(m.problems.len(), 1);
         assert_eq!(m.problems[0].severity, Severity::Warning);
         assert!(
-            m.problems[0].message.contains("shop/api"),
+            m.problems[0].message.contains("shop/g")
+                && m.problems[0].message.contains("removed version")
+                && m.problems[0]
+                    .message
+                    .contains("gamma-rs reads gateway.networking.k8s.io/v1"),
             "{}",
             m.problems[0].message
         );

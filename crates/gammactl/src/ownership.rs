@@ -7,7 +7,7 @@ use gamma::model::gateway::ParentReference;
 use gamma::model::{ObjectRef, Snapshot};
 use gamma_arbiter::{Arbiter, Config, Decisions, Identity, Registry};
 
-use crate::failure::{Failure, input};
+use crate::failure::{Failure, input, usage};
 
 /// The arbiter and its decisions for one snapshot.
 pub struct Arbitration {
@@ -15,6 +15,9 @@ pub struct Arbitration {
     pub arbiter: Arbiter,
     /// Every verdict.
     pub decisions: Decisions,
+    /// The controllerNames of the GatewayClasses in the input, sorted: Gateway controllers
+    /// `--as` may name besides the registered meshes.
+    pub class_controllers: Vec<String>,
 }
 
 impl Arbitration {
@@ -33,7 +36,18 @@ impl Arbitration {
             ))
         })?;
         let decisions = arbiter.decide_all(snapshot);
-        Ok(Arbitration { arbiter, decisions })
+        let mut class_controllers: Vec<String> = snapshot
+            .gateway_classes()
+            .map(|c| c.spec.controller_name.clone())
+            .filter(|n| !n.is_empty())
+            .collect();
+        class_controllers.sort();
+        class_controllers.dedup();
+        Ok(Arbitration {
+            arbiter,
+            decisions,
+            class_controllers,
+        })
     }
 
     /// The registry (configuration merged with XMesh objects).
@@ -42,15 +56,55 @@ impl Arbitration {
     }
 
     /// The identity `--as` names: a mesh name, a mesh's controller name or one of its aliases
-    /// (all give the mesh's canonical identity), or any other controller name as is (a Gateway
-    /// controller, or a typo, which then owns nothing).
-    pub fn identity(&self, name: &str) -> Identity {
+    /// (all give the mesh's canonical identity), the controllerName of a GatewayClass in the
+    /// input, or a controller the verdicts name (from route annotations). Any other name is a usage error listing the known ones: a typo would otherwise
+    /// own nothing and look like a real answer.
+    pub fn identity(&self, name: &str) -> Result<Identity, Failure> {
         for m in self.registry().meshes() {
             if m.name == name || m.controller_name == name || m.aliases.iter().any(|a| a == name) {
-                return Identity::new(m.controller_name.clone()).with_aliases(m.aliases.clone());
+                return Ok(Identity::new(m.controller_name.clone()).with_aliases(m.aliases.clone()));
             }
         }
-        Identity::new(name)
+        // A GatewayClass's controller, or a controller the routes themselves name (a route
+        // annotation, parentRef.controllers) and the verdicts therefore mention.
+        let named = self
+            .controllers()
+            .into_iter()
+            .any(|(_, id)| id.answers_to(name));
+        if named || self.class_controllers.iter().any(|c| c == name) {
+            return Ok(Identity::new(name));
+        }
+        let meshes: Vec<String> = self
+            .registry()
+            .meshes()
+            .iter()
+            .map(|m| {
+                let mut names = vec![m.controller_name.clone()];
+                names.extend(m.aliases.iter().cloned());
+                format!("{} ({})", m.name, names.join(", "))
+            })
+            .collect();
+        let mut known = Vec::new();
+        if !meshes.is_empty() {
+            known.push(format!("meshes {}", meshes.join(", ")));
+        }
+        if !self.class_controllers.is_empty() {
+            known.push(format!(
+                "GatewayClass controllers {}",
+                self.class_controllers.join(", ")
+            ));
+        }
+        let known = if known.is_empty() {
+            "no controller is known: register meshes with --config FILE (see \
+             examples/gamma-config.yaml) or XMesh objects"
+                .to_owned()
+        } else {
+            format!("known: {}", known.join("; "))
+        };
+        Err(usage(format!(
+            "--as {name:?} names no registered mesh (config or XMesh) and no GatewayClass \
+             controllerName in the input; {known}"
+        )))
     }
 
     /// Every controller worth a column in `owners --all`: the registered meshes (configuration
@@ -76,6 +130,9 @@ impl Arbitration {
                 _ => continue,
             };
             for n in names {
+                if unregistered_mesh(n).is_some() {
+                    continue; // not a controller: a label naming a mesh nobody registered
+                }
                 let known = out.iter().any(|(_, id)| id.answers_to(n));
                 if !known && !others.contains(n) {
                     others.push(n.clone());
@@ -88,26 +145,27 @@ impl Arbitration {
     }
 }
 
+/// The mesh a level-3 owner names when no configuration entry or XMesh registers it
+/// (`xmesh:istio` is `istio`): gamma-arbiter's placeholder, which nobody answers to.
+pub fn unregistered_mesh(owner: &str) -> Option<&str> {
+    owner.strip_prefix(gamma_arbiter::UNKNOWN_MESH_PREFIX)
+}
+
 fn read_config(path: &Path) -> Result<Config, Failure> {
     let name = path.display().to_string();
     let text = std::fs::File::open(path)
         .map_err(|e| crate::input::describe_io(&e))
         .and_then(crate::input::read_limited)
         .map_err(|e| input(format!("{name}: {e}")))?;
-    let trimmed = text.trim_start();
-    let parsed = if trimmed.starts_with('{') {
-        serde_json::from_str::<Config>(&text).map_err(|e| format!("{name}:{}: {}", e.line(), e))
-    } else {
-        serde_saphyr::from_str::<Config>(&text).map_err(|e| match e.location() {
-            Some(l) => format!(
-                "{name}:{}: {}",
-                l.line(),
-                crate::manifests::parser_message(&e.to_string())
-            ),
-            None => format!("{name}: {e}"),
-        })
-    };
-    parsed.map_err(|m| input(format!("invalid arbiter configuration: {m}")))
+    // The configuration is a contract (gamma-arbiter's Config::decode): a misspelt, mistyped
+    // or missing key is an error at its line and path, never a different ownership table.
+    Config::decode(&text).map_err(|e| {
+        let at = e.line.map(|l| format!(":{l}")).unwrap_or_default();
+        input(format!(
+            "invalid arbiter configuration: {name}{at}: {}: {}",
+            e.path, e.message
+        ))
+    })
 }
 
 /// A parentRef for people, with the defaults the API server would apply made visible:

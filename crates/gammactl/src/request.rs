@@ -9,7 +9,7 @@ use std::net::{IpAddr, SocketAddr};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{ProtocolArg, RequestArgs};
+use crate::cli::{ProtocolArg, RequestArgs, SchemeArg};
 
 /// One request: a line of `gammactl resolve --requests FILE`, or the flags of `resolve` and
 /// `explain`. Unknown fields are an error, so a typo (`"heders"`) cannot silently drop data.
@@ -46,6 +46,10 @@ pub struct RequestLine {
     /// `tcp` (default otherwise) or `udp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<ProtocolArg>,
+    /// `http` or `https`: what a RequestRedirect without `scheme` keeps. Default: `https`
+    /// through a Gateway listener of protocol HTTPS (it terminates TLS), else `http`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<SchemeArg>,
     /// Entropy for the weighted backend pick.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entropy: Option<u64>,
@@ -86,15 +90,17 @@ impl RequestLine {
             }
             headers.push((name.to_owned(), value.to_owned()));
         }
+        let (method, path) = method_and_path(args.method.as_deref(), args.path.as_deref())?;
         Ok(RequestLine {
             from: args.from.clone(),
             to,
             host: args.host.clone(),
-            method: args.method.clone(),
-            path: args.path.clone(),
+            method,
+            path,
             headers,
             sni: args.sni.clone(),
             protocol: args.protocol,
+            scheme: args.scheme,
             entropy: args.entropy,
         })
     }
@@ -113,8 +119,68 @@ impl RequestLine {
 
     /// The destination, parsed.
     pub fn destination(&self) -> Result<Destination, String> {
-        Destination::parse(&self.to)
+        Destination::parse_in(&self.to, self.from.as_deref())
     }
+}
+
+/// The positional `METHOD PATH` as meant: a first positional that looks like a path is the
+/// path (`resolve --to IP:PORT /beta` is `GET /beta`, never the method `/beta` on `/`), and
+/// `"GET /beta"` given as one argument is split. Anything else that cannot be a method (a
+/// path after a path, a method with spaces, a path not starting with `/`) is refused rather
+/// than resolved as some other request.
+pub fn method_and_path(
+    method: Option<&str>,
+    path: Option<&str>,
+) -> Result<(Option<String>, Option<String>), String> {
+    let looks_like_path = |s: &str| s.starts_with('/');
+    match (method, path) {
+        (None, None) => Ok((None, None)),
+        (Some(first), None) if looks_like_path(first) => Ok((None, Some(first.to_owned()))),
+        (Some(first), None) if first.contains(char::is_whitespace) => {
+            match first.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [m, p] if looks_like_path(p) && !looks_like_path(m) => {
+                    Ok((Some((*m).to_owned()), Some((*p).to_owned())))
+                }
+                _ => Err(format!(
+                    "{first:?}: expected METHOD PATH as two arguments (`GET /beta`) or a PATH \
+                     alone (method GET)"
+                )),
+            }
+        }
+        (Some(first), Some(second)) if looks_like_path(first) => Err(format!(
+            "{first:?} {second:?}: the first argument looks like a path; write METHOD PATH \
+             (`GET {first}`) or the PATH alone"
+        )),
+        (Some(m), _) if !is_token(m) => Err(format!(
+            "method {m:?} is not an HTTP method token (letters, digits and !#$%&'*+-.^_`|~, no \
+             spaces)"
+        )),
+        (Some(_), Some(p)) if !looks_like_path(p) => Err(format!("path {p:?} must start with '/'")),
+        (m, p) => Ok((m.map(str::to_owned), p.map(str::to_owned))),
+    }
+}
+
+/// An RFC 9110 §5.6.2 token: what a method may be.
+fn is_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// A warning for a method that differs only in case from a standard one: methods are
+/// case-sensitive (RFC 9110 §9.1), so `get` is not `GET` and a route matching `GET` does not
+/// match it. The method is kept as written.
+pub fn method_case_warning(method: &str) -> Option<String> {
+    const STANDARD: [&str; 9] = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+    ];
+    let upper = method.to_ascii_uppercase();
+    (upper != method && STANDARD.contains(&upper.as_str())).then(|| {
+        format!(
+            "method {method:?} is not {upper:?}: HTTP methods are case-sensitive (RFC 9110 \
+             section 9.1), so it is resolved as written and matches no rule that names {upper}"
+        )
+    })
 }
 
 /// Where a request is sent.
@@ -163,7 +229,14 @@ impl fmt::Display for Destination {
 impl Destination {
     /// Parses `IP:PORT` (`[v6]:PORT` for IPv6), `SERVICE.NAMESPACE[.svc...]:PORT` or
     /// `gateway/NAMESPACE/NAME:PORT`.
+    #[cfg(test)]
     pub fn parse(text: &str) -> Result<Self, String> {
+        Self::parse_in(text, None)
+    }
+
+    /// Like [`Destination::parse`], and a bare `SERVICE:PORT` is the Service in `namespace`
+    /// (the client's, `--from`), as DNS search paths resolve `web` to `web.NS` inside NS.
+    pub fn parse_in(text: &str, namespace: Option<&str>) -> Result<Self, String> {
         if let Ok(addr) = text.parse::<SocketAddr>() {
             return Ok(Destination::Address(addr));
         }
@@ -197,10 +270,30 @@ impl Destination {
             .strip_suffix(".svc.cluster.local")
             .or_else(|| host.strip_suffix(".svc"))
             .unwrap_or(host);
+        if !host.contains('.')
+            && !host.is_empty()
+            && !host.contains('/')
+            && let Some(namespace) = namespace
+        {
+            return Ok(Destination::Service {
+                name: host.to_owned(),
+                namespace: namespace.to_owned(),
+                port,
+            });
+        }
         let (name, namespace) = host
             .split_once('.')
             .filter(|(n, ns)| !n.is_empty() && !ns.is_empty() && !ns.contains('.'))
-            .ok_or_else(|| format!("destination {text:?}: {expected}"))?;
+            .ok_or_else(|| {
+                if host.contains('.') || host.contains('/') {
+                    format!("destination {text:?}: {expected}")
+                } else {
+                    format!(
+                        "destination {text:?}: no namespace; write {host}.NAMESPACE:{port}, or \
+                         give the client's namespace with --from (then {host} is {host}.FROM)"
+                    )
+                }
+            })?;
         Ok(Destination::Service {
             name: name.to_owned(),
             namespace: namespace.to_owned(),
@@ -246,6 +339,25 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_service_name_is_looked_up_in_the_client_namespace() {
+        assert_eq!(
+            Destination::parse_in("web:8080", Some("shop")),
+            Ok(Destination::Service {
+                name: "web".into(),
+                namespace: "shop".into(),
+                port: 8080
+            })
+        );
+        // A namespace written out wins over the client's.
+        assert_eq!(
+            Destination::parse_in("web.other:8080", Some("shop")),
+            Destination::parse("web.other:8080")
+        );
+        let e = Destination::parse("web:8080").unwrap_err();
+        assert!(e.contains("--from"), "{e}");
+    }
+
+    #[test]
     fn bad_destinations_say_what_is_expected() {
         for bad in [
             "checkout",
@@ -275,6 +387,37 @@ mod tests {
         let e =
             serde_json::from_str::<RequestLine>(r#"{"to":"1.2.3.4:80","heders":{}}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field `heders`"), "{e}");
+    }
+
+    #[test]
+    fn a_lone_path_is_the_path_and_one_spaced_argument_is_split() {
+        let mp = |m: Option<&str>, p: Option<&str>| method_and_path(m, p);
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(mp(Some("/beta"), None), Ok((None, some("/beta"))));
+        assert_eq!(
+            mp(Some("GET /beta"), None),
+            Ok((some("GET"), some("/beta")))
+        );
+        assert_eq!(mp(Some("GET"), Some("/a")), Ok((some("GET"), some("/a"))));
+        assert_eq!(mp(Some("GET"), None), Ok((some("GET"), None)));
+        for (m, p) in [
+            (Some("/a"), Some("GET")),
+            (Some("GET /a /b"), None),
+            (Some("GET beta"), None),
+            (Some("GET"), Some("beta")),
+            (Some("GE T"), Some("/a")),
+        ] {
+            assert!(mp(m, p).is_err(), "{m:?} {p:?}");
+        }
+    }
+
+    #[test]
+    fn methods_differing_from_a_standard_one_only_in_case_are_warned_about() {
+        assert!(method_case_warning("get").is_some());
+        assert!(method_case_warning("Post").is_some());
+        assert!(method_case_warning("GET").is_none());
+        assert!(method_case_warning("PURGE").is_none());
+        assert!(method_case_warning("purge").is_none());
     }
 
     #[test]

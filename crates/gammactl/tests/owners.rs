@@ -142,7 +142,7 @@ fn a_bad_config_is_an_input_error_naming_its_line() {
     assert_eq!(
         r.stderr,
         "gammactl: error: invalid arbiter configuration: \
-         crates/gammactl/tests/fixtures/bad-config.yaml:5: invalid boolean\n"
+         crates/gammactl/tests/fixtures/bad-config.yaml:5: meshes[0].default: invalid boolean\n"
     );
 }
 

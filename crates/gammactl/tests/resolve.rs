@@ -169,21 +169,6 @@ fn an_unknown_request_field_is_an_error_on_its_line_and_exit_1() {
 }
 
 #[test]
-fn an_ip_that_binds_nothing_is_unresolvable() {
-    // README row 17: a pod IP binds no Service frontend (GAMMA Service facets).
-    let r = check(
-        "resolve-unbound-ip",
-        &["resolve", "-f", M, "--to", "10.244.1.50:5432"],
-        1,
-    );
-    assert!(r.stdout.is_empty());
-    assert!(
-        r.stderr
-            .contains("10.244.1.50 is not the cluster IP of any Service")
-    );
-}
-
-#[test]
 fn a_headless_service_has_no_address_to_send_to() {
     let r = run(&["resolve", "-f", M, "--to", "ledger-db.payments:5432"]);
     assert_eq!(r.code, 1);

@@ -105,10 +105,11 @@ fn unsupported_kinds_are_warnings_and_do_not_fail() {
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
     let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
     assert_eq!(r.code, 0);
+    assert_eq!(r.stdout, "0 objects in 1 file: 0 errors, 0 warnings\n");
     assert_eq!(
-        r.stdout,
-        "<stdin>:1: warning: skipped Deployment shop/api: apps/v1 Deployment is not a kind gamma-rs reads\n\
-         0 objects in 1 file: 0 errors, 1 warning\n"
+        r.stderr,
+        "warning: skipped 1 object of 1 kind gamma-rs does not read: Deployment (--quiet hides \
+         this)\n"
     );
 }
 

@@ -24,18 +24,29 @@ pub fn run(args: &AuthorizeArgs) -> Result<(), Failure> {
         .parse()
         .map_err(|e| usage(format!("--from: {e}")))?;
     let destination: Identity = args.to.parse().map_err(|e| usage(format!("--to: {e}")))?;
-    let protocol = args.protocol.unwrap_or(if args.method.is_some() {
-        AccessProtocol::Http
-    } else {
-        AccessProtocol::Tcp
-    });
+    let (method, path) =
+        crate::request::method_and_path(args.method.as_deref(), args.path.as_deref())
+            .map_err(usage)?;
+    let protocol = args
+        .protocol
+        .unwrap_or(if method.is_some() || path.is_some() {
+            AccessProtocol::Http
+        } else {
+            AccessProtocol::Tcp
+        });
     let port = args.port.map(i32::from);
     let request = match protocol {
         AccessProtocol::Http => {
-            let (Some(method), Some(path)) = (&args.method, &args.path) else {
-                return Err(usage("an HTTP request needs METHOD and PATH"));
+            let Some(path) = path else {
+                return Err(usage(
+                    "an HTTP request needs a PATH (and a METHOD, default GET)",
+                ));
             };
-            let mut r = AccessRequest::http(method.to_ascii_uppercase(), path.clone());
+            let method = method.unwrap_or_else(|| "GET".to_owned());
+            if let Some(w) = crate::request::method_case_warning(&method) {
+                warn(&format!("{} {w}", Style::stderr().yellow("warning:")));
+            }
+            let mut r = AccessRequest::http(method, path);
             if let Some(p) = port {
                 r = r.on_port(p);
             }
@@ -49,7 +60,7 @@ pub fn run(args: &AuthorizeArgs) -> Result<(), Failure> {
         }
         AccessProtocol::Tcp | AccessProtocol::Udp => {
             let p = port.ok_or_else(|| usage("tcp and udp requests need --port"))?;
-            if args.method.is_some() {
+            if method.is_some() || path.is_some() {
                 return Err(usage("METHOD PATH only apply to --protocol http"));
             }
             if protocol == AccessProtocol::Tcp {

@@ -15,6 +15,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
+    super::resolve::warn_about(&prepared, "");
     let explanation = engine.explain(&prepared, 0);
     match args.output.format() {
         Format::Text => {
@@ -29,6 +30,9 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
                 )));
             }
             emit(&render(&explanation, &style));
+            if let Some(why) = &prepared.unbound {
+                emit_line(&style.dim(&format!("why:       {why}")));
+            }
             Ok(())
         }
         f => print(&explanation, f),

@@ -29,10 +29,21 @@ pub fn run(command: Command) -> Result<(), Failure> {
     }
 }
 
-/// Reads and decodes the `-f` inputs.
+/// Reads and decodes the `-f` inputs. Objects of kinds gamma-rs does not read are summarised
+/// in one line on standard error (a folder of real manifests holds Deployments and ConfigMaps
+/// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems) = crate::input::read_all(&args.files)?;
-    Ok(Manifests::load(&sources, problems))
+    let manifests = Manifests::load(&sources, problems);
+    if !args.quiet
+        && let Some(summary) = manifests.skipped_summary()
+    {
+        warn(&format!(
+            "{} {summary} (--quiet hides this)",
+            Style::stderr().yellow("warning:")
+        ));
+    }
+    Ok(manifests)
 }
 
 /// Reads the inputs for a command that needs them all: problems go to standard error, and any

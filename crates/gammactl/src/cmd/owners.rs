@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::cli::{Format, OwnersArgs};
 use crate::failure::Failure;
 use crate::output::{emit, emit_line, print, warn};
-use crate::ownership::{Arbitration, describe_parent, parent_refs};
+use crate::ownership::{Arbitration, describe_parent, parent_refs, unregistered_mesh};
 use crate::style::Style;
 use crate::table;
 
@@ -37,6 +37,17 @@ struct Summary {
     unclaimed: usize,
     pending: usize,
     not_applicable: usize,
+    /// Pairs a Namespace label gives to a mesh nobody registered (no `--config` entry, no
+    /// XMesh): owned by no controller.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unregistered: Vec<UnregisteredCount>,
+}
+
+/// How many pairs name one unregistered mesh.
+#[derive(Serialize)]
+struct UnregisteredCount {
+    mesh: String,
+    pairs: usize,
 }
 
 /// How many (route, parent) pairs one controller owns (shared ownership counts for each).
@@ -71,7 +82,11 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     for d in arb.registry().diagnostics() {
         warn(&format!("{} {d}", err_style.yellow("warning:")));
     }
-    let me = args.as_controller.as_deref().map(|n| arb.identity(n));
+    let me = args
+        .as_controller
+        .as_deref()
+        .map(|n| arb.identity(n))
+        .transpose()?;
     let columns = if args.all {
         arb.controllers()
     } else {
@@ -92,6 +107,15 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
         );
         match verdict {
             Verdict::Owned { owners, .. } => {
+                for mesh in owners.names().iter().filter_map(|o| unregistered_mesh(o)) {
+                    match summary.unregistered.iter_mut().find(|u| u.mesh == mesh) {
+                        Some(u) => u.pairs += 1,
+                        None => summary.unregistered.push(UnregisteredCount {
+                            mesh: mesh.to_owned(),
+                            pairs: 1,
+                        }),
+                    }
+                }
                 for (c, (_, id)) in columns.iter().enumerate() {
                     if owners.names().iter().any(|o| id.answers_to(o))
                         && let Some(n) = owned_count.get_mut(c)
@@ -147,6 +171,21 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
         }];
     }
 
+    summary.unregistered.sort_by(|a, b| a.mesh.cmp(&b.mesh));
+    if !summary.unregistered.is_empty() {
+        let names: Vec<&str> = summary
+            .unregistered
+            .iter()
+            .map(|u| u.mesh.as_str())
+            .collect();
+        warn(&format!(
+            "{} Namespace labels name meshes that nothing registers ({}): no controller owns \
+             their routes. Register them with --config FILE (see examples/gamma-config.yaml) or \
+             XMesh objects.",
+            err_style.yellow("note:"),
+            names.join(", ")
+        ));
+    }
     let report = Report {
         controller: me.as_ref(),
         controllers: columns
@@ -184,6 +223,9 @@ fn short_names(names: &[String], columns: &[(String, Identity)]) -> String {
     names
         .iter()
         .map(|n| {
+            if let Some(mesh) = unregistered_mesh(n) {
+                return format!("unregistered mesh {mesh}");
+            }
             columns
                 .iter()
                 .find(|(_, id)| id.answers_to(n))
@@ -315,6 +357,25 @@ fn render_all(report: &Report<'_>, columns: &[(String, Identity)], style: &Style
                 owners,
                 level,
                 evidence,
+            } if owners
+                .names()
+                .iter()
+                .all(|o| unregistered_mesh(o).is_some()) =>
+            {
+                let meshes: Vec<&str> = owners
+                    .names()
+                    .iter()
+                    .filter_map(|o| unregistered_mesh(o))
+                    .collect();
+                format!(
+                    "UNREGISTERED mesh {} at {level}: {evidence}; nobody programs it",
+                    meshes.join(", ")
+                )
+            }
+            Verdict::Owned {
+                owners,
+                level,
+                evidence,
             } => {
                 let shared = if owners.len() > 1 { "shared, " } else { "" };
                 format!("{shared}{level}: {evidence}")
@@ -338,6 +399,7 @@ fn render_all(report: &Report<'_>, columns: &[(String, Identity)], style: &Style
         } else if text == "CONFLICT"
             || (c == last && text.starts_with("CONFLICT"))
             || (c == last && text.starts_with("UNCLAIMED"))
+            || (c == last && text.starts_with("UNREGISTERED"))
         {
             style.red(text)
         } else {
@@ -361,7 +423,17 @@ fn render_summary(s: &Summary, style: &Style) -> String {
         s.pending,
         s.not_applicable
     );
-    let problems = if s.conflict + s.unclaimed > 0 {
+    let unregistered: usize = s.unregistered.iter().map(|u| u.pairs).sum();
+    let problems = if unregistered > 0 {
+        let names: Vec<&str> = s.unregistered.iter().map(|u| u.mesh.as_str()).collect();
+        format!(
+            "{problems}, {unregistered} for unregistered meshes ({})",
+            names.join(", ")
+        )
+    } else {
+        problems
+    };
+    let problems = if s.conflict + s.unclaimed + unregistered > 0 {
         style.yellow(&problems)
     } else {
         problems

@@ -31,6 +31,7 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
+    warn_about(&prepared, "");
     if let Some(n) = args.sample {
         if n == 0 {
             return Err(usage("--sample needs at least 1"));
@@ -49,10 +50,29 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     }
     let decision = engine.resolve(&prepared, 0);
     match args.output.format() {
-        Format::Text => emit(&render_decision(&decision, &Style::stdout())),
-        f => print(&decision, f)?,
+        Format::Text => {
+            let style = Style::stdout();
+            emit(&render_decision(&decision, &style));
+            if let Some(why) = &prepared.unbound {
+                emit_line(&format!("  {}", style.dim(why)));
+            }
+        }
+        f => {
+            if let Some(why) = &prepared.unbound {
+                warn(&format!("{} {why}", Style::stderr().dim("note:")));
+            }
+            print(&decision, f)?;
+        }
     }
     Ok(())
+}
+
+/// The request's warnings on standard error, after `prefix` (a `FILE:LINE: ` in batches).
+pub fn warn_about(p: &Prepared, prefix: &str) {
+    let style = Style::stderr();
+    for w in &p.warnings {
+        warn(&format!("{prefix}{} {w}", style.yellow("warning:")));
+    }
 }
 
 /// One JSON value per request line; errors keep their line so output stays aligned.
@@ -84,6 +104,7 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
             .and_then(|line| engine.prepare(&line));
         match result {
             Ok(prepared) => {
+                warn_about(&prepared, &format!("{name}:{number}: "));
                 let decision = engine.resolve(&prepared, 0);
                 match format {
                     Some(Format::Text) => {
@@ -152,6 +173,9 @@ pub fn describe(p: &Prepared) -> String {
         s.push_str(&format!("{} {}", p.method, p.path));
         if p.protocol == gamma_resolve::Protocol::Grpc {
             s.push_str(" (gRPC)");
+        }
+        if p.scheme == gamma_resolve::Scheme::Https {
+            s.push_str(" (https)");
         }
     } else {
         s.push_str(&format!("{} connection", p.protocol));

@@ -23,6 +23,9 @@ use crate::style::Style;
 struct Update {
     route: ObjectRef,
     generation: i64,
+    /// The `metadata.resourceVersion` of the copy the status was merged into, if the input
+    /// has one: the precondition that makes the write safe against a concurrent one.
+    resource_version: Option<String>,
     outcome: MergeOutcome,
 }
 
@@ -38,17 +41,23 @@ struct StatusObject<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct Meta<'a> {
     name: &'a str,
     namespace: &'a str,
+    /// An update carrying it fails with a conflict when the object changed since it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_version: Option<&'a str>,
 }
 
-/// An RFC 6902 JSON Patch for one route: test the generation the status was computed for,
+/// An RFC 6902 JSON Patch for one route: test the resourceVersion of the copy the status was
+/// merged into (`status.parents` is an atomic list, so replacing it over a concurrent write
+/// would drop another controller's entry), test the generation the status was computed for,
 /// then replace the status.
 #[derive(Serialize)]
 struct Patch<'a> {
     route: &'a ObjectRef,
-    patch: [PatchOp<'a>; 2],
+    patch: Vec<PatchOp<'a>>,
 }
 
 #[derive(Serialize)]
@@ -56,7 +65,7 @@ struct Patch<'a> {
 enum PatchOp<'a> {
     Test {
         path: &'static str,
-        value: i64,
+        value: serde_json::Value,
     },
     Add {
         path: &'static str,
@@ -76,7 +85,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     for d in arb.registry().diagnostics() {
         warn(&format!("{} {d}", err_style.yellow("warning:")));
     }
-    let me = arb.identity(&args.as_controller);
+    let me = arb.identity(&args.as_controller)?;
     // What the data plane would report for each (route, parentRef) it programs.
     // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
     // route author can probe it over time; long-running embedders pass a random seed
@@ -136,6 +145,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         updates.push(Update {
             route: route_ref.clone(),
             generation,
+            resource_version: meta.resource_version.clone(),
             outcome,
         });
     }
@@ -147,6 +157,28 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             _ => None,
         })
         .collect();
+    let unversioned: Vec<String> = writes
+        .iter()
+        .filter(|(u, _)| u.resource_version.is_none())
+        .map(|(u, _)| format!("{} {}/{}", u.route.kind, u.route.namespace, u.route.name))
+        .collect();
+    // Said where the output is meant to be applied: patches, or objects for programs.
+    let applicable = args.form == StatusForm::Patch || args.output.format() != Format::Text;
+    if applicable && !unversioned.is_empty() {
+        warn(&format!(
+            "{} no metadata.resourceVersion in the input for {}: the {} cannot detect a \
+             concurrent status write and would overwrite it (status.parents is an atomic \
+             list). Compute status from objects read from the cluster (kubectl get -o yaml) \
+             for writes with the precondition.",
+            err_style.yellow("warning:"),
+            unversioned.join(", "),
+            if args.form == StatusForm::Patch {
+                "patches"
+            } else {
+                "writes"
+            }
+        ));
+    }
     match (args.output.format(), args.form) {
         (Format::Text, form) => {
             emit(&render_text(&updates, &me.name, form, &Style::stdout()));
@@ -161,6 +193,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                     metadata: Meta {
                         name: &u.route.name,
                         namespace: &u.route.namespace,
+                        resource_version: u.resource_version.as_deref(),
                     },
                     status,
                 })
@@ -176,19 +209,35 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
 }
 
 fn patch<'a>(u: &'a Update, status: &'a RouteStatus) -> Patch<'a> {
+    let mut patch = Vec::with_capacity(3);
+    if let Some(rv) = &u.resource_version {
+        patch.push(PatchOp::Test {
+            path: "/metadata/resourceVersion",
+            value: rv.as_str().into(),
+        });
+    }
+    patch.push(PatchOp::Test {
+        path: "/metadata/generation",
+        value: u.generation.into(),
+    });
+    patch.push(PatchOp::Add {
+        path: "/status",
+        value: status,
+    });
     Patch {
         route: &u.route,
-        patch: [
-            PatchOp::Test {
-                path: "/metadata/generation",
-                value: u.generation,
-            },
-            PatchOp::Add {
-                path: "/status",
-                value: status,
-            },
-        ],
+        patch,
     }
+}
+
+/// The fully qualified resource for kubectl (`httproutes.gateway.networking.k8s.io`): a bare
+/// `httproute` may name another API group's resource of the same name.
+fn qualified_resource(route: &ObjectRef) -> String {
+    format!(
+        "{}s.{}",
+        route.kind.as_str().to_ascii_lowercase(),
+        gamma::model::gateway::GROUP
+    )
 }
 
 fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) -> String {
@@ -199,8 +248,13 @@ fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) ->
         match &u.outcome {
             MergeOutcome::Write { status, dropped } => {
                 writes += 1;
+                let version = u
+                    .resource_version
+                    .as_ref()
+                    .map(|rv| format!(", resourceVersion {rv}"))
+                    .unwrap_or_default();
                 out.push_str(&format!(
-                    "{} (generation {}): write\n",
+                    "{} (generation {}{version}): write\n",
                     style.bold(&route),
                     u.generation
                 ));
@@ -208,7 +262,7 @@ fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) ->
                     let json = serde_json::to_string(&patch(u, status).patch).unwrap_or_default();
                     out.push_str(&format!(
                         "  kubectl patch {} {} -n {} --subresource=status --type=json -p '{}'\n",
-                        u.route.kind.as_str().to_ascii_lowercase(),
+                        qualified_resource(&u.route),
                         u.route.name,
                         u.route.namespace,
                         json.replace('\'', "'\\''")

@@ -19,6 +19,14 @@ struct Report<'a> {
     errors: usize,
     warnings: usize,
     problems: &'a [Problem],
+    /// Objects of kinds gamma-rs does not read (not problems: summarised on standard error).
+    skipped: Skipped<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct Skipped<'a> {
+    objects: usize,
+    kinds: Vec<&'a str>,
 }
 
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
@@ -57,6 +65,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         errors,
         warnings,
         problems: &manifests.problems,
+        skipped: Skipped {
+            objects: manifests.skipped.len(),
+            kinds: manifests.skipped_kinds(),
+        },
     };
     match args.output.format() {
         Format::Text => print_text(&report),

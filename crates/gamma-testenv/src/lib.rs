@@ -1,0 +1,47 @@
+//! A real Kubernetes API server for gamma-rs tests.
+//!
+//! This dev-only crate manages the process of `tools/kube-testenv/start` (kube-apiserver with an
+//! embedded etcd on 127.0.0.1, with the Gateway API CRDs of one release channel installed); it
+//! has no Kubernetes client of its own: tests talk to the server through the
+//! [`TestEnv::kubeconfig`] it writes.
+//!
+//! - [`shared`]: one server per test binary and [`Channel`], started on first use and stopped when
+//!   the test binary exits (the server stops when its stdin closes, which the exit does).
+//! - [`shared_or_skip`]: the same, for a test that prints `skipped: ...` and returns when the
+//!   environment is [`Error::Unavailable`] (Go absent, build failed, no upstream CRDs), unless
+//!   `GAMMA_REQUIRE_TESTENV=1` (set by CI) makes that a failure.
+//! - [`TestEnv::start`]: a private server that [`TestEnv::stop`] stops, for tests of the
+//!   environment itself.
+//! - [`TestEnv::namespace_name`]: a fresh unique namespace name per test (creating the
+//!   Namespace is the caller's job).
+//!
+//! ```no_run
+//! use gamma_testenv::Channel;
+//!
+//! let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else { return };
+//! let namespace = env.namespace_name("status-write");
+//! // ... connect a client with env.kubeconfig(), create `namespace`, test ...
+//! # let _ = namespace;
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
+)]
+
+mod error;
+mod kubeconfig;
+mod names;
+mod process;
+mod shared;
+
+pub use error::{Error, Missing};
+pub use names::namespace_name;
+pub use process::{Channel, TestEnv};
+pub use shared::{REQUIRE_ENV, shared, shared_or_skip};

@@ -1,0 +1,423 @@
+//! Building, starting and stopping one `tools/kube-testenv` server process.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Missing};
+use crate::kubeconfig;
+
+/// The start script, in this repository.
+const START: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tools/kube-testenv/start"
+);
+
+/// How long a server may take from spawn to `ready` (a cold start takes seconds; the margin is
+/// for a loaded CI machine).
+const READY_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// How long a server may take to stop once its stdin is closed before it is killed.
+const STOP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Builds are serialised: two channels started at once by two tests share one build.
+static BUILD: Mutex<()> = Mutex::new(());
+
+static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
+
+/// A Gateway API release channel: which CRDs the server has installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Channel {
+    /// `config/crd/standard/` of the Gateway API release.
+    Standard,
+    /// `config/crd/experimental/` of the Gateway API release (a superset of standard).
+    Experimental,
+}
+
+impl Channel {
+    /// The channel's name, as the start script's `--channel` takes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Standard => "standard",
+            Channel::Experimental => "experimental",
+        }
+    }
+}
+
+impl fmt::Display for Channel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A running real API server with the Gateway API CRDs of one channel installed.
+#[derive(Debug)]
+pub struct TestEnv {
+    channel: Channel,
+    work_dir: PathBuf,
+    kubeconfig: PathBuf,
+    server_url: String,
+    log: PathBuf,
+    process: Mutex<Option<Running>>,
+}
+
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    // Held open for the server's lifetime: closing it (or this process exiting) stops the server.
+    stdin: ChildStdin,
+}
+
+impl TestEnv {
+    /// Builds the server if needed and starts a private instance; returns once it printed
+    /// `ready` (every CRD established and served). Prefer [`crate::shared`] in tests.
+    pub fn start(channel: Channel) -> Result<TestEnv, Error> {
+        upstream_crds(std::env::var_os("GAMMA_UPSTREAM_DIR").as_deref(), channel)?;
+        let binary = build(Path::new(START), None)?;
+        let work_dir = new_work_dir(channel)?;
+        let kubeconfig = work_dir.join("kubeconfig");
+        let log = work_dir.join("server.log");
+        let log_file =
+            File::create(&log).map_err(Error::io(format!("create {}", log.display())))?;
+        let mut child = Command::new(&binary)
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .arg("--channel")
+            .arg(channel.as_str())
+            // The server makes its temp dir here, so that stop can check it is gone.
+            .env("TMPDIR", &work_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log_file)
+            .spawn()
+            .map_err(Error::io(format!("run {}", binary.display())))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            return Err(Error::Stop {
+                detail: "child process has no stdin/stdout pipe".to_owned(),
+            });
+        };
+        let mut env = TestEnv {
+            channel,
+            work_dir,
+            kubeconfig,
+            server_url: String::new(),
+            log,
+            process: Mutex::new(Some(Running { child, stdin })),
+        };
+        env.wait_ready(stdout)?;
+        let text = fs::read_to_string(&env.kubeconfig)
+            .map_err(Error::io(format!("read {}", env.kubeconfig.display())))?;
+        env.server_url = kubeconfig::server_url(&text).map_err(|detail| env.start_error(detail))?;
+        Ok(env)
+    }
+
+    /// The channel whose CRDs are installed.
+    pub fn channel(&self) -> Channel {
+        self.channel
+    }
+
+    /// The admin kubeconfig (server URL, CA data, bearer token), for kubectl or kube-rs.
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
+    /// The API server's URL, `https://127.0.0.1:PORT`.
+    pub fn server_url(&self) -> &str {
+        &self.server_url
+    }
+
+    /// The server's log (its stderr).
+    pub fn log(&self) -> &Path {
+        &self.log
+    }
+
+    /// The directory holding the kubeconfig, the log and the server's own temp dir.
+    pub fn work_dir(&self) -> &Path {
+        &self.work_dir
+    }
+
+    /// A fresh unique namespace name for one test; see [`crate::namespace_name`].
+    pub fn namespace_name(&self, hint: &str) -> String {
+        crate::namespace_name(hint)
+    }
+
+    /// Stops the server (closes its stdin, waits for it), checks that it removed its temp dir,
+    /// and removes the work dir.
+    pub fn stop(self) -> Result<(), Error> {
+        let result = self.shut_down();
+        let leftovers = server_temp_dirs(&self.work_dir);
+        let _ = fs::remove_dir_all(&self.work_dir);
+        result?;
+        if leftovers.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Stop {
+                detail: format!("the server left its temp dir behind: {leftovers:?}"),
+            })
+        }
+    }
+
+    fn shut_down(&self) -> Result<(), Error> {
+        let running = match self.process.lock() {
+            Ok(mut guard) => guard.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        let Some(Running { mut child, stdin }) = running else {
+            return Ok(());
+        };
+        drop(stdin);
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(()),
+                Ok(Some(status)) => {
+                    return Err(Error::Stop {
+                        detail: format!("server exited with {status}; log {}", self.log.display()),
+                    });
+                }
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(Error::Stop {
+                        detail: format!("server did not stop within {STOP_TIMEOUT:?}; killed"),
+                    });
+                }
+                Err(e) => return Err(Error::io("wait for the server")(e)),
+            }
+        }
+    }
+
+    /// Waits for the line `ready` on the server's stdout; any other outcome (exit, timeout) is
+    /// a start error carrying the log's tail.
+    fn wait_ready(&self, stdout: std::process::ChildStdout) -> Result<(), Error> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line == "ready" {
+                    let _ = tx.send(());
+                    break;
+                }
+            }
+        });
+        match rx.recv_timeout(READY_TIMEOUT) {
+            Ok(()) => Ok(()),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = self.shut_down();
+                Err(self.start_error("the server exited before printing `ready`".to_owned()))
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if let Ok(mut guard) = self.process.lock()
+                    && let Some(running) = guard.as_mut()
+                {
+                    let _ = running.child.kill();
+                }
+                let _ = self.shut_down();
+                Err(self.start_error(format!("no `ready` within {READY_TIMEOUT:?}")))
+            }
+        }
+    }
+
+    fn start_error(&self, detail: String) -> Error {
+        Error::Start {
+            detail,
+            log: self.log.clone(),
+            log_tail: tail(&fs::read_to_string(&self.log).unwrap_or_default(), 30),
+        }
+    }
+}
+
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        let _ = self.shut_down();
+        let _ = fs::remove_dir_all(&self.work_dir);
+    }
+}
+
+/// Checks that `<upstream>/config/crd/<channel>/` exists (`upstream`: `$GAMMA_UPSTREAM_DIR`).
+fn upstream_crds(upstream: Option<&OsStr>, channel: Channel) -> Result<PathBuf, Error> {
+    let Some(upstream) = upstream else {
+        return Err(Error::Unavailable {
+            missing: Missing::UpstreamCrds,
+            detail: "GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree whose CRDs the server installs)".to_owned(),
+        });
+    };
+    let dir = Path::new(upstream)
+        .join("config")
+        .join("crd")
+        .join(channel.as_str());
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(Error::Unavailable {
+            missing: Missing::UpstreamCrds,
+            detail: format!("no CRD directory {}", dir.display()),
+        })
+    }
+}
+
+/// Runs `<script> --build-only` (a no-op when the cached binary is current) and returns the
+/// binary's path; `path` replaces `PATH` for it.
+fn build(script: &Path, path: Option<&OsStr>) -> Result<PathBuf, Error> {
+    let _guard = BUILD
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut command = Command::new(script);
+    command.arg("--build-only").stdin(Stdio::null());
+    if let Some(path) = path {
+        command.env("PATH", path);
+    }
+    let output = command
+        .output()
+        .map_err(Error::io(format!("run {}", script.display())))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match output.status.code() {
+        Some(0) => {}
+        // The script's exit code for "no go on PATH".
+        Some(127) => {
+            return Err(Error::Unavailable {
+                missing: Missing::Go,
+                detail: tail(&stderr, 5),
+            });
+        }
+        _ => {
+            return Err(Error::Unavailable {
+                missing: Missing::Build,
+                detail: format!(
+                    "building tools/kube-testenv failed ({}):\n{}",
+                    output.status,
+                    tail(&stderr, 20)
+                ),
+            });
+        }
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    match stdout.lines().last() {
+        Some(path) if !path.is_empty() => Ok(PathBuf::from(path)),
+        _ => Err(Error::Unavailable {
+            missing: Missing::Build,
+            detail: "the build printed no binary path".to_owned(),
+        }),
+    }
+}
+
+/// The root of all work dirs: `$TMPDIR/gamma-testenv`.
+fn work_root() -> PathBuf {
+    std::env::temp_dir().join("gamma-testenv")
+}
+
+/// A fresh work dir `<root>/<pid>-<channel>-<n>`, after removing those of processes that are
+/// gone (a shared server's test binary never drops it: its server removed its own temp dir,
+/// but the kubeconfig and log stay until the next run sweeps them).
+fn new_work_dir(channel: Channel) -> Result<PathBuf, Error> {
+    let root = work_root();
+    sweep_stale(&root);
+    let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
+    let dir = root.join(format!("{}-{channel}-{n}", std::process::id()));
+    fs::create_dir_all(&dir).map_err(Error::io(format!("create {}", dir.display())))?;
+    Ok(dir)
+}
+
+fn sweep_stale(root: &Path) {
+    let Ok(entries) = fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.split('-').next()) else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The server's temp dirs (`kube-testenv-*`) still under `work_dir`.
+fn server_temp_dirs(work_dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(work_dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("kube-testenv-"))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The last `n` lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines
+        .get(lines.len().saturating_sub(n)..)
+        .unwrap_or_default()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_keeps_the_last_lines() {
+        assert_eq!(tail("a\nb\nc\n", 2), "b\nc");
+        assert_eq!(tail("a\n", 5), "a");
+        assert_eq!(tail("", 3), "");
+    }
+
+    #[test]
+    fn missing_upstream_tree_is_unavailable_naming_it() {
+        let err = upstream_crds(None, Channel::Standard).unwrap_err();
+        assert!(
+            matches!(&err, Error::Unavailable { missing: Missing::UpstreamCrds, detail } if detail.contains("GAMMA_UPSTREAM_DIR")),
+            "{err}"
+        );
+        let empty = std::env::temp_dir();
+        let err = upstream_crds(Some(empty.as_os_str()), Channel::Experimental).unwrap_err();
+        assert!(
+            matches!(&err, Error::Unavailable { missing: Missing::UpstreamCrds, detail } if detail.contains("config/crd/experimental")),
+            "{err}"
+        );
+    }
+
+    /// With no `go` on PATH the build is unavailable, and the message says so (not a failure).
+    #[test]
+    fn missing_go_is_unavailable_naming_go() {
+        // A PATH holding only what the script needs before it looks for go.
+        let bin = std::env::temp_dir().join(format!("gamma-testenv-nogo-{}", std::process::id()));
+        fs::create_dir_all(&bin).unwrap();
+        for tool in ["bash", "dirname"] {
+            let found = ["/usr/bin", "/bin"]
+                .iter()
+                .map(|d| Path::new(d).join(tool))
+                .find(|p| p.exists())
+                .unwrap();
+            let link = bin.join(tool);
+            let _ = fs::remove_file(&link);
+            std::os::unix::fs::symlink(found, link).unwrap();
+        }
+        let err = build(Path::new(START), Some(bin.as_os_str())).unwrap_err();
+        fs::remove_dir_all(&bin).unwrap();
+        assert!(
+            matches!(&err, Error::Unavailable { missing: Missing::Go, detail } if detail.contains("go not found")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn channel_names_are_the_release_directories() {
+        assert_eq!(Channel::Standard.as_str(), "standard");
+        assert_eq!(Channel::Experimental.to_string(), "experimental");
+    }
+}

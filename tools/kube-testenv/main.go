@@ -1,0 +1,232 @@
+// Command kube-testenv runs a real Kubernetes API server (kube-apiserver
+// with an embedded etcd, in this one process) on 127.0.0.1 for gamma-rs
+// tests, installs the Gateway API CRDs of one release channel, writes an
+// admin kubeconfig, prints `ready` on stdout, and stops (removing its temp
+// dir) on SIGTERM/SIGINT or when its stdin closes.
+//
+// Run it through ./start, which builds it once and caches the binary.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	_ "time/tzdata" // CronJob time zones validate without a host tz database, as in kube-apiserver
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+type settings struct {
+	kubeconfig  string
+	channel     string
+	crdDir      string
+	ignoreStdin bool
+}
+
+func parseSettings() (*settings, error) {
+	s := &settings{}
+	fs := flag.NewFlagSet("kube-testenv", flag.ContinueOnError)
+	fs.StringVar(&s.kubeconfig, "kubeconfig", "", "path to write the admin kubeconfig to (required)")
+	fs.StringVar(&s.channel, "channel", "standard", "Gateway API release channel whose CRDs are installed: standard or experimental")
+	fs.StringVar(&s.crdDir, "crd-dir", "", "directory of CRD manifests to install (default $GAMMA_UPSTREAM_DIR/config/crd/<channel>)")
+	fs.BoolVar(&s.ignoreStdin, "ignore-stdin", false, "do not stop when stdin closes (for running in the background by hand)")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return nil, err
+	}
+	if fs.NArg() != 0 {
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if s.kubeconfig == "" {
+		return nil, errors.New("--kubeconfig PATH is required")
+	}
+	if s.channel != "standard" && s.channel != "experimental" {
+		return nil, fmt.Errorf("--channel must be standard or experimental, not %q", s.channel)
+	}
+	if s.crdDir == "" {
+		upstream := os.Getenv("GAMMA_UPSTREAM_DIR")
+		if upstream == "" {
+			return nil, errors.New("GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree whose config/crd/<channel>/ is installed); or pass --crd-dir")
+		}
+		s.crdDir = filepath.Join(upstream, "config", "crd", s.channel)
+	}
+	return s, nil
+}
+
+func run() int {
+	defer klog.Flush()
+	s, err := parseSettings()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
+		return 2
+	}
+	// Read the CRDs before starting anything, so a bad directory fails fast.
+	crds, err := readCRDs(s.crdDir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
+		return 1
+	}
+
+	tmp, err := os.MkdirTemp("", "kube-testenv-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watchStop(cancel, tmp, s.ignoreStdin)
+
+	if err := serve(ctx, cancel, s, crds, tmp); err != nil {
+		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// watchStop cancels ctx on SIGTERM/SIGINT or when stdin reaches EOF (the
+// parent closed the pipe or died). A second signal exits at once, still
+// removing the temp dir.
+func watchStop(cancel context.CancelFunc, tmp string, ignoreStdin bool) {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		sig := <-signals
+		klog.Infof("kube-testenv: %v: stopping", sig)
+		cancel()
+		<-signals
+		os.RemoveAll(tmp)
+		os.Exit(1)
+	}()
+	if ignoreStdin {
+		return
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		klog.Infof("kube-testenv: stdin closed: stopping")
+		cancel()
+	}()
+}
+
+// serve starts etcd and the API server, installs the CRDs, writes the
+// kubeconfig, announces `ready` and runs until ctx is cancelled; then it
+// stops the API server, waits for it, and stops etcd.
+func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*apiextensionsv1.CustomResourceDefinition, tmp string) error {
+	started := time.Now()
+	creds, err := writeCredentials(tmp)
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	etcd, etcdURL, err := startEtcd(tmp)
+	if err != nil {
+		return err
+	}
+	defer etcd.Close()
+
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	port := listener.Addr().(*net.TCPAddr).Port
+	serverCtx, stopServer := context.WithCancel(context.Background())
+	defer stopServer()
+	done, err := startAPIServer(serverCtx, listener, apiServerFlags(etcdURL, creds, port))
+	if err != nil {
+		listener.Close()
+		return fmt.Errorf("kube-apiserver: %w", err)
+	}
+	// From here on the API server must be stopped and waited for before
+	// etcd goes away. An API server that exits by itself ends the run.
+	var runErr error
+	exited := make(chan struct{})
+	go func() {
+		runErr = <-done
+		close(exited)
+		cancel()
+	}()
+	defer func() {
+		stopServer()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			klog.Errorf("kube-testenv: kube-apiserver did not stop within 30s")
+		}
+	}()
+
+	admin := &rest.Config{
+		Host:            fmt.Sprintf("https://127.0.0.1:%d", port),
+		BearerToken:     creds.adminToken,
+		TLSClientConfig: rest.TLSClientConfig{CAData: creds.caPEM},
+		QPS:             100,
+		Burst:           200,
+	}
+	if err := waitReady(ctx, admin); err != nil {
+		return exitedFirst(exited, &runErr, err)
+	}
+	if err := installCRDs(ctx, admin, crds); err != nil {
+		return exitedFirst(exited, &runErr, err)
+	}
+	if err := writeKubeconfig(s.kubeconfig, admin, creds); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	klog.Infof("kube-testenv: ready in %v: %s, channel %s, kubeconfig %s", time.Since(started).Round(time.Millisecond), admin.Host, s.channel, s.kubeconfig)
+	if _, err := fmt.Fprintln(os.Stdout, "ready"); err != nil {
+		return err
+	}
+
+	<-ctx.Done()
+	select {
+	case <-exited:
+		// The API server stopped before it was asked to.
+		return fmt.Errorf("kube-apiserver exited: %v", runErr)
+	default:
+		return nil
+	}
+}
+
+// exitedFirst reports the API server's own error when it exited (the
+// cause) rather than the wait that then failed.
+func exitedFirst(exited <-chan struct{}, runErr *error, err error) error {
+	select {
+	case <-exited:
+		return fmt.Errorf("kube-apiserver exited: %v", *runErr)
+	default:
+		return err
+	}
+}
+
+// waitReady polls /readyz until the API server reports ready (every
+// post-start hook done, e.g. the bootstrap priority levels and the default
+// namespace).
+func waitReady(ctx context.Context, config *rest.Config) error {
+	disco, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 120*time.Second, true, func(ctx context.Context) (bool, error) {
+		status := 0
+		disco.RESTClient().Get().AbsPath("/readyz").Do(ctx).StatusCode(&status)
+		return status == 200, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver not ready: %w", err)
+	}
+	return nil
+}
