@@ -57,6 +57,7 @@ pub(crate) fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
         namespace: ns.into(),
         name: name.into(),
         cluster_ips: vec![ip],
+        headless: false,
         external_name: false,
         ports: vec![ServicePortIr {
             name: Some("http".into()),

@@ -148,6 +148,14 @@ pub struct Keys {
     /// Level 2: Service label naming the delegation Gateway's namespace
     /// (default `istio.io/use-waypoint-namespace`; absent: the Service's namespace).
     pub delegation_namespace_label: String,
+    /// Level 2, when the Service has no delegation label: label on the Service's Namespace
+    /// naming the Gateway every Service of that namespace delegates to (default
+    /// `istio.io/use-waypoint`, as Istio's ambient waypoint lookup reads it). A Service label
+    /// `none` opts that Service out.
+    pub namespace_delegation_label: String,
+    /// Level 2: Namespace label naming the namespace-level delegation Gateway's namespace
+    /// (default `istio.io/use-waypoint-namespace`; absent: that Namespace itself).
+    pub namespace_delegation_namespace_label: String,
     /// Level 3: Namespace label naming a mesh (default `gamma.rs/mesh`).
     pub namespace_mesh_label: String,
 }
@@ -162,6 +170,8 @@ impl Default for Keys {
             service_controller_annotation: "gamma.rs/controller".into(),
             delegation_label: "istio.io/use-waypoint".into(),
             delegation_namespace_label: "istio.io/use-waypoint-namespace".into(),
+            namespace_delegation_label: "istio.io/use-waypoint".into(),
+            namespace_delegation_namespace_label: "istio.io/use-waypoint-namespace".into(),
             namespace_mesh_label: "gamma.rs/mesh".into(),
         }
     }

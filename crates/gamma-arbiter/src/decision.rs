@@ -105,8 +105,8 @@ pub enum Level {
     RouteAnnotation,
     /// Level 2: the Service annotation (default `gamma.rs/controller`).
     ServiceAnnotation,
-    /// Level 2: the Service's delegation label naming a Gateway (default
-    /// `istio.io/use-waypoint`), through that Gateway's GatewayClass.
+    /// Level 2: the delegation label naming a Gateway (default `istio.io/use-waypoint`) on
+    /// the Service, else on its Namespace, through that Gateway's GatewayClass.
     Delegation,
     /// Level 3: the Namespace label naming a mesh (default `gamma.rs/mesh`).
     NamespaceLabel,

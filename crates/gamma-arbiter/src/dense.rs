@@ -7,6 +7,7 @@ use gamma_model::gateway::{Gateway, GatewayClass};
 use gamma_model::k8s::{Namespace, Service};
 use gamma_model::{Resource, Snapshot};
 
+use crate::config::NONE_VALUE;
 use crate::decision::VerdictId;
 
 /// Whether `a == b`, for the short names of Kubernetes objects: compared as at most four
@@ -142,7 +143,26 @@ pub(crate) struct Dense<'a> {
 }
 
 impl<'a> Dense<'a> {
-    pub(crate) fn build(snap: &'a Snapshot) -> Self {
+    /// `namespace_delegation_label` is the Namespace label level 2 reads for Services without
+    /// a delegation label of their own ([`crate::config::Keys`]).
+    pub(crate) fn build(snap: &'a Snapshot, namespace_delegation_label: &str) -> Self {
+        let namespaces = Sorted::new(snap.namespaces().map(|n| ("", n.metadata.name.as_str(), n)));
+        // Whether a Service without labels and annotations has no level-2 signal in namespace
+        // `ns`: only when its Namespace exists and names no delegation Gateway (a missing
+        // Namespace is Pending at level 2). Decided once per block.
+        let plain = |ns: &[u8]| {
+            std::str::from_utf8(ns)
+                .ok()
+                .and_then(|ns| namespaces.get("", ns))
+                .is_some_and(|n| {
+                    n.metadata
+                        .labels
+                        .get(namespace_delegation_label)
+                        .map(|v| v.trim())
+                        .is_none_or(|v| v.is_empty() || v == NONE_VALUE)
+                })
+        };
+        let mut block_plain = false;
         let mut services: Vec<ServiceSlot<'a>> = Vec::with_capacity(1024);
         let mut blocks: Vec<Block<'a>> = Vec::new();
         // The snapshot keys objects by `ObjectRef::of` (kind, namespace or `default`, name),
@@ -163,18 +183,21 @@ impl<'a> Dense<'a> {
             let i = services.len();
             match blocks.last_mut() {
                 Some(b) if same(b.ns, ns) => b.end = i + 1,
-                _ => blocks.push(Block {
-                    ns,
-                    start: i,
-                    end: i + 1,
-                }),
+                _ => {
+                    block_plain = plain(ns);
+                    blocks.push(Block {
+                        ns,
+                        start: i,
+                        end: i + 1,
+                    })
+                }
             }
             services.push(ServiceSlot {
                 name,
                 resource,
-                // Without labels and annotations a Service has no level-2 signal; the rest
-                // are computed by `Ladder::prefill`.
-                level2: (!digest.has_labels_or_annotations()).then_some(None),
+                // Without labels and annotations, in a namespace that delegates nothing, a
+                // Service has no level-2 signal; the rest are computed by `Ladder::prefill`.
+                level2: (block_plain && !digest.has_labels_or_annotations()).then_some(None),
             });
         }
         debug_assert!(blocks.is_sorted_by(|a, b| a.ns < b.ns));
@@ -183,7 +206,6 @@ impl<'a> Dense<'a> {
                 .get(b.start..b.end)
                 .is_some_and(|s| s.is_sorted_by(|x, y| x.name < y.name))
         }));
-        let namespaces = Sorted::new(snap.namespaces().map(|n| ("", n.metadata.name.as_str(), n)));
         let namespace_levels = vec![None; namespaces.items.len()];
         Dense {
             services,

@@ -5,8 +5,8 @@
 //! |---|---|
 //! | a route | all of that route's pairs |
 //! | Service `s` | pairs whose parent is `s` |
-//! | Namespace `n` | Service-parent pairs of routes in `n` (levels 3-5 read the route's namespace) |
-//! | Gateway `g` | pairs whose parent is `g`, a ListenerSet of `g`, or a Service delegating to `g` |
+//! | Namespace `n` | Service-parent pairs of routes in `n` (levels 3-5 read the route's namespace), and pairs whose parent is a Service in `n` (level 2 reads its Namespace's delegation label) |
+//! | Gateway `g` | pairs whose parent is `g`, a ListenerSet of `g`, a Service delegating to `g`, or a Service in a namespace delegating to `g` |
 //! | GatewayClass `c` | as for every Gateway of class `c` |
 //! | ListenerSet `l` | pairs whose parent is `l` |
 //! | XMesh `x` | Service-parent pairs of routes in namespaces labelled with mesh `x`; everything when the change makes a controller name resolve differently |
@@ -114,6 +114,8 @@ pub(crate) struct DependencyIndex {
     listener_set: Edges<Nn, Nn>,
     /// Namespace -> the mesh its label names.
     namespace_mesh: Edges<String, String>,
+    /// Namespace -> the Gateway its delegation label names (for its Services without one).
+    namespace_delegation: Edges<String, Nn>,
 }
 
 impl DependencyIndex {
@@ -189,13 +191,20 @@ impl DependencyIndex {
                 self.listener_set.set(nn(), gw);
             }
             ResourceKind::Namespace => {
-                let mesh = match obj {
+                let (mesh, delegation) = match obj {
                     Some(Resource::Namespace(n)) => {
-                        signal(n.metadata.labels.get(&keys.namespace_mesh_label))
+                        let labels = &n.metadata.labels;
+                        let gw = signal(labels.get(&keys.namespace_delegation_label)).map(|gw| {
+                            let ns = signal(labels.get(&keys.namespace_delegation_namespace_label))
+                                .unwrap_or_else(|| key.name.clone());
+                            (ns, gw)
+                        });
+                        (signal(labels.get(&keys.namespace_mesh_label)), gw)
                     }
-                    _ => None,
+                    _ => (None, None),
                 };
                 self.namespace_mesh.set(key.name.clone(), mesh);
+                self.namespace_delegation.set(key.name.clone(), delegation);
             }
             _ => {}
         }
@@ -216,7 +225,10 @@ impl DependencyIndex {
         match key.kind {
             k if k.is_route() => add(scopes, key.clone(), Scope::All),
             ResourceKind::Service => parent(scopes, ParentKey::service(&key.namespace, &key.name)),
-            ResourceKind::Namespace => self.namespace_routes(&key.name, scopes),
+            ResourceKind::Namespace => {
+                self.namespace_routes(&key.name, scopes);
+                services_in(snapshot, &key.name, scopes);
+            }
             ResourceKind::Gateway => {
                 self.gateway_pairs(snapshot, &key.namespace, &key.name, scopes)
             }
@@ -262,6 +274,20 @@ impl DependencyIndex {
             for r in snapshot.routes_for_parent(&p) {
                 add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
             }
+        }
+        for ns in self.namespace_delegation.sources(&gw) {
+            services_in(snapshot, ns, scopes);
+        }
+    }
+}
+
+/// Adds the pairs whose parent is a Service in namespace `ns` (a Namespace-level delegation
+/// may decide them; Services with their own label are re-decided too, harmlessly).
+fn services_in(snapshot: &Snapshot, ns: &str, scopes: &mut BTreeMap<ObjectRef, Scope>) {
+    for svc in snapshot.in_namespace(ResourceKind::Service, ns) {
+        let p = ParentKey::service(ns, &svc.metadata().name);
+        for r in snapshot.routes_for_parent(&p) {
+            add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
         }
     }
 }

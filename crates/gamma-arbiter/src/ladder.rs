@@ -168,7 +168,10 @@ impl<'a> Ladder<'a> {
     /// Indexes the snapshot's Services, Gateways, GatewayClasses and Namespaces up front
     /// (linear, no hashing): used by full decisions, which look most of them up.
     pub(crate) fn prefill(&mut self) {
-        self.dense = Some(Dense::build(self.snap));
+        self.dense = Some(Dense::build(
+            self.snap,
+            &self.config.keys.namespace_delegation_label,
+        ));
         // Level 2 of every Service now, in snapshot order while its metadata is at hand,
         // rather than at its first route (which then takes the general path).
         let count = self.dense.as_ref().map_or(0, |d| d.services.len());
@@ -605,14 +608,57 @@ impl<'a> Ladder<'a> {
                 });
             }
         }
-        let gw = signal(meta.labels.get(&keys.delegation_label))?;
-        let gw_ns = signal(meta.labels.get(&keys.delegation_namespace_label)).unwrap_or(ns);
-        let label = &keys.delegation_label;
+        let own = meta.labels.get(&keys.delegation_label).map(|v| v.trim());
+        if own == Some(NONE_VALUE) {
+            // an explicit opt-out: the Namespace's delegation does not apply either (Istio's
+            // `istio.io/use-waypoint: none` on a Service)
+            return None;
+        }
+        if let Some(gw) = own.filter(|v| !v.is_empty()) {
+            let gw_ns = signal(meta.labels.get(&keys.delegation_namespace_label)).unwrap_or(ns);
+            let label = &keys.delegation_label;
+            return Some(self.gateway_owner(
+                gw_ns,
+                gw,
+                Level::Delegation,
+                &["Service ", ns, "/", name, " label ", label, "=", gw],
+            ));
+        }
+        self.namespace_delegation(ns, name)
+    }
+
+    /// Level 2 for a Service without a delegation label of its own: its Namespace's label
+    /// (Service first, then Namespace, as Istio's ambient waypoint lookup does). The Namespace
+    /// missing from the snapshot is `Pending`: its label could decide.
+    fn namespace_delegation(&mut self, ns: &str, name: &str) -> Option<Verdict> {
+        let keys = &self.config.keys;
+        let Some(namespace) = self.find_namespace(ns) else {
+            return Some(Verdict::Pending {
+                waiting_on: vec![ObjectRef::new(ResourceKind::Namespace, "", ns)],
+                level: Level::Delegation,
+            });
+        };
+        let labels = &namespace.metadata.labels;
+        let gw = signal(labels.get(&keys.namespace_delegation_label))?;
+        let gw_ns = signal(labels.get(&keys.namespace_delegation_namespace_label)).unwrap_or(ns);
+        let label = &keys.namespace_delegation_label;
         Some(self.gateway_owner(
             gw_ns,
             gw,
             Level::Delegation,
-            &["Service ", ns, "/", name, " label ", label, "=", gw],
+            &[
+                "Namespace ",
+                ns,
+                " label ",
+                label,
+                "=",
+                gw,
+                " (Service ",
+                ns,
+                "/",
+                name,
+                " has no delegation label)",
+            ],
         ))
     }
 

@@ -9,7 +9,8 @@
 //!   lower levels are never mixed in:
 //!   1. `parentRef.controllers`, else the route annotation `gamma.rs/controllers`;
 //!   2. the Service annotation `gamma.rs/controller`, then the delegation label
-//!      `istio.io/use-waypoint` naming a Gateway, resolved through its GatewayClass;
+//!      `istio.io/use-waypoint` naming a Gateway, on the Service, else on its Namespace (as
+//!      Istio's ambient waypoint lookup reads it), resolved through its GatewayClass;
 //!   3. the Namespace label `gamma.rs/mesh` naming a mesh (the route's namespace, which for a
 //!      producer route is also the Service's);
 //!   4. registration namespace selectors (two matches: [`Verdict::Conflict`]);

@@ -667,3 +667,138 @@ fn services_other_than_the_parent_do_not_matter() {
         d.verdict(&http_route_ref("web", "r"), 0).unwrap()
     ));
 }
+
+/// A cluster where Namespace `app` delegates to the waypoint `mesh/wp` (class of istio's
+/// alias), Services `plain` (no label), `own` (its own waypoint `app/wp-own`, class of
+/// linkerd) and `optout` (`istio.io/use-waypoint: none`), one producer route per Service.
+fn waypoint_cluster(ns_labels: &[(&str, &str)]) -> Snapshot {
+    Snapshot::from_resources([
+        namespace("app", ns_labels),
+        service("app", "plain", &[], &[]),
+        service("app", "own", &[("istio.io/use-waypoint", "wp-own")], &[]),
+        service("app", "optout", &[("istio.io/use-waypoint", "none")], &[]),
+        route("app", "to-plain", vec![svc_parent("plain")]),
+        route("app", "to-own", vec![svc_parent("own")]),
+        route("app", "to-optout", vec![svc_parent("optout")]),
+        gateway("mesh", "wp", "waypoints"),
+        class("waypoints", ISTIO_ALIAS),
+        gateway("app", "wp-own", "linkerd-waypoint"),
+        class("linkerd-waypoint", LINKERD),
+    ])
+}
+
+// Istio's ambient waypoint lookup reads `istio.io/use-waypoint` on the Service first, then on
+// its Namespace (with `istio.io/use-waypoint-namespace` beside it): level 2 does the same.
+#[test]
+fn a_namespace_waypoint_label_delegates_its_services_without_one() {
+    let snap = waypoint_cluster(&[
+        ("istio.io/use-waypoint", "wp"),
+        ("istio.io/use-waypoint-namespace", "mesh"),
+    ]);
+    let d = Arbiter::new(config(Some("linkerd")))
+        .unwrap()
+        .decide_all(&snap);
+    let plain = d.verdict(&http_route_ref("app", "to-plain"), 0).unwrap();
+    assert!(owned(&[ISTIO], Level::Delegation)(plain), "{plain:?}");
+    let Verdict::Owned { evidence, .. } = plain else {
+        unreachable!()
+    };
+    assert!(
+        evidence
+            .to_string()
+            .starts_with("Namespace app label istio.io/use-waypoint=wp (Service app/plain has no delegation label) -> Gateway mesh/wp"),
+        "{evidence}"
+    );
+    // the Service's own label comes first
+    assert!(owned(&[LINKERD], Level::Delegation)(
+        d.verdict(&http_route_ref("app", "to-own"), 0).unwrap()
+    ));
+    // `none` on the Service opts it out of its Namespace's waypoint: lower levels decide
+    assert!(owned(&[LINKERD], Level::Default)(
+        d.verdict(&http_route_ref("app", "to-optout"), 0).unwrap()
+    ));
+}
+
+// The Namespace key is configurable like the Service key.
+#[test]
+fn the_namespace_delegation_label_is_configurable() {
+    let snap = waypoint_cluster(&[("example.com/waypoint", "wp-own")]);
+    let mut cfg = config(Some("linkerd"));
+    let d = Arbiter::new(cfg.clone()).unwrap().decide_all(&snap);
+    // the default key reads nothing here
+    assert!(owned(&[LINKERD], Level::Default)(
+        d.verdict(&http_route_ref("app", "to-plain"), 0).unwrap()
+    ));
+    cfg.keys.namespace_delegation_label = "example.com/waypoint".into();
+    let d = Arbiter::new(cfg).unwrap().decide_all(&snap);
+    assert!(owned(&[LINKERD], Level::Delegation)(
+        d.verdict(&http_route_ref("app", "to-plain"), 0).unwrap()
+    ));
+}
+
+// Incremental decisions agree with full ones: labelling the Namespace, or changing the class of
+// the Gateway it names, re-decides the pairs of its Services.
+#[test]
+fn namespace_delegation_changes_are_seen_incrementally() {
+    let arbiter = Arbiter::new(config(Some("linkerd"))).unwrap();
+    let mut snap = waypoint_cluster(&[]);
+    let mut d = arbiter.decide_all(&snap);
+    let plain = http_route_ref("app", "to-plain");
+    assert!(owned(&[LINKERD], Level::Default)(
+        d.verdict(&plain, 0).unwrap()
+    ));
+
+    snap.upsert(namespace(
+        "app",
+        &[
+            ("istio.io/use-waypoint", "wp"),
+            ("istio.io/use-waypoint-namespace", "mesh"),
+        ],
+    ));
+    arbiter.update(
+        &mut d,
+        &snap,
+        &ObjectRef::new(ResourceKind::Namespace, "", "app"),
+    );
+    assert!(owned(&[ISTIO], Level::Delegation)(
+        d.verdict(&plain, 0).unwrap()
+    ));
+    assert_eq!(d, arbiter.decide_all(&snap));
+
+    snap.upsert(gateway("mesh", "wp", "linkerd-waypoint"));
+    arbiter.update(
+        &mut d,
+        &snap,
+        &ObjectRef::new(ResourceKind::Gateway, "mesh", "wp"),
+    );
+    assert!(owned(&[LINKERD], Level::Delegation)(
+        d.verdict(&plain, 0).unwrap()
+    ));
+    assert_eq!(d, arbiter.decide_all(&snap));
+}
+
+// A consumer route's parent Service in a Namespace missing from the snapshot: that Namespace's
+// label could decide level 2, so the pair is Pending on it, never a fall-through.
+#[test]
+fn a_missing_service_namespace_is_pending_at_delegation() {
+    let snap = Snapshot::from_resources([
+        namespace("client", &[("gamma.rs/mesh", "istio")]),
+        service("app", "plain", &[], &[]),
+        route("client", "r", vec![svc_parent_in("app", "plain")]),
+    ]);
+    let d = Arbiter::new(config(Some("linkerd")))
+        .unwrap()
+        .decide_all(&snap);
+    let v = d.verdict(&http_route_ref("client", "r"), 0).unwrap();
+    assert!(
+        matches!(
+            v,
+            Verdict::Pending {
+                level: Level::Delegation,
+                ..
+            }
+        ),
+        "{v:?}"
+    );
+    assert!(pending_on(v, ResourceKind::Namespace, "", "app"));
+}

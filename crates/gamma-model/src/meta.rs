@@ -17,6 +17,9 @@ pub struct ObjectMeta {
     /// The object's name, unique within its namespace (or the cluster, for cluster-scoped kinds).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// A prefix from which the API server makes a unique name, when `name` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generate_name: Option<String>,
     /// The namespace; absent for cluster-scoped kinds, and defaulted by the API server for
     /// namespaced ones (gamma-rs treats an absent namespace on a namespaced object as `default`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -86,8 +86,13 @@ pub struct ServiceIr {
     pub namespace: String,
     /// Name.
     pub name: String,
-    /// Cluster IPs (all families). Empty for headless Services (`clusterIP: None`).
+    /// Cluster IPs (all families). Empty for headless Services (`clusterIP: None`), and for
+    /// Services whose manifest has no `clusterIP` yet (the API server allocates it): those are
+    /// still parents, only no address binds to them.
     pub cluster_ips: Vec<IpAddr>,
+    /// `clusterIP: None`: no frontend, so never a parent (GEP-1294). Only this value means
+    /// headless; an empty [`ServiceIr::cluster_ips`] alone does not.
+    pub headless: bool,
     /// `type: ExternalName`: neither a parent nor a valid backend (Gateway API ParentReference).
     pub external_name: bool,
     /// Ports.

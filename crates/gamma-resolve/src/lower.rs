@@ -54,6 +54,7 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
             namespace: ns,
             name: svc.metadata.name.clone(),
             cluster_ips: svc.frontend_ips(),
+            headless: svc.is_headless(),
             external_name,
             ports: svc
                 .spec

@@ -11,7 +11,9 @@
 //! Choices the spec leaves open (documented in `docs/precedence.md`):
 //! - `RegularExpression` paths rank below every `PathPrefix` (Gateway API HTTPPathMatch:
 //!   implementation-specific).
-//! - `PathPrefix` length counts the characters of the value as written (`/foo/` is 5).
+//! - `PathPrefix` length is that of the normalised prefix, without its trailing `/` (`/foo/` and
+//!   `/foo` are 4): the two accept exactly the same paths (a trailing `/` is ignored, HTTPRoute
+//!   `PathMatch` API reference), so they tie on path and method, headers and query decide.
 //! - Header and query counts are of *effective* matches: a repeated (case-equivalent) header
 //!   name, or a repeated query name, counts once, because only the first entry is used.
 //! - A GRPCRoute regex service or method counts 0 characters (an exact one counts its length).
@@ -25,13 +27,21 @@ use crate::hostname::HostSpecificity;
 pub enum PathRank {
     /// `Exact`: beats every other path type.
     Exact,
-    /// `PathPrefix`, with the number of characters of the configured value.
+    /// `PathPrefix`, with the length of the normalised prefix (see [`PathRank::prefix`]).
     Prefix(u16),
     /// `RegularExpression`: after every prefix.
     Regex,
 }
 
 impl PathRank {
+    /// The rank of a `PathPrefix` value: its length without trailing `/` (the root `/` is 0).
+    /// "Most characters" (HTTPRoute rule precedence) is counted on the prefix as matched, so
+    /// `/a/` and `/a`, which accept the same set of paths, rank the same.
+    pub fn prefix(value: &str) -> Self {
+        let normalised = value.trim_end_matches('/');
+        Self::Prefix(u16::try_from(normalised.len()).unwrap_or(u16::MAX))
+    }
+
     fn encode(self) -> u32 {
         match self {
             Self::Exact => 0,
@@ -188,6 +198,15 @@ impl PrecedenceKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // HTTPRoute PathMatch: a trailing `/` is ignored, so the rank is the normalised length.
+    #[test]
+    fn prefix_rank_ignores_a_trailing_slash() {
+        assert_eq!(PathRank::prefix("/a/"), PathRank::prefix("/a"));
+        assert_eq!(PathRank::prefix("/a"), PathRank::Prefix(2));
+        assert_eq!(PathRank::prefix("/"), PathRank::Prefix(0));
+        assert!(PathRank::prefix("/a/b").encode() < PathRank::prefix("/a/").encode());
+    }
 
     // Gateway API HTTPRouteRule.matches precedence, namespace/name order: "{namespace}/{name}" as
     // one string; the shortcut agrees with the joined bytes on equal namespaces, prefixes (where

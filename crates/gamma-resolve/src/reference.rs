@@ -411,7 +411,7 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
     let udp = req.protocol == Protocol::Udp;
     let want_l4 = if udp { L4::Udp } else { L4::Tcp };
     let Some((svc, port)) = input.services.iter().find_map(|s| {
-        if s.external_name || !s.cluster_ips.contains(&req.destination) {
+        if s.external_name || s.headless || !s.cluster_ips.contains(&req.destination) {
             return None;
         }
         s.ports
@@ -601,7 +601,8 @@ fn http_winner<'r>(
                                     v == path
                                 }
                                 PathMatchIr::Prefix(v) => {
-                                    key.prefix_chars = v.len();
+                                    // the prefix as matched: a trailing `/` is ignored
+                                    key.prefix_chars = v.trim_end_matches('/').len();
                                     prefix_ok(v, path)
                                 }
                                 PathMatchIr::Regex(v) => {

@@ -1460,9 +1460,10 @@ impl<'i> Builder<'i> {
                 .no_parent(ri, pi, "the parent Service does not exist");
             return;
         };
-        if svc.external_name || svc.cluster_ips.is_empty() {
-            // GAMMA Service facets; Gateway API ParentReference: headless and ExternalName Services
-            // have no frontend.
+        if svc.external_name || svc.headless {
+            // GEP-1294: headless and ExternalName Services have no frontend. A Service with no
+            // cluster IP yet (not allocated in the manifests) is still a parent: its routes are
+            // accepted and bind once it has an address.
             self.status.no_parent(
                 ri,
                 pi,
@@ -1886,11 +1887,7 @@ impl<'i> Builder<'i> {
             };
             let (slot, rank_path, path_regex) = match path {
                 PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
-                PathMatchIr::Prefix(p) => (
-                    PathSlot::Prefix(p),
-                    PathRank::Prefix(u16::try_from(p.len()).unwrap_or(u16::MAX)),
-                    None,
-                ),
+                PathMatchIr::Prefix(p) => (PathSlot::Prefix(p), PathRank::prefix(p), None),
                 PathMatchIr::Regex(r) => match this.regexes.intern(r) {
                     Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
                     Err(_) => return,

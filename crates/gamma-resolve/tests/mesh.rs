@@ -116,7 +116,7 @@ fn headless_service_is_not_a_parent() {
     let mut input = base();
     input
         .services
-        .push(service("app", "headless", "", &[(80, "http")]));
+        .push(service("app", "headless", "None", &[(80, "http")]));
     input.routes = vec![http(
         "app",
         "r",
@@ -127,6 +127,27 @@ fn headless_service_is_not_a_parent() {
     assert_eq!(t.stats().bindings, 0);
     let st = &t.parent_conditions()[0];
     assert_eq!(st.condition(ACCEPTED).unwrap().reason, NO_MATCHING_PARENT);
+}
+
+// GEP-1294 / ServiceSpec.clusterIP: only `clusterIP: None` is headless. A Service whose
+// manifest has no cluster IP yet (the API server allocates it) is a parent: its routes are
+// Accepted, they just bind no address until it has one.
+#[test]
+fn a_service_without_cluster_ip_is_an_accepted_parent() {
+    let mut input = base();
+    input
+        .services
+        .push(service("app", "unallocated", "", &[(80, "http")]));
+    input.routes = vec![http(
+        "app",
+        "r",
+        vec![svc_parent("app", "unallocated")],
+        vec![rule(vec![prefix("/")], to("v1"))],
+    )];
+    let t = RouteTable::from_input(&input, &BuildOptions::default());
+    let st = &t.parent_conditions()[0];
+    assert!(st.condition(ACCEPTED).unwrap().status);
+    assert_eq!(t.stats().bindings, 0);
 }
 
 // Gateway API ParentReference: ExternalName Services are neither parents nor backends.
@@ -652,6 +673,7 @@ fn udp_routes_bind_udp_ports() {
         namespace: "app".into(),
         name: "dns".into(),
         cluster_ips: vec![ip("10.96.0.53")],
+        headless: false,
         ports: vec![
             ServicePortIr {
                 name: Some("udp".into()),

@@ -76,6 +76,60 @@ fn longest_prefix_wins() {
     assert_eq!(pick(&t, "GET", "/match/prefix/onex", &[]), "a");
 }
 
+// HTTPRoute rule precedence ("most characters in a matching path") with PathMatch's "the
+// trailing `/` is ignored": `/a/` and `/a` accept exactly the same paths, so they tie on path
+// and the next criteria decide: method, then headers, then query, then rule order.
+#[test]
+fn prefixes_accepting_the_same_paths_tie_and_fall_through_to_method_headers_query() {
+    let t = table(vec![r(
+        "x",
+        vec![
+            rule(vec![prefix("/a/")], to("a")),
+            rule(vec![with_method(prefix("/a"), "GET")], to("b")),
+        ],
+    )]);
+    assert_eq!(pick(&t, "GET", "/a/x", &[]), "b");
+    assert_eq!(pick(&t, "POST", "/a/x", &[]), "a");
+
+    let t = table(vec![r(
+        "x",
+        vec![
+            rule(vec![prefix("/a/")], to("a")),
+            rule(vec![with_headers(prefix("/a"), &[("x-v", "1")])], to("b")),
+        ],
+    )]);
+    assert_eq!(pick(&t, "GET", "/a", &[("x-v", "1")]), "b");
+    assert_eq!(pick(&t, "GET", "/a", &[]), "a");
+
+    let t = table(vec![r(
+        "x",
+        vec![
+            rule(vec![prefix("/a/")], to("a")),
+            rule(vec![with_query(prefix("/a"), &[("q", "1")])], to("b")),
+        ],
+    )]);
+    assert_eq!(pick(&t, "GET", "/a/b?q=1", &[]), "b");
+
+    // nothing else differs: rule order decides, not the written `/`
+    let t = table(vec![r(
+        "x",
+        vec![
+            rule(vec![prefix("/a")], to("a")),
+            rule(vec![prefix("/a/")], to("b")),
+        ],
+    )]);
+    assert_eq!(pick(&t, "GET", "/a/b", &[]), "a");
+    // a longer normalised prefix still wins
+    let t = table(vec![r(
+        "x",
+        vec![
+            rule(vec![with_method(prefix("/a/"), "GET")], to("a")),
+            rule(vec![prefix("/a/b")], to("b")),
+        ],
+    )]);
+    assert_eq!(pick(&t, "GET", "/a/b", &[]), "b");
+}
+
 // Gateway API HTTPPathMatch: PathPrefix matches whole segments: /v2 matches /v2, /v2/, /v2/x but
 // not /v2example.
 #[test]

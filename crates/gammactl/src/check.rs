@@ -1,13 +1,11 @@
-//! Validation of decoded objects against the upstream CRD rules, through gamma-model.
+//! Validation of decoded objects against the upstream CRD rules, through gamma-model: as the API
+//! server validates a create (unknown fields, missing required fields, then every typed rule).
 
-use gamma::model::Resource;
-use gamma::model::Validate;
-use gamma::model::validate::{ValidateOptions, ValidationError};
+use gamma::model::validate::{Report, ValidateOptions, validate_checked};
 
-/// Every validation problem of one object (empty when valid).
-pub fn validate(resource: &Resource, opts: &ValidateOptions) -> Vec<ValidationError> {
-    match resource.validate_with(opts) {
-        Ok(()) => Vec::new(),
-        Err(errors) => errors.into_vec(),
-    }
+use crate::manifests::Loaded;
+
+/// The errors and warnings of one object (both empty when valid).
+pub fn validate(object: &Loaded, opts: &ValidateOptions) -> Report {
+    validate_checked(&object.resource, &object.fields, opts)
 }

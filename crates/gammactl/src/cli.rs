@@ -166,6 +166,18 @@ pub enum ChannelArg {
     Experimental,
 }
 
+/// What `validate` makes of unknown fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum FieldValidationArg {
+    /// Unknown fields are errors.
+    #[default]
+    Strict,
+    /// Unknown fields are warnings.
+    Warn,
+    /// Unknown fields are not reported.
+    Ignore,
+}
+
 /// `gammactl validate`.
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -176,6 +188,11 @@ pub struct ValidateArgs {
     /// Which channel's CRD rules to check against.
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// What unknown fields are, as the API server's `fieldValidation`: errors (`strict`, as
+    /// kubectl), warnings (`warn`: the API server prunes them) or nothing (`ignore`).
+    /// Experimental-only fields are unknown on the standard channel.
+    #[arg(long, value_enum, default_value_t = FieldValidationArg::Strict)]
+    pub field_validation: FieldValidationArg,
     /// Also check references the way a controller would (parents and backends exist, listeners
     /// allow the route, ReferenceGrants permit cross-namespace backends); findings are warnings,
     /// since they are status, not invalid objects.

@@ -21,7 +21,15 @@ pub struct Engine {
     pub table: RouteTable,
     /// Addresses gammactl gave to Gateways that have none in the manifests.
     pub assigned: BTreeMap<(String, String), IpAddr>,
+    /// Stand-in cluster IPs gammactl gave to Services whose manifests have none (the API
+    /// server allocates them on create), keyed by (namespace, name).
+    pub stand_ins: BTreeMap<(String, String), IpAddr>,
 }
+
+/// Where stand-in cluster IPs come from: 198.18.0.0/15, reserved for benchmarking (RFC 2544,
+/// IANA special-purpose registry), so never a cluster's service CIDR in practice; addresses
+/// the manifests already use are skipped.
+pub const STAND_IN_RANGE: &str = "198.18.0.0/15";
 
 /// A request ready for the engine: owned parts the borrowed [`Request`] points into.
 #[derive(Debug, Clone)]
@@ -83,6 +91,7 @@ impl Engine {
             );
             snapshot.upsert(Resource::Gateway(gw));
         }
+        let stand_ins = assign_stand_ins(&mut snapshot);
         // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
         // route author can probe it over time; long-running embedders pass a random seed
         let table = RouteTable::build(&snapshot, &BuildOptions::default());
@@ -90,6 +99,7 @@ impl Engine {
             snapshot,
             table,
             assigned,
+            stand_ins,
         }
     }
 
@@ -128,10 +138,18 @@ impl Engine {
                         format!("Service {namespace}/{name} is not in the manifests")
                     })?;
                     let ip = service.frontend_ips().into_iter().next().ok_or_else(|| {
+                        let what = if service.is_headless() {
+                            "headless: clusterIP: None"
+                        } else if service.has_frontend() {
+                            "and no stand-in address is left"
+                        } else {
+                            "ExternalName"
+                        };
                         format!(
-                            "Service {namespace}/{name} has no cluster IP (headless or \
-                         ExternalName): there is no Service frontend to send to, and a \
-                         request to one of its pod IPs binds no Service (GEP-1294)"
+                            "Service {namespace}/{name} has no cluster IP ({what}): there is \
+                         no Service frontend \
+                         to send to, and a request to one of its pod IPs binds no Service \
+                         (GEP-1294)"
                         )
                     })?;
                     if !has_port(service, *port) {
@@ -249,6 +267,29 @@ impl Engine {
             .any(|l| l.port == i32::from(port) && l.protocol == "HTTPS")
     }
 
+    /// The stand-in cluster IP gammactl gave a Service destination, if its manifest has none.
+    pub fn stand_in_address(&self, d: &Destination) -> Option<IpAddr> {
+        match d {
+            Destination::Service {
+                namespace, name, ..
+            } => self
+                .stand_ins
+                .get(&(namespace.clone(), name.clone()))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// The one-line note that says a destination was given a stand-in address, if it was.
+    pub fn stand_in_note(&self, d: &Destination) -> Option<String> {
+        let ip = self.stand_in_address(d)?;
+        Some(format!(
+            "the Service has no clusterIP in the manifests (the API server allocates one); \
+             gammactl sends to the stand-in {ip} (from {STAND_IN_RANGE}, reserved, unused in \
+             the input)"
+        ))
+    }
+
     fn is_gateway_address(&self, ip: IpAddr) -> bool {
         self.snapshot
             .gateways()
@@ -284,6 +325,44 @@ fn no_such_port(service: &Service, written: &str, port: u16) -> String {
         service.metadata.namespace_or_default(),
         service.metadata.name
     )
+}
+
+/// Gives every Service that has a frontend but no cluster IP in the manifests a stand-in
+/// address from [`STAND_IN_RANGE`], in snapshot order (deterministic), skipping every address
+/// a Service or Gateway of the input already has. Headless and ExternalName Services get none.
+fn assign_stand_ins(snapshot: &mut Snapshot) -> BTreeMap<(String, String), IpAddr> {
+    let used: std::collections::BTreeSet<IpAddr> = snapshot
+        .services()
+        .flat_map(|s| s.frontend_ips())
+        .chain(snapshot.gateways().flat_map(gateway_ips))
+        .collect();
+    let unallocated: Vec<_> = snapshot
+        .services()
+        .filter(|s| s.is_unallocated())
+        .cloned()
+        .collect();
+    let base = u32::from(Ipv4Addr::new(198, 18, 0, 0));
+    // 198.18.0.1 ..= 198.19.255.254: the /15 without its first and last address
+    let mut candidates = (1..(1u32 << 17) - 1)
+        .map(|i| IpAddr::V4(Ipv4Addr::from(base + i)))
+        .filter(|ip| !used.contains(ip));
+    let mut out = BTreeMap::new();
+    for mut svc in unallocated {
+        let Some(ip) = candidates.next() else {
+            break;
+        };
+        svc.spec.cluster_ip = Some(ip.to_string());
+        svc.spec.cluster_ips = vec![ip.to_string()];
+        out.insert(
+            (
+                svc.metadata.namespace_or_default().to_owned(),
+                svc.metadata.name.clone(),
+            ),
+            ip,
+        );
+        snapshot.upsert(Resource::Service(svc));
+    }
+    out
 }
 
 fn gateway_ips(gw: &gamma::model::gateway::Gateway) -> Vec<IpAddr> {

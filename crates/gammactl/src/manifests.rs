@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gamma::model::decode::{DecodeOptions, Position, decode_documents};
+use gamma::model::validate::FieldCheck;
 use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot};
 
 use crate::input::Source;
@@ -31,6 +32,9 @@ pub struct Origin {
 pub struct Loaded {
     /// The object.
     pub resource: Resource,
+    /// Its unknown, missing and experimental-only fields (recorded by [`Manifests::load_checked`]
+    /// only; empty otherwise).
+    pub fields: FieldCheck,
     /// Its file, document and line.
     pub origin: Origin,
     /// The document's text, for locating field paths; shared by every object of a `kind: List`
@@ -93,7 +97,19 @@ impl Manifests {
     /// Decodes every source. Objects of kinds gamma-rs does not model are skipped with a
     /// warning; an object defined twice is an error (the later definition is kept, as `kubectl
     /// apply` would).
-    pub fn load(sources: &[Source], mut problems: Vec<Problem>) -> Self {
+    pub fn load(sources: &[Source], problems: Vec<Problem>) -> Self {
+        Self::load_with(sources, problems, &DecodeOptions::skipping_unsupported())
+    }
+
+    /// As [`Manifests::load`], also recording each object's unknown and missing fields, for
+    /// `validate` to judge as the API server does.
+    pub fn load_checked(sources: &[Source], problems: Vec<Problem>) -> Self {
+        let mut options = DecodeOptions::skipping_unsupported();
+        options.check_fields = true;
+        Self::load_with(sources, problems, &options)
+    }
+
+    fn load_with(sources: &[Source], mut problems: Vec<Problem>, options: &DecodeOptions) -> Self {
         let mut objects = Vec::new();
         let mut skipped = Vec::new();
         for source in sources {
@@ -103,7 +119,7 @@ impl Manifests {
                     problems: &mut problems,
                     skipped: &mut skipped,
                 };
-                decode_document(&source.name, &doc, &mut found);
+                decode_document(&source.name, &doc, options, &mut found);
             }
         }
         let mut seen: BTreeMap<ObjectRef, usize> = BTreeMap::new();
@@ -318,8 +334,13 @@ struct Found<'a> {
     skipped: &'a mut Vec<String>,
 }
 
-fn decode_document(file: &str, doc: &RawDocument<'_>, found: &mut Found<'_>) {
-    match decode_documents(doc.text, &DecodeOptions::skipping_unsupported()) {
+fn decode_document(
+    file: &str,
+    doc: &RawDocument<'_>,
+    options: &DecodeOptions,
+    found: &mut Found<'_>,
+) {
+    match decode_documents(doc.text, options) {
         Ok(decoded) => {
             let text: Arc<str> = Arc::from(doc.text);
             // Lines from the decoder are relative to this document's text.
@@ -328,6 +349,7 @@ fn decode_document(file: &str, doc: &RawDocument<'_>, found: &mut Found<'_>) {
                 let line = file_line(&d.at).unwrap_or(doc.content_line);
                 found.objects.push(Loaded {
                     resource: d.resource,
+                    fields: d.fields,
                     origin: Origin {
                         file: file.to_owned(),
                         document: doc.index,

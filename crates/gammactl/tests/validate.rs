@@ -251,3 +251,57 @@ fn colour_on_a_terminal_unless_no_color_is_set() {
     );
     assert!(plain.contains("malformed.yaml:11: syntax error"));
 }
+
+/// A misspelt field and an experimental-only field on the standard channel: what the API
+/// server's `fieldValidation` makes of unknown fields (Strict refuses, Warn warns and prunes,
+/// Ignore prunes silently).
+const UNKNOWN_FIELDS: &str = "apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: shop}
+spec:
+  parentRef: [{name: gw}]
+  rules:
+  - retry: {attempts: 2}
+    backendRefs: [{name: web, port: 80}]
+";
+
+#[test]
+fn unknown_fields_are_errors_by_default_at_their_paths_and_lines() {
+    let r = run_with_stdin(&["validate", "-f", "-"], Some(UNKNOWN_FIELDS));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("<stdin>:5: HTTPRoute shop/r: spec.parentRef: unknown field"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("<stdin>:7: HTTPRoute shop/r: spec.rules[0].retry: unknown field"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("2 errors, 0 warnings"), "{}", r.stdout);
+}
+
+#[test]
+fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_them() {
+    let r = run_with_stdin(
+        &["validate", "--field-validation", "warn", "-f", "-"],
+        Some(UNKNOWN_FIELDS),
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("0 errors, 2 warnings"), "{}", r.stdout);
+    let r = run_with_stdin(
+        &["validate", "--field-validation", "ignore", "-f", "-"],
+        Some(UNKNOWN_FIELDS),
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("0 errors, 0 warnings"), "{}", r.stdout);
+    // On the experimental channel `retry` is declared: only the misspelling is unknown.
+    let r = run_with_stdin(
+        &["validate", "--channel", "experimental", "-f", "-"],
+        Some(UNKNOWN_FIELDS),
+    );
+    assert!(r.stdout.contains("1 error, 0 warnings"), "{}", r.stdout);
+}

@@ -16,6 +16,7 @@
 
 mod error;
 mod json;
+mod nulls;
 mod options;
 mod yaml;
 mod yaml_lines;
@@ -23,9 +24,13 @@ mod yaml_lines;
 pub use error::{DecodeError, Limit, Position};
 pub use options::DecodeOptions;
 
+use std::cell::RefCell;
+
 use serde_json::Value;
 
 use crate::resource::{Resource, ResourceKind};
+use crate::validate::fields::KindSchema;
+use crate::validate::{FieldCheck, Report, ValidateOptions, validate_checked};
 
 /// A decoded object and where it was in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +40,32 @@ pub struct Document {
     pub at: Position,
     /// The object.
     pub resource: Resource,
+    /// Its unknown, missing and experimental-only fields, when decoded with
+    /// [`DecodeOptions::check_fields`] (otherwise empty, with `checked` false).
+    pub fields: FieldCheck,
+}
+
+impl Document {
+    /// Validates the object as the API server validates a create of it: unknown fields (see
+    /// [`crate::validate::fields`]; only known when decoded with
+    /// [`DecodeOptions::check_fields`]), missing required fields, then every typed rule.
+    ///
+    /// ```
+    /// use gamma_model::decode::{DecodeOptions, decode_documents};
+    /// use gamma_model::validate::{FieldValidation, ValidateOptions};
+    /// let input = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+    ///              metadata: {name: r}\nspec: {parentRef: [{name: gw}]}\n";
+    /// let doc = &decode_documents(input, &DecodeOptions::checking_fields())?.documents[0];
+    /// let report = doc.validate_with(&ValidateOptions::default());
+    /// assert_eq!(report.errors[0].to_string(), "spec.parentRef: unknown field (not declared in the schema)");
+    /// let mut warn = ValidateOptions::default();
+    /// warn.field_validation = FieldValidation::Warn;
+    /// assert!(doc.validate_with(&warn).is_ok());
+    /// # Ok::<(), gamma_model::DecodeError>(())
+    /// ```
+    pub fn validate_with(&self, opts: &ValidateOptions) -> Report {
+        validate_checked(&self.resource, &self.fields, opts)
+    }
 }
 
 /// An object skipped because gamma-rs does not model its kind (with
@@ -122,6 +153,7 @@ pub fn decode_documents(input: &str, options: &DecodeOptions) -> Result<Decoded,
         input,
         options,
         format,
+        schemas: RefCell::new(Vec::new()),
     };
     let mut out = Decoded::default();
     for doc in raw {
@@ -176,6 +208,8 @@ struct Context<'a> {
     input: &'a str,
     options: &'a DecodeOptions,
     format: Format,
+    /// With `check_fields`: each kind's schema, generated once per input.
+    schemas: RefCell<Vec<(ResourceKind, Option<KindSchema>)>>,
 }
 
 impl Context<'_> {
@@ -221,7 +255,7 @@ impl Context<'_> {
         self.object(at, Value::Object(object), out)
     }
 
-    fn object(&self, at: Position, value: Value, out: &mut Decoded) -> Result<(), DecodeError> {
+    fn object(&self, at: Position, mut value: Value, out: &mut Decoded) -> Result<(), DecodeError> {
         let Value::Object(object) = &value else {
             return Err(DecodeError::NotAnObject {
                 at,
@@ -247,12 +281,38 @@ impl Context<'_> {
             });
         };
         let api_version = api_version.to_owned();
+        // `field: null` is an absent field, as the API server prunes it (see `nulls`).
+        nulls::drop_nulls(&mut value);
+        let fields = if self.options.check_fields {
+            self.check_fields(rk, &value)
+        } else {
+            FieldCheck::default()
+        };
         match Resource::from_value_untracked(rk, value) {
             Ok(resource) => {
-                out.documents.push(Document { at, resource });
+                out.documents.push(Document {
+                    at,
+                    resource,
+                    fields,
+                });
                 Ok(())
             }
             Err(plain) => Err(self.field_error(at, rk, &api_version, plain)),
+        }
+    }
+
+    fn check_fields(&self, kind: ResourceKind, value: &Value) -> FieldCheck {
+        let mut schemas = self.schemas.borrow_mut();
+        let i = match schemas.iter().position(|(k, _)| *k == kind) {
+            Some(i) => i,
+            None => {
+                schemas.push((kind, KindSchema::new(kind)));
+                schemas.len() - 1
+            }
+        };
+        match schemas.get(i) {
+            Some((_, Some(schema))) => schema.check(value),
+            _ => FieldCheck::default(),
         }
     }
 
@@ -265,13 +325,22 @@ impl Context<'_> {
         api_version: &str,
         plain: serde_json::Error,
     ) -> DecodeError {
-        let tracked = self
-            .reread(at, kind, api_version)
-            .map(|value| Resource::from_value(kind, value));
-        let (segments, message) = match tracked {
+        let tracked = self.reread(at, kind, api_version).map(|mut value| {
+            nulls::drop_nulls(&mut value);
+            Resource::from_value(kind, value)
+        });
+        let (mut segments, message) = match tracked {
             Some(Err(e)) => (path_segments(e.path()), e.into_inner().to_string()),
             _ => (Vec::new(), plain.to_string()),
         };
+        // serde names a missing field in its message, at the path of the object that lacks
+        // it; the API server reports it at the field's own path (`Required value`).
+        if let Some(field) = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'))
+        {
+            segments.push(PathSegment::Key(field.to_owned()));
+        }
         let line = self.line_of(at, &segments).or(at.line);
         DecodeError::Field {
             at: Position { line, ..at },

@@ -51,6 +51,11 @@ pub struct DecodeOptions {
     /// instead of failing with [`DecodeError::UnsupportedKind`](super::DecodeError::UnsupportedKind).
     /// Default: `false`.
     pub skip_unsupported: bool,
+    /// Record, for each object, its unknown fields, missing required fields and
+    /// experimental-only fields ([`Document::fields`](super::Document::fields)), for
+    /// [`Document::validate_with`](super::Document::validate_with) to judge as the API server
+    /// does. Costs a walk of each object against its kind's schema; default: `false`.
+    pub check_fields: bool,
 }
 
 impl DecodeOptions {
@@ -64,6 +69,15 @@ impl DecodeOptions {
     pub const DEFAULT_MAX_NODES: usize = 1_000_000;
     /// The default limit on replayed alias events: 100,000.
     pub const DEFAULT_MAX_ALIAS_EXPANSION: usize = 100_000;
+
+    /// The defaults, with [`DecodeOptions::check_fields`] set: for validating as the API server
+    /// does.
+    pub fn checking_fields() -> Self {
+        DecodeOptions {
+            check_fields: true,
+            ..DecodeOptions::default()
+        }
+    }
 
     /// The defaults, with [`DecodeOptions::skip_unsupported`] set: for reading folders of mixed
     /// manifests.
@@ -84,6 +98,7 @@ impl Default for DecodeOptions {
             max_nodes: Self::DEFAULT_MAX_NODES,
             max_alias_expansion: Self::DEFAULT_MAX_ALIAS_EXPANSION,
             skip_unsupported: false,
+            check_fields: false,
         }
     }
 }

@@ -159,15 +159,16 @@ items:
 }
 
 #[test]
-fn missing_required_field_points_at_the_enclosing_object() {
-    // HTTPPathModifier.type is required (HTTPRoute CRD v1.6.1: required fields of the CRD).
+fn missing_required_field_is_reported_at_its_own_path_and_the_enclosing_line() {
+    // HTTPPathModifier.type is required by the CRD; the API server reports `Required value` at
+    // the field's own path. The line is the enclosing object's, the nearest node that exists.
     let input = format!(
         "{ROUTE}  rules:\n  - filters:\n    - type: URLRewrite\n      urlRewrite:\n        path:\n          replaceFullPath: /x\n"
     );
     let err = decode(&input).unwrap_err();
     assert_eq!(
         err.field_path(),
-        Some("spec.rules[0].filters[0].urlRewrite.path")
+        Some("spec.rules[0].filters[0].urlRewrite.path.type")
     );
     assert_eq!(err.line(), Some(11), "{err}");
 }

@@ -71,17 +71,26 @@ impl Service {
     }
 
     /// Whether this Service has a frontend a mesh route can attach to: not headless, not
-    /// ExternalName.
+    /// ExternalName. A Service that omits `spec.clusterIP` (or leaves it `""`) has one: the API
+    /// server allocates its cluster IP on create, so manifests as written usually carry none
+    /// ([ServiceSpec.clusterIP](https://kubernetes.io/docs/reference/kubernetes-api/service-resources/service-v1/#ServiceSpec)).
     pub fn has_frontend(&self) -> bool {
-        if self.spec.type_ == Some(ServiceType::ExternalName) {
-            return false;
-        }
-        !matches!(self.spec.cluster_ip.as_deref(), Some("None") | Some(""))
-            || self
-                .spec
-                .cluster_ips
-                .iter()
-                .any(|s| s != "None" && !s.is_empty())
+        self.spec.type_ != Some(ServiceType::ExternalName) && !self.is_headless()
+    }
+
+    /// Whether this Service is headless: `clusterIP: None` (or `clusterIPs` starting with
+    /// `None`). Only that value means headless; an absent or empty `clusterIP` means "not
+    /// allocated yet".
+    pub fn is_headless(&self) -> bool {
+        self.spec.cluster_ip.as_deref() == Some("None")
+            || self.spec.cluster_ips.first().map(String::as_str) == Some("None")
+    }
+
+    /// Whether this Service has a frontend but no cluster IP in its manifest yet (the API
+    /// server allocates one when it is created): a valid parent, reachable by name but not by
+    /// address.
+    pub fn is_unallocated(&self) -> bool {
+        self.has_frontend() && self.frontend_ips().is_empty()
     }
 
     /// The port with this Service port number.
@@ -189,6 +198,26 @@ mod tests {
         assert!(headless.frontend_ips().is_empty());
         let ext = svc(r#"{"spec":{"type":"ExternalName","externalName":"example.com"}}"#);
         assert!(ext.frontend_ips().is_empty());
+        assert!(headless.is_headless() && !headless.has_frontend());
+        assert!(!ext.has_frontend());
+    }
+
+    // ServiceSpec.clusterIP: "None" makes a headless Service; absent or "" means the API
+    // server allocates an address on create, so the Service has a frontend without an IP yet.
+    #[test]
+    fn a_service_without_cluster_ip_is_unallocated_not_headless() {
+        for json in [
+            r#"{"spec":{"selector":{"app":"web"},"ports":[{"port":80}]}}"#,
+            r#"{"spec":{"clusterIP":"","ports":[{"port":80}]}}"#,
+        ] {
+            let s = svc(json);
+            assert!(!s.is_headless(), "{json}");
+            assert!(s.has_frontend(), "{json}");
+            assert!(s.is_unallocated(), "{json}");
+            assert!(s.frontend_ips().is_empty(), "{json}");
+        }
+        let allocated = svc(r#"{"spec":{"clusterIP":"10.96.0.1","ports":[{"port":80}]}}"#);
+        assert!(!allocated.is_unallocated());
     }
 
     #[test]

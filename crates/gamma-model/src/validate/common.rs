@@ -172,14 +172,15 @@ known_enum!(
     crate::gateway::FrontendValidationModeType,
 );
 
-/// Object metadata: `name` is required (1–253 characters); a `namespace`, where one is written
-/// on a namespaced kind, must be an RFC 1123 label.
+/// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].
 pub(crate) fn metadata(meta: &ObjectMeta, path: &FieldPath, namespaced: bool, errors: &mut Errors) {
-    let path = path.field("metadata");
-    errors.object_name(&path.field("name"), &meta.name);
-    if namespaced && let Some(ns) = &meta.namespace {
-        errors.namespace(&path.field("namespace"), ns);
-    }
+    super::meta::object_meta(
+        meta,
+        path,
+        namespaced,
+        super::meta::NameRule::Subdomain,
+        errors,
+    );
 }
 
 /// `useDefaultGateways` (experimental field; validated whenever present).

@@ -4,13 +4,14 @@
 //! Kubernetes validation of these kinds is the API server's job and is not repeated here.
 
 use super::common;
-use super::patterns as p;
+use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
 use crate::k8s::{EndpointSlice, IntOrString, Namespace, Service};
 
 impl Validate for Service {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
-        common::metadata(&self.metadata, path, true, errors);
+        // Service names are DNS-1035 labels (`ValidateServiceName`): they become DNS names.
+        meta::object_meta(&self.metadata, path, true, NameRule::Dns1035Label, errors);
         let ppath = path.field("spec").field("ports");
         for (i, port) in self.spec.ports.iter().enumerate() {
             let ipath = ppath.index(i);
@@ -38,17 +39,8 @@ impl Validate for Service {
 
 impl Validate for Namespace {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
-        common::metadata(&self.metadata, path, false, errors);
         // Namespace names are RFC 1123 labels: other objects' `namespace` fields must match them.
-        let npath = path.field("metadata").field("name");
-        if !self.metadata.name.is_empty() && errors.length(&npath, &self.metadata.name, 1, 63) {
-            errors.pattern(
-                &npath,
-                &self.metadata.name,
-                p::is_namespace,
-                p::NAMESPACE_PATTERN,
-            );
-        }
+        meta::object_meta(&self.metadata, path, false, NameRule::Label, errors);
     }
 }
 

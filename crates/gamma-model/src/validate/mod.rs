@@ -25,16 +25,19 @@
 
 mod common;
 mod core;
+pub mod fields;
 mod gateway;
 mod gateway_tls;
 mod grpcroute;
 mod httproute;
 mod l4route;
+pub mod meta;
 mod path;
 pub mod patterns;
 mod policy;
 mod status;
 
+pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
 pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
@@ -64,12 +67,18 @@ pub enum Channel {
 pub struct ValidateOptions {
     /// The channel whose rules apply.
     pub channel: Channel,
+    /// What to do with unknown fields ([`validate_checked`]; the typed [`Validate`] never sees
+    /// them, since decoding drops them).
+    pub field_validation: FieldValidation,
 }
 
 impl ValidateOptions {
     /// Options for the given channel.
     pub fn channel(channel: Channel) -> Self {
-        ValidateOptions { channel }
+        ValidateOptions {
+            channel,
+            ..ValidateOptions::default()
+        }
     }
 }
 
@@ -139,6 +148,9 @@ pub enum ErrorKind {
         /// Why it must not be set.
         reason: String,
     },
+    /// A field no schema of the object's kind (on the chosen channel) declares.
+    #[error("unknown field (not declared in the schema)")]
+    UnknownField,
     /// A cross-field (CEL) rule failed; the message is upstream's.
     #[error("{message}")]
     Rule {

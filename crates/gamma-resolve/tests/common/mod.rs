@@ -20,15 +20,17 @@ pub fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()
 }
 
+/// A Service; `ip_s` is its `clusterIP` as written: `"None"` is headless, `""` not allocated.
 pub fn service(ns: &str, name: &str, ip_s: &str, ports: &[(u16, &str)]) -> ServiceIr {
     ServiceIr {
         namespace: ns.into(),
         name: name.into(),
-        cluster_ips: if ip_s.is_empty() {
+        cluster_ips: if ip_s.is_empty() || ip_s == "None" {
             vec![]
         } else {
             vec![ip(ip_s)]
         },
+        headless: ip_s == "None",
         external_name: false,
         ports: ports
             .iter()

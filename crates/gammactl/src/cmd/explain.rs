@@ -29,6 +29,9 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
                     "note:      the Gateway has no address in the manifests; gammactl sends to {ip}"
                 )));
             }
+            if let Some(note) = engine.stand_in_note(&prepared.destination) {
+                emit_line(&style.dim(&format!("note:      {note}")));
+            }
             emit(&render(&explanation, &style));
             if let Some(why) = &prepared.unbound {
                 emit_line(&style.dim(&format!("why:       {why}")));

@@ -34,7 +34,19 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems) = crate::input::read_all(&args.files)?;
-    let manifests = Manifests::load(&sources, problems);
+    Ok(summarise_skipped(args, Manifests::load(&sources, problems)))
+}
+
+/// As [`read`], recording each object's unknown and missing fields (for `validate`).
+pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
+    let (sources, problems) = crate::input::read_all(&args.files)?;
+    Ok(summarise_skipped(
+        args,
+        Manifests::load_checked(&sources, problems),
+    ))
+}
+
+fn summarise_skipped(args: &InputArgs, manifests: Manifests) -> Manifests {
     if !args.quiet
         && let Some(summary) = manifests.skipped_summary()
     {
@@ -43,7 +55,7 @@ pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
             Style::stderr().yellow("warning:")
         ));
     }
-    Ok(manifests)
+    manifests
 }
 
 /// Reads the inputs for a command that needs them all: problems go to standard error, and any

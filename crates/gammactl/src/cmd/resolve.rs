@@ -32,6 +32,9 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
     warn_about(&prepared, "");
+    if let Some(note) = engine.stand_in_note(&prepared.destination) {
+        warn(&format!("note: {}: {note}", prepared.destination));
+    }
     if let Some(n) = args.sample {
         if n == 0 {
             return Err(usage("--sample needs at least 1"));
@@ -93,6 +96,8 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
     .map_err(|e| input(format!("{name}: {e}")))?;
     let style = Style::stderr();
     let mut failed = 0usize;
+    // the Services that were sent to through a stand-in address, noted once at the end
+    let mut stand_ins = std::collections::BTreeSet::new();
     for (i, raw) in text.as_bytes().lines().enumerate() {
         let number = i + 1;
         let raw = raw.unwrap_or_default();
@@ -105,6 +110,17 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
         match result {
             Ok(prepared) => {
                 warn_about(&prepared, &format!("{name}:{number}: "));
+                if let (
+                    Some(ip),
+                    crate::request::Destination::Service {
+                        name, namespace, ..
+                    },
+                ) = (
+                    engine.stand_in_address(&prepared.destination),
+                    &prepared.destination,
+                ) {
+                    stand_ins.insert(format!("{name}.{namespace} {ip}"));
+                }
                 let decision = engine.resolve(&prepared, 0);
                 match format {
                     Some(Format::Text) => {
@@ -138,6 +154,14 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
                 }
             }
         }
+    }
+    if !stand_ins.is_empty() {
+        warn(&format!(
+            "note: Services without a clusterIP in the manifests (the API server allocates one) \
+             were sent to stand-in addresses from {} (reserved, unused in the input): {}",
+            crate::engine::STAND_IN_RANGE,
+            stand_ins.into_iter().collect::<Vec<_>>().join(", ")
+        ));
     }
     if failed > 0 {
         Err(Failure::Reported)

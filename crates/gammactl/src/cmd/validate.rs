@@ -1,10 +1,10 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
-use gamma::model::validate::{Channel, ValidateOptions};
+use gamma::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
-use crate::cli::{ChannelArg, Format, ValidateArgs};
+use crate::cli::{ChannelArg, FieldValidationArg, Format, ValidateArgs};
 use crate::failure::Failure;
 use crate::output::{emit_line, print};
 use crate::problem::{Problem, Severity};
@@ -30,15 +30,26 @@ struct Skipped<'a> {
 }
 
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
-    let mut manifests = super::read(&args.input)?;
-    let opts = ValidateOptions::channel(match args.channel {
+    let mut manifests = super::read_checked(&args.input)?;
+    let mut opts = ValidateOptions::channel(match args.channel {
         ChannelArg::Standard => Channel::Standard,
         ChannelArg::Experimental => Channel::Experimental,
     });
+    opts.field_validation = match args.field_validation {
+        FieldValidationArg::Strict => FieldValidation::Strict,
+        FieldValidationArg::Warn => FieldValidation::Warn,
+        FieldValidationArg::Ignore => FieldValidation::Ignore,
+    };
     let mut found = Vec::new();
     for object in &manifests.objects {
-        for e in check::validate(&object.resource, &opts) {
-            found.push(object.problem(Severity::Error, e.path.as_str(), e.kind.to_string()));
+        let report = check::validate(object, &opts);
+        for (severity, list) in [
+            (Severity::Error, &report.errors),
+            (Severity::Warning, &report.warnings),
+        ] {
+            for e in list {
+                found.push(object.problem(severity, e.path.as_str(), e.kind.to_string()));
+            }
         }
     }
     if args.refs {

@@ -1,0 +1,396 @@
+//! Field presence, as the API server sees it before any typed check: unknown fields, missing
+//! required fields, and fields only the experimental channel's CRDs declare.
+//!
+//! Decoding is tolerant (a field added by a newer CRD must never make an object unreadable), so
+//! the wire types drop unknown fields and default absent ones; what was dropped or absent can
+//! only be seen in the untyped document. [`check_fields`] walks it against the kind's JSON
+//! Schema ([`ResourceKind::json_schema`], which `tests/schema_vs_crd.rs` holds equal to the
+//! CRDs' property names and `required` lists) and records:
+//!
+//! - **unknown fields**: what the API server's strict field validation (`fieldValidation=Strict`,
+//!   kubectl's default) rejects as `unknown field "spec.parentRef"`, and `Warn` prunes;
+//! - **missing required fields**: `Required value` (after `null`s are dropped, see decode);
+//! - **experimental-only fields**: declared by the experimental CRDs only, so unknown fields on
+//!   the standard channel ([`EXPERIMENTAL_ONLY`]).
+//!
+//! [`validate_checked`] merges that record with the typed validation, by channel and
+//! [`FieldValidation`] mode. It runs only when asked ([`DecodeOptions::check_fields`]), so the
+//! ordinary decode path does no per-field work for it.
+//!
+//! Kinds with no CRD (the core Service, Namespace and EndpointSlice, which gamma-rs models only
+//! in part, and the SMI kinds) are not walked: their unmodelled fields are not unknown to the
+//! API server. `metadata` is checked against the whole Kubernetes `ObjectMeta`.
+//!
+//! [`DecodeOptions::check_fields`]: crate::decode::DecodeOptions::check_fields
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::{ErrorKind, FieldPath, Validate, ValidateOptions, ValidationError};
+use crate::resource::{Resource, ResourceKind};
+use crate::validate::Channel;
+
+/// What to do with unknown fields: the API server's `fieldValidation` query parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[non_exhaustive]
+pub enum FieldValidation {
+    /// Unknown fields are errors (the default, as kubectl's `--validate=strict`).
+    #[default]
+    Strict,
+    /// Unknown fields are warnings; the object is checked as if they were absent (the API
+    /// server prunes them).
+    Warn,
+    /// Unknown fields are dropped silently.
+    Ignore,
+}
+
+/// Fields the experimental channel's CRDs declare and the standard channel's do not, by kind,
+/// as schema paths (`[]` for any list item). The same for every served version of a kind in
+/// v1.6.1; `tests/fields_vs_crd.rs` derives this list from the two channels' CRDs.
+pub const EXPERIMENTAL_ONLY: &[(ResourceKind, &[&str])] = &[
+    (
+        ResourceKind::HttpRoute,
+        &[
+            "spec.useDefaultGateways",
+            "spec.rules[].retry",
+            "spec.rules[].sessionPersistence",
+            "spec.rules[].filters[].externalAuth",
+            "spec.rules[].backendRefs[].filters[].externalAuth",
+        ],
+    ),
+    (
+        ResourceKind::GrpcRoute,
+        &["spec.useDefaultGateways", "spec.rules[].sessionPersistence"],
+    ),
+    (ResourceKind::TlsRoute, &["spec.useDefaultGateways"]),
+    (ResourceKind::TcpRoute, &["spec.useDefaultGateways"]),
+    (ResourceKind::UdpRoute, &["spec.useDefaultGateways"]),
+    (ResourceKind::Gateway, &["spec.defaultScope"]),
+];
+
+/// Required by the kind's current schema but optional in an older served version:
+/// (kind, `/version`, field).
+const OPTIONAL_IN_VERSION: &[(ResourceKind, &str, &str)] =
+    &[(ResourceKind::TlsRoute, "/v1alpha2", "spec.hostnames")];
+
+/// Every field of the Kubernetes `ObjectMeta` (k8s.io/apimachinery `meta/v1`), which the API
+/// server knows for every object even where gamma-rs models only a subset.
+pub const OBJECT_META_FIELDS: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// What [`check_fields`] found in one document.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct FieldCheck {
+    /// Whether the document was walked (false for kinds with no CRD, see the module docs).
+    pub checked: bool,
+    /// Fields no schema of the kind declares, in document order.
+    pub unknown: Vec<FieldPath>,
+    /// Required fields that are absent, in document order.
+    pub missing: Vec<FieldPath>,
+    /// Fields only the experimental channel declares ([`EXPERIMENTAL_ONLY`]), in document order.
+    pub experimental: Vec<FieldPath>,
+}
+
+/// Walks the untyped object `value` of `kind` against the kind's schema.
+///
+/// Expects `null` members already dropped, as decoding does. Work and memory are linear in the
+/// document; the schema is generated once per call (decoding generates it once per kind).
+pub fn check_fields(kind: ResourceKind, value: &Value) -> FieldCheck {
+    match KindSchema::new(kind) {
+        Some(schema) => schema.check(value),
+        None => FieldCheck::default(),
+    }
+}
+
+/// A kind's schema, ready to walk documents of that kind.
+pub(crate) struct KindSchema {
+    kind: ResourceKind,
+    schema: Value,
+}
+
+impl KindSchema {
+    /// `None` for kinds with no CRD.
+    pub(crate) fn new(kind: ResourceKind) -> Option<KindSchema> {
+        has_crd(kind).then(|| KindSchema {
+            kind,
+            schema: Value::from(kind.json_schema()),
+        })
+    }
+
+    pub(crate) fn check(&self, value: &Value) -> FieldCheck {
+        let mut walk = Walk {
+            defs: self.schema.get("$defs").and_then(Value::as_object),
+            experimental: EXPERIMENTAL_ONLY
+                .iter()
+                .find(|(k, _)| *k == self.kind)
+                .map_or(&[], |(_, paths)| *paths),
+            out: FieldCheck {
+                checked: true,
+                ..FieldCheck::default()
+            },
+        };
+        walk.node(value, &self.schema, &FieldPath::root(), "");
+        // One wire type serves every version; older versions required less.
+        let version = value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        for (kind, v, field) in OPTIONAL_IN_VERSION {
+            if *kind == self.kind && version.ends_with(v) {
+                walk.out.missing.retain(|p| p.as_str() != *field);
+            }
+        }
+        walk.out
+    }
+}
+
+/// Whether the kind is defined by a Gateway API CRD (and so is walked).
+fn has_crd(kind: ResourceKind) -> bool {
+    !matches!(
+        kind,
+        ResourceKind::Service
+            | ResourceKind::Namespace
+            | ResourceKind::EndpointSlice
+            | ResourceKind::TrafficSplit
+            | ResourceKind::HttpRouteGroup
+            | ResourceKind::SmiTcpRoute
+            | ResourceKind::SmiUdpRoute
+            | ResourceKind::TrafficTarget
+    )
+}
+
+struct Walk<'a> {
+    defs: Option<&'a Map<String, Value>>,
+    experimental: &'a [&'a str],
+    out: FieldCheck,
+}
+
+impl<'a> Walk<'a> {
+    /// The schema a node stands for: `$ref` followed, the non-null branch of an `anyOf`.
+    fn resolve(&self, mut schema: &'a Value) -> &'a Value {
+        // Bounded: schemars emits a `$ref` or an `anyOf` of one schema and `null`, never a loop
+        // of references without a type in between.
+        for _ in 0..8 {
+            if let Some(name) = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
+                match self.defs.and_then(|d| d.get(name)) {
+                    Some(s) => schema = s,
+                    None => return schema,
+                }
+            } else if let Some(Value::Array(any)) = schema.get("anyOf") {
+                match any
+                    .iter()
+                    .find(|s| s.get("type").and_then(Value::as_str) != Some("null"))
+                {
+                    Some(s) => schema = s,
+                    None => return schema,
+                }
+            } else {
+                return schema;
+            }
+        }
+        schema
+    }
+
+    /// `shape` is the schema path (`spec.rules[].retry`) matched against [`EXPERIMENTAL_ONLY`].
+    fn node(&mut self, value: &Value, schema: &'a Value, path: &FieldPath, shape: &str) {
+        let schema = self.resolve(schema);
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Object(props)) = schema.get("properties") {
+                    self.object(map, props, schema, path, shape);
+                } else if let Some(items) =
+                    schema.get("additionalProperties").filter(|s| s.is_object())
+                {
+                    for (k, v) in map {
+                        self.node(v, items, &path.key(k), &format!("{shape}{{}}"));
+                    }
+                }
+                // Anything else is opaque (kept as JSON by gamma-rs): nothing to check.
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = schema.get("items") {
+                    let shape = format!("{shape}[]");
+                    for (i, v) in items.iter().enumerate() {
+                        self.node(v, item_schema, &path.index(i), &shape);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn object(
+        &mut self,
+        map: &Map<String, Value>,
+        props: &'a Map<String, Value>,
+        schema: &'a Value,
+        path: &FieldPath,
+        shape: &str,
+    ) {
+        if let Some(Value::Array(required)) = schema.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !map.contains_key(name) {
+                    self.out.missing.push(path.field(name));
+                }
+            }
+        }
+        for (k, v) in map {
+            let field = path.field(k);
+            let field_shape = if shape.is_empty() {
+                k.clone()
+            } else {
+                format!("{shape}.{k}")
+            };
+            if field_shape == "metadata" {
+                self.metadata(v, &field);
+                continue;
+            }
+            match props.get(k) {
+                Some(sub) => {
+                    if self.experimental.contains(&field_shape.as_str()) {
+                        self.out.experimental.push(field.clone());
+                    }
+                    self.node(v, sub, &field, &field_shape);
+                }
+                None => self.out.unknown.push(field),
+            }
+        }
+    }
+
+    fn metadata(&mut self, value: &Value, path: &FieldPath) {
+        if let Value::Object(map) = value {
+            for k in map.keys() {
+                if !OBJECT_META_FIELDS.contains(&k.as_str()) {
+                    self.out.unknown.push(path.field(k));
+                }
+            }
+        }
+    }
+}
+
+/// The outcome of [`validate_checked`]: errors (the object is refused) and warnings (it is
+/// accepted; the API server returns them as `Warning` headers).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Report {
+    /// Why the object would be refused; empty when it is valid.
+    pub errors: Vec<ValidationError>,
+    /// Unknown fields under [`FieldValidation::Warn`].
+    pub warnings: Vec<ValidationError>,
+}
+
+impl Report {
+    /// Whether the object would be accepted.
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Validates `resource` together with what [`check_fields`] found in its document, as the API
+/// server validates a create: unknown fields per `opts.field_validation` (experimental-only
+/// fields count as unknown on the standard channel), missing required fields, then every typed
+/// rule ([`Validate`]). Under `Warn` and `Ignore`, errors inside a field the API server would
+/// prune are dropped, as that field would not be there to check.
+pub fn validate_checked(
+    resource: &Resource,
+    fields: &FieldCheck,
+    opts: &ValidateOptions,
+) -> Report {
+    let mut unknown: Vec<&FieldPath> = fields.unknown.iter().collect();
+    if opts.channel == Channel::Standard {
+        unknown.extend(&fields.experimental);
+        unknown.sort();
+    }
+    let unknown_errors = unknown
+        .iter()
+        .map(|p| ValidationError::new((*p).clone(), ErrorKind::UnknownField));
+    let mut report = Report::default();
+    match opts.field_validation {
+        // The API server refuses a strict decoding error before validating anything else
+        // (k8s.io/apiserver `endpoints/handlers/create.go`): the unknown fields are the answer.
+        FieldValidation::Strict if !unknown.is_empty() => {
+            report.errors.extend(unknown_errors);
+            return report;
+        }
+        FieldValidation::Strict | FieldValidation::Ignore => {}
+        FieldValidation::Warn => report.warnings.extend(unknown_errors),
+    }
+    // Pruned fields are not there to check.
+    let pruned = |p: &FieldPath| unknown.iter().any(|u| is_within(p, u));
+    for p in &fields.missing {
+        if !pruned(p) {
+            report
+                .errors
+                .push(ValidationError::new(p.clone(), ErrorKind::Required));
+        }
+    }
+    if let Err(typed) = resource.validate_with(opts) {
+        for e in typed {
+            if !pruned(&e.path) && !report.errors.contains(&e) {
+                report.errors.push(e);
+            }
+        }
+    }
+    report
+}
+
+/// Whether `path` is `ancestor` or lies below it.
+fn is_within(path: &FieldPath, ancestor: &FieldPath) -> bool {
+    let (p, a) = (path.as_str(), ancestor.as_str());
+    p.strip_prefix(a)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_missing_and_experimental_fields_are_found_at_their_paths() {
+        let doc = json!({
+            "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+            "metadata": {"name": "r", "ownerReferences": [], "zz": 1},
+            "spec": {
+                "parentRef": [],
+                "rules": [{"zz": 1, "retry": {}, "backendRefs": [{"port": 80}]}]
+            }
+        });
+        let found = check_fields(ResourceKind::HttpRoute, &doc);
+        let paths = |v: &[FieldPath]| v.iter().map(|p| p.as_str().to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            paths(&found.unknown),
+            ["metadata.zz", "spec.parentRef", "spec.rules[0].zz"]
+        );
+        assert_eq!(paths(&found.missing), ["spec.rules[0].backendRefs[0].name"]);
+        assert_eq!(paths(&found.experimental), ["spec.rules[0].retry"]);
+    }
+
+    #[test]
+    fn within_is_by_whole_segments() {
+        let a = FieldPath::from("spec.rules[0].retry");
+        assert!(is_within(&FieldPath::from("spec.rules[0].retry.codes"), &a));
+        assert!(is_within(&a, &a));
+        assert!(!is_within(&FieldPath::from("spec.rules[0].retryX"), &a));
+    }
+}
