@@ -82,7 +82,7 @@ fn label(d: &Decision) -> &'static str {
         Decision::Conflict { .. } => "CONFLICT",
         Decision::Unclaimed => "unclaimed",
         Decision::Pending { .. } => "pending",
-        Decision::NotApplicable => "n/a",
+        Decision::NotApplicable | Decision::NotAService { .. } => "n/a",
         _ => "other",
     }
 }

@@ -48,6 +48,14 @@ pub struct Config {
     /// should say so). `None`: nobody reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_owning_controller_reporter: Option<String>,
+    /// Non-standard compatibility policy: read a parentRef `kind: Service` with `group: core`
+    /// as the core Service (`group: ""`), as Linkerd does. The Gateway API names the core
+    /// group `""` ([ParentReference.group]), so by default (`false`) such a parent is
+    /// [`crate::Verdict::NotAService`]. Every controller of the cluster must agree on it.
+    ///
+    /// [ParentReference.group]: https://gateway-api.sigs.k8s.io/reference/spec/#parentreference
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub core_group_alias: bool,
 }
 
 /// One mesh (or other controller) sharing the cluster.
@@ -232,6 +240,12 @@ impl Config {
             meshes: meshes.into_iter().collect(),
             ..Config::default()
         }
+    }
+
+    /// Sets [`Config::core_group_alias`] (non-standard: `group: core` is the core group).
+    pub fn with_core_group_alias(mut self, on: bool) -> Self {
+        self.core_group_alias = on;
+        self
     }
 
     /// Checks the configuration: names present and unique, controller names and aliases unique

@@ -238,6 +238,14 @@ pub enum Verdict {
     /// Not a parent kind any controller here arbitrates (neither Gateway nor core Service, and
     /// not claimed).
     NotApplicable,
+    /// `kind: Service` written with no `group` (which defaults to
+    /// `gateway.networking.k8s.io`) or with `group: core`: not a Service, and no controller
+    /// arbitrates it (as [`Verdict::NotApplicable`]), but almost surely a core Service written
+    /// wrong; the fix is `group: ""`.
+    NotAService {
+        /// The group after defaulting: `gateway.networking.k8s.io` or `core`.
+        group: String,
+    },
 }
 
 impl Verdict {
@@ -281,6 +289,9 @@ impl Verdict {
                 level: *level,
             },
             Verdict::NotApplicable => Decision::NotApplicable,
+            Verdict::NotAService { group } => Decision::NotAService {
+                group: group.clone(),
+            },
         }
     }
 
@@ -358,6 +369,12 @@ pub enum Decision {
     },
     /// Not a parent this arbiter decides.
     NotApplicable,
+    /// Not a parent this arbiter decides: `kind: Service` in group `group`, not the core group
+    /// (see [`Verdict::NotAService`]).
+    NotAService {
+        /// The group after defaulting.
+        group: String,
+    },
 }
 
 impl Decision {
@@ -365,6 +382,18 @@ impl Decision {
     pub fn is_owned(&self) -> bool {
         matches!(self, Decision::Owned { .. })
     }
+}
+
+fn not_a_service(f: &mut fmt::Formatter<'_>, group: &str) -> fmt::Result {
+    let written = if group == "core" {
+        "group core is not the core API group"
+    } else {
+        "kind Service without group means gateway.networking.k8s.io/Service, which no controller implements"
+    };
+    write!(
+        f,
+        "not applicable: not a Service (did you mean group: \"\"?): {written}; nobody owns it"
+    )
 }
 
 fn list_refs(f: &mut fmt::Formatter<'_>, refs: &[ObjectRef]) -> fmt::Result {
@@ -407,6 +436,7 @@ impl fmt::Display for Verdict {
             Verdict::NotApplicable => f.write_str(
                 "not applicable: the parent is neither a Gateway nor a core Service (group \"\"), and no registration claims its kind",
             ),
+            Verdict::NotAService { group } => not_a_service(f, group),
         }
     }
 }
@@ -455,6 +485,7 @@ impl fmt::Display for Decision {
                 write!(f, " (needed by {level}); nobody takes over meanwhile")
             }
             Decision::NotApplicable => fmt::Display::fmt(&Verdict::NotApplicable, f),
+            Decision::NotAService { group } => not_a_service(f, group),
         }
     }
 }

@@ -39,7 +39,12 @@ impl Scope {
     pub(crate) fn covers(&self, parent_ref: &ParentReference, route_ns: &str) -> bool {
         match self {
             Scope::All => true,
-            Scope::ServiceParents => parent_ref.parent_kind() == ParentKind::Service,
+            // `group: core` too: a Service under the compatibility policy (re-deciding it
+            // without the policy is harmless)
+            Scope::ServiceParents => {
+                parent_ref.parent_kind() == ParentKind::Service
+                    || parent_ref.is_core_alias_service()
+            }
             Scope::Parent(k) => {
                 parent_ref.name == k.name
                     && parent_ref.kind_or_default() == k.kind
@@ -151,7 +156,9 @@ impl DependencyIndex {
         match key.kind {
             k if k.is_route() => {
                 let has_service = obj.and_then(route_parts).is_some_and(|(_, refs, _)| {
-                    refs.iter().any(|p| p.parent_kind() == ParentKind::Service)
+                    refs.iter().any(|p| {
+                        p.parent_kind() == ParentKind::Service || p.is_core_alias_service()
+                    })
                 });
                 self.service_routes
                     .set(key.clone(), has_service.then(|| key.namespace.clone()));
@@ -224,7 +231,10 @@ impl DependencyIndex {
         };
         match key.kind {
             k if k.is_route() => add(scopes, key.clone(), Scope::All),
-            ResourceKind::Service => parent(scopes, ParentKey::service(&key.namespace, &key.name)),
+            ResourceKind::Service => {
+                parent(scopes, ParentKey::service(&key.namespace, &key.name));
+                parent(scopes, core_alias_key(&key.namespace, &key.name));
+            }
             ResourceKind::Namespace => {
                 self.namespace_routes(&key.name, scopes);
                 services_in(snapshot, &key.name, scopes);
@@ -266,6 +276,7 @@ impl DependencyIndex {
         let mut parents = vec![ParentKey::gateway(ns, name)];
         for (sns, sname) in self.delegation.sources(&gw) {
             parents.push(ParentKey::service(sns, sname));
+            parents.push(core_alias_key(sns, sname));
         }
         for (lns, lname) in self.listener_set.sources(&gw) {
             parents.push(listener_set_key(lns, lname));
@@ -285,10 +296,22 @@ impl DependencyIndex {
 /// may decide them; Services with their own label are re-decided too, harmlessly).
 fn services_in(snapshot: &Snapshot, ns: &str, scopes: &mut BTreeMap<ObjectRef, Scope>) {
     for svc in snapshot.in_namespace(ResourceKind::Service, ns) {
-        let p = ParentKey::service(ns, &svc.metadata().name);
-        for r in snapshot.routes_for_parent(&p) {
-            add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
+        let name = &svc.metadata().name;
+        for p in [ParentKey::service(ns, name), core_alias_key(ns, name)] {
+            for r in snapshot.routes_for_parent(&p) {
+                add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
+            }
         }
+    }
+}
+
+/// The parent key of `kind: Service, group: core` (a Service under the compatibility policy).
+fn core_alias_key(ns: &str, name: &str) -> ParentKey {
+    ParentKey {
+        group: "core".into(),
+        kind: "Service".into(),
+        namespace: ns.into(),
+        name: name.into(),
     }
 }
 

@@ -294,7 +294,12 @@ impl<'a> Ladder<'a> {
         route: &'a ObjectMeta,
         parent_ref: &'a ParentReference,
     ) -> VerdictId {
-        match parent_ref.parent_kind() {
+        let kind = if self.config.core_group_alias {
+            parent_ref.parent_kind_core_alias()
+        } else {
+            parent_ref.parent_kind()
+        };
+        match kind {
             ParentKind::Gateway => {
                 let ns = parent_ref.namespace_or(route_ns);
                 self.decide_gateway(ns, &parent_ref.name)
@@ -411,7 +416,12 @@ impl<'a> Ladder<'a> {
             .collect();
         let evidence = || Evidence::new(format!("registrations claiming {group}/{kind}"));
         match claimants.len() {
-            0 => Verdict::NotApplicable,
+            0 => match parent_ref.misgrouped_service() {
+                Some(group) => Verdict::NotAService {
+                    group: group.to_owned(),
+                },
+                None => Verdict::NotApplicable,
+            },
             1 => Verdict::Owned {
                 owners: self.owners(claimants),
                 level: Level::KindClaim,

@@ -546,9 +546,19 @@ fn group_spellings_only_empty_is_a_service_parent() {
     assert!(owned(&[ISTIO], Level::NamespaceLabel)(
         d.verdict(&r, 0).unwrap()
     ));
-    assert_eq!(d.verdict(&r, 1), Some(&Verdict::NotApplicable));
-    assert_eq!(d.verdict(&r, 2), Some(&Verdict::NotApplicable));
-    assert_eq!(d.decision(&r, 1, &istio()), Some(Decision::NotApplicable));
+    // neither is a Service; nobody arbitrates them, and the verdict names the fix
+    let not_a_service = |g: &str| Verdict::NotAService { group: g.into() };
+    assert_eq!(
+        d.verdict(&r, 1),
+        Some(&not_a_service("gateway.networking.k8s.io"))
+    );
+    assert_eq!(d.verdict(&r, 2), Some(&not_a_service("core")));
+    assert_eq!(
+        d.decision(&r, 1, &istio()),
+        Some(Decision::NotAService {
+            group: "gateway.networking.k8s.io".into()
+        })
+    );
 }
 
 // Issue 4: other parent kinds are NotApplicable unless a registration claims the group/kind.
@@ -801,4 +811,59 @@ fn a_missing_service_namespace_is_pending_at_delegation() {
         "{v:?}"
     );
     assert!(pending_on(v, ResourceKind::Namespace, "", "app"));
+}
+
+// ParentReference.group: the core group is "". `kind: Service` without `group` or with
+// `group: core` is no Service: nobody owns it, and the verdict names the fix. The opt-in
+// compatibility policy reads `core` as the core group (Linkerd does), the omitted group never.
+#[test]
+fn a_misgrouped_service_parent_is_not_a_service_unless_core_is_aliased() {
+    let written = |group: Option<&str>| ParentReference {
+        group: group.map(str::to_owned),
+        kind: Some("Service".into()),
+        name: "svc".into(),
+        ..ParentReference::default()
+    };
+    let mut snap = Snapshot::from_resources([
+        namespace("app", &[("gamma.rs/mesh", "istio")]),
+        service("app", "svc", &[], &[]),
+        route("app", "r", vec![written(Some("core")), written(None)]),
+    ]);
+    let r = http_route_ref("app", "r");
+    let strict = Arbiter::new(config(Some("linkerd"))).unwrap();
+    let d = strict.decide_all(&snap);
+    for i in [0, 1] {
+        let v = d.verdict(&r, i).unwrap();
+        assert!(matches!(v, Verdict::NotAService { .. }), "{v:?}");
+        assert!(
+            v.to_string()
+                .contains("not a Service (did you mean group: \"\"?)"),
+            "{v}"
+        );
+    }
+    let compat = Arbiter::new(config(Some("linkerd")).with_core_group_alias(true)).unwrap();
+    let mut d = compat.decide_all(&snap);
+    assert!(owned(&[ISTIO], Level::NamespaceLabel)(
+        d.verdict(&r, 0).unwrap()
+    ));
+    assert!(matches!(
+        d.verdict(&r, 1).unwrap(),
+        Verdict::NotAService { .. }
+    ));
+    // incremental updates see the aliased parent's Service change
+    snap.upsert(service(
+        "app",
+        "svc",
+        &[],
+        &[("gamma.rs/controller", LINKERD)],
+    ));
+    compat.update(
+        &mut d,
+        &snap,
+        &ObjectRef::new(ResourceKind::Service, "app", "svc"),
+    );
+    assert!(owned(&[LINKERD], Level::ServiceAnnotation)(
+        d.verdict(&r, 0).unwrap()
+    ));
+    assert_eq!(d, compat.decide_all(&snap));
 }

@@ -69,6 +69,9 @@ proptest! {
                     (Verdict::Unclaimed, Decision::Unclaimed)
                     | (Verdict::Pending { .. }, Decision::Pending { .. })
                     | (Verdict::NotApplicable, Decision::NotApplicable) => {}
+                    (Verdict::NotAService { group: a }, Decision::NotAService { group: b }) => {
+                        prop_assert_eq!(a, b);
+                    }
                     (v, x) => prop_assert!(false, "verdict {v} viewed as {x}"),
                 }
             }

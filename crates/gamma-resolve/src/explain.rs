@@ -59,6 +59,10 @@ pub struct Explanation {
     /// The backend pick, when the rule has backends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_pick: Option<String>,
+    /// Routes that named the destination Service as parent but are not in the table (invalid
+    /// as a whole): `HTTPRoute ns/x was left out: <error>`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// The decision, as a sentence.
     pub decision: String,
     /// The decision in its JSON shape.
@@ -68,6 +72,9 @@ pub struct Explanation {
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "binding:   {}", self.binding)?;
+        for l in &self.left_out {
+            writeln!(f, "left out:  {l}")?;
+        }
         if let Some(s) = &self.route_set {
             writeln!(f, "route set: {s}")?;
         }
@@ -142,6 +149,10 @@ impl RouteTable {
             candidates: Vec::new(),
             winner: decision.rule().map(|r| r.to_string()),
             backend_pick: None,
+            left_out: self
+                .left_out_at(req.destination)
+                .map(str::to_owned)
+                .collect(),
             decision: decision_text,
             decision_json,
         };
@@ -237,7 +248,28 @@ impl RouteTable {
         {
             let bs = self.backends_of(&entry.action);
             let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
-            ex.backend_pick = Some(format!("weights [{}]: {}", weights.join(", "), r.reason));
+            let mut pick = format!("weights [{}]: {}", weights.join(", "), r.reason);
+            // which backend the weights picked, and why it is invalid
+            if r.reason == crate::RespondReason::InvalidBackend
+                && let Action::Backends(start, _) = &entry.action
+                && let Some(i) = crate::weights::pick(bs.iter().map(|b| b.weight), entropy)
+                && let Some(b) = bs.get(i)
+                && let Some(t) = self.targets.get(b.target as usize)
+            {
+                let at = u32::try_from(*start as usize + i).unwrap_or(u32::MAX);
+                let why = self
+                    .backend_problems
+                    .binary_search_by_key(&at, |(k, _)| *k)
+                    .ok()
+                    .and_then(|k| self.backend_problems.get(k))
+                    .map_or("", |(_, why)| &**why);
+                pick.push_str(&format!(
+                    ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {why}",
+                    crate::resolve::target(t),
+                    rule.index
+                ));
+            }
+            ex.backend_pick = Some(pick);
         }
         ex
     }

@@ -59,13 +59,14 @@ pub use table::{
 };
 mod lower;
 
-pub use lower::lower;
+pub use lower::{lower, lower_with};
 
 impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        Self::from_input(&lower(snapshot), options)
+        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        Self::from_input(&lower_with(snapshot, &opts), options)
     }
 }
 mod explain;

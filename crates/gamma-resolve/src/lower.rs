@@ -14,7 +14,7 @@ use gamma_model::gateway::{
     ParentReference, PathMatchType, PathModifierType, RedirectScheme,
 };
 use gamma_model::meta::ObjectMeta;
-use gamma_model::validate::{Validate, ValidationErrors};
+use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
 
 use crate::cond::RegexPool;
 use crate::ir::*;
@@ -38,6 +38,12 @@ fn port16(p: Option<i32>) -> Option<u16> {
 
 /// Lowers a snapshot into the engine's input.
 pub fn lower(snapshot: &Snapshot) -> TableInput {
+    lower_with(snapshot, &ValidateOptions::default())
+}
+
+/// [`lower`] validating routes against `opts` (the channel whose CRD rules apply): a route
+/// invalid under them is left out of the table, and says so ([`crate::RouteTable::left_out_at`]).
+pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
     let mut input = TableInput::default();
     for svc in snapshot.services() {
         let ns = ns_of(&svc.metadata);
@@ -126,10 +132,10 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
     }
     let mut regexes = RegexPool::default();
     for r in snapshot.http_routes() {
-        input.routes.push(lower_http(r, &mut regexes));
+        input.routes.push(lower_http(r, &mut regexes, opts));
     }
     for r in snapshot.grpc_routes() {
-        input.routes.push(lower_grpc(r, &mut regexes));
+        input.routes.push(lower_grpc(r, &mut regexes, opts));
     }
     // TLS, TCP and UDP routes share one shape (parents, optional SNI hostnames, one rule of
     // weighted backends), so they lower through one loop.
@@ -144,7 +150,7 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
                 p,
                 r.spec.hostnames.as_slice(),
                 rules,
-                r.validate(),
+                r.validate_with(opts),
             )
         })
         .chain(snapshot.tcp_routes().map(|r| {
@@ -155,7 +161,7 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
                 p,
                 no_hostnames,
                 rules,
-                r.validate(),
+                r.validate_with(opts),
             )
         }))
         .chain(snapshot.udp_routes().map(|r| {
@@ -166,7 +172,7 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
                 p,
                 no_hostnames,
                 rules,
-                r.validate(),
+                r.validate_with(opts),
             )
         }));
     for (kind, metadata, parent_refs, hostnames, rules, validation) in l4 {
@@ -521,9 +527,9 @@ fn base_route(
     }
 }
 
-fn lower_http(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
+fn lower_http(r: &HttpRoute, regexes: &mut RegexPool, opts: &ValidateOptions) -> RouteIr {
     let mut out = lower_http_unvalidated(r, regexes);
-    apply_validation(&mut out, r.validate());
+    apply_validation(&mut out, r.validate_with(opts));
     out
 }
 
@@ -703,9 +709,9 @@ fn lower_http_unvalidated(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
     out
 }
 
-fn lower_grpc(r: &GrpcRoute, regexes: &mut RegexPool) -> RouteIr {
+fn lower_grpc(r: &GrpcRoute, regexes: &mut RegexPool, opts: &ValidateOptions) -> RouteIr {
     let mut out = lower_grpc_unvalidated(r, regexes);
-    apply_validation(&mut out, r.validate());
+    apply_validation(&mut out, r.validate_with(opts));
     out
 }
 

@@ -118,7 +118,8 @@ pub(crate) struct StatusBuilder {
     lost: BTreeMap<usize, Vec<(Ctx, Option<RouteKind>)>>,
 }
 
-/// A compiled rule's first unresolved reference: (`ResolvedRefs` reason, message).
+/// A compiled rule's unresolved references: (`ResolvedRefs` reason of the first, message
+/// listing each with its own reason).
 pub(crate) type RuleProblem = (&'static str, String);
 
 impl StatusBuilder {
@@ -213,9 +214,18 @@ impl StatusBuilder {
             .enumerate()
             .filter_map(|(i, r)| r.invalid.clone().map(|inv| (i, inv)))
             .collect();
-        let problem = rules.iter().flatten().find_map(|id| {
+        // every rule's unresolved references: the first reason, every message
+        let mut found = rules.iter().flatten().filter_map(|id| {
             let i = problems.binary_search_by_key(id, |(r, _)| *r).ok()?;
-            problems.get(i).map(|(_, p)| p.clone())
+            problems.get(i).map(|(_, p)| p)
+        });
+        let problem = found.next().map(|(reason, first)| {
+            let mut message = first.clone();
+            for (_, more) in found {
+                message.push_str("; ");
+                message.push_str(more);
+            }
+            (*reason, message)
         });
         e.extra = (!dropped.is_empty() || problem.is_some()).then(|| {
             Box::new(Extra {

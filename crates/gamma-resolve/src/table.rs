@@ -122,7 +122,23 @@ pub struct BuildOptions {
     /// `std::hash`; the core reads no randomness itself. Default 0, a fixed seed (fine for
     /// one-shot tools). Not printed by `Debug`.
     pub hash_seed: u64,
+    /// Non-standard compatibility policy: read a parentRef `group: core` as the core group
+    /// `""`, as Linkerd does. The Gateway API says the core group is `""`
+    /// ([ParentReference.group](https://gateway-api.sigs.k8s.io/reference/spec/#parentreference)),
+    /// so by default (`false`) such a parent is not a Service and its condition says so.
+    pub core_group_alias: bool,
+    /// The release channel whose CRD rules [`RouteTable::build`] validates routes against
+    /// (default standard); a route invalid under it is left out and says so
+    /// ([`RouteTable::left_out_at`]).
+    pub channel: gamma_model::validate::Channel,
 }
+
+/// The condition message for a `kind: Service` parentRef with `group: core`.
+const NOT_A_SERVICE_CORE: &str = "not a Service (did you mean group: \"\"?): group core is not the \
+     core API group, which is written group: \"\"";
+/// The condition message for a `kind: Service` parentRef without `group`.
+const NOT_A_SERVICE_NO_GROUP: &str = "not a Service (did you mean group: \"\"?): kind Service \
+     without group means gateway.networking.k8s.io/Service, which no controller implements";
 
 impl std::fmt::Debug for BuildOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -133,11 +149,23 @@ impl std::fmt::Debug for BuildOptions {
             .field("mesh_reference_grants", &self.mesh_reference_grants)
             .field("extension_refs", &self.extension_refs)
             .field("hash_seed", &"<hidden>")
+            .field("core_group_alias", &self.core_group_alias)
+            .field("channel", &self.channel)
             .finish()
     }
 }
 
 impl BuildOptions {
+    /// Sets [`BuildOptions::channel`].
+    pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {
+        self.channel = channel;
+        self
+    }
+    /// Sets [`BuildOptions::core_group_alias`] (non-standard: `group: core` is the core group).
+    pub fn with_core_group_alias(mut self, on: bool) -> Self {
+        self.core_group_alias = on;
+        self
+    }
     /// Sets [`BuildOptions::mesh_hostnames`].
     pub fn with_mesh_hostnames(mut self, p: MeshHostnames) -> Self {
         self.mesh_hostnames = p;
@@ -206,6 +234,17 @@ pub(crate) enum BackendState {
     NoEndpoints,
     /// Invalid, with the `ResolvedRefs` reason.
     Invalid(InvalidRef),
+}
+
+/// A route left out of the table (invalid as a whole) and a Service parent it named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LeftOut {
+    pub(crate) namespace: Box<str>,
+    pub(crate) name: Box<str>,
+    /// The Service's cluster IPs, so a request to one finds the note.
+    pub(crate) ips: Box<[IpAddr]>,
+    /// `HTTPRoute ns/x was left out: <error>`.
+    pub(crate) text: Box<str>,
 }
 
 /// `ResolvedRefs=False` reasons of a backendRef (Gateway API HTTPRouteRule.backendRefs).
@@ -444,6 +483,11 @@ pub struct RouteTable {
     pub(crate) targets: Vec<Target>,
     /// Backends of every rule, by runs.
     pub(crate) backends: Vec<BackendEntry>,
+    /// Why each invalid backend of [`RouteTable::backends`] is invalid (reason first), by
+    /// index: sparse, for explanations.
+    pub(crate) backend_problems: Vec<(u32, Box<str>)>,
+    /// Routes left out of the table, per Service parent they named (rare).
+    pub(crate) left_out: Vec<LeftOut>,
     /// Filters, timeouts and the like of rules and backends; index 0 is the empty set.
     pub(crate) extras: Vec<Extras>,
     /// Rule names; index 0 is unused (unnamed).
@@ -470,6 +514,29 @@ pub struct TableStats {
 }
 
 impl RouteTable {
+    /// Why routes that named a Service with cluster IP `ip` as parent are not in the table
+    /// (`HTTPRoute ns/x was left out: <error>`): routes invalid as a whole, under the build's
+    /// channel. A request to that Service is resolved without them, so a tool explaining it
+    /// should say so rather than show another route (kind) as if it were the only one.
+    pub fn left_out_at(&self, ip: IpAddr) -> impl Iterator<Item = &str> {
+        self.left_out
+            .iter()
+            .filter(move |l| l.ips.contains(&ip))
+            .map(|l| &*l.text)
+    }
+
+    /// [`RouteTable::left_out_at`] for Service `namespace/name`, whether it has an address.
+    pub fn left_out_for_service<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a str> {
+        self.left_out
+            .iter()
+            .filter(move |l| &*l.namespace == namespace && &*l.name == name)
+            .map(|l| &*l.text)
+    }
+
     /// The namespace of a compiled route.
     #[inline]
     pub(crate) fn route_namespace(&self, r: &RouteInfo) -> &str {
@@ -704,9 +771,13 @@ struct Builder<'i> {
     /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
     target_states: Vec<[Option<BackendState>; 5]>,
     route_id: Vec<Option<u32>>,
-    /// The first unresolved reference of the compiled rules that have one, as (rule id,
-    /// (reason, message)), by rule id: sparse, most rules have none.
+    /// The unresolved references of the compiled rules that have any, as (rule id, (reason of
+    /// the first, message listing all)), by rule id: sparse, most rules have none.
     rule_problems: Vec<(u32, RuleProblem)>,
+    /// Why each invalid backend is invalid, by index into `backends` (sparse, in order).
+    backend_problems: Vec<(u32, Box<str>)>,
+    /// Routes left out (invalid as a whole) with the Service parents they named.
+    left_out: Vec<LeftOut>,
     status: StatusBuilder,
     strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
@@ -766,6 +837,8 @@ impl<'i> Builder<'i> {
             target_states: Vec::new(),
             route_id: vec![None; input.routes.len()],
             rule_problems: Vec::new(),
+            backend_problems: Vec::new(),
+            left_out: Vec::new(),
             strings: HashSet::with_hasher(hash),
             methods: vec!["".into()],
             targets: Vec::new(),
@@ -850,12 +923,28 @@ impl<'i> Builder<'i> {
                 if !self.included(route, pi) {
                     continue;
                 }
-                match parent.kind {
+                match &parent.kind {
                     ParentRefKind::Service => {
                         self.attach_service(ri, rank, route, pi, parent, &mut svc_attached);
                     }
                     ParentRefKind::Gateway => {
                         self.attach_gateway(ri, rank, route, pi, parent, &mut gw_attached);
+                    }
+                    ParentRefKind::Other(gk)
+                        if gk == "core/Service" && self.options.core_group_alias =>
+                    {
+                        // the opt-in compatibility policy: `group: core` read as `""`
+                        self.attach_service(ri, rank, route, pi, parent, &mut svc_attached);
+                    }
+                    // `kind: Service` with no group or `group: core` is almost always a core
+                    // Service written wrong (ParentReference.group: the core group is ""):
+                    // said in the table's conditions; no controller owns such a parent, so
+                    // none writes it.
+                    ParentRefKind::Other(gk) if gk == "core/Service" => {
+                        self.status.no_parent(ri, pi, NOT_A_SERVICE_CORE);
+                    }
+                    ParentRefKind::Other(gk) if gk == "gateway.networking.k8s.io/Service" => {
+                        self.status.no_parent(ri, pi, NOT_A_SERVICE_NO_GROUP);
                     }
                     // Parents of other kinds are not ours to report (Gateway API
                     // RouteStatus.parents).
@@ -1024,6 +1113,8 @@ impl<'i> Builder<'i> {
             methods: self.methods,
             targets: self.targets,
             backends: self.backends,
+            backend_problems: self.backend_problems,
+            left_out: self.left_out,
             extras: self.extras,
             rule_names: self.rule_names,
             names: self.names,
@@ -1157,6 +1248,75 @@ impl<'i> Builder<'i> {
             return BackendState::NoEndpoints;
         }
         BackendState::Ok
+    }
+
+    /// Why backend `target` is invalid with reason `r`, for people: the reason first, then
+    /// what is wrong (for `BackendNotFound` on an existing Service, the port it lacks).
+    fn invalid_detail(&self, r: InvalidRef, target: u32) -> String {
+        let (ns, name) = (b_ns(&self.targets, target), b_name(&self.targets, target));
+        let reason = r.as_str();
+        match r {
+            InvalidRef::RefNotPermitted => format!(
+                "{reason}: cross-namespace reference to {ns}/{name} is not permitted by any ReferenceGrant"
+            ),
+            InvalidRef::BackendNotFound => {
+                let svc = self
+                    .svc_by_name
+                    .get(&(ns, name))
+                    .and_then(|i| self.input.services.get(*i));
+                let port = self.targets.get(target as usize).and_then(|t| t.port);
+                match (svc, port) {
+                    (None, _) => format!("{reason} ({ns}/{name})"),
+                    (Some(s), _) if s.external_name => {
+                        format!("{reason} ({ns}/{name}): an ExternalName Service is not a backend")
+                    }
+                    (Some(_), None) => {
+                        format!("{reason} ({ns}/{name}): the backendRef names no port")
+                    }
+                    (Some(s), Some(p)) => {
+                        let ports: Vec<String> =
+                            s.ports.iter().map(|p| p.port.to_string()).collect();
+                        format!(
+                            "{reason} ({ns}/{name}): the Service has no port {p} (its ports: {})",
+                            if ports.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                ports.join(", ")
+                            }
+                        )
+                    }
+                }
+            }
+            _ => format!("{reason} ({ns}/{name})"),
+        }
+    }
+
+    /// Keeps the note that `route`, invalid as a whole, is not in the table, for the Service
+    /// `parent` it named: a request to that Service must not silently show another route.
+    fn note_left_out(&mut self, route: &RouteIr, parent: &ParentRefIr) {
+        let Some(invalid) = &route.invalid else {
+            return;
+        };
+        let ips: Box<[IpAddr]> = self
+            .svc_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .and_then(|i| self.input.services.get(*i))
+            .map(|s| s.cluster_ips.clone().into_boxed_slice())
+            .unwrap_or_default();
+        let note = LeftOut {
+            namespace: parent.namespace.as_str().into(),
+            name: parent.name.as_str().into(),
+            ips,
+            text: format!(
+                "{} {}/{} was left out: {}",
+                route.kind, route.namespace, route.name, invalid.message
+            )
+            .into(),
+        };
+        // several parentRefs to one Service (ports, sections) make one note
+        if !self.left_out.contains(&note) {
+            self.left_out.push(note);
+        }
     }
 
     /// [`Self::backend_state`], cached per (target, route kind) for same-namespace references.
@@ -1343,36 +1503,31 @@ impl<'i> Builder<'i> {
             ] if needs_prefix => Some(p.as_str().into()),
             _ => None,
         };
-        let mut problem: Option<(&'static str, String)> = None;
+        // every unresolved reference of the rule, each with its own reason (a condition has
+        // one reason, the first; its message lists them all)
+        let mut problems: Vec<(&'static str, String)> = Vec::new();
         let mut note = |reason: &'static str, what: &str| {
-            if problem.is_none() {
-                problem = Some((reason, format!("rule {index}: {what}")));
-            }
+            problems.push((reason, format!("rule {index}: {what}")));
         };
         match &action {
             Action::Backends(start, len) => {
                 let start = *start as usize;
-                let bs = self
+                let invalid: Vec<(usize, InvalidRef, u32)> = self
                     .backends
                     .get(start..start + *len as usize)
-                    .unwrap_or(&[]);
-                for (i, b) in bs.iter().enumerate() {
-                    if let BackendState::Invalid(r) = b.state {
-                        let reason = r.as_str();
-                        let msg = if r == InvalidRef::RefNotPermitted {
-                            format!(
-                                "backendRefs[{i}]: cross-namespace reference to {}/{} is not permitted by any ReferenceGrant",
-                                b_ns(&self.targets, b.target),
-                                b_name(&self.targets, b.target)
-                            )
-                        } else {
-                            format!(
-                                "backendRefs[{i}]: {reason} ({}/{})",
-                                b_ns(&self.targets, b.target),
-                                b_name(&self.targets, b.target)
-                            )
-                        };
-                        note(reason, &msg);
+                    .unwrap_or(&[])
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, b)| match b.state {
+                        BackendState::Invalid(r) => Some((i, r, b.target)),
+                        _ => None,
+                    })
+                    .collect();
+                for (i, r, target) in invalid {
+                    let detail = self.invalid_detail(r, target);
+                    note(r.as_str(), &format!("backendRefs[{i}]: {detail}"));
+                    if let Ok(at) = u32::try_from(start + i) {
+                        self.backend_problems.push((at, detail.into()));
                     }
                 }
             }
@@ -1393,8 +1548,9 @@ impl<'i> Builder<'i> {
             }
         }
         let id = u32::try_from(self.rules.len()).ok()?;
-        if let Some(p) = problem {
-            self.rule_problems.push((id, p));
+        if let Some((reason, _)) = problems.first() {
+            let message: Vec<&str> = problems.iter().map(|(_, m)| m.as_str()).collect();
+            self.rule_problems.push((id, (reason, message.join("; "))));
         }
         let name = match rule.name.as_deref() {
             None => 0,
@@ -1449,6 +1605,7 @@ impl<'i> Builder<'i> {
     ) {
         let Some(route_id) = self.route(ri, rank, route) else {
             self.status.route_invalid(ri, pi);
+            self.note_left_out(route, parent);
             return;
         };
         let si = self

@@ -150,6 +150,138 @@ fn a_service_without_cluster_ip_is_an_accepted_parent() {
     assert_eq!(t.stats().bindings, 0);
 }
 
+// ParentReference.group: the core group is "". `kind: Service` with no group (defaulting to
+// gateway.networking.k8s.io) or with `group: core` is not a Service: the table says so and
+// names the fix; the opt-in compatibility policy reads `core` as the core group (Linkerd does).
+#[test]
+fn a_misgrouped_service_parent_is_reported_not_a_service() {
+    let misgrouped = |gk: &str| ParentRefIr {
+        kind: ParentRefKind::Other(gk.into()),
+        ..svc_parent("app", "web")
+    };
+    let mut input = base();
+    input.routes = vec![http(
+        "app",
+        "r",
+        vec![
+            misgrouped("core/Service"),
+            misgrouped("gateway.networking.k8s.io/Service"),
+        ],
+        vec![rule(vec![prefix("/")], to("v1"))],
+    )];
+    let t = RouteTable::from_input(&input, &BuildOptions::default());
+    assert_eq!(t.parent_conditions().len(), 2);
+    for st in t.parent_conditions() {
+        let c = st.condition(ACCEPTED).unwrap();
+        assert!(!c.status);
+        assert_eq!(c.reason, NO_MATCHING_PARENT);
+        assert!(
+            c.message
+                .starts_with("not a Service (did you mean group: \"\"?)"),
+            "{}",
+            c.message
+        );
+    }
+    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "passthrough");
+
+    let t = RouteTable::from_input(&input, &BuildOptions::default().with_core_group_alias(true));
+    let core = &t.parent_conditions()[0];
+    assert_eq!(core.parent_index, 0);
+    assert!(core.condition(ACCEPTED).unwrap().status);
+    assert!(!t.parent_conditions()[1].condition(ACCEPTED).unwrap().status);
+    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
+}
+
+// Route status ResolvedRefs: a condition has one reason, but every unresolved backendRef is
+// reported in its message with its own reason, across rules: a missing Service is
+// BackendNotFound, and a missing port on an existing Service says which port (and the ports
+// the Service has).
+#[test]
+fn every_broken_backend_ref_is_reported_with_its_own_reason() {
+    let t = table(vec![http(
+        "app",
+        "r",
+        vec![svc_parent("app", "web")],
+        vec![
+            rule(
+                vec![prefix("/a")],
+                vec![
+                    backend("app", "missing", 80, 1),
+                    backend("app", "v1", 80, 1),
+                    backend("app", "v2", 9090, 1),
+                ],
+            ),
+            rule(vec![prefix("/b")], vec![backend("app", "gone", 80, 1)]),
+        ],
+    )]);
+    let st = &t.parent_conditions()[0];
+    let c = st.condition(RESOLVED_REFS).unwrap();
+    assert!(!c.status);
+    assert_eq!(c.reason, "BackendNotFound");
+    assert_eq!(
+        c.message,
+        "rule 0: backendRefs[0]: BackendNotFound (app/missing); \
+         rule 0: backendRefs[2]: BackendNotFound (app/v2): the Service has no port 9090 (its ports: 80); \
+         rule 1: backendRefs[0]: BackendNotFound (app/gone)"
+    );
+    // explain names the picked backend and why it is invalid (entropy 0 picks backendRefs[0])
+    let ex = t.explain(&get(SVC_IP, 80, "/a"), 0);
+    assert_eq!(
+        ex.backend_pick.as_deref(),
+        Some(
+            "weights [1, 1, 1]: the picked backend is invalid: backendRefs[0] app/missing:80 \
+             (weighted pick from entropy 0; rule 0): BackendNotFound (app/missing)"
+        )
+    );
+    let ex = t.explain(&get(SVC_IP, 80, "/a"), u64::MAX);
+    assert!(
+        ex.backend_pick
+            .as_deref()
+            .unwrap()
+            .ends_with("backendRefs[2] app/v2:9090 (weighted pick from entropy 18446744073709551615; rule 0): BackendNotFound (app/v2): the Service has no port 9090 (its ports: 80)"),
+        "{:?}",
+        ex.backend_pick
+    );
+}
+
+// A route invalid as a whole is left out of the table; a request to the Service it named is
+// resolved by the other routes, and the table says the invalid one was left out (explain
+// lists it), instead of silently showing another route kind as if it were the only one.
+#[test]
+fn a_route_left_out_for_invalidity_stays_visible_for_its_service() {
+    let mut grpc = http(
+        "app",
+        "bad",
+        vec![svc_parent("app", "web")],
+        vec![rule(vec![prefix("/")], to("v2"))],
+    );
+    grpc.kind = RouteKind::Grpc;
+    grpc.invalid = Some(Invalid {
+        reason: "UnsupportedValue",
+        message: "spec.hostnames[0]: must be a hostname".into(),
+    });
+    let t = table(vec![
+        grpc,
+        http(
+            "app",
+            "ok",
+            vec![svc_parent("app", "web")],
+            vec![rule(vec![prefix("/")], to("v1"))],
+        ),
+    ]);
+    assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
+    let want = "GRPCRoute app/bad was left out: spec.hostnames[0]: must be a hostname";
+    assert_eq!(t.left_out_at(ip(SVC_IP)).collect::<Vec<_>>(), [want]);
+    assert_eq!(
+        t.left_out_for_service("app", "web").collect::<Vec<_>>(),
+        [want]
+    );
+    assert_eq!(t.left_out_at(ip(OTHER_IP)).count(), 0);
+    let ex = t.explain(&get(SVC_IP, 80, "/"), 0);
+    assert_eq!(ex.left_out, [want]);
+    assert!(ex.to_string().contains(&format!("left out:  {want}")));
+}
+
 // Gateway API ParentReference: ExternalName Services are neither parents nor backends.
 #[test]
 fn external_name_service_is_not_a_parent_or_backend() {

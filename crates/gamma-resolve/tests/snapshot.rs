@@ -95,11 +95,19 @@ fn mesh_manifest_routes_end_to_end() {
         outcome(&t.resolve(&Request::http(ip, 8080, "GET", "/v2"), 0)),
         "passthrough"
     );
-    // the mis-grouped parentRef is not ours: no status entry for it
+    // the mis-grouped parentRef attaches nowhere, and its condition says why and names the fix
+    // (no controller owns it, so the arbiter has nobody write it)
+    let wrong = t
+        .parent_conditions()
+        .iter()
+        .find(|s| s.name == "wrong-group")
+        .unwrap();
+    let accepted = wrong.condition(gamma_resolve::status::ACCEPTED).unwrap();
+    assert!(!accepted.status);
     assert!(
-        t.parent_conditions()
-            .iter()
-            .all(|s| s.name != "wrong-group")
+        accepted
+            .message
+            .starts_with("not a Service (did you mean group: \"\"?)")
     );
 }
 

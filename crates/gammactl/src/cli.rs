@@ -166,6 +166,16 @@ pub enum ChannelArg {
     Experimental,
 }
 
+impl ChannelArg {
+    /// The library's channel.
+    pub fn channel(self) -> gamma::model::validate::Channel {
+        match self {
+            ChannelArg::Standard => gamma::model::validate::Channel::Standard,
+            ChannelArg::Experimental => gamma::model::validate::Channel::Experimental,
+        }
+    }
+}
+
 /// What `validate` makes of unknown fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum FieldValidationArg {
@@ -295,6 +305,10 @@ pub struct ResolveArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Which channel's CRD rules routes are validated against; a route invalid under them is
+    /// left out of the table, and `explain`/`resolve` say so for the Service it names.
+    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
+    pub channel: ChannelArg,
     #[command(flatten)]
     pub request: RequestArgs,
     /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
@@ -315,6 +329,10 @@ pub struct ExplainArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Which channel's CRD rules routes are validated against; a route invalid under them is
+    /// left out of the table, and `explain`/`resolve` say so for the Service it names.
+    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
+    pub channel: ChannelArg,
     #[command(flatten)]
     pub request: RequestArgs,
 }
@@ -364,6 +382,10 @@ pub struct StatusArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Which channel's CRD rules routes are validated against; a route invalid under them is
+    /// left out of the table, and `explain`/`resolve` say so for the Service it names.
+    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
+    pub channel: ChannelArg,
     /// The controller whose status entries to compute.
     #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: String,

@@ -61,7 +61,7 @@ impl Engine {
     /// Builds the table. Gateways with no IP address in `spec.addresses` or
     /// `status.addresses` are given one from 192.0.2.0/24 (TEST-NET-1, never a real cluster
     /// address), so `--to gateway/NS/NAME:PORT` can reach their listeners.
-    pub fn build(snapshot: &Snapshot) -> Self {
+    pub fn build(snapshot: &Snapshot, channel: gamma::model::validate::Channel) -> Self {
         let mut snapshot = snapshot.clone();
         let mut assigned = BTreeMap::new();
         let mut next: u8 = 1;
@@ -94,7 +94,7 @@ impl Engine {
         let stand_ins = assign_stand_ins(&mut snapshot);
         // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
         // route author can probe it over time; long-running embedders pass a random seed
-        let table = RouteTable::build(&snapshot, &BuildOptions::default());
+        let table = RouteTable::build(&snapshot, &BuildOptions::default().with_channel(channel));
         Engine {
             snapshot,
             table,

@@ -99,6 +99,41 @@ impl ParentReference {
         }
     }
 
+    /// [`ParentReference::parent_kind`] under the non-standard compatibility policy that reads
+    /// `group: core` as the core group (Linkerd accepts it, and some docs write it). The
+    /// Gateway API says the core group is `""` ([ParentReference.group]); use this only where
+    /// an embedder opted in.
+    ///
+    /// [ParentReference.group]: https://gateway-api.sigs.k8s.io/reference/spec/#parentreference
+    pub fn parent_kind_core_alias(&self) -> ParentKind {
+        if self.is_core_alias_service() {
+            ParentKind::Service
+        } else {
+            self.parent_kind()
+        }
+    }
+
+    /// Whether this is `kind: Service` with `group: core`: the core Service under the
+    /// compatibility policy of [`ParentReference::parent_kind_core_alias`], nothing otherwise.
+    pub fn is_core_alias_service(&self) -> bool {
+        self.kind.as_deref() == Some("Service") && self.group.as_deref() == Some("core")
+    }
+
+    /// For `kind: Service` written with no `group` (which defaults to
+    /// `gateway.networking.k8s.io`) or with `group: core`: the group as it reads after
+    /// defaulting, which no controller implements as a Service. `None` for every other
+    /// reference, the core `group: ""` included. The fix is `group: ""`.
+    pub fn misgrouped_service(&self) -> Option<&str> {
+        if self.kind.as_deref() != Some("Service") {
+            return None;
+        }
+        match self.group.as_deref() {
+            None => Some(GROUP),
+            Some("core") => Some("core"),
+            _ => None,
+        }
+    }
+
     /// Whether `other` names the same parent object (group, kind, namespace and name after
     /// defaulting), ignoring `sectionName`, `port` and `controllers`.
     pub fn same_parent(&self, route_namespace: &str, other: &ParentReference) -> bool {
@@ -471,6 +506,25 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect()
+    }
+
+    // ParentReference.group: the core group is "" only; `core` and an omitted group (defaulting
+    // to gateway.networking.k8s.io) are misgrouped Services, and only the opt-in compatibility
+    // policy reads `core` as the core group.
+    #[test]
+    fn misgrouped_service_parents_are_named_and_core_is_an_opt_in_alias() {
+        let parse = |j: &str| serde_json::from_str::<ParentReference>(j).unwrap();
+        let none = parse(r#"{"kind":"Service","name":"x"}"#);
+        let core = parse(r#"{"group":"core","kind":"Service","name":"x"}"#);
+        let empty = parse(r#"{"group":"","kind":"Service","name":"x"}"#);
+        assert_eq!(none.misgrouped_service(), Some(GROUP));
+        assert_eq!(core.misgrouped_service(), Some("core"));
+        assert_eq!(empty.misgrouped_service(), None);
+        assert_eq!(parse(r#"{"name":"gw"}"#).misgrouped_service(), None);
+        assert_eq!(core.parent_kind(), ParentKind::Other);
+        assert_eq!(core.parent_kind_core_alias(), ParentKind::Service);
+        assert_eq!(none.parent_kind_core_alias(), ParentKind::Other);
+        assert_eq!(empty.parent_kind_core_alias(), ParentKind::Service);
     }
 
     // Gateway API ParentReference: an omitted group defaults to gateway.networking.k8s.io

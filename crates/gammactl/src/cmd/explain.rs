@@ -11,7 +11,7 @@ use crate::style::Style;
 
 pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
-    let engine = Engine::build(&manifests.snapshot());
+    let engine = Engine::build(&manifests.snapshot(), args.channel.channel());
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
@@ -51,6 +51,9 @@ fn render(ex: &Explanation, style: &Style) -> String {
         out.push('\n');
     };
     line(format!("binding:   {}", ex.binding));
+    for l in &ex.left_out {
+        line(format!("left out:  {}", style.yellow(l)));
+    }
     if let Some(s) = &ex.route_set {
         line(format!("route set: {s}"));
     }

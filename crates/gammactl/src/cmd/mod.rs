@@ -46,6 +46,7 @@ pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
     ))
 }
 
+/// The one-line summary of the skipped kinds, unless `--quiet`.
 fn summarise_skipped(args: &InputArgs, manifests: Manifests) -> Manifests {
     if !args.quiet
         && let Some(summary) = manifests.skipped_summary()

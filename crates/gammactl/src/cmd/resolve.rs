@@ -24,7 +24,7 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         ));
     }
     let manifests = super::read_strict(&args.input)?;
-    let engine = Engine::build(&manifests.snapshot());
+    let engine = Engine::build(&manifests.snapshot(), args.channel.channel());
     if let Some(file) = &args.requests {
         return batch(&engine, file, args.output.format);
     }
@@ -34,6 +34,10 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     warn_about(&prepared, "");
     if let Some(note) = engine.stand_in_note(&prepared.destination) {
         warn(&format!("note: {}: {note}", prepared.destination));
+    }
+    // routes left out for invalidity would otherwise be invisible behind this decision
+    for l in engine.table.left_out_at(prepared.address) {
+        warn(&format!("note: {l}"));
     }
     if let Some(n) = args.sample {
         if n == 0 {

@@ -89,7 +89,11 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     // What the data plane would report for each (route, parentRef) it programs.
     // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
     // route author can probe it over time; long-running embedders pass a random seed
-    let table = RouteTable::build(&snapshot, &BuildOptions::default());
+    // the table reads `group: core` as the arbiter does (`coreGroupAlias` in --config)
+    let options = BuildOptions::default()
+        .with_core_group_alias(arb.arbiter.config().core_group_alias)
+        .with_channel(args.channel.channel());
+    let table = RouteTable::build(&snapshot, &options);
     let mut supplied: BTreeMap<(&str, &str, &str, usize), ParentConditions> = BTreeMap::new();
     for p in table.parent_conditions() {
         let conditions = ParentConditions::new(p.conditions.iter().map(|c| {

@@ -52,6 +52,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             }
         }
     }
+    found.extend(parent_group_warnings(&manifests));
     if args.refs {
         found.extend(reference_problems(&manifests));
     }
@@ -132,7 +133,41 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
     let by_key: std::collections::HashMap<gamma::model::ObjectRef, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
-    // The defaulting trap (Gateway API ParentReference): `kind: Service` without `group` means
+    for p in table.parent_conditions() {
+        let key = gamma::model::ObjectRef::new(
+            match gamma::model::ResourceKind::from_kind_name(p.kind.as_str()) {
+                Some(k) => k,
+                None => continue,
+            },
+            p.namespace.clone(),
+            p.name.clone(),
+        );
+        let Some(object) = by_key.get(&key) else {
+            continue;
+        };
+        // a misgrouped Service parent is already a warning of plain validate
+        let misgrouped = gamma_arbiter::routes::route_parts(&object.resource)
+            .and_then(|(_, refs, _)| refs.get(p.parent_index))
+            .is_some_and(|r| r.misgrouped_service().is_some());
+        if misgrouped {
+            continue;
+        }
+        for c in p.conditions.iter().filter(|c| !c.status) {
+            out.push(object.problem(
+                Severity::Warning,
+                &format!("spec.parentRefs[{}]", p.parent_index),
+                format!("{}=False {}: {}", c.type_, c.reason, c.message),
+            ));
+        }
+    }
+    out
+}
+
+/// The parentRef group trap, warned by plain `validate` (no `--refs` needed): it is in the
+/// object itself.
+fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
+    let mut out = Vec::new();
+    // The defaulting trap (ParentReference.group): `kind: Service` without `group` means
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
     // and no controller will ever report that in its status.
     for object in &manifests.objects {
@@ -160,26 +195,6 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
                 Severity::Warning,
                 &format!("spec.parentRefs[{i}]"),
                 message.to_owned(),
-            ));
-        }
-    }
-    for p in table.parent_conditions() {
-        let key = gamma::model::ObjectRef::new(
-            match gamma::model::ResourceKind::from_kind_name(p.kind.as_str()) {
-                Some(k) => k,
-                None => continue,
-            },
-            p.namespace.clone(),
-            p.name.clone(),
-        );
-        let Some(object) = by_key.get(&key) else {
-            continue;
-        };
-        for c in p.conditions.iter().filter(|c| !c.status) {
-            out.push(object.problem(
-                Severity::Warning,
-                &format!("spec.parentRefs[{}]", p.parent_index),
-                format!("{}=False {}: {}", c.type_, c.reason, c.message),
             ));
         }
     }
