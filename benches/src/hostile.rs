@@ -5,12 +5,12 @@
 //! ten per Service over 9,000 other Services. Routes have one to three rules each, so unlike
 //! [`crate::one_port`] (100 rules per route) the table holds as many routes as the cluster.
 //!
-//! Precedence is exercised on purpose (spec-digest §2.1): hot routes come in pairs ("siblings"
-//! `2m` and `2m + 1`) whose shared rules have identical matches, so the pair is decided by
-//! creationTimestamp; one pair in ten has equal timestamps (decided by `namespace/name`), one
-//! route in 97 has none (it sorts after every route that has one), one odd sibling in four
-//! adds a header match (header count beats age), and one route in ten adds a shorter prefix
-//! `/h{m}` under the longer ones (longest prefix wins).
+//! Precedence is exercised on purpose (Gateway API HTTPRouteRule.matches precedence): hot routes
+//! come in pairs ("siblings" `2m` and `2m + 1`) whose shared rules have identical matches, so the
+//! pair is decided by creationTimestamp; one pair in ten has equal timestamps (decided by
+//! `namespace/name`), one route in 97 has none (it sorts after every route that has one), one odd
+//! sibling in four adds a header match (header count beats age), and one route in ten adds a
+//! shorter prefix `/h{m}` under the longer ones (longest prefix wins).
 
 use gamma_resolve::ir::*;
 

@@ -2,8 +2,9 @@
 //! port, builds and resolves correctly. The table built from the whole snapshot must decide a
 //! sample of requests exactly as the naive reference matcher (`gamma_resolve::reference`)
 //! decides them on the routes of the requested Service alone (binding by cluster IP and port,
-//! spec-digest §3.6; producer routes, §4.4; rule precedence including the creationTimestamp and
-//! `namespace/name` tie-breaks, §2.1).
+//! GEP-1294 hostnames field; producer routes, GEP-1294 namespace boundaries; rule precedence
+//! including the creationTimestamp and `namespace/name` tie-breaks, Gateway API
+//! HTTPRouteRule.matches precedence).
 //!
 //! Size: the full 100,000 routes by default (`HOSTILE_ROUTES` overrides it). Measured on the
 //! shared 2-core machine in a debug build at load average ~4.5: generating the input 0.8 s,

@@ -255,7 +255,7 @@ mod tests {
             text.contains("istio.io/gateway-controller owns 6 pairs; 6 foreign, 1 in conflict, 1 not applicable"),
             "{text}"
         );
-        // spec-digest §4.2: `kind: Service` without `group` is not a core Service.
+        // Gateway API ParentReference: `kind: Service` without `group` is not a core Service.
         let frontend = text
             .lines()
             .find(|l| l.starts_with("HTTPRoute web/frontend "))

@@ -399,7 +399,8 @@ mod tests {
         assert!(early.writes.is_empty());
         assert_eq!(early.pending.len(), 1);
 
-        // The Service arrives: Accepted, but the backends are not there yet (§9.3).
+        // The Service arrives: Accepted, but the backends are not there yet (Gateway API route
+        // conditions).
         let parent = step(&steps, "APPLIED Service shop/checkout");
         assert_eq!(written(parent, "Accepted").status, ConditionStatus::True);
         let refs = written(parent, "ResolvedRefs");

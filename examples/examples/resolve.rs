@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn the_canary_split_sends_ninety_percent_to_v1_and_ten_to_v2() {
-        // README row 1; spec-digest §5.2 (share = weight / sum of weights): 90/10.
+        // README row 1; Gateway API BackendRef.weight (share = weight / sum of weights): 90/10.
         let counts = sample(&table(), &split_request(), 100);
         let mut counts: Vec<(&str, u32)> = counts.iter().map(|(o, c)| (o.as_str(), *c)).collect();
         counts.sort();
@@ -160,7 +160,8 @@ mod tests {
         let reqs = requests();
         let decide = |i: usize| table.resolve(&reqs[i].1, 0);
 
-        // Row 2: the header canary (§2.1 step 5: one header match beats none).
+        // Row 2: the header canary (Gateway API HTTPRouteRule.matches precedence, most header
+        // matches: one header match beats none).
         let Decision::Forward(f) = decide(0) else {
             panic!("canary: {}", decide(0))
         };
@@ -170,7 +171,8 @@ mod tests {
         );
         assert_eq!(f.rule.route.name, "checkout-canary");
 
-        // Row 4: 301 to /api/v2/checkout on the request's host, port 80 not written (§6.3).
+        // Row 4: 301 to /api/v2/checkout on the request's host, port 80 not written (Gateway API
+        // HTTPRequestRedirectFilter).
         let Decision::Redirect(r) = decide(1) else {
             panic!("redirect: {}", decide(1))
         };
@@ -180,14 +182,15 @@ mod tests {
             "http://checkout.shop.svc.cluster.local/api/v2/checkout"
         );
 
-        // Row 7: routes are attached but none matches: 404 (§4.2).
+        // Row 7: routes are attached but none matches: 404 (Gateway API ParentReference).
         let Decision::Respond(resp) = decide(2) else {
             panic!("404: {}", decide(2))
         };
         assert_eq!(resp.status, Status::Http(404));
         assert_eq!(resp.reason, RespondReason::NoMatchingRule);
 
-        // Row 8: the routes set `port: 80`, so port 9090 is plain Service behaviour (§4.1).
+        // Row 8: the routes set `port: 80`, so port 9090 is plain Service behaviour (GAMMA Service
+        // facets).
         assert_eq!(decide(3), Decision::Passthrough);
     }
 
@@ -201,7 +204,8 @@ mod tests {
             "{text}"
         );
         // The explanation names the winner and lists the candidate that lost to it: the
-        // younger `checkout-qa-pin` with the same match (§2.1 step 7, creationTimestamp).
+        // younger `checkout-qa-pin` with the same match (Gateway API HTTPRouteRule.matches
+        // precedence, oldest Route, creationTimestamp).
         let explain = text.split("explain ").nth(1).unwrap();
         let winner = explain.lines().find(|l| l.contains("winner:")).unwrap();
         assert!(winner.contains("shop/checkout-canary"), "{explain}");

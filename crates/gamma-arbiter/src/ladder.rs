@@ -490,7 +490,8 @@ impl<'a> Ladder<'a> {
         }
         // Levels 3 to 5 read one namespace: the Service's for producer routes (route namespace
         // == Service namespace), the route's for consumer routes. Both are the route's
-        // namespace, so one cache entry per route namespace serves both (spec-digest §4.4).
+        // namespace, so one cache entry per route namespace serves both (GEP-1294 namespace
+        // boundaries).
         if let Some((_, Some(id))) = self.entered {
             return id;
         }

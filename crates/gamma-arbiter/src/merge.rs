@@ -1,6 +1,6 @@
-//! The pure status merge (spec-digest §9.2): `me` rewrites only its own entries, leaves every
-//! other controller's entry untouched and in place, and writes nothing when nothing would
-//! change, so two controllers sharing a route never fight over its status.
+//! The pure status merge (Gateway API RouteStatus.parents): `me` rewrites only its own entries,
+//! leaves every other controller's entry untouched and in place, and writes nothing when nothing
+//! would change, so two controllers sharing a route never fight over its status.
 
 use gamma_model::gateway::{
     Condition, ParentReference, RouteParentStatus, RouteStatus, reasons::ACCEPTED,
@@ -34,7 +34,7 @@ pub enum MergeOutcome {
         dropped: Vec<ParentReference>,
     },
     /// The stored status was written for a newer generation than the route copy `me` has:
-    /// `me`'s copy is stale; do not write (spec-digest §9.2).
+    /// `me`'s copy is stale; do not write (Gateway API RouteStatus.parents).
     Stale {
         /// The newest `observedGeneration` stored.
         stored: i64,

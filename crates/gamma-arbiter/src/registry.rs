@@ -309,7 +309,7 @@ mod tests {
         assert!(reg.is_me(&me, "istio.io/gateway-controller"));
     }
 
-    // spec-digest §4.10: XMesh names a mesh; config and XMesh with the same name are one mesh.
+    // GEP-3949 XMesh: XMesh names a mesh; config and XMesh with the same name are one mesh.
     #[test]
     fn xmesh_objects_register_meshes_and_merge_with_config() {
         let snap = Snapshot::from_resources([

@@ -1,7 +1,7 @@
-//! Convergence simulation (issue 4 proof; spec-digest §9.2): 2 to 4 controllers (meshes and a
-//! gateway controller) share random clusters. Each repeatedly decides, writes status through
-//! `merge` and follows its handoff directives, interleaved in random order, while the cluster
-//! changes between phases. Checked:
+//! Convergence simulation (issue 4 proof; Gateway API RouteStatus.parents): 2 to 4 controllers
+//! (meshes and a gateway controller) share random clusters. Each repeatedly decides, writes status
+//! through `merge` and follows its handoff directives, interleaved in random order, while the
+//! cluster changes between phases. Checked:
 //!
 //! - every phase reaches a fixed point (a full round with no writes) within 2 rounds;
 //! - no write ever modifies, removes or reorders another controller's entry;

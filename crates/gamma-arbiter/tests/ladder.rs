@@ -1,4 +1,4 @@
-//! The ownership ladder (issue 4; spec-digest §4.10 for why it exists): every level alone, every
+//! The ownership ladder (issue 4; GEP-3949 XMesh for why it exists): every level alone, every
 //! pair of levels, and the safety rules (unknown names, missing objects, no silent tie-breaks).
 
 mod common;
@@ -429,8 +429,8 @@ fn service_deleted_and_recreated_is_pending_never_flips() {
     assert_eq!(d, arbiter.decide_all(&snap));
 }
 
-// spec-digest §4.4: levels 3 and 4 read the Service's namespace for producer routes and the
-// route's namespace for consumer routes.
+// GEP-1294 namespace boundaries: levels 3 and 4 read the Service's namespace for producer routes
+// and the route's namespace for consumer routes.
 #[test]
 fn producer_reads_service_namespace_consumer_reads_route_namespace() {
     let snap = Snapshot::from_resources([
@@ -457,7 +457,7 @@ fn producer_reads_service_namespace_consumer_reads_route_namespace() {
     ));
 }
 
-// spec-digest §4.10 (issue #2630): a route with a Gateway and a Service parent has two owners
+// GEP-3949 XMesh (issue #2630): a route with a Gateway and a Service parent has two owners
 // that do not interfere; Gateway parents are decided by the GatewayClass alone.
 #[test]
 fn gateway_and_service_parents_on_one_route_have_independent_owners() {
@@ -516,7 +516,7 @@ fn gateway_parent_missing_gateway_or_class_is_pending() {
     ));
 }
 
-// spec-digest §4.2: only `group: ""` is a core Service; an absent group means
+// Gateway API ParentReference: only `group: ""` is a core Service; an absent group means
 // gateway.networking.k8s.io/Service and `core` is not a group (gateway-api#2309).
 #[test]
 fn group_spellings_only_empty_is_a_service_parent() {

@@ -1,5 +1,5 @@
 //! Property tests of the pure status merge against hostile stored statuses (issue 6 "status merge
-//! is idempotent and never touches another controller's entry"; spec-digest §9.2).
+//! is idempotent and never touches another controller's entry"; Gateway API RouteStatus.parents).
 //!
 //! The convergence simulation (tests/convergence.rs) drives `merge` with statuses the simulated
 //! controllers wrote themselves. Here the stored status is arbitrary: entries of several
@@ -156,9 +156,9 @@ fn a_parent_both_desired_and_kept_is_written_once() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1_000, failure_persistence: None, .. ProptestConfig::default() })]
 
-    // §9.2: foreign entries stay untouched and in place; merge applied to its own result writes
-    // nothing (also later, with a newer `now`); the cap is respected unless foreign entries alone
-    // exceed it; a newer stored observedGeneration refuses the write.
+    // Gateway API RouteStatus.parents: foreign entries stay untouched and in place; merge applied
+    // to its own result writes nothing (also later, with a newer `now`); the cap is respected
+    // unless foreign entries alone exceed it; a newer stored observedGeneration refuses the write.
     #[test]
     fn merge_is_idempotent_and_leaves_foreign_entries_alone(
         existing in existing(),

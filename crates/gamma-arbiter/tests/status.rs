@@ -1,5 +1,5 @@
-//! The status protocol (spec-digest §9.1, §9.2): desired entries for `me` only, the pure merge,
-//! and the make-before-break handoff.
+//! The status protocol (Gateway API RouteStatus and RouteStatus.parents): desired entries for `me`
+//! only, the pure merge, and the make-before-break handoff.
 
 mod common;
 
@@ -53,7 +53,8 @@ fn desired(entries: Vec<RouteParentStatus>) -> DesiredStatus {
     }
 }
 
-// §9.2: compare ignoring order and lastTransitionTime; a second merge writes nothing.
+// Gateway API RouteStatus.parents: compare ignoring order and lastTransitionTime; a second merge
+// writes nothing.
 #[test]
 fn merge_writes_once_then_reaches_a_fixed_point() {
     let me = istio();
@@ -76,7 +77,8 @@ fn merge_writes_once_then_reaches_a_fixed_point() {
     assert_eq!(merge(&reversed, &want, &me, 1, t(200)), None);
 }
 
-// §9.2: only update your own entries; never touch, remove or reorder others.
+// Gateway API RouteStatus.parents: only update your own entries; never touch, remove or reorder
+// others.
 #[test]
 fn foreign_entries_stay_untouched_and_in_place() {
     let me = istio();
@@ -146,7 +148,8 @@ fn last_transition_time_is_kept_while_status_is_unchanged() {
     assert_eq!(out.parents[0].conditions[0].last_transition_time, t(5));
 }
 
-// §9.2: controllers remove their own entries once no longer needed (stale parents).
+// Gateway API RouteStatus.parents: controllers remove their own entries once no longer needed
+// (stale parents).
 #[test]
 fn stale_own_entries_are_removed() {
     let me = istio();
@@ -186,7 +189,8 @@ fn alias_renames_move_the_entry_to_the_current_name() {
     assert!(!out.parents.iter().any(|p| p.controller_name == ISTIO_ALIAS));
 }
 
-// §9.2: if a stored observedGeneration is newer than the generation you know, do not write.
+// Gateway API RouteStatus.parents: if a stored observedGeneration is newer than the generation you
+// know, do not write.
 #[test]
 fn a_newer_stored_generation_refuses_the_write() {
     let me = istio();
@@ -205,7 +209,7 @@ fn a_newer_stored_generation_refuses_the_write() {
     assert!(merge(&existing, &want, &me, 5, t(0)).is_some());
 }
 
-// §9.1: at most 32 entries; foreign entries are never evicted to make room.
+// Gateway API RouteStatus: at most 32 entries; foreign entries are never evicted to make room.
 #[test]
 fn the_32_entry_cap_drops_own_entries_not_foreign_ones() {
     let me = istio();
@@ -229,7 +233,8 @@ fn the_32_entry_cap_drops_own_entries_not_foreign_ones() {
     assert_eq!(dropped, vec![svc_parent("q1"), svc_parent("q2")]);
 }
 
-// Conditions of types another component manages stay untouched inside our entry (§9.2).
+// Conditions of types another component manages stay untouched inside our entry (Gateway API
+// RouteStatus.parents).
 #[test]
 fn unmanaged_condition_types_in_own_entry_are_kept() {
     let me = istio();

@@ -121,7 +121,8 @@ fn istio_writes_exactly_its_entries_on_the_sample() {
     assert_eq!(programmed, 6);
 }
 
-// §9.2: two meshes writing through the merge reach a fixed point and keep each other's entries.
+// Gateway API RouteStatus.parents: two meshes writing through the merge reach a fixed point and
+// keep each other's entries.
 #[test]
 fn two_meshes_reach_a_fixed_point_on_the_sample() {
     let (config, mut snap) = sample();

@@ -4,7 +4,7 @@
 //!
 //! The limits below are restated from the CRD (`config/crd/*/gateway.networking.k8s.io_gateways.yaml`,
 //! `spec.tls`); `tests/hostile_lists.rs` also reads the `maxItems` from the CRD files themselves.
-//! spec-digest §1 (the validated layer implements every CRD marker and CEL rule).
+//! HTTPRoute CRD v1.6.1 (the validated layer implements every CRD marker and CEL rule).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -437,7 +437,7 @@ mod properties {
         // Validation agrees with the CRD rules restated independently here: a generated
         // `spec.tls` validates exactly when every list is within its limits, every port is in
         // 1–65535 and unique, every required field is present and every mode is known; and the
-        // typed value re-encodes to the input. spec-digest §1.
+        // typed value re-encodes to the input. HTTPRoute CRD v1.6.1.
         #[test]
         fn validation_matches_the_crd_rules(
             default in prop::option::of((refs(), mode())),

@@ -6,8 +6,8 @@
 //! builds for each one an object that is minimal everywhere except for that list, which gets
 //! `maxItems + 1` items, decodes it through `gamma_model::decode` and expects `validate()` to
 //! report `TooMany { max: maxItems }` at exactly that path. It also checks that a list at exactly
-//! `maxItems` gets no `TooMany` error. spec-digest §1 (the validated layer implements every CRD
-//! marker); CRD source: `$GAMMA_UPSTREAM_DIR/config/crd`.
+//! `maxItems` gets no `TooMany` error. HTTPRoute CRD v1.6.1 (the validated layer implements every
+//! CRD marker); CRD source: `$GAMMA_UPSTREAM_DIR/config/crd`.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -266,7 +266,7 @@ fn check_crd_doc(
 }
 
 // Issue 6 "Objects with every list at its CRD maximum plus one: rejected with the right field
-// path"; spec-digest §1 (every CRD marker is enforced).
+// path"; HTTPRoute CRD v1.6.1 (every CRD marker is enforced).
 #[test]
 fn every_crd_list_one_past_max_items_is_rejected_at_its_path() {
     let Some(dir) = upstream() else { return };

@@ -2,7 +2,7 @@
 //! error at the field that makes it invalid, and every manifest under `examples` validates.
 //!
 //! The fixtures come from `$GAMMA_UPSTREAM_DIR` (gateway-api v1.6.1); the tests print a message
-//! and pass when it is unset. Spec-digest §8 (validation tables) is what they pin.
+//! and pass when it is unset. Gateway API CRDs v1.6.1 (validation tables) is what they pin.
 
 use std::path::{Path, PathBuf};
 
@@ -53,7 +53,8 @@ const EXPECTED: &[(&str, &str)] = &[
         "experimental/httproute/invalid-filter-externalauth-bad-http-path.yaml",
         "spec.rules[0].filters[0].externalAuth.http.path",
     ),
-    // `type: ExternalAuth` without `externalAuth` (union discipline, §6.1).
+    // `type: ExternalAuth` without `externalAuth` (union discipline, Gateway API
+    // HTTPRouteRule.filters).
     (
         "experimental/httproute/invalid-filter-externalauth-empty.yaml",
         "spec.rules[0].filters[0]",
@@ -63,7 +64,7 @@ const EXPECTED: &[(&str, &str)] = &[
         "experimental/httproute/invalid-filter-externalauth-no-protocol.yaml",
         "spec.rules[0].filters[0].externalAuth.protocol",
     ),
-    // CR/LF in a header value (experimental pattern, §6.2).
+    // CR/LF in a header value (experimental pattern, Gateway API HTTPHeaderFilter).
     (
         "experimental/httproute/invalid-header-value.yaml",
         "spec.rules[0].filters[0].responseHeaderModifier.add[0].value",
@@ -193,7 +194,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("standard/tlsroute/no-hostname.yaml", "spec.hostnames"),
 ];
 
-// spec-digest §8: every upstream invalid example is rejected at the field that is wrong.
+// Gateway API CRDs v1.6.1: every upstream invalid example is rejected at the field that is wrong.
 #[test]
 fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
     let Some(dir) = upstream_dir() else { return };
@@ -230,7 +231,8 @@ fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
     }
 }
 
-// spec-digest §8: the standard-channel invalid examples are rejected by the standard rules alone.
+// Gateway API CRDs v1.6.1: the standard-channel invalid examples are rejected by the standard rules
+// alone.
 #[test]
 fn standard_invalid_examples_are_rejected_on_both_channels() {
     let Some(dir) = upstream_dir() else { return };

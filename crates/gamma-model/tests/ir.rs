@@ -25,7 +25,7 @@ fn std_opts() -> ValidateOptions {
     ValidateOptions::default()
 }
 
-// spec-digest §1.2: omitted rules, matches and path all become PathPrefix /.
+// Gateway API HTTPRouteRule.matches: omitted rules, matches and path all become PathPrefix /.
 #[test]
 fn omitted_rules_matches_and_path_default_to_prefix_root() {
     let r = http(json!({}));
@@ -43,7 +43,8 @@ fn omitted_rules_matches_and_path_default_to_prefix_root() {
     assert_eq!(m.headers.len(), 1);
 }
 
-// spec-digest §1.3: a PathPrefix trailing slash is dropped (the root stays), Exact keeps it.
+// Gateway API HTTPPathMatch: a PathPrefix trailing slash is dropped (the root stays), Exact keeps
+// it.
 #[test]
 fn path_prefix_is_normalised_and_exact_kept() {
     let r = http(json!({"rules": [{"matches": [
@@ -67,7 +68,8 @@ fn path_prefix_is_normalised_and_exact_kept() {
     );
 }
 
-// spec-digest §1.4: header names lower-cased; only the first of case-insensitive duplicates.
+// Gateway API HTTPHeaderMatch: header names lower-cased; only the first of case-insensitive
+// duplicates.
 #[test]
 fn header_matches_keep_first_of_case_insensitive_duplicates() {
     let r = http(json!({"rules": [{"matches": [{"headers": [
@@ -82,8 +84,9 @@ fn header_matches_keep_first_of_case_insensitive_duplicates() {
     assert_eq!(h[1].value, ValueMatch::RegularExpression("text/.*".into()));
 }
 
-// spec-digest §1.5: query names are case-sensitive; only the first of equal names counts. The
-// API server rejects exact repeats, so only case variants reach the IR, and both are kept.
+// Gateway API HTTPQueryParamMatch: query names are case-sensitive; only the first of equal names
+// counts. The API server rejects exact repeats, so only case variants reach the IR, and both are
+// kept.
 #[test]
 fn query_param_names_are_case_sensitive() {
     let r = http(json!({"rules": [{"matches": [{"queryParams": [
@@ -93,7 +96,7 @@ fn query_param_names_are_case_sensitive() {
     assert_eq!((q[0].name.as_str(), q[1].name.as_str()), ("Q", "q"));
 }
 
-// spec-digest §1.6: methods convert to the closed enum.
+// Gateway API HTTPRouteMatch.method: methods convert to the closed enum.
 #[test]
 fn methods_convert_to_the_closed_enum() {
     let r = http(json!({"rules": [{"matches": [{"method": "PATCH"}]}]}));
@@ -101,7 +104,8 @@ fn methods_convert_to_the_closed_enum() {
     assert_eq!(Method::Patch.as_str(), "PATCH");
 }
 
-// spec-digest §5.1, §5.2: backend defaults: core group, Service kind, route namespace, weight 1.
+// Gateway API BackendObjectReference and BackendRef.weight: backend defaults: core group, Service
+// kind, route namespace, weight 1.
 #[test]
 fn backend_refs_get_group_kind_namespace_and_weight_defaults() {
     let r = http(json!({"rules": [{"backendRefs": [
@@ -121,7 +125,7 @@ fn backend_refs_get_group_kind_namespace_and_weight_defaults() {
     assert_eq!(b[2].target.port, None);
 }
 
-// spec-digest §4.2, §14.10: an omitted parentRef group means gateway.networking.k8s.io.
+// Gateway API ParentReference: an omitted parentRef group means gateway.networking.k8s.io.
 #[test]
 fn parent_ref_group_default_keeps_the_service_trap() {
     let r = http(json!({"parentRefs": [
@@ -141,7 +145,7 @@ fn parent_ref_group_default_keeps_the_service_trap() {
     assert_eq!(p.iter().map(|p| p.index).collect::<Vec<_>>(), [0, 1, 2]);
 }
 
-// spec-digest §6.3: redirect status defaults to 302; scheme ports.
+// Gateway API HTTPRequestRedirectFilter: redirect status defaults to 302; scheme ports.
 #[test]
 fn redirect_defaults_to_302() {
     let r = http(json!({"rules": [{"filters": [
@@ -160,7 +164,8 @@ fn redirect_defaults_to_302() {
     assert_eq!(rd.port, None);
 }
 
-// spec-digest §6.5: a mirror with neither percent nor fraction mirrors everything.
+// Gateway API HTTPRequestMirrorFilter: a mirror with neither percent nor fraction mirrors
+// everything.
 #[test]
 fn mirror_fraction_defaults() {
     let mirror = |extra: Value| {
@@ -187,7 +192,7 @@ fn mirror_fraction_defaults() {
     assert_eq!((d.numerator, d.denominator), (7, 100));
 }
 
-// spec-digest §6.6: CORS maxAge defaults to 5, credentials to false.
+// Gateway API HTTPCORSFilter: CORS maxAge defaults to 5, credentials to false.
 #[test]
 fn cors_defaults() {
     let r =
@@ -198,7 +203,7 @@ fn cors_defaults() {
     assert_eq!((c.max_age, c.allow_credentials), (5, false));
 }
 
-// spec-digest §7.1: durations sum their components; 0s is kept as zero.
+// GEP-1742 timeouts; GEP-2257 durations: durations sum their components; 0s is kept as zero.
 #[test]
 fn timeouts_convert_to_durations() {
     let r =
@@ -208,8 +213,8 @@ fn timeouts_convert_to_durations() {
     assert_eq!(t.backend_request, Some(Duration::ZERO));
 }
 
-// spec-digest §6.1: an invalid rule drops only that rule (PartiallyInvalid); the route keeps
-// the others with their original indexes.
+// Gateway API HTTPRouteRule.filters: an invalid rule drops only that rule (PartiallyInvalid); the
+// route keeps the others with their original indexes.
 #[test]
 fn partial_conversion_drops_only_invalid_rules() {
     let wire = wire_http(json!({"rules": [
@@ -235,7 +240,7 @@ fn partial_conversion_drops_only_invalid_rules() {
     );
 }
 
-// spec-digest §6.1: if every rule is invalid the route is invalid.
+// Gateway API HTTPRouteRule.filters: if every rule is invalid the route is invalid.
 #[test]
 fn partial_conversion_fails_when_every_rule_is_invalid() {
     let wire = wire_http(json!({"rules": [
@@ -261,7 +266,7 @@ fn partial_conversion_fails_on_route_level_errors() {
     }
 }
 
-// spec-digest §12.3: channel matters for the IR too (ExternalAuth is experimental).
+// Gateway API experimental channel: channel matters for the IR too (ExternalAuth is experimental).
 #[test]
 fn conversion_follows_the_channel() {
     let wire = wire_http(json!({"rules": [
@@ -295,7 +300,7 @@ fn single_rule_conversion() {
     assert!(e.has_error_at("spec.rules[3].backendRefs[0]"));
 }
 
-// spec-digest §2.2: a GRPCRoute rule without matches matches every request.
+// Gateway API GRPCRouteRule.matches: a GRPCRoute rule without matches matches every request.
 #[test]
 fn grpc_rule_without_matches_matches_everything() {
     let wire: gateway::GrpcRoute = serde_json::from_value(json!({
@@ -320,7 +325,8 @@ fn grpc_rule_without_matches_matches_everything() {
     assert!(ir::GrpcRoute::from_wire(&empty).unwrap().rules.is_empty());
 }
 
-// spec-digest §8.6: L4 routes convert their single rule and (TLS) hostnames.
+// TLSRoute, TCPRoute and UDPRoute CRDs v1.6.1: L4 routes convert their single rule and (TLS)
+// hostnames.
 #[test]
 fn l4_routes_convert() {
     let tls: gateway::TlsRoute = serde_json::from_value(json!({
@@ -343,8 +349,8 @@ fn l4_routes_convert() {
     assert_eq!(u.rules[0].backend_refs[0].target.port, Some(53));
 }
 
-// spec-digest §6.2: `remove` entries have no pattern upstream; non-token entries are accepted
-// by validation and left out of the IR (they cannot name a header).
+// Gateway API HTTPHeaderFilter: `remove` entries have no pattern upstream; non-token entries are
+// accepted by validation and left out of the IR (they cannot name a header).
 #[test]
 fn header_remove_entries_that_cannot_name_a_header_are_ignored() {
     let r = http(
@@ -358,7 +364,7 @@ fn header_remove_entries_that_cannot_name_a_header_are_ignored() {
     assert_eq!(names, ["x-a"]);
 }
 
-// spec-digest §2.1 step 1: non-wildcard characters first, then all characters.
+// Gateway API HTTPRoute hostnames precedence: non-wildcard characters first, then all characters.
 #[test]
 fn hostname_precedence_prefers_exact_names() {
     let exact = ir::Hostname::new("a.example.com").unwrap();

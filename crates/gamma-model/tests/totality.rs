@@ -1,5 +1,5 @@
 //! Validation and IR conversion are total: on arbitrary (decodable) objects they never panic,
-//! and they agree with each other (spec-digest §1.3: bad input must never crash).
+//! and they agree with each other (Gateway API HTTPPathMatch: bad input must never crash).
 
 use gamma_model::gateway;
 use gamma_model::ir;

@@ -319,7 +319,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 1_000, failure_persistence: None, .. ProptestConfig::default() })]
 
     // Issue 6: validation is total (valid, or at least one error) and a valid object satisfies
-    // every CRD marker; spec-digest §1 (the validated layer implements every marker).
+    // every CRD marker; HTTPRoute CRD v1.6.1 (the validated layer implements every marker).
     #[test]
     fn valid_objects_satisfy_every_crd_marker(
         example in any::<prop::sample::Index>(),

@@ -1,5 +1,5 @@
 //! One table-driven test per validation rule: accepted and rejected values, including the edges.
-//! Each test cites the spec-digest section it pins; the limits come from the v1.6.1 CRDs.
+//! Each test cites the upstream Gateway API source it pins; the limits come from the v1.6.1 CRDs.
 
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
 use gamma_model::{Resource, Validate, ValidationErrors};
@@ -91,9 +91,10 @@ fn n_matches(n: usize) -> Value {
 }
 
 // ---------------------------------------------------------------------------------------------
-// HTTPRoute: spec-level limits (spec-digest §8.4)
+// HTTPRoute: spec-level limits (HTTPRoute CRD v1.6.1)
 
-// spec-digest §8.4, §13.8: the total-matches CEL checks <= 128 (its message says "less than").
+// HTTPRoute CRD v1.6.1; HTTPRoute CRD total-matches rule: the total-matches CEL checks <= 128 (its
+// message says "less than").
 #[test]
 fn total_matches_at_most_128_across_rules() {
     let rules = |counts: &[usize]| {
@@ -121,7 +122,7 @@ fn total_matches_at_most_128_across_rules() {
     );
 }
 
-// spec-digest §8.4: rules 1–16, omitted is defaulted, `[]` is rejected.
+// HTTPRoute CRD v1.6.1: rules 1–16, omitted is defaulted, `[]` is rejected.
 #[test]
 fn rules_between_1_and_16_and_empty_list_rejected() {
     let rules = |n: usize| Value::Array((0..n).map(|_| json!({})).collect());
@@ -133,7 +134,7 @@ fn rules_between_1_and_16_and_empty_list_rejected() {
     assert!(matches!(e.errors()[0].kind, ErrorKind::TooFew { min: 1 }));
 }
 
-// spec-digest §8.4: matches per rule at most 64.
+// HTTPRoute CRD v1.6.1: matches per rule at most 64.
 #[test]
 fn matches_per_rule_at_most_64() {
     accepted(http_rule(json!({"matches": n_matches(64)})), STD);
@@ -144,7 +145,7 @@ fn matches_per_rule_at_most_64() {
     );
 }
 
-// spec-digest §8.4: hostnames at most 16, each a Hostname.
+// HTTPRoute CRD v1.6.1: hostnames at most 16, each a Hostname.
 #[test]
 fn route_hostnames_at_most_16_valid_hostnames() {
     let hosts =
@@ -158,9 +159,10 @@ fn route_hostnames_at_most_16_valid_hostnames() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Matches (spec-digest §1.3–§1.6)
+// Matches (Gateway API HTTPPathMatch, HTTPHeaderMatch, HTTPQueryParamMatch and
+// HTTPRouteMatch.method)
 
-// spec-digest §1.3: the path value CEL rules for Exact and PathPrefix.
+// Gateway API HTTPPathMatch: the path value CEL rules for Exact and PathPrefix.
 #[test]
 fn path_value_rules_for_exact_and_prefix() {
     let m = |t: &str, v: &str| http_rule(json!({"matches": [{"path": {"type": t, "value": v}}]}));
@@ -206,7 +208,7 @@ fn path_value_rules_for_exact_and_prefix() {
     );
 }
 
-// spec-digest §1.3: an unknown path type is UnsupportedValue at the field.
+// Gateway API HTTPPathMatch: an unknown path type is UnsupportedValue at the field.
 #[test]
 fn unknown_path_type_is_unsupported_value() {
     let e = rejected_at(
@@ -217,7 +219,8 @@ fn unknown_path_type_is_unsupported_value() {
     assert!(e.errors()[0].is_unsupported_value());
 }
 
-// spec-digest §1.4: header names are RFC 7230 tokens (so no pseudo-headers), 1–256 characters.
+// Gateway API HTTPHeaderMatch: header names are RFC 7230 tokens (so no pseudo-headers), 1–256
+// characters.
 #[test]
 fn header_match_name_is_a_token() {
     let m =
@@ -229,8 +232,8 @@ fn header_match_name_is_a_token() {
     }
 }
 
-// spec-digest §1.4: header matches at most 16; exact duplicate names rejected (list-map key),
-// case-variants accepted (the data plane keeps the first, see the IR tests).
+// Gateway API HTTPHeaderMatch: header matches at most 16; exact duplicate names rejected (list-map
+// key), case-variants accepted (the data plane keeps the first, see the IR tests).
 #[test]
 fn header_matches_at_most_16_with_unique_names() {
     let headers = |n: usize| {
@@ -262,7 +265,8 @@ fn header_matches_at_most_16_with_unique_names() {
     );
 }
 
-// spec-digest §1.4, §12.3: the header value pattern exists only on the experimental channel.
+// Gateway API HTTPHeaderMatch and experimental channel: the header value pattern exists only on the
+// experimental channel.
 #[test]
 fn header_value_pattern_is_experimental_only() {
     let m = |v: &str| http_rule(json!({"matches": [{"headers": [{"name": "x", "value": v}]}]}));
@@ -277,7 +281,8 @@ fn header_value_pattern_is_experimental_only() {
     rejected_at(m(""), STD, path);
 }
 
-// spec-digest §1.5: query params at most 16, value 1–1024, unique names (case-sensitive).
+// Gateway API HTTPQueryParamMatch: query params at most 16, value 1–1024, unique names
+// (case-sensitive).
 #[test]
 fn query_param_matches_limits() {
     let m = |name: &str, v: &str| {
@@ -307,7 +312,7 @@ fn query_param_matches_limits() {
     );
 }
 
-// spec-digest §1.6: methods are the nine upper-case names.
+// Gateway API HTTPRouteMatch.method: methods are the nine upper-case names.
 #[test]
 fn method_is_one_of_nine_upper_case_names() {
     for ok in [
@@ -326,9 +331,9 @@ fn method_is_one_of_nine_upper_case_names() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// parentRefs (spec-digest §8.2) and the gamma-rs `controllers` extension
+// parentRefs (Gateway API ParentReference) and the gamma-rs `controllers` extension
 
-// spec-digest §8.2: at most 32 parentRefs.
+// Gateway API ParentReference: at most 32 parentRefs.
 #[test]
 fn parent_refs_at_most_32() {
     let refs = |n: usize| {
@@ -346,7 +351,8 @@ fn parent_refs_at_most_32() {
     );
 }
 
-// spec-digest §8.2: same parent twice needs distinct sectionNames (std) or sectionName/port (exp).
+// Gateway API ParentReference: same parent twice needs distinct sectionNames (std) or
+// sectionName/port (exp).
 #[test]
 fn parent_refs_to_the_same_parent_need_distinct_sections() {
     let p = |refs: Value| http(json!({"parentRefs": refs}));
@@ -396,7 +402,7 @@ fn parent_refs_to_the_same_parent_need_distinct_sections() {
     );
 }
 
-// spec-digest §8.2, §8.1: parentRef fields.
+// Gateway API ParentReference and shared types: parentRef fields.
 #[test]
 fn parent_ref_fields_follow_their_types() {
     let p = |r: Value| http(json!({"parentRefs": [r]}));
@@ -466,9 +472,9 @@ fn parent_ref_controllers_are_valid_unique_and_at_most_16() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// backendRefs (spec-digest §5, §8.3)
+// backendRefs (Gateway API BackendRef)
 
-// spec-digest §5.2: weight 0–1,000,000.
+// Gateway API BackendRef.weight: weight 0–1,000,000.
 #[test]
 fn backend_weight_between_0_and_1_000_000() {
     let b = |w: i64| http_rule(json!({"backendRefs": [{"name": "s", "port": 80, "weight": w}]}));
@@ -478,7 +484,7 @@ fn backend_weight_between_0_and_1_000_000() {
     rejected_at(b(-1), STD, "spec.rules[0].backendRefs[0].weight");
 }
 
-// spec-digest §8.3: a core Service backend needs a port; other kinds do not.
+// Gateway API BackendRef: a core Service backend needs a port; other kinds do not.
 #[test]
 fn service_backend_requires_port() {
     let b = |r: Value| http_rule(json!({"backendRefs": [r]}));
@@ -500,7 +506,7 @@ fn service_backend_requires_port() {
     );
 }
 
-// spec-digest §8.4: at most 16 backendRefs per rule.
+// HTTPRoute CRD v1.6.1: at most 16 backendRefs per rule.
 #[test]
 fn backend_refs_at_most_16() {
     let bs = |n: usize| Value::Array((0..n).map(|i| svc_backend(&format!("s{i}"))).collect());
@@ -513,13 +519,14 @@ fn backend_refs_at_most_16() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Filters (spec-digest §6)
+// Filters (Gateway API HTTPRouteFilter)
 
 fn header_mod(cfg: Value) -> Value {
     json!({"type": "RequestHeaderModifier", "requestHeaderModifier": cfg})
 }
 
-// spec-digest §6.1: union discipline: the field of `type` set, every other one nil.
+// Gateway API HTTPRouteRule.filters: union discipline: the field of `type` set, every other one
+// nil.
 #[test]
 fn filter_union_discipline() {
     let f = |filter: Value| http_rule(json!({"filters": [filter]}));
@@ -550,7 +557,8 @@ fn filter_union_discipline() {
     );
 }
 
-// spec-digest §6.1: an unknown filter type is UnsupportedValue; ExternalAuth is experimental.
+// Gateway API HTTPRouteRule.filters: an unknown filter type is UnsupportedValue; ExternalAuth is
+// experimental.
 #[test]
 fn unknown_filter_type_is_unsupported_value() {
     let e = rejected_at(
@@ -569,7 +577,8 @@ fn unknown_filter_type_is_unsupported_value() {
     accepted(ext(), EXP);
 }
 
-// spec-digest §6.1: CORS, header modifiers, redirect and rewrite cannot repeat; mirrors can.
+// Gateway API HTTPRouteRule.filters: CORS, header modifiers, redirect and rewrite cannot repeat;
+// mirrors can.
 #[test]
 fn non_repeatable_filters() {
     let two = |f: Value| http_rule(json!({"filters": [f.clone(), f]}));
@@ -624,7 +633,7 @@ fn non_repeatable_filters() {
     );
 }
 
-// spec-digest §6.1: at most 16 filters.
+// Gateway API HTTPRouteRule.filters: at most 16 filters.
 #[test]
 fn filters_at_most_16() {
     let mirrors = |n: usize| {
@@ -642,7 +651,7 @@ fn filters_at_most_16() {
     );
 }
 
-// spec-digest §6.1: redirect and rewrite together are rejected.
+// Gateway API HTTPRouteRule.filters: redirect and rewrite together are rejected.
 #[test]
 fn redirect_and_rewrite_are_exclusive() {
     rejected_with(
@@ -655,7 +664,7 @@ fn redirect_and_rewrite_are_exclusive() {
     );
 }
 
-// spec-digest §6.1: a redirect rule must not have backendRefs.
+// Gateway API HTTPRouteRule.filters: a redirect rule must not have backendRefs.
 #[test]
 fn redirect_with_backend_refs_rejected() {
     let redirect = json!({"type": "RequestRedirect", "requestRedirect": {"statusCode": 301}});
@@ -672,7 +681,8 @@ fn redirect_with_backend_refs_rejected() {
     );
 }
 
-// spec-digest §6.3: ReplacePrefixMatch needs exactly one PathPrefix match (defaults count).
+// Gateway API HTTPRequestRedirectFilter: ReplacePrefixMatch needs exactly one PathPrefix match
+// (defaults count).
 #[test]
 fn replace_prefix_match_needs_exactly_one_prefix_match() {
     let rewrite = json!({"type": "URLRewrite", "urlRewrite": {
@@ -724,7 +734,7 @@ fn replace_prefix_match_needs_exactly_one_prefix_match() {
     );
 }
 
-// spec-digest §6.3: path modifier type and field go together.
+// Gateway API HTTPRequestRedirectFilter: path modifier type and field go together.
 #[test]
 fn path_modifier_type_matches_its_field() {
     let rw = |path: Value| {
@@ -754,7 +764,8 @@ fn path_modifier_type_matches_its_field() {
     );
 }
 
-// spec-digest §6.3: redirect fields: scheme, PreciseHostname, port, status code enum.
+// Gateway API HTTPRequestRedirectFilter: redirect fields: scheme, PreciseHostname, port, status
+// code enum.
 #[test]
 fn redirect_fields() {
     let r = |cfg: Value| {
@@ -776,7 +787,7 @@ fn redirect_fields() {
     rejected_at(r(json!({"port": 0})), STD, &at("port"));
 }
 
-// spec-digest §6.2: header modifier lists: ≤16 each, names are tokens, unique per list.
+// Gateway API HTTPHeaderFilter: header modifier lists: ≤16 each, names are tokens, unique per list.
 #[test]
 fn header_modifier_lists() {
     let set = |n: usize| {
@@ -811,7 +822,8 @@ fn header_modifier_lists() {
     );
 }
 
-// spec-digest §6.2: one action per header name, case-insensitively, across set/add/remove.
+// Gateway API HTTPHeaderFilter: one action per header name, case-insensitively, across
+// set/add/remove.
 #[test]
 fn header_modifier_one_action_per_name() {
     let at = "spec.rules[0].filters[0].requestHeaderModifier";
@@ -835,7 +847,8 @@ fn header_modifier_one_action_per_name() {
     );
 }
 
-// spec-digest §6.5: percent xor fraction; percent 0–100; numerator ≤ denominator (default 100).
+// Gateway API HTTPRequestMirrorFilter: percent xor fraction; percent 0–100; numerator ≤ denominator
+// (default 100).
 #[test]
 fn mirror_percent_and_fraction() {
     let m = |extra: Value| {
@@ -887,7 +900,8 @@ fn mirror_percent_and_fraction() {
     );
 }
 
-// spec-digest §6.6: CORS: `*` alone, origin pattern, method enum, maxAge ≥ 1, list limits.
+// Gateway API HTTPCORSFilter: CORS: `*` alone, origin pattern, method enum, maxAge ≥ 1, list
+// limits.
 #[test]
 fn cors_rules() {
     let c = |cfg: Value| http_rule(json!({"filters": [{"type": "CORS", "cors": cfg}]}));
@@ -946,7 +960,8 @@ fn cors_rules() {
     );
 }
 
-// spec-digest §6.1 (experimental ExternalAuth): protocol required and paired with its config.
+// Gateway API HTTPRouteRule.filters (experimental ExternalAuth): protocol required and paired with
+// its config.
 #[test]
 fn external_auth_protocol_pairs_with_config() {
     let a =
@@ -977,9 +992,11 @@ fn external_auth_protocol_pairs_with_config() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Timeouts, retry, session persistence (spec-digest §7)
+// Timeouts, retry, session persistence (GEP-1742 timeouts; GEP-1731 retries; GEP-1619 session
+// persistence)
 
-// spec-digest §7.1: backendRequest ≤ request unless request is 0s; Duration syntax.
+// GEP-1742 timeouts; GEP-2257 durations: backendRequest ≤ request unless request is 0s; Duration
+// syntax.
 #[test]
 fn timeouts_backend_request_not_longer_than_request() {
     let t = |cfg: Value| http_rule(json!({"timeouts": cfg}));
@@ -999,7 +1016,7 @@ fn timeouts_backend_request_not_longer_than_request() {
     }
 }
 
-// spec-digest §7.2: retry codes 400–599 (a set), attempts ≥ 1, backoff a Duration.
+// GEP-1731 retries: retry codes 400–599 (a set), attempts ≥ 1, backoff a Duration.
 #[test]
 fn retry_limits() {
     let r = |cfg: Value| http_rule(json!({"retry": cfg}));
@@ -1021,7 +1038,8 @@ fn retry_limits() {
     rejected_at(r(json!({"attempts": 0})), STD, &format!("{at}.attempts"));
 }
 
-// spec-digest §7.3: Permanent needs absoluteTimeout; cookieConfig only with type Cookie.
+// GEP-1619 session persistence: Permanent needs absoluteTimeout; cookieConfig only with type
+// Cookie.
 #[test]
 fn session_persistence_rules() {
     let s = |cfg: Value| http_rule(json!({"sessionPersistence": cfg}));
@@ -1055,7 +1073,8 @@ fn session_persistence_rules() {
     );
 }
 
-// spec-digest §8.4, §12.3: unique rule names are enforced on the experimental channel only.
+// HTTPRoute CRD v1.6.1; Gateway API experimental channel: unique rule names are enforced on the
+// experimental channel only.
 #[test]
 fn rule_names_unique_on_experimental_channel() {
     let r = || http(json!({"rules": [{"name": "a"}, {"name": "a"}]}));
@@ -1078,9 +1097,10 @@ fn rule_names_unique_on_experimental_channel() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// GRPCRoute (spec-digest §2.2, §8.5)
+// GRPCRoute (Gateway API GRPCRouteRule.matches; GRPCRoute CRD v1.6.1)
 
-// spec-digest §2.2: method match CEL: a type needs service or method; Exact patterns.
+// Gateway API GRPCRouteRule.matches: method match CEL: a type needs service or method; Exact
+// patterns.
 #[test]
 fn grpc_method_match_rules() {
     let m = |method: Value| grpc(json!({"rules": [{"matches": [{"method": method}]}]}));
@@ -1119,7 +1139,7 @@ fn grpc_method_match_rules() {
     );
 }
 
-// spec-digest §8.5: GRPCRoute totals and filter repetition; empty rules allowed.
+// GRPCRoute CRD v1.6.1: GRPCRoute totals and filter repetition; empty rules allowed.
 #[test]
 fn grpc_route_limits() {
     accepted(grpc(json!({})), STD);
@@ -1154,7 +1174,7 @@ fn grpc_route_limits() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// TLSRoute, TCPRoute, UDPRoute (spec-digest §8.6)
+// TLSRoute, TCPRoute, UDPRoute (TLSRoute, TCPRoute and UDPRoute CRDs v1.6.1)
 
 fn tls(api_version: &str, spec: Value) -> Resource {
     object(api_version, "TLSRoute", spec)
@@ -1163,7 +1183,8 @@ fn tls(api_version: &str, spec: Value) -> Resource {
 const V1: &str = "gateway.networking.k8s.io/v1";
 const V1A2: &str = "gateway.networking.k8s.io/v1alpha2";
 
-// spec-digest §8.6: TLSRoute v1: 1–1024 hostnames, no IPs; exactly one rule.
+// TLSRoute, TCPRoute and UDPRoute CRDs v1.6.1: TLSRoute v1: 1–1024 hostnames, no IPs; exactly one
+// rule.
 #[test]
 fn tls_route_hostnames_and_single_rule() {
     let rule = json!([{"backendRefs": [svc_backend("s")]}]);
@@ -1202,7 +1223,8 @@ fn tls_route_hostnames_and_single_rule() {
     accepted(tls(V1A2, json!({"rules": [rule[0], rule[0]]})), EXP);
 }
 
-// spec-digest §8.6: TCPRoute/UDPRoute v1: one rule with 1–16 backends; v1alpha2 up to 16 rules.
+// TLSRoute, TCPRoute and UDPRoute CRDs v1.6.1: TCPRoute/UDPRoute v1: one rule with 1–16 backends;
+// v1alpha2 up to 16 rules.
 #[test]
 fn tcp_and_udp_routes_have_one_rule_with_1_to_16_backends() {
     for kind in ["TCPRoute", "UDPRoute"] {
@@ -1569,9 +1591,10 @@ fn parameters_ref_requires_group_kind_and_name() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ReferenceGrant and BackendTLSPolicy (spec-digest §8.7, §10)
+// ReferenceGrant and BackendTLSPolicy (ReferenceGrant and XMesh CRDs v1.6.1; Gateway API
+// ReferenceGrant)
 
-// spec-digest §8.7: from/to 1–16 entries, namespace required in from.
+// ReferenceGrant and XMesh CRDs v1.6.1: from/to 1–16 entries, namespace required in from.
 #[test]
 fn reference_grant_from_and_to() {
     let from = |n: usize| {
@@ -1765,7 +1788,8 @@ fn core_kinds_basic_checks() {
     rejected_at(ns("Shop"), STD, "metadata.name");
 }
 
-// spec-digest §9.1: route status: ≤32 parent entries, 1–8 conditions, metav1.Condition rules.
+// Gateway API RouteStatus: route status: ≤32 parent entries, 1–8 conditions, metav1.Condition
+// rules.
 #[test]
 fn route_status_limits() {
     let cond = json!({"type": "Accepted", "status": "True", "reason": "Accepted", "message": "",

@@ -1,6 +1,7 @@
 //! The build's canonical route order (kind, namespace, name; duplicates dropped) and the
-//! routes' precedence ranks (§2.1 steps 7-8: oldest `creationTimestamp`, then
-//! `namespace/name`), both from compact sort keys.
+//! routes' precedence ranks (Gateway API HTTPRouteRule.matches precedence, oldest Route then
+//! namespace/name order: oldest `creationTimestamp`, then `namespace/name`), both from compact sort
+//! keys.
 //!
 //! Sorting route indexes with comparators that follow them into the input reads each route
 //! and its two strings ~17 times at 100,000 routes, mostly cache misses. Here each route is
@@ -440,8 +441,9 @@ mod tests {
     }
 
     proptest! {
-        // §2.1 steps 7-8 and the build's canonical order: the compact-record sorts give
-        // exactly the order, duplicates and ranks of the sorts through the routes.
+        // Gateway API HTTPRouteRule.matches precedence, oldest Route then namespace/name order and
+        // the build's canonical order: the compact-record sorts give exactly the order, duplicates
+        // and ranks of the sorts through the routes.
         #[test]
         fn compact_sorts_agree_with_sorting_through_the_routes(
             routes in routes_strategy(NAMESPACES),

@@ -2,7 +2,7 @@
 //!
 //! Regexes are compiled once per distinct pattern (and kind: path/value) and shared by index;
 //! patterns are anchored so that every regex match is a **full** match, and compiled with
-//! size limits so hostile input cannot blow up memory (ARCHITECTURE "bounded work").
+//! size limits so hostile input cannot blow up memory (docs/architecture.md "bounded work").
 
 use std::collections::HashMap;
 

@@ -86,7 +86,8 @@ impl fmt::Display for BackendTarget<'_> {
     }
 }
 
-/// The result of a `URLRewrite` filter (§6.4), computed from the request.
+/// The result of a `URLRewrite` filter (Gateway API HTTPURLRewriteFilter), computed from the
+/// request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct UrlRewrite<'a> {
     /// New Host header, if rewritten.
@@ -133,7 +134,7 @@ pub struct Forward<'a> {
     pub extensions: &'a [String],
 }
 
-/// Redirect the client (`RequestRedirect`, §6.3).
+/// Redirect the client (`RequestRedirect`, Gateway API HTTPRequestRedirectFilter).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Redirect<'a> {
     /// The rule that matched.
@@ -148,9 +149,10 @@ pub struct Redirect<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum GrpcCode {
-    /// 12: no rule matched (the HTTP 404 equivalent, §2.2).
+    /// 12: no rule matched (the HTTP 404 equivalent, Gateway API GRPCRouteRule.matches).
     Unimplemented,
-    /// 14: no usable backend (the HTTP 500/503 equivalent, §2.2, §5.3).
+    /// 14: no usable backend (the HTTP 500/503 equivalent, Gateway API GRPCRouteRule.matches and
+    /// HTTPRouteRule.backendRefs).
     Unavailable,
 }
 
@@ -181,20 +183,24 @@ impl fmt::Display for Status {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[non_exhaustive]
 pub enum RespondReason {
-    /// Routes are bound but no rule matched (404 / UNIMPLEMENTED; §1.2, §4.2, §4.4).
+    /// Routes are bound but no rule matched (404 / UNIMPLEMENTED; Gateway API
+    /// HTTPRouteRule.matches; Gateway API ParentReference; GEP-1294 namespace boundaries).
     NoMatchingRule,
-    /// A Gateway port was hit but no listener accepts the request's host (§3.4).
+    /// A Gateway port was hit but no listener accepts the request's host (Gateway API listener
+    /// selection).
     NoMatchingListener,
-    /// The matching rule has no backendRefs and no filter answers (500; §4.8).
+    /// The matching rule has no backendRefs and no filter answers (500; GEP-1294 implicit
+    /// backendRef).
     NoBackends,
-    /// The picked backend's share is invalid (500; §5.3): not found, wrong kind, refused
-    /// by ReferenceGrant, unsupported protocol.
+    /// The picked backend's share is invalid (500; Gateway API HTTPRouteRule.backendRefs): not
+    /// found, wrong kind, refused by ReferenceGrant, unsupported protocol.
     InvalidBackend,
-    /// Every backend weight is zero (500; §5.2 recommendation).
+    /// Every backend weight is zero (500; gateway-api PR 4769 on all-zero weights).
     AllWeightsZero,
-    /// The picked backend has no ready endpoints (503; §4.8, §5.3).
+    /// The picked backend has no ready endpoints (503; GEP-1294 implicit backendRef; Gateway API
+    /// HTTPRouteRule.backendRefs).
     NoReadyEndpoints,
-    /// The rule uses a filter the engine cannot apply (500; §6.1).
+    /// The rule uses a filter the engine cannot apply (500; Gateway API HTTPRouteRule.filters).
     UnsupportedFilter,
     /// The request's protocol cannot be carried by the kind of routes bound here.
     ProtocolMismatch,
@@ -293,7 +299,8 @@ impl fmt::Display for Decision<'_> {
     }
 }
 
-/// A configured request mirror (only mirrors whose backend resolved are listed, §6.5).
+/// A configured request mirror (only mirrors whose backend resolved are listed, Gateway API
+/// HTTPRequestMirrorFilter).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Mirror {

@@ -306,9 +306,9 @@ impl RouteTable {
         };
         let use_grpc = req.protocol == Protocol::Grpc && set.grpc.is_some();
         // The same order as `match_in_set`: GRPCRoutes first for gRPC requests; on a Gateway
-        // listener (kinds coexist, §2.3) a gRPC request no GRPCRoute takes falls through to
-        // the HTTPRoutes, so those are candidates too, after every gRPC one. In mesh only one
-        // kind is bound (§4.6).
+        // listener (kinds coexist, Gateway API GRPCRoute cross serving) a gRPC request no GRPCRoute
+        // takes falls through to the HTTPRoutes, so those are candidates too, after every gRPC one.
+        // In mesh only one kind is bound (GEP-1294 route types).
         let http_too = !use_grpc || (set.mesh_kind.is_none() && set.http.is_some());
         if use_grpc && let Some(g) = &set.grpc {
             self.rows_grpc(g, &probe, &host_rank, &mut rows);

@@ -1,4 +1,4 @@
-//! Request header access for matching (spec-digest §1.4).
+//! Request header access for matching (Gateway API HTTPHeaderMatch).
 //!
 //! Names are compared ASCII-case-insensitively (RFC 7230 §3.2). Values are bytes: a header
 //! value need not be UTF-8, and such a value can still match an `Exact` header match byte for
@@ -8,8 +8,8 @@
 //! headers to the implementation and points at RFC 7230 §3.2.2 (combine with commas). This
 //! crate matches against the **first** value of a repeated header instead, because combining
 //! would allocate on every request, and because it is the behaviour the spec recommends for
-//! repeated query parameters (§1.5). An embedder that wants RFC 7230 combining implements
-//! [`HeaderLookup`] over its own pre-combined map.
+//! repeated query parameters (Gateway API HTTPQueryParamMatch). An embedder that wants RFC 7230
+//! combining implements [`HeaderLookup`] over its own pre-combined map.
 
 /// Case-insensitive, first-value-wins header lookup.
 pub trait HeaderLookup {
@@ -88,7 +88,7 @@ impl HeaderLookup for http::HeaderMap {
 mod tests {
     use super::*;
 
-    // §1.4: header names are case-insensitive; first entry wins for repeats.
+    // Gateway API HTTPHeaderMatch: header names are case-insensitive; first entry wins for repeats.
     #[test]
     fn header_names_case_insensitive_first_value_wins() {
         let h = [("X-Version", "one"), ("x-version", "two"), ("Other", "x")];

@@ -1,18 +1,18 @@
 //! Hostname handling: request `Host` normalisation, wildcard matching, listener × route
-//! intersection and the specificity keys used for precedence (spec-digest §3).
+//! intersection and the specificity keys used for precedence (Gateway API hostnames guide).
 //!
-//! Spec hostnames are lower-case by validation (§3.1); request hosts are compared
+//! Spec hostnames are lower-case by validation (Gateway API Hostname); request hosts are compared
 //! ASCII-case-insensitively so that the resolve path never has to allocate a lower-cased copy.
 
 use std::cmp::Ordering;
 
-/// Longest hostname the Gateway API accepts (§3.1). Longer request hosts can match no
-/// configured hostname, only "no hostname".
+/// Longest hostname the Gateway API accepts (Gateway API Hostname). Longer request hosts can match
+/// no configured hostname, only "no hostname".
 pub const MAX_HOSTNAME_LEN: usize = 253;
 
-/// Normalises a request `Host` header or `:authority` for matching (§3.1, §3.5):
-/// strips any userinfo, the port (including around bracketed IPv6 literals) and one
-/// trailing dot. Case is *not* changed; every comparison in this module ignores ASCII case.
+/// Normalises a request `Host` header or `:authority` for matching (Gateway API Hostname and Host
+/// header matching): strips any userinfo, the port (including around bracketed IPv6 literals) and
+/// one trailing dot. Case is *not* changed; every comparison in this module ignores ASCII case.
 ///
 /// ```
 /// use gamma_resolve::hostname::normalize_host;
@@ -55,8 +55,8 @@ pub fn is_wildcard(pattern: &str) -> bool {
 
 /// Does a configured hostname (exact or `*.suffix`) match a normalised request host?
 ///
-/// A wildcard covers **one or more** labels and never the apex (§3.2): `*.example.com`
-/// matches `a.example.com` and `a.b.example.com`, not `example.com`.
+/// A wildcard covers **one or more** labels and never the apex (Gateway API hostname wildcards):
+/// `*.example.com` matches `a.example.com` and `a.b.example.com`, not `example.com`.
 pub fn matches(pattern: &str, host: &str) -> bool {
     match pattern.strip_prefix('*') {
         Some(dot_suffix) if dot_suffix.starts_with('.') => {
@@ -71,9 +71,9 @@ pub fn matches(pattern: &str, host: &str) -> bool {
     }
 }
 
-/// Intersection of a listener hostname and one route hostname (§3.3), or `None` when they
-/// do not intersect. `None` for either side means "unset" (matches anything); the result of
-/// `intersect(None, None)` is `Some(None)`: the effective hostname is "any".
+/// Intersection of a listener hostname and one route hostname (Gateway API hostname intersection),
+/// or `None` when they do not intersect. `None` for either side means "unset" (matches anything);
+/// the result of `intersect(None, None)` is `Some(None)`: the effective hostname is "any".
 ///
 /// The result is always the more specific of the two inputs, so it borrows from them.
 pub fn intersect<'a>(listener: Option<&'a str>, route: Option<&'a str>) -> Option<Option<&'a str>> {
@@ -103,9 +103,10 @@ pub fn intersect<'a>(listener: Option<&'a str>, route: Option<&'a str>) -> Optio
     }
 }
 
-/// Route-precedence key for the hostname that matched (§2.1 steps 1a/1b, §2.2 steps 1/2):
-/// characters of a matching **non-wildcard** hostname first, then characters of the
-/// matching hostname. Larger is more specific. "No hostname" is `(0, 0)`.
+/// Route-precedence key for the hostname that matched (Gateway API HTTPRoute hostnames precedence;
+/// Gateway API GRPCRouteRule.matches precedence, hostname): characters of a matching
+/// **non-wildcard** hostname first, then characters of the matching hostname. Larger is more
+/// specific. "No hostname" is `(0, 0)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct HostSpecificity {
     /// Characters of the matching hostname when it is not a wildcard, else 0.
@@ -130,8 +131,8 @@ impl HostSpecificity {
     }
 }
 
-/// Listener selection precedence (§3.4): exact hostname, then wildcards with the longest
-/// suffix (most labels right of `*`), then no hostname. Larger is preferred.
+/// Listener selection precedence (Gateway API listener selection): exact hostname, then wildcards
+/// with the longest suffix (most labels right of `*`), then no hostname. Larger is preferred.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ListenerSpecificity {
     /// The listener has no hostname.
@@ -179,7 +180,8 @@ pub fn lowercase_into<'b>(host: &str, buf: &'b mut [u8; MAX_HOSTNAME_LEN]) -> Op
 mod tests {
     use super::*;
 
-    // §3.1 / §3.5: ports are ignored, case and a trailing dot are normalised.
+    // Gateway API Hostname and Host header matching: ports are ignored, case and a trailing dot are
+    // normalised.
     #[test]
     fn request_host_normalisation_strips_port_and_trailing_dot() {
         assert_eq!(normalize_host("example.com:8080"), "example.com");
@@ -192,7 +194,7 @@ mod tests {
         assert_eq!(normalize_host("a:b"), "a:b");
     }
 
-    // §3.2: a wildcard covers one or more labels, not the apex.
+    // Gateway API hostname wildcards: a wildcard covers one or more labels, not the apex.
     #[test]
     fn wildcard_covers_one_or_more_labels_but_not_apex() {
         assert!(matches("*.example.com", "test.example.com"));
@@ -207,7 +209,7 @@ mod tests {
         assert!(!matches("www.example.com", "ww.example.com"));
     }
 
-    // §3.3: the intersection table of hostnames.md, row by row.
+    // Gateway API hostname intersection: the intersection table of hostnames.md, row by row.
     #[test]
     fn listener_route_intersection_table() {
         type Row<'a> = (Option<&'a str>, Option<&'a str>, Option<Option<&'a str>>);
@@ -251,7 +253,7 @@ mod tests {
         assert_eq!(intersect(Some("a.com"), Some("b.com")), None);
     }
 
-    // §2.1 step 1: non-wildcard characters first, then characters.
+    // Gateway API HTTPRoute hostnames precedence: non-wildcard characters first, then characters.
     #[test]
     fn hostname_specificity_prefers_exact_then_length() {
         let exact_short = HostSpecificity::of(Some("a.io"));
@@ -272,7 +274,7 @@ mod tests {
         );
     }
 
-    // §3.4: exact > longer wildcard > shorter wildcard > none.
+    // Gateway API listener selection: exact > longer wildcard > shorter wildcard > none.
     #[test]
     fn listener_precedence_exact_then_longer_wildcard_then_none() {
         let mut ls = [

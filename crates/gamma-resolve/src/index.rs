@@ -140,9 +140,9 @@ pub(crate) type Map<K, V> = HashMap<K, V, HashKeys>;
 /// A list of candidate ids, sorted by precedence key.
 pub(crate) type Cands = Box<[u32]>;
 
-/// Hostname groups (§2.1 step 1): exact hostnames, wildcard suffixes (longest first), then
-/// routes without a hostname. For one request host the groups that match are totally ordered
-/// by hostname specificity, so trying them in that order preserves precedence.
+/// Hostname groups (Gateway API HTTPRoute hostnames precedence): exact hostnames, wildcard suffixes
+/// (longest first), then routes without a hostname. For one request host the groups that match are
+/// totally ordered by hostname specificity, so trying them in that order preserves precedence.
 ///
 /// Most route sets have only the "any host" group: it is stored inline and the hostname maps
 /// (boxed, absent) cost one pointer.
@@ -933,7 +933,8 @@ impl<'i> PathKeysBuilder<'i> {
 }
 
 /// gRPC index of one hostname group: exact service+method, exact service only, exact method
-/// only, then the rest (§2.2: service characters, then method characters, decide first).
+/// only, then the rest (Gateway API GRPCRouteRule.matches: service characters, then method
+/// characters, decide first).
 #[derive(Debug, Default)]
 pub(crate) struct GrpcIndex {
     /// Keyed by `service/method`.
@@ -1070,9 +1071,10 @@ mod tests {
         out
     }
 
-    // §1.3 and §2.1 steps 2-3: the same answers from the scanned (small) and the hashed
-    // (large) layout: exact candidates in precedence order, then prefixes longest first on
-    // segment boundaries, then regexes; an index never sees another index's keys.
+    // Gateway API HTTPPathMatch; Gateway API HTTPRouteRule.matches precedence, Exact path then
+    // longest PathPrefix: the same answers from the scanned (small) and the hashed (large) layout:
+    // exact candidates in precedence order, then prefixes longest first on segment boundaries, then
+    // regexes; an index never sees another index's keys.
     #[test]
     fn small_and_large_path_indexes_agree() {
         let keys: Vec<String> = (0..40).map(|i| format!("/k{i}")).collect();
@@ -1096,7 +1098,7 @@ mod tests {
         }
     }
 
-    // §1.3: nested prefixes are tried longest first in both layouts.
+    // Gateway API HTTPPathMatch: nested prefixes are tried longest first in both layouts.
     #[test]
     fn nested_prefixes_are_tried_longest_first() {
         let order = |a: &u32, b: &u32| a.cmp(b);

@@ -14,7 +14,7 @@ use std::net::IpAddr;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Route kinds, in mesh precedence order (spec-digest §4.6): GRPCRoute > HTTPRoute >
+/// Route kinds, in mesh precedence order (GEP-1294 route types): GRPCRoute > HTTPRoute >
 /// TLSRoute > TCPRoute; UDPRoute is orthogonal.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
@@ -93,7 +93,7 @@ pub struct ServiceIr {
     /// `clusterIP: None`: no frontend, so never a parent (GEP-1294). Only this value means
     /// headless; an empty [`ServiceIr::cluster_ips`] alone does not.
     pub headless: bool,
-    /// `type: ExternalName`: neither a parent nor a valid backend (§4.2).
+    /// `type: ExternalName`: neither a parent nor a valid backend (Gateway API ParentReference).
     pub external_name: bool,
     /// Ports.
     pub ports: Vec<ServicePortIr>,

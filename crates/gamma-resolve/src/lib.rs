@@ -3,7 +3,7 @@
 //! The route-resolution engine of gamma-rs: it compiles the Gateway API / GAMMA routes of a
 //! [`gamma_model::Snapshot`] into an indexed table and answers, for one request, exactly what
 //! a conformant mesh (or Gateway) must do with it. Rules are cited from the Gateway API
-//! (v1.6.1) as summarised in the project's spec digest.
+//! (v1.6.1): API reference field docs, GEPs and upstream docs.
 //!
 //! The pure building blocks are public modules so other tools can reuse them:
 //! [`hostname`], [`path`], [`rewrite`], [`redirect`], [`weights`], [`headers`],

@@ -478,7 +478,7 @@ fn str_match(
     }
 }
 
-/// Applies upstream validation (CRD markers and CEL, spec-digest §8): errors inside
+/// Applies upstream validation (CRD markers and CEL, Gateway API CRDs v1.6.1): errors inside
 /// `spec.rules[i]` drop that rule (reported as `PartiallyInvalid`), other errors exclude the
 /// whole route. Checks made while lowering keep their more specific reason.
 fn apply_validation(out: &mut RouteIr, result: Result<(), ValidationErrors>) {
@@ -541,7 +541,7 @@ fn lower_http_unvalidated(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
         &r.spec.hostnames,
     );
     let rules = match &r.spec.rules {
-        // §1.2: omitted rules default to one rule matching everything
+        // Gateway API HTTPRouteRule.matches: omitted rules default to one rule matching everything
         None => vec![Default::default()],
         Some(rules) if rules.is_empty() => {
             out.invalid = Some(Invalid {
@@ -660,7 +660,8 @@ fn lower_http_unvalidated(r: &HttpRoute, regexes: &mut RegexPool) -> RouteIr {
                     ),
                 });
             }
-            // §6.3: ReplacePrefixMatch needs exactly one match, a PathPrefix.
+            // Gateway API HTTPRequestRedirectFilter: ReplacePrefixMatch needs exactly one match, a
+            // PathPrefix.
             let uses_prefix_rewrite = [
                 lowered
                     .filters
@@ -734,7 +735,7 @@ fn lower_grpc_unvalidated(r: &GrpcRoute, regexes: &mut RegexPool) -> RouteIr {
         };
         let result = (|| -> Result<(), Invalid> {
             let default_match = [gamma_model::gateway::GrpcRouteMatch::default()];
-            // §2.2: empty matches match every gRPC request
+            // Gateway API GRPCRouteRule.matches: empty matches match every gRPC request
             let matches = if rule.matches.is_empty() {
                 &default_match[..]
             } else {

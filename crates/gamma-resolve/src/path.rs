@@ -1,5 +1,6 @@
-//! Path matching (spec-digest §1.3): `Exact` and segment-boundary `PathPrefix`, plus
-//! splitting a request target into path and query and reading query parameters (§1.5).
+//! Path matching (Gateway API HTTPPathMatch): `Exact` and segment-boundary `PathPrefix`, plus
+//! splitting a request target into path and query and reading query parameters (Gateway API
+//! HTTPQueryParamMatch).
 //!
 //! Paths are compared as received, byte for byte: no percent-decoding and no dot-segment
 //! removal. A caller that wants normalisation does it before resolving (the spec leaves it to
@@ -67,19 +68,20 @@ fn query_or_fragment(bytes: &[u8]) -> Option<usize> {
 }
 
 /// The `PathPrefix` value with its trailing slashes removed: the form that is compared on
-/// segment boundaries (§1.3: "a trailing `/` in the configured value is ignored").
-/// `/` normalises to the empty string, which matches every path.
+/// segment boundaries (Gateway API HTTPPathMatch: "a trailing `/` in the configured value is
+/// ignored"). `/` normalises to the empty string, which matches every path.
 pub fn normalize_prefix(prefix: &str) -> &str {
     prefix.trim_end_matches('/')
 }
 
-/// `Exact` path match: whole path, case-sensitive, trailing slash significant (§1.3).
+/// `Exact` path match: whole path, case-sensitive, trailing slash significant (Gateway API
+/// HTTPPathMatch).
 pub fn exact_matches(configured: &str, path: &str) -> bool {
     configured == path
 }
 
-/// `PathPrefix` match on path-element boundaries (§1.3, §14.1): `/abc` matches `/abc`,
-/// `/abc/` and `/abc/def` but not `/abcd`; a trailing `/` in `prefix` is ignored.
+/// `PathPrefix` match on path-element boundaries (Gateway API HTTPPathMatch): `/abc` matches
+/// `/abc`, `/abc/` and `/abc/def` but not `/abcd`; a trailing `/` in `prefix` is ignored.
 ///
 /// ```
 /// use gamma_resolve::path::prefix_matches;
@@ -112,9 +114,9 @@ pub fn boundary_prefixes(path: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// First value of the query parameter `name` (exact, case-sensitive name; §1.5 recommends
-/// the first value of repeated parameters). Values are returned raw (not decoded); a
-/// parameter without `=` has the empty value.
+/// First value of the query parameter `name` (exact, case-sensitive name; Gateway API
+/// HTTPQueryParamMatch recommends the first value of repeated parameters). Values are returned raw
+/// (not decoded); a parameter without `=` has the empty value.
 ///
 /// ```
 /// use gamma_resolve::path::query_param;
@@ -133,7 +135,7 @@ pub fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
 mod tests {
     use super::*;
 
-    // §1.3: Exact is whole-path and trailing-slash significant.
+    // Gateway API HTTPPathMatch: Exact is whole-path and trailing-slash significant.
     #[test]
     fn exact_path_is_case_and_trailing_slash_sensitive() {
         assert!(exact_matches("/abc", "/abc"));
@@ -142,7 +144,8 @@ mod tests {
         assert!(!exact_matches("/abc", "/abcd"));
     }
 
-    // §1.3 and conformance httproute-matching.go: prefix on segment boundaries.
+    // Gateway API HTTPPathMatch and conformance httproute-matching.go: prefix on segment
+    // boundaries.
     #[test]
     fn path_prefix_matches_on_segment_boundaries() {
         for (prefix, path, want) in [
@@ -190,7 +193,7 @@ mod tests {
         assert_eq!(split_path_query("/a?b?c"), ("/a", Some("b?c")));
     }
 
-    // §1.5: first value wins, names are case-sensitive.
+    // Gateway API HTTPQueryParamMatch: first value wins, names are case-sensitive.
     #[test]
     fn query_param_first_value_case_sensitive_name() {
         assert_eq!(query_param("x=1&x=2", "x"), Some("1"));

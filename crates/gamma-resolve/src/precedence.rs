@@ -1,6 +1,7 @@
-//! Precedence keys for HTTPRoute and GRPCRoute matches (spec-digest §2.1, §2.2), computed
-//! once at build time as totally ordered integers: **smaller key = higher precedence**, so
-//! sorting candidates ascending yields them in the order the spec tries them.
+//! Precedence keys for HTTPRoute and GRPCRoute matches (Gateway API HTTPRouteRule.matches
+//! precedence and GRPCRouteRule.matches), computed once at build time as totally ordered integers:
+//! **smaller key = higher precedence**, so sorting candidates ascending yields them in the order
+//! the spec tries them.
 //!
 //! Each key is packed into a `u128` from most to least significant criterion. Criteria where
 //! "larger wins" are stored inverted (`MAX - value`). Cross-route tie-breaks (oldest
@@ -8,7 +9,8 @@
 //! position in that order over the whole table, computed when the table is built.
 //!
 //! Choices the spec leaves open (documented in `docs/precedence.md`):
-//! - `RegularExpression` paths rank below every `PathPrefix` (§1.3: implementation-specific).
+//! - `RegularExpression` paths rank below every `PathPrefix` (Gateway API HTTPPathMatch:
+//!   implementation-specific).
 //! - `PathPrefix` length is that of the normalised prefix, without its trailing `/` (`/foo/` and
 //!   `/foo` are 4): the two accept exactly the same paths (a trailing `/` is ignored, HTTPRoute
 //!   `PathMatch` API reference), so they tie on path and method, headers and query decide.
@@ -19,7 +21,8 @@
 
 use crate::hostname::HostSpecificity;
 
-/// Kind of path match, ordered as §2.1 steps 2-3 rank them (plus the regex choice above).
+/// Kind of path match, ordered as Gateway API HTTPRouteRule.matches precedence, Exact path then
+/// longest PathPrefix rank them (plus the regex choice above).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PathRank {
     /// `Exact`: beats every other path type.
@@ -48,8 +51,9 @@ impl PathRank {
     }
 }
 
-/// Position of a route in the cross-route tie-break order (§2.1 steps 7-8: oldest
-/// `creationTimestamp`, then `namespace/name`). Smaller = older / alphabetically first.
+/// Position of a route in the cross-route tie-break order (Gateway API HTTPRouteRule.matches
+/// precedence, oldest Route then namespace/name order: oldest `creationTimestamp`, then
+/// `namespace/name`). Smaller = older / alphabetically first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct RouteRank(pub u32);
 
@@ -124,31 +128,32 @@ pub fn rank_routes<T: Ord>(orders: &[RouteOrder<'_, T>]) -> Vec<RouteRank> {
     ranks
 }
 
-/// The facts of one HTTPRoute match that §2.1 ranks on.
+/// The facts of one HTTPRoute match that Gateway API HTTPRouteRule.matches precedence ranks on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HttpMatchFacts {
-    /// Specificity of the route hostname that matched (§2.1 step 1).
+    /// Specificity of the route hostname that matched (Gateway API HTTPRoute hostnames precedence).
     pub host: HostSpecificity,
-    /// Path match kind (steps 2-3).
+    /// Path match kind (Exact, then the longest PathPrefix).
     pub path: PathRank,
-    /// Whether the match has a method condition (step 4).
+    /// Whether the match has a method condition.
     pub has_method: bool,
-    /// Effective header matches (step 5).
+    /// Effective header matches.
     pub headers: u8,
-    /// Effective query-param matches (step 6).
+    /// Effective query-param matches.
     pub query_params: u8,
 }
 
-/// The facts of one GRPCRoute match that §2.2 ranks on.
+/// The facts of one GRPCRoute match that Gateway API GRPCRouteRule.matches ranks on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GrpcMatchFacts {
-    /// Specificity of the route hostname that matched (§2.2 steps 1-2).
+    /// Specificity of the route hostname that matched (Gateway API GRPCRouteRule.matches
+    /// precedence, hostname).
     pub host: HostSpecificity,
-    /// Characters of an exact `service` match (step 3).
+    /// Characters of an exact `service` match.
     pub service_chars: u16,
-    /// Characters of an exact `method` match (step 4).
+    /// Characters of an exact `method` match.
     pub method_chars: u16,
-    /// Effective header matches (step 5).
+    /// Effective header matches.
     pub headers: u8,
 }
 
@@ -165,8 +170,9 @@ fn tail_bits(route: RouteRank, rule: u16) -> u128 {
 }
 
 impl PrecedenceKey {
-    /// Key of an HTTPRoute match (§2.1 steps 1-9). Layout, high to low bits:
-    /// host (32) | path (18) | method (1) | headers (8) | query (8) | route rank (32) | rule (16).
+    /// Key of an HTTPRoute match (Gateway API HTTPRouteRule.matches precedence). Layout, high to
+    /// low bits: host (32) | path (18) | method (1) | headers (8) | query (8) | route rank (32) |
+    /// rule (16).
     pub fn http(facts: HttpMatchFacts, route: RouteRank, rule: u16) -> Self {
         let mut k = host_bits(facts.host);
         k = (k << 18) | u128::from(facts.path.encode());
@@ -177,7 +183,7 @@ impl PrecedenceKey {
         Self(k)
     }
 
-    /// Key of a GRPCRoute match (§2.2 steps 1-8). Layout, high to low bits:
+    /// Key of a GRPCRoute match (Gateway API GRPCRouteRule.matches). Layout, high to low bits:
     /// host (32) | service (16) | method (16) | headers (8) | route rank (32) | rule (16).
     pub fn grpc(facts: GrpcMatchFacts, route: RouteRank, rule: u16) -> Self {
         let mut k = host_bits(facts.host);
@@ -202,8 +208,9 @@ mod tests {
         assert!(PathRank::prefix("/a/b").encode() < PathRank::prefix("/a/").encode());
     }
 
-    // §2.1 step 8: "{namespace}/{name}" as one string; the shortcut agrees with the joined
-    // bytes on equal namespaces, prefixes (where `-`/`.` < `/` < letters matters) and others.
+    // Gateway API HTTPRouteRule.matches precedence, namespace/name order: "{namespace}/{name}" as
+    // one string; the shortcut agrees with the joined bytes on equal namespaces, prefixes (where
+    // `-`/`.` < `/` < letters matters) and others.
     #[test]
     fn joined_name_order_matches_the_joined_string() {
         let parts = [
@@ -239,8 +246,9 @@ mod tests {
         PrecedenceKey::http(f, RouteRank(route), rule)
     }
 
-    // §2.1: each criterion decides only on a tie of all earlier ones. The list below is in
-    // strictly decreasing precedence; each entry differs from the next in one criterion.
+    // Gateway API HTTPRouteRule.matches precedence: each criterion decides only on a tie of all
+    // earlier ones. The list below is in strictly decreasing precedence; each entry differs from
+    // the next in one criterion.
     #[test]
     fn http_precedence_follows_spec_order() {
         let base = facts(PathRank::Prefix(4));
@@ -329,7 +337,8 @@ mod tests {
         }
     }
 
-    // §2.2: hostname, service chars, method chars, headers, then route, then rule.
+    // Gateway API GRPCRouteRule.matches: hostname, service chars, method chars, headers, then
+    // route, then rule.
     #[test]
     fn grpc_precedence_follows_spec_order() {
         let base = GrpcMatchFacts {
@@ -378,7 +387,8 @@ mod tests {
         }
     }
 
-    // §2.1 steps 7-8: oldest first, then namespace/name; missing timestamps last.
+    // Gateway API HTTPRouteRule.matches precedence, oldest Route then namespace/name order: oldest
+    // first, then namespace/name; missing timestamps last.
     #[test]
     fn route_rank_oldest_then_namespace_name() {
         let orders = [
@@ -423,8 +433,9 @@ mod tests {
 
     #[test]
     fn namespace_name_compared_as_joined_string() {
-        // §2.1 step 8 compares "{namespace}/{name}": "a-b/a" < "a/b" because '-' < '/',
-        // although the namespace "a" < "a-b" as a pair.
+        // Gateway API HTTPRouteRule.matches precedence, namespace/name order compares
+        // "{namespace}/{name}": "a-b/a" < "a/b" because '-' < '/', although the namespace "a" <
+        // "a-b" as a pair.
         let a = RouteOrder::<u8> {
             created: None,
             namespace: "a",

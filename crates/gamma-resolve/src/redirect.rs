@@ -1,9 +1,11 @@
-//! `RequestRedirect` (spec-digest §6.3): the `Location` header computed from the request.
+//! `RequestRedirect` (Gateway API HTTPRequestRedirectFilter): the `Location` header computed from
+//! the request.
 //!
 //! Port derivation when the filter sets no port: a filter `scheme` implies its well-known
 //! port (http 80, https 443); otherwise the listener port (for a Gateway) or the Service
-//! port (for a mesh route; the spec has no "listener" there, §6.3 last bullet). The port is
-//! omitted from `Location` for http:80 and https:443 (§14.3).
+//! port (for a mesh route; the spec has no "listener" there, Gateway API
+//! HTTPRequestRedirectFilter.port). The port is omitted from `Location` for http:80 and https:443
+//! (Gateway API HTTPRequestRedirectFilter).
 
 use std::fmt;
 use std::net::IpAddr;
@@ -104,7 +106,8 @@ pub struct RedirectRequest<'a> {
 }
 
 impl<'a> Location<'a> {
-    /// Computes the `Location` of a redirect (§6.3). `path` is the already-modified path.
+    /// Computes the `Location` of a redirect (Gateway API HTTPRequestRedirectFilter). `path` is the
+    /// already-modified path.
     pub fn compute(
         spec: RedirectSpec<'a>,
         req: RedirectRequest<'a>,
@@ -181,7 +184,8 @@ mod tests {
         Location::compute(spec, r, RewrittenPath::unchanged("/p")).to_string()
     }
 
-    // §6.3 / §14.3: a scheme-only redirect uses 443/80, never the listener port.
+    // Gateway API HTTPRequestRedirectFilter: a scheme-only redirect uses 443/80, never the listener
+    // port.
     #[test]
     fn redirect_scheme_only_uses_well_known_port() {
         let spec = RedirectSpec {
@@ -202,8 +206,8 @@ mod tests {
         );
     }
 
-    // §6.3: without scheme and port the listener (mesh: Service) port is used, and omitted
-    // when it is the well-known port of the scheme.
+    // Gateway API HTTPRequestRedirectFilter: without scheme and port the listener (mesh: Service)
+    // port is used, and omitted when it is the well-known port of the scheme.
     #[test]
     fn redirect_without_scheme_uses_bound_port_and_omits_default() {
         let spec = RedirectSpec::default();
@@ -222,7 +226,8 @@ mod tests {
         );
     }
 
-    // §6.3: an explicit port wins, and is still omitted for http:80 / https:443.
+    // Gateway API HTTPRequestRedirectFilter: an explicit port wins, and is still omitted for
+    // http:80 / https:443.
     #[test]
     fn redirect_explicit_port_and_hostname() {
         let spec = RedirectSpec {

@@ -3,10 +3,11 @@
 //!
 //! [`resolve`] scans every route and rule of a [`TableInput`] for every request, evaluates every
 //! condition directly (compiling regexes on the spot), and sorts the matching candidates by the
-//! spec's precedence criteria (spec-digest §2.1, §2.2) written out as one plain tuple
-//! comparison. It shares no code with the engine's index, key packing, condition compiler or
-//! backend interning, so a bug in one is unlikely to be mirrored in the other: when
-//! [`crate::RouteTable::resolve`] and this module disagree, one of them is wrong.
+//! spec's precedence criteria (Gateway API HTTPRouteRule.matches precedence and
+//! GRPCRouteRule.matches) written out as one plain tuple comparison. It shares no code with the
+//! engine's index, key packing, condition compiler or backend interning, so a bug in one is
+//! unlikely to be mirrored in the other: when [`crate::RouteTable::resolve`] and this module
+//! disagree, one of them is wrong.
 //!
 //! It is used by gamma-rs's own differential property tests, the `resolve_differential` fuzz
 //! target and the benches' "naive-oracle" comparison; an embedder that wraps or re-implements
@@ -394,7 +395,8 @@ fn backend_valid(
     Ok(svc.ready != Some(false))
 }
 
-/// The oldest route of `set` (creationTimestamp, then `namespace/name`; spec-digest §2.1).
+/// The oldest route of `set` (creationTimestamp, then `namespace/name`; Gateway API
+/// HTTPRouteRule.matches precedence).
 fn oldest<'r>(set: &[&'r RouteIr]) -> Option<&'r RouteIr> {
     set.iter()
         .copied()
@@ -459,7 +461,7 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
         return Outcome::Passthrough;
     }
     // On a UDP port every attached route is a UDPRoute; on a TCP port none is, and the first
-    // kind in mesh precedence present wins (spec-digest §4.6). `set` is non-empty here, so a
+    // kind in mesh precedence present wins (GEP-1294 route types). `set` is non-empty here, so a
     // kind is always found.
     let Some(kind) = (if udp {
         Some(RouteKind::Udp)
@@ -814,7 +816,8 @@ fn host_of_keep_case(h: &str) -> String {
 mod tests {
     use super::*;
 
-    // spec-digest §3.2: `*.example.com` covers one or more labels, never the bare suffix.
+    // Gateway API hostname wildcards: `*.example.com` covers one or more labels, never the bare
+    // suffix.
     #[test]
     fn wildcard_hostnames_cover_one_or_more_labels() {
         assert!(host_matches("*.example.com", "test.example.com"));
@@ -827,7 +830,7 @@ mod tests {
         assert!(!host_matches("foo.example.com", "bar.example.com"));
     }
 
-    // spec-digest §1.3: PathPrefix matches whole path elements; a trailing `/` is ignored.
+    // Gateway API HTTPPathMatch: PathPrefix matches whole path elements; a trailing `/` is ignored.
     #[test]
     fn path_prefixes_match_whole_elements() {
         for (prefix, path, want) in [
@@ -844,8 +847,8 @@ mod tests {
         }
     }
 
-    // spec-digest §6.3 (RequestRedirect `ReplacePrefixMatch`): the matched prefix is replaced,
-    // never doubling `/`.
+    // Gateway API HTTPRequestRedirectFilter (RequestRedirect `ReplacePrefixMatch`): the matched
+    // prefix is replaced, never doubling `/`.
     #[test]
     fn replace_prefix_match_follows_the_spec_examples() {
         let rule = |p: &str| RuleIr {

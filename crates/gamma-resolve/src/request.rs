@@ -61,10 +61,10 @@ impl fmt::Display for Protocol {
 #[derive(Clone, Copy)]
 pub struct Request<'a> {
     /// Namespace of the client workload; `None` when unknown (then only producer routes can
-    /// apply, spec-digest §4.4).
+    /// apply, GEP-1294 namespace boundaries).
     pub source_namespace: Option<&'a str>,
     /// Labels of the client workload, if known (informational: consumer routes are scoped to
-    /// a namespace, never to a workload, §4.4).
+    /// a namespace, never to a workload, GEP-1294 namespace boundaries).
     pub source_labels: &'a [(&'a str, &'a str)],
     /// Destination address of the connection (a Service cluster IP in mesh, a Gateway address
     /// for Gateway parents).

@@ -49,7 +49,8 @@ impl RouteTable {
                 consumers,
                 ..
             } => {
-                // §4.4: the client's namespace's consumer routes replace the producer routes.
+                // GEP-1294 namespace boundaries: the client's namespace's consumer routes replace
+                // the producer routes.
                 let consumer = match req.source_namespace {
                     Some(ns) if !consumers.is_empty() => crate::table::consumer_set(consumers, ns),
                     _ => None,
@@ -68,7 +69,8 @@ impl RouteTable {
                     _ => req.host,
                 }
                 .map(normalize_host);
-                // §3.4: the most specific listener whose hostname matches; no fallback.
+                // Gateway API listener selection: the most specific listener whose hostname
+                // matches; no fallback.
                 let l = listeners.iter().find(|l| match (&l.hostname, host) {
                     (None, _) => true,
                     (Some(h), Some(req_host)) => hostname::matches(h, req_host),
@@ -125,9 +127,9 @@ impl RouteTable {
                     && let Some(g) = &set.grpc
                 {
                     let r = g.find(host, |gi| gi.find(path, service, method, check));
-                    // On a Gateway listener both kinds coexist (§2.3): a gRPC request no
-                    // GRPCRoute takes may still match an HTTPRoute. In mesh only one kind
-                    // is bound (§4.6).
+                    // On a Gateway listener both kinds coexist (Gateway API GRPCRoute cross
+                    // serving): a gRPC request no GRPCRoute takes may still match an HTTPRoute. In
+                    // mesh only one kind is bound (GEP-1294 route types).
                     if r.is_some() || set.mesh_kind.is_some() || set.http.is_none() {
                         return hit(r);
                     }
@@ -309,8 +311,8 @@ pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
     }
 }
 
-/// The status for a reason, by protocol (§2.2: gRPC UNIMPLEMENTED / UNAVAILABLE; §5.3: L4
-/// connections are rejected).
+/// The status for a reason, by protocol (Gateway API GRPCRouteRule.matches: gRPC UNIMPLEMENTED /
+/// UNAVAILABLE; Gateway API HTTPRouteRule.backendRefs: L4 connections are rejected).
 pub(crate) fn status_for(protocol: Protocol, reason: RespondReason) -> Status {
     match protocol {
         Protocol::Grpc => Status::Grpc(match reason {

@@ -1,4 +1,5 @@
-//! Path modifiers shared by `URLRewrite` and `RequestRedirect` (spec-digest §6.3, §6.4).
+//! Path modifiers shared by `URLRewrite` and `RequestRedirect` (Gateway API
+//! HTTPRequestRedirectFilter and HTTPURLRewriteFilter).
 //!
 //! The rewritten path is represented as two borrowed pieces (`head` from the route table,
 //! `tail` from the request) so that computing it on the resolve path allocates nothing;
@@ -42,9 +43,9 @@ impl<'a> RewrittenPath<'a> {
         }
     }
 
-    /// Applies `modifier` to the request `path` (§6.3 table). For `ReplacePrefixMatch`, a
-    /// path that does not actually start with the prefix (cannot happen after a match) is
-    /// left unchanged.
+    /// Applies `modifier` to the request `path` (Gateway API HTTPPathModifier.replacePrefixMatch).
+    /// For `ReplacePrefixMatch`, a path that does not actually start with the prefix (cannot happen
+    /// after a match) is left unchanged.
     pub fn apply(modifier: PathModifier<'a>, path: &'a str) -> Self {
         match modifier {
             PathModifier::ReplaceFullPath(full) => Self {
@@ -135,7 +136,7 @@ mod tests {
         .to_string()
     }
 
-    // §6.3 normative table and §14.2: every row, never `//`, empty -> `/`.
+    // Gateway API HTTPPathModifier.replacePrefixMatch: every row, never `//`, empty -> `/`.
     #[test]
     fn replace_prefix_match_follows_the_spec_table() {
         let table = [
@@ -174,7 +175,8 @@ mod tests {
         assert_eq!(prefix("/a", "/", ""), "/a");
     }
 
-    // §6.3: ReplaceFullPath replaces the whole path, keeping a configured trailing slash.
+    // Gateway API HTTPRequestRedirectFilter: ReplaceFullPath replaces the whole path, keeping a
+    // configured trailing slash.
     #[test]
     fn replace_full_path_replaces_everything() {
         let p = RewrittenPath::apply(PathModifier::ReplaceFullPath("/new/"), "/old/x");

@@ -1,5 +1,5 @@
-//! Route parent conditions computed while building a table (spec-digest §9.3): for every
-//! (route, parentRef) the build considered, `Accepted`, `ResolvedRefs` and, when some rules
+//! Route parent conditions computed while building a table (Gateway API route conditions): for
+//! every (route, parentRef) the build considered, `Accepted`, `ResolvedRefs` and, when some rules
 //! were dropped, `PartiallyInvalid`, with upstream reasons. The arbiter writes them.
 
 use std::collections::BTreeMap;
@@ -22,7 +22,7 @@ pub const NO_MATCHING_PARENT: &str = "NoMatchingParent";
 pub const NOT_ALLOWED_BY_LISTENERS: &str = "NotAllowedByListeners";
 /// Reason `NoMatchingListenerHostname`.
 pub const NO_MATCHING_LISTENER_HOSTNAME: &str = "NoMatchingListenerHostname";
-/// Reason `Conflicted` (GEP-1294; no upstream constant, spec-digest §4.6).
+/// Reason `Conflicted` (GEP-1294; no upstream constant, GEP-1294 route types).
 pub const CONFLICTED: &str = "Conflicted";
 
 /// One condition, without timestamps or generation (the writer adds those).
@@ -321,7 +321,8 @@ struct Frozen {
     /// Index + 1 into [`StatusSource::extras`]; 0 = nothing rare.
     extra: u32,
     outcome: Outcome,
-    /// `Some(winner)` when every mesh context of the pair went to another kind (§4.6).
+    /// `Some(winner)` when every mesh context of the pair went to another kind (GEP-1294 route
+    /// types).
     lost_to: Option<Option<RouteKind>>,
 }
 

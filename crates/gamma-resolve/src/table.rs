@@ -1,11 +1,13 @@
 //! The compiled route table and its build step (from [`TableInput`]).
 //!
-//! Build order: rank routes (§2.1 steps 7-8); compile each rule (regexes, backends, filters);
-//! attach each (route, parentRef) to Service ports (mesh: producer or consumer group, §4.4)
-//! or Gateway listeners (allowedRoutes, hostname intersection, §3.3); pick the winning route
-//! kind per mesh group (§4.6); index every group (hostnames, paths, gRPC methods) with
-//! candidate lists pre-sorted by precedence key. Nothing fails as a whole: unusable routes,
-//! rules and parents are left out and reported through [`RouteTable::parent_conditions`].
+//! Build order: rank routes (Gateway API HTTPRouteRule.matches precedence, oldest Route then
+//! namespace/name order); compile each rule (regexes, backends, filters); attach each (route,
+//! parentRef) to Service ports (mesh: producer or consumer group, GEP-1294 namespace boundaries) or
+//! Gateway listeners (allowedRoutes, hostname intersection, Gateway API hostname intersection);
+//! pick the winning route kind per mesh group (GEP-1294 route types); index every group (hostnames,
+//! paths, gRPC methods) with candidate lists pre-sorted by precedence key. Nothing fails as a
+//! whole: unusable routes, rules and parents are left out and reported through
+//! [`RouteTable::parent_conditions`].
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::net::IpAddr;
@@ -29,7 +31,7 @@ use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey,
 use crate::status::{ParentStatus, RuleProblem, StatusBuilder, StatusSource};
 use crate::touch;
 
-/// How mesh routes treat `spec.hostnames` (spec-digest §3.6).
+/// How mesh routes treat `spec.hostnames` (GEP-1294 hostnames field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum MeshHostnames {
@@ -41,7 +43,8 @@ pub enum MeshHostnames {
     MatchHostHeader,
 }
 
-/// Whether mesh routes need a ReferenceGrant for cross-namespace backendRefs (§4.5).
+/// Whether mesh routes need a ReferenceGrant for cross-namespace backendRefs (GEP-1294 namespace
+/// boundaries).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum MeshReferenceGrants {
@@ -52,7 +55,8 @@ pub enum MeshReferenceGrants {
     Enforce,
 }
 
-/// What to do with `ExtensionRef` filters (§6.1: never skip one silently).
+/// What to do with `ExtensionRef` filters (Gateway API HTTPRouteRule.filters: never skip one
+/// silently).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ExtensionRefs {
@@ -243,7 +247,7 @@ pub(crate) struct LeftOut {
     pub(crate) text: Box<str>,
 }
 
-/// `ResolvedRefs=False` reasons of a backendRef (spec-digest §5.3).
+/// `ResolvedRefs=False` reasons of a backendRef (Gateway API HTTPRouteRule.backendRefs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum InvalidRef {
     InvalidKind,
@@ -432,7 +436,8 @@ pub(crate) enum Binding {
     },
 }
 
-/// The consumer route set of a client namespace (§4.4), from a binding's sorted list.
+/// The consumer route set of a client namespace (GEP-1294 namespace boundaries), from a binding's
+/// sorted list.
 pub(crate) fn consumer_set(consumers: &[(Box<str>, u32)], ns: &str) -> Option<u32> {
     consumers
         .binary_search_by(|(k, _)| (**k).cmp(ns))
@@ -607,14 +612,14 @@ impl RouteTable {
 // Build
 // ---------------------------------------------------------------------------------------
 
-/// Which group of routes on a Service port (§4.4).
+/// Which group of routes on a Service port (GEP-1294 namespace boundaries).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Group {
     Producer,
     Consumer(String),
 }
 
-/// Route kinds in precedence order (§4.6), the order of [`Attached::by_kind`].
+/// Route kinds in precedence order (GEP-1294 route types), the order of [`Attached::by_kind`].
 const KINDS: [RouteKind; 5] = [
     RouteKind::Grpc,
     RouteKind::Http,
@@ -731,9 +736,9 @@ impl Eq for TargetKey<'_> {}
 /// Which kind of names a match list has (they compare differently).
 #[derive(Debug, Clone, Copy)]
 enum Names {
-    /// HTTP header names: case-insensitive (§1.4).
+    /// HTTP header names: case-insensitive (Gateway API HTTPHeaderMatch).
     Header,
-    /// Query parameter names: case-sensitive (§1.5).
+    /// Query parameter names: case-sensitive (Gateway API HTTPQueryParamMatch).
     Query,
 }
 
@@ -941,7 +946,8 @@ impl<'i> Builder<'i> {
                     ParentRefKind::Other(gk) if gk == "gateway.networking.k8s.io/Service" => {
                         self.status.no_parent(ri, pi, NOT_A_SERVICE_NO_GROUP);
                     }
-                    // Parents of other kinds are not ours to report (spec-digest §9.2).
+                    // Parents of other kinds are not ours to report (Gateway API
+                    // RouteStatus.parents).
                     ParentRefKind::Other(_) => {}
                 }
             }
@@ -1215,7 +1221,7 @@ impl<'i> Builder<'i> {
         let needs_grant =
             cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
         if needs_grant && !self.granted(route, b) {
-            // §5.3: do not reveal whether the target exists.
+            // Gateway API HTTPRouteRule.backendRefs: do not reveal whether the target exists.
             return BackendState::Invalid(InvalidRef::RefNotPermitted);
         }
         let Some(svc) = self
@@ -1226,7 +1232,7 @@ impl<'i> Builder<'i> {
             return BackendState::Invalid(InvalidRef::BackendNotFound);
         };
         if svc.external_name {
-            // §4.2: ExternalName SHOULD NOT be a backend (CVE-2021-25740).
+            // Gateway API ParentReference: ExternalName SHOULD NOT be a backend (CVE-2021-25740).
             return BackendState::Invalid(InvalidRef::BackendNotFound);
         }
         let Some(port) = b
@@ -1659,7 +1665,7 @@ impl<'i> Builder<'i> {
         self.status.rules(ri, pi, route, ids, &self.rule_problems);
         if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
-            // (not even the kind precedence of §4.6)
+            // (not even the kind precedence of GEP-1294 route types)
             return;
         }
         let group = if route.namespace == parent.namespace {
@@ -1749,8 +1755,8 @@ impl<'i> Builder<'i> {
                 continue;
             }
             allowed = true;
-            // §3.3: effective hostnames are the intersections; a route without hostnames gets
-            // the listener's hostname.
+            // Gateway API hostname intersection: effective hostnames are the intersections; a route
+            // without hostnames gets the listener's hostname.
             let hosts: Vec<Option<String>> = if route.kind == RouteKind::Tcp
                 || route.kind == RouteKind::Udp
             {
@@ -1796,7 +1802,7 @@ impl<'i> Builder<'i> {
         self.status.rules(ri, pi, route, ids, &self.rule_problems);
         if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
-            // (not even the kind precedence of §4.6)
+            // (not even the kind precedence of GEP-1294 route types)
             return;
         }
         self.status.attached_gateway(ri, pi);
@@ -1827,7 +1833,8 @@ impl<'i> Builder<'i> {
         };
         let mut by_kind = attached.by_kind;
         if mesh {
-            // §4.6: one TCP-carried kind per Service port and group: GRPC > HTTP > TLS > TCP.
+            // GEP-1294 route types: one TCP-carried kind per Service port and group: GRPC > HTTP >
+            // TLS > TCP.
             let winner = KINDS
                 .iter()
                 .zip(&by_kind)
@@ -1857,7 +1864,8 @@ impl<'i> Builder<'i> {
         set
     }
 
-    /// TCP/UDP: the oldest route (then namespace/name) wins (§2.3, §11.2); its first rule.
+    /// TCP/UDP: the oldest route (then namespace/name) wins (Gateway API GRPCRoute cross serving;
+    /// GEP-2644 conflict management); its first rule.
     fn first_rule(&self, list: &[AttachedRoute]) -> Option<u32> {
         list.iter()
             .filter_map(|a| self.ranks.get(a.route_id as usize).map(|r| (*r, a)))
@@ -1910,9 +1918,9 @@ impl<'i> Builder<'i> {
         let mut ok = true;
         for (name, m) in list {
             let seen = match names {
-                // §1.4: header names are case-insensitive; kept lowercase
+                // Gateway API HTTPHeaderMatch: header names are case-insensitive; kept lowercase
                 Names::Header => out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)),
-                // §1.5: query parameter names are case-sensitive
+                // Gateway API HTTPQueryParamMatch: query parameter names are case-sensitive
                 Names::Query => out.iter().any(|(n, _)| **n == **name),
             };
             if seen {
@@ -2170,7 +2178,7 @@ fn group_key(g: &Group) -> Option<String> {
     }
 }
 
-/// §5.5 (GEP-1911): a Service port's `appProtocol` the route kind cannot speak makes the
+/// GEP-1911 backend protocol: a Service port's `appProtocol` the route kind cannot speak makes the
 /// backend invalid. Only the KEP-3726 values and the plain names are known; anything else
 /// (implementation-specific, domain-prefixed) is accepted.
 fn app_protocol_compatible(kind: RouteKind, app: Option<&str>) -> bool {

@@ -1,6 +1,6 @@
-//! Weighted backend choice (spec-digest §5.2): share = weight / sum, weight 0 never picked,
-//! all-zero (or empty) picks nothing. The pick is a pure function of a caller-supplied `u64`,
-//! so callers can use random numbers or a connection hash for consistent picks.
+//! Weighted backend choice (Gateway API BackendRef.weight): share = weight / sum, weight 0 never
+//! picked, all-zero (or empty) picks nothing. The pick is a pure function of a caller-supplied
+//! `u64`, so callers can use random numbers or a connection hash for consistent picks.
 //!
 //! The entropy is mapped onto `[0, sum)` with a 64×64→128-bit multiply (`(e * sum) >> 64`),
 //! not floating point and not `%`: every target `j` receives either `⌊2⁶⁴/sum⌋` or
@@ -48,7 +48,7 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    // §5.2: weight 0 gets nothing, all-zero gets nothing.
+    // Gateway API BackendRef.weight: weight 0 gets nothing, all-zero gets nothing.
     #[test]
     fn weight_zero_never_picked_and_all_zero_picks_nothing() {
         for e in [0, 1, u64::MAX / 2, u64::MAX] {
@@ -58,8 +58,8 @@ mod tests {
         }
     }
 
-    // §5.2: share = weight / sum. Counts the entropy values mapping to each index exactly, by
-    // locating the boundaries of `scale` (independent of `pick`'s walk).
+    // Gateway API BackendRef.weight: share = weight / sum. Counts the entropy values mapping to
+    // each index exactly, by locating the boundaries of `scale` (independent of `pick`'s walk).
     #[test]
     fn share_is_weight_over_sum() {
         let weights = [1u32, 0, 3, 6];
@@ -93,7 +93,8 @@ mod tests {
     }
 
     proptest! {
-        // §5.2: the pick never lands on a zero weight and is a pure function of entropy.
+        // Gateway API BackendRef.weight: the pick never lands on a zero weight and is a pure
+        // function of entropy.
         #[test]
         fn pick_lands_on_positive_weight(ws in proptest::collection::vec(0u32..=1_000_000, 0..16), e: u64) {
             let got = pick(ws.iter().copied(), e);

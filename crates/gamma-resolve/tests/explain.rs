@@ -68,7 +68,8 @@ fn explanation_lists_candidates_in_order_with_first_failure() {
     );
     let c = &ex.candidates;
     assert_eq!(c.len(), 3);
-    // exact /admin first (§2.1 step 2), then /v1 with a header, then /v1 alone
+    // exact /admin first (Gateway API HTTPRouteRule.matches precedence, Exact path), then /v1 with
+    // a header, then /v1 alone
     assert_eq!(c[0].condition, "Exact /admin");
     assert_eq!(c[0].failed.as_deref(), Some("path does not match"));
     assert_eq!(
@@ -88,7 +89,7 @@ fn explanation_lists_candidates_in_order_with_first_failure() {
     assert_eq!(json["decisionJson"]["decision"], "forward");
 }
 
-// §4.4 in explanations: a consumer namespace's set is named as such.
+// GEP-1294 namespace boundaries in explanations: a consumer namespace's set is named as such.
 #[test]
 fn explanation_names_consumer_route_set() {
     let t = table();
@@ -174,9 +175,10 @@ fn invalid_regexes_are_dropped_not_fatal() {
     assert_eq!(t.stats().regexes, 0);
 }
 
-// §2.3: on a Gateway listener GRPCRoutes and HTTPRoutes coexist; a gRPC request that no
-// GRPCRoute takes falls through to the HTTPRoutes. The explanation lists the gRPC candidates
-// first, then the HTTPRoute candidates the request fell through to, and agrees with resolve().
+// Gateway API GRPCRoute cross serving: on a Gateway listener GRPCRoutes and HTTPRoutes coexist; a
+// gRPC request that no GRPCRoute takes falls through to the HTTPRoutes. The explanation lists the
+// gRPC candidates first, then the HTTPRoute candidates the request fell through to, and agrees with
+// resolve().
 #[test]
 fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
     const GW_IP: &str = "192.0.2.10";

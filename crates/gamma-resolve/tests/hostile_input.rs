@@ -72,8 +72,8 @@ fn get(t: &RouteTable, path: &str) -> String {
 
 // Issue 6 "Regexes": a pattern the regex crate would compile into a huge automaton is refused by
 // the compiled-size limit (gamma_resolve REGEX_SIZE_LIMIT) while building, never by exhausting
-// memory; the rule is dropped with reason UnsupportedValue (spec-digest §1.3 / §9.3) and the rest
-// of the route still routes.
+// memory; the rule is dropped with reason UnsupportedValue (Gateway API HTTPPathMatch and route
+// conditions) and the rest of the route still routes.
 #[test]
 fn regexes_past_the_size_limit_drop_their_rule_with_unsupported_value() {
     for huge in [
@@ -124,8 +124,8 @@ const PREFIX_RULES: &str = r#"  - matches: [{path: {type: PathPrefix, value: /ap
 "#;
 
 // Issue 6 "Requests with 1 MB paths": a defined decision for a 1 MiB path under a configured
-// prefix, a 1 MiB path of slashes, and a 1 MiB path matching nothing (§1.3 segment-boundary
-// PathPrefix).
+// prefix, a 1 MiB path of slashes, and a 1 MiB path matching nothing (Gateway API HTTPPathMatch
+// segment-boundary PathPrefix).
 #[test]
 fn one_mebibyte_paths_get_a_defined_decision() {
     let t = table(PREFIX_RULES);
@@ -141,7 +141,8 @@ fn one_mebibyte_paths_get_a_defined_decision() {
 // Issue 6 "percent-encoded slashes": paths are compared as received (gamma_resolve::path docs);
 // `%2F` is not a segment boundary, so `/api%2Fv1` is neither under PathPrefix `/api/v1` nor
 // Exact `/api`, and `/api/v1%2F..%2Fadmin` stays under `/api/v1` (no decoding that could escape
-// the prefix). spec-digest §1.3 forbids `%2f`/`%2F` in configured prefixes for this reason.
+// the prefix). Gateway API HTTPPathMatch forbids `%2f`/`%2F` in configured prefixes for this
+// reason.
 #[test]
 fn percent_encoded_slashes_are_not_segment_boundaries() {
     let t = table(PREFIX_RULES);
@@ -161,7 +162,7 @@ const HEADER_RULES: &str = r#"  - matches: [{headers: [{name: x-canary, value: "
 "#;
 
 // Issue 6 "10,000 headers": a request with 10,000 headers resolves, and the first of
-// case-equivalent names counts (spec-digest §1.4) even when it is the last of 10,000.
+// case-equivalent names counts (Gateway API HTTPHeaderMatch) even when it is the last of 10,000.
 #[test]
 fn ten_thousand_headers_get_a_defined_decision() {
     let t = table(HEADER_RULES);

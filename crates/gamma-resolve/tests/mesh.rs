@@ -1,4 +1,4 @@
-//! One test per mesh (GAMMA) rule, named after the rule; spec-digest sections cited.
+//! One test per mesh (GAMMA) rule, named after the rule; upstream Gateway API sources cited.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -71,7 +71,8 @@ fn simple(ns: &str, name: &str, backend_name: &str) -> RouteIr {
     )
 }
 
-// §3.6 / §4.1: binding is by the destination cluster IP and port, never by Host.
+// GEP-1294 hostnames field; GAMMA Service facets: binding is by the destination cluster IP and
+// port, never by Host.
 #[test]
 fn binds_by_cluster_ip_not_host_header() {
     let t = table(vec![simple("app", "r", "v1")]);
@@ -82,7 +83,7 @@ fn binds_by_cluster_ip_not_host_header() {
     assert_eq!(outcome(&t.resolve(&r, 0)), "passthrough");
 }
 
-// §3.6: every cluster IP of the Service (dual stack) binds.
+// GEP-1294 hostnames field: every cluster IP of the Service (dual stack) binds.
 #[test]
 fn any_cluster_ip_of_the_service_binds() {
     let mut input = base();
@@ -93,7 +94,8 @@ fn any_cluster_ip_of_the_service_binds() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
 }
 
-// §4.7 / §4.11: traffic to pod IPs or Services without routes is plain Kubernetes.
+// GEP-1294 multiple routes for a Service; GAMMA request flow: traffic to pod IPs or Services
+// without routes is plain Kubernetes.
 #[test]
 fn unbound_destination_passes_through() {
     let t = table(vec![simple("app", "r", "v1")]);
@@ -107,7 +109,8 @@ fn unbound_destination_passes_through() {
     );
 }
 
-// §4.2: headless Services have no frontend and bind nothing; the route gets NoMatchingParent.
+// Gateway API ParentReference: headless Services have no frontend and bind nothing; the route gets
+// NoMatchingParent.
 #[test]
 fn headless_service_is_not_a_parent() {
     let mut input = base();
@@ -279,7 +282,7 @@ fn a_route_left_out_for_invalidity_stays_visible_for_its_service() {
     assert!(ex.to_string().contains(&format!("left out:  {want}")));
 }
 
-// §4.2: ExternalName Services are neither parents nor backends.
+// Gateway API ParentReference: ExternalName Services are neither parents nor backends.
 #[test]
 fn external_name_service_is_not_a_parent_or_backend() {
     let mut input = base();
@@ -308,7 +311,7 @@ fn external_name_service_is_not_a_parent_or_backend() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 500");
 }
 
-// §4.3 (conformance MeshPorts): parentRef.port limits the route to that Service port.
+// GEP-1294 ports (conformance MeshPorts): parentRef.port limits the route to that Service port.
 #[test]
 fn parent_port_limits_route_to_that_service_port() {
     let mut r = simple("app", "r", "v1");
@@ -321,7 +324,7 @@ fn parent_port_limits_route_to_that_service_port() {
     );
 }
 
-// §4.3: no port means every port of the Service.
+// GEP-1294 ports: no port means every port of the Service.
 #[test]
 fn parent_without_port_applies_to_every_port() {
     let t = table(vec![simple("app", "r", "v1")]);
@@ -329,7 +332,8 @@ fn parent_without_port_applies_to_every_port() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 8080, "/"), 0)), "v1");
 }
 
-// §4.3: sectionName is the Service port name; port and sectionName must name the same port.
+// GEP-1294 ports: sectionName is the Service port name; port and sectionName must name the same
+// port.
 #[test]
 fn section_name_is_the_service_port_name() {
     let mut r = simple("app", "r", "v1");
@@ -346,7 +350,7 @@ fn section_name_is_the_service_port_name() {
     );
 }
 
-// §4.4: consumer routes apply only to clients in the route's namespace.
+// GEP-1294 namespace boundaries: consumer routes apply only to clients in the route's namespace.
 #[test]
 fn consumer_routes_apply_only_to_their_namespace() {
     let producer = simple("app", "prod", "v1");
@@ -360,7 +364,8 @@ fn consumer_routes_apply_only_to_their_namespace() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "v1");
 }
 
-// §4.4: consumer routes replace producer routes for their namespace: no merge, no fallback.
+// GEP-1294 namespace boundaries: consumer routes replace producer routes for their namespace: no
+// merge, no fallback.
 #[test]
 fn consumer_routes_replace_producer_routes_without_fallback() {
     let producer = simple("app", "prod", "v1");
@@ -380,7 +385,8 @@ fn consumer_routes_replace_producer_routes_without_fallback() {
     assert_eq!(outcome(&t.resolve(&r, 0)), "v2");
 }
 
-// §4.4: with only consumer routes, other clients see plain Kubernetes behaviour.
+// GEP-1294 namespace boundaries: with only consumer routes, other clients see plain Kubernetes
+// behaviour.
 #[test]
 fn consumer_routes_only_leave_other_clients_unrouted() {
     let consumer = simple("client", "cons", "v2");
@@ -391,7 +397,8 @@ fn consumer_routes_only_leave_other_clients_unrouted() {
     );
 }
 
-// §4.2 / §1.2: when routes are bound, a request matching none of them gets 404.
+// Gateway API ParentReference and HTTPRouteRule.matches: when routes are bound, a request matching
+// none of them gets 404.
 #[test]
 fn unmatched_request_gets_404() {
     let r = http(
@@ -404,7 +411,8 @@ fn unmatched_request_gets_404() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/b"), 0)), "HTTP 404");
 }
 
-// §4.6: GRPCRoute > HTTPRoute > TLSRoute > TCPRoute on one Service port; losers Conflicted.
+// GEP-1294 route types: GRPCRoute > HTTPRoute > TLSRoute > TCPRoute on one Service port; losers
+// Conflicted.
 #[test]
 fn route_kind_precedence_on_a_service_port_and_conflicted_losers() {
     let grpc = route(
@@ -454,7 +462,8 @@ fn route_kind_precedence_on_a_service_port_and_conflicted_losers() {
     assert_eq!(tcp_st.condition(ACCEPTED).unwrap().reason, CONFLICTED);
 }
 
-// §4.6 + §9.3: a route that wins on one port and loses on another stays Accepted.
+// GEP-1294 route types; Gateway API route conditions: a route that wins on one port and loses on
+// another stays Accepted.
 #[test]
 fn route_losing_on_one_port_only_stays_accepted() {
     let mut httpr = simple("app", "h", "v1");
@@ -477,7 +486,8 @@ fn route_losing_on_one_port_only_stays_accepted() {
     assert_eq!(outcome(&t.resolve(&c, 0)), "v1");
 }
 
-// §4.7: a backendRef naming the parent Service goes to its endpoints (no recursion).
+// GEP-1294 multiple routes for a Service: a backendRef naming the parent Service goes to its
+// endpoints (no recursion).
 #[test]
 fn backend_ref_to_parent_service_is_not_routed_again() {
     let mut input = base();
@@ -498,8 +508,8 @@ fn backend_ref_to_parent_service_is_not_routed_again() {
     );
 }
 
-// §4.5: mesh backendRefs across namespaces need no ReferenceGrant by default; a policy
-// switch enforces it (500 + RefNotPermitted).
+// GEP-1294 namespace boundaries: mesh backendRefs across namespaces need no ReferenceGrant by
+// default; a policy switch enforces it (500 + RefNotPermitted).
 #[test]
 fn cross_namespace_backend_reference_grant_policy() {
     let r = http(
@@ -537,7 +547,8 @@ fn cross_namespace_backend_reference_grant_policy() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "local");
 }
 
-// §3.6: hostnames on mesh routes are ignored by default; MatchHostHeader makes them filter.
+// GEP-1294 hostnames field: hostnames on mesh routes are ignored by default; MatchHostHeader makes
+// them filter.
 #[test]
 fn mesh_hostnames_ignored_by_default_and_matched_under_policy() {
     let mut r = simple("app", "r", "v1");
@@ -563,7 +574,8 @@ fn mesh_hostnames_ignored_by_default_and_matched_under_policy() {
     );
 }
 
-// §4.8 / §5.3: a known Service without ready endpoints gets 503 for its share.
+// GEP-1294 implicit backendRef; Gateway API HTTPRouteRule.backendRefs: a known Service without
+// ready endpoints gets 503 for its share.
 #[test]
 fn backend_without_ready_endpoints_gets_503() {
     let mut input = base();
@@ -573,8 +585,8 @@ fn backend_without_ready_endpoints_gets_503() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 503");
 }
 
-// §4.8: a mesh rule without backendRefs (and no answering filter) returns 500; never the
-// parent Service.
+// GEP-1294 implicit backendRef: a mesh rule without backendRefs (and no answering filter) returns
+// 500; never the parent Service.
 #[test]
 fn rule_without_backends_gets_500() {
     let r = http(
@@ -587,7 +599,8 @@ fn rule_without_backends_gets_500() {
     assert_eq!(outcome(&t.resolve(&get(SVC_IP, 80, "/"), 0)), "HTTP 500");
 }
 
-// §5.3 / §14.4: an invalid backend keeps its weighted share, which gets 500.
+// Gateway API HTTPRouteRule.backendRefs: an invalid backend keeps its weighted share, which
+// gets 500.
 #[test]
 fn invalid_backend_share_gets_500_proportionally() {
     let r = http(
@@ -624,7 +637,7 @@ fn invalid_backend_share_gets_500_proportionally() {
     assert!(t.parent_conditions()[0].condition(ACCEPTED).unwrap().status);
 }
 
-// §5.2: weight 0 gets nothing; all weights zero gives 500.
+// Gateway API BackendRef.weight: weight 0 gets nothing; all weights zero gives 500.
 #[test]
 fn zero_weights_get_nothing_and_all_zero_gets_500() {
     let r = http(
@@ -656,7 +669,8 @@ fn zero_weights_get_nothing_and_all_zero_gets_500() {
     assert_eq!(resp.reason, RespondReason::AllWeightsZero);
 }
 
-// §2.2 / §5.3: gRPC gets UNIMPLEMENTED where HTTP gets 404 and UNAVAILABLE for 500/503.
+// Gateway API GRPCRouteRule.matches and HTTPRouteRule.backendRefs: gRPC gets UNIMPLEMENTED where
+// HTTP gets 404 and UNAVAILABLE for 500/503.
 #[test]
 fn grpc_status_equivalents() {
     let g = route(
@@ -680,8 +694,8 @@ fn grpc_status_equivalents() {
     assert_eq!(d.status(), Some(Status::Grpc(GrpcCode::Unavailable)));
 }
 
-// §9.3: some rules invalid -> Accepted=True + PartiallyInvalid "Dropped Rule"; all invalid
-// -> Accepted=False with the rule's reason.
+// Gateway API route conditions: some rules invalid -> Accepted=True + PartiallyInvalid "Dropped
+// Rule"; all invalid -> Accepted=False with the rule's reason.
 #[test]
 fn dropped_rules_report_partially_invalid() {
     let mut r = http(
@@ -723,7 +737,7 @@ fn dropped_rules_report_partially_invalid() {
     );
 }
 
-// §11.2: among TCPRoutes on one Service port, the oldest wins.
+// GEP-2644 conflict management: among TCPRoutes on one Service port, the oldest wins.
 #[test]
 fn tcp_routes_oldest_wins() {
     let a = created(
@@ -751,8 +765,8 @@ fn tcp_routes_oldest_wins() {
     assert_eq!(outcome(&t.resolve(&c, 0)), "v2");
 }
 
-// §11.1 + §3.6: in mesh, TLSRoute hostnames are ignored by default (the oldest route wins);
-// with MatchHostHeader they are matched against SNI.
+// GEP-2643 TLSRoute; GEP-1294 hostnames field: in mesh, TLSRoute hostnames are ignored by default
+// (the oldest route wins); with MatchHostHeader they are matched against SNI.
 #[test]
 fn tls_routes_by_sni() {
     let mut a = route(
@@ -782,7 +796,8 @@ fn tls_routes_by_sni() {
     );
 }
 
-// §4.9: UDPRoutes are orthogonal to the TCP kind precedence and bind UDP ports only.
+// GEP-1294 route types: UDPRoutes are orthogonal to the TCP kind precedence and bind UDP ports
+// only.
 #[test]
 fn udp_routes_bind_udp_ports() {
     let mut input = base();
@@ -839,8 +854,9 @@ fn build_options_include_only_owned_pairs() {
     assert_eq!(t.parent_conditions()[0].name, "mine");
 }
 
-// §6.1: ExtensionRef filters are never skipped: by default the rule answers 500 and reports
-// InvalidKind; with ExtensionRefs::PassThrough they are handed to the embedder.
+// Gateway API HTTPRouteRule.filters: ExtensionRef filters are never skipped: by default the rule
+// answers 500 and reports InvalidKind; with ExtensionRefs::PassThrough they are handed to the
+// embedder.
 #[test]
 fn extension_ref_filters_are_never_skipped() {
     let mut r = simple("app", "r", "v1");
@@ -859,8 +875,8 @@ fn extension_ref_filters_are_never_skipped() {
     assert_eq!(f.extensions, ["example.com/Auth/a".to_string()]);
 }
 
-// §6.2 / §6.5: header modifiers, mirrors, timeouts are carried in the Forward decision; a
-// mirror whose backend does not resolve is not configured.
+// Gateway API HTTPHeaderFilter and HTTPRequestMirrorFilter: header modifiers, mirrors, timeouts are
+// carried in the Forward decision; a mirror whose backend does not resolve is not configured.
 #[test]
 fn forward_carries_filters_and_drops_unresolved_mirrors() {
     let mut r = simple("app", "r", "v1");

@@ -300,7 +300,7 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases() / 8 + 1, failure_persistence: None, .. ProptestConfig::default() })]
 
-    // ARCHITECTURE "Determinism": the same resources in any order give the same decisions.
+    // docs/architecture.md "Determinism": the same resources in any order give the same decisions.
     #[test]
     fn decisions_do_not_depend_on_input_order(
         input in input_strategy(60),

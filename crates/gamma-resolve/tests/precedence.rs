@@ -1,4 +1,5 @@
-//! One test per matching/precedence rule (spec-digest §1, §2), through the whole engine.
+//! One test per matching/precedence rule (HTTPRoute CRD v1.6.1; Gateway API HTTPRouteRule.matches
+//! precedence), through the whole engine.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -45,7 +46,8 @@ fn pick(t: &RouteTable, method: &str, path: &str, headers: &[(&str, &str)]) -> S
     }
 }
 
-// §2.1 step 2 and conformance httproute-path-match-order: Exact beats any prefix.
+// Gateway API HTTPRouteRule.matches precedence, Exact path and conformance
+// httproute-path-match-order: Exact beats any prefix.
 #[test]
 fn exact_path_beats_prefix() {
     let t = table(vec![r(
@@ -59,7 +61,8 @@ fn exact_path_beats_prefix() {
     assert_eq!(pick(&t, "GET", "/match/exact", &[]), "a");
 }
 
-// §2.1 step 3: the longest PathPrefix wins (on segment boundaries).
+// Gateway API HTTPRouteRule.matches precedence, longest PathPrefix: the longest PathPrefix wins (on
+// segment boundaries).
 #[test]
 fn longest_prefix_wins() {
     let t = table(vec![r(
@@ -127,7 +130,8 @@ fn prefixes_accepting_the_same_paths_tie_and_fall_through_to_method_headers_quer
     assert_eq!(pick(&t, "GET", "/a/b", &[]), "b");
 }
 
-// §1.3: PathPrefix matches whole segments: /v2 matches /v2, /v2/, /v2/x but not /v2example.
+// Gateway API HTTPPathMatch: PathPrefix matches whole segments: /v2 matches /v2, /v2/, /v2/x but
+// not /v2example.
 #[test]
 fn path_prefix_is_segment_based() {
     let t = table(vec![r(
@@ -144,7 +148,8 @@ fn path_prefix_is_segment_based() {
     assert_eq!(pick(&t, "GET", "/foo/v2/example", &[]), "a");
 }
 
-// §2.1 step 4: a match with a method condition wins over one without.
+// Gateway API HTTPRouteRule.matches precedence, method match: a match with a method condition wins
+// over one without.
 #[test]
 fn method_match_wins_tie() {
     let t = table(vec![r(
@@ -158,7 +163,8 @@ fn method_match_wins_tie() {
     assert_eq!(pick(&t, "GET", "/p", &[]), "a");
 }
 
-// §2.1 step 5 and the worked conformance case: most header matches wins.
+// Gateway API HTTPRouteRule.matches precedence, most header matches and the worked conformance
+// case: most header matches wins.
 #[test]
 fn more_header_matches_win_and_worked_example() {
     let t = table(vec![r(
@@ -185,7 +191,8 @@ fn more_header_matches_win_and_worked_example() {
     assert_eq!(pick(&t, "GET", "/v2/x", &[]), "b");
 }
 
-// §2.1 step 6: most query-param matches wins.
+// Gateway API HTTPRouteRule.matches precedence, most query param matches: most query-param matches
+// wins.
 #[test]
 fn more_query_matches_win() {
     let t = table(vec![r(
@@ -203,7 +210,8 @@ fn more_query_matches_win() {
     assert_eq!(pick(&t, "GET", "/?b=2", &[]), "HTTP 404");
 }
 
-// §2.1 step 7: across routes, the oldest creationTimestamp wins.
+// Gateway API HTTPRouteRule.matches precedence, oldest Route: across routes, the oldest
+// creationTimestamp wins.
 #[test]
 fn oldest_route_wins_across_routes() {
     let t = table(vec![
@@ -213,7 +221,8 @@ fn oldest_route_wins_across_routes() {
     assert_eq!(pick(&t, "GET", "/", &[]), "b");
 }
 
-// §2.1 step 8: then "{namespace}/{name}" alphabetically (as one string).
+// Gateway API HTTPRouteRule.matches precedence, namespace/name order: then "{namespace}/{name}"
+// alphabetically (as one string).
 #[test]
 fn namespace_name_breaks_timestamp_ties() {
     let t = table(vec![
@@ -223,7 +232,8 @@ fn namespace_name_breaks_timestamp_ties() {
     assert_eq!(pick(&t, "GET", "/", &[]), "a");
 }
 
-// §2.1 step 9: inside the route, the first matching rule in list order wins.
+// Gateway API HTTPRouteRule.matches precedence, first matching rule: inside the route, the first
+// matching rule in list order wins.
 #[test]
 fn first_rule_in_list_order_wins() {
     let t = table(vec![r(
@@ -236,7 +246,9 @@ fn first_rule_in_list_order_wins() {
     assert_eq!(pick(&t, "GET", "/", &[]), "a");
 }
 
-// §2.1 steps 6-9: match-level criteria beat route age: a newer route with a longer prefix wins.
+// Gateway API HTTPRouteRule.matches precedence, most query param matches then oldest Route then
+// namespace/name order then first matching rule: match-level criteria beat route age: a newer route
+// with a longer prefix wins.
 #[test]
 fn precedence_is_global_across_routes_not_first_route() {
     let t = table(vec![
@@ -246,8 +258,8 @@ fn precedence_is_global_across_routes_not_first_route() {
     assert_eq!(pick(&t, "GET", "/api/x", &[]), "b");
 }
 
-// §1.4 / §14.7: header names are case-insensitive; among case-equivalent entries only the
-// first counts (so it also counts once for precedence).
+// Gateway API HTTPHeaderMatch: header names are case-insensitive; among case-equivalent entries
+// only the first counts (so it also counts once for precedence).
 #[test]
 fn header_names_case_insensitive_first_duplicate_counts() {
     let t = table(vec![r(
@@ -281,7 +293,8 @@ fn regex_path_is_a_full_match() {
     assert_eq!(pick(&t, "GET", "/x/v12", &[]), "HTTP 404");
 }
 
-// Implementation choice (§1.3 leaves it open): regex paths rank below every prefix.
+// Implementation choice (Gateway API HTTPPathMatch leaves it open): regex paths rank below every
+// prefix.
 #[test]
 fn regex_path_ranks_below_prefixes() {
     let m = MatchIr::Http {
@@ -297,7 +310,8 @@ fn regex_path_ranks_below_prefixes() {
     assert_eq!(pick(&t, "GET", "/api/x", &[]), "b");
 }
 
-// §2.2: GRPCRoute precedence: service characters, then method characters, then headers.
+// Gateway API GRPCRouteRule.matches: GRPCRoute precedence: service characters, then method
+// characters, then headers.
 #[test]
 fn grpc_precedence_service_then_method_then_headers() {
     let gm = |s: Option<&str>, m: Option<&str>, h: &[(&str, &str)]| MatchIr::Grpc {
@@ -335,8 +349,9 @@ fn grpc_precedence_service_then_method_then_headers() {
     assert_eq!(call("/other.S/Nope", &[]), "gRPC UNIMPLEMENTED");
 }
 
-// §3.3 / §2.1 step 1: with MatchHostHeader, an exact hostname beats a wildcard, which beats
-// a route without hostnames, regardless of path length.
+// Gateway API hostname intersection and HTTPRoute hostnames precedence: with MatchHostHeader, an
+// exact hostname beats a wildcard, which beats a route without hostnames, regardless of path
+// length.
 #[test]
 fn hostname_specificity_is_the_first_criterion() {
     let mut exact_host = r("e", vec![rule(vec![prefix("/")], to("a"))]);

@@ -71,8 +71,8 @@ spec:
   rules: [{backendRefs: [{name: echo-v2, port: 80}]}]
 "#;
 
-// §4.2 / §14.10: `{kind: Service}` without `group: ""` is not a Service parent; the rest of
-// the manifest routes as the spec says (exact path, redirect, rewrite, default rule).
+// Gateway API ParentReference: `{kind: Service}` without `group: ""` is not a Service parent; the
+// rest of the manifest routes as the spec says (exact path, redirect, rewrite, default rule).
 #[test]
 fn mesh_manifest_routes_end_to_end() {
     let snap = snapshot(MESH);
@@ -202,8 +202,9 @@ spec:
   rules: [{backendRefs: [{name: infra-svc, port: 80}]}]
 "#;
 
-// §3.4: listener selection exact > wildcard > none, no fallback to a less specific listener;
-// allowedRoutes Selector with a real label selector; §3.3 intersection; §10 ReferenceGrant.
+// Gateway API listener selection: listener selection exact > wildcard > none, no fallback to a less
+// specific listener; allowedRoutes Selector with a real label selector; Gateway API hostname
+// intersection intersection; Gateway API ReferenceGrant ReferenceGrant.
 #[test]
 fn gateway_listener_selection_allowed_routes_and_reference_grants() {
     let snap = snapshot(GATEWAY);
@@ -263,7 +264,8 @@ spec:
     );
 }
 
-// §4.8 / §5.3: EndpointSlices without ready endpoints make the share 503.
+// GEP-1294 implicit backendRef; Gateway API HTTPRouteRule.backendRefs: EndpointSlices without ready
+// endpoints make the share 503.
 #[test]
 fn endpoint_slices_without_ready_endpoints_give_503() {
     let yaml = format!(
@@ -288,7 +290,8 @@ endpoints: [{addresses: [10.244.0.9], conditions: {ready: false}}]
     );
 }
 
-// §1.3 / §9.3: an unknown enum value drops the rule with UnsupportedValue; others still route.
+// Gateway API HTTPPathMatch and route conditions: an unknown enum value drops the rule with
+// UnsupportedValue; others still route.
 #[test]
 fn unknown_enum_value_drops_the_rule() {
     let yaml = r#"
@@ -326,8 +329,9 @@ spec:
     );
 }
 
-// §8 / issue 3 "Bad input": upstream validation runs while building; an error inside a rule
-// drops that rule, an error elsewhere excludes the route; both are reported, never a panic.
+// Gateway API CRDs v1.6.1 / issue 3 "Bad input": upstream validation runs while building; an error
+// inside a rule drops that rule, an error elsewhere excludes the route; both are reported, never a
+// panic.
 #[test]
 fn validation_failures_drop_rules_or_exclude_routes() {
     let yaml = r#"

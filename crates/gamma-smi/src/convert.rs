@@ -2,16 +2,16 @@
 //!
 //! For each TrafficSplit, one route per port of the root Service, attached to that Service
 //! port (`parentRefs: [{group: "", kind: Service, name: <root>, port: <port>}]`) in the split's
-//! namespace (a producer route, spec-digest §4.4), with the split's backends as weighted
-//! backendRefs on the same port (SMI has no backend port: "there must be a match between a
+//! namespace (a producer route, GEP-1294 namespace boundaries), with the split's backends as
+//! weighted backendRefs on the same port (SMI has no backend port: "there must be a match between a
 //! port on the root service and a port on every destination backend service").
 //!
 //! - No `matches`: one rule without matches (every request is split).
 //! - HTTPRouteGroup `matches` (v1alpha3+): the groups' matches, merged, become the rule's
 //!   matches; an explicit catch-all rule sends everything else to the root Service itself
-//!   (a backendRef to the parent Service reaches its endpoints, spec-digest §4.7), which is
-//!   what SMI does with unmatched requests. Without it the Gateway API would answer 404
-//!   (spec-digest §1.2, §4.2).
+//!   (a backendRef to the parent Service reaches its endpoints, GEP-1294 multiple routes for a
+//!   Service), which is what SMI does with unmatched requests. Without it the Gateway API would
+//!   answer 404 (Gateway API HTTPRouteRule.matches and ParentReference).
 //! - TCPRoute `matches`: a Gateway API TCPRoute on each root port the SMI TCPRoute lists.
 //! - UDP ports: a UDPRoute. Ports with `appProtocol: tcp`: a TCPRoute.
 //!
@@ -39,7 +39,8 @@ use crate::weights::integer_weights;
 /// (`TrafficSplit shop/checkout-canary`).
 pub const SOURCE_ANNOTATION: &str = "gamma.rs/converted-from";
 
-/// Gateway API limits used when laying out rules (spec-digest §8.4, §8.6).
+/// Gateway API limits used when laying out rules (HTTPRoute CRD v1.6.1; TLSRoute, TCPRoute and
+/// UDPRoute CRDs v1.6.1).
 const MAX_MATCHES_PER_RULE: usize = 64;
 const MAX_MATCHES_PER_ROUTE: usize = 128;
 const MAX_BACKENDS: usize = 16;
@@ -183,7 +184,8 @@ impl Converter<'_> {
                 format!(
                     "TrafficSplit {ns}/{first} also splits Service {root_name}; SMI leaves two \
                      splits of one Service undefined, the Gateway API merges their routes by \
-                     precedence (spec-digest §2.1, §4.6)"
+                     precedence (Gateway API HTTPRouteRule.matches precedence; GEP-1294 route \
+                     types)"
                 ),
             ),
             None => {
@@ -419,7 +421,7 @@ impl Converter<'_> {
                 "spec.backends",
                 format!(
                     "every backend weight for port {port} is 0: the Gateway API answers 500 for this \
-                     traffic (spec-digest §5.2), SMI does not say what happens"
+                     traffic (Gateway API BackendRef.weight), SMI does not say what happens"
                 ),
             );
         }
@@ -626,8 +628,9 @@ impl Converter<'_> {
             .collect();
         // The catch-all must never outrank a converted match. Converted paths are either absent
         // (PathPrefix /) or regexes; gamma-rs (like most implementations) ranks regexes below
-        // every prefix (spec-digest §1.3, §2.1 step 3), so with regex matches present the
-        // catch-all is itself the regex `.*`: it then ties with them and loses on rule order.
+        // every prefix (Gateway API HTTPPathMatch; Gateway API HTTPRouteRule.matches precedence,
+        // longest PathPrefix), so with regex matches present the catch-all is itself the regex
+        // `.*`: it then ties with them and loses on rule order.
         let regex_present = used.iter().any(|m| {
             m.path
                 .as_ref()
@@ -641,7 +644,7 @@ impl Converter<'_> {
                 format!(
                     "the catch-all rule of {root}:{port} uses the RegularExpression path `.*` so \
                      that it ranks with the converted regex paths and loses to them on rule order; \
-                     regex precedence is implementation-specific (spec-digest §1.3)"
+                     regex precedence is implementation-specific (Gateway API HTTPPathMatch)"
                 ),
             );
             HttpRouteMatch {

@@ -14,11 +14,11 @@ use gamma_model::gateway::{
 };
 use gamma_model::smi::{HttpMatch, HttpRouteMethod};
 
-/// Gateway API header matches per HTTPRoute match (spec-digest §8.4).
+/// Gateway API header matches per HTTPRoute match (HTTPRoute CRD v1.6.1).
 const MAX_HEADERS: usize = 16;
-/// Gateway API header value length (spec-digest §1.4).
+/// Gateway API header value length (Gateway API HTTPHeaderMatch).
 const MAX_HEADER_VALUE: usize = 4096;
-/// Gateway API path value length (spec-digest §1.3).
+/// Gateway API path value length (Gateway API HTTPPathMatch).
 const MAX_PATH_VALUE: usize = 1024;
 
 /// Why an SMI match cannot be expressed; `field` is relative to the match.
@@ -143,7 +143,7 @@ mod tests {
         }
     }
 
-    // spec-digest §1.6: one method per match; several matches OR.
+    // Gateway API HTTPRouteMatch.method: one method per match; several matches OR.
     #[test]
     fn a_method_list_expands_into_one_match_per_method() {
         let out = convert_match(&smi(Some("/api/.*"), &["GET", "HEAD", "GET"], &[])).unwrap();

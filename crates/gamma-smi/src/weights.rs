@@ -3,7 +3,8 @@
 
 use gamma_model::smi::{Ratio, gcd};
 
-/// The largest weight a Gateway API backendRef accepts (spec-digest §5.2, §8.3).
+/// The largest weight a Gateway API backendRef accepts (Gateway API BackendRef.weight and
+/// BackendRef).
 pub const MAX_WEIGHT: u32 = 1_000_000;
 
 /// Integer weights for a list of backends.
@@ -157,7 +158,7 @@ mod tests {
         assert_eq!(integer_weights(&[]).weights, Vec::<u32>::new());
     }
 
-    // spec-digest §5.2: weights are capped at 1,000,000.
+    // Gateway API BackendRef.weight: weights are capped at 1,000,000.
     #[test]
     fn ratios_needing_more_than_the_cap_are_approximated_and_never_zeroed() {
         let w = integer_weights(&[q("1n"), q("1k")]);

@@ -1,5 +1,6 @@
 //! Conversion of SMI TrafficSplits to Gateway API routes (issue 7), checked against the SMI
-//! spec texts (smi-spec `apis/traffic-split/*`, `apis/traffic-specs/*`) and the spec digest.
+//! spec texts (smi-spec `apis/traffic-split/*`, `apis/traffic-specs/*`) and the Gateway API v1.6.1
+//! specification.
 
 use gamma_model::Validate;
 use gamma_model::gateway::{HttpRoute, HttpRouteRule, MatchType, PathMatchType};
@@ -73,7 +74,8 @@ spec: {ports: [{name: grpc, port: 8080, targetPort: 8081}, {name: rest, port: 90
 "#;
 
 // smi-spec traffic-split v1alpha1 "Specification": weights 10m, 100m, 1500m are 1:10:150.
-// spec-digest §4.2 (Service parentRef shape), §4.3 (port), §5.2 (weights).
+// Gateway API ParentReference (Service parentRef shape), GEP-1294 ports (port), Gateway API
+// BackendRef.weight (weights).
 #[test]
 fn v1alpha1_quantity_weights_become_integer_weights_on_a_service_producer_route() {
     let s = snap(
@@ -174,8 +176,9 @@ fn one_route_per_root_port_and_backends_lacking_the_port_are_dropped_and_reporte
 }
 
 // smi-spec traffic-split v1alpha4 "A/B test example" + traffic-specs v1alpha4 (methods,
-// pathRegex, headers). spec-digest §1.6 (one method per match), §1.2 (no match → 404, hence the
-// catch-all), §4.7 (a backendRef to the parent Service reaches its endpoints).
+// pathRegex, headers). Gateway API HTTPRouteMatch.method (one method per match), Gateway API
+// HTTPRouteRule.matches (no match → 404, hence the catch-all), GEP-1294 multiple routes for a
+// Service (a backendRef to the parent Service reaches its endpoints).
 #[test]
 fn route_group_matches_become_rules_with_an_explicit_catch_all_to_the_root_service() {
     let s = snap(
@@ -321,7 +324,8 @@ spec:
     assert_eq!(rs[0].matches.as_ref().unwrap().len(), 1);
 }
 
-// smi-spec traffic-specs v1alpha4 TCPRoute `matches.ports`; spec-digest §8.6 (one rule).
+// smi-spec traffic-specs v1alpha4 TCPRoute `matches.ports`; TLSRoute, TCPRoute and UDPRoute CRDs
+// v1.6.1 (one rule).
 #[test]
 fn tcp_route_matched_splits_become_tcp_routes_on_the_listed_ports_only() {
     let s = snap(
@@ -439,7 +443,7 @@ fn traffic_targets_are_reported_as_having_no_gateway_api_equivalent() {
     );
 }
 
-// ARCHITECTURE "Determinism": same resources in any order give the same result.
+// docs/architecture.md "Determinism": same resources in any order give the same result.
 #[test]
 fn conversion_does_not_depend_on_input_order() {
     let yaml = format!(

@@ -1,6 +1,6 @@
 //! Hostile and oversized SMI input: conversion never panics, every converted resource is
 //! valid, and anything left out is in the report (issue 7: "never silently dropped";
-//! ARCHITECTURE: "Bad input never panics").
+//! docs/architecture.md: "Bad input never panics").
 
 use gamma_model::k8s::{Service, ServicePort, ServiceSpec};
 use gamma_model::meta::ObjectMeta;

@@ -221,7 +221,7 @@ mod tests {
 
     #[test]
     fn parents_show_the_defaults_the_api_server_applies() {
-        // spec-digest §4.2: an omitted group means gateway.networking.k8s.io.
+        // Gateway API ParentReference: an omitted group means gateway.networking.k8s.io.
         assert_eq!(
             describe_parent(
                 &pref(Some(""), Some("Service"), "checkout", Some(80)),

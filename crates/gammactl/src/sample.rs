@@ -88,7 +88,8 @@ mod tests {
 
     #[test]
     fn a_90_10_split_sampled_100_times_is_exact() {
-        // Same mapping as the engine's (entropy * total) >> 64 (spec-digest §5.2 shares).
+        // Same mapping as the engine's (entropy * total) >> 64 (Gateway API BackendRef.weight
+        // shares).
         let pick = |e: u64| ((u128::from(e) * 100) >> 64) < 90;
         let v1 = (0..100).filter(|&i| pick(entropy(i, 100))).count();
         assert_eq!(v1, 90);

@@ -32,7 +32,8 @@ fn owners_all_puts_every_controller_side_by_side() {
             .unwrap_or_else(|| panic!("no row for {route}"))
             .to_owned()
     };
-    // Level 1 shared ownership; level 4 conflict; the omitted-group trap (§4.2).
+    // Level 1 shared ownership; level 4 conflict; the omitted-group trap (Gateway API
+    // ParentReference).
     assert!(row("HTTPRoute shop/catalog ").contains("owns      owns"));
     assert!(row("HTTPRoute legacy/billing ").contains("CONFLICT  CONFLICT"));
     assert!(
@@ -236,8 +237,9 @@ fn a_bad_now_is_a_usage_error() {
 
 #[test]
 fn status_keeps_foreign_entries_and_refuses_stale_copies() {
-    // Status protocol (ARCHITECTURE "gamma-arbiter"): foreign entries stay untouched and in
-    // place; never write when the stored observedGeneration is newer (spec-digest §9.2).
+    // Status protocol (docs/architecture.md "gamma-arbiter"): foreign entries stay untouched and in
+    // place; never write when the stored observedGeneration is newer (Gateway API
+    // RouteStatus.parents).
     let r = check(
         "status-stored",
         &[

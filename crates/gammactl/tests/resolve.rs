@@ -10,8 +10,8 @@ const FIXTURES: &str = "crates/gammactl/tests/fixtures";
 
 #[test]
 fn explain_the_canary_request_step_by_step() {
-    // README row 2: PathPrefix /api + 1 header beats + 0 headers (spec-digest §2.1 step 5);
-    // checkout-qa-pin loses on creationTimestamp (step 7).
+    // README row 2: PathPrefix /api + 1 header beats + 0 headers (Gateway API HTTPRouteRule.matches
+    // precedence, most header matches); checkout-qa-pin loses on creationTimestamp.
     let r = check(
         "explain-canary",
         &[
@@ -42,7 +42,7 @@ fn explain_the_canary_request_step_by_step() {
 
 #[test]
 fn explain_a_gateway_request_names_the_listener() {
-    // README row 23: exact listener hostname beats the wildcard (§3.4).
+    // README row 23: exact listener hostname beats the wildcard (Gateway API listener selection).
     let r = check(
         "explain-gateway",
         &[
@@ -206,7 +206,7 @@ fn a_service_name_is_looked_up_to_its_cluster_ip() {
 
 #[test]
 fn sampling_shows_the_weighted_split() {
-    // README row 1: 90/10 split (spec-digest §5.2).
+    // README row 1: 90/10 split (Gateway API BackendRef.weight).
     let r = check(
         "resolve-sample-split",
         &[
@@ -230,7 +230,8 @@ fn sampling_shows_the_weighted_split() {
 
 #[test]
 fn an_invalid_backend_keeps_its_share_as_500s() {
-    // README row 19: stock-v2 does not exist; its 20% is not absorbed (§5.3).
+    // README row 19: stock-v2 does not exist; its 20% is not absorbed (Gateway API
+    // HTTPRouteRule.backendRefs).
     let r = run(&[
         "resolve",
         "-f",
@@ -367,7 +368,8 @@ fn explain_a_port_without_routes_passes_through() {
 
 #[test]
 fn explain_an_invalid_backend_pick() {
-    // README row 19: an entropy in the last fifth picks the missing stock-v2 (§5.3: 500).
+    // README row 19: an entropy in the last fifth picks the missing stock-v2 (Gateway API
+    // HTTPRouteRule.backendRefs: 500).
     let r = check(
         "explain-invalid-backend",
         &[

@@ -192,8 +192,8 @@ fn output_is_never_coloured_off_a_terminal() {
 
 #[test]
 fn every_validation_error_of_a_route_is_listed_at_its_line() {
-    // spec-digest §1.3 (path must start with '/'), §5.1 (Service backendRef needs a port),
-    // §5.2 (weight at most 1000000).
+    // Gateway API HTTPPathMatch (path must start with '/'), Gateway API BackendObjectReference
+    // (Service backendRef needs a port), Gateway API BackendRef.weight (weight at most 1000000).
     let r = check(
         "validate-three-errors",
         &["validate", "-f", &format!("{FIXTURES}/three-errors.yaml")],
@@ -227,8 +227,9 @@ fn every_validation_error_of_a_route_is_listed_at_its_line() {
 
 #[test]
 fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
-    // spec-digest §4.2 (omitted group on a Service parentRef) and §5.3 (BackendNotFound); the
-    // sample README documents both on web/frontend and inventory/stock.
+    // Gateway API ParentReference (omitted group on a Service parentRef) and Gateway API
+    // HTTPRouteRule.backendRefs (BackendNotFound); the sample README documents both on web/frontend
+    // and inventory/stock.
     let r = check(
         "validate-refs",
         &[

@@ -672,7 +672,7 @@ pub struct CookieConfig {
 mod tests {
     use super::*;
 
-    // spec-digest §1.3: unknown enum values must not crash or make the route undecodable.
+    // Gateway API HTTPPathMatch: unknown enum values must not crash or make the route undecodable.
     #[test]
     fn unknown_filter_and_path_type_decode_into_unknown_variants() {
         let f: HttpRouteFilter =

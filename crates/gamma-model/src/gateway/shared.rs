@@ -527,7 +527,8 @@ mod tests {
         assert_eq!(empty.parent_kind_core_alias(), ParentKind::Service);
     }
 
-    // spec-digest §4.2: an omitted group defaults to gateway.networking.k8s.io (gateway-api#2309).
+    // Gateway API ParentReference: an omitted group defaults to gateway.networking.k8s.io
+    // (gateway-api#2309).
     #[test]
     fn parent_ref_without_group_is_not_a_service_parent() {
         let r: ParentReference = serde_json::from_str(r#"{"kind":"Service","name":"x"}"#).unwrap();

@@ -24,7 +24,7 @@ pub struct HttpRoute {
     pub namespace: String,
     /// Parent references, defaulted, in written order.
     pub parent_refs: Vec<ParentRef>,
-    /// Hostnames (ignored by meshes, spec-digest §3.6).
+    /// Hostnames (ignored by meshes, GEP-1294 hostnames field).
     pub hostnames: Vec<Hostname>,
     /// The rules, in written order (only the valid ones after [`HttpRoute::from_wire_partial`]).
     /// An omitted `rules` is one rule matching `PathPrefix /` with no backends.
@@ -208,7 +208,7 @@ pub enum HttpFilter {
     #[serde(rename = "CORS")]
     Cors(CorsPolicy),
     /// An implementation-specific filter (must not be skipped: unresolvable means an error
-    /// response, spec-digest §6.1).
+    /// response, Gateway API HTTPRouteRule.filters).
     ExtensionRef(ExtensionRef),
     /// **\[experimental\]** external authorization, kept as written (validated).
     ExternalAuth(gateway::HttpExternalAuthFilter),
@@ -260,7 +260,7 @@ pub enum RedirectScheme {
 }
 
 impl RedirectScheme {
-    /// The well-known port of the scheme (spec-digest §6.3 port derivation).
+    /// The well-known port of the scheme (Gateway API HTTPRequestRedirectFilter.port).
     pub fn default_port(&self) -> u16 {
         match self {
             RedirectScheme::Http => 80,

@@ -10,19 +10,23 @@
 //! - [`PathMatch`]`::{Exact(`[`Path`]`), Prefix(`[`PathPrefix`]`), RegularExpression}`, prefixes
 //!   normalised (a trailing `/` dropped except for the root);
 //! - header matches with lower-cased names, later case-insensitive duplicates dropped
-//!   (spec-digest §1.4); query-parameter duplicates (case-sensitive) dropped (§1.5);
+//!   (Gateway API HTTPHeaderMatch); query-parameter duplicates (case-sensitive) dropped (Gateway
+//!   API HTTPQueryParamMatch);
 //! - [`Method`] with only the nine upstream methods;
-//! - omitted `rules`, `matches` and `path` become `PathPrefix /` (§1.2); backend refs get group
-//!   `""`, kind `Service`, the route's namespace and weight 1 (§5.1); parent refs get group
-//!   `gateway.networking.k8s.io` and kind `Gateway` (§8.2); redirects get status 302 (§6.3);
-//!   mirrors get a [`Fraction`] (100/100 when neither `percent` nor `fraction` is set).
+//! - omitted `rules`, `matches` and `path` become `PathPrefix /` (Gateway API
+//!   HTTPRouteRule.matches); backend refs get group `""`, kind `Service`, the route's namespace and
+//!   weight 1 (Gateway API BackendObjectReference); parent refs get group
+//!   `gateway.networking.k8s.io` and kind `Gateway` (Gateway API ParentReference); redirects get
+//!   status 302 (Gateway API HTTPRequestRedirectFilter); mirrors get a [`Fraction`] (100/100 when
+//!   neither `percent` nor `fraction` is set).
 //!
 //! # Whole routes and partially invalid routes
 //!
 //! [`HttpRoute::from_wire`] (and the GRPC/TLS/TCP/UDP equivalents) converts a route that is
 //! valid as a whole and returns every validation error otherwise. Engines that must keep the
-//! valid rules of a partially invalid route (spec-digest §6.1: an invalid rule makes only that
-//! rule invalid; the route gets `PartiallyInvalid`) use [`HttpRoute::from_wire_partial`]:
+//! valid rules of a partially invalid route (Gateway API HTTPRouteRule.filters: an invalid rule
+//! makes only that rule invalid; the route gets `PartiallyInvalid`) use
+//! [`HttpRoute::from_wire_partial`]:
 //!
 //! - errors outside `spec.rules[i]` (metadata, parentRefs, hostnames, the rule count, the total
 //!   number of matches, rule-name uniqueness) reject the route;

@@ -26,7 +26,7 @@ fn check(
 }
 
 /// A valid Gateway API `Hostname`: lower-case RFC 1123 subdomain of at most 253 characters,
-/// optionally with a single leading `*.` wildcard label (spec-digest §3.1, §8.1).
+/// optionally with a single leading `*.` wildcard label (Gateway API Hostname and shared types).
 ///
 /// ```
 /// use gamma_model::ir::Hostname;
@@ -49,8 +49,8 @@ impl Hostname {
         Ok(Hostname(s.to_owned()))
     }
 
-    /// Lower-cases ASCII letters (host names compare case-insensitively, spec-digest §3.5), then
-    /// validates.
+    /// Lower-cases ASCII letters (host names compare case-insensitively, Gateway API Host header
+    /// matching), then validates.
     pub fn new_lowercased(s: &str) -> Result<Hostname, ErrorKind> {
         Hostname::new(&s.to_ascii_lowercase())
     }
@@ -70,8 +70,8 @@ impl Hostname {
         self.0.strip_prefix("*.").unwrap_or(&self.0)
     }
 
-    /// The hostname precedence key of spec-digest §2.1 step 1, larger wins: the number of
-    /// characters when this is a non-wildcard name (0 for a wildcard), then the number of
+    /// The hostname precedence key of Gateway API HTTPRoute hostnames precedence, larger wins: the
+    /// number of characters when this is a non-wildcard name (0 for a wildcard), then the number of
     /// characters of the name itself.
     pub fn precedence_key(&self) -> (usize, usize) {
         let len = self.0.len();
@@ -80,7 +80,8 @@ impl Hostname {
 
     /// Whether a request host (already lower-case, without port) matches: equal for an exact
     /// name; for a wildcard, the host ends with `.suffix` and has at least one more label
-    /// (a wildcard matches one or more labels, never the bare suffix; spec-digest §3.2).
+    /// (a wildcard matches one or more labels, never the bare suffix; Gateway API hostname
+    /// wildcards).
     pub fn matches(&self, host: &str) -> bool {
         if self.is_wildcard() {
             let suffix = self.suffix();
@@ -131,7 +132,7 @@ impl fmt::Display for PreciseHostname {
 }
 
 /// A valid HTTP header name (an RFC 7230 token, 1–256 characters), stored lower-case because
-/// header names compare case-insensitively (spec-digest §1.4).
+/// header names compare case-insensitively (Gateway API HTTPHeaderMatch).
 ///
 /// ```
 /// use gamma_model::ir::HeaderName;
@@ -165,7 +166,7 @@ impl fmt::Display for HeaderName {
 mod tests {
     use super::*;
 
-    // spec-digest §3.2: a wildcard matches one or more labels, never the bare suffix.
+    // Gateway API hostname wildcards: a wildcard matches one or more labels, never the bare suffix.
     #[test]
     fn wildcard_hostname_matches_one_or_more_labels() {
         let h = Hostname::new("*.example.com").unwrap();

@@ -1,4 +1,4 @@
-//! Validated path matches: [`Path`], [`PathPrefix`], [`PathMatch`] (spec-digest §1.3).
+//! Validated path matches: [`Path`], [`PathPrefix`], [`PathMatch`] (Gateway API HTTPPathMatch).
 
 use std::fmt;
 
@@ -92,8 +92,8 @@ impl PathPrefix {
         self.0 == "/"
     }
 
-    /// The number of characters, the precedence key of spec-digest §2.1 step 3 (after
-    /// normalisation, so `/foo/` and `/foo` rank equally).
+    /// The number of characters, the precedence key of Gateway API HTTPRouteRule.matches
+    /// precedence, longest PathPrefix (after normalisation, so `/foo/` and `/foo` rank equally).
     pub fn len(&self) -> usize {
         self.0.len()
     }
@@ -156,7 +156,7 @@ impl fmt::Display for PathMatch {
 mod tests {
     use super::*;
 
-    // spec-digest §1.3: conformance vectors of httproute-matching.go.
+    // Gateway API HTTPPathMatch: conformance vectors of httproute-matching.go.
     #[test]
     fn prefix_matches_whole_segments_only() {
         let p = PathPrefix::new("/v2").unwrap();
@@ -168,7 +168,8 @@ mod tests {
         }
     }
 
-    // spec-digest §1.3: a trailing slash on a prefix is ignored; on Exact it is significant.
+    // Gateway API HTTPPathMatch: a trailing slash on a prefix is ignored; on Exact it is
+    // significant.
     #[test]
     fn trailing_slash_is_dropped_from_prefixes_but_kept_on_exact() {
         assert_eq!(PathPrefix::new("/match/").unwrap().as_str(), "/match");

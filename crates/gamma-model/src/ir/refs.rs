@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::gateway::{self, BackendRefExt, ParentKind};
 
-/// A route's reference to a parent with every default applied (spec-digest §4.2, §8.2):
+/// A route's reference to a parent with every default applied (Gateway API ParentReference):
 /// `group` defaults to `gateway.networking.k8s.io` (so `{kind: Service}` without `group: ""` is
 /// *not* a Service parent), `kind` to `Gateway`, `namespace` to the route's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]

@@ -190,7 +190,8 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
-    // spec-digest §4.1/§4.2: headless and ExternalName Services have no frontend.
+    // GAMMA Service facets; Gateway API ParentReference: headless and ExternalName Services have no
+    // frontend.
     #[test]
     fn headless_and_external_name_services_have_no_frontend() {
         let headless = svc(r#"{"spec":{"clusterIP":"None","ports":[{"port":80}]}}"#);

@@ -1,5 +1,6 @@
 //! Checks for the types shared by several resources: metadata, names, references, header
-//! filters, mirrors, session persistence (spec-digest §8.1–§8.3).
+//! filters, mirrors, session persistence (Gateway API shared types, ParentReference and
+//! BackendRef).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -194,7 +195,7 @@ pub(crate) fn use_default_gateways(
     }
 }
 
-/// One `ParentReference` (spec-digest §8.2) plus the gamma-rs `controllers` extension.
+/// One `ParentReference` (Gateway API ParentReference) plus the gamma-rs `controllers` extension.
 pub(crate) fn parent_ref(r: &ParentReference, path: &FieldPath, errors: &mut Errors) {
     if let Some(g) = &r.group {
         errors.group(&path.field("group"), g);
@@ -224,7 +225,7 @@ pub(crate) fn parent_ref(r: &ParentReference, path: &FieldPath, errors: &mut Err
 
 /// `parentRefs`: at most 32, each valid, plus the uniqueness CEL rules. The standard channel
 /// keys references to the same parent by `sectionName`; the experimental channel by
-/// `sectionName` and `port` (spec-digest §8.2, §12.3).
+/// `sectionName` and `port` (Gateway API ParentReference and experimental channel).
 pub(crate) fn parent_refs(
     refs: &[ParentReference],
     path: &FieldPath,
@@ -312,7 +313,7 @@ pub(crate) fn route_hostnames(hostnames: &[String], path: &FieldPath, errors: &m
 }
 
 /// The fields of a `BackendObjectReference`, and its CEL rule "Must have port for Service
-/// reference" (spec-digest §8.3).
+/// reference" (Gateway API BackendRef).
 pub(crate) fn backend_object_ref(b: &impl BackendRefExt, path: &FieldPath, errors: &mut Errors) {
     if let Some(g) = b.group_raw() {
         errors.group(&path.field("group"), g);
@@ -384,7 +385,7 @@ pub(crate) fn secret_ref(r: &SecretObjectReference, path: &FieldPath, errors: &m
     }
 }
 
-/// `HTTPHeaderFilter` (spec-digest §6.2): set/add/remove at most 16 each, names are
+/// `HTTPHeaderFilter` (Gateway API HTTPHeaderFilter): set/add/remove at most 16 each, names are
 /// `HeaderName`s unique per list (`listType=map` / `set`, compared exactly as the API server
 /// does), values 1–4096 (plus the printable-ASCII pattern on the experimental channel).
 ///
@@ -451,14 +452,14 @@ pub(crate) fn header_filter(
 }
 
 /// A header value (match, set, add): 1–4096 characters; on the experimental channel also the
-/// printable-ASCII pattern (spec-digest §1.4, §12.3).
+/// printable-ASCII pattern (Gateway API HTTPHeaderMatch and experimental channel).
 pub(crate) fn header_value(v: &str, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
     if errors.length(path, v, 1, 4096) && opts.channel == Channel::Experimental {
         errors.pattern(path, v, p::is_header_value, p::HEADER_VALUE_PATTERN);
     }
 }
 
-/// `HTTPRequestMirrorFilter` (spec-digest §6.5).
+/// `HTTPRequestMirrorFilter` (Gateway API HTTPRequestMirrorFilter).
 pub(crate) fn mirror(m: &HttpRequestMirrorFilter, path: &FieldPath, errors: &mut Errors) {
     backend_object_reference(&m.backend_ref, &path.field("backendRef"), errors);
     if let Some(pct) = m.percent {
@@ -499,7 +500,7 @@ fn fraction(f: &Fraction, path: &FieldPath, errors: &mut Errors) {
     }
 }
 
-/// `SessionPersistence` (experimental field, v1.6.1 shape; spec-digest §7.3).
+/// `SessionPersistence` (experimental field, v1.6.1 shape; GEP-1619 session persistence).
 pub(crate) fn session_persistence(s: &SessionPersistence, path: &FieldPath, errors: &mut Errors) {
     if let Some(n) = &s.session_name {
         errors.length(&path.field("sessionName"), n, 0, 128);

@@ -1,4 +1,5 @@
-//! GRPCRoute validation (spec-digest §2.2, §6.7, §8.5).
+//! GRPCRoute validation (Gateway API GRPCRouteRule.matches; Gateway API GRPCRouteFilter; GRPCRoute
+//! CRD v1.6.1).
 
 use super::common::{self, KnownEnum};
 use super::httproute::union_rules;
@@ -121,7 +122,8 @@ impl Validate for GrpcBackendRef {
     }
 }
 
-/// A list of GRPCRoute filters: at most 16; header modifiers cannot repeat (spec-digest §6.7).
+/// A list of GRPCRoute filters: at most 16; header modifiers cannot repeat (Gateway API
+/// GRPCRouteFilter).
 pub(crate) fn filters(
     list: &[GrpcRouteFilter],
     path: &FieldPath,

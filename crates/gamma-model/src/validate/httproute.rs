@@ -1,4 +1,5 @@
-//! HTTPRoute validation (spec-digest §1, §6, §7, §8.4).
+//! HTTPRoute validation (HTTPRoute CRD v1.6.1; Gateway API HTTPRouteFilter; GEP-1742 timeouts;
+//! GEP-1731 retries; GEP-1619 session persistence).
 
 use super::common::{self, KnownEnum};
 use super::patterns as p;
@@ -11,7 +12,7 @@ use crate::gateway::{
 };
 
 /// The upstream limit on matches across all rules of one route ("less than 128" in the
-/// message, `<= 128` in the rule: spec-digest §13.8).
+/// message, `<= 128` in the rule: HTTPRoute CRD total-matches rule).
 pub const MAX_TOTAL_MATCHES: usize = 128;
 
 impl Validate for HttpRoute {
@@ -82,7 +83,8 @@ impl Validate for HttpRouteRule {
     }
 }
 
-/// The CEL rules on `HTTPRouteRule` (spec-digest §6.1, §6.3).
+/// The CEL rules on `HTTPRouteRule` (Gateway API HTTPRouteRule.filters and
+/// HTTPRequestRedirectFilter).
 fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
     if !rule.backend_refs.is_empty() && rule.filters.iter().any(|f| f.request_redirect.is_some()) {
         errors.rule(
@@ -278,7 +280,7 @@ const STANDARD_FILTER_TYPES: &[&str] = &[
 ];
 
 /// A list of HTTPRoute filters (rule or backendRef level): at most 16, the list CEL rules
-/// (spec-digest §6.1), and each filter.
+/// (Gateway API HTTPRouteRule.filters), and each filter.
 pub(crate) fn filters(
     list: &[HttpRouteFilter],
     path: &FieldPath,
@@ -388,8 +390,8 @@ impl Validate for HttpRouteFilter {
     }
 }
 
-/// The filter union discipline (spec-digest §6.1): the field named by `type` must be set and
-/// every other one empty. `fields` lists (field name, type name, is set).
+/// The filter union discipline (Gateway API HTTPRouteRule.filters): the field named by `type` must
+/// be set and every other one empty. `fields` lists (field name, type name, is set).
 pub(crate) fn union_rules(
     type_: &str,
     fields: &[(&str, &str, bool)],

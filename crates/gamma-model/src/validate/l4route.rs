@@ -1,4 +1,5 @@
-//! TLSRoute, TCPRoute and UDPRoute validation (spec-digest §8.6, §11).
+//! TLSRoute, TCPRoute and UDPRoute validation (TLSRoute, TCPRoute and UDPRoute CRDs v1.6.1;
+//! GEP-2643 TLSRoute; GEP-2644 TCPRoute; GEP-2645 UDPRoute).
 //!
 //! The rules depend on the apiVersion the object came with: `v1` (and TLSRoute `v1alpha3`)
 //! allow exactly one rule and TLSRoute requires hostnames without IPs; the deprecated `v1alpha2`

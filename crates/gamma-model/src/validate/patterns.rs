@@ -10,10 +10,10 @@
 //! Length limits are *not* part of these predicates: the CRDs state them separately
 //! (`minLength`/`maxLength`) and [`Errors::length`](super::Errors::length) checks them.
 
-/// `Hostname` (spec-digest §8.1).
+/// `Hostname` (Gateway API shared types).
 pub const HOSTNAME_PATTERN: &str =
     r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
-/// `PreciseHostname` (spec-digest §8.1), also `SectionName` and every RFC 1123 subdomain.
+/// `PreciseHostname` (Gateway API shared types), also `SectionName` and every RFC 1123 subdomain.
 pub const PRECISE_HOSTNAME_PATTERN: &str =
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 /// `SectionName`: the RFC 1123 subdomain pattern.
@@ -546,7 +546,8 @@ mod tests {
         "a*.b",
     ];
 
-    // spec-digest §8.1: Hostname / PreciseHostname / SectionName / Namespace / Group patterns.
+    // Gateway API shared types: Hostname / PreciseHostname / SectionName / Namespace / Group
+    // patterns.
     #[test]
     fn dns_name_predicates_agree_with_upstream_regexes() {
         agrees(HOSTNAME_PATTERN, is_hostname, HOSTS);
@@ -576,7 +577,7 @@ mod tests {
         );
     }
 
-    // spec-digest §8.1: GatewayController `DOMAIN/PATH`.
+    // Gateway API shared types: GatewayController `DOMAIN/PATH`.
     #[test]
     fn gateway_controller_predicate_agrees_with_upstream_regex() {
         agrees(
@@ -598,7 +599,7 @@ mod tests {
         );
     }
 
-    // spec-digest §1.4: header names are RFC 7230 tokens; `:authority` is not one.
+    // Gateway API HTTPHeaderMatch: header names are RFC 7230 tokens; `:authority` is not one.
     #[test]
     fn header_name_and_value_predicates_agree_with_upstream_regexes() {
         agrees(
@@ -625,7 +626,7 @@ mod tests {
         );
     }
 
-    // spec-digest §1.3: path characters.
+    // Gateway API HTTPPathMatch: path characters.
     #[test]
     fn path_chars_predicate_agrees_with_upstream_regex() {
         agrees(
@@ -647,7 +648,7 @@ mod tests {
         );
     }
 
-    // spec-digest §7.1: Duration.
+    // GEP-1742 timeouts; GEP-2257 durations: Duration.
     #[test]
     fn duration_predicate_agrees_with_upstream_regex() {
         agrees(
@@ -673,7 +674,7 @@ mod tests {
         );
     }
 
-    // spec-digest §6.6: CORS origins.
+    // Gateway API HTTPCORSFilter: CORS origins.
     #[test]
     fn cors_origin_predicate_agrees_with_upstream_regex() {
         agrees(
@@ -789,7 +790,7 @@ mod tests {
         );
     }
 
-    // spec-digest §9.3: status condition types and reasons.
+    // Gateway API route conditions: status condition types and reasons.
     #[test]
     fn condition_predicates_agree_with_upstream_regexes() {
         agrees(
@@ -814,7 +815,7 @@ mod tests {
         );
     }
 
-    // spec-digest §1.3: the CEL rules of HTTPPathMatch.
+    // Gateway API HTTPPathMatch: the CEL rules of HTTPPathMatch.
     #[test]
     fn path_value_rules_reject_dot_segments_and_encoded_slashes() {
         assert!(http_path_violations("/a/b").is_empty());

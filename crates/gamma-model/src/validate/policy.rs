@@ -1,4 +1,5 @@
-//! ReferenceGrant, BackendTLSPolicy and XMesh validation (spec-digest §8.7, §10).
+//! ReferenceGrant, BackendTLSPolicy and XMesh validation (ReferenceGrant and XMesh CRDs v1.6.1;
+//! Gateway API ReferenceGrant).
 
 use super::common;
 use super::patterns as p;

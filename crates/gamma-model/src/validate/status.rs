@@ -1,4 +1,4 @@
-//! Route status validation (spec-digest §9.1): what a controller may write.
+//! Route status validation (Gateway API RouteStatus): what a controller may write.
 //!
 //! The API server validates the status subresource with the same schema; checking it here lets
 //! a controller (the arbiter) verify its desired entries before writing them: at most 32 parent
