@@ -1,4 +1,4 @@
-//! Deciding controller ownership with `gamma::arbiter`: which (route, parent) pairs one mesh
+//! Deciding controller ownership with `gamma_mesh::arbiter`: which (route, parent) pairs one mesh
 //! may program and write status for, when two meshes and a Gateway share a cluster.
 //!
 //! Loads the sample cluster (`examples/manifests/`) and its arbiter configuration
@@ -20,10 +20,10 @@
 
 use std::fmt::Write as _;
 
-use gamma::arbiter::routes::route_parts;
-use gamma::arbiter::{Arbiter, Decision, Decisions, Identity};
-use gamma::model::gateway::ParentReference;
-use gamma::model::{ObjectRef, Snapshot};
+use gamma_mesh::arbiter::routes::route_parts;
+use gamma_mesh::arbiter::{Arbiter, Decision, Decisions, Identity};
+use gamma_mesh::model::gateway::ParentReference;
+use gamma_mesh::model::{ObjectRef, Snapshot};
 
 /// The controller this example decides for.
 const ME: &str = "istio";
@@ -140,7 +140,7 @@ mod tests {
     //! not computed by the arbiter.
 
     use super::*;
-    use gamma::arbiter::Level;
+    use gamma_mesh::arbiter::Level;
 
     const ISTIO: &str = "istio.io/gateway-controller";
     const LINKERD: &str = "linkerd.io/policy-controller";

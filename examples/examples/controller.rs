@@ -1,4 +1,4 @@
-//! A controller-shaped loop with `gamma::controller`: watch events in, status writes out.
+//! A controller-shaped loop with `gamma_mesh::controller`: watch events in, status writes out.
 //!
 //! This is the shape of a mesh controller embedding gamma-rs. It keeps a [`Snapshot`] (its
 //! informer cache), applies one watch event at a time, and after each one asks its
@@ -32,12 +32,12 @@
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, RandomState};
 
-use gamma::arbiter::{Decision, Identity};
-use gamma::controller::{Reconciler, ReconcilerConfig};
-use gamma::model::gateway::{ConditionStatus, RouteStatus};
-use gamma::model::meta::Time;
-use gamma::model::{ObjectRef, Resource, ResourceKind, Snapshot};
-use gamma::resolve::RouteTable;
+use gamma_mesh::arbiter::{Decision, Identity};
+use gamma_mesh::controller::{Reconciler, ReconcilerConfig};
+use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
+use gamma_mesh::model::meta::Time;
+use gamma_mesh::model::{ObjectRef, Resource, ResourceKind, Snapshot};
+use gamma_mesh::resolve::RouteTable;
 
 /// One watch event.
 enum Event {
@@ -95,7 +95,7 @@ struct Step {
     echo_writes: Vec<(ObjectRef, RouteStatus)>,
     /// `me`'s pending decisions (an object the decision needs is missing).
     pending: Vec<String>,
-    /// Notes for the operator (`gamma::controller::Diagnostic`), debug-printed.
+    /// Notes for the operator (`gamma_mesh::controller::Diagnostic`), debug-printed.
     diagnostics: Vec<String>,
     /// The table built after the event (what `me` programs).
     table: RouteTable,
@@ -330,8 +330,8 @@ mod tests {
     //! and the sample manifests (which backends exist), not from the arbiter.
 
     use super::*;
-    use gamma::arbiter::routes::route_parts;
-    use gamma::model::gateway::Condition;
+    use gamma_mesh::arbiter::routes::route_parts;
+    use gamma_mesh::model::gateway::Condition;
     use std::net::IpAddr;
 
     const ISTIO: &str = "istio.io/gateway-controller";
@@ -484,15 +484,16 @@ mod tests {
         let ip = |s: &str| s.parse::<IpAddr>().unwrap();
         // shop/checkout (10.96.10.20, Istio's) is programmed; shop/cart (10.96.10.50, Linkerd's)
         // is not: for Istio's data plane it is plain Service traffic.
-        let checkout = gamma::resolve::Request::http(ip("10.96.10.20"), 80, "GET", "/api/orders");
-        let cart = gamma::resolve::Request::http(ip("10.96.10.50"), 80, "GET", "/api/cart");
+        let checkout =
+            gamma_mesh::resolve::Request::http(ip("10.96.10.20"), 80, "GET", "/api/orders");
+        let cart = gamma_mesh::resolve::Request::http(ip("10.96.10.50"), 80, "GET", "/api/cart");
         assert!(matches!(
             last.table.resolve(&checkout, 0),
-            gamma::resolve::Decision::Forward(_)
+            gamma_mesh::resolve::Decision::Forward(_)
         ));
         assert_eq!(
             last.table.resolve(&cart, 0),
-            gamma::resolve::Decision::Passthrough
+            gamma_mesh::resolve::Decision::Passthrough
         );
     }
 

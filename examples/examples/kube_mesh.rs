@@ -11,9 +11,9 @@
 
 use std::hash::BuildHasher;
 
-use gamma::arbiter::{Config as ArbiterConfig, Identity};
-use gamma::controller::ReconcilerConfig;
 use gamma_kube::{Config, LeaseConfig, metrics::Metrics};
+use gamma_mesh::arbiter::{Config as ArbiterConfig, Identity};
+use gamma_mesh::controller::ReconcilerConfig;
 
 #[tokio::main]
 async fn main() -> Result<(), gamma_examples::BoxError> {

@@ -1,4 +1,4 @@
-//! Resolving requests with `gamma::resolve`: what a conformant mesh does with one request.
+//! Resolving requests with `gamma_mesh::resolve`: what a conformant mesh does with one request.
 //!
 //! Loads the sample cluster (`examples/manifests/`), compiles every route into a
 //! [`RouteTable`] once, then resolves a few requests to the `shop/checkout` Service
@@ -23,7 +23,7 @@
 use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr};
 
-use gamma::resolve::{BuildOptions, Decision, Request, RouteTable};
+use gamma_mesh::resolve::{BuildOptions, Decision, Request, RouteTable};
 
 /// `shop/checkout`'s cluster IP in the sample.
 const CHECKOUT: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 96, 10, 20));
@@ -135,7 +135,7 @@ mod tests {
     //! and the weights written in examples/manifests/30-routes-shop.yaml, not from the resolver.
 
     use super::*;
-    use gamma::resolve::{RespondReason, Status};
+    use gamma_mesh::resolve::{RespondReason, Status};
 
     fn table() -> RouteTable {
         let snapshot = gamma_examples::sample_snapshot().unwrap();

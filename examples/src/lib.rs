@@ -18,8 +18,8 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use gamma::arbiter::Config;
-use gamma::model::{Resource, Snapshot, decode};
+use gamma_mesh::arbiter::Config;
+use gamma_mesh::model::{Resource, Snapshot, decode};
 
 /// Errors of this crate: a file that cannot be read or decoded, named in the message.
 pub type BoxError = Box<dyn Error + Send + Sync>;

@@ -115,7 +115,9 @@ fn assert_subset(expected: &Value, actual: &Value, path: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_upstream_example_reads_back_as_decode_gives_from_the_file() {
     let Some(upstream) = std::env::var_os("GAMMA_UPSTREAM_DIR") else {
-        eprintln!("skipped: GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree)");
+        gamma_skip_note(
+            "skipped: GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree)",
+        );
         return;
     };
     let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
@@ -428,4 +430,11 @@ fn set_status(obj: &mut Resource, status: gamma_model::gateway::RouteStatus) {
         Resource::UdpRoute(x) => x.status = Some(status),
         _ => unreachable!(),
     }
+}
+
+/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
+/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
+fn gamma_skip_note(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

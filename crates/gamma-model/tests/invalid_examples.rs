@@ -13,7 +13,9 @@ fn upstream_dir() -> Option<PathBuf> {
     match std::env::var_os("GAMMA_UPSTREAM_DIR") {
         Some(d) => Some(PathBuf::from(d)),
         None => {
-            println!("GAMMA_UPSTREAM_DIR is not set; skipping the upstream fixture tests");
+            gamma_skip_note(
+                "skipped: GAMMA_UPSTREAM_DIR is not set; skipping the upstream fixture tests",
+            );
             None
         }
     }
@@ -318,4 +320,11 @@ fn every_upstream_example_route_converts_to_ir() {
         }
     }
     assert!(routes > 40, "only {routes} routes converted");
+}
+
+/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
+/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
+fn gamma_skip_note(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 #[test]
 fn the_served_table_is_the_crds_served_flags_in_both_channels() {
     let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR").map(PathBuf::from) else {
-        eprintln!("GAMMA_UPSTREAM_DIR is not set: skipping");
+        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
         return;
     };
     let mut checked = 0;
@@ -110,4 +110,11 @@ spec: {controllerName: example.com/mesh}
 ";
     assert_eq!(report(mesh, Channel::Standard)[0].0, "apiVersion");
     assert!(report(mesh, Channel::Experimental).is_empty());
+}
+
+/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
+/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
+fn gamma_skip_note(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -37,7 +37,7 @@ fn walk(s: &Value, path: &str, out: &mut BTreeSet<(String, String, String)>) {
 #[test]
 fn every_transition_rule_of_the_crds_is_listed() {
     let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR").map(PathBuf::from) else {
-        eprintln!("GAMMA_UPSTREAM_DIR is not set: skipping");
+        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
         return;
     };
     let mut found = BTreeSet::new();
@@ -98,4 +98,11 @@ fn controller_name_is_immutable_on_gateway_classes_and_meshes() {
     let class = object("GatewayClass", "example.com/a");
     let mesh = object("XMesh", "example.com/b");
     assert!(gamma_model::validate::update::transition_errors(&class, &mesh).is_empty());
+}
+
+/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
+/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
+fn gamma_skip_note(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

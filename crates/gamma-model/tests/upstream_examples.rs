@@ -18,7 +18,9 @@ fn upstream_dir() -> Option<PathBuf> {
     match std::env::var_os("GAMMA_UPSTREAM_DIR") {
         Some(dir) => Some(PathBuf::from(dir)),
         None => {
-            eprintln!("GAMMA_UPSTREAM_DIR is not set: skipping the upstream example checks");
+            gamma_skip_note(
+                "skipped: GAMMA_UPSTREAM_DIR is not set: skipping the upstream example checks",
+            );
             None
         }
     }
@@ -267,4 +269,11 @@ fn upstream_gateways_with_spec_tls_decode_it_typed() {
     }
     // v1.6.1 has two: examples/standard/frontend-cert-validation.yaml and backend-tls.yaml.
     assert!(found.len() >= 2, "only {found:?} set spec.tls");
+}
+
+/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
+/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
+fn gamma_skip_note(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

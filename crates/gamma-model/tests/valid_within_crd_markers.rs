@@ -327,7 +327,7 @@ proptest! {
         experimental in any::<bool>(),
     ) {
         let Some(f) = fixture() else {
-            println!("GAMMA_UPSTREAM_DIR is not set: skipping");
+            gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
             return Ok(());
         };
         prop_assume!(!f.examples.is_empty());
@@ -380,7 +380,7 @@ proptest! {
 #[test]
 fn the_marker_oracle_flags_violations() {
     let Some(f) = fixture() else {
-        println!("GAMMA_UPSTREAM_DIR is not set: skipping");
+        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
         return;
     };
     let key = (
@@ -411,4 +411,11 @@ fn the_marker_oracle_flags_violations() {
             "{spec}: expected a {want} violation, got {found:?}"
         );
     }
+}
+
+/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
+/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
+fn gamma_skip_note(message: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{message}");
 }

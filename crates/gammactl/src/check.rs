@@ -1,7 +1,7 @@
 //! Validation of decoded objects against the upstream CRD rules, through gamma-model: as the API
 //! server validates a create (unknown fields, missing required fields, then every typed rule).
 
-use gamma::model::validate::{Report, ValidateOptions, validate_checked};
+use gamma_mesh::model::validate::{Report, ValidateOptions, validate_checked};
 
 use crate::manifests::Loaded;
 

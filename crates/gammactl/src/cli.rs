@@ -168,10 +168,10 @@ pub enum ChannelArg {
 
 impl ChannelArg {
     /// The library's channel.
-    pub fn channel(self) -> gamma::model::validate::Channel {
+    pub fn channel(self) -> gamma_mesh::model::validate::Channel {
         match self {
-            ChannelArg::Standard => gamma::model::validate::Channel::Standard,
-            ChannelArg::Experimental => gamma::model::validate::Channel::Experimental,
+            ChannelArg::Standard => gamma_mesh::model::validate::Channel::Standard,
+            ChannelArg::Experimental => gamma_mesh::model::validate::Channel::Experimental,
         }
     }
 }

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
 
-use gamma::model::gateway::GatewaySpecAddress;
-use gamma::model::k8s::Service;
-use gamma::model::{Resource, Snapshot};
+use gamma_mesh::model::gateway::GatewaySpecAddress;
+use gamma_mesh::model::k8s::Service;
+use gamma_mesh::model::{Resource, Snapshot};
 use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable, Scheme};
 
 use crate::cli::{ProtocolArg, SchemeArg};
@@ -61,7 +61,7 @@ impl Engine {
     /// Builds the table. Gateways with no IP address in `spec.addresses` or
     /// `status.addresses` are given one from 192.0.2.0/24 (TEST-NET-1, never a real cluster
     /// address), so `--to gateway/NS/NAME:PORT` can reach their listeners.
-    pub fn build(snapshot: &Snapshot, channel: gamma::model::validate::Channel) -> Self {
+    pub fn build(snapshot: &Snapshot, channel: gamma_mesh::model::validate::Channel) -> Self {
         let mut snapshot = snapshot.clone();
         let mut assigned = BTreeMap::new();
         let mut next: u8 = 1;
@@ -365,7 +365,7 @@ fn assign_stand_ins(snapshot: &mut Snapshot) -> BTreeMap<(String, String), IpAdd
     out
 }
 
-fn gateway_ips(gw: &gamma::model::gateway::Gateway) -> Vec<IpAddr> {
+fn gateway_ips(gw: &gamma_mesh::model::gateway::Gateway) -> Vec<IpAddr> {
     let status: Vec<IpAddr> = gw
         .status
         .iter()

@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gamma::model::decode::{DecodeOptions, Position, decode_documents};
-use gamma::model::validate::FieldCheck;
-use gamma::model::{DecodeError, ObjectRef, Resource, Snapshot};
+use gamma_mesh::model::decode::{DecodeOptions, Position, decode_documents};
+use gamma_mesh::model::validate::FieldCheck;
+use gamma_mesh::model::{DecodeError, ObjectRef, Resource, Snapshot};
 
 use crate::input::Source;
 use crate::locate;
@@ -447,7 +447,7 @@ fn skip(
 fn read_versions(api_version: &str, kind: &str) -> Option<String> {
     let group = |v: &str| v.rsplit_once('/').map_or("", |(g, _)| g).to_owned();
     let wanted = group(api_version);
-    gamma::model::ResourceKind::ALL
+    gamma_mesh::model::ResourceKind::ALL
         .iter()
         .filter(|k| k.as_str() == kind)
         .map(|k| k.api_versions())

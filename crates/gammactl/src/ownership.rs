@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use gamma::model::gateway::ParentReference;
-use gamma::model::{ObjectRef, Snapshot};
 use gamma_arbiter::{Arbiter, Config, Decisions, Identity, Registry};
+use gamma_mesh::model::gateway::ParentReference;
+use gamma_mesh::model::{ObjectRef, Snapshot};
 
 use crate::failure::{Failure, input, usage};
 

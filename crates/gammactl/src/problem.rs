@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use gamma::model::ObjectRef;
+use gamma_mesh::model::ObjectRef;
 use serde::Serialize;
 
 use crate::style::Style;
@@ -90,7 +90,7 @@ impl Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gamma::model::ResourceKind;
+    use gamma_mesh::model::ResourceKind;
 
     #[test]
     fn render_puts_location_object_path_message_in_that_order() {

@@ -1,7 +1,7 @@
 //! `gammactl authorize`: SMI TrafficTarget access control for one request, through
 //! gamma-smi's Authorizer.
 
-use gamma::smi::{AccessRequest, Authorizer, Identity};
+use gamma_mesh::smi::{AccessRequest, Authorizer, Identity};
 use serde::Serialize;
 
 use crate::cli::{AccessProtocol, AuthorizeArgs, Format};
@@ -14,7 +14,7 @@ use crate::style::Style;
 struct Answer<'a> {
     allowed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    by: Option<&'a gamma::model::ObjectRef>,
+    by: Option<&'a gamma_mesh::model::ObjectRef>,
     explanation: &'a str,
 }
 

@@ -2,8 +2,8 @@
 //! routes go to standard output, ready to apply; the report goes to standard error, each
 //! finding located at its SMI object's file and line.
 
-use gamma::model::Resource;
-use gamma::smi::Severity;
+use gamma_mesh::model::Resource;
+use gamma_mesh::smi::Severity;
 use serde::Serialize;
 
 use crate::cli::{ConvertSmiArgs, Format};
@@ -23,7 +23,7 @@ struct List<'a> {
 pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
-    let conversion = gamma::smi::convert(&snapshot);
+    let conversion = gamma_mesh::smi::convert(&snapshot);
     match args.output.format() {
         Format::Json => print(
             &List {

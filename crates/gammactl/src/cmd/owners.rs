@@ -1,9 +1,9 @@
 //! `gammactl owners`: the arbiter's decision for every (route, parent), as one controller sees
 //! it (`--as`) or for every controller side by side (`--all`).
 
-use gamma::model::ObjectRef;
-use gamma::model::gateway::ParentReference;
 use gamma_arbiter::{Decision, Identity, Level, Verdict};
+use gamma_mesh::model::ObjectRef;
+use gamma_mesh::model::gateway::ParentReference;
 use serde::Serialize;
 
 use crate::cli::{Format, OwnersArgs};

@@ -1,7 +1,7 @@
 //! `gammactl schema KIND`: the JSON Schema of a resource kind or of the request/decision
 //! format.
 
-use gamma::model::ResourceKind;
+use gamma_mesh::model::ResourceKind;
 use schemars::{Schema, schema_for};
 
 use crate::cli::{Format, SchemaArgs};

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use gamma::model::ObjectRef;
-use gamma::model::gateway::{ConditionStatus, RouteStatus};
-use gamma::model::meta::Time;
 use gamma_arbiter::merge::merge_outcome;
 use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
+use gamma_mesh::model::ObjectRef;
+use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
+use gamma_mesh::model::meta::Time;
 use gamma_resolve::{BuildOptions, RouteTable};
 use serde::Serialize;
 
@@ -240,7 +240,7 @@ fn qualified_resource(route: &ObjectRef) -> String {
     format!(
         "{}s.{}",
         route.kind.as_str().to_ascii_lowercase(),
-        gamma::model::gateway::GROUP
+        gamma_mesh::model::gateway::GROUP
     )
 }
 

@@ -1,7 +1,7 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
-use gamma::model::validate::update::add_transition_errors;
-use gamma::model::validate::{Channel, FieldValidation, ValidateOptions};
+use gamma_mesh::model::validate::update::add_transition_errors;
+use gamma_mesh::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
@@ -149,12 +149,12 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
         &manifests.snapshot(),
         &gamma_resolve::BuildOptions::default(),
     );
-    let by_key: std::collections::HashMap<gamma::model::ObjectRef, &crate::manifests::Loaded> =
+    let by_key: std::collections::HashMap<gamma_mesh::model::ObjectRef, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
     for p in table.parent_conditions() {
-        let key = gamma::model::ObjectRef::new(
-            match gamma::model::ResourceKind::from_kind_name(p.kind.as_str()) {
+        let key = gamma_mesh::model::ObjectRef::new(
+            match gamma_mesh::model::ResourceKind::from_kind_name(p.kind.as_str()) {
                 Some(k) => k,
                 None => continue,
             },

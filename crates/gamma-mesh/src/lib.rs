@@ -1,5 +1,9 @@
 //! gamma-rs: the Kubernetes Gateway API for service meshes (GAMMA), as one embeddable core.
 //!
+//! **Start here:** a controller embeds [`controller::Reconciler`] (the README's "Using the
+//! library" below shows one call); a data plane reads [`resolve::RouteTable`]; `kube` runs it
+//! all against a live cluster.
+//!
 //! - [`model`]: typed, validated Gateway API, XMesh and Kubernetes core models, and the
 //!   [`model::Snapshot`] every engine reads.
 //! - `resolve` (feature `resolve`, on by default): the route-resolution engine — bind a request
@@ -21,7 +25,7 @@
 //!   and an evaluator for SMI TrafficTarget access control.
 //!
 //! ```
-//! use gamma::model::{Snapshot, Validate, decode};
+//! use gamma_mesh::model::{Snapshot, Validate, decode};
 //!
 //! let objects = decode(r#"
 //! apiVersion: gateway.networking.k8s.io/v1
@@ -70,7 +74,7 @@ pub use gamma_arbiter as arbiter;
 /// Migration off the Service Mesh Interface (the `gamma-smi` crate).
 ///
 /// ```
-/// use gamma::model::{Snapshot, decode};
+/// use gamma_mesh::model::{Snapshot, decode};
 /// let snapshot = Snapshot::from_resources(decode(r#"
 /// apiVersion: access.smi-spec.io/v1alpha3
 /// kind: TrafficTarget
@@ -81,10 +85,10 @@ pub use gamma_arbiter as arbiter;
 ///   sources: [{kind: ServiceAccount, name: web}]
 /// "#)?);
 /// // TrafficTargets have no Gateway API equivalent: the conversion reports them...
-/// assert_eq!(gamma::smi::convert(&snapshot).report.findings().len(), 1);
+/// assert_eq!(gamma_mesh::smi::convert(&snapshot).report.findings().len(), 1);
 /// // ...and the authorizer evaluates them (deny by default: the route group is missing).
-/// let authz = gamma::smi::Authorizer::build(&snapshot);
-/// let v = authz.authorize(&"shop/web".parse()?, &"shop/api".parse()?, &gamma::smi::AccessRequest::http("GET", "/"));
+/// let authz = gamma_mesh::smi::Authorizer::build(&snapshot);
+/// let v = authz.authorize(&"shop/web".parse()?, &"shop/api".parse()?, &gamma_mesh::smi::AccessRequest::http("GET", "/"));
 /// assert!(!v.allowed);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
