@@ -1,4 +1,4 @@
-//! Decode and validate 1,000 HTTPRoutes, from YAML and from JSON (issue 2, "Done means").
+//! Decode and validate 1,000 HTTPRoutes, from YAML and from JSON.
 //!
 //! `cargo bench -p gamma-benches --bench model`; results and method in `benches/README.md`.
 

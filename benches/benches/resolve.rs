@@ -90,7 +90,7 @@ fn many_services_resolve(c: &mut Criterion) {
     });
 }
 
-/// Issue 6's hostile snapshot (`routes` HTTPRoutes of one to three rules, a tenth of them on
+/// The hostile snapshot (`routes` HTTPRoutes of one to three rules, a tenth of them on
 /// one Service port): requests to the hot port, the engine over the whole table against the
 /// pre-sorted linear scan of that port's matches.
 fn hostile_resolve(c: &mut Criterion) {

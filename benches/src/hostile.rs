@@ -1,6 +1,6 @@
-//! Issue 6's hostile snapshot: many small HTTPRoutes, a tenth of them on one Service port.
+//! The hostile snapshot: many small HTTPRoutes, a tenth of them on one Service port.
 //!
-//! `hostile(100_000)` is the exact shape the issue names: 100,000 HTTPRoutes, 10,000 of them
+//! `hostile(100_000)` is the exact target shape: 100,000 HTTPRoutes, 10,000 of them
 //! attached to `app/web:80` (the hot port, at [`crate::svc_ip`]`(0)`), the other 90,000 spread
 //! ten per Service over 9,000 other Services. Routes have one to three rules each, so unlike
 //! [`crate::one_port`] (100 rules per route) the table holds as many routes as the cluster.

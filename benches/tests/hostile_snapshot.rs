@@ -1,4 +1,4 @@
-//! Issue 6 "Hostile input": a snapshot of 100,000 routes, 10,000 of them attached to one Service
+//! Hostile input: a snapshot of 100,000 routes, 10,000 of them attached to one Service
 //! port, builds and resolves correctly. The table built from the whole snapshot must decide a
 //! sample of requests exactly as the naive reference matcher (`gamma_resolve::reference`)
 //! decides them on the routes of the requested Service alone (binding by cluster IP and port,

@@ -136,7 +136,7 @@ fn main() -> Result<(), gamma_examples::BoxError> {
 #[cfg(test)]
 mod tests {
     //! Expectations are transcribed from the ownership table of examples/manifests/README.md
-    //! ("Ownership: who owns each (route, parent)"), which follows issue 4's ladder; they are
+    //! ("Ownership: who owns each (route, parent)"), which follows the ownership ladder; they are
     //! not computed by the arbiter.
 
     use super::*;

@@ -326,7 +326,7 @@ fn main() -> Result<(), gamma_examples::BoxError> {
 
 #[cfg(test)]
 mod tests {
-    //! Expectations come from issue 4 (status protocol), the sample README's ownership table
+    //! Expectations come from the status protocol, the sample README's ownership table
     //! and the sample manifests (which backends exist), not from the arbiter.
 
     use super::*;
@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn after_every_event_the_loop_converges_to_no_writes() {
-        // Issue 4: nothing is written when nothing would change, so the watch echo of a
+        // Nothing is written when nothing would change, so the watch echo of a
         // controller's own write causes no further write (no patch loops)...
         let steps = steps();
         for s in &steps {
@@ -394,7 +394,7 @@ mod tests {
     #[test]
     fn status_follows_the_events_and_only_ever_carries_istios_entries() {
         let steps = steps();
-        // A route whose Service is not cached yet is Pending: nothing written (issue 4).
+        // A route whose Service is not cached yet is Pending: nothing written.
         let early = step(&steps, "APPLIED HTTPRoute shop/checkout");
         assert!(early.writes.is_empty());
         assert_eq!(early.pending.len(), 1);

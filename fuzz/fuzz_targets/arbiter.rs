@@ -1,7 +1,7 @@
 //! `arbiter`: generated clusters and configurations through gamma-arbiter's decisions and the
 //! status `merge`.
 //!
-//! Properties (issue 4): never panics; verdicts do not depend on the order objects were inserted;
+//! Properties: never panics; verdicts do not depend on the order objects were inserted;
 //! an incremental `update` after removing one object agrees with deciding from scratch; for every
 //! registered controller, `merge` keeps every foreign entry untouched and in order, and `merge`
 //! applied to its own result changes nothing; a round of all controllers writing status in turn

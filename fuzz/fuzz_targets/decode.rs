@@ -2,10 +2,10 @@
 //! `decode_documents` with tight limits.
 //!
 //! Properties: never panics; errors are the typed `DecodeError` and render; whatever decodes
-//! survives a JSON round trip (encode, decode again) unchanged (issue 2: "JSON round trip is
-//! lossless"), which also drives the JSON half of the decoder with realistic documents; limits
-//! only ever refuse: input that decodes under tight limits (derived from the input's length, so
-//! seed files keep their meaning) decodes to the same objects under the defaults.
+//! survives a JSON round trip (encode, decode again) unchanged, which also drives the JSON half
+//! of the decoder with realistic documents; limits only ever refuse: input that decodes under
+//! tight limits (derived from the input's length, so seed files keep their meaning) decodes to
+//! the same objects under the defaults.
 #![no_main]
 
 use gamma_model::decode::{DecodeOptions, decode_documents};

@@ -2,7 +2,7 @@
 //! `explain`.
 //!
 //! Properties: never panics; `parent_conditions`, decisions and explanations render and
-//! serialize; `explain` names the same winning rule as `resolve` (issue 3: explain walks the
+//! serialize; `explain` names the same winning rule as `resolve` (explain walks the
 //! candidates itself, its winner must be resolve's).
 #![no_main]
 

@@ -1,7 +1,7 @@
 //! `validate`: structurally generated resources through decoding and `validate()`.
 //!
 //! Properties: never panics; every object that decodes survives a JSON round trip unchanged
-//! (issue 2), in particular every object that validates; errors render; an object valid under the
+//! in particular every object that validates; errors render; an object valid under the
 //! experimental channel's rules is valid under the standard channel's (the experimental channel
 //! is the standard one plus stricter rules); for routes, the engines' IR conversion agrees with
 //! validation (a route that validates converts whole; a partial conversion drops rules exactly

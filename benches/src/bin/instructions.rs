@@ -36,7 +36,7 @@ fn warm_then_run(table: &RouteTable, reqs: &[Req<'_>], n: usize) -> usize {
     run(n)
 }
 
-/// `hostile-<routes>`: issue 6's snapshot (`routes` HTTPRoutes of one to three rules, a tenth of
+/// `hostile-<routes>`: the hostile snapshot (`routes` HTTPRoutes of one to three rules, a tenth of
 /// them on one Service port); every request goes to the hot port. `hostile-cold-<routes>`: the
 /// same table, every request to a random one of the other Services.
 fn hostile_scenario(scenario: &str, routes: usize, n: usize, cold: bool) {
@@ -85,7 +85,7 @@ fn main() {
         return hostile_scenario(scenario, routes, n, false);
     }
     // `one-port-<rules>` puts every rule on one Service port; `many-services[-<services>]`
-    // gives each Service 5 rules (10,000 Services by default). The growth curve of issue 6 uses
+    // gives each Service 5 rules (10,000 Services by default). The growth curve uses
     // one-port-1000 / -10000 / -100000.
     let count_after = |prefix: &str| scenario.strip_prefix(prefix).and_then(|n| n.parse().ok());
     let (input, services, rules) = if let Some(n) = count_after("many-services-") {

@@ -1,5 +1,5 @@
 //! Prints live heap bytes per rule and build time (the fastest of three builds) for each
-//! fixture, issue 6's hostile snapshot at 1k/10k/100k routes included (method in
+//! fixture, the hostile snapshot at 1k/10k/100k routes included (method in
 //! benches/README.md).
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
@@ -27,8 +27,8 @@ fn main() {
             50_000,
         ),
     ];
-    // issue 6: HTTPRoutes of one to three rules, a tenth of them on one Service port; the full
-    // shape is 100,000 routes, the smaller sizes show the growth
+    // Hostile snapshot: HTTPRoutes of one to three rules, a tenth of them on one Service port;
+    // the full shape is 100,000 routes, the smaller sizes show the growth
     for routes in [1_000, 10_000, 100_000] {
         let (input, shape) = hostile(routes);
         let label = format!("{routes} routes ({} on one port)", shape.hot_routes);

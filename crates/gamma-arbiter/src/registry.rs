@@ -295,7 +295,7 @@ mod tests {
         ])
     }
 
-    // Issue 4: an alias names the same mesh; owners are reported under the canonical name.
+    // An alias names the same mesh; owners are reported under the canonical name.
     #[test]
     fn aliases_canonicalise_to_the_registered_controller_name() {
         let reg = Registry::build(&config(), &Snapshot::new());

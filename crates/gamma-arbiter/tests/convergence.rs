@@ -1,4 +1,4 @@
-//! Convergence simulation (issue 4 proof; Gateway API RouteStatus.parents): 2 to 4 controllers
+//! Convergence simulation (Gateway API RouteStatus.parents): 2 to 4 controllers
 //! (meshes and a gateway controller) share random clusters. Each repeatedly decides, writes status
 //! through `merge` and follows its handoff directives, interleaved in random order, while the
 //! cluster changes between phases. Checked:

@@ -1,4 +1,4 @@
-//! The ownership ladder (issue 4; GEP-3949 XMesh for why it exists): every level alone, every
+//! The ownership ladder (GEP-3949 XMesh for why it exists): every level alone, every
 //! pair of levels, and the safety rules (unknown names, missing objects, no silent tie-breaks).
 
 mod common;
@@ -115,7 +115,7 @@ fn owned(owners: &[&str], level: Level) -> impl Fn(&Verdict) -> bool {
     move |v| matches!(v, Verdict::Owned { owners, level: l, .. } if *owners == want && *l == level)
 }
 
-// Issue 4 ladder: each level alone decides, naming the mesh its signal names.
+// Ownership ladder: each level alone decides, naming the mesh its signal names.
 #[test]
 fn every_level_alone_decides() {
     for s in SIGNALS {
@@ -132,7 +132,7 @@ fn every_level_alone_decides() {
     }
 }
 
-// Issue 4 ladder: the first level with any candidate decides; lower levels are never mixed in.
+// Ownership ladder: the first level with any candidate decides; lower levels are never mixed in.
 #[test]
 fn every_pair_of_levels_the_higher_wins() {
     for (i, &hi) in SIGNALS.iter().enumerate() {
@@ -157,7 +157,7 @@ fn no_signal_and_no_default_is_unclaimed() {
     assert_eq!(v, Verdict::Unclaimed);
 }
 
-// Issue 4 level 4: two selector matches make a Conflict; level 5 is not consulted.
+// Ladder level 4: two selector matches make a Conflict; level 5 is not consulted.
 #[test]
 fn two_selector_matches_conflict_and_the_default_is_not_consulted() {
     let v = Cluster {
@@ -201,7 +201,7 @@ fn two_selector_matches_conflict_and_the_default_is_not_consulted() {
     ));
 }
 
-// Issue 4: two controllers are never tie-broken silently, not even two defaults.
+// Two controllers are never tie-broken silently, not even two defaults.
 #[test]
 fn two_defaults_conflict() {
     let mut c = config(Some("istio"));
@@ -221,7 +221,7 @@ fn two_defaults_conflict() {
     ));
 }
 
-// Issue 4 level 1: several names mean shared ownership; each sees Owned.
+// Ladder level 1: several names mean shared ownership; each sees Owned.
 #[test]
 fn several_names_at_level_one_share_ownership() {
     let snap = Snapshot::from_resources([
@@ -249,7 +249,7 @@ fn several_names_at_level_one_share_ownership() {
     assert!(!d.decision(&r, 0, &gateway_controller()).unwrap().is_owned());
 }
 
-// Issue 4 safety: an unknown controller name never falls through (a typo gives Foreign).
+// Safety: an unknown controller name never falls through (a typo gives Foreign).
 #[test]
 fn unknown_names_never_fall_through() {
     for (route_ann, svc_ann, ns_mesh, owner) in [
@@ -301,7 +301,7 @@ fn unknown_names_never_fall_through() {
     }
 }
 
-// Issue 4: the value `none` means no signal at every level.
+// The value `none` means no signal at every level.
 #[test]
 fn none_values_are_no_signal() {
     let snap = Snapshot::from_resources([
@@ -332,7 +332,7 @@ fn pending_on(v: &Verdict, kind: ResourceKind, ns: &str, name: &str) -> bool {
     matches!(v, Verdict::Pending { waiting_on, .. } if waiting_on == &[ObjectRef::new(kind, ns, name)])
 }
 
-// Issue 4 safety: a referenced object missing from the cache is Pending, never a fall-through.
+// Safety: a referenced object missing from the cache is Pending, never a fall-through.
 #[test]
 fn missing_objects_are_pending() {
     let arbiter = Arbiter::new(config(Some("linkerd"))).unwrap();
@@ -397,7 +397,7 @@ fn missing_objects_are_pending() {
     ));
 }
 
-// Issue 4 proof: a Service deleted and re-created is Pending in between; ownership never flips
+// A Service deleted and re-created is Pending in between; ownership never flips
 // to the default (which would make a second mesh program it for the duration).
 #[test]
 fn service_deleted_and_recreated_is_pending_never_flips() {
@@ -457,7 +457,7 @@ fn producer_reads_service_namespace_consumer_reads_route_namespace() {
     ));
 }
 
-// GEP-3949 XMesh (issue #2630): a route with a Gateway and a Service parent has two owners
+// GEP-3949 XMesh (gateway-api#2630): a route with a Gateway and a Service parent has two owners
 // that do not interfere; Gateway parents are decided by the GatewayClass alone.
 #[test]
 fn gateway_and_service_parents_on_one_route_have_independent_owners() {
@@ -561,7 +561,7 @@ fn group_spellings_only_empty_is_a_service_parent() {
     );
 }
 
-// Issue 4: other parent kinds are NotApplicable unless a registration claims the group/kind.
+// Other parent kinds are NotApplicable unless a registration claims the group/kind.
 #[test]
 fn other_parent_kinds_need_a_claim() {
     let import = ParentReference {
@@ -582,7 +582,7 @@ fn other_parent_kinds_need_a_claim() {
     assert!(owned(&[ISTIO], Level::KindClaim)(d.verdict(&r, 0).unwrap()));
 }
 
-// Issue 4: XMesh objects register meshes too; their names resolve at level 3.
+// XMesh objects register meshes too; their names resolve at level 3.
 #[test]
 fn xmesh_objects_register_meshes_for_level_three() {
     let mut snap = Snapshot::from_resources([
@@ -618,7 +618,7 @@ fn xmesh_objects_register_meshes_for_level_three() {
     );
 }
 
-// Issue 4: keys are configurable.
+// Keys are configurable.
 #[test]
 fn configured_keys_replace_the_defaults() {
     let mut c = config(None);

@@ -1,5 +1,5 @@
-//! Property tests of the pure status merge against hostile stored statuses (issue 6 "status merge
-//! is idempotent and never touches another controller's entry"; Gateway API RouteStatus.parents).
+//! Property tests of the pure status merge against hostile stored statuses: the merge is
+//! idempotent and never touches another controller's entry (Gateway API RouteStatus.parents).
 //!
 //! The convergence simulation (tests/convergence.rs) drives `merge` with statuses the simulated
 //! controllers wrote themselves. Here the stored status is arbitrary: entries of several

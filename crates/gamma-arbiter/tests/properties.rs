@@ -1,4 +1,4 @@
-//! Invariants over random clusters (issue 4 proof): order independence, one verdict for every
+//! Invariants over random clusters: order independence, one verdict for every
 //! controller, and incremental updates that agree with a full decision.
 
 mod common;
@@ -37,7 +37,7 @@ proptest! {
         }
     }
 
-    // Issue 4: every controller computing on the same snapshot reaches the same verdict about
+    // Every controller computing on the same snapshot reaches the same verdict about
     // every parent; for any pair of controllers, their views of the owners are equal, and a
     // controller sees Owned exactly when it is among the owners.
     #[test]
@@ -82,7 +82,7 @@ proptest! {
         }
     }
 
-    // Issue 4 incremental path: after each single object change, updating only the affected
+    // Incremental path: after each single object change, updating only the affected
     // pairs gives exactly what deciding everything again gives.
     #[test]
     fn incremental_updates_agree_with_full_decisions(

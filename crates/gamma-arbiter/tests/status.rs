@@ -163,7 +163,7 @@ fn stale_own_entries_are_removed() {
     assert_eq!(out.parents, vec![accepted("a", LINKERD, 1, t(-1))]);
 }
 
-// Issue 4: entries under an old alias are replaced by entries under the current name, keeping
+// Entries under an old alias are replaced by entries under the current name, keeping
 // the transition time (an alias rename is not a status change).
 #[test]
 fn alias_renames_move_the_entry_to_the_current_name() {
@@ -319,7 +319,7 @@ fn conflict_cluster() -> (Arbiter, Snapshot) {
     (Arbiter::new(c).unwrap(), snap)
 }
 
-// Issue 4: a conflict candidate writes Accepted=False/OwnershipConflict; nobody else writes.
+// A conflict candidate writes Accepted=False/OwnershipConflict; nobody else writes.
 #[test]
 fn conflict_candidates_report_ownership_conflict() {
     let (arbiter, snap) = conflict_cluster();
@@ -342,7 +342,7 @@ fn conflict_candidates_report_ownership_conflict() {
     assert!(want.entries.is_empty());
 }
 
-// Issue 4: the optional reporter writes NoOwningController for parents owned by unknown names.
+// The optional reporter writes NoOwningController for parents owned by unknown names.
 #[test]
 fn only_the_configured_reporter_writes_no_owning_controller() {
     let (arbiter, snap) = conflict_cluster();
@@ -438,7 +438,7 @@ fn directive(
     )
 }
 
-// Issue 4 handoff: the old owner retains until the new owner reports Accepted=True at the
+// Handoff: the old owner retains until the new owner reports Accepted=True at the
 // current generation.
 #[test]
 fn handoff_ends_when_the_new_owner_accepts_at_the_current_generation() {
@@ -490,7 +490,7 @@ fn handoff_ends_when_the_new_owner_accepts_at_the_current_generation() {
     );
 }
 
-// Issue 4 handoff: without the new owner ever accepting, the grace period ends the handoff.
+// Handoff: without the new owner ever accepting, the grace period ends the handoff.
 #[test]
 fn handoff_ends_after_the_grace_period_without_acceptance() {
     let (arbiter, before, after) = handoff_setup();

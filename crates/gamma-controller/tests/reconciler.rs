@@ -157,7 +157,7 @@ fn two_meshes_reach_a_fixed_point_on_the_sample() {
     );
 }
 
-// Issue 4 handoff through the incremental path: namespace shop moves from istio to linkerd;
+// Handoff through the incremental path: namespace shop moves from istio to linkerd;
 // istio retains until linkerd's entries show Accepted=True at the current generation.
 #[test]
 fn relabelling_a_namespace_hands_off_make_before_break() {

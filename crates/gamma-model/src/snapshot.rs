@@ -561,7 +561,7 @@ spec: {{gatewayClassName: mesh, listeners: []}}
     }
 
     mod properties {
-        //! Determinism (issue 2, Snapshot; issue 6, "decisions do not depend on input order"):
+        //! Determinism (decisions do not depend on input order):
         //! the snapshot, its iteration and every index depend only on the final set of objects.
 
         use super::*;

@@ -1,4 +1,4 @@
-//! Hostile input (issue 6) for `decode`, complementing the limit tests in `src/decode/tests.rs`:
+//! Hostile input for `decode`, complementing the limit tests in `src/decode/tests.rs`:
 //! alias bombs built from large scalars, 10,000-deep flow mappings and JSON objects, deep block
 //! YAML, and the default document cap from both sides. Each is refused with a typed
 //! [`Limit`] (or decodes, when it is ordinary input); nothing panics, overflows the stack or
@@ -37,7 +37,7 @@ fn refused(input: &str) -> DecodeError {
     }
 }
 
-// Issue 6: aliases of one large scalar replay one parser event each, so the alias-expansion
+// Aliases of one large scalar replay one parser event each, so the alias-expansion
 // limit (counted in events) lets 300 of them through; 300 copies of 1 MiB would still be 300 MiB.
 // The parser's scalar-bytes budget refuses them once the copies pass 16 MiB.
 #[test]
@@ -63,7 +63,7 @@ fn yaml_small_aliases_still_decode() {
     );
 }
 
-// Issue 6: 10,000-deep nesting, in YAML flow sequences and mappings and in JSON arrays and
+// 10,000-deep nesting, in YAML flow sequences and mappings and in JSON arrays and
 // objects, is refused by the depth limit instead of overflowing the stack. Every other shape,
 // and the exact boundary, is in `tests/hostile_depth.rs`.
 #[test]
@@ -143,7 +143,7 @@ fn streams_of_thousands_of_documents_decode() {
     );
 }
 
-// Issue 6 "just above the default cap": exactly DEFAULT_MAX_DOCUMENTS documents decode, one more
+// Just above the default cap: exactly DEFAULT_MAX_DOCUMENTS documents decode, one more
 // is refused with Limit::Documents, in YAML and in a JSON array.
 #[test]
 fn the_default_document_cap_is_exact() {

@@ -1,9 +1,9 @@
-//! Hostile nesting (issue 6: "10,000-deep nesting ... decode refuses or finishes within set
-//! limits with a clear error"). Every shape of over-deep input, YAML flow sequences and
-//! mappings, block mappings and sequences, block and flow mixed, JSON arrays and objects, is
-//! refused with the same [`Limit::Depth`] error naming the configured `max_depth` and the line
-//! of the collection that went too deep; input at exactly `max_depth` decodes. Brackets inside
-//! quoted strings, block scalars and comments are text, not nesting.
+//! Hostile nesting: on 10,000-deep nesting, decode refuses or finishes within set limits with a
+//! clear error. Every shape of over-deep input, YAML flow sequences and mappings, block mappings
+//! and sequences, block and flow mixed, JSON arrays and objects, is refused with the same
+//! [`Limit::Depth`] error naming the configured `max_depth` and the line of the collection that
+//! went too deep; input at exactly `max_depth` decodes. Brackets inside quoted strings, block
+//! scalars and comments are text, not nesting.
 //!
 //! Depth counts open collections with the root as 1 (`DecodeOptions::max_depth`). Every input
 //! here is a `Namespace` whose unknown field `x` (ignored by the model) holds the nesting, so an
@@ -186,7 +186,7 @@ fn every_shape_decodes_at_max_depth_and_is_refused_one_deeper() {
     }
 }
 
-// Issue 6: 10,000 levels, in every shape, are refused with the same typed error (before this,
+// 10,000 levels, in every shape, are refused with the same typed error (before this,
 // deep flow sequences hit the YAML scanner's own guard and came back as a `Syntax` error).
 #[test]
 fn ten_thousand_levels_are_refused_in_every_shape() {

@@ -1,4 +1,4 @@
-//! Hostile input (issue 6): objects with a list one past its CRD maximum are rejected, with the
+//! Hostile input: objects with a list one past its CRD maximum are rejected, with the
 //! error at that list's field path.
 //!
 //! The limits are not restated here: the test reads every `maxItems` from the upstream CRDs'
@@ -265,8 +265,8 @@ fn check_crd_doc(
     }
 }
 
-// Issue 6 "Objects with every list at its CRD maximum plus one: rejected with the right field
-// path"; HTTPRoute CRD v1.6.1 (every CRD marker is enforced).
+// Objects with every list at its CRD maximum plus one are rejected with the right field path;
+// HTTPRoute CRD v1.6.1 (every CRD marker is enforced).
 #[test]
 fn every_crd_list_one_past_max_items_is_rejected_at_its_path() {
     let Some(dir) = upstream() else { return };

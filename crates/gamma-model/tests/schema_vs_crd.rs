@@ -1,6 +1,6 @@
 //! The JSON Schema of each Gateway API kind against the upstream CRD's `openAPIV3Schema`
 //! (v1.6.1, experimental channel, a superset of standard), version by version: property names,
-//! `required` lists and enums, recursively through objects and arrays (issue 2).
+//! `required` lists and enums, recursively through objects and arrays.
 //!
 //! Any difference fails the test unless it is listed in `ALLOWED` with its reason (the same
 //! list is documented in docs/schema.md); an `ALLOWED` entry that no longer occurs fails too, so

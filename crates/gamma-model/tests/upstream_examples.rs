@@ -1,5 +1,5 @@
 //! Decoding fidelity against the upstream Gateway API examples (v1.6.1) and the repository's
-//! sample manifests (issue 2, "Fidelity"):
+//! sample manifests:
 //! - every manifest decodes;
 //! - encoding a decoded object gives back the input document exactly (so the JSON round trip
 //!   decode -> encode -> decode is lossless, and no upstream field is silently dropped);
@@ -157,7 +157,7 @@ fn older_api_versions_keep_the_version_they_came_with() {
 
 #[test]
 fn older_api_versions_of_every_served_kind_decode() {
-    // One object per (kind, older apiVersion) the CRDs still serve (issue 2).
+    // One object per (kind, older apiVersion) the CRDs still serve.
     for (api_version, kind) in [
         ("gateway.networking.k8s.io/v1beta1", "HTTPRoute"),
         ("gateway.networking.k8s.io/v1beta1", "ReferenceGrant"),
@@ -216,7 +216,7 @@ status:
     assert_eq!(route.metadata.namespace.as_deref(), Some("n"));
 }
 
-// Issue 2/6: `Gateway.spec.tls` is typed. Every upstream example that sets it (frontend CA
+// `Gateway.spec.tls` is typed. Every upstream example that sets it (frontend CA
 // validation, backend client certificate) decodes it into the typed fields, re-encodes it to
 // exactly the input's `spec.tls`, and validates on both channels.
 #[test]

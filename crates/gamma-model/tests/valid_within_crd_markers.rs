@@ -1,4 +1,4 @@
-//! Property (issue 6 "validation is total ... valid objects satisfy every documented limit"):
+//! Property (validation is total, and valid objects satisfy every documented limit):
 //! every object that `validate()` accepts also satisfies every structural marker of the upstream
 //! CRD schema: `maxItems`/`minItems`, `maxLength`/`minLength`, `pattern`, `enum`,
 //! `minimum`/`maximum`, `maxProperties`, `required` and list-map key uniqueness.
@@ -318,7 +318,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1_000, failure_persistence: None, .. ProptestConfig::default() })]
 
-    // Issue 6: validation is total (valid, or at least one error) and a valid object satisfies
+    // Validation is total (valid, or at least one error) and a valid object satisfies
     // every CRD marker; HTTPRoute CRD v1.6.1 (the validated layer implements every marker).
     #[test]
     fn valid_objects_satisfy_every_crd_marker(

@@ -182,7 +182,7 @@ pub(crate) fn split_grpc_path(path: &str) -> (&str, &str) {
 mod tests {
     use super::*;
 
-    // Regexes are full matches (issue 3: "regex matches are full matches (anchored)").
+    // Regexes are full matches (anchored), not substring searches.
     #[test]
     fn regex_is_full_match_and_shared() {
         let mut pool = RegexPool::default();

@@ -47,7 +47,7 @@ fn table() -> RouteTable {
     RouteTable::from_input(&input, &BuildOptions::default())
 }
 
-// Issue 3: the explanation names the binding, the route set, every candidate in precedence
+// The explanation names the binding, the route set, every candidate in precedence
 // order with the first failed condition, and the winner; it agrees with resolve().
 #[test]
 fn explanation_lists_candidates_in_order_with_first_failure() {
@@ -108,7 +108,7 @@ fn explanation_names_consumer_route_set() {
     );
 }
 
-// Issue 3 "Bad input": 64 KiB paths, 10,000 headers and invalid UTF-8 header values resolve
+// Bad input: 64 KiB paths, 10,000 headers and invalid UTF-8 header values resolve
 // without panicking (bounded work: one hash probe per configured prefix length).
 #[test]
 fn pathological_requests_resolve_without_panic() {

@@ -1,4 +1,4 @@
-//! Hostile input (issue 6), end to end from manifests: regexes that would compile into huge
+//! Hostile input, end to end from manifests: regexes that would compile into huge
 //! automata, and requests with 1 MiB paths, 10,000 headers, invalid UTF-8 and percent-encoded
 //! slashes. Each resolves to a defined decision without panicking; no timing assertions (the
 //! bound is structural: one hash probe per configured prefix length, first-match header lookup).
@@ -70,7 +70,7 @@ fn get(t: &RouteTable, path: &str) -> String {
     d
 }
 
-// Issue 6 "Regexes": a pattern the regex crate would compile into a huge automaton is refused by
+// Regexes: a pattern the regex crate would compile into a huge automaton is refused by
 // the compiled-size limit (gamma_resolve REGEX_SIZE_LIMIT) while building, never by exhausting
 // memory; the rule is dropped with reason UnsupportedValue (Gateway API HTTPPathMatch and route
 // conditions) and the rest of the route still routes.
@@ -123,7 +123,7 @@ const PREFIX_RULES: &str = r#"  - matches: [{path: {type: PathPrefix, value: /ap
     backendRefs: [{name: b, port: 80}]
 "#;
 
-// Issue 6 "Requests with 1 MB paths": a defined decision for a 1 MiB path under a configured
+// Requests with 1 MB paths: a defined decision for a 1 MiB path under a configured
 // prefix, a 1 MiB path of slashes, and a 1 MiB path matching nothing (Gateway API HTTPPathMatch
 // segment-boundary PathPrefix).
 #[test]
@@ -138,7 +138,7 @@ fn one_mebibyte_paths_get_a_defined_decision() {
     assert_eq!(get(&t, &query), "b");
 }
 
-// Issue 6 "percent-encoded slashes": paths are compared as received (gamma_resolve::path docs);
+// Percent-encoded slashes: paths are compared as received (gamma_resolve::path docs);
 // `%2F` is not a segment boundary, so `/api%2Fv1` is neither under PathPrefix `/api/v1` nor
 // Exact `/api`, and `/api/v1%2F..%2Fadmin` stays under `/api/v1` (no decoding that could escape
 // the prefix). Gateway API HTTPPathMatch forbids `%2f`/`%2F` in configured prefixes for this
@@ -161,7 +161,7 @@ const HEADER_RULES: &str = r#"  - matches: [{headers: [{name: x-canary, value: "
   - backendRefs: [{name: b, port: 80}]
 "#;
 
-// Issue 6 "10,000 headers": a request with 10,000 headers resolves, and the first of
+// 10,000 headers: a request with 10,000 headers resolves, and the first of
 // case-equivalent names counts (Gateway API HTTPHeaderMatch) even when it is the last of 10,000.
 #[test]
 fn ten_thousand_headers_get_a_defined_decision() {
@@ -184,7 +184,7 @@ fn ten_thousand_headers_get_a_defined_decision() {
     assert_eq!(outcome(&t.resolve(&req, 0)), "b");
 }
 
-// Issue 6 "invalid UTF-8": header values are bytes; an invalid sequence never equals an Exact
+// Invalid UTF-8: header values are bytes; an invalid sequence never equals an Exact
 // value written in the route and never matches a regex (documented in gamma_resolve::headers),
 // so the request falls through to the next rule instead of failing.
 #[test]

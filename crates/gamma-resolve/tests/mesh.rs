@@ -836,7 +836,7 @@ fn udp_routes_bind_udp_ports() {
     assert_eq!(outcome(&t.resolve(&tcp, 0)), "passthrough");
 }
 
-// Issue 3 API: an embedder builds only the (route, parent) pairs it owns.
+// API: an embedder builds only the (route, parent) pairs it owns.
 #[test]
 fn build_options_include_only_owned_pairs() {
     let mine = simple("app", "mine", "v1");

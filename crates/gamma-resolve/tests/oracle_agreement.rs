@@ -1,6 +1,6 @@
-//! Differential tests: the indexed engine and the naive oracle (`gamma_resolve::reference`) agree on
-//! every decision for random route sets and requests (issue 3 "Correctness checks"), and the
-//! engine's decisions do not depend on input order.
+//! Differential tests: the indexed engine and the naive oracle (`gamma_resolve::reference`)
+//! agree on every decision for random route sets and requests, and the engine's decisions do not
+//! depend on input order.
 //!
 //! Case count: `ORACLE_CASES` route sets (default 400) × `REQUESTS` requests each (25) =
 //! 10,000 compared decisions per run, plus the order-independence property.
@@ -263,7 +263,7 @@ fn options(p: Policy) -> BuildOptions {
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, .. ProptestConfig::default() })]
 
-    // Issue 3: the engine and the naive oracle agree on every decision.
+    // The engine and the naive oracle agree on every decision.
     #[test]
     fn engine_agrees_with_naive_oracle(
         input in input_strategy(40),

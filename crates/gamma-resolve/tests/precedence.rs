@@ -278,7 +278,7 @@ fn header_names_case_insensitive_first_duplicate_counts() {
     );
 }
 
-// Issue 3: regex matches are full matches (anchored).
+// Regex matches are full matches (anchored).
 #[test]
 fn regex_path_is_a_full_match() {
     let m = MatchIr::Http {

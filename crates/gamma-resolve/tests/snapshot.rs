@@ -329,7 +329,7 @@ spec:
     );
 }
 
-// Gateway API CRDs v1.6.1 / issue 3 "Bad input": upstream validation runs while building; an error
+// Gateway API CRDs v1.6.1, bad input: upstream validation runs while building; an error
 // inside a rule drops that rule, an error elsewhere excludes the route; both are reported, never a
 // panic.
 #[test]

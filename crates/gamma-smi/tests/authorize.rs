@@ -1,4 +1,4 @@
-//! SMI TrafficTarget authorization (issue 7), checked against smi-spec
+//! SMI TrafficTarget authorization, checked against smi-spec
 //! `apis/traffic-access/v1alpha1..v1alpha3`: "Access control in this specification is additive,
 //! all traffic is denied by default" once a TrafficTarget selects a destination.
 

@@ -1,4 +1,4 @@
-//! Conversion of SMI TrafficSplits to Gateway API routes (issue 7), checked against the SMI
+//! Conversion of SMI TrafficSplits to Gateway API routes, checked against the SMI
 //! spec texts (smi-spec `apis/traffic-split/*`, `apis/traffic-specs/*`) and the Gateway API v1.6.1
 //! specification.
 
@@ -8,8 +8,8 @@ use gamma_model::validate::{Channel, ValidateOptions};
 use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
 use gamma_smi::{Conversion, Severity};
 
-/// Converts and checks issue 7's promise: "The converted resources pass gamma-model
-/// validation", on both release channels.
+/// Converts and checks that the converted resources pass gamma-model validation, on both release
+/// channels.
 fn convert(snapshot: &Snapshot) -> Conversion {
     let out = gamma_smi::convert(snapshot);
     for r in &out.resources {
@@ -272,8 +272,8 @@ spec:
     assert!(out.report.is_lossless(), "{}", out.report);
 }
 
-// Issue 7: "Everything that cannot be expressed is listed in the report with the object and
-// field, never silently dropped."
+// Everything that cannot be expressed is listed in the report with the object and field, never
+// silently dropped.
 #[test]
 fn inexpressible_matches_are_reported_on_the_route_group_with_their_field() {
     let s = snap(

@@ -1,5 +1,5 @@
 //! Hostile and oversized SMI input: conversion never panics, every converted resource is
-//! valid, and anything left out is in the report (issue 7: "never silently dropped";
+//! valid, and anything left out is in the report (nothing is silently dropped;
 //! docs/architecture.md: "Bad input never panics").
 
 use gamma_model::k8s::{Service, ServicePort, ServiceSpec};

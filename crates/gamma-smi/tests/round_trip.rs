@@ -1,4 +1,4 @@
-//! Round-trip proof (issue 7): for generated SMI objects and requests, resolving the converted
+//! Round-trip proof: for generated SMI objects and requests, resolving the converted
 //! routes with gamma-resolve sends each request where SMI would have, in the same shares.
 //!
 //! The SMI side is an oracle written from the SMI spec texts: a request to the root Service on

@@ -1,5 +1,5 @@
 //! `gammactl owners` and `gammactl status` on the sample cluster, against the ownership table
-//! and expected status entries of examples/manifests/README.md (issue 4's ladder).
+//! and expected status entries of examples/manifests/README.md (the ownership ladder).
 
 mod common;
 

@@ -249,7 +249,7 @@ fn byte_order_mark_and_blank_input_are_accepted() {
     assert!(decode("---\n# nothing\n").unwrap().is_empty());
 }
 
-// issue 6, hostile input: each limit refuses with a typed error naming the limit.
+// Hostile input: each limit refuses with a typed error naming the limit.
 
 #[test]
 fn input_over_the_size_limit_is_refused_before_parsing() {
@@ -366,7 +366,7 @@ fn node_limit_is_enforced_for_yaml_and_json() {
 
 #[test]
 fn huge_inputs_are_refused_within_the_limits() {
-    // issue 6: a huge document is refused (or decoded) within set limits, without building an
+    // A huge document is refused (or decoded) within set limits, without building an
     // unbounded tree. 20 MB inputs keep this affordable in CI's debug builds.
     let flat = format!(
         "apiVersion: v1\nkind: Namespace\nx: [{}0]\n",
