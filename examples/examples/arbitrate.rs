@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 
 use gamma_mesh::arbiter::routes::route_parts;
-use gamma_mesh::arbiter::{Arbiter, Decision, Decisions, Identity};
+use gamma_mesh::arbiter::{Arbiter, Decisions, Identity, Ownership};
 use gamma_mesh::model::gateway::ParentReference;
 use gamma_mesh::model::{ObjectRef, Snapshot};
 
@@ -32,7 +32,7 @@ const ME: &str = "istio";
 struct Row {
     route: ObjectRef,
     parent: String,
-    decision: Decision,
+    decision: Ownership,
 }
 
 /// A parentRef for people, with the defaults the API server applies made visible. An omitted
@@ -75,14 +75,14 @@ fn rows(snapshot: &Snapshot, decisions: &Decisions, me: &Identity) -> Vec<Row> {
 }
 
 /// A one-word label for a decision.
-fn label(d: &Decision) -> &'static str {
+fn label(d: &Ownership) -> &'static str {
     match d {
-        Decision::Owned { .. } => "OWNED",
-        Decision::Foreign { .. } => "foreign",
-        Decision::Conflict { .. } => "CONFLICT",
-        Decision::Unclaimed => "unclaimed",
-        Decision::Pending { .. } => "pending",
-        Decision::NotApplicable | Decision::NotAService { .. } => "n/a",
+        Ownership::Owned { .. } => "OWNED",
+        Ownership::Foreign { .. } => "foreign",
+        Ownership::Conflict { .. } => "CONFLICT",
+        Ownership::Unclaimed => "unclaimed",
+        Ownership::Pending { .. } => "pending",
+        Ownership::NotApplicable | Ownership::NotAService { .. } => "n/a",
         _ => "other",
     }
 }
@@ -208,13 +208,12 @@ mod tests {
             };
             assert_eq!(label(&row.decision), *want, "{route}: {}", row.decision);
             let (who, level): (Vec<&str>, Option<Level>) = match &row.decision {
-                Decision::Owned { owners, level, .. } | Decision::Foreign { owners, level, .. } => {
-                    (
-                        owners.names().iter().map(String::as_str).collect(),
-                        Some(*level),
-                    )
-                }
-                Decision::Conflict {
+                Ownership::Owned { owners, level, .. }
+                | Ownership::Foreign { owners, level, .. } => (
+                    owners.names().iter().map(String::as_str).collect(),
+                    Some(*level),
+                ),
+                Ownership::Conflict {
                     candidates,
                     level,
                     candidate,

@@ -32,7 +32,7 @@
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, RandomState};
 
-use gamma_mesh::arbiter::{Decision, Identity};
+use gamma_mesh::arbiter::{Identity, Ownership};
 use gamma_mesh::controller::{Reconciler, ReconcilerConfig};
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
@@ -140,7 +140,7 @@ fn run(controller: &mut Reconciler, events: Vec<Event>, start: Time) -> Vec<Step
         let pending = r
             .decisions
             .iter()
-            .filter(|(_, decision, _)| matches!(decision, Decision::Pending { .. }))
+            .filter(|(_, decision, _)| matches!(decision, Ownership::Pending { .. }))
             .map(|(pair, decision, _)| {
                 let route = &pair.route;
                 let i = pair.parent_index;

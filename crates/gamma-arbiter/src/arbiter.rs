@@ -8,7 +8,7 @@ use gamma_model::digest::{InlineName, RouteDigest};
 use gamma_model::{ObjectRef, Resource, Snapshot};
 
 use crate::config::{Config, ConfigErrors};
-use crate::decision::{Decision, PairKey, Verdict, VerdictId};
+use crate::decision::{Ownership, PairKey, Verdict, VerdictId};
 use crate::dense::same;
 use crate::index::{DependencyIndex, Scope};
 use crate::ladder::Ladder;
@@ -22,7 +22,7 @@ use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 /// [`Decisions`], whoever computes them and in whatever order the objects arrived.
 ///
 /// ```
-/// use gamma_arbiter::{Arbiter, Config, Decision, Identity, MeshRegistration};
+/// use gamma_arbiter::{Arbiter, Config, Ownership, Identity, MeshRegistration};
 /// use gamma_model::{Snapshot, decode};
 ///
 /// let arbiter = Arbiter::new(Config::new([
@@ -407,7 +407,7 @@ impl Decisions {
         route: &dyn RouteName,
         parent_index: usize,
         me: &Identity,
-    ) -> Option<Decision> {
+    ) -> Option<Ownership> {
         Some(self.verdict(route, parent_index)?.view(me, &self.registry))
     }
 
@@ -426,7 +426,7 @@ impl Decisions {
     pub fn for_controller<'a>(
         &'a self,
         me: &'a Identity,
-    ) -> impl Iterator<Item = (&'a RouteKey, usize, Decision)> + 'a {
+    ) -> impl Iterator<Item = (&'a RouteKey, usize, Ownership)> + 'a {
         self.pairs()
             .map(move |(r, i, v)| (r, i, v.view(me, &self.registry)))
     }

@@ -1,5 +1,5 @@
 //! What the arbiter decides: a [`Verdict`] per (route, parentRef as written), the same for every
-//! controller, and the [`Decision`] one controller draws from it.
+//! controller, and the [`Ownership`] one controller draws from it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -250,7 +250,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// What `me` makes of this verdict.
-    pub fn view(&self, me: &Identity, registry: &Registry) -> Decision {
+    pub fn view(&self, me: &Identity, registry: &Registry) -> Ownership {
         match self {
             Verdict::Owned {
                 owners,
@@ -260,13 +260,13 @@ impl Verdict {
                 let mine = owners.names().iter().any(|o| registry.is_me(me, o));
                 let (owners, level, evidence) = (owners.clone(), *level, evidence.clone());
                 if mine {
-                    Decision::Owned {
+                    Ownership::Owned {
                         owners,
                         level,
                         evidence,
                     }
                 } else {
-                    Decision::Foreign {
+                    Ownership::Foreign {
                         owners,
                         level,
                         evidence,
@@ -277,19 +277,19 @@ impl Verdict {
                 candidates,
                 level,
                 evidence,
-            } => Decision::Conflict {
+            } => Ownership::Conflict {
                 candidates: candidates.clone(),
                 level: *level,
                 evidence: evidence.clone(),
                 candidate: candidates.names().iter().any(|o| registry.is_me(me, o)),
             },
-            Verdict::Unclaimed => Decision::Unclaimed,
-            Verdict::Pending { waiting_on, level } => Decision::Pending {
+            Verdict::Unclaimed => Ownership::Unclaimed,
+            Verdict::Pending { waiting_on, level } => Ownership::Pending {
                 waiting_on: waiting_on.clone(),
                 level: *level,
             },
-            Verdict::NotApplicable => Decision::NotApplicable,
-            Verdict::NotAService { group } => Decision::NotAService {
+            Verdict::NotApplicable => Ownership::NotApplicable,
+            Verdict::NotAService { group } => Ownership::NotAService {
                 group: group.clone(),
             },
         }
@@ -327,7 +327,7 @@ impl VerdictId {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "decision", rename_all = "camelCase")]
 #[non_exhaustive]
-pub enum Decision {
+pub enum Ownership {
     /// `me` is among the owners: program it and write status.
     Owned {
         /// All owners (including `me`).
@@ -377,10 +377,10 @@ pub enum Decision {
     },
 }
 
-impl Decision {
+impl Ownership {
     /// Whether `me` should program this parent (absent a handoff).
     pub fn is_owned(&self) -> bool {
-        matches!(self, Decision::Owned { .. })
+        matches!(self, Ownership::Owned { .. })
     }
 }
 
@@ -441,10 +441,10 @@ impl fmt::Display for Verdict {
     }
 }
 
-impl fmt::Display for Decision {
+impl fmt::Display for Ownership {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Decision::Owned {
+            Ownership::Owned {
                 owners,
                 level,
                 evidence,
@@ -455,7 +455,7 @@ impl fmt::Display for Decision {
                     "owned by {owners}{shared}, decided by {level}: {evidence}"
                 )
             }
-            Decision::Foreign {
+            Ownership::Foreign {
                 owners,
                 level,
                 evidence,
@@ -463,7 +463,7 @@ impl fmt::Display for Decision {
                 f,
                 "foreign: owned by {owners}, decided by {level}: {evidence}"
             ),
-            Decision::Conflict {
+            Ownership::Conflict {
                 candidates,
                 level,
                 evidence,
@@ -478,14 +478,14 @@ impl fmt::Display for Decision {
                 }
                 Ok(())
             }
-            Decision::Unclaimed => fmt::Display::fmt(&Verdict::Unclaimed, f),
-            Decision::Pending { waiting_on, level } => {
+            Ownership::Unclaimed => fmt::Display::fmt(&Verdict::Unclaimed, f),
+            Ownership::Pending { waiting_on, level } => {
                 f.write_str("pending: waiting for ")?;
                 list_refs(f, waiting_on)?;
                 write!(f, " (needed by {level}); nobody takes over meanwhile")
             }
-            Decision::NotApplicable => fmt::Display::fmt(&Verdict::NotApplicable, f),
-            Decision::NotAService { group } => not_a_service(f, group),
+            Ownership::NotApplicable => fmt::Display::fmt(&Verdict::NotApplicable, f),
+            Ownership::NotAService { group } => not_a_service(f, group),
         }
     }
 }

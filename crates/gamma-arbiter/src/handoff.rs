@@ -11,7 +11,7 @@ use gamma_model::meta::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::decision::{Decision, Owners, PairKey};
+use crate::decision::{Owners, Ownership, PairKey};
 use crate::registry::Registry;
 
 /// What `me`'s data plane should do with one (route, parent).
@@ -64,7 +64,7 @@ impl Handoff {
     pub fn directive(
         &mut self,
         pair: &PairKey,
-        decision: &Decision,
+        decision: &Ownership,
         parent_ref: &ParentReference,
         status: &RouteStatus,
         generation: i64,
@@ -77,7 +77,7 @@ impl Handoff {
             return Directive::Program;
         }
         let to = match decision {
-            Decision::Foreign { owners, .. } => owners.clone(),
+            Ownership::Foreign { owners, .. } => owners.clone(),
             _ => Owners::default(),
         };
         if self.programmed.remove(pair) {

@@ -18,7 +18,7 @@
 //! - Unknown names never fall through; missing objects give [`Verdict::Pending`]; ties are
 //!   never broken silently.
 //!
-//! Each controller then reads its own [`Decision`] ([`Verdict::view`]), computes its desired
+//! Each controller then reads its own [`Ownership`] ([`Verdict::view`]), computes its desired
 //! status entries ([`status::desired_entries`]), writes them through the pure
 //! [`merge::merge`], and follows the make-before-break [`handoff`] directives. Keys are
 //! configurable ([`Keys`]). Design notes: `docs/ownership.md` and `docs/status-protocol.md`.
@@ -52,7 +52,7 @@ pub use arbiter::{Arbiter, Decisions};
 pub use config::{
     Config, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
 };
-pub use decision::{Decision, Evidence, Level, Owners, PairKey, Verdict};
+pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;
 pub use merge::{MergeOutcome, merge, merge_outcome};

@@ -9,7 +9,7 @@ use gamma_model::meta::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::decision::Decision;
+use crate::decision::Ownership;
 use crate::decision::Verdict;
 use crate::registry::{Identity, Registry};
 
@@ -95,7 +95,7 @@ pub fn desired_entries(
             continue;
         }
         let conditions = match verdict.view(me, registry) {
-            Decision::Owned { .. } => match supplied(i) {
+            Ownership::Owned { .. } => match supplied(i) {
                 Some(c) => c.conditions,
                 None => vec![condition(
                     ACCEPTED,
@@ -104,7 +104,7 @@ pub fn desired_entries(
                     "Waiting for the controller to reconcile this route",
                 )],
             },
-            Decision::Conflict {
+            Ownership::Conflict {
                 candidates,
                 level,
                 evidence,
@@ -117,7 +117,7 @@ pub fn desired_entries(
                     "Controllers {candidates} all claim this parent at {level} ({evidence}); none programs it until one claim is removed or a higher level names an owner"
                 ),
             )],
-            Decision::Foreign {
+            Ownership::Foreign {
                 owners,
                 level,
                 evidence,
@@ -131,7 +131,7 @@ pub fn desired_entries(
                     ),
                 )]
             }
-            Decision::Pending { .. } => {
+            Ownership::Pending { .. } => {
                 out.keep.push(pref.clone());
                 continue;
             }

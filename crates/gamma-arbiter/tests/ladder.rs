@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use gamma_arbiter::{Arbiter, Config, Decision, Level, Owners, Verdict};
+use gamma_arbiter::{Arbiter, Config, Level, Owners, Ownership, Verdict};
 use gamma_model::gateway::ParentReference;
 use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot};
 
@@ -183,7 +183,7 @@ fn two_selector_matches_conflict_and_the_default_is_not_consulted() {
         assert!(
             matches!(
                 dec,
-                Decision::Conflict {
+                Ownership::Conflict {
                     candidate: true,
                     ..
                 }
@@ -194,7 +194,7 @@ fn two_selector_matches_conflict_and_the_default_is_not_consulted() {
     let dec = d.decision(&r, 0, &gateway_controller()).unwrap();
     assert!(matches!(
         dec,
-        Decision::Conflict {
+        Ownership::Conflict {
             candidate: false,
             ..
         }
@@ -295,7 +295,7 @@ fn unknown_names_never_fall_through() {
         for me in [istio(), linkerd()] {
             assert!(matches!(
                 d.decision(&r, 0, &me).unwrap(),
-                Decision::Foreign { .. }
+                Ownership::Foreign { .. }
             ));
         }
     }
@@ -555,7 +555,7 @@ fn group_spellings_only_empty_is_a_service_parent() {
     assert_eq!(d.verdict(&r, 2), Some(&not_a_service("core")));
     assert_eq!(
         d.decision(&r, 1, &istio()),
-        Some(Decision::NotAService {
+        Some(Ownership::NotAService {
             group: "gateway.networking.k8s.io".into()
         })
     );
@@ -655,7 +655,7 @@ fn decisions_explain_themselves_and_round_trip_through_serde() {
     );
     assert!(text.contains("Service app/svc label istio.io/use-waypoint=wp-istio -> Gateway app/wp-istio -> GatewayClass istio-waypoint (controllerName istio.io/mesh-controller)"), "{text}");
     let json = serde_json::to_string(&dec).unwrap();
-    assert_eq!(serde_json::from_str::<Decision>(&json).unwrap(), dec);
+    assert_eq!(serde_json::from_str::<Ownership>(&json).unwrap(), dec);
     let v = d.verdict(&http_route_ref("app", "r"), 0).unwrap();
     let json = serde_json::to_string(v).unwrap();
     assert_eq!(&serde_json::from_str::<Verdict>(&json).unwrap(), v);

@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::random::{self as gen_, ClusterSpec};
-use gamma_arbiter::{Arbiter, Decision, Verdict};
+use gamma_arbiter::{Arbiter, Ownership, Verdict};
 use gamma_model::{ObjectRef, Resource, Snapshot};
 use proptest::prelude::*;
 
@@ -47,9 +47,9 @@ proptest! {
         let d = a.decide_all(&snap);
         let ids = gen_::identities();
         for (route, i, verdict) in d.pairs() {
-            let views: Vec<Decision> = ids.iter().map(|me| d.decision(route, i, me).unwrap()).collect();
+            let views: Vec<Ownership> = ids.iter().map(|me| d.decision(route, i, me).unwrap()).collect();
             let owners_seen: Vec<_> = views.iter().map(|v| match v {
-                Decision::Owned { owners, .. } | Decision::Foreign { owners, .. } => Some(owners.clone()),
+                Ownership::Owned { owners, .. } | Ownership::Foreign { owners, .. } => Some(owners.clone()),
                 _ => None,
             }).collect();
             for w in owners_seen.windows(2) {
@@ -57,19 +57,19 @@ proptest! {
             }
             for (me, view) in ids.iter().zip(&views) {
                 match (verdict, view) {
-                    (Verdict::Owned { owners, .. }, Decision::Owned { .. }) => {
+                    (Verdict::Owned { owners, .. }, Ownership::Owned { .. }) => {
                         prop_assert!(owners.names().iter().any(|o| d.registry().is_me(me, o)));
                     }
-                    (Verdict::Owned { owners, .. }, Decision::Foreign { .. }) => {
+                    (Verdict::Owned { owners, .. }, Ownership::Foreign { .. }) => {
                         prop_assert!(!owners.names().iter().any(|o| d.registry().is_me(me, o)));
                     }
-                    (Verdict::Conflict { candidates: c, .. }, Decision::Conflict { candidates, .. }) => {
+                    (Verdict::Conflict { candidates: c, .. }, Ownership::Conflict { candidates, .. }) => {
                         prop_assert_eq!(c, candidates);
                     }
-                    (Verdict::Unclaimed, Decision::Unclaimed)
-                    | (Verdict::Pending { .. }, Decision::Pending { .. })
-                    | (Verdict::NotApplicable, Decision::NotApplicable) => {}
-                    (Verdict::NotAService { group: a }, Decision::NotAService { group: b }) => {
+                    (Verdict::Unclaimed, Ownership::Unclaimed)
+                    | (Verdict::Pending { .. }, Ownership::Pending { .. })
+                    | (Verdict::NotApplicable, Ownership::NotApplicable) => {}
+                    (Verdict::NotAService { group: a }, Ownership::NotAService { group: b }) => {
                         prop_assert_eq!(a, b);
                     }
                     (v, x) => prop_assert!(false, "verdict {v} viewed as {x}"),

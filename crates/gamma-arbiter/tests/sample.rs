@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use gamma_arbiter::{Arbiter, Config, Decision, Identity, Level, Verdict};
+use gamma_arbiter::{Arbiter, Config, Identity, Level, Ownership, Verdict};
 use gamma_model::gateway::reasons::{ACCEPTED, OWNERSHIP_CONFLICT};
 use gamma_model::{ObjectRef, ResourceKind, Snapshot, decode};
 
@@ -206,8 +206,8 @@ fn sample_cluster_summary_counts_per_controller() {
     // the other.
     for ((_, _, a), (_, _, b)) in d.for_controller(&istio).zip(d.for_controller(&linkerd)) {
         if let (
-            Decision::Owned { owners: x, .. } | Decision::Foreign { owners: x, .. },
-            Decision::Owned { owners: y, .. } | Decision::Foreign { owners: y, .. },
+            Ownership::Owned { owners: x, .. } | Ownership::Foreign { owners: x, .. },
+            Ownership::Owned { owners: y, .. } | Ownership::Foreign { owners: y, .. },
         ) = (&a, &b)
         {
             assert_eq!(x, y);

@@ -65,7 +65,7 @@ use gamma_arbiter::handoff::{Directive, Handoff};
 use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
 use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::status::{DesiredStatus, ParentConditions};
-use gamma_arbiter::{Arbiter, Config, ConfigErrors, Decision, Decisions, Identity, PairKey};
+use gamma_arbiter::{Arbiter, Config, ConfigErrors, Decisions, Identity, Ownership, PairKey};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
 use gamma_model::{ObjectRef, ResourceKind, Snapshot};
@@ -141,7 +141,7 @@ pub struct Reconciliation {
     /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
     pub desired: BTreeMap<ObjectRef, DesiredStatus>,
     /// `me`'s decision and data-plane directive for every (route, parentRef) considered.
-    pub decisions: Vec<(PairKey, Decision, Directive)>,
+    pub decisions: Vec<(PairKey, Ownership, Directive)>,
     /// Notes for the operator.
     pub diagnostics: Vec<Diagnostic>,
 }

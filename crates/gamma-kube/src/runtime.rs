@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::time::Duration;
 
-use gamma_arbiter::Decision;
+use gamma_arbiter::Ownership;
 use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::meta::Time;
 use gamma_model::{ObjectRef, ResourceKind};
@@ -322,13 +322,13 @@ fn reconcile(
         .collect()
 }
 
-fn verdict(d: &Decision) -> &'static str {
+fn verdict(d: &Ownership) -> &'static str {
     match d {
-        Decision::Owned { .. } => "owned",
-        Decision::Foreign { .. } => "foreign",
-        Decision::Conflict { .. } => "conflict",
-        Decision::Unclaimed => "unclaimed",
-        Decision::Pending { .. } => "pending",
+        Ownership::Owned { .. } => "owned",
+        Ownership::Foreign { .. } => "foreign",
+        Ownership::Conflict { .. } => "conflict",
+        Ownership::Unclaimed => "unclaimed",
+        Ownership::Pending { .. } => "pending",
         _ => "other",
     }
 }

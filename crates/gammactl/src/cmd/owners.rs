@@ -1,7 +1,7 @@
 //! `gammactl owners`: the arbiter's decision for every (route, parent), as one controller sees
 //! it (`--as`) or for every controller side by side (`--all`).
 
-use gamma_arbiter::{Decision, Identity, Level, Verdict};
+use gamma_arbiter::{Identity, Level, Ownership, Verdict};
 use gamma_mesh::model::ObjectRef;
 use gamma_mesh::model::gateway::ParentReference;
 use serde::Serialize;
@@ -23,7 +23,7 @@ struct Pair<'a> {
     parent_ref: Option<&'a ParentReference>,
     verdict: &'a Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
-    decision: Option<Decision>,
+    decision: Option<Ownership>,
     #[serde(skip_serializing_if = "Option::is_none")]
     owned_by: Option<Vec<String>>,
 }
@@ -163,7 +163,7 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     {
         let n = pairs
             .iter()
-            .filter(|p| p.decision.as_ref().is_some_and(Decision::is_owned))
+            .filter(|p| p.decision.as_ref().is_some_and(Ownership::is_owned))
             .count();
         summary.owned = vec![OwnedCount {
             controller: m.name.clone(),
@@ -255,7 +255,7 @@ fn render_one(
     for p in &report.pairs {
         let Some(d) = &p.decision else { continue };
         let (decision, level, why) = match d {
-            Decision::Owned {
+            Ownership::Owned {
                 owners,
                 level,
                 evidence,
@@ -271,7 +271,7 @@ fn render_one(
                 level_short(level),
                 evidence.to_string(),
             ),
-            Decision::Foreign {
+            Ownership::Foreign {
                 owners,
                 level,
                 evidence,
@@ -280,7 +280,7 @@ fn render_one(
                 level_short(level),
                 evidence.to_string(),
             ),
-            Decision::Conflict {
+            Ownership::Conflict {
                 candidates,
                 level,
                 evidence,
@@ -290,10 +290,10 @@ fn render_one(
                 level_short(level),
                 evidence.to_string(),
             ),
-            Decision::Pending { level, .. } => {
+            Ownership::Pending { level, .. } => {
                 ("pending".to_owned(), level_short(level), d.to_string())
             }
-            Decision::Unclaimed => ("UNCLAIMED".to_owned(), "-".to_owned(), d.to_string()),
+            Ownership::Unclaimed => ("UNCLAIMED".to_owned(), "-".to_owned(), d.to_string()),
             _ => ("not applicable".to_owned(), "-".to_owned(), d.to_string()),
         };
         rows.push(vec![
