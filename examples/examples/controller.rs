@@ -73,13 +73,8 @@ fn write_status(snapshot: &mut Snapshot, route: &ObjectRef, status: RouteStatus)
     let Some(mut object) = snapshot.get(route).cloned() else {
         return;
     };
-    let slot = match &mut object {
-        Resource::HttpRoute(r) => &mut r.status,
-        Resource::GrpcRoute(r) => &mut r.status,
-        Resource::TlsRoute(r) => &mut r.status,
-        Resource::TcpRoute(r) => &mut r.status,
-        Resource::UdpRoute(r) => &mut r.status,
-        _ => return,
+    let Some(slot) = object.route_status_mut() else {
+        return;
     };
     *slot = Some(status);
     snapshot.upsert(object);

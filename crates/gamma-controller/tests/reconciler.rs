@@ -47,15 +47,8 @@ fn apply(snap: &mut Snapshot, r: &Reconciliation) -> Vec<ObjectRef> {
     let mut changed = vec![];
     for (route, status) in &r.status_updates {
         let mut obj = snap.get(route).unwrap().clone();
-        let slot: &mut Option<RouteStatus> = match &mut obj {
-            Resource::HttpRoute(x) => &mut x.status,
-            Resource::GrpcRoute(x) => &mut x.status,
-            Resource::TcpRoute(x) => &mut x.status,
-            Resource::TlsRoute(x) => &mut x.status,
-            Resource::UdpRoute(x) => &mut x.status,
-            _ => unreachable!(),
-        };
-        *slot = Some(status.clone());
+        *obj.route_status_mut()
+            .expect("status updates are for routes") = Some(status.clone());
         snap.upsert(obj);
         changed.push(route.clone());
     }

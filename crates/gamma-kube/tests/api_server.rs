@@ -341,7 +341,7 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
         for r in &mut reconcilers {
             for (route, status) in r.reconcile(&snapshot, now).status_updates {
                 let mut obj = snapshot.get(&route).unwrap().clone();
-                set_status(&mut obj, status);
+                *obj.route_status_mut().expect("a route") = Some(status);
                 snapshot.upsert(obj);
                 wrote = true;
             }
@@ -418,17 +418,6 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
     }
     for r in recorders {
         r.abort();
-    }
-}
-
-fn set_status(obj: &mut Resource, status: gamma_model::gateway::RouteStatus) {
-    match obj {
-        Resource::HttpRoute(x) => x.status = Some(status),
-        Resource::GrpcRoute(x) => x.status = Some(status),
-        Resource::TcpRoute(x) => x.status = Some(status),
-        Resource::TlsRoute(x) => x.status = Some(status),
-        Resource::UdpRoute(x) => x.status = Some(status),
-        _ => unreachable!(),
     }
 }
 

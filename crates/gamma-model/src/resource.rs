@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::gateway::{
     BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
-    TcpRoute, TlsRoute, UdpRoute,
+    RouteStatus, TcpRoute, TlsRoute, UdpRoute,
 };
 use crate::k8s::{EndpointSlice, Namespace, Service};
 use crate::meta::ObjectMeta;
@@ -284,6 +284,50 @@ impl JsonSchema for ResourceKind {
     }
 }
 
+impl Resource {
+    /// The status of a route (any of the five route kinds): `None` for other kinds, and for a
+    /// route that has no status yet.
+    pub fn route_status(&self) -> Option<&RouteStatus> {
+        match self {
+            Resource::HttpRoute(r) => r.status.as_ref(),
+            Resource::GrpcRoute(r) => r.status.as_ref(),
+            Resource::TlsRoute(r) => r.status.as_ref(),
+            Resource::TcpRoute(r) => r.status.as_ref(),
+            Resource::UdpRoute(r) => r.status.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The status field of a route (any of the five route kinds), to read or replace whatever
+    /// the kind; `None` when this is not a route, so a status is never set on another kind.
+    ///
+    /// ```
+    /// use gamma_model::{Resource, decode, gateway::RouteStatus};
+    ///
+    /// let mut route = decode(r#"
+    /// apiVersion: gateway.networking.k8s.io/v1
+    /// kind: TCPRoute
+    /// metadata: {name: db, namespace: shop}
+    /// spec: {rules: [{}]}
+    /// "#)?.remove(0);
+    /// if let Some(status) = route.route_status_mut() {
+    ///     *status = Some(RouteStatus::default());
+    /// }
+    /// assert_eq!(route.route_status(), Some(&RouteStatus::default()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn route_status_mut(&mut self) -> Option<&mut Option<RouteStatus>> {
+        match self {
+            Resource::HttpRoute(r) => Some(&mut r.status),
+            Resource::GrpcRoute(r) => Some(&mut r.status),
+            Resource::TlsRoute(r) => Some(&mut r.status),
+            Resource::TcpRoute(r) => Some(&mut r.status),
+            Resource::UdpRoute(r) => Some(&mut r.status),
+            _ => None,
+        }
+    }
+}
+
 impl ResourceKind {
     /// Whether this is a route kind (HTTP, GRPC, TLS, TCP, UDP).
     pub fn is_route(&self) -> bool {
@@ -348,5 +392,56 @@ impl fmt::Display for ObjectRef {
         } else {
             write!(f, "{} {}/{}", self.kind, self.namespace, self.name)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode;
+
+    #[test]
+    fn route_status_is_read_and_set_the_same_way_for_every_route_kind() {
+        let text = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: a, namespace: n}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: a, namespace: n}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: a, namespace: n}
+spec: {hostnames: [a.example], rules: [{}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TCPRoute
+metadata: {name: a, namespace: n}
+spec: {rules: [{}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: UDPRoute
+metadata: {name: a, namespace: n}
+spec: {rules: [{}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: n}
+";
+        let mut objects = decode(text).unwrap();
+        let status = RouteStatus::default();
+        for o in &mut objects {
+            let is_route = o.kind().is_route();
+            assert_eq!(o.route_status(), None, "{:?}", o.kind());
+            match o.route_status_mut() {
+                Some(slot) => *slot = Some(status.clone()),
+                None => assert!(!is_route, "{:?}", o.kind()),
+            }
+            let expected = if is_route { Some(&status) } else { None };
+            assert_eq!(o.route_status(), expected, "{:?}", o.kind());
+        }
+        assert_eq!(objects.iter().filter(|o| o.kind().is_route()).count(), 5);
     }
 }
