@@ -166,9 +166,8 @@ impl RouteTable {
         }
     }
 
-    /// Resolves one request. `entropy` drives the weighted backend pick (any `u64`: a random
-    /// number, or a hash of the connection for stickiness). Allocation-free.
-    pub fn resolve<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+    /// [`RouteTable::resolve`]: bind, match in the route set, act.
+    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
         match self.bind(req) {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
