@@ -1,7 +1,7 @@
 //! Deterministic controller ownership for Gateway API routes when several meshes and gateways
 //! share a cluster, and safe status writing.
 //!
-//! Every controller embedding the arbiter computes, from the same [`Config`] and
+//! Every controller embedding the arbiter computes, from the same [`ArbiterConfig`] and
 //! [`gamma_model::Snapshot`], the same [`Verdict`] for every (route, parentRef as written):
 //!
 //! - **Gateway and ListenerSet parents:** the GatewayClass `controllerName` decides.
@@ -51,7 +51,7 @@ mod status;
 
 pub use arbiter::{Arbiter, Decisions};
 pub use config::{
-    Config, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
+    ArbiterConfig, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
     NONE_VALUE,
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
