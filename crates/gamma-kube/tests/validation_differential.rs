@@ -430,3 +430,99 @@ fn gamma_model_answers_dry_run_creates_as_the_experimental_channel_api_server() 
         ModelChannel::Experimental,
     );
 }
+
+/// Class 8, numbers, on the real server (docs/validation.md, "Numbers"): the API server reads a
+/// JSON number with a fraction or exponent as a float64 and an integer text as an int64; the
+/// schema accepts a whole float for `type: integer`, but a CEL rule that reads the field
+/// refuses the float64; a fraction, a whole float past 2^53 and an integer past int64 (read as
+/// a float) are not integers; an in-range int64 past a `maximum` is out of range. gamma-model
+/// must answer each alike.
+#[test]
+fn numbers_are_read_as_the_api_server_reads_them() {
+    if upstream().is_none() {
+        return;
+    }
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let route = |backend: Value| {
+        json!({
+            "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+            "metadata": {"name": "numbers", "namespace": "default"},
+            "spec": {"rules": [{"backendRefs": [backend]}]}
+        })
+    };
+    // (what, object, the server accepts it)
+    let cases = [
+        (
+            "weight 1.0: a whole float is an integer",
+            route(json!({"name": "s", "port": 80, "weight": 1.0})),
+            true,
+        ),
+        (
+            "weight 1.5: not an integer",
+            route(json!({"name": "s", "port": 80, "weight": 1.5})),
+            false,
+        ),
+        (
+            "port 80.0 of a Service reference: the CEL rule reads a float64",
+            route(json!({"name": "s", "port": 80.0})),
+            false,
+        ),
+        (
+            "port 80.0 of another kind: no rule reads it",
+            route(json!({"name": "s", "port": 80.0, "group": "x.io", "kind": "Foo"})),
+            true,
+        ),
+        (
+            "weight 2^53 + 1: an int64 past the maximum",
+            route(json!({"name": "s", "port": 80, "weight": 9_007_199_254_740_993_i64})),
+            false,
+        ),
+        (
+            "weight 2^53 as a float: not an integer",
+            route(json!({"name": "s", "port": 80, "weight": 9_007_199_254_740_992.0})),
+            false,
+        ),
+        (
+            "weight 2^64 - 1: past int64, read as a float",
+            route(json!({"name": "s", "port": 80, "weight": u64::MAX})),
+            false,
+        ),
+        (
+            "port 65536: past the maximum",
+            route(json!({"name": "s", "port": 65536})),
+            false,
+        ),
+        (
+            "port 65535: at the maximum",
+            route(json!({"name": "s", "port": 65535})),
+            true,
+        ),
+    ];
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    let url = collection(
+        "gateway.networking.k8s.io",
+        "v1",
+        "httproutes",
+        Some("default"),
+    );
+    for (what, object, accepted) in cases {
+        let answer = runtime.block_on(dry_run_create(&client, &url, &object));
+        assert_eq!(
+            matches!(answer, Answer::Accepted),
+            accepted,
+            "{what}: the server answered {answer:?}"
+        );
+        let ours = gamma_answer(&object, ModelChannel::Standard);
+        assert_eq!(
+            ours.is_ok(),
+            accepted,
+            "{what}: gamma-model answered {ours:?}"
+        );
+    }
+}
