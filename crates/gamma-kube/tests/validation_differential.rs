@@ -125,6 +125,22 @@ fn document(version: &Version, mut object: Value) -> Value {
     object
 }
 
+/// Bases for kinds with no upstream example whose smallest object breaks a CEL rule (an
+/// XBackend of type `ExternalHostname` needs its `externalHostname`).
+fn extra_bases() -> Vec<(&'static str, Value)> {
+    vec![(
+        "XBackend",
+        json!({"spec": {
+            "type": "ExternalHostname",
+            "externalHostname": {"hostname": "api.example.com"},
+            "port": {"port": 443},
+            "tls": {"mode": "ServerOnly", "validation": {
+                "hostname": "api.example.com", "wellKnownCACertificates": "System"
+            }}
+        }}),
+    )]
+}
+
 fn url_of(version: &Version) -> String {
     collection(
         &version.group,
@@ -221,6 +237,11 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
             .partition(|e| e["apiVersion"] == v.api_version().as_str());
         for e in this.into_iter().chain(other) {
             base_candidates.push((i, document(v, e.clone())));
+        }
+        for (kind, base) in extra_bases() {
+            if kind == v.kind {
+                base_candidates.push((i, document(v, base)));
+            }
         }
         base_candidates.push((i, document(v, minimal(&v.schema))));
     }

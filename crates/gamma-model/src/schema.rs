@@ -48,6 +48,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("TcpRoute", &["spec"]),
     ("TlsRoute", &["spec"]),
     ("UdpRoute", &["spec"]),
+    ("XBackend", &["spec"]),
+    ("XBackendTrafficPolicy", &["spec"]),
     ("XMesh", &["spec"]),
     // Specs.
     ("BackendTlsPolicySpec", &["targetRefs", "validation"]),
@@ -59,6 +61,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("TcpRouteSpec", &["rules"]),
     ("TlsRouteSpec", &["hostnames", "rules"]),
     ("UdpRouteSpec", &["rules"]),
+    ("XBackendSpec", &["port", "type"]),
+    ("XBackendTrafficPolicySpec", &["targetRefs"]),
     ("XMeshSpec", &["controllerName"]),
     // Nested types.
     ("BackendObjectReference", &["name"]),
@@ -86,6 +90,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("LocalObjectReference", &["group", "kind", "name"]),
     ("LocalPolicyTargetReference", &["group", "kind", "name"]),
     ("ObjectReference", &["group", "kind", "name"]),
+    ("PolicyTargetReference", &["group", "kind", "name"]),
     ("ParentGatewayReference", &["name"]),
     ("ParentReference", &["name"]),
     ("ReferenceGrantFrom", &["group", "kind", "namespace"]),
@@ -97,6 +102,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ),
     ("RouteStatus", &["parents"]),
     ("SecretObjectReference", &["name"]),
+    ("XBackendPort", &["port"]),
+    ("ExternalHostname", &["hostname"]),
     ("SupportedFeature", &["name"]),
     ("TlsPortConfig", &["port", "tls"]),
 ];

@@ -8,7 +8,7 @@
 //! never reads the field (the other branch of a `?:`, an `&&` already false) does not fail.
 //!
 //! Decoding makes the number an integer before typing, so this check reads the document as
-//! written, before normalisation. [`RULE_READS`] lists, per kind, each integer field a v1.6.1
+//! written, before normalisation. A table per kind lists each integer field a v1.6.1
 //! CEL rule reads and when it reads it; the differential test against a real API server
 //! (`crates/gamma-kube/tests/validation_differential.rs`, which sends a whole float to every
 //! integer field of every CRD version) holds the list complete.

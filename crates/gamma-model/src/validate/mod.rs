@@ -40,6 +40,7 @@ pub mod served;
 mod service;
 mod status;
 pub mod update;
+mod xbackend;
 
 pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
 pub use httproute::MAX_TOTAL_MATCHES;
