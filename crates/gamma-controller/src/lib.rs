@@ -383,7 +383,27 @@ impl Reconciler {
                     stored,
                     known,
                 }),
-                _ => {}
+                _ => {
+                    // Nothing to write can still mean that `me`'s entries do not fit: the
+                    // list is full of other controllers' entries, which are never evicted.
+                    let stored = status.unwrap_or(&empty);
+                    let missing = desired
+                        .entries
+                        .iter()
+                        .filter(|d| {
+                            !stored.parents.iter().any(|e| {
+                                e.parent_ref == d.parent_ref
+                                    && self.me.answers_to(&e.controller_name)
+                            })
+                        })
+                        .count();
+                    if missing > 0 && stored.parents.len() >= gamma_arbiter::merge::MAX_PARENTS {
+                        diagnostics.push(Diagnostic::StatusFull {
+                            route,
+                            dropped: missing,
+                        });
+                    }
+                }
             }
         }
         self.conditions = conditions;
