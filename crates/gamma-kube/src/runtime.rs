@@ -15,7 +15,7 @@ use std::time::Duration;
 use gamma_arbiter::Ownership;
 use gamma_controller::{Diagnostic, Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, ResourceKind};
+use gamma_model::{ObjectKey, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::runtime::watcher::Event;
 use tokio::sync::{mpsc, watch as channel};
@@ -81,7 +81,7 @@ impl LeaseConfig {
 /// What [`run`] needs.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct Config {
+pub struct RunConfig {
     /// The reconciler (arbiter configuration, `me`, table options).
     pub reconciler: ReconcilerConfig,
     /// How long to wait after a change for more changes before reconciling them as a batch.
@@ -94,10 +94,10 @@ pub struct Config {
     pub metrics: Metrics,
 }
 
-impl Config {
+impl RunConfig {
     /// A single-replica configuration with a 50 ms debounce.
-    pub fn new(reconciler: ReconcilerConfig) -> Config {
-        Config {
+    pub fn new(reconciler: ReconcilerConfig) -> RunConfig {
+        RunConfig {
             reconciler,
             debounce: Duration::from_millis(50),
             backoff: Backoff::default(),
@@ -132,14 +132,14 @@ pub struct State {
     /// `me` wants: other controllers' entries are never evicted, so `me`'s are left out
     /// (reported with a warning and `gamma_status_entries_dropped_total`). Updated by every
     /// reconciliation of the route.
-    pub status_full: BTreeSet<ObjectRef>,
+    pub status_full: BTreeSet<ObjectKey>,
     /// Changes seen but not reconciled yet (0 with `ready` and `leader`: caught up).
     pub pending: usize,
 }
 
 /// A runtime before it runs: its state can be watched.
 pub struct Runtime {
-    config: Config,
+    config: RunConfig,
     client: kube::Client,
     state: channel::Sender<State>,
 }
@@ -154,7 +154,7 @@ impl std::fmt::Debug for Runtime {
 
 /// Runs the controller until `shutdown` completes; see [`Runtime`].
 pub async fn run(
-    config: Config,
+    config: RunConfig,
     client: kube::Client,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), Error> {
@@ -171,7 +171,7 @@ struct Loop {
     /// CRD names listed during a CRD relist.
     crd_relist: Option<BTreeSet<String>>,
     crds_synced: bool,
-    pending: BTreeSet<ObjectRef>,
+    pending: BTreeSet<ObjectKey>,
     full: bool,
     deadline: Option<Instant>,
     state: State,
@@ -179,7 +179,7 @@ struct Loop {
 
 impl Runtime {
     /// A runtime for `config` on `client`.
-    pub fn new(config: Config, client: kube::Client) -> Runtime {
+    pub fn new(config: RunConfig, client: kube::Client) -> Runtime {
         Runtime {
             config,
             client,
@@ -279,7 +279,7 @@ impl Runtime {
                 () = tokio::time::sleep_until(deadline), if due => {
                     let Some(mut r) = reconciler.take() else { break };
                     let snapshot = l.store.snapshot().clone();
-                    let changes: Vec<ObjectRef> = std::mem::take(&mut l.pending).into_iter().collect();
+                    let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
                     let full = std::mem::take(&mut l.full);
                     l.deadline = None;
                     let now = Time::now();
@@ -319,7 +319,7 @@ impl Runtime {
 fn reconcile(
     r: &mut Reconciler,
     snapshot: &gamma_model::Snapshot,
-    changes: &[ObjectRef],
+    changes: &[ObjectKey],
     full: bool,
     now: Time,
 ) -> Vec<Reconciliation> {
