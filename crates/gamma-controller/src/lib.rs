@@ -343,8 +343,17 @@ impl Reconciler {
         }
         let mut status_updates = Vec::new();
         let mut desired_of = BTreeMap::new();
+        let mut retained: BTreeMap<ObjectKey, Vec<usize>> = BTreeMap::new();
+        for (pair, _, directive) in &out_decisions {
+            if matches!(directive, Directive::Retain { .. }) {
+                retained
+                    .entry(pair.route.clone())
+                    .or_default()
+                    .push(pair.parent_index);
+            }
+        }
         for route in routes {
-            let Some((meta, _, status)) = snapshot.get(&route).and_then(route_parts) else {
+            let Some((meta, refs, status)) = snapshot.get(&route).and_then(route_parts) else {
                 continue;
             };
             let supplied = |i: usize| {
@@ -356,12 +365,26 @@ impl Reconciler {
                     conditions: cs.iter().map(to_condition).collect(),
                 })
             };
-            let Some(desired) = self
+            let Some(mut desired) = self
                 .arbiter
                 .desired_status(decisions, snapshot, &route, &self.me, &supplied)
             else {
                 continue;
             };
+            // Make-before-break: while `me` retains a pair it no longer owns, its entry stays
+            // as it is until the new owner's entry is accepted (docs/status-protocol.md).
+            // Removing it now would be the break before the make.
+            for pref in retained
+                .get(&route)
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| refs.get(i))
+            {
+                desired.entries.retain(|e| &e.parent_ref != pref);
+                if !desired.keep.contains(pref) {
+                    desired.keep.push(pref.clone());
+                }
+            }
             let empty = RouteStatus::default();
             match merge_outcome(
                 status.unwrap_or(&empty),
