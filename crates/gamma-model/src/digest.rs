@@ -17,7 +17,6 @@ use std::fmt;
 
 use crate::AnyResource;
 use crate::gateway::{ParentKind, ParentReference};
-use crate::meta::ObjectMeta;
 
 /// How many bytes of a name [`InlineName`] holds. Kubernetes namespace and Service names are
 /// at most 63 bytes, but most are far shorter; 31 keeps a digest within two cache lines.
@@ -164,14 +163,8 @@ pub struct RouteDigest {
 impl RouteDigest {
     /// The digest of `resource`; `None` when it is not a route kind.
     pub fn of(resource: &AnyResource) -> Option<RouteDigest> {
-        let (meta, refs): (&ObjectMeta, &[ParentReference]) = match resource {
-            AnyResource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            _ => return None,
-        };
+        let route = resource.as_route()?;
+        let (meta, refs) = (route.metadata, route.parent_refs);
         Some(RouteDigest {
             generation: meta.generation_or_zero(),
             namespace: InlineName::new(meta.namespace_or_default()),

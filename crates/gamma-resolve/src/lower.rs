@@ -17,8 +17,9 @@ use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
 
 use crate::cond::RegexPool;
-use crate::ir::*;
+use crate::input::*;
 use crate::request::Scheme;
+use gamma_model::RouteKind;
 
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";
@@ -218,14 +219,7 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
                     k.group.as_deref().unwrap_or("gateway.networking.k8s.io")
                         == "gateway.networking.k8s.io"
                 })
-                .filter_map(|k| match k.kind.as_str() {
-                    "HTTPRoute" => Some(RouteKind::Http),
-                    "GRPCRoute" => Some(RouteKind::Grpc),
-                    "TLSRoute" => Some(RouteKind::Tls),
-                    "TCPRoute" => Some(RouteKind::Tcp),
-                    "UDPRoute" => Some(RouteKind::Udp),
-                    _ => None,
-                })
+                .filter_map(|k| RouteKind::from_kind_name(&k.kind))
                 .collect()
         })
         .unwrap_or_default();
