@@ -3,12 +3,12 @@
 //! An object is a chain of separately allocated pieces: the `Arc<AnyResource>` (several hundred
 //! bytes), its namespace and name strings, and for a route the parentRef list and each
 //! parentRef's strings. A pass over 50,000 routes that reads each route's namespace and first
-//! parent pays a cache miss at each link of that chain for every route: measured on the
-//! development machine, reading those fields alone took 4 to 6 ms, more than deciding with
-//! them. [`crate::Snapshot`] therefore keeps a digest of every route ([`RouteDigest`],
+//! parent pays a cache miss at each link of that chain for every route: reading those fields
+//! alone cost more than deciding with them (figures in `benches/README.md`, "Round 4").
+//! [`crate::Snapshot`] therefore keeps a digest of every route ([`RouteDigest`],
 //! [`crate::Snapshot::route_digests`]) and every Service ([`ServiceDigest`],
 //! [`crate::Snapshot::service_digests`]) beside its key: the same facts, with short names
-//! copied inline, stored in key order in B-tree nodes, so such a pass reads a few sequential
+//! copied inline, stored in key order in sorted runs (the snapshot's internal ordered index), so such a pass reads a few sequential
 //! cache lines per object. Names too long to inline are reported as absent; readers then
 //! take the object itself, which is always stored next to its digest. Digests are derived
 //! from their object alone when it is inserted, so they can never disagree with it.
