@@ -478,11 +478,7 @@ fn str_match(
 fn apply_validation(out: &mut RouteIr, result: Result<(), ValidationErrors>) {
     let Err(errors) = result else { return };
     for e in errors.errors() {
-        let path = e.path.as_str();
-        let rule = path
-            .strip_prefix("spec.rules[")
-            .and_then(|rest| rest.split(']').next())
-            .and_then(|i| i.parse::<usize>().ok());
+        let rule = e.rule_index();
         let invalid = Invalid {
             reason: UNSUPPORTED,
             message: e.to_string(),
