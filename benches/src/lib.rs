@@ -15,7 +15,8 @@ pub mod manifests;
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 
 /// A small deterministic PRNG (xorshift64*).
 #[derive(Debug, Clone)]
