@@ -44,6 +44,7 @@ mod cond;
 mod decision;
 mod index;
 pub mod ir;
+mod regex_set;
 mod resolve;
 pub mod status;
 mod table;

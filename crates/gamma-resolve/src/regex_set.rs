@@ -1,0 +1,405 @@
+//! Every regex of a candidate list matched in one pass over the haystack.
+//!
+//! A path index's regex candidates are tried in precedence order, and the first whose
+//! conditions all hold wins. Trying each regex in turn costs one search per regex (a 404 tries
+//! them all). Instead the list's patterns go, in list order, into one multi-pattern regex of
+//! `regex-automata` (the engine under the `regex` crate), so pattern id = list position:
+//!
+//! - a [`MatchKind::LeftmostFirst`] regex finds, in one forward pass, the **lowest** pattern id
+//!   that matches: all patterns are anchored at both ends, so every match spans the whole
+//!   haystack and leftmost-first priority (earlier patterns first) decides. That is the first
+//!   matching regex in precedence order, exactly what the sequential scan finds first;
+//! - when that candidate's other conditions (method, headers, query) fail, the later matching
+//!   patterns follow in ascending order from one overlapping pass of a [`MatchKind::All`] regex
+//!   of the same patterns (its [`PatternSet`]). That second regex is built only for lists with
+//!   such candidates; without it (no candidate can be rejected) a rejection falls back to
+//!   trying the later regexes one by one, which only explanations and tests reach.
+//!
+//! Semantics are those of the single regexes ([`crate::cond::RegexPool`]): the patterns are
+//! the single regexes' own anchored strings (`^(?:p)$`: a full match; Gateway API leaves
+//! RegularExpression semantics to the implementation, and this one matches the whole value)
+//! under the same syntax defaults (Unicode, UTF-8) as the `regex` crate.
+//!
+//! Per search nothing is allocated once warm: each meta regex keeps its matching cache in its
+//! own pool, and the [`PatternSet`] comes from a pool of this set (a pool hands the thread
+//! that created it its value without locking, and other threads a value from a stack; a new
+//! value is allocated only the first time a thread needs one at once with others), as the
+//! `regex` crate's own regexes do.
+
+use regex::Regex;
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::pool::Pool;
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input, MatchKind, PatternSet, meta};
+
+use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
+
+/// Compiled-program size limit of one set's regex (bytes). Every pattern passed
+/// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
+/// would be larger is split into several (see [`RegexSet::chunks`]).
+pub(crate) const REGEX_SET_SIZE_LIMIT: usize = 16 * REGEX_SIZE_LIMIT;
+/// Lazy-DFA cache limit of one set's regex (bytes): larger than a single regex's
+/// ([`REGEX_DFA_LIMIT`]) since the states of every pattern share it. When it fills up too
+/// often the search falls back to the PikeVM (slower, same answers).
+pub(crate) const REGEX_SET_DFA_LIMIT: usize = 8 * REGEX_DFA_LIMIT;
+
+/// Creates a [`PatternSet`] sized for one set.
+type NewSet =
+    Box<dyn Fn() -> PatternSet + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
+
+/// The all-matches regex of a chunk and the pool of its pattern sets.
+#[derive(Debug)]
+struct Rest {
+    all: meta::Regex,
+    sets: Pool<PatternSet, NewSet>,
+}
+
+/// Part of a set: the regexes of a contiguous range of list positions, or a single pattern
+/// that only compiles alone (then the shared regex of the table's pool).
+#[derive(Debug)]
+enum Chunk {
+    Many {
+        /// List position of pattern 0.
+        offset: u32,
+        /// The table's regex of each pattern (for the one-by-one fallback).
+        ids: Box<[u32]>,
+        first: meta::Regex,
+        rest: Option<Rest>,
+    },
+    One {
+        offset: u32,
+        /// Index into the table's compiled regexes.
+        id: u32,
+    },
+}
+
+/// The regexes of one candidate list, matched in one pass (one per chunk; one chunk unless
+/// the list is too large for one set).
+#[derive(Debug)]
+pub(crate) struct RegexSet {
+    chunks: Box<[Chunk]>,
+}
+
+/// The multi-pattern regex of already anchored patterns (`None`: over the set's limits).
+fn build(patterns: &[&str], kind: MatchKind) -> Option<meta::Regex> {
+    meta::Builder::new()
+        .configure(
+            meta::Config::new()
+                .match_kind(kind)
+                // only which pattern matches is asked, never where a group matched
+                .which_captures(WhichCaptures::Implicit)
+                .nfa_size_limit(Some(REGEX_SET_SIZE_LIMIT))
+                .hybrid_cache_capacity(REGEX_SET_DFA_LIMIT),
+        )
+        .syntax(syntax::Config::new())
+        .build_many(patterns)
+        .ok()
+}
+
+impl RegexSet {
+    /// The set of the table's regexes `ids` (indexes into `pool`), pattern id = position in
+    /// `ids`. `rejectable`: whether a candidate whose regex matches may still fail its other
+    /// conditions (then the all-matches regex is built too). A list too large for one set is
+    /// split in halves until each part builds; a pattern that builds only alone is matched
+    /// with its own regex.
+    pub(crate) fn new(pool: &[Regex], ids: &[u32], rejectable: bool) -> Self {
+        let patterns: Vec<&str> = ids
+            .iter()
+            .map(|&i| pool.get(i as usize).map_or("[^\\s\\S]", Regex::as_str))
+            .collect();
+        let mut chunks = Vec::new();
+        Self::chunks(&patterns, ids, 0, rejectable, &mut chunks);
+        Self {
+            chunks: chunks.into_boxed_slice(),
+        }
+    }
+
+    /// Builds `patterns` (list positions from `offset`) as one chunk, or as two halves when
+    /// the whole does not build; each split halves the list, so at most `2n` builds.
+    fn chunks(
+        patterns: &[&str],
+        ids: &[u32],
+        offset: usize,
+        rejectable: bool,
+        out: &mut Vec<Chunk>,
+    ) {
+        let offset32 = u32::try_from(offset).unwrap_or(u32::MAX);
+        if patterns.is_empty() {
+            return;
+        }
+        let built = build(patterns, MatchKind::LeftmostFirst).and_then(|first| {
+            let rest = if rejectable {
+                let all = build(patterns, MatchKind::All)?;
+                let n = all.pattern_len();
+                let new: NewSet = Box::new(move || PatternSet::new(n));
+                Some(Rest {
+                    all,
+                    sets: Pool::new(new),
+                })
+            } else {
+                None
+            };
+            Some((first, rest))
+        });
+        match built {
+            Some((first, rest)) => out.push(Chunk::Many {
+                offset: offset32,
+                ids: ids.into(),
+                first,
+                rest,
+            }),
+            None if patterns.len() == 1 => out.push(Chunk::One {
+                offset: offset32,
+                id: ids.first().copied().unwrap_or(u32::MAX),
+            }),
+            None => {
+                let half = patterns.len() / 2;
+                let ((pa, pb), (ia, ib)) = (patterns.split_at(half), ids.split_at(half));
+                Self::chunks(pa, ia, offset, rejectable, out);
+                Self::chunks(pb, ib, offset + half, rejectable, out);
+            }
+        }
+    }
+
+    /// Calls `f` with the list position of every pattern that fully matches `haystack`, in
+    /// ascending order, until `f` returns `Some`. `pool` is the table's compiled regexes.
+    #[inline]
+    pub(crate) fn find<R>(
+        &self,
+        pool: &[Regex],
+        haystack: &str,
+        mut f: impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
+        let input = Input::new(haystack).anchored(Anchored::Yes);
+        for chunk in self.chunks.iter() {
+            match chunk {
+                Chunk::Many {
+                    offset,
+                    ids,
+                    first,
+                    rest,
+                } => {
+                    let offset = *offset as usize;
+                    let Some(m) = first.search_half(&input) else {
+                        continue;
+                    };
+                    let lowest = m.pattern().as_usize();
+                    if let Some(r) = f(offset + lowest) {
+                        return Some(r);
+                    }
+                    let later = |i| f(offset + i);
+                    let rest = rest.as_ref();
+                    if let Some(r) = Self::after(pool, ids, rest, (&input, haystack), lowest, later)
+                    {
+                        return Some(r);
+                    }
+                }
+                Chunk::One { offset, id } => {
+                    if pool
+                        .get(*id as usize)
+                        .is_some_and(|re| re.is_match(haystack))
+                        && let Some(r) = f(*offset as usize)
+                    {
+                        return Some(r);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The matching patterns of one chunk after `lowest` (the lowest match, rejected), in
+    /// ascending order, until `f` returns `Some`.
+    #[cold]
+    fn after<R>(
+        pool: &[Regex],
+        ids: &[u32],
+        rest: Option<&Rest>,
+        (input, haystack): (&Input<'_>, &str),
+        lowest: usize,
+        mut f: impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
+        let Some(rest) = rest else {
+            // no candidate was expected to be rejected: try the later regexes one by one
+            let later = ids.iter().enumerate().skip(lowest + 1);
+            for (i, &id) in later {
+                if pool
+                    .get(id as usize)
+                    .is_some_and(|re| re.is_match(haystack))
+                    && let Some(r) = f(i)
+                {
+                    return Some(r);
+                }
+            }
+            return None;
+        };
+        let mut set = rest.sets.get();
+        set.clear();
+        rest.all.which_overlapping_matches(input, &mut set);
+        let mut left = set.len();
+        // ascending pattern ids = list order
+        for pid in set.iter() {
+            let i = pid.as_usize();
+            if i > lowest
+                && let Some(r) = f(i)
+            {
+                return Some(r);
+            }
+            // once every match is visited, the rest of the chunk cannot match
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+        None
+    }
+
+    /// Number of chunks (one unless the list was too large for one set).
+    #[cfg(test)]
+    fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cond::RegexPool;
+
+    /// The set of `patterns` (as written in routes) over a fresh pool.
+    fn set_of(patterns: &[&str]) -> (RegexPool, RegexSet) {
+        set_of_kind(patterns, true)
+    }
+
+    fn set_of_kind(patterns: &[&str], rejectable: bool) -> (RegexPool, RegexSet) {
+        let mut pool = RegexPool::default();
+        let ids: Vec<u32> = patterns.iter().map(|p| pool.intern(p).unwrap()).collect();
+        let set = RegexSet::new(pool.compiled(), &ids, rejectable);
+        (pool, set)
+    }
+
+    fn all(pool: &RegexPool, set: &RegexSet, h: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        set.find(pool.compiled(), h, |i| {
+            out.push(i);
+            None::<()>
+        });
+        out
+    }
+
+    // Gateway API HTTPPathMatch RegularExpression: this implementation matches the whole path, as
+    // the single regexes do; every matching pattern is reported, in list order, repeated
+    // patterns at each of their positions.
+    #[test]
+    fn reports_every_full_match_in_list_order() {
+        let (pool, set) = set_of(&["/a/.*", "/a/[0-9]+", "/b", "a|/a/1", "/a/.*"]);
+        assert_eq!(all(&pool, &set, "/a/1"), vec![0, 1, 3, 4]);
+        assert_eq!(all(&pool, &set, "/a/x"), vec![0, 4]);
+        assert_eq!(all(&pool, &set, "/b"), vec![2]);
+        // full match only: no substring, and alternation stays inside the anchors
+        assert_eq!(all(&pool, &set, "/b/c"), Vec::<usize>::new());
+        assert_eq!(all(&pool, &set, "xa"), Vec::<usize>::new());
+        assert_eq!(all(&pool, &set, "a"), vec![3]);
+    }
+
+    #[test]
+    fn stops_at_the_first_some() {
+        let (pool, set) = set_of(&["x", ".*", "x+"]);
+        let mut seen = Vec::new();
+        let r = set.find(pool.compiled(), "x", |i| {
+            seen.push(i);
+            (i == 1).then_some(i)
+        });
+        assert_eq!(r, Some(1));
+        assert_eq!(seen, vec![0, 1]);
+    }
+
+    // A list whose patterns exceed one set's size limit is split, and positions stay those of
+    // the whole list.
+    #[test]
+    fn oversized_lists_are_split_keeping_positions() {
+        // the largest `\\w{0,k}` (k doubling) that compiles alone is at least half the
+        // single-regex limit, so 40 of them exceed the set limit (16 single limits)
+        let mut k = 1;
+        while RegexPool::default()
+            .intern(&format!("\\w{{0,{}}}x", k * 2))
+            .is_ok()
+        {
+            k *= 2;
+        }
+        let big = format!("\\w{{0,{k}}}x");
+        let mut patterns = vec![big.as_str(); 40];
+        patterns.push("/last");
+        let (pool, set) = set_of(&patterns);
+        assert!(set.chunk_count() > 1, "{} chunks", set.chunk_count());
+        assert_eq!(all(&pool, &set, "/last"), vec![40]);
+        assert_eq!(all(&pool, &set, "abéx"), (0..40).collect::<Vec<_>>());
+        assert_eq!(all(&pool, &set, "abé"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn empty_list_matches_nothing() {
+        let (pool, set) = set_of(&[]);
+        assert_eq!(all(&pool, &set, ""), Vec::<usize>::new());
+    }
+
+    /// Pieces random patterns are made of: literals, classes, repetitions, alternations,
+    /// groups, inner anchors and flags (all valid alone and in sequence).
+    const PIECES: &[&str] = &[
+        "/", "a", "b", "x", "[ab]", "[0-9]+", ".*", ".+", "(a|b)", "(/x)?", "a*", "b{1,2}", "^",
+        "$", "(?i)A", "\\b", "|", "[^/]*", "é",
+    ];
+
+    fn pattern() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..5).prop_map(|v| v.concat())
+    }
+
+    fn haystack() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(
+            proptest::sample::select(&["/", "a", "b", "x", "A", "0", "7", "é", ""][..]),
+            0..7,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        // The set matcher visits exactly the regexes the sequential scan finds matching (each
+        // single regex tried in list order), in the same order, so the first one (the winner
+        // in precedence order) and every later one (when the winner's other conditions fail)
+        // agree; with and without the all-matches regex, and stopping at any position.
+        #[test]
+        fn set_matches_the_sequential_scan(
+            patterns in proptest::collection::vec(pattern(), 0..12),
+            paths in proptest::collection::vec(haystack(), 1..8),
+            rejectable in any::<bool>(),
+            stop_at in 0usize..4,
+        ) {
+            let (pool, set) = set_of_kind(
+                &patterns.iter().map(String::as_str).collect::<Vec<_>>(),
+                rejectable,
+            );
+            let ids: Vec<u32> = patterns
+                .iter()
+                .map(|p| pool.intern_existing(p).unwrap())
+                .collect();
+            for path in &paths {
+                let sequential: Vec<usize> = ids
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, id)| pool.is_match(**id, path))
+                    .map(|(i, _)| i)
+                    .collect();
+                prop_assert_eq!(&all(&pool, &set, path), &sequential, "path {:?}", path);
+                // accepting the `stop_at`-th match stops there
+                let mut seen = 0usize;
+                let got = set.find(pool.compiled(), path, |i| {
+                    seen += 1;
+                    (seen > stop_at).then_some(i)
+                });
+                prop_assert_eq!(got, sequential.get(stop_at).copied(), "path {:?}", path);
+            }
+        }
+    }
+}
