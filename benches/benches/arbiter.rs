@@ -14,7 +14,7 @@ mod arbiter_cluster;
 use arbiter_cluster::{NAMESPACES, ROUTES_PER_SERVICE, SERVICES_PER_NS, cluster, config, service};
 use gamma_arbiter::Arbiter;
 use gamma_model::k8s::Namespace;
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 
 fn benches(c: &mut Criterion) {
     let objects = cluster();
@@ -33,7 +33,7 @@ fn benches(c: &mut Criterion) {
 
     // One incremental change: Service ns-500/svc-5000 gains (then loses) the
     // gamma.rs/controller annotation; its 5 routes are re-decided.
-    let key = ObjectRef::new(ResourceKind::Service, "ns-500", "svc-5000");
+    let key = ObjectKey::new(ResourceKind::Service, "ns-500", "svc-5000");
     let mut other = snap.clone();
     other.upsert(service("ns-500", 5000, true));
     let snaps = [&snap, &other];
@@ -50,13 +50,13 @@ fn benches(c: &mut Criterion) {
         })
     });
     // A Namespace relabel: the Service parents of the 50 routes in that namespace.
-    let ns_key = ObjectRef::new(ResourceKind::Namespace, "", "ns-501");
+    let ns_key = ObjectKey::new(ResourceKind::Namespace, "", "ns-501");
     let mut relabelled = snap.clone();
     let mut ns = Namespace::new("ns-501");
     ns.metadata
         .labels
         .insert("gamma.rs/mesh".into(), "linkerd".into());
-    relabelled.upsert(Resource::Namespace(ns));
+    relabelled.upsert(AnyResource::Namespace(ns));
     let ns_snaps = [&snap, &relabelled];
     let mut decisions = arbiter.decide_all(&snap);
     arbiter.update(&mut decisions, &relabelled, &ns_key);

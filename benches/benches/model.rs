@@ -4,12 +4,12 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use gamma_benches::manifests::{http_routes_json, http_routes_yaml};
-use gamma_model::{Resource, Validate, decode};
+use gamma_model::{AnyResource, Validate, decode};
 use std::hint::black_box;
 
 const ROUTES: usize = 1_000;
 
-fn validate_all(objects: &[Resource]) -> usize {
+fn validate_all(objects: &[AnyResource]) -> usize {
     objects.iter().filter(|o| o.validate().is_err()).count()
 }
 

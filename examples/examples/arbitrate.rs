@@ -23,14 +23,14 @@ use std::fmt::Write as _;
 use gamma_mesh::arbiter::routes::route_parts;
 use gamma_mesh::arbiter::{Arbiter, Decisions, Identity, Ownership};
 use gamma_mesh::model::gateway::ParentReference;
-use gamma_mesh::model::{ObjectRef, Snapshot};
+use gamma_mesh::model::{ObjectKey, Snapshot};
 
 /// The controller this example decides for.
 const ME: &str = "istio";
 
 /// One row of the printed table: what `me` makes of one (route, parentRef).
 struct Row {
-    route: ObjectRef,
+    route: ObjectKey,
     parent: String,
     decision: Ownership,
 }
@@ -56,7 +56,7 @@ fn rows(snapshot: &Snapshot, decisions: &Decisions, me: &Identity) -> Vec<Row> {
     decisions
         .for_controller(me)
         .map(|(key, i, decision)| {
-            let route = key.to_object_ref();
+            let route = key.to_object_key();
             let parent = snapshot
                 .get(&route)
                 .and_then(route_parts)

@@ -36,30 +36,30 @@ use gamma_mesh::arbiter::{Identity, Ownership};
 use gamma_mesh::controller::{Reconciler, ReconcilerConfig};
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
-use gamma_mesh::model::{ObjectRef, Resource, ResourceKind, Snapshot};
+use gamma_mesh::model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 use gamma_mesh::resolve::RouteTable;
 
 /// One watch event.
 enum Event {
     /// ADDED or MODIFIED: the object's new version (boxed: objects are large, markers small).
-    Applied(Box<Resource>),
+    Applied(Box<AnyResource>),
     /// MODIFIED by a spec edit (`kubectl edit`): the API server applies `edit` to the stored
     /// object, bumps `metadata.generation` and keeps the status.
-    Edited(ObjectRef, fn(&mut Resource)),
+    Edited(ObjectKey, fn(&mut AnyResource)),
     /// DELETED.
-    Deleted(ObjectRef),
+    Deleted(ObjectKey),
     /// A periodic resync: nothing changed.
     Resync,
 }
 
 impl Event {
     fn describe(&self) -> String {
-        let name = |r: &ObjectRef| match r.namespace.as_str() {
+        let name = |r: &ObjectKey| match r.namespace.as_str() {
             "" => format!("{} {}", r.kind, r.name),
             ns => format!("{} {ns}/{}", r.kind, r.name),
         };
         match self {
-            Event::Applied(r) => format!("APPLIED {}", name(&ObjectRef::of(r))),
+            Event::Applied(r) => format!("APPLIED {}", name(&ObjectKey::of(r))),
             Event::Edited(r, _) => format!("EDITED  {}", name(r)),
             Event::Deleted(r) => format!("DELETED {}", name(r)),
             Event::Resync => "RESYNC (nothing changed)".to_owned(),
@@ -69,7 +69,7 @@ impl Event {
 
 /// Applies a status write to the cached route, as the API server's watch echo would: the
 /// status subresource changes, `metadata.generation` does not.
-fn write_status(snapshot: &mut Snapshot, route: &ObjectRef, status: RouteStatus) {
+fn write_status(snapshot: &mut Snapshot, route: &ObjectKey, status: RouteStatus) {
     let Some(mut object) = snapshot.get(route).cloned() else {
         return;
     };
@@ -85,9 +85,9 @@ struct Step {
     event: String,
     now: Time,
     /// The status writes the controller asked for.
-    writes: Vec<(ObjectRef, RouteStatus)>,
+    writes: Vec<(ObjectKey, RouteStatus)>,
     /// Writes asked for when the watch echo of those writes came back (none: no patch loop).
-    echo_writes: Vec<(ObjectRef, RouteStatus)>,
+    echo_writes: Vec<(ObjectKey, RouteStatus)>,
     /// `me`'s pending decisions (an object the decision needs is missing).
     pending: Vec<String>,
     /// Notes for the operator (`gamma_mesh::controller::Diagnostic`), debug-printed.
@@ -108,7 +108,7 @@ fn run(controller: &mut Reconciler, events: Vec<Event>, start: Time) -> Vec<Step
         let now = Time::from_unix(start.unix_seconds() + 60 * minute, 0);
         let changed = match event {
             Event::Applied(object) => {
-                let key = ObjectRef::of(&object);
+                let key = ObjectKey::of(&object);
                 cache.upsert(*object);
                 Some(key)
             }
@@ -171,9 +171,9 @@ fn run(controller: &mut Reconciler, events: Vec<Event>, start: Time) -> Vec<Step
 
 /// The event stream: sample objects one by one, then changes.
 fn events(sample: &Snapshot) -> Result<Vec<Event>, gamma_examples::BoxError> {
-    let get = |kind: ResourceKind, ns: &str, name: &str| -> Result<Box<Resource>, String> {
+    let get = |kind: ResourceKind, ns: &str, name: &str| -> Result<Box<AnyResource>, String> {
         sample
-            .get(&ObjectRef::new(kind, ns, name))
+            .get(&ObjectKey::new(kind, ns, name))
             .cloned()
             .map(Box::new)
             .ok_or_else(|| format!("{kind} {ns}/{name} is not in the sample"))
@@ -193,21 +193,21 @@ fn events(sample: &Snapshot) -> Result<Vec<Event>, gamma_examples::BoxError> {
         Event::Applied(get(ResourceKind::HttpRoute, "shop", "cart")?),
         Event::Resync,
         Event::Edited(
-            ObjectRef::new(ResourceKind::HttpRoute, "shop", "checkout"),
+            ObjectKey::new(ResourceKind::HttpRoute, "shop", "checkout"),
             fifty_fifty,
         ),
-        Event::Deleted(ObjectRef::new(ResourceKind::Service, "shop", "checkout-v2")),
+        Event::Deleted(ObjectKey::new(ResourceKind::Service, "shop", "checkout-v2")),
         Event::Applied(svc("checkout-v2")?),
         // The parent Service goes away and comes back: Pending, the entry is kept.
-        Event::Deleted(ObjectRef::new(ResourceKind::Service, "shop", "checkout")),
+        Event::Deleted(ObjectKey::new(ResourceKind::Service, "shop", "checkout")),
         Event::Applied(svc("checkout")?),
         Event::Resync,
     ])
 }
 
 /// The spec edit: the canary split of rule `api-split` goes from 90/10 to 50/50.
-fn fifty_fifty(route: &mut Resource) {
-    if let Resource::HttpRoute(r) = route {
+fn fifty_fifty(route: &mut AnyResource) {
+    if let AnyResource::HttpRoute(r) = route {
         let rules = r.spec.rules.iter_mut().flatten();
         for rule in rules.filter(|rule| rule.name.as_deref() == Some("api-split")) {
             for backend in &mut rule.backend_refs {
@@ -274,7 +274,7 @@ fn report(me: &str, steps: &[Step]) -> String {
 }
 
 /// Prints status writes: each entry's parent, owner and conditions.
-fn write_updates(out: &mut String, updates: &[(ObjectRef, RouteStatus)]) {
+fn write_updates(out: &mut String, updates: &[(ObjectKey, RouteStatus)]) {
     for (route, status) in updates {
         let _ = writeln!(
             out,
@@ -450,7 +450,7 @@ mod tests {
         let deleted = step(&steps, "DELETED Service shop/checkout");
         assert!(deleted.writes.is_empty());
         assert_eq!(deleted.pending.len(), 1);
-        let route = ObjectRef::new(ResourceKind::HttpRoute, "shop", "checkout");
+        let route = ObjectKey::new(ResourceKind::HttpRoute, "shop", "checkout");
         let kept = deleted
             .snapshot
             .get(&route)

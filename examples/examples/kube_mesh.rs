@@ -11,8 +11,8 @@
 
 use std::hash::BuildHasher;
 
-use gamma_kube::{Config, LeaseConfig, metrics::Metrics};
-use gamma_mesh::arbiter::{Config as ArbiterConfig, Identity};
+use gamma_kube::{LeaseConfig, RunConfig, metrics::Metrics};
+use gamma_mesh::arbiter::{ArbiterConfig, Identity};
 use gamma_mesh::controller::ReconcilerConfig;
 
 #[tokio::main]
@@ -30,7 +30,7 @@ async fn main() -> Result<(), gamma_examples::BoxError> {
     reconciler.build = reconciler
         .build
         .with_hash_seed(std::hash::RandomState::new().hash_one(0u8));
-    let mut config = Config::new(reconciler);
+    let mut config = RunConfig::new(reconciler);
     let mut registry = prometheus_client::registry::Registry::default();
     config.metrics = Metrics::register(&mut registry);
     // Replicas share the Lease name; each needs its own holder identity (e.g. the pod name).

@@ -18,8 +18,8 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use gamma_mesh::arbiter::Config;
-use gamma_mesh::model::{Resource, Snapshot, decode};
+use gamma_mesh::arbiter::ArbiterConfig;
+use gamma_mesh::model::{AnyResource, Snapshot, decode};
 
 /// Errors of this crate: a file that cannot be read or decoded, named in the message.
 pub type BoxError = Box<dyn Error + Send + Sync>;
@@ -47,7 +47,7 @@ pub fn sample_files() -> Result<Vec<PathBuf>, BoxError> {
 }
 
 /// Every object of the sample cluster, in file order and, within a file, document order.
-pub fn sample_resources() -> Result<Vec<Resource>, BoxError> {
+pub fn sample_resources() -> Result<Vec<AnyResource>, BoxError> {
     let mut out = Vec::new();
     for path in sample_files()? {
         let text =
@@ -64,10 +64,10 @@ pub fn sample_snapshot() -> Result<Snapshot, BoxError> {
 
 /// The arbiter configuration of the sample (`examples/gamma-config.yaml`): Istio and Linkerd
 /// registered with their namespace selectors, Linkerd the explicit default.
-pub fn sample_config() -> Result<Config, BoxError> {
+pub fn sample_config() -> Result<ArbiterConfig, BoxError> {
     let path = package_dir().join("gamma-config.yaml");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let config: Config =
+    let config: ArbiterConfig =
         serde_saphyr::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(config)
 }

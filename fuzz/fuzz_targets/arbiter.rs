@@ -14,10 +14,10 @@ use gamma_arbiter::{Arbiter, Config, Identity, MergeOutcome, ParentConditions};
 use gamma_fuzz::{cluster, frame, generate};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, Resource, Snapshot};
+use gamma_model::{ObjectKey, AnyResource, Snapshot};
 use libfuzzer_sys::fuzz_target;
 
-fn pairs(d: &gamma_arbiter::Decisions) -> Vec<(ObjectRef, usize, gamma_arbiter::Verdict)> {
+fn pairs(d: &gamma_arbiter::Decisions) -> Vec<(ObjectKey, usize, gamma_arbiter::Verdict)> {
     d.pairs()
         .map(|(r, i, v)| (r.to_object_ref(), i, v.clone()))
         .collect()
@@ -43,10 +43,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // One object per identity: with duplicates, insertion order legitimately picks the survivor.
-    let mut resources: Vec<Resource> = Vec::new();
+    let mut resources: Vec<AnyResource> = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
     for r in cluster::decode_all(&values) {
-        if seen.insert(ObjectRef::of(&r)) {
+        if seen.insert(ObjectKey::of(&r)) {
             resources.push(r);
         }
     }
@@ -69,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
 
     // Incremental: remove one object, update, compare with a full decision.
     if !resources.is_empty() {
-        let victim = ObjectRef::of(&resources[g.below(resources.len())]);
+        let victim = ObjectKey::of(&resources[g.below(resources.len())]);
         let mut smaller = snapshot.clone();
         smaller.remove(&victim);
         let mut incremental = decisions.clone();
@@ -95,7 +95,7 @@ fuzz_target!(|data: &[u8]| {
         let Some((meta, _, status)) = route_parts(resource) else {
             continue;
         };
-        let key = ObjectRef::of(resource);
+        let key = ObjectKey::of(resource);
         let generation = meta.generation_or_zero();
         let mut current = status.cloned().unwrap_or_default();
         for round in 0..2 {

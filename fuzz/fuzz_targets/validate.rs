@@ -9,7 +9,7 @@
 #![no_main]
 
 use gamma_model::validate::{Channel, ValidateOptions};
-use gamma_model::{Resource, Validate, ir};
+use gamma_model::{AnyResource, Validate, ir};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         ] {
             check_ir(&resource, &opts, valid);
         }
-        let json = serde_json::to_string(&resource).expect("a Resource encodes");
+        let json = serde_json::to_string(&resource).expect("a AnyResource encodes");
         let again = gamma_model::decode(&json)
             .unwrap_or_else(|e| panic!("re-decoding our own JSON failed: {e}\n{json}"));
         assert_eq!(again, vec![resource], "JSON round trip changed the object");
@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
 
 /// The IR conversion agrees with validation (the property of gamma-model's tests/totality.rs,
 /// under the fuzzer's inputs).
-fn check_ir(resource: &Resource, opts: &ValidateOptions, valid: bool) {
+fn check_ir(resource: &AnyResource, opts: &ValidateOptions, valid: bool) {
     macro_rules! agree {
         ($wire:expr, $ir:ty) => {{
             let whole = <$ir>::from_wire_with($wire, opts);
@@ -67,11 +67,11 @@ fn check_ir(resource: &Resource, opts: &ValidateOptions, valid: bool) {
         }};
     }
     match resource {
-        Resource::HttpRoute(r) => agree!(r, ir::HttpRoute),
-        Resource::GrpcRoute(r) => agree!(r, ir::GrpcRoute),
-        Resource::TlsRoute(r) => agree!(r, ir::TlsRoute),
-        Resource::TcpRoute(r) => agree!(r, ir::TcpRoute),
-        Resource::UdpRoute(r) => agree!(r, ir::UdpRoute),
+        AnyResource::HttpRoute(r) => agree!(r, ir::HttpRoute),
+        AnyResource::GrpcRoute(r) => agree!(r, ir::GrpcRoute),
+        AnyResource::TlsRoute(r) => agree!(r, ir::TlsRoute),
+        AnyResource::TcpRoute(r) => agree!(r, ir::TcpRoute),
+        AnyResource::UdpRoute(r) => agree!(r, ir::UdpRoute),
         _ => {}
     }
 }

@@ -8,8 +8,8 @@
 //! match both selectors (Conflict), the rest fall to the default. One Service in 20 is annotated
 //! `gamma.rs/controller`, one in 20 delegates to a waypoint.
 
-use gamma_arbiter::{Config, MeshRegistration};
-use gamma_model::Resource;
+use gamma_arbiter::{ArbiterConfig, MeshRegistration};
+use gamma_model::AnyResource;
 use gamma_model::gateway::{
     Gateway, GatewayClass, GatewaySpec, HttpRoute, HttpRouteSpec, LabelSelector, ParentReference,
 };
@@ -20,12 +20,12 @@ pub const NAMESPACES: usize = 1_000;
 pub const SERVICES_PER_NS: usize = 10;
 pub const ROUTES_PER_SERVICE: usize = 5;
 
-pub fn config() -> Config {
+pub fn config() -> ArbiterConfig {
     let sel = |k: &str| LabelSelector {
         match_labels: [(k.to_owned(), "enabled".to_owned())].into(),
         ..LabelSelector::default()
     };
-    Config::new([
+    ArbiterConfig::new([
         MeshRegistration::new("istio", "istio.io/gateway-controller")
             .with_aliases(["istio.io/mesh-controller"])
             .with_selector(sel("istio-injection")),
@@ -35,7 +35,7 @@ pub fn config() -> Config {
     ])
 }
 
-pub fn service(ns: &str, s: usize, annotated: bool) -> Resource {
+pub fn service(ns: &str, s: usize, annotated: bool) -> AnyResource {
     let mut meta = ObjectMeta::namespaced(ns, format!("svc-{s}"));
     if s % 20 == 3 {
         meta.labels
@@ -47,7 +47,7 @@ pub fn service(ns: &str, s: usize, annotated: bool) -> Resource {
             "istio.io/gateway-controller".into(),
         );
     }
-    Resource::Service(Service::new(
+    AnyResource::Service(Service::new(
         meta,
         ServiceSpec {
             cluster_ip: Some(format!(
@@ -61,17 +61,17 @@ pub fn service(ns: &str, s: usize, annotated: bool) -> Resource {
     ))
 }
 
-pub fn cluster() -> Vec<Resource> {
+pub fn cluster() -> Vec<AnyResource> {
     let mut out = vec![
-        Resource::GatewayClass(GatewayClass::new(
+        AnyResource::GatewayClass(GatewayClass::new(
             ObjectMeta::cluster_scoped("istio-waypoint"),
             "istio.io/mesh-controller",
         )),
-        Resource::GatewayClass(GatewayClass::new(
+        AnyResource::GatewayClass(GatewayClass::new(
             ObjectMeta::cluster_scoped("public"),
             "example.com/gateway-controller",
         )),
-        Resource::Gateway(Gateway::new(
+        AnyResource::Gateway(Gateway::new(
             ObjectMeta::namespaced("edge", "public"),
             GatewaySpec {
                 gateway_class_name: "public".into(),
@@ -102,8 +102,8 @@ pub fn cluster() -> Vec<Resource> {
             }
             _ => {}
         }
-        out.push(Resource::Namespace(ns));
-        out.push(Resource::Gateway(Gateway::new(
+        out.push(AnyResource::Namespace(ns));
+        out.push(AnyResource::Gateway(Gateway::new(
             ObjectMeta::namespaced(&name, "waypoint"),
             GatewaySpec {
                 gateway_class_name: "istio-waypoint".into(),
@@ -141,7 +141,7 @@ pub fn cluster() -> Vec<Resource> {
                         "istio.io/gateway-controller,linkerd.io/policy-controller".into(),
                     );
                 }
-                out.push(Resource::HttpRoute(HttpRoute::new(
+                out.push(AnyResource::HttpRoute(HttpRoute::new(
                     meta,
                     HttpRouteSpec {
                         parent_refs: parents,

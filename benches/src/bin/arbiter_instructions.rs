@@ -15,7 +15,7 @@ use std::hint::black_box;
 use arbiter_cluster::{cluster, config, service};
 use gamma_arbiter::Arbiter;
 use gamma_model::k8s::Namespace;
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -33,7 +33,7 @@ fn main() {
                 let mut other = snap.clone();
                 other.upsert(service("ns-500", 5000, true));
                 (
-                    ObjectRef::new(ResourceKind::Service, "ns-500", "svc-5000"),
+                    ObjectKey::new(ResourceKind::Service, "ns-500", "svc-5000"),
                     other,
                 )
             } else {
@@ -42,8 +42,8 @@ fn main() {
                 ns.metadata
                     .labels
                     .insert("gamma.rs/mesh".into(), "linkerd".into());
-                other.upsert(Resource::Namespace(ns));
-                (ObjectRef::new(ResourceKind::Namespace, "", "ns-501"), other)
+                other.upsert(AnyResource::Namespace(ns));
+                (ObjectKey::new(ResourceKind::Namespace, "", "ns-501"), other)
             };
             let snaps = [&snap, &other];
             // warm up: builds the dependency index

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use gamma_model::digest::{InlineName, RouteDigest};
-use gamma_model::{ObjectRef, Resource, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, Snapshot};
 
-use crate::config::{Config, ConfigErrors};
+use crate::config::{ArbiterConfig, ConfigErrors};
 use crate::decision::{Ownership, PairKey, Verdict, VerdictId};
 use crate::dense::same;
 use crate::index::{DependencyIndex, Scope};
@@ -22,10 +22,10 @@ use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 /// [`Decisions`], whoever computes them and in whatever order the objects arrived.
 ///
 /// ```
-/// use gamma_arbiter::{Arbiter, Config, Ownership, Identity, MeshRegistration};
+/// use gamma_arbiter::{Arbiter, ArbiterConfig, Ownership, Identity, MeshRegistration};
 /// use gamma_model::{Snapshot, decode};
 ///
-/// let arbiter = Arbiter::new(Config::new([
+/// let arbiter = Arbiter::new(ArbiterConfig::new([
 ///     MeshRegistration::new("istio", "istio.io/gateway-controller"),
 ///     MeshRegistration::new("linkerd", "linkerd.io/policy-controller").as_default(),
 /// ])).unwrap();
@@ -46,7 +46,7 @@ use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 ///   parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
 /// "#)?);
 /// let decisions = arbiter.decide_all(&snapshot);
-/// let route = gamma_model::ObjectRef::new(gamma_model::ResourceKind::HttpRoute, "shop", "checkout");
+/// let route = gamma_model::ObjectKey::new(gamma_model::ResourceKind::HttpRoute, "shop", "checkout");
 /// let me = Identity::new("istio.io/gateway-controller");
 /// let d = decisions.decision(&route, 0, &me).unwrap();
 /// assert!(d.is_owned());
@@ -55,7 +55,7 @@ use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 /// ```
 #[derive(Debug, Clone)]
 pub struct Arbiter {
-    config: Config,
+    config: ArbiterConfig,
 }
 
 /// How many routes a full decision takes at once (see [`touch_objects`]).
@@ -67,7 +67,7 @@ const BATCH: usize = 16;
 /// the cache, it pays a full memory round trip with nothing overlapping it (50,000 of them
 /// made the decision take twice as long); read first, with plain loads that overlap, the
 /// objects are in cache when their increments come.
-fn touch_objects(batch: &[(&Arc<Resource>, &RouteDigest)]) {
+fn touch_objects(batch: &[(&Arc<AnyResource>, &RouteDigest)]) {
     let mut touched = 0u8;
     for (resource, _) in batch {
         touched ^= resource.kind() as u8;
@@ -88,7 +88,7 @@ impl<'a> Walk<'_, 'a> {
     /// route. The common route (one core Service parent, no level-1 signal, short names:
     /// [`digest_service_parent`]) is decided from its digest, without reading the object;
     /// every other route from its object, and both give the same verdicts.
-    fn decide(&mut self, resource: &'a Resource, digest: &'a RouteDigest) -> Option<IdList> {
+    fn decide(&mut self, resource: &'a AnyResource, digest: &'a RouteDigest) -> Option<IdList> {
         let from_digest = digest_service_parent(digest).and_then(|(ns, p)| {
             // Names are compared as bytes: only entering a namespace needs its `&str`, which
             // safe code gets from inline bytes by validating them.
@@ -128,13 +128,13 @@ impl<'a> Walk<'_, 'a> {
 
 impl Arbiter {
     /// An arbiter for a validated configuration.
-    pub fn new(config: Config) -> Result<Arbiter, ConfigErrors> {
+    pub fn new(config: ArbiterConfig) -> Result<Arbiter, ConfigErrors> {
         config.validate()?;
         Ok(Arbiter { config })
     }
 
     /// The configuration.
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &ArbiterConfig {
         &self.config
     }
 
@@ -199,7 +199,7 @@ impl Arbiter {
         &self,
         decisions: &Decisions,
         snapshot: &Snapshot,
-        route: &ObjectRef,
+        route: &ObjectKey,
         me: &Identity,
         supplied: &dyn Fn(usize) -> Option<ParentConditions>,
     ) -> Option<DesiredStatus> {
@@ -229,13 +229,13 @@ impl Arbiter {
         &self,
         decisions: &mut Decisions,
         snapshot: &Snapshot,
-        changed: &ObjectRef,
+        changed: &ObjectKey,
     ) -> Vec<PairKey> {
         let mut index = match decisions.index.take() {
             Some(i) => i,
             None => DependencyIndex::build(snapshot, &self.config),
         };
-        let mut scopes: BTreeMap<ObjectRef, Scope> = BTreeMap::new();
+        let mut scopes: BTreeMap<ObjectKey, Scope> = BTreeMap::new();
         let mut all = false;
         match changed.kind {
             gamma_model::ResourceKind::XMesh | gamma_model::ResourceKind::GatewayClass => {
@@ -252,11 +252,11 @@ impl Arbiter {
         if all {
             for kind in ROUTE_KINDS {
                 for r in snapshot.of_kind(kind) {
-                    scopes.insert(ObjectRef::of(r), Scope::All);
+                    scopes.insert(ObjectKey::of(r), Scope::All);
                 }
             }
             for e in &decisions.routes {
-                scopes.insert(e.key.to_object_ref(), Scope::All);
+                scopes.insert(e.key.to_object_key(), Scope::All);
             }
         }
         let mut changed_pairs = Vec::new();
@@ -384,7 +384,7 @@ impl Decisions {
         RouteVerdicts::new(e.generation, e.ids.as_slice(), &self.table)
     }
 
-    /// The verdicts of `route` (an [`ObjectRef`] or a [`RouteKey`]), one per parentRef.
+    /// The verdicts of `route` (an [`ObjectKey`] or a [`RouteKey`]), one per parentRef.
     pub fn route(&self, route: &dyn RouteName) -> Option<RouteVerdicts<'_>> {
         let at = self.find(route).ok()?;
         self.routes.get(at).map(|e| self.view(e))
@@ -411,7 +411,7 @@ impl Decisions {
         Some(self.verdict(route, parent_index)?.view(me, &self.registry))
     }
 
-    /// Every route and its verdicts, in [`ObjectRef`] order.
+    /// Every route and its verdicts, in [`ObjectKey`] order.
     pub fn routes(&self) -> impl Iterator<Item = (&RouteKey, RouteVerdicts<'_>)> {
         self.routes.iter().map(|e| (&e.key, self.view(e)))
     }
@@ -515,13 +515,13 @@ mod tests {
     /// dropped (bounded memory in a long-running controller) without changing any verdict.
     #[test]
     fn repeated_updates_keep_the_verdict_table_bounded_and_the_verdicts_exact() {
-        let arbiter = Arbiter::new(Config::new([
+        let arbiter = Arbiter::new(ArbiterConfig::new([
             MeshRegistration::new("istio", "istio.io/gateway-controller"),
             MeshRegistration::new("linkerd", "linkerd.io/policy-controller"),
         ]))
         .unwrap();
         let snaps = [cluster(false), cluster(true)];
-        let svc = ObjectRef::new(gamma_model::ResourceKind::Service, "shop", "svc");
+        let svc = ObjectKey::new(gamma_model::ResourceKind::Service, "shop", "svc");
         let mut d = arbiter.decide_all(&snaps[0]);
         let mut largest = 0;
         for k in 1..200 {

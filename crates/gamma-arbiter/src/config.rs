@@ -1,14 +1,14 @@
 //! The embedder's configuration: the meshes that share the cluster and the keys the ladder reads.
 //!
-//! Read it with [`Config::decode`] from the YAML (or JSON) format of
+//! Read it with [`ArbiterConfig::decode`] from the YAML (or JSON) format of
 //! `examples/gamma-config.yaml`: unknown keys, wrong types and missing required keys are errors
 //! with line and field path, since a typo decoded with defaults would be a different ownership
-//! table. (`Config` also implements `Deserialize` with the same strictness, for embedding in a
+//! table. (`ArbiterConfig` also implements `Deserialize` with the same strictness, for embedding in a
 //! larger configuration.)
 //!
 //! ```
-//! use gamma_arbiter::Config;
-//! let config = Config::decode(r#"{
+//! use gamma_arbiter::ArbiterConfig;
+//! let config = ArbiterConfig::decode(r#"{
 //!   "meshes": [
 //!     {"name": "istio", "controllerName": "istio.io/gateway-controller",
 //!      "aliases": ["istio.io/mesh-controller"],
@@ -35,7 +35,7 @@ pub use decode::ConfigDecodeError;
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
-pub struct Config {
+pub struct ArbiterConfig {
     /// The registered meshes (ladder levels 4 and 5, and names for level 3). XMesh objects in
     /// the snapshot register meshes too; an entry here with the same name is the same mesh.
     #[serde(default)]
@@ -233,16 +233,16 @@ pub enum ConfigError {
     },
 }
 
-impl Config {
+impl ArbiterConfig {
     /// A configuration with these meshes and the default keys.
     pub fn new(meshes: impl IntoIterator<Item = MeshRegistration>) -> Self {
-        Config {
+        ArbiterConfig {
             meshes: meshes.into_iter().collect(),
-            ..Config::default()
+            ..ArbiterConfig::default()
         }
     }
 
-    /// Sets [`Config::core_group_alias`] (non-standard: `group: core` is the core group).
+    /// Sets [`ArbiterConfig::core_group_alias`] (non-standard: `group: core` is the core group).
     pub fn with_core_group_alias(mut self, on: bool) -> Self {
         self.core_group_alias = on;
         self
@@ -324,14 +324,14 @@ impl Config {
     }
 }
 
-/// Every problem [`Config::validate`] found, in configuration order. Never empty.
+/// Every problem [`ArbiterConfig::validate`] found, in configuration order. Never empty.
 ///
 /// One error type (rather than a `Vec`) so that `?` carries it into any
 /// `Box<dyn std::error::Error>` or `thiserror` enum; the message lists every error with its path.
 ///
 /// ```
-/// use gamma_arbiter::{Config, MeshRegistration};
-/// let config = Config::new([MeshRegistration::new("a", ""), MeshRegistration::new("a", "a.io/c")]);
+/// use gamma_arbiter::{ArbiterConfig, MeshRegistration};
+/// let config = ArbiterConfig::new([MeshRegistration::new("a", ""), MeshRegistration::new("a", "a.io/c")]);
 /// let errors = config.validate().unwrap_err();
 /// assert_eq!(errors.len(), 2);
 /// assert_eq!(
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn sample_config_parses_with_documented_keys() {
-        let c: Config = serde_saphyr::from_str(SAMPLE).unwrap();
+        let c: ArbiterConfig = serde_saphyr::from_str(SAMPLE).unwrap();
         assert_eq!(c.meshes.len(), 2);
         assert_eq!(c.meshes[0].aliases, ["istio.io/mesh-controller"]);
         assert!(c.meshes[1].default);
@@ -422,7 +422,7 @@ mod tests {
 
     #[test]
     fn keys_default_when_omitted_and_override_individually() {
-        let c: Config =
+        let c: ArbiterConfig =
             serde_saphyr::from_str("keys: {namespaceMeshLabel: example.com/mesh}\n").unwrap();
         assert_eq!(c.keys.namespace_mesh_label, "example.com/mesh");
         assert_eq!(c.keys.delegation_label, "istio.io/use-waypoint");
@@ -430,7 +430,7 @@ mod tests {
 
     #[test]
     fn an_alias_shared_by_two_meshes_is_rejected() {
-        let c = Config::new([
+        let c = ArbiterConfig::new([
             MeshRegistration::new("a", "a.io/c").with_aliases(["x.io/c"]),
             MeshRegistration::new("b", "x.io/c"),
         ]);
@@ -449,7 +449,7 @@ mod tests {
                 operator: "In".into(),
                 values: vec![],
             });
-        let c = Config::new([MeshRegistration::new("a", "a.io/c")
+        let c = ArbiterConfig::new([MeshRegistration::new("a", "a.io/c")
             .with_selector(sel)
             .claiming("", "Service")]);
         let errs = c.validate().unwrap_err();
@@ -468,11 +468,11 @@ mod tests {
 
     #[test]
     fn config_errors_are_one_error_listing_every_problem_with_its_path() {
-        fn arbiter_of(c: Config) -> Result<crate::Arbiter, Box<dyn std::error::Error>> {
+        fn arbiter_of(c: ArbiterConfig) -> Result<crate::Arbiter, Box<dyn std::error::Error>> {
             // `?` converts: ConfigErrors implements std::error::Error.
             Ok(crate::Arbiter::new(c)?)
         }
-        let c = Config::new([
+        let c = ArbiterConfig::new([
             MeshRegistration::new("", "a.io/c"),
             MeshRegistration::new("b", "a.io/c"),
         ]);

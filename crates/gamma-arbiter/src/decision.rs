@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use gamma_model::ObjectRef;
+use gamma_model::ObjectKey;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -231,7 +231,7 @@ pub enum Verdict {
     /// about to be re-created); nobody takes over meanwhile.
     Pending {
         /// The missing objects.
-        waiting_on: Vec<ObjectRef>,
+        waiting_on: Vec<ObjectKey>,
         /// The rule that needed them.
         level: Level,
     },
@@ -363,7 +363,7 @@ pub enum Ownership {
     /// Waiting for missing objects; keep doing whatever was done before (see `handoff`).
     Pending {
         /// The missing objects.
-        waiting_on: Vec<ObjectRef>,
+        waiting_on: Vec<ObjectKey>,
         /// The rule that needed them.
         level: Level,
     },
@@ -396,7 +396,7 @@ fn not_a_service(f: &mut fmt::Formatter<'_>, group: &str) -> fmt::Result {
     )
 }
 
-fn list_refs(f: &mut fmt::Formatter<'_>, refs: &[ObjectRef]) -> fmt::Result {
+fn list_refs(f: &mut fmt::Formatter<'_>, refs: &[ObjectKey]) -> fmt::Result {
     for (i, r) in refs.iter().enumerate() {
         if i > 0 {
             f.write_str(", ")?;
@@ -496,7 +496,7 @@ impl fmt::Display for Ownership {
 )]
 pub struct PairKey {
     /// The route.
-    pub route: ObjectRef,
+    pub route: ObjectKey,
     /// The index in `spec.parentRefs`.
     pub parent_index: usize,
 }

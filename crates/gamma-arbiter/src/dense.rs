@@ -1,11 +1,11 @@
 //! Sorted copies of a snapshot's parents for full decisions ([`Dense`]): a full decision looks
 //! up a parent per route, and hashing `(namespace, name)` (SipHash) or the snapshot's own
-//! lookups (each allocates an `ObjectRef`) cost most of its time. Routes come in namespace
+//! lookups (each allocates an `ObjectKey`) cost most of its time. Routes come in namespace
 //! order, so the lookups step through these vectors instead.
 
 use gamma_model::gateway::{Gateway, GatewayClass};
 use gamma_model::k8s::{Namespace, Service};
-use gamma_model::{Resource, Snapshot};
+use gamma_model::{AnyResource, Snapshot};
 
 use crate::config::NONE_VALUE;
 use crate::decision::VerdictId;
@@ -43,7 +43,7 @@ pub(crate) fn same(a: impl AsRef<[u8]>, b: impl AsRef<[u8]>) -> bool {
 }
 
 /// Every object of one kind in key order, found by binary search: a full decision looks up
-/// thousands of them, and the snapshot's own lookups allocate an `ObjectRef` per call.
+/// thousands of them, and the snapshot's own lookups allocate an `ObjectKey` per call.
 pub(crate) struct Sorted<'a, T> {
     pub(crate) items: Vec<(&'a str, &'a str, &'a T)>,
 }
@@ -51,7 +51,7 @@ pub(crate) struct Sorted<'a, T> {
 impl<'a, T> Sorted<'a, T> {
     pub(crate) fn new(items: impl Iterator<Item = (&'a str, &'a str, &'a T)>) -> Self {
         let items: Vec<_> = items.collect();
-        // The snapshot keys objects by `ObjectRef::of` (kind, namespace or `default`, name),
+        // The snapshot keys objects by `ObjectKey::of` (kind, namespace or `default`, name),
         // so each kind comes out in exactly this order.
         debug_assert!(items.is_sorted_by(|a, b| (a.0, a.1) < (b.0, b.1)));
         Sorted { items }
@@ -91,7 +91,7 @@ pub(crate) struct ServiceSlot<'a> {
     /// The name's bytes (from the Service's digest when it fits inline).
     pub(crate) name: &'a [u8],
     /// The Service (read only for the few with labels or annotations: see [`Dense::build`]).
-    pub(crate) resource: &'a Resource,
+    pub(crate) resource: &'a AnyResource,
     /// `None`: not computed yet; `Some(None)`: no signal at level 2.
     pub(crate) level2: Option<Option<VerdictId>>,
 }
@@ -100,7 +100,7 @@ impl<'a> ServiceSlot<'a> {
     /// The Service (every slot holds one: slots are made from the snapshot's Service digests).
     pub(crate) fn service(&self) -> Option<&'a Service> {
         match self.resource {
-            Resource::Service(svc) => Some(svc),
+            AnyResource::Service(svc) => Some(svc),
             _ => None,
         }
     }
@@ -165,7 +165,7 @@ impl<'a> Dense<'a> {
         let mut block_plain = false;
         let mut services: Vec<ServiceSlot<'a>> = Vec::with_capacity(1024);
         let mut blocks: Vec<Block<'a>> = Vec::new();
-        // The snapshot keys objects by `ObjectRef::of` (kind, namespace or `default`, name),
+        // The snapshot keys objects by `ObjectKey::of` (kind, namespace or `default`, name),
         // so Services come out in exactly (namespace, name) order: blocks are contiguous and
         // names sorted within them.
         // Read through the Services' digests (see `gamma_model::digest`): a sequential pass

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gamma_model::ObjectRef;
+use gamma_model::ObjectKey;
 use gamma_model::gateway::{ParentReference, RouteStatus, reasons::ACCEPTED};
 use gamma_model::meta::Time;
 use schemars::JsonSchema;
@@ -113,7 +113,7 @@ impl Handoff {
     }
 
     /// Forgets every pair of a deleted route (its data plane config goes with it).
-    pub fn forget_route(&mut self, route: &ObjectRef) {
+    pub fn forget_route(&mut self, route: &ObjectKey) {
         self.programmed.retain(|p| &p.route != route);
         self.windows.retain(|p, _| &p.route != route);
     }

@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::Hash;
 
 use gamma_model::gateway::{GROUP, ParentKind, ParentReference};
-use gamma_model::{ObjectRef, ParentKey, Resource, ResourceKind, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, Snapshot};
 
-use crate::config::{Config, NONE_VALUE};
+use crate::config::{ArbiterConfig, NONE_VALUE};
 use crate::routes::{ROUTE_KINDS, route_parts};
 
 /// Which of a route's parentRefs an object change touches.
@@ -59,7 +59,7 @@ impl Scope {
     }
 }
 
-fn add(scopes: &mut BTreeMap<ObjectRef, Scope>, route: ObjectRef, scope: Scope) {
+fn add(scopes: &mut BTreeMap<ObjectKey, Scope>, route: ObjectKey, scope: Scope) {
     let s = match scopes.remove(&route) {
         Some(old) => old.merge(scope),
         None => scope,
@@ -110,7 +110,7 @@ type Nn = (String, String);
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DependencyIndex {
     /// Route -> its namespace, for routes with at least one Service parent.
-    service_routes: Edges<ObjectRef, String>,
+    service_routes: Edges<ObjectKey, String>,
     /// Service -> the Gateway its delegation label names.
     delegation: Edges<Nn, Nn>,
     /// Gateway -> its class.
@@ -124,11 +124,11 @@ pub(crate) struct DependencyIndex {
 }
 
 impl DependencyIndex {
-    pub(crate) fn build(snapshot: &Snapshot, config: &Config) -> Self {
+    pub(crate) fn build(snapshot: &Snapshot, config: &ArbiterConfig) -> Self {
         let mut idx = DependencyIndex::default();
         for kind in ROUTE_KINDS {
             for r in snapshot.of_kind(kind) {
-                idx.record(snapshot, config, &ObjectRef::of(r));
+                idx.record(snapshot, config, &ObjectKey::of(r));
             }
         }
         for kind in [
@@ -138,14 +138,14 @@ impl DependencyIndex {
             ResourceKind::Namespace,
         ] {
             for r in snapshot.of_kind(kind) {
-                idx.record(snapshot, config, &ObjectRef::of(r));
+                idx.record(snapshot, config, &ObjectKey::of(r));
             }
         }
         idx
     }
 
     /// Updates the edges of `key` from its current state in `snapshot` (absent: removed).
-    pub(crate) fn record(&mut self, snapshot: &Snapshot, config: &Config, key: &ObjectRef) {
+    pub(crate) fn record(&mut self, snapshot: &Snapshot, config: &ArbiterConfig, key: &ObjectKey) {
         let obj = snapshot.get(key);
         let nn = || (key.namespace.clone(), key.name.clone());
         let keys = &config.keys;
@@ -165,7 +165,7 @@ impl DependencyIndex {
             }
             ResourceKind::Service => {
                 let target = match obj {
-                    Some(Resource::Service(s)) => {
+                    Some(AnyResource::Service(s)) => {
                         signal(s.metadata.labels.get(&keys.delegation_label)).map(|gw| {
                             let ns =
                                 signal(s.metadata.labels.get(&keys.delegation_namespace_label))
@@ -179,14 +179,14 @@ impl DependencyIndex {
             }
             ResourceKind::Gateway => {
                 let class = match obj {
-                    Some(Resource::Gateway(g)) => Some(g.spec.gateway_class_name.clone()),
+                    Some(AnyResource::Gateway(g)) => Some(g.spec.gateway_class_name.clone()),
                     _ => None,
                 };
                 self.gateway_class.set(nn(), class);
             }
             ResourceKind::ListenerSet => {
                 let gw = match obj {
-                    Some(Resource::ListenerSet(l)) => {
+                    Some(AnyResource::ListenerSet(l)) => {
                         let p = &l.spec.parent_ref;
                         Some((
                             p.namespace.clone().unwrap_or_else(|| key.namespace.clone()),
@@ -199,7 +199,7 @@ impl DependencyIndex {
             }
             ResourceKind::Namespace => {
                 let (mesh, delegation) = match obj {
-                    Some(Resource::Namespace(n)) => {
+                    Some(AnyResource::Namespace(n)) => {
                         let labels = &n.metadata.labels;
                         let gw = signal(labels.get(&keys.namespace_delegation_label)).map(|gw| {
                             let ns = signal(labels.get(&keys.namespace_delegation_namespace_label))
@@ -221,12 +221,12 @@ impl DependencyIndex {
     pub(crate) fn affected(
         &self,
         snapshot: &Snapshot,
-        key: &ObjectRef,
-        scopes: &mut BTreeMap<ObjectRef, Scope>,
+        key: &ObjectKey,
+        scopes: &mut BTreeMap<ObjectKey, Scope>,
     ) {
-        let parent = |scopes: &mut BTreeMap<ObjectRef, Scope>, p: ParentKey| {
+        let parent = |scopes: &mut BTreeMap<ObjectKey, Scope>, p: ParentKey| {
             for r in snapshot.routes_for_parent(&p) {
-                add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
+                add(scopes, ObjectKey::of(r), Scope::Parent(p.clone()));
             }
         };
         match key.kind {
@@ -259,7 +259,7 @@ impl DependencyIndex {
         }
     }
 
-    fn namespace_routes(&self, ns: &str, scopes: &mut BTreeMap<ObjectRef, Scope>) {
+    fn namespace_routes(&self, ns: &str, scopes: &mut BTreeMap<ObjectKey, Scope>) {
         for r in self.service_routes.sources(&ns.to_owned()) {
             add(scopes, r.clone(), Scope::ServiceParents);
         }
@@ -270,7 +270,7 @@ impl DependencyIndex {
         snapshot: &Snapshot,
         ns: &str,
         name: &str,
-        scopes: &mut BTreeMap<ObjectRef, Scope>,
+        scopes: &mut BTreeMap<ObjectKey, Scope>,
     ) {
         let gw = (ns.to_owned(), name.to_owned());
         let mut parents = vec![ParentKey::gateway(ns, name)];
@@ -283,7 +283,7 @@ impl DependencyIndex {
         }
         for p in parents {
             for r in snapshot.routes_for_parent(&p) {
-                add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
+                add(scopes, ObjectKey::of(r), Scope::Parent(p.clone()));
             }
         }
         for ns in self.namespace_delegation.sources(&gw) {
@@ -294,12 +294,12 @@ impl DependencyIndex {
 
 /// Adds the pairs whose parent is a Service in namespace `ns` (a Namespace-level delegation
 /// may decide them; Services with their own label are re-decided too, harmlessly).
-fn services_in(snapshot: &Snapshot, ns: &str, scopes: &mut BTreeMap<ObjectRef, Scope>) {
+fn services_in(snapshot: &Snapshot, ns: &str, scopes: &mut BTreeMap<ObjectKey, Scope>) {
     for svc in snapshot.in_namespace(ResourceKind::Service, ns) {
         let name = &svc.metadata().name;
         for p in [ParentKey::service(ns, name), core_alias_key(ns, name)] {
             for r in snapshot.routes_for_parent(&p) {
-                add(scopes, ObjectRef::of(r), Scope::Parent(p.clone()));
+                add(scopes, ObjectKey::of(r), Scope::Parent(p.clone()));
             }
         }
     }

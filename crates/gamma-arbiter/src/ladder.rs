@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use gamma_model::gateway::{Gateway, GatewayClass, ParentKind, ParentReference};
 use gamma_model::k8s::{Namespace, Service};
 use gamma_model::meta::ObjectMeta;
-use gamma_model::{ObjectRef, ResourceKind, Snapshot};
+use gamma_model::{ObjectKey, ResourceKind, Snapshot};
 
-use crate::config::{Config, NONE_VALUE};
+use crate::config::{ArbiterConfig, NONE_VALUE};
 use crate::decision::{Evidence, Level, Owners, Verdict, VerdictId};
 use crate::dense::{Dense, same};
 use crate::registry::Registry;
@@ -41,7 +41,7 @@ fn signal(value: Option<&String>) -> Option<&str> {
 
 fn missing_service(ns: &str, name: &str) -> Verdict {
     Verdict::Pending {
-        waiting_on: vec![ObjectRef::new(ResourceKind::Service, ns, name)],
+        waiting_on: vec![ObjectKey::new(ResourceKind::Service, ns, name)],
         level: Level::ServiceAnnotation,
     }
 }
@@ -61,7 +61,7 @@ fn evidence(scratch: &mut String, parts: &[&[&str]]) -> Evidence {
 pub(crate) struct Ladder<'a> {
     snap: &'a Snapshot,
     reg: &'a Registry,
-    config: &'a Config,
+    config: &'a ArbiterConfig,
     /// Sorted copies of the snapshot's parents, for full decisions ([`Ladder::prefill`]);
     /// `None` for incremental updates, which look up the few objects they need directly.
     dense: Option<Dense<'a>>,
@@ -103,7 +103,7 @@ impl<'a> Ladder<'a> {
     pub(crate) fn new(
         snap: &'a Snapshot,
         reg: &'a Registry,
-        config: &'a Config,
+        config: &'a ArbiterConfig,
         table: Vec<Verdict>,
     ) -> Self {
         Ladder {
@@ -340,14 +340,14 @@ impl<'a> Ladder<'a> {
     fn gateway_owner(&mut self, ns: &str, name: &str, level: Level, via: &[&str]) -> Verdict {
         let Some(gw) = self.find_gateway(ns, name) else {
             return Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(ResourceKind::Gateway, ns, name)],
+                waiting_on: vec![ObjectKey::new(ResourceKind::Gateway, ns, name)],
                 level,
             };
         };
         let class = gw.spec.gateway_class_name.as_str();
         let Some(gc) = self.find_class(class) else {
             return Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(ResourceKind::GatewayClass, "", class)],
+                waiting_on: vec![ObjectKey::new(ResourceKind::GatewayClass, "", class)],
                 level,
             };
         };
@@ -381,14 +381,14 @@ impl<'a> Ladder<'a> {
     fn decide_listener_set(&mut self, ns: &str, name: &str) -> Verdict {
         let Some(ls) = self
             .snap
-            .get(&ObjectRef::new(ResourceKind::ListenerSet, ns, name))
+            .get(&ObjectKey::new(ResourceKind::ListenerSet, ns, name))
         else {
             return Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(ResourceKind::ListenerSet, ns, name)],
+                waiting_on: vec![ObjectKey::new(ResourceKind::ListenerSet, ns, name)],
                 level: Level::GatewayClass,
             };
         };
-        let gamma_model::Resource::ListenerSet(ls) = ls else {
+        let gamma_model::AnyResource::ListenerSet(ls) = ls else {
             return Verdict::NotApplicable;
         };
         let p = &ls.spec.parent_ref;
@@ -644,7 +644,7 @@ impl<'a> Ladder<'a> {
         let keys = &self.config.keys;
         let Some(namespace) = self.find_namespace(ns) else {
             return Some(Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(ResourceKind::Namespace, "", ns)],
+                waiting_on: vec![ObjectKey::new(ResourceKind::Namespace, "", ns)],
                 level: Level::Delegation,
             });
         };
@@ -697,7 +697,7 @@ impl<'a> Ladder<'a> {
         let keys = &self.config.keys;
         let Some(namespace) = namespace else {
             return Ok(Verdict::Pending {
-                waiting_on: vec![ObjectRef::new(ResourceKind::Namespace, "", ns)],
+                waiting_on: vec![ObjectKey::new(ResourceKind::Namespace, "", ns)],
                 level: Level::NamespaceLabel,
             });
         };

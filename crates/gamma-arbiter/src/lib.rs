@@ -1,7 +1,7 @@
 //! Deterministic controller ownership for Gateway API routes when several meshes and gateways
 //! share a cluster, and safe status writing.
 //!
-//! Every controller embedding the arbiter computes, from the same [`Config`] and
+//! Every controller embedding the arbiter computes, from the same [`ArbiterConfig`] and
 //! [`gamma_model::Snapshot`], the same [`Verdict`] for every (route, parentRef as written):
 //!
 //! - **Gateway and ListenerSet parents:** the GatewayClass `controllerName` decides.
@@ -50,7 +50,7 @@ pub mod status;
 
 pub use arbiter::{Arbiter, Decisions};
 pub use config::{
-    Config, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
+    ArbiterConfig, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};

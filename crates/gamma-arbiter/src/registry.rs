@@ -9,7 +9,7 @@ use gamma_model::gateway::LabelSelector;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, GroupKind};
+use crate::config::{ArbiterConfig, GroupKind};
 
 /// The embedding controller: the name it writes status under, plus the other names it acts
 /// under (the name a mesh writes on route status can differ from its XMesh `controllerName`).
@@ -40,7 +40,7 @@ impl Identity {
     }
 
     /// The identity of the configured mesh named `mesh` (its controller name and aliases).
-    pub fn of_mesh(config: &Config, mesh: &str) -> Option<Identity> {
+    pub fn of_mesh(config: &ArbiterConfig, mesh: &str) -> Option<Identity> {
         let m = config.meshes.iter().find(|m| m.name == mesh)?;
         Some(Identity {
             name: m.controller_name.clone(),
@@ -135,9 +135,9 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Merges the configuration (assumed valid, see [`Config::validate`]) with the XMesh
+    /// Merges the configuration (assumed valid, see [`ArbiterConfig::validate`]) with the XMesh
     /// objects and GatewayClasses of `snapshot`.
-    pub fn build(config: &Config, snapshot: &Snapshot) -> Registry {
+    pub fn build(config: &ArbiterConfig, snapshot: &Snapshot) -> Registry {
         let mut reg = Registry::default();
         for m in &config.meshes {
             let i = reg.meshes.len();
@@ -285,11 +285,11 @@ impl Registry {
 mod tests {
     use super::*;
     use crate::config::MeshRegistration;
-    use gamma_model::Resource;
+    use gamma_model::AnyResource;
     use gamma_model::xmesh::XMesh;
 
-    fn config() -> Config {
-        Config::new([
+    fn config() -> ArbiterConfig {
+        ArbiterConfig::new([
             MeshRegistration::new("istio", "istio.io/gateway-controller")
                 .with_aliases(["istio.io/mesh-controller"]),
         ])
@@ -313,9 +313,9 @@ mod tests {
     #[test]
     fn xmesh_objects_register_meshes_and_merge_with_config() {
         let snap = Snapshot::from_resources([
-            Resource::XMesh(XMesh::new("istio", "istio.io/gateway-controller")),
-            Resource::XMesh(XMesh::new("cilium", "cilium.io/gateway-controller")),
-            Resource::XMesh(XMesh::new("istio-old", "istio.io/mesh-controller")),
+            AnyResource::XMesh(XMesh::new("istio", "istio.io/gateway-controller")),
+            AnyResource::XMesh(XMesh::new("cilium", "cilium.io/gateway-controller")),
+            AnyResource::XMesh(XMesh::new("istio-old", "istio.io/mesh-controller")),
         ]);
         let reg = Registry::build(&config(), &snap);
         assert_eq!(reg.meshes().len(), 2);
@@ -333,7 +333,7 @@ mod tests {
     #[test]
     fn xmesh_with_mismatched_controller_name_is_reported_and_aliased() {
         let snap =
-            Snapshot::from_resources([Resource::XMesh(XMesh::new("istio", "istio.io/other"))]);
+            Snapshot::from_resources([AnyResource::XMesh(XMesh::new("istio", "istio.io/other"))]);
         let reg = Registry::build(&config(), &snap);
         assert!(matches!(
             reg.diagnostics(),

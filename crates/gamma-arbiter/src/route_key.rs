@@ -1,7 +1,7 @@
 //! [`RouteKey`]: how [`crate::Decisions`] names a route without copying its name. A full
 //! decision over 50,000 routes spent a fifth of its time allocating two `String`s per route for
-//! owned [`ObjectRef`] keys; a `RouteKey` shares the snapshot's object instead (one reference
-//! count increment), and lookups by [`ObjectRef`] go through [`RouteName`].
+//! owned [`ObjectKey`] keys; a `RouteKey` shares the snapshot's object instead (one reference
+//! count increment), and lookups by [`ObjectKey`] go through [`RouteName`].
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
@@ -9,16 +9,16 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use gamma_model::{ObjectRef, Resource, ResourceKind};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 
 /// Anything that names an object by (kind, namespace, name), ordered exactly as
-/// [`ObjectRef`] is: lets a map keyed by [`RouteKey`] be searched with an [`ObjectRef`].
+/// [`ObjectKey`] is: lets a map keyed by [`RouteKey`] be searched with an [`ObjectKey`].
 pub trait RouteName {
     /// The (kind, namespace, name); the namespace is empty for cluster-scoped kinds.
     fn route_name(&self) -> (ResourceKind, &str, &str);
 }
 
-impl RouteName for ObjectRef {
+impl RouteName for ObjectKey {
     fn route_name(&self) -> (ResourceKind, &str, &str) {
         (self.kind, &self.namespace, &self.name)
     }
@@ -45,19 +45,19 @@ impl Ord for dyn RouteName + '_ {
 }
 
 /// A route's identity, sharing the snapshot's object (cloning it allocates nothing). Ordered,
-/// compared and hashed like the [`ObjectRef`] of the route; [`RouteKey::to_object_ref`] gives
-/// that `ObjectRef`.
+/// compared and hashed like the [`ObjectKey`] of the route; [`RouteKey::to_object_key`] gives
+/// that `ObjectKey`.
 #[derive(Clone)]
 pub struct RouteKey {
     /// Kept beside the object: comparisons (the result map is built by sorting) then skip a
     /// dispatch on the resource variant.
     kind: ResourceKind,
-    resource: Arc<Resource>,
+    resource: Arc<AnyResource>,
 }
 
 impl RouteKey {
     /// The key of `resource` (as stored in a snapshot).
-    pub fn new(resource: Arc<Resource>) -> Self {
+    pub fn new(resource: Arc<AnyResource>) -> Self {
         RouteKey {
             kind: resource.kind(),
             resource,
@@ -66,7 +66,7 @@ impl RouteKey {
 
     /// The key of `resource`, already known to be of `kind` (spares the dispatch on the
     /// resource variant; a full decision makes 50,000 keys).
-    pub(crate) fn of_kind(kind: ResourceKind, resource: Arc<Resource>) -> Self {
+    pub(crate) fn of_kind(kind: ResourceKind, resource: Arc<AnyResource>) -> Self {
         debug_assert_eq!(kind, resource.kind());
         RouteKey { kind, resource }
     }
@@ -91,13 +91,13 @@ impl RouteKey {
     }
 
     /// The route object this key was taken from (the version last decided).
-    pub fn resource(&self) -> &Arc<Resource> {
+    pub fn resource(&self) -> &Arc<AnyResource> {
         &self.resource
     }
 
-    /// The equivalent [`ObjectRef`] (allocates).
-    pub fn to_object_ref(&self) -> ObjectRef {
-        ObjectRef::new(self.kind(), self.namespace(), self.name())
+    /// The equivalent [`ObjectKey`] (allocates).
+    pub fn to_object_key(&self) -> ObjectKey {
+        ObjectKey::new(self.kind(), self.namespace(), self.name())
     }
 }
 
@@ -121,8 +121,8 @@ impl PartialEq for RouteKey {
 
 impl Eq for RouteKey {}
 
-impl PartialEq<ObjectRef> for RouteKey {
-    fn eq(&self, other: &ObjectRef) -> bool {
+impl PartialEq<ObjectKey> for RouteKey {
+    fn eq(&self, other: &ObjectKey) -> bool {
         self.route_name() == other.route_name()
     }
 }
@@ -145,9 +145,9 @@ impl Hash for RouteKey {
     }
 }
 
-impl From<&RouteKey> for ObjectRef {
-    fn from(k: &RouteKey) -> ObjectRef {
-        k.to_object_ref()
+impl From<&RouteKey> for ObjectKey {
+    fn from(k: &RouteKey) -> ObjectKey {
+        k.to_object_key()
     }
 }
 
@@ -163,7 +163,7 @@ impl fmt::Debug for RouteKey {
 }
 
 impl fmt::Display for RouteKey {
-    /// As the route's [`ObjectRef`] displays.
+    /// As the route's [`ObjectKey`] displays.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (kind, namespace, name) = self.route_name();
         if namespace.is_empty() {
@@ -181,35 +181,35 @@ mod tests {
     use gamma_model::meta::ObjectMeta;
 
     fn key(ns: &str, name: &str) -> RouteKey {
-        RouteKey::new(Arc::new(Resource::HttpRoute(HttpRoute::new(
+        RouteKey::new(Arc::new(AnyResource::HttpRoute(HttpRoute::new(
             ObjectMeta::namespaced(ns, name),
             Default::default(),
         ))))
     }
 
     #[test]
-    fn route_key_orders_and_displays_like_its_object_ref() {
+    fn route_key_orders_and_displays_like_its_object_key() {
         let keys = [key("a", "z"), key("b", "a"), key("a", "b")];
         let mut by_key: Vec<&RouteKey> = keys.iter().collect();
         by_key.sort();
-        let mut refs: Vec<ObjectRef> = keys.iter().map(RouteKey::to_object_ref).collect();
+        let mut refs: Vec<ObjectKey> = keys.iter().map(RouteKey::to_object_key).collect();
         refs.sort();
-        let sorted: Vec<ObjectRef> = by_key.iter().map(|k| k.to_object_ref()).collect();
+        let sorted: Vec<ObjectKey> = by_key.iter().map(|k| k.to_object_key()).collect();
         assert_eq!(sorted, refs);
         for k in &keys {
-            assert_eq!(k.to_string(), k.to_object_ref().to_string());
-            assert_eq!(*k, k.to_object_ref());
+            assert_eq!(k.to_string(), k.to_object_key().to_string());
+            assert_eq!(*k, k.to_object_key());
         }
     }
 
     #[test]
-    fn map_keyed_by_route_key_is_searchable_by_object_ref() {
+    fn map_keyed_by_route_key_is_searchable_by_object_key() {
         let map: std::collections::BTreeMap<RouteKey, u8> =
             [(key("a", "x"), 1), (key("b", "y"), 2)]
                 .into_iter()
                 .collect();
-        let hit = ObjectRef::new(ResourceKind::HttpRoute, "b", "y");
-        let miss = ObjectRef::new(ResourceKind::GrpcRoute, "b", "y");
+        let hit = ObjectKey::new(ResourceKind::HttpRoute, "b", "y");
+        let miss = ObjectKey::new(ResourceKind::GrpcRoute, "b", "y");
         assert_eq!(map.get(&hit as &dyn RouteName), Some(&2));
         assert_eq!(map.get(&miss as &dyn RouteName), None);
     }

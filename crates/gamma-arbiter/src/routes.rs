@@ -1,20 +1,20 @@
 //! Uniform access to the parts of every route kind the arbiter reads.
 
-use gamma_model::Resource;
+use gamma_model::AnyResource;
 use gamma_model::digest::{InlineName, ParentDigest, RouteDigest};
 use gamma_model::gateway::{ParentKind, ParentReference, RouteStatus};
 use gamma_model::meta::ObjectMeta;
 
 /// The metadata, parentRefs and status of a route of any kind; `None` for other objects.
 pub fn route_parts(
-    resource: &Resource,
+    resource: &AnyResource,
 ) -> Option<(&ObjectMeta, &[ParentReference], Option<&RouteStatus>)> {
     Some(match resource {
-        Resource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        Resource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        Resource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        Resource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        Resource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
+        AnyResource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
+        AnyResource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
+        AnyResource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
+        AnyResource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
+        AnyResource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
         _ => return None,
     })
 }

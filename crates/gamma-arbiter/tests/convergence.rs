@@ -23,7 +23,7 @@ use gamma_arbiter::status::ParentConditions;
 use gamma_arbiter::{Arbiter, Identity, PairKey, Verdict};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, Snapshot};
+use gamma_model::{ObjectKey, Snapshot};
 use proptest::prelude::*;
 
 const MAX_ROUNDS: usize = 2;
@@ -63,7 +63,7 @@ struct Sim {
     /// The decisions for `snap` (every controller would compute the same; see properties.rs).
     decisions: gamma_arbiter::Decisions,
     controllers: Vec<Controller>,
-    store: BTreeMap<ObjectRef, RouteStatus>,
+    store: BTreeMap<ObjectKey, RouteStatus>,
     now: i64,
     rng: Rng,
     writes: usize,
@@ -93,16 +93,16 @@ impl Sim {
         }
     }
 
-    fn routes(&self) -> Vec<ObjectRef> {
+    fn routes(&self) -> Vec<ObjectKey> {
         self.decisions
             .routes()
-            .map(|(r, _)| r.to_object_ref())
+            .map(|(r, _)| r.to_object_key())
             .collect()
     }
 
     /// One controller reconciles one route: decide, write status through merge, follow the
     /// handoff directive.
-    fn step(&mut self, c: usize, route: &ObjectRef) {
+    fn step(&mut self, c: usize, route: &ObjectKey) {
         let decisions = &self.decisions;
         let ctl = &mut self.controllers[c];
         let (meta, refs, _) =
@@ -172,7 +172,7 @@ impl Sim {
     fn phase(&mut self) -> usize {
         let routes = self.routes();
         for round in 1..=MAX_ROUNDS + 1 {
-            let mut work: Vec<(usize, ObjectRef)> = (0..self.controllers.len())
+            let mut work: Vec<(usize, ObjectKey)> = (0..self.controllers.len())
                 .flat_map(|c| routes.iter().map(move |r| (c, r.clone())))
                 .collect();
             self.rng.shuffle(&mut work);
@@ -195,7 +195,7 @@ impl Sim {
         let running: Vec<&Identity> = self.controllers.iter().map(|c| &c.me).collect();
         for (route, i, verdict) in decisions.pairs() {
             let pair = PairKey {
-                route: route.to_object_ref(),
+                route: route.to_object_key(),
                 parent_index: i,
             };
             for ctl in &self.controllers {
@@ -252,7 +252,7 @@ impl Sim {
             .update(&mut self.decisions, &self.snap, &changed);
     }
 
-    fn mutate_one(&mut self) -> ObjectRef {
+    fn mutate_one(&mut self) -> ObjectKey {
         let ns = self.rng.below(4);
         match self.rng.below(5) {
             0 => {
@@ -260,7 +260,7 @@ impl Sim {
                 self.spec.namespaces[ns].present = true;
                 let r = self.spec.namespace(ns).unwrap();
                 self.snap.upsert(r.clone());
-                ObjectRef::of(&r)
+                ObjectKey::of(&r)
             }
             1 => {
                 let n = &mut self.spec.namespaces[ns];
@@ -268,7 +268,7 @@ impl Sim {
                 n.present = true;
                 let r = self.spec.namespace(ns).unwrap();
                 self.snap.upsert(r.clone());
-                ObjectRef::of(&r)
+                ObjectKey::of(&r)
             }
             2 => {
                 let s = self.rng.below(3);
@@ -277,13 +277,13 @@ impl Sim {
                 svc.present = true;
                 let r = self.spec.service(ns, s).unwrap();
                 self.snap.upsert(r.clone());
-                ObjectRef::of(&r)
+                ObjectKey::of(&r)
             }
             3 => {
                 let s = self.rng.below(3);
                 let present = !self.spec.services[ns][s].present;
                 self.spec.services[ns][s].present = present;
-                let key = ObjectRef::new(
+                let key = ObjectKey::new(
                     gamma_model::ResourceKind::Service,
                     gen_::NAMESPACES[ns],
                     gen_::SERVICES[s],
@@ -305,7 +305,7 @@ impl Sim {
                 r.generation += 1;
                 let r = self.spec.route(i).unwrap();
                 self.snap.upsert(r.clone());
-                ObjectRef::of(&r)
+                ObjectKey::of(&r)
             }
         }
     }

@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use gamma_arbiter::{Arbiter, Config, Level, Owners, Ownership, Verdict};
+use gamma_arbiter::{Arbiter, ArbiterConfig, Level, Owners, Ownership, Verdict};
 use gamma_model::gateway::ParentReference;
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 
 /// A mesh-ownership signal at one ladder level, pointing at one mesh.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,7 +55,7 @@ fn controller_of(mesh: &str) -> &'static str {
 }
 
 impl Cluster {
-    fn build(&self) -> (Config, Snapshot) {
+    fn build(&self) -> (ArbiterConfig, Snapshot) {
         let mut parent = svc_parent("svc");
         let mut route_ann = vec![];
         let mut svc_ann = vec![];
@@ -329,7 +329,7 @@ fn none_values_are_no_signal() {
 }
 
 fn pending_on(v: &Verdict, kind: ResourceKind, ns: &str, name: &str) -> bool {
-    matches!(v, Verdict::Pending { waiting_on, .. } if waiting_on == &[ObjectRef::new(kind, ns, name)])
+    matches!(v, Verdict::Pending { waiting_on, .. } if waiting_on == &[ObjectKey::new(kind, ns, name)])
 }
 
 // Safety: a referenced object missing from the cache is Pending, never a fall-through.
@@ -408,7 +408,7 @@ fn service_deleted_and_recreated_is_pending_never_flips() {
         route("app", "r", vec![svc_parent("svc")]),
     ]);
     let r = http_route_ref("app", "r");
-    let svc = ObjectRef::new(ResourceKind::Service, "app", "svc");
+    let svc = ObjectKey::new(ResourceKind::Service, "app", "svc");
     let mut d = arbiter.decide_all(&snap);
     let before = d.verdict(&r, 0).unwrap().clone();
     assert!(owned(&[ISTIO], Level::NamespaceLabel)(&before));
@@ -600,7 +600,7 @@ fn xmesh_objects_register_meshes_for_level_three() {
     let changed = arbiter.update(
         &mut d,
         &snap,
-        &ObjectRef::new(ResourceKind::XMesh, "", "cilium"),
+        &ObjectKey::new(ResourceKind::XMesh, "", "cilium"),
     );
     assert_eq!(changed.len(), 1);
     assert!(owned(
@@ -670,7 +670,7 @@ fn services_other_than_the_parent_do_not_matter() {
         namespace("shop", &[]),
         service("shop", "svc", &[], &[("gamma.rs/controller", ISTIO)]),
         route("web", "r", vec![svc_parent_in("shop", "svc")]),
-        Resource::from(gamma_model::k8s::Namespace::new("other")),
+        AnyResource::from(gamma_model::k8s::Namespace::new("other")),
     ]);
     let d = Arbiter::new(config(None)).unwrap().decide_all(&snap);
     assert!(owned(&[ISTIO], Level::ServiceAnnotation)(
@@ -768,7 +768,7 @@ fn namespace_delegation_changes_are_seen_incrementally() {
     arbiter.update(
         &mut d,
         &snap,
-        &ObjectRef::new(ResourceKind::Namespace, "", "app"),
+        &ObjectKey::new(ResourceKind::Namespace, "", "app"),
     );
     assert!(owned(&[ISTIO], Level::Delegation)(
         d.verdict(&plain, 0).unwrap()
@@ -779,7 +779,7 @@ fn namespace_delegation_changes_are_seen_incrementally() {
     arbiter.update(
         &mut d,
         &snap,
-        &ObjectRef::new(ResourceKind::Gateway, "mesh", "wp"),
+        &ObjectKey::new(ResourceKind::Gateway, "mesh", "wp"),
     );
     assert!(owned(&[LINKERD], Level::Delegation)(
         d.verdict(&plain, 0).unwrap()
@@ -860,7 +860,7 @@ fn a_misgrouped_service_parent_is_not_a_service_unless_core_is_aliased() {
     compat.update(
         &mut d,
         &snap,
-        &ObjectRef::new(ResourceKind::Service, "app", "svc"),
+        &ObjectKey::new(ResourceKind::Service, "app", "svc"),
     );
     assert!(owned(&[LINKERD], Level::ServiceAnnotation)(
         d.verdict(&r, 0).unwrap()

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use common::random::{self as gen_, ClusterSpec};
 use gamma_arbiter::{Arbiter, Ownership, Verdict};
-use gamma_model::{ObjectRef, Resource, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use proptest::prelude::*;
 
 fn arbiter(spec: &ClusterSpec) -> Arbiter {
@@ -87,7 +87,7 @@ proptest! {
     #[test]
     fn incremental_updates_agree_with_full_decisions(
         (from, to, order) in (gen_::cluster(6), gen_::cluster(6)).prop_flat_map(|(a, b)| {
-            let mut keys: Vec<ObjectRef> = a.resources().iter().chain(b.resources().iter()).map(ObjectRef::of).collect();
+            let mut keys: Vec<ObjectKey> = a.resources().iter().chain(b.resources().iter()).map(ObjectKey::of).collect();
             keys.sort();
             keys.dedup();
             (Just(a), Just(b), Just(keys).prop_shuffle())
@@ -95,7 +95,7 @@ proptest! {
     ) {
         // The configuration stays fixed (it is not an object); use `from`'s.
         let a = arbiter(&from);
-        let target: BTreeMap<ObjectRef, Resource> = to.resources().into_iter().map(|r| (ObjectRef::of(&r), r)).collect();
+        let target: BTreeMap<ObjectKey, AnyResource> = to.resources().into_iter().map(|r| (ObjectKey::of(&r), r)).collect();
         let mut snap = Snapshot::from_resources(from.resources());
         let mut d = a.decide_all(&snap);
         for key in order {
@@ -109,7 +109,7 @@ proptest! {
             prop_assert_eq!(&d, &full, "after changing {}", key);
             // The reported changes are exactly the pairs whose verdict differs.
             let mut expect = vec![];
-            let routes: std::collections::BTreeSet<_> = before.routes().map(|(r, _)| r.to_object_ref()).chain(full.routes().map(|(r, _)| r.to_object_ref())).collect();
+            let routes: std::collections::BTreeSet<_> = before.routes().map(|(r, _)| r.to_object_key()).chain(full.routes().map(|(r, _)| r.to_object_key())).collect();
             for r in routes {
                 let n = before.route(&r).map_or(0, |v| v.len()).max(full.route(&r).map_or(0, |v| v.len()));
                 for i in 0..n {

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use gamma_arbiter::{Arbiter, Config, Identity, Level, Ownership, Verdict};
+use gamma_arbiter::{Arbiter, ArbiterConfig, Identity, Level, Ownership, Verdict};
 use gamma_model::gateway::reasons::{ACCEPTED, OWNERSHIP_CONFLICT};
-use gamma_model::{ObjectRef, ResourceKind, Snapshot, decode};
+use gamma_model::{ObjectKey, ResourceKind, Snapshot, decode};
 
 const ISTIO: &str = "istio.io/gateway-controller";
 const LINKERD: &str = "linkerd.io/policy-controller";
@@ -15,8 +15,8 @@ fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
-fn load() -> (Arbiter, Config, Snapshot) {
-    let config: Config = serde_saphyr::from_str(
+fn load() -> (Arbiter, ArbiterConfig, Snapshot) {
+    let config: ArbiterConfig = serde_saphyr::from_str(
         &std::fs::read_to_string(examples().join("gamma-config.yaml")).unwrap(),
     )
     .unwrap();
@@ -139,7 +139,7 @@ fn sample_cluster_matches_the_readme_ownership_table() {
     let d = arbiter.decide_all(&snap);
     assert_eq!(d.len(), TABLE.len(), "one parentRef per sample route");
     for (kind, ns, name, want) in TABLE {
-        let r = ObjectRef::new(*kind, *ns, *name);
+        let r = ObjectKey::new(*kind, *ns, *name);
         let v = d
             .verdict(&r, 0)
             .unwrap_or_else(|| panic!("{r} not decided"));
@@ -162,7 +162,7 @@ fn sample_cluster_matches_the_readme_ownership_table() {
     // Level detail the table names: shop/cart by parentRefs[].controllers, catalog by annotation,
     // stock by delegation, reports by Service annotation.
     let level =
-        |ns: &str, n: &str| match d.verdict(&ObjectRef::new(ResourceKind::HttpRoute, ns, n), 0) {
+        |ns: &str, n: &str| match d.verdict(&ObjectKey::new(ResourceKind::HttpRoute, ns, n), 0) {
             Some(Verdict::Owned { level, .. }) => *level,
             other => panic!("{other:?}"),
         };
@@ -229,7 +229,7 @@ fn sample_cluster_expected_status_entries() {
             .desired_status(
                 &d,
                 &snap,
-                &ObjectRef::new(ResourceKind::HttpRoute, ns, n),
+                &ObjectKey::new(ResourceKind::HttpRoute, ns, n),
                 me,
                 &accepted,
             )

@@ -7,13 +7,13 @@ use common::*;
 use gamma_arbiter::handoff::{Directive, Handoff};
 use gamma_arbiter::merge::{MAX_PARENTS, MergeOutcome, merge, merge_outcome};
 use gamma_arbiter::status::{DesiredStatus, ParentConditions, desired_entries};
-use gamma_arbiter::{Arbiter, Config, Identity, PairKey};
+use gamma_arbiter::{Arbiter, ArbiterConfig, Identity, PairKey};
 use gamma_model::gateway::reasons::{ACCEPTED, NO_OWNING_CONTROLLER, OWNERSHIP_CONFLICT};
 use gamma_model::gateway::{
     Condition, ConditionStatus, ParentReference, RouteParentStatus, RouteStatus,
 };
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, ResourceKind, Snapshot};
+use gamma_model::{ObjectKey, ResourceKind, Snapshot};
 
 fn t(secs: i64) -> Time {
     Time::from_unix(1_767_600_000 + secs, 0)
@@ -314,7 +314,7 @@ fn conflict_cluster() -> (Arbiter, Snapshot) {
         ),
         route_with("app", "ok", vec![svc_parent("svc")], &[], 3),
     ]);
-    let mut c: Config = config(None);
+    let mut c: ArbiterConfig = config(None);
     c.no_owning_controller_reporter = Some(LINKERD.into());
     (Arbiter::new(c).unwrap(), snap)
 }
@@ -400,7 +400,7 @@ fn owned_parents_carry_the_supplied_conditions_at_the_route_generation() {
 
 fn pair() -> PairKey {
     PairKey {
-        route: ObjectRef::new(ResourceKind::HttpRoute, "app", "r"),
+        route: ObjectKey::new(ResourceKind::HttpRoute, "app", "r"),
         parent_index: 0,
     }
 }

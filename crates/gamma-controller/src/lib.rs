@@ -14,10 +14,10 @@
 //!
 //! ```
 //! use gamma_controller::{Reconciler, ReconcilerConfig};
-//! use gamma_arbiter::{Config, Identity, MeshRegistration};
+//! use gamma_arbiter::{ArbiterConfig, Identity, MeshRegistration};
 //! use gamma_model::{Snapshot, decode, meta::Time};
 //!
-//! let config = Config::new([MeshRegistration::new("istio", "istio.io/gateway-controller")]);
+//! let config = ArbiterConfig::new([MeshRegistration::new("istio", "istio.io/gateway-controller")]);
 //! let mut reconciler = Reconciler::new(ReconcilerConfig::new(
 //!     config,
 //!     Identity::new("istio.io/gateway-controller"),
@@ -65,10 +65,12 @@ use gamma_arbiter::handoff::{Directive, Handoff};
 use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
 use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::status::{DesiredStatus, ParentConditions};
-use gamma_arbiter::{Arbiter, Config, ConfigErrors, Decisions, Identity, Ownership, PairKey};
+use gamma_arbiter::{
+    Arbiter, ArbiterConfig, ConfigErrors, Decisions, Identity, Ownership, PairKey,
+};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, ResourceKind, Snapshot};
+use gamma_model::{ObjectKey, ResourceKind, Snapshot};
 use gamma_resolve::ir::RouteKind;
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
@@ -79,7 +81,7 @@ use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 #[non_exhaustive]
 pub struct ReconcilerConfig {
     /// The arbiter configuration (the same for every controller in the cluster).
-    pub arbiter: Config,
+    pub arbiter: ArbiterConfig,
     /// The embedding controller.
     pub me: Identity,
     /// Table build options (the `include` set is managed by the controller). A long-running
@@ -93,7 +95,7 @@ pub struct ReconcilerConfig {
 
 impl ReconcilerConfig {
     /// A configuration with default build options and a 300 s handoff grace period.
-    pub fn new(arbiter: Config, me: Identity) -> Self {
+    pub fn new(arbiter: ArbiterConfig, me: Identity) -> Self {
         ReconcilerConfig {
             arbiter,
             me,
@@ -112,7 +114,7 @@ pub enum Diagnostic {
     /// The stored status is newer than the route copy in the snapshot: not written.
     StaleRoute {
         /// The route.
-        route: ObjectRef,
+        route: ObjectKey,
         /// The newest stored observedGeneration.
         stored: i64,
         /// The generation in the snapshot.
@@ -121,7 +123,7 @@ pub enum Diagnostic {
     /// Entries `me` wanted that did not fit under the 32-entry cap.
     StatusFull {
         /// The route.
-        route: ObjectRef,
+        route: ObjectKey,
         /// How many entries were dropped.
         dropped: usize,
     },
@@ -135,11 +137,11 @@ pub struct Reconciliation {
     pub table: RouteTable,
     /// The status writes to make (a read-modify-write on the route copy in the snapshot);
     /// only routes whose status would change.
-    pub status_updates: Vec<(ObjectRef, RouteStatus)>,
+    pub status_updates: Vec<(ObjectKey, RouteStatus)>,
     /// What `me` wants on each route of `status_updates`: a writer that finds the stored
     /// status changed (a conflict) merges this again into the status it reads back, with
     /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
-    pub desired: BTreeMap<ObjectRef, DesiredStatus>,
+    pub desired: BTreeMap<ObjectKey, DesiredStatus>,
     /// `me`'s decision and data-plane directive for every (route, parentRef) considered.
     pub decisions: Vec<(PairKey, Ownership, Directive)>,
     /// Notes for the operator.
@@ -217,8 +219,8 @@ impl Reconciler {
     /// Decides everything for `snapshot` and recomputes the status of every route.
     pub fn reconcile(&mut self, snapshot: &Snapshot, now: Time) -> Reconciliation {
         let decisions = self.arbiter.decide_all(snapshot);
-        let routes: BTreeSet<ObjectRef> =
-            decisions.routes().map(|(r, _)| r.to_object_ref()).collect();
+        let routes: BTreeSet<ObjectKey> =
+            decisions.routes().map(|(r, _)| r.to_object_key()).collect();
         self.decisions = Some(decisions);
         self.finish(snapshot, now, routes, true)
     }
@@ -230,14 +232,14 @@ impl Reconciler {
     pub fn reconcile_change(
         &mut self,
         snapshot: &Snapshot,
-        changed: &ObjectRef,
+        changed: &ObjectKey,
         now: Time,
     ) -> Reconciliation {
         let Some(decisions) = self.decisions.as_mut() else {
             return self.reconcile(snapshot, now);
         };
         let changed_pairs = self.arbiter.update(decisions, snapshot, changed);
-        let mut routes: BTreeSet<ObjectRef> = changed_pairs.into_iter().map(|p| p.route).collect();
+        let mut routes: BTreeSet<ObjectKey> = changed_pairs.into_iter().map(|p| p.route).collect();
         if changed.kind.is_route() {
             routes.insert(changed.clone());
             if snapshot.get(changed).is_none() {
@@ -251,7 +253,7 @@ impl Reconciler {
         &mut self,
         snapshot: &Snapshot,
         now: Time,
-        mut routes: BTreeSet<ObjectRef>,
+        mut routes: BTreeSet<ObjectKey>,
         full: bool,
     ) -> Reconciliation {
         let mut diagnostics = Vec::new();
@@ -276,7 +278,7 @@ impl Reconciler {
         let mut out_decisions = Vec::new();
         let mut include = BTreeSet::new();
         for (key, i, _) in decisions.pairs() {
-            let route = &key.to_object_ref();
+            let route = &key.to_object_key();
             let Some((meta, refs, status)) = snapshot.get(route).and_then(route_parts) else {
                 continue;
             };
@@ -317,7 +319,7 @@ impl Reconciler {
         let mut conditions: BTreeMap<PairKey, Vec<RouteCondition>> = BTreeMap::new();
         for ps in table.parent_conditions() {
             let pair = PairKey {
-                route: ObjectRef::new(
+                route: ObjectKey::new(
                     resource_kind(ps.kind),
                     ps.namespace.clone(),
                     ps.name.clone(),

@@ -5,18 +5,18 @@
 use std::path::PathBuf;
 
 use gamma_arbiter::handoff::Directive;
-use gamma_arbiter::{Config, Identity};
+use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, decode};
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
-fn sample() -> (Config, Snapshot) {
-    let config: Config = serde_saphyr::from_str(
+fn sample() -> (ArbiterConfig, Snapshot) {
+    let config: ArbiterConfig = serde_saphyr::from_str(
         &std::fs::read_to_string(examples().join("gamma-config.yaml")).unwrap(),
     )
     .unwrap();
@@ -30,7 +30,7 @@ fn sample() -> (Config, Snapshot) {
     (config, Snapshot::from_resources(objects))
 }
 
-fn controller(config: &Config, mesh: &str) -> Reconciler {
+fn controller(config: &ArbiterConfig, mesh: &str) -> Reconciler {
     Reconciler::new(ReconcilerConfig::new(
         config.clone(),
         Identity::of_mesh(config, mesh).unwrap(),
@@ -43,7 +43,7 @@ fn t(s: i64) -> Time {
 }
 
 /// Writes the status updates into the snapshot, as the API server would.
-fn apply(snap: &mut Snapshot, r: &Reconciliation) -> Vec<ObjectRef> {
+fn apply(snap: &mut Snapshot, r: &Reconciliation) -> Vec<ObjectKey> {
     let mut changed = vec![];
     for (route, status) in &r.status_updates {
         let mut obj = snap.get(route).unwrap().clone();
@@ -55,13 +55,13 @@ fn apply(snap: &mut Snapshot, r: &Reconciliation) -> Vec<ObjectRef> {
     changed
 }
 
-fn http(ns: &str, name: &str) -> ObjectRef {
-    ObjectRef::new(ResourceKind::HttpRoute, ns, name)
+fn http(ns: &str, name: &str) -> ObjectKey {
+    ObjectKey::new(ResourceKind::HttpRoute, ns, name)
 }
 
-fn status_of<'a>(snap: &'a Snapshot, r: &ObjectRef) -> &'a RouteStatus {
+fn status_of<'a>(snap: &'a Snapshot, r: &ObjectKey) -> &'a RouteStatus {
     match snap.get(r).unwrap() {
-        Resource::HttpRoute(x) => x.status.as_ref().unwrap(),
+        AnyResource::HttpRoute(x) => x.status.as_ref().unwrap(),
         _ => unreachable!(),
     }
 }
@@ -162,7 +162,7 @@ fn relabelling_a_namespace_hands_off_make_before_break() {
     let b = linkerd.reconcile(&snap, t(1));
     apply(&mut snap, &b);
 
-    let ns = ObjectRef::new(ResourceKind::Namespace, "", "shop");
+    let ns = ObjectKey::new(ResourceKind::Namespace, "", "shop");
     let mut shop = snap.get(&ns).unwrap().clone();
     shop.metadata_mut()
         .labels
@@ -170,7 +170,7 @@ fn relabelling_a_namespace_hands_off_make_before_break() {
     snap.upsert(shop);
 
     let checkout = http("shop", "checkout");
-    let directive_of = |r: &Reconciliation, route: &ObjectRef| {
+    let directive_of = |r: &Reconciliation, route: &ObjectKey| {
         r.decisions
             .iter()
             .find(|(p, _, _)| &p.route == route)
@@ -222,7 +222,7 @@ fn every_status_update_carries_the_desired_entries_it_was_merged_from() {
     for (route, status) in &r.status_updates {
         let desired = &r.desired[route];
         let stored = match snap.get(route).unwrap() {
-            Resource::HttpRoute(x) => x.status.clone().unwrap_or_default(),
+            AnyResource::HttpRoute(x) => x.status.clone().unwrap_or_default(),
             _ => unreachable!(),
         };
         let generation = snap.get(route).unwrap().metadata().generation_or_zero();

@@ -6,7 +6,7 @@
 //! object that converts back to the same value.
 
 use gamma_model::k8s::{EndpointSlice, Namespace, Service};
-use gamma_model::{DecodeError, Resource};
+use gamma_model::{AnyResource, DecodeError};
 use k8s_openapi::api::core::v1 as core;
 use k8s_openapi::api::discovery::v1 as discovery;
 
@@ -31,9 +31,9 @@ pub enum Error {
     },
 }
 
-fn decode<T: serde::Serialize>(object: &T) -> Result<Resource, Error> {
+fn decode<T: serde::Serialize>(object: &T) -> Result<AnyResource, Error> {
     let value = serde_json::to_value(object).map_err(Error::Encode)?;
-    Resource::from_value(value).map_err(Error::Decode)
+    AnyResource::from_value(value).map_err(Error::Decode)
 }
 
 fn encode<T: serde::Serialize, K: serde::de::DeserializeOwned>(object: &T) -> Result<K, Error> {
@@ -46,7 +46,7 @@ macro_rules! conversions {
         #[doc = concat!("A gamma-model `", stringify!($variant), "` from a k8s-openapi one.")]
         pub fn $from(object: &$theirs) -> Result<$ours, Error> {
             match decode(object)? {
-                Resource::$variant(o) => Ok(o),
+                AnyResource::$variant(o) => Ok(o),
                 other => Err(Error::WrongKind {
                     expected: stringify!($variant),
                     found: other.kind().as_str(),
@@ -72,7 +72,7 @@ mod tests {
     use super::*;
 
     /// Every Service, Namespace and EndpointSlice of the bundled sample cluster.
-    fn sample() -> Vec<Resource> {
+    fn sample() -> Vec<AnyResource> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/manifests");
         let mut out = Vec::new();
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -89,7 +89,7 @@ mod tests {
         let mut seen = [0usize; 3];
         for r in sample() {
             match &r {
-                Resource::Service(s) => {
+                AnyResource::Service(s) => {
                     let theirs = service_to_k8s(s).unwrap();
                     assert_eq!(
                         theirs.metadata.name.as_deref(),
@@ -98,12 +98,12 @@ mod tests {
                     assert_eq!(&service_from_k8s(&theirs).unwrap(), s);
                     seen[0] += 1;
                 }
-                Resource::Namespace(n) => {
+                AnyResource::Namespace(n) => {
                     let theirs = namespace_to_k8s(n).unwrap();
                     assert_eq!(&namespace_from_k8s(&theirs).unwrap(), n);
                     seen[1] += 1;
                 }
-                Resource::EndpointSlice(e) => {
+                AnyResource::EndpointSlice(e) => {
                     let theirs = endpoint_slice_to_k8s(e).unwrap();
                     assert_eq!(&endpoint_slice_from_k8s(&theirs).unwrap(), e);
                     seen[2] += 1;

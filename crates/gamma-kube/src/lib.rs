@@ -7,7 +7,7 @@
 //! - [`watch`]: one kube-runtime watcher per kind the engines read (the Gateway API kinds at
 //!   the newest version their CRD serves, XMesh, GatewayClass, ReferenceGrant, Service,
 //!   Namespace, EndpointSlice), objects decoded straight from the API's JSON with
-//!   [`gamma_model::Resource::from_value`]; a watcher on CRDs starts and stops the Gateway API
+//!   [`gamma_model::AnyResource::from_value`]; a watcher on CRDs starts and stops the Gateway API
 //!   watches as their CRDs appear and go.
 //! - [`store`] (sync): watcher events into a `Snapshot`; a relist replaces a kind atomically;
 //!   ready once every kind listed once.
@@ -48,4 +48,4 @@ pub mod status;
 pub mod store;
 pub mod watch;
 
-pub use runtime::{Config, LeaseConfig, Runtime, State, run};
+pub use runtime::{LeaseConfig, RunConfig, Runtime, State, run};

@@ -15,7 +15,7 @@ use std::time::Duration;
 use gamma_arbiter::Ownership;
 use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::meta::Time;
-use gamma_model::{ObjectRef, ResourceKind};
+use gamma_model::{ObjectKey, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::runtime::watcher::Event;
 use tokio::sync::{mpsc, watch as channel};
@@ -81,7 +81,7 @@ impl LeaseConfig {
 /// What [`run`] needs.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub struct Config {
+pub struct RunConfig {
     /// The reconciler (arbiter configuration, `me`, table options).
     pub reconciler: ReconcilerConfig,
     /// How long to wait after a change for more changes before reconciling them as a batch.
@@ -94,10 +94,10 @@ pub struct Config {
     pub metrics: Metrics,
 }
 
-impl Config {
+impl RunConfig {
     /// A single-replica configuration with a 50 ms debounce.
-    pub fn new(reconciler: ReconcilerConfig) -> Config {
-        Config {
+    pub fn new(reconciler: ReconcilerConfig) -> RunConfig {
+        RunConfig {
             reconciler,
             debounce: Duration::from_millis(50),
             backoff: Backoff::default(),
@@ -129,7 +129,7 @@ pub struct State {
 
 /// A runtime before it runs: its state can be watched.
 pub struct Runtime {
-    config: Config,
+    config: RunConfig,
     client: kube::Client,
     state: channel::Sender<State>,
 }
@@ -144,7 +144,7 @@ impl std::fmt::Debug for Runtime {
 
 /// Runs the controller until `shutdown` completes; see [`Runtime`].
 pub async fn run(
-    config: Config,
+    config: RunConfig,
     client: kube::Client,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), Error> {
@@ -161,7 +161,7 @@ struct Loop {
     /// CRD names listed during a CRD relist.
     crd_relist: Option<BTreeSet<String>>,
     crds_synced: bool,
-    pending: BTreeSet<ObjectRef>,
+    pending: BTreeSet<ObjectKey>,
     full: bool,
     deadline: Option<Instant>,
     state: State,
@@ -169,7 +169,7 @@ struct Loop {
 
 impl Runtime {
     /// A runtime for `config` on `client`.
-    pub fn new(config: Config, client: kube::Client) -> Runtime {
+    pub fn new(config: RunConfig, client: kube::Client) -> Runtime {
         Runtime {
             config,
             client,
@@ -269,7 +269,7 @@ impl Runtime {
                 () = tokio::time::sleep_until(deadline), if due => {
                     let Some(mut r) = reconciler.take() else { break };
                     let snapshot = l.store.snapshot().clone();
-                    let changes: Vec<ObjectRef> = std::mem::take(&mut l.pending).into_iter().collect();
+                    let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
                     let full = std::mem::take(&mut l.full);
                     l.deadline = None;
                     let now = Time::now();
@@ -309,7 +309,7 @@ impl Runtime {
 fn reconcile(
     r: &mut Reconciler,
     snapshot: &gamma_model::Snapshot,
-    changes: &[ObjectRef],
+    changes: &[ObjectKey],
     full: bool,
     now: Time,
 ) -> Vec<Reconciliation> {

@@ -15,7 +15,7 @@ use gamma_arbiter::status::DesiredStatus;
 use gamma_arbiter::{Identity, MergeOutcome, merge_outcome};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
-use gamma_model::{DecodeError, ObjectRef, Resource};
+use gamma_model::{AnyResource, DecodeError, ObjectKey};
 use kube::api::{Api, DynamicObject, ObjectMeta, PostParams};
 use kube::core::TypeMeta;
 use tracing::{debug, instrument};
@@ -115,7 +115,7 @@ impl Backoff {
 #[derive(Debug, Clone)]
 pub struct Update<'a> {
     /// The route.
-    pub route: &'a ObjectRef,
+    pub route: &'a ObjectKey,
     /// Its apiVersion as watched (`gateway.networking.k8s.io/v1`).
     pub api_version: &'a str,
     /// The `resourceVersion` of the copy `status` was merged into.
@@ -229,7 +229,7 @@ impl StatusWriter {
 /// The body of a `PUT .../status`: the API server takes only `status` from it (the status
 /// subresource ignores every other change) and checks `resourceVersion` as the precondition.
 fn body(
-    route: &ObjectRef,
+    route: &ObjectKey,
     api_version: &str,
     resource_version: Option<String>,
     status: &RouteStatus,
@@ -252,7 +252,7 @@ fn body(
 /// The status stored on a route read back from the API server.
 fn stored_status(object: DynamicObject) -> Result<RouteStatus, DecodeError> {
     let value = crate::watch::to_value(object);
-    let resource = Resource::from_value(value)?;
+    let resource = AnyResource::from_value(value)?;
     Ok(route_parts(&resource)
         .and_then(|(_, _, s)| s.cloned())
         .unwrap_or_default())
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn the_put_body_carries_the_precondition_and_only_status() {
-        let route = ObjectRef::new(ResourceKind::HttpRoute, "shop", "web");
+        let route = ObjectKey::new(ResourceKind::HttpRoute, "shop", "web");
         let b = body(
             &route,
             "gateway.networking.k8s.io/v1",

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 use kube::runtime::watcher::Event;
 
 /// What one event changed.
@@ -17,7 +17,7 @@ pub enum Change {
     /// Nothing visible (the start of a relist, or a buffered relist item).
     None,
     /// One object was inserted, replaced or removed.
-    Object(ObjectRef),
+    Object(ObjectKey),
     /// A relist of this kind completed: its objects were replaced at once.
     Relisted(ResourceKind),
 }
@@ -27,7 +27,7 @@ pub enum Change {
 pub struct Store {
     snapshot: Snapshot,
     /// Relists in progress: the objects listed so far.
-    relisting: BTreeMap<ResourceKind, Vec<Resource>>,
+    relisting: BTreeMap<ResourceKind, Vec<AnyResource>>,
     /// Kinds that must list once before the store is ready.
     expected: BTreeSet<ResourceKind>,
     /// Kinds that listed at least once.
@@ -61,15 +61,15 @@ impl Store {
     }
 
     /// Applies one watcher event for objects of `kind`.
-    pub fn apply(&mut self, kind: ResourceKind, event: Event<Resource>) -> Change {
+    pub fn apply(&mut self, kind: ResourceKind, event: Event<AnyResource>) -> Change {
         match event {
             Event::Apply(r) => {
-                let key = ObjectRef::of(&r);
+                let key = ObjectKey::of(&r);
                 self.snapshot.upsert(r);
                 Change::Object(key)
             }
             Event::Delete(r) => {
-                let key = ObjectRef::of(&r);
+                let key = ObjectKey::of(&r);
                 self.snapshot.remove(&key);
                 Change::Object(key)
             }
@@ -96,19 +96,19 @@ impl Store {
         self.expected.remove(&kind);
         self.synced.remove(&kind);
         self.relisting.remove(&kind);
-        let stale: Vec<ObjectRef> = self.snapshot.of_kind(kind).map(ObjectRef::of).collect();
+        let stale: Vec<ObjectKey> = self.snapshot.of_kind(kind).map(ObjectKey::of).collect();
         for key in &stale {
             self.snapshot.remove(key);
         }
         !stale.is_empty()
     }
 
-    fn replace_kind(&mut self, kind: ResourceKind, listed: Vec<Resource>) {
-        let keep: BTreeSet<ObjectRef> = listed.iter().map(ObjectRef::of).collect();
-        let gone: Vec<ObjectRef> = self
+    fn replace_kind(&mut self, kind: ResourceKind, listed: Vec<AnyResource>) {
+        let keep: BTreeSet<ObjectKey> = listed.iter().map(ObjectKey::of).collect();
+        let gone: Vec<ObjectKey> = self
             .snapshot
             .of_kind(kind)
-            .map(ObjectRef::of)
+            .map(ObjectKey::of)
             .filter(|k| !keep.contains(k))
             .collect();
         for key in &gone {
@@ -116,7 +116,7 @@ impl Store {
         }
         for r in listed {
             // Objects whose content did not change keep their place; upsert replaces the rest.
-            if self.snapshot.get(&ObjectRef::of(&r)) != Some(&r) {
+            if self.snapshot.get(&ObjectKey::of(&r)) != Some(&r) {
                 self.snapshot.upsert(r);
             }
         }
@@ -129,7 +129,7 @@ mod tests {
 
     use super::*;
 
-    fn service(name: &str, ip: &str) -> Resource {
+    fn service(name: &str, ip: &str) -> AnyResource {
         decode(&format!(
             "apiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: shop}}\n\
              spec: {{clusterIP: {ip}, ports: [{{port: 80}}]}}\n"
@@ -188,7 +188,7 @@ mod tests {
     fn apply_and_delete_change_one_object_and_forget_kind_removes_all() {
         let mut s = Store::new();
         let a = service("a", "10.0.0.1");
-        let key = ObjectRef::of(&a);
+        let key = ObjectKey::of(&a);
         assert_eq!(
             s.apply(ResourceKind::Service, Event::Apply(a.clone())),
             Change::Object(key.clone())

@@ -1,9 +1,9 @@
 //! Watches: one kube-runtime watcher per kind, its objects decoded straight from the API's
-//! JSON with [`Resource::from_value`] (no text round trip; unknown enum values tolerated),
+//! JSON with [`AnyResource::from_value`] (no text round trip; unknown enum values tolerated),
 //! and a watcher on CustomResourceDefinitions that says which Gateway API kinds are served.
 
 use futures::StreamExt;
-use gamma_model::{Resource, ResourceKind};
+use gamma_model::{AnyResource, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject};
 use kube::runtime::WatchStreamExt;
@@ -19,7 +19,7 @@ use crate::kinds::api_resource;
 #[non_exhaustive]
 pub enum Message {
     /// An event for objects of a kind.
-    Objects(ResourceKind, Event<Resource>),
+    Objects(ResourceKind, Event<AnyResource>),
     /// A CRD event.
     Crd(Event<CustomResourceDefinition>),
     /// An object that does not decode (skipped; the rest of its kind is still watched).
@@ -47,7 +47,7 @@ pub fn decode_object(
     kind: ResourceKind,
     api_version: &str,
     object: DynamicObject,
-) -> Result<Resource, (String, gamma_model::DecodeError)> {
+) -> Result<AnyResource, (String, gamma_model::DecodeError)> {
     let name = format!(
         "{}/{}",
         object.metadata.namespace.as_deref().unwrap_or(""),
@@ -65,7 +65,7 @@ pub fn decode_object(
             map.insert("kind".into(), kind.as_str().into());
         }
     }
-    Resource::from_value(value).map_err(|e| (name, e))
+    AnyResource::from_value(value).map_err(|e| (name, e))
 }
 
 /// Starts watching `kind` at `api_version` (cluster-wide); events go to `tx` until the task is
@@ -161,7 +161,7 @@ mod tests {
             object,
         )
         .unwrap();
-        let Resource::HttpRoute(route) = r else {
+        let AnyResource::HttpRoute(route) = r else {
             panic!("an HTTPRoute")
         };
         assert_eq!(route.metadata.resource_version.as_deref(), Some("9"));

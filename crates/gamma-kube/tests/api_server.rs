@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use gamma_arbiter::{Config as ArbiterConfig, Identity};
+use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_controller::ReconcilerConfig;
 use gamma_kube::kinds::{WATCHED, api_resource};
 use gamma_kube::watch::decode_object;
-use gamma_kube::{Config, Runtime, State};
+use gamma_kube::{RunConfig, Runtime, State};
 use gamma_model::decode::{DecodeOptions, decode_documents};
-use gamma_model::{Resource, ResourceKind};
+use gamma_model::{AnyResource, ResourceKind};
 use gamma_testenv::Channel;
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use serde_json::Value;
@@ -29,7 +29,7 @@ async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
-fn api(client: &kube::Client, r: &Resource) -> Api<DynamicObject> {
+fn api(client: &kube::Client, r: &AnyResource) -> Api<DynamicObject> {
     let ar = api_resource(r.kind(), r.api_version());
     match &r.metadata().namespace {
         Some(ns) if r.kind().is_namespaced() => Api::namespaced_with(client.clone(), ns, &ar),
@@ -37,7 +37,7 @@ fn api(client: &kube::Client, r: &Resource) -> Api<DynamicObject> {
     }
 }
 
-async fn create(client: &kube::Client, r: &Resource) {
+async fn create(client: &kube::Client, r: &AnyResource) {
     let mut value = serde_json::to_value(r).unwrap();
     // Status is written through the status subresource, never on create.
     let status = value.as_object_mut().unwrap().remove("status");
@@ -46,7 +46,7 @@ async fn create(client: &kube::Client, r: &Resource) {
     let created = api
         .create(&PostParams::default(), &object)
         .await
-        .unwrap_or_else(|e| panic!("creating {:?}: {e}", gamma_model::ObjectRef::of(r)));
+        .unwrap_or_else(|e| panic!("creating {:?}: {e}", gamma_model::ObjectKey::of(r)));
     if let Some(status) = status {
         let mut with = created;
         with.data["status"] = status;
@@ -132,7 +132,7 @@ async fn every_upstream_example_reads_back_as_decode_gives_from_the_file() {
         // Each file in its own namespace; cluster-scoped names get the namespace as prefix.
         let ns = env.namespace_name("example");
         ensure_namespace(&client, &ns).await;
-        let mut objects: Vec<Resource> = decoded
+        let mut objects: Vec<AnyResource> = decoded
             .into_resources()
             .into_iter()
             .filter(|r| WATCHED.contains(&r.kind()))
@@ -161,7 +161,7 @@ async fn every_upstream_example_reads_back_as_decode_gives_from_the_file() {
             let at = format!(
                 "{}: {:?}",
                 file.display(),
-                gamma_model::ObjectRef::of(expected)
+                gamma_model::ObjectKey::of(expected)
             );
             assert_subset(
                 &serde_json::to_value(expected).unwrap(),
@@ -192,7 +192,7 @@ async fn until(
 }
 
 /// The status entries of every route, as (route, controllerName, parent name) triples.
-fn entries(objects: &[Resource]) -> Vec<(String, String, String)> {
+fn entries(objects: &[AnyResource]) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for r in objects {
         if let Some((_, _, Some(status))) = gamma_arbiter::routes::route_parts(r) {
@@ -214,7 +214,7 @@ fn entries(objects: &[Resource]) -> Vec<(String, String, String)> {
 }
 
 /// Every route of the cluster, read through gamma-kube's decoding.
-async fn routes(client: &kube::Client) -> Vec<Resource> {
+async fn routes(client: &kube::Client) -> Vec<AnyResource> {
     let mut out = Vec::new();
     for kind in WATCHED.into_iter().filter(ResourceKind::is_route) {
         let version = kind.api_versions()[0];
@@ -247,7 +247,7 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
         }
     }
     // Record every version of every route from a watch started before anyone writes.
-    let history = std::sync::Arc::new(std::sync::Mutex::new(Vec::<Resource>::new()));
+    let history = std::sync::Arc::new(std::sync::Mutex::new(Vec::<AnyResource>::new()));
     let mut recorders = Vec::new();
     for kind in WATCHED.into_iter().filter(ResourceKind::is_route) {
         let version = kind.api_versions()[0];
@@ -290,7 +290,7 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
     let mut states = Vec::new();
     for me in &identities {
         let rt = Runtime::new(
-            Config::new(ReconcilerConfig::new(config.clone(), me.clone())),
+            RunConfig::new(ReconcilerConfig::new(config.clone(), me.clone())),
             client.clone(),
         );
         states.push(rt.state());
@@ -350,7 +350,7 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
             break;
         }
     }
-    let expected: Vec<Resource> = snapshot.iter().map(|(_, r)| r.clone()).collect();
+    let expected: Vec<AnyResource> = snapshot.iter().map(|(_, r)| r.clone()).collect();
     let live = routes(&client).await;
     assert_eq!(entries(&live), entries(&expected));
 
@@ -381,10 +381,10 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
     // No version of any route changed the entries of more than one controller: each write is
     // one controller's, and it touched only its own entries.
     let history = history.lock().unwrap().clone();
-    let mut by_route: BTreeMap<String, Vec<&Resource>> = BTreeMap::new();
+    let mut by_route: BTreeMap<String, Vec<&AnyResource>> = BTreeMap::new();
     for r in &history {
         by_route
-            .entry(format!("{:?}", gamma_model::ObjectRef::of(r)))
+            .entry(format!("{:?}", gamma_model::ObjectKey::of(r)))
             .or_default()
             .push(r);
     }

@@ -1,6 +1,6 @@
 //! Digests: what a pass over every route or Service reads first, kept compact and inline.
 //!
-//! An object is a chain of separately allocated pieces: the `Arc<Resource>` (several hundred
+//! An object is a chain of separately allocated pieces: the `Arc<AnyResource>` (several hundred
 //! bytes), its namespace and name strings, and for a route the parentRef list and each
 //! parentRef's strings. A pass over 50,000 routes that reads each route's namespace and first
 //! parent pays a cache miss at each link of that chain for every route: measured on the
@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-use crate::Resource;
+use crate::AnyResource;
 use crate::gateway::{ParentKind, ParentReference};
 use crate::meta::ObjectMeta;
 
@@ -163,13 +163,13 @@ pub struct RouteDigest {
 
 impl RouteDigest {
     /// The digest of `resource`; `None` when it is not a route kind.
-    pub fn of(resource: &Resource) -> Option<RouteDigest> {
+    pub fn of(resource: &AnyResource) -> Option<RouteDigest> {
         let (meta, refs): (&ObjectMeta, &[ParentReference]) = match resource {
-            Resource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            Resource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            Resource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            Resource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            Resource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs),
+            AnyResource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs),
+            AnyResource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs),
+            AnyResource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs),
+            AnyResource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs),
+            AnyResource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs),
             _ => return None,
         };
         Some(RouteDigest {
@@ -236,8 +236,8 @@ pub struct ServiceDigest {
 
 impl ServiceDigest {
     /// The digest of `resource`; `None` when it is not a Service.
-    pub fn of(resource: &Resource) -> Option<ServiceDigest> {
-        let Resource::Service(svc) = resource else {
+    pub fn of(resource: &AnyResource) -> Option<ServiceDigest> {
+        let AnyResource::Service(svc) = resource else {
             return None;
         };
         let meta = &svc.metadata;

@@ -44,6 +44,6 @@ pub mod validate;
 pub mod xmesh;
 
 pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
-pub use resource::{ObjectRef, Resource, ResourceKind};
+pub use resource::{AnyResource, ObjectKey, ResourceKind};
 pub use snapshot::{ParentKey, Snapshot};
 pub use validate::{Validate, ValidationError, ValidationErrors};

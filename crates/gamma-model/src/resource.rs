@@ -72,85 +72,85 @@ macro_rules! resources {
         #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
         #[serde(untagged)]
         #[non_exhaustive]
-        pub enum Resource {
+        pub enum AnyResource {
             $( $(#[$doc])* $variant($ty), )+
         }
 
-        impl Resource {
+        impl AnyResource {
             /// The object's kind.
             pub fn kind(&self) -> ResourceKind {
-                match self { $(Resource::$variant(_) => ResourceKind::$variant,)+ }
+                match self { $(AnyResource::$variant(_) => ResourceKind::$variant,)+ }
             }
 
             /// The object's metadata.
             pub fn metadata(&self) -> &ObjectMeta {
-                match self { $(Resource::$variant(o) => &o.metadata,)+ }
+                match self { $(AnyResource::$variant(o) => &o.metadata,)+ }
             }
 
             /// The object's metadata, mutably.
             pub fn metadata_mut(&mut self) -> &mut ObjectMeta {
-                match self { $(Resource::$variant(o) => &mut o.metadata,)+ }
+                match self { $(AnyResource::$variant(o) => &mut o.metadata,)+ }
             }
 
             /// The `apiVersion` the object was decoded with.
             pub fn api_version(&self) -> &str {
-                match self { $(Resource::$variant(o) => &o.api_version,)+ }
+                match self { $(AnyResource::$variant(o) => &o.api_version,)+ }
             }
 
             /// The object as something to validate; generated with the variant list so a new
-            /// kind can never be left out of `Resource`'s validation.
+            /// kind can never be left out of `AnyResource`'s validation.
             pub(crate) fn as_validate(&self) -> &dyn crate::validate::Validate {
-                match self { $(Resource::$variant(o) => o,)+ }
+                match self { $(AnyResource::$variant(o) => o,)+ }
             }
 
             /// Decodes a JSON value whose `apiVersion` and `kind` were already read, without
-            /// tracking the field path (the fast path; see [`Resource::from_value_tracked`]).
+            /// tracking the field path (the fast path; see [`AnyResource::from_value_tracked`]).
             pub(crate) fn from_value_untracked(
                 kind: ResourceKind,
                 value: serde_json::Value,
-            ) -> Result<Resource, serde_json::Error> {
+            ) -> Result<AnyResource, serde_json::Error> {
                 Ok(match kind {
-                    $(ResourceKind::$variant => Resource::$variant(serde_json::from_value(value)?),)+
+                    $(ResourceKind::$variant => AnyResource::$variant(serde_json::from_value(value)?),)+
                 })
             }
 
             /// Decodes a JSON value whose `apiVersion` and `kind` were already read; an error
             /// carries the path of the offending field. Path tracking allocates per field, so
-            /// decode uses it only to explain a failure of [`Resource::from_value_untracked`].
+            /// decode uses it only to explain a failure of [`AnyResource::from_value_untracked`].
             pub(crate) fn from_value_tracked(
                 kind: ResourceKind,
                 value: serde_json::Value,
-            ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
+            ) -> Result<AnyResource, serde_path_to_error::Error<serde_json::Error>> {
                 Ok(match kind {
-                    $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+
+                    $(ResourceKind::$variant => AnyResource::$variant(serde_path_to_error::deserialize(value)?),)+
                 })
             }
 
-            /// As [`Resource::from_value_untracked`], reading a borrowed value (so that a
+            /// As [`AnyResource::from_value_untracked`], reading a borrowed value (so that a
             /// failure can be explained from the same value).
             pub(crate) fn from_value_ref(
                 kind: ResourceKind,
                 value: &serde_json::Value,
-            ) -> Result<Resource, serde_json::Error> {
+            ) -> Result<AnyResource, serde_json::Error> {
                 Ok(match kind {
-                    $(ResourceKind::$variant => Resource::$variant(serde::Deserialize::deserialize(value)?),)+
+                    $(ResourceKind::$variant => AnyResource::$variant(serde::Deserialize::deserialize(value)?),)+
                 })
             }
 
-            /// As [`Resource::from_value_tracked`], reading a borrowed value.
+            /// As [`AnyResource::from_value_tracked`], reading a borrowed value.
             pub(crate) fn from_value_ref_tracked(
                 kind: ResourceKind,
                 value: &serde_json::Value,
-            ) -> Result<Resource, serde_path_to_error::Error<serde_json::Error>> {
+            ) -> Result<AnyResource, serde_path_to_error::Error<serde_json::Error>> {
                 Ok(match kind {
-                    $(ResourceKind::$variant => Resource::$variant(serde_path_to_error::deserialize(value)?),)+
+                    $(ResourceKind::$variant => AnyResource::$variant(serde_path_to_error::deserialize(value)?),)+
                 })
             }
         }
 
         $(
-            impl From<$ty> for Resource {
-                fn from(o: $ty) -> Resource { Resource::$variant(o) }
+            impl From<$ty> for AnyResource {
+                fn from(o: $ty) -> AnyResource { AnyResource::$variant(o) }
             }
         )+
     };
@@ -284,16 +284,16 @@ impl JsonSchema for ResourceKind {
     }
 }
 
-impl Resource {
+impl AnyResource {
     /// The status of a route (any of the five route kinds): `None` for other kinds, and for a
     /// route that has no status yet.
     pub fn route_status(&self) -> Option<&RouteStatus> {
         match self {
-            Resource::HttpRoute(r) => r.status.as_ref(),
-            Resource::GrpcRoute(r) => r.status.as_ref(),
-            Resource::TlsRoute(r) => r.status.as_ref(),
-            Resource::TcpRoute(r) => r.status.as_ref(),
-            Resource::UdpRoute(r) => r.status.as_ref(),
+            AnyResource::HttpRoute(r) => r.status.as_ref(),
+            AnyResource::GrpcRoute(r) => r.status.as_ref(),
+            AnyResource::TlsRoute(r) => r.status.as_ref(),
+            AnyResource::TcpRoute(r) => r.status.as_ref(),
+            AnyResource::UdpRoute(r) => r.status.as_ref(),
             _ => None,
         }
     }
@@ -302,7 +302,7 @@ impl Resource {
     /// the kind; `None` when this is not a route, so a status is never set on another kind.
     ///
     /// ```
-    /// use gamma_model::{Resource, decode, gateway::RouteStatus};
+    /// use gamma_model::{AnyResource, decode, gateway::RouteStatus};
     ///
     /// let mut route = decode(r#"
     /// apiVersion: gateway.networking.k8s.io/v1
@@ -318,11 +318,11 @@ impl Resource {
     /// ```
     pub fn route_status_mut(&mut self) -> Option<&mut Option<RouteStatus>> {
         match self {
-            Resource::HttpRoute(r) => Some(&mut r.status),
-            Resource::GrpcRoute(r) => Some(&mut r.status),
-            Resource::TlsRoute(r) => Some(&mut r.status),
-            Resource::TcpRoute(r) => Some(&mut r.status),
-            Resource::UdpRoute(r) => Some(&mut r.status),
+            AnyResource::HttpRoute(r) => Some(&mut r.status),
+            AnyResource::GrpcRoute(r) => Some(&mut r.status),
+            AnyResource::TlsRoute(r) => Some(&mut r.status),
+            AnyResource::TcpRoute(r) => Some(&mut r.status),
+            AnyResource::UdpRoute(r) => Some(&mut r.status),
             _ => None,
         }
     }
@@ -348,7 +348,7 @@ impl ResourceKind {
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
-pub struct ObjectRef {
+pub struct ObjectKey {
     /// The kind.
     pub kind: ResourceKind,
     /// The namespace; empty for cluster-scoped kinds.
@@ -357,10 +357,10 @@ pub struct ObjectRef {
     pub name: String,
 }
 
-impl ObjectRef {
+impl ObjectKey {
     /// A reference to a namespaced object (or, with an empty namespace, a cluster-scoped one).
     pub fn new(kind: ResourceKind, namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        ObjectRef {
+        ObjectKey {
             kind,
             namespace: namespace.into(),
             name: name.into(),
@@ -369,7 +369,7 @@ impl ObjectRef {
 
     /// The reference of a resource; namespaced kinds without a namespace get `default`, as the
     /// API server would give them.
-    pub fn of(resource: &Resource) -> Self {
+    pub fn of(resource: &AnyResource) -> Self {
         let kind = resource.kind();
         let meta = resource.metadata();
         let namespace = if kind.is_namespaced() {
@@ -377,7 +377,7 @@ impl ObjectRef {
         } else {
             String::new()
         };
-        ObjectRef {
+        ObjectKey {
             kind,
             namespace,
             name: meta.name.clone(),
@@ -385,7 +385,7 @@ impl ObjectRef {
     }
 }
 
-impl fmt::Display for ObjectRef {
+impl fmt::Display for ObjectKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.namespace.is_empty() {
             write!(f, "{} {}", self.kind, self.name)

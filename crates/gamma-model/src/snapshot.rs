@@ -11,7 +11,7 @@ use crate::gateway::{
     TcpRoute, TlsRoute, UdpRoute,
 };
 use crate::k8s::{EndpointSlice, Namespace, Service};
-use crate::resource::{ObjectRef, Resource, ResourceKind};
+use crate::resource::{AnyResource, ObjectKey, ResourceKind};
 use crate::xmesh::XMesh;
 
 /// The identity of a parent a route refers to, after upstream defaulting: group, kind,
@@ -62,7 +62,7 @@ impl ParentKey {
 
 /// An immutable-by-default, indexed set of cluster objects, keyed by (kind, namespace, name).
 ///
-/// Iteration is always in [`ObjectRef`] order, whatever order objects were inserted in, so every
+/// Iteration is always in [`ObjectKey`] order, whatever order objects were inserted in, so every
 /// engine reading a snapshot is deterministic. Cloning is cheap (objects are shared). Use
 /// [`Snapshot::upsert`] and [`Snapshot::remove`] to apply watch events.
 ///
@@ -82,17 +82,17 @@ impl ParentKey {
 /// are then equal too, whatever the order of the `upsert`s and `remove`s that built them).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
-    objects: BTreeMap<ObjectRef, Arc<Resource>>,
+    objects: BTreeMap<ObjectKey, Arc<AnyResource>>,
     /// Every route (the kinds with a [`RouteDigest`]) and its digest, in key order.
     /// (In sorted runs rather than a `BTreeMap`: a full pass over them is the point, see
     /// [`Chunked`].)
-    route_digests: Chunked<ObjectRef, (Arc<Resource>, RouteDigest)>,
+    route_digests: Chunked<ObjectKey, (Arc<AnyResource>, RouteDigest)>,
     /// Every Service and its digest, in key order.
-    service_digests: Chunked<ObjectRef, (Arc<Resource>, ServiceDigest)>,
-    services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectRef>>,
-    routes_by_parent: BTreeMap<ParentKey, BTreeSet<ObjectRef>>,
+    service_digests: Chunked<ObjectKey, (Arc<AnyResource>, ServiceDigest)>,
+    services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectKey>>,
+    routes_by_parent: BTreeMap<ParentKey, BTreeSet<ObjectKey>>,
     /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
-    slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectRef>>,
+    slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
 }
 
 impl Snapshot {
@@ -103,7 +103,7 @@ impl Snapshot {
 
     /// A snapshot of `resources`; later duplicates (same kind, namespace, name) replace earlier
     /// ones.
-    pub fn from_resources(resources: impl IntoIterator<Item = Resource>) -> Self {
+    pub fn from_resources(resources: impl IntoIterator<Item = AnyResource>) -> Self {
         let mut s = Snapshot::new();
         for r in resources {
             s.upsert(r);
@@ -112,8 +112,8 @@ impl Snapshot {
     }
 
     /// Inserts or replaces an object; returns the previous version.
-    pub fn upsert(&mut self, resource: Resource) -> Option<Arc<Resource>> {
-        let key = ObjectRef::of(&resource);
+    pub fn upsert(&mut self, resource: AnyResource) -> Option<Arc<AnyResource>> {
+        let key = ObjectKey::of(&resource);
         let previous = self.remove(&key);
         self.index(&key, &resource);
         let shared = Arc::new(resource);
@@ -129,7 +129,7 @@ impl Snapshot {
     }
 
     /// Removes an object; returns it if it was present.
-    pub fn remove(&mut self, key: &ObjectRef) -> Option<Arc<Resource>> {
+    pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<AnyResource>> {
         let old = self.objects.remove(key)?;
         self.route_digests.remove(key);
         self.service_digests.remove(key);
@@ -140,14 +140,14 @@ impl Snapshot {
     // Every index entry is derived from the object alone (never from other objects), so indexing
     // and unindexing are exact inverses and the indexes depend only on the current set of
     // objects, not on the order of the events that built it.
-    fn index(&mut self, key: &ObjectRef, resource: &Resource) {
+    fn index(&mut self, key: &ObjectKey, resource: &AnyResource) {
         match resource {
-            Resource::Service(svc) => {
+            AnyResource::Service(svc) => {
                 for ip in svc.frontend_ips() {
                     insert(&mut self.services_by_ip, ip, key);
                 }
             }
-            Resource::EndpointSlice(slice) => {
+            AnyResource::EndpointSlice(slice) => {
                 if let Some(service) = slice.service_name() {
                     let k = (key.namespace.clone(), service.to_owned());
                     insert(&mut self.slices_by_service, k, key);
@@ -161,14 +161,14 @@ impl Snapshot {
         }
     }
 
-    fn unindex(&mut self, key: &ObjectRef, resource: &Resource) {
+    fn unindex(&mut self, key: &ObjectKey, resource: &AnyResource) {
         match resource {
-            Resource::Service(svc) => {
+            AnyResource::Service(svc) => {
                 for ip in svc.frontend_ips() {
                     remove(&mut self.services_by_ip, &ip, key);
                 }
             }
-            Resource::EndpointSlice(slice) => {
+            AnyResource::EndpointSlice(slice) => {
                 if let Some(service) = slice.service_name() {
                     let k = (key.namespace.clone(), service.to_owned());
                     remove(&mut self.slices_by_service, &k, key);
@@ -183,12 +183,12 @@ impl Snapshot {
     }
 
     /// The object with this identity.
-    pub fn get(&self, key: &ObjectRef) -> Option<&Resource> {
+    pub fn get(&self, key: &ObjectKey) -> Option<&AnyResource> {
         self.objects.get(key).map(|r| &**r)
     }
 
     /// The object with this identity, shared: cloning the `Arc` keeps it without copying.
-    pub fn get_shared(&self, key: &ObjectRef) -> Option<&Arc<Resource>> {
+    pub fn get_shared(&self, key: &ObjectKey) -> Option<&Arc<AnyResource>> {
         self.objects.get(key)
     }
 
@@ -203,13 +203,13 @@ impl Snapshot {
     }
 
     /// Every object, in deterministic order.
-    pub fn iter(&self) -> impl Iterator<Item = (&ObjectRef, &Resource)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&ObjectKey, &AnyResource)> {
         self.objects.iter().map(|(k, v)| (k, &**v))
     }
 
     /// Every object of one kind, in (namespace, name) order.
-    pub fn of_kind(&self, kind: ResourceKind) -> impl Iterator<Item = &Resource> {
-        let start = ObjectRef::new(kind, "", "");
+    pub fn of_kind(&self, kind: ResourceKind) -> impl Iterator<Item = &AnyResource> {
+        let start = ObjectKey::new(kind, "", "");
         self.objects
             .range(start..)
             .take_while(move |(k, _)| k.kind == kind)
@@ -217,8 +217,8 @@ impl Snapshot {
     }
 
     /// Every object of one kind, in (namespace, name) order, shared (see [`Snapshot::get_shared`]).
-    pub fn of_kind_shared(&self, kind: ResourceKind) -> impl Iterator<Item = &Arc<Resource>> {
-        let start = ObjectRef::new(kind, "", "");
+    pub fn of_kind_shared(&self, kind: ResourceKind) -> impl Iterator<Item = &Arc<AnyResource>> {
+        let start = ObjectKey::new(kind, "", "");
         self.objects
             .range(start..)
             .take_while(move |(k, _)| k.kind == kind)
@@ -246,21 +246,21 @@ impl Snapshot {
     pub fn route_digests(
         &self,
         kind: ResourceKind,
-    ) -> impl Iterator<Item = (&Arc<Resource>, &RouteDigest)> {
-        let start = ObjectRef::new(kind, "", "");
+    ) -> impl Iterator<Item = (&Arc<AnyResource>, &RouteDigest)> {
+        let start = ObjectKey::new(kind, "", "");
         let next = ResourceKind::ALL
             .iter()
             .copied()
             .filter(|k| *k > kind)
             .min();
         self.route_digests
-            .values_in(&start, next.map(|n| ObjectRef::new(n, "", "")))
+            .values_in(&start, next.map(|n| ObjectKey::new(n, "", "")))
             .map(|(r, d)| (r, d))
     }
 
     /// Every Service, in (namespace, name) order, with its [`ServiceDigest`] (see
     /// [`Snapshot::route_digests`]).
-    pub fn service_digests(&self) -> impl Iterator<Item = (&Arc<Resource>, &ServiceDigest)> {
+    pub fn service_digests(&self) -> impl Iterator<Item = (&Arc<AnyResource>, &ServiceDigest)> {
         self.service_digests.values().map(|(r, d)| (r, d))
     }
 
@@ -269,7 +269,7 @@ impl Snapshot {
     pub fn service_by_ip(&self, ip: IpAddr) -> Option<&Service> {
         let key = self.services_by_ip.get(&ip)?.iter().next()?;
         match self.get(key)? {
-            Resource::Service(s) => Some(s),
+            AnyResource::Service(s) => Some(s),
             _ => None,
         }
     }
@@ -281,13 +281,13 @@ impl Snapshot {
             .into_iter()
             .flatten()
             .filter_map(|k| match self.get(k) {
-                Some(Resource::Service(s)) => Some(s),
+                Some(AnyResource::Service(s)) => Some(s),
                 _ => None,
             })
     }
 
-    /// The routes (of every kind) with a parentRef naming `parent`, in [`ObjectRef`] order.
-    pub fn routes_for_parent(&self, parent: &ParentKey) -> impl Iterator<Item = &Resource> {
+    /// The routes (of every kind) with a parentRef naming `parent`, in [`ObjectKey`] order.
+    pub fn routes_for_parent(&self, parent: &ParentKey) -> impl Iterator<Item = &AnyResource> {
         self.routes_by_parent
             .get(parent)
             .into_iter()
@@ -301,12 +301,12 @@ impl Snapshot {
     }
 
     /// The routes (of every kind) with a parentRef naming core Service `namespace/name`, in
-    /// [`ObjectRef`] order: the GAMMA routes of that Service, producer and consumer alike.
+    /// [`ObjectKey`] order: the GAMMA routes of that Service, producer and consumer alike.
     pub fn routes_for_service(
         &self,
         namespace: &str,
         name: &str,
-    ) -> impl Iterator<Item = &Resource> {
+    ) -> impl Iterator<Item = &AnyResource> {
         self.routes_by_parent
             .get(&ParentKey::service(namespace, name))
             .into_iter()
@@ -320,8 +320,8 @@ impl Snapshot {
         &'a self,
         kind: ResourceKind,
         namespace: &'a str,
-    ) -> impl Iterator<Item = &'a Resource> + 'a {
-        let start = ObjectRef::new(kind, namespace, "");
+    ) -> impl Iterator<Item = &'a AnyResource> + 'a {
+        let start = ObjectKey::new(kind, namespace, "");
         self.objects
             .range(start..)
             .take_while(move |(k, _)| k.kind == kind && k.namespace == namespace)
@@ -342,7 +342,7 @@ impl Snapshot {
     ) -> impl Iterator<Item = &'a ReferenceGrant> + 'a {
         self.in_namespace(ResourceKind::ReferenceGrant, namespace)
             .filter_map(|r| match r {
-                Resource::ReferenceGrant(g) => Some(g),
+                AnyResource::ReferenceGrant(g) => Some(g),
                 _ => None,
             })
     }
@@ -357,11 +357,11 @@ impl Snapshot {
     }
 }
 
-fn insert<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectRef>>, k: K, key: &ObjectRef) {
+fn insert<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectKey>>, k: K, key: &ObjectKey) {
     index.entry(k).or_default().insert(key.clone());
 }
 
-fn remove<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectRef>>, k: &K, key: &ObjectRef) {
+fn remove<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectKey>>, k: &K, key: &ObjectKey) {
     if let Some(set) = index.get_mut(k) {
         set.remove(key);
         if set.is_empty() {
@@ -377,7 +377,7 @@ macro_rules! typed_accessors {
                 #[doc = concat!("Every `", stringify!($variant), "`, in (namespace, name) order.")]
                 pub fn $iter(&self) -> impl Iterator<Item = &$ty> {
                     self.of_kind(ResourceKind::$variant).filter_map(|r| match r {
-                        Resource::$variant(o) => Some(o),
+                        AnyResource::$variant(o) => Some(o),
                         _ => None,
                     })
                 }
@@ -388,8 +388,8 @@ macro_rules! typed_accessors {
     (@get $get:ident, $variant:ident, $ty:ty, true) => {
         #[doc = concat!("The `", stringify!($variant), "` `namespace/name`.")]
         pub fn $get(&self, namespace: &str, name: &str) -> Option<&$ty> {
-            match self.get(&ObjectRef::new(ResourceKind::$variant, namespace, name))? {
-                Resource::$variant(o) => Some(o),
+            match self.get(&ObjectKey::new(ResourceKind::$variant, namespace, name))? {
+                AnyResource::$variant(o) => Some(o),
                 _ => None,
             }
         }
@@ -397,8 +397,8 @@ macro_rules! typed_accessors {
     (@get $get:ident, $variant:ident, $ty:ty, false) => {
         #[doc = concat!("The `", stringify!($variant), "` named `name`.")]
         pub fn $get(&self, name: &str) -> Option<&$ty> {
-            match self.get(&ObjectRef::new(ResourceKind::$variant, "", name))? {
-                Resource::$variant(o) => Some(o),
+            match self.get(&ObjectKey::new(ResourceKind::$variant, "", name))? {
+                AnyResource::$variant(o) => Some(o),
                 _ => None,
             }
         }
@@ -438,7 +438,7 @@ impl Snapshot {
             .into_iter()
             .flatten()
             .filter_map(|k| match self.get(k) {
-                Some(Resource::EndpointSlice(e)) => Some(e),
+                Some(AnyResource::EndpointSlice(e)) => Some(e),
                 _ => None,
             })
     }
@@ -450,13 +450,13 @@ impl Snapshot {
     }
 }
 
-fn parent_keys(resource: &Resource, namespace: &str) -> BTreeSet<ParentKey> {
+fn parent_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<ParentKey> {
     let refs: &[ParentReference] = match resource {
-        Resource::HttpRoute(r) => &r.spec.parent_refs,
-        Resource::GrpcRoute(r) => &r.spec.parent_refs,
-        Resource::TlsRoute(r) => &r.spec.parent_refs,
-        Resource::TcpRoute(r) => &r.spec.parent_refs,
-        Resource::UdpRoute(r) => &r.spec.parent_refs,
+        AnyResource::HttpRoute(r) => &r.spec.parent_refs,
+        AnyResource::GrpcRoute(r) => &r.spec.parent_refs,
+        AnyResource::TlsRoute(r) => &r.spec.parent_refs,
+        AnyResource::TcpRoute(r) => &r.spec.parent_refs,
+        AnyResource::UdpRoute(r) => &r.spec.parent_refs,
         _ => &[],
     };
     refs.iter().map(|p| ParentKey::of(p, namespace)).collect()
@@ -505,7 +505,7 @@ spec:
         let mut snap = Snapshot::from_resources(decode(CLUSTER).unwrap());
         let v6: IpAddr = "fd00::1".parse().unwrap();
         assert_eq!(snap.service_by_ip(v6).unwrap().metadata.name, "a");
-        snap.remove(&ObjectRef::new(ResourceKind::Service, "ns", "a"));
+        snap.remove(&ObjectKey::new(ResourceKind::Service, "ns", "a"));
         assert!(snap.service_by_ip(v6).is_none());
     }
 
@@ -514,7 +514,7 @@ spec:
         let mut snap = Snapshot::from_resources(decode(CLUSTER).unwrap());
         let parent = ParentKey::service("ns", "a");
         assert_eq!(snap.routes_for_parent(&parent).count(), 1);
-        snap.remove(&ObjectRef::new(ResourceKind::HttpRoute, "ns", "r"));
+        snap.remove(&ObjectKey::new(ResourceKind::HttpRoute, "ns", "r"));
         assert_eq!(snap.routes_for_parent(&parent).count(), 0);
     }
 
@@ -576,17 +576,17 @@ spec: {{gatewayClassName: mesh, listeners: []}}
             prop::sample::select(from)
         }
 
-        fn resource(value: serde_json::Value) -> Resource {
+        fn resource(value: serde_json::Value) -> AnyResource {
             let kind = ResourceKind::from_type(
                 value["apiVersion"].as_str().unwrap(),
                 value["kind"].as_str().unwrap(),
             )
             .unwrap();
-            Resource::from_value_tracked(kind, value).unwrap()
+            AnyResource::from_value_tracked(kind, value).unwrap()
         }
 
         /// One object; `version` varies the content under the same identity.
-        fn object() -> impl Strategy<Value = Resource> {
+        fn object() -> impl Strategy<Value = AnyResource> {
             prop_oneof![
                 (
                     pick(NAMES),
@@ -650,11 +650,11 @@ spec: {{gatewayClassName: mesh, listeners: []}}
 
         /// A set of objects with distinct identities (the last of each identity wins, as in
         /// `from_resources`).
-        fn object_set() -> impl Strategy<Value = Vec<Resource>> {
+        fn object_set() -> impl Strategy<Value = Vec<AnyResource>> {
             prop::collection::vec(object(), 0..24).prop_map(|objects| {
                 let mut by_key = BTreeMap::new();
                 for o in objects {
-                    by_key.insert(ObjectRef::of(&o), o);
+                    by_key.insert(ObjectKey::of(&o), o);
                 }
                 by_key.into_values().collect()
             })
@@ -670,7 +670,7 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                 out.push(format!("ip {ip}: {first:?} {all:?}"));
             }
             for p in snap.referenced_parents() {
-                let routes: Vec<_> = snap.routes_for_parent(p).map(ObjectRef::of).collect();
+                let routes: Vec<_> = snap.routes_for_parent(p).map(ObjectKey::of).collect();
                 out.push(format!("parent {p:?}: {routes:?}"));
             }
             for ns in NAMESPACES {
@@ -686,8 +686,8 @@ spec: {{gatewayClassName: mesh, listeners: []}}
             }
             // Digests: each is its object's, the object the one stored under its key, and
             // every route and Service has one.
-            let stored = |r: &Arc<Resource>| {
-                snap.get_shared(&ObjectRef::of(r))
+            let stored = |r: &Arc<AnyResource>| {
+                snap.get_shared(&ObjectKey::of(r))
                     .is_some_and(|s| Arc::ptr_eq(s, r))
             };
             for kind in ResourceKind::ALL.iter().copied() {
@@ -695,7 +695,7 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                 for (r, d) in snap.route_digests(kind) {
                     assert_eq!(Some(d), RouteDigest::of(r).as_ref());
                     assert!(stored(r));
-                    out.push(format!("digest {} {d:?}", ObjectRef::of(r)));
+                    out.push(format!("digest {} {d:?}", ObjectKey::of(r)));
                     digests += 1;
                 }
                 let routes = snap
@@ -708,7 +708,7 @@ spec: {{gatewayClassName: mesh, listeners: []}}
             for (r, d) in snap.service_digests() {
                 assert_eq!(Some(d), ServiceDigest::of(r).as_ref());
                 assert!(stored(r));
-                out.push(format!("digest {} {d:?}", ObjectRef::of(r)));
+                out.push(format!("digest {} {d:?}", ObjectKey::of(r)));
                 digests += 1;
             }
             assert_eq!(digests, snap.services().count());
@@ -739,7 +739,7 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                 // a noise version of the same identity, maybe removed and re-added); the history
                 // ends with exactly `objects`.
                 let expected = Snapshot::from_resources(objects.clone());
-                let mut ops: Vec<(bool, Resource)> = Vec::new();
+                let mut ops: Vec<(bool, AnyResource)> = Vec::new();
                 for n in &noise {
                     ops.push((true, n.clone()));
                 }
@@ -757,14 +757,14 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                     snap.upsert(r.clone());
                     if order.len() % 3 == 0 {
                         // Sometimes remove right away and re-add: must be a no-op overall.
-                        snap.remove(&ObjectRef::of(r));
+                        snap.remove(&ObjectKey::of(r));
                         snap.upsert(r.clone());
                     }
                 }
                 // Remove every identity not in the final set, then settle the final versions.
-                let keep: BTreeSet<ObjectRef> = objects.iter().map(ObjectRef::of).collect();
+                let keep: BTreeSet<ObjectKey> = objects.iter().map(ObjectKey::of).collect();
                 for (_, r) in &ops {
-                    let k = ObjectRef::of(r);
+                    let k = ObjectKey::of(r);
                     if !keep.contains(&k) {
                         snap.remove(&k);
                     }

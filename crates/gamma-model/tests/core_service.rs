@@ -3,9 +3,9 @@
 //! `clusterIP`/`clusterIPs` syntax and consistency, `None` only for headless, ports (numbers,
 //! names, protocols, target ports), the type enum.
 
-use gamma_model::{Resource, Validate, decode};
+use gamma_model::{AnyResource, Validate, decode};
 
-fn service(spec: &str) -> Resource {
+fn service(spec: &str) -> AnyResource {
     decode(&format!(
         "apiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: shop}}\nspec: {spec}\n"
     ))

@@ -14,12 +14,12 @@
 
 use gamma_model::gateway::{FrontendValidationModeType, Gateway};
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
-use gamma_model::{Resource, Validate, ValidationErrors};
+use gamma_model::{AnyResource, Validate, ValidationErrors};
 use serde_json::{Value, json};
 
 const CHANNELS: [Channel; 2] = [Channel::Standard, Channel::Experimental];
 
-fn gateway(tls: Value) -> Resource {
+fn gateway(tls: Value) -> AnyResource {
     let text = json!({
         "apiVersion": "gateway.networking.k8s.io/v1",
         "kind": "Gateway",
@@ -35,9 +35,9 @@ fn gateway(tls: Value) -> Resource {
     gamma_model::decode(&text).unwrap().remove(0)
 }
 
-fn typed(r: &Resource) -> &Gateway {
+fn typed(r: &AnyResource) -> &Gateway {
     match r {
-        Resource::Gateway(g) => g,
+        AnyResource::Gateway(g) => g,
         other => panic!("not a Gateway: {other:?}"),
     }
 }

@@ -12,7 +12,7 @@ metadata:
   namespace: shop
 ";
 
-fn decode_one(body: &str) -> gamma_model::Resource {
+fn decode_one(body: &str) -> gamma_model::AnyResource {
     let mut docs = decode(&format!("{HEAD}{body}")).unwrap_or_else(|e| panic!("{e}\n{body}"));
     assert_eq!(docs.len(), 1);
     docs.remove(0)

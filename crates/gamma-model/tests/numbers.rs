@@ -5,9 +5,9 @@
 //! See docs/validation.md, "Numbers".
 
 use gamma_model::validate::ErrorKind;
-use gamma_model::{DecodeError, Resource, Validate, decode};
+use gamma_model::{AnyResource, DecodeError, Validate, decode};
 
-fn route(port: &str) -> Result<Resource, DecodeError> {
+fn route(port: &str) -> Result<AnyResource, DecodeError> {
     decode(&format!(
         "apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -32,7 +32,7 @@ fn a_whole_float_is_the_integer() {
     for port in ["80.0", "8e1", "80.000"] {
         let r = route(port).unwrap();
         r.validate().unwrap();
-        let Resource::HttpRoute(h) = &r else {
+        let AnyResource::HttpRoute(h) = &r else {
             unreachable!()
         };
         assert_eq!(h.spec.parent_refs[0].port, Some(80), "{port}");

@@ -4,10 +4,10 @@
 //! their total size (256 KiB). Each limit at the limit and one past it.
 
 use gamma_model::validate::ErrorKind;
-use gamma_model::{Resource, Validate, decode};
+use gamma_model::{AnyResource, Validate, decode};
 use serde_json::{Value, json};
 
-fn route(metadata: Value) -> Resource {
+fn route(metadata: Value) -> AnyResource {
     let doc = json!({
         "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
         "metadata": metadata,
@@ -17,7 +17,7 @@ fn route(metadata: Value) -> Resource {
 }
 
 /// The (path, kind) of every error, or nothing when valid.
-fn errors(r: &Resource) -> Vec<(String, ErrorKind)> {
+fn errors(r: &AnyResource) -> Vec<(String, ErrorKind)> {
     match r.validate() {
         Ok(()) => Vec::new(),
         Err(e) => e
@@ -27,7 +27,7 @@ fn errors(r: &Resource) -> Vec<(String, ErrorKind)> {
     }
 }
 
-fn paths(r: &Resource) -> Vec<String> {
+fn paths(r: &AnyResource) -> Vec<String> {
     errors(r).into_iter().map(|(p, _)| p).collect()
 }
 

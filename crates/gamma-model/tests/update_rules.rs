@@ -67,7 +67,7 @@ fn every_transition_rule_of_the_crds_is_listed() {
     assert_eq!(ours, found);
 }
 
-fn object(kind: &str, controller: &str) -> gamma_model::Resource {
+fn object(kind: &str, controller: &str) -> gamma_model::AnyResource {
     let group = if kind == "XMesh" {
         "gateway.networking.x-k8s.io/v1alpha1"
     } else {

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use gamma_model::decode::{DecodeOptions, decode_documents};
-use gamma_model::{Resource, decode};
+use gamma_model::{AnyResource, decode};
 use serde_json::Value;
 
 fn upstream_dir() -> Option<PathBuf> {
@@ -209,7 +209,7 @@ status:
 "#;
     let a = decode(with_unknown).unwrap();
     assert_eq!(a, decode(without).unwrap());
-    let Resource::HttpRoute(route) = &a[0] else {
+    let AnyResource::HttpRoute(route) = &a[0] else {
         panic!("expected an HTTPRoute");
     };
     assert_eq!(route.spec.parent_refs[0].name, "s");
@@ -229,7 +229,7 @@ fn upstream_gateways_with_spec_tls_decode_it_typed() {
         let text = std::fs::read_to_string(&file).unwrap();
         let decoded = decode_documents(&text, &DecodeOptions::default()).unwrap();
         for (doc, original) in decoded.documents.iter().zip(originals(&text)) {
-            let Resource::Gateway(g) = &doc.resource else {
+            let AnyResource::Gateway(g) = &doc.resource else {
                 continue;
             };
             let Some(want) = original["spec"].get("tls") else {

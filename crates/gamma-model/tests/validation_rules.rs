@@ -2,13 +2,13 @@
 //! Each test cites the upstream Gateway API source it pins; the limits come from the v1.6.1 CRDs.
 
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
-use gamma_model::{Resource, Validate, ValidationErrors};
+use gamma_model::{AnyResource, Validate, ValidationErrors};
 use serde_json::{Value, json};
 
 const STD: Channel = Channel::Standard;
 const EXP: Channel = Channel::Experimental;
 
-fn object(api_version: &str, kind: &str, spec: Value) -> Resource {
+fn object(api_version: &str, kind: &str, spec: Value) -> AnyResource {
     let v = json!({
         "apiVersion": api_version,
         "kind": kind,
@@ -21,40 +21,40 @@ fn object(api_version: &str, kind: &str, spec: Value) -> Resource {
     objects.remove(0)
 }
 
-fn http(spec: Value) -> Resource {
+fn http(spec: Value) -> AnyResource {
     object("gateway.networking.k8s.io/v1", "HTTPRoute", spec)
 }
 
 /// An HTTPRoute with one rule.
-fn http_rule(rule: Value) -> Resource {
+fn http_rule(rule: Value) -> AnyResource {
     http(json!({"rules": [rule]}))
 }
 
-fn grpc(spec: Value) -> Resource {
+fn grpc(spec: Value) -> AnyResource {
     object("gateway.networking.k8s.io/v1", "GRPCRoute", spec)
 }
 
-fn gateway(spec: Value) -> Resource {
+fn gateway(spec: Value) -> AnyResource {
     object("gateway.networking.k8s.io/v1", "Gateway", spec)
 }
 
-fn gateway_listeners(listeners: Value) -> Resource {
+fn gateway_listeners(listeners: Value) -> AnyResource {
     gateway(json!({"gatewayClassName": "c", "listeners": listeners}))
 }
 
-fn run(o: &Resource, channel: Channel) -> Result<(), ValidationErrors> {
+fn run(o: &AnyResource, channel: Channel) -> Result<(), ValidationErrors> {
     o.validate_with(&ValidateOptions::channel(channel))
 }
 
 #[track_caller]
-fn accepted(o: Resource, channel: Channel) {
+fn accepted(o: AnyResource, channel: Channel) {
     if let Err(e) = run(&o, channel) {
         panic!("expected {channel:?} to accept, got: {e}");
     }
 }
 
 #[track_caller]
-fn rejected_at(o: Resource, channel: Channel, path: &str) -> ValidationErrors {
+fn rejected_at(o: AnyResource, channel: Channel, path: &str) -> ValidationErrors {
     match run(&o, channel) {
         Ok(()) => panic!("expected {channel:?} to reject at {path}, but it was accepted"),
         Err(e) => {
@@ -68,7 +68,7 @@ fn rejected_at(o: Resource, channel: Channel, path: &str) -> ValidationErrors {
 }
 
 #[track_caller]
-fn rejected_with(o: Resource, channel: Channel, path: &str, message: &str) {
+fn rejected_with(o: AnyResource, channel: Channel, path: &str, message: &str) {
     let e = rejected_at(o, channel, path);
     assert!(
         e.errors()
@@ -1176,7 +1176,7 @@ fn grpc_route_limits() {
 // ---------------------------------------------------------------------------------------------
 // TLSRoute, TCPRoute, UDPRoute (TLSRoute, TCPRoute and UDPRoute CRDs v1.6.1)
 
-fn tls(api_version: &str, spec: Value) -> Resource {
+fn tls(api_version: &str, spec: Value) -> AnyResource {
     object(api_version, "TLSRoute", spec)
 }
 

@@ -73,8 +73,11 @@ pub struct Request<'a> {
     pub port: u16,
     /// The protocol.
     pub protocol: Protocol,
-    /// The request scheme (used for redirects).
-    pub scheme: Scheme,
+    /// The request scheme (what a redirect without a scheme keeps). `None`: the scheme of the
+    /// listener the request arrives on: `https` through a Gateway listener with protocol
+    /// `HTTPS` (it terminates TLS), else `http` (Gateway API reference, `Listener.protocol` and
+    /// `HTTPRequestRedirectFilter.scheme`).
+    pub scheme: Option<Scheme>,
     /// `Host` header or `:authority`, as received (port and case are handled by matching).
     pub host: Option<&'a str>,
     /// HTTP method (upper-case, as on the wire).
@@ -122,7 +125,7 @@ impl<'a> Request<'a> {
             destination,
             port,
             protocol: Protocol::Http,
-            scheme: Scheme::Http,
+            scheme: None,
             host: None,
             method: Some(method),
             path_and_query,
@@ -173,9 +176,9 @@ impl<'a> Request<'a> {
         self
     }
 
-    /// Sets the scheme.
+    /// Sets the scheme, in place of the listener's (see [`Request::scheme`]).
     pub fn with_scheme(mut self, scheme: Scheme) -> Self {
-        self.scheme = scheme;
+        self.scheme = Some(scheme);
         self
     }
 }
@@ -221,9 +224,9 @@ pub struct RequestDoc {
     /// Protocol (default `HTTP`).
     #[serde(default)]
     pub protocol: Protocol,
-    /// Scheme (default `http`).
-    #[serde(default)]
-    pub scheme: Scheme,
+    /// Scheme; absent: the listener's (see [`Request::scheme`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<Scheme>,
     /// Host/authority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
@@ -250,7 +253,7 @@ impl RequestDoc {
             destination,
             port,
             protocol: Protocol::Http,
-            scheme: Scheme::Http,
+            scheme: None,
             host: None,
             method: None,
             path: String::new(),

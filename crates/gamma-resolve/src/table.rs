@@ -28,6 +28,7 @@ use crate::ir::{
     RuleIr, StrMatch, TableInput,
 };
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
+use crate::redirect::Scheme;
 use crate::status::{ParentStatus, RuleProblem, StatusBuilder, StatusSource};
 use crate::touch;
 
@@ -417,6 +418,9 @@ pub(crate) enum SetLabel {
 pub(crate) struct ListenerEntry {
     pub(crate) hostname: Option<Box<str>>,
     pub(crate) set: u32,
+    /// The scheme of requests on this listener when the caller gives none: https where the
+    /// listener terminates TLS for HTTP (protocol `HTTPS`).
+    pub(crate) scheme: Scheme,
 }
 
 #[derive(Debug)]
@@ -1053,6 +1057,11 @@ impl<'i> Builder<'i> {
                 ListenerEntry {
                     hostname: l.hostname.as_deref().map(Into::into),
                     set: set_id,
+                    scheme: if l.protocol == ListenerProtocol::Https {
+                        Scheme::Https
+                    } else {
+                        Scheme::Http
+                    },
                 },
             ));
         }

@@ -389,3 +389,56 @@ spec:
         "HTTP 404"
     );
 }
+
+const HTTPS_GATEWAY: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.7}]
+  listeners:
+  - name: https
+    port: 443
+    protocol: HTTPS
+    tls: {mode: Terminate, certificateRefs: [{name: cert}]}
+  - name: http
+    port: 8080
+    protocol: HTTP
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: moved, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /old}}]
+    filters:
+    - type: RequestRedirect
+      requestRedirect: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /new}}
+"#;
+
+// Gateway API `Listener.protocol`: an HTTPS listener terminates TLS, so its requests are https;
+// HTTPRequestRedirectFilter: a redirect without a scheme keeps the request's, and the well-known
+// port of that scheme (443 for https) is left out of `Location`. A request that gives no scheme
+// takes the listener's; one that gives a scheme keeps it.
+#[test]
+fn a_redirect_through_an_https_listener_keeps_https_and_omits_port_443() {
+    let table = RouteTable::build(&snapshot(HTTPS_GATEWAY), &BuildOptions::default());
+    let ip = "192.0.2.7".parse().unwrap();
+    let tls = Request::http(ip, 443, "GET", "/old/x").with_host("shop.example.com");
+    assert_eq!(
+        outcome(&table.resolve(&tls, 0)),
+        "redirect 302 https://shop.example.com/new/x"
+    );
+    let plain = Request::http(ip, 8080, "GET", "/old/x").with_host("shop.example.com");
+    assert_eq!(
+        outcome(&table.resolve(&plain, 0)),
+        "redirect 302 http://shop.example.com:8080/new/x"
+    );
+    // the caller's scheme wins over the listener's
+    assert_eq!(
+        outcome(&table.resolve(&tls.with_scheme(Scheme::Http), 0)),
+        "redirect 302 http://shop.example.com:443/new/x"
+    );
+}

@@ -22,7 +22,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use gamma_model::smi::{RuleKind, SERVICE_ACCOUNT, TrafficTarget};
-use gamma_model::{ObjectRef, ResourceKind, Snapshot, Validate};
+use gamma_model::{ObjectKey, ResourceKind, Snapshot, Validate};
 
 use crate::matching::{CompiledMatch, HttpRequest};
 use crate::report::{Report, Severity};
@@ -166,7 +166,7 @@ pub struct Verdict {
     pub allowed: bool,
     /// The TrafficTarget that allowed it (`None` when denied, or allowed because no
     /// TrafficTarget selects the destination).
-    pub by: Option<ObjectRef>,
+    pub by: Option<ObjectKey>,
     /// Why, for a person.
     pub explanation: String,
 }
@@ -197,7 +197,7 @@ struct HttpRule {
 
 #[derive(Debug, Clone)]
 struct CompiledTarget {
-    reference: ObjectRef,
+    reference: ObjectKey,
     sources: BTreeSet<Identity>,
     destination_port: Option<i32>,
     http: Vec<HttpRule>,
@@ -254,7 +254,7 @@ impl Authorizer {
     }
 
     /// The TrafficTargets selecting `destination`, in (namespace, name) order.
-    pub fn targets_for(&self, destination: &Identity) -> impl Iterator<Item = &ObjectRef> {
+    pub fn targets_for(&self, destination: &Identity) -> impl Iterator<Item = &ObjectKey> {
         self.by_destination
             .get(destination)
             .into_iter()
@@ -264,7 +264,7 @@ impl Authorizer {
 
     fn add(&mut self, snapshot: &Snapshot, tt: &TrafficTarget) {
         let ns = tt.metadata.namespace_or_default();
-        let me = ObjectRef::new(ResourceKind::TrafficTarget, ns, &tt.metadata.name);
+        let me = ObjectKey::new(ResourceKind::TrafficTarget, ns, &tt.metadata.name);
         if let Err(errors) = tt.validate() {
             for e in errors {
                 self.report.push(

@@ -29,7 +29,7 @@ use gamma_model::meta::ObjectMeta;
 use gamma_model::smi::{
     HttpRouteGroup, Ratio, SmiVersion, SplitMatchKind, TrafficSplit, TrafficSplitBackend,
 };
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, Validate};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, Validate};
 
 use crate::gateway_match::convert_match;
 use crate::report::{Report, Severity};
@@ -50,7 +50,7 @@ const MAX_BACKENDS: usize = 16;
 #[non_exhaustive]
 pub struct Conversion {
     /// The converted routes, in a deterministic order (by TrafficSplit, then port).
-    pub resources: Vec<Resource>,
+    pub resources: Vec<AnyResource>,
     /// Everything not expressed exactly, by SMI object and field.
     pub report: Report,
 }
@@ -80,7 +80,7 @@ pub struct Conversion {
 ///   backends: [{service: web, weight: 900m}, {service: web-v2, weight: 100m}]
 /// "#).unwrap());
 /// let out = gamma_smi::convert(&snap);
-/// let gamma_model::Resource::HttpRoute(route) = &out.resources[0] else { unreachable!() };
+/// let gamma_model::AnyResource::HttpRoute(route) = &out.resources[0] else { unreachable!() };
 /// let rule = &route.spec.rules.as_ref().unwrap()[0];
 /// let weights: Vec<_> = rule.backend_refs.iter().map(|b| b.backend_ref.weight).collect();
 /// assert_eq!(weights, [Some(9), Some(1)]);
@@ -95,7 +95,7 @@ pub fn convert(snapshot: &Snapshot) -> Conversion {
         c.split(ts);
     }
     for tt in snapshot.traffic_targets() {
-        let me = ObjectRef::new(
+        let me = ObjectKey::new(
             ResourceKind::TrafficTarget,
             tt.metadata.namespace_or_default(),
             &tt.metadata.name,
@@ -149,7 +149,7 @@ fn is_http_app_protocol(p: &str) -> bool {
 impl Converter<'_> {
     fn split(&mut self, ts: &TrafficSplit) {
         let ns = ts.metadata.namespace_or_default().to_owned();
-        let me = ObjectRef::new(ResourceKind::TrafficSplit, &ns, &ts.metadata.name);
+        let me = ObjectKey::new(ResourceKind::TrafficSplit, &ns, &ts.metadata.name);
         if let Err(errors) = ts.validate() {
             for e in errors {
                 self.out.report.push(
@@ -221,7 +221,7 @@ impl Converter<'_> {
     }
 
     /// Resolves `spec.matches` into the traffic they select.
-    fn selection(&mut self, ts: &TrafficSplit, me: &ObjectRef, ns: &str) -> Selection {
+    fn selection(&mut self, ts: &TrafficSplit, me: &ObjectKey, ns: &str) -> Selection {
         let mut sel = Selection {
             http: None,
             tcp: None,
@@ -280,7 +280,7 @@ impl Converter<'_> {
 
     /// Appends the Gateway API matches of every match of `g`, reporting the inexpressible ones.
     fn group_matches(&mut self, g: &HttpRouteGroup, list: &mut Vec<HttpRouteMatch>) {
-        let gref = ObjectRef::new(
+        let gref = ObjectKey::new(
             ResourceKind::HttpRouteGroup,
             g.metadata.namespace_or_default(),
             &g.metadata.name,
@@ -322,7 +322,7 @@ impl Converter<'_> {
     fn port(
         &mut self,
         ts: &TrafficSplit,
-        me: &ObjectRef,
+        me: &ObjectKey,
         ns: &str,
         root: &Service,
         sp: &ServicePort,
@@ -441,7 +441,7 @@ impl Converter<'_> {
             port: Some(port),
             ..ParentReference::service(root_name.clone())
         };
-        let resource: Resource = match kind {
+        let resource: AnyResource = match kind {
             Kind::L4(L4::Tcp) => TcpRoute::new(
                 metadata,
                 TcpRouteSpec {
@@ -499,7 +499,7 @@ impl Converter<'_> {
     /// split.
     fn route_kind<'s>(
         &mut self,
-        me: &ObjectRef,
+        me: &ObjectKey,
         root_name: &str,
         sp: &ServicePort,
         sel: &'s Selection,
@@ -597,7 +597,7 @@ impl Converter<'_> {
     /// 127 in all) with the weighted backends, then the catch-all to the root Service.
     fn matched_rules(
         &mut self,
-        me: &ObjectRef,
+        me: &ObjectKey,
         matches: &[HttpRouteMatch],
         backends: Vec<HttpBackendRef>,
         root: &str,

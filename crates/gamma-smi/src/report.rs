@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use gamma_model::ObjectRef;
+use gamma_model::ObjectKey;
 use serde::Serialize;
 
 /// How much of the SMI behaviour a finding affects.
@@ -36,7 +36,7 @@ pub struct Finding {
     /// How much behaviour is affected.
     pub severity: Severity,
     /// The SMI object concerned.
-    pub object: ObjectRef,
+    pub object: ObjectKey,
     /// The JSON field path within it (`spec.backends[1].service`); empty for the whole object.
     pub field: String,
     /// What happened and why.
@@ -71,14 +71,14 @@ impl Report {
     }
 
     /// The findings about one object.
-    pub fn about<'a>(&'a self, object: &'a ObjectRef) -> impl Iterator<Item = &'a Finding> + 'a {
+    pub fn about<'a>(&'a self, object: &'a ObjectKey) -> impl Iterator<Item = &'a Finding> + 'a {
         self.findings.iter().filter(move |f| &f.object == object)
     }
 
     pub(crate) fn push(
         &mut self,
         severity: Severity,
-        object: &ObjectRef,
+        object: &ObjectKey,
         field: impl Into<String>,
         message: impl Into<String>,
     ) {

@@ -2,7 +2,7 @@
 //! `apis/traffic-access/v1alpha1..v1alpha3`: "Access control in this specification is additive,
 //! all traffic is denied by default" once a TrafficTarget selects a destination.
 
-use gamma_model::{ObjectRef, ResourceKind, Snapshot, decode};
+use gamma_model::{ObjectKey, ResourceKind, Snapshot, decode};
 use gamma_smi::{AccessRequest, Authorizer, Identity};
 
 fn authz(yaml: &str) -> Authorizer {
@@ -65,7 +65,7 @@ fn the_spec_l7_example_allows_exactly_its_table() {
     assert!(v.allowed, "{}", v.explanation);
     assert_eq!(
         v.by,
-        Some(ObjectRef::new(
+        Some(ObjectKey::new(
             ResourceKind::TrafficTarget,
             "default",
             "api-service-api"

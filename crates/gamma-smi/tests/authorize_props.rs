@@ -6,7 +6,7 @@ use gamma_model::smi::{
     HttpMatch, HttpRouteGroup, HttpRouteMethod, IdentityBindingSubject, RuleKind, SERVICE_ACCOUNT,
     SmiTcpRoute, TrafficTarget, TrafficTargetRule, TrafficTargetSpec,
 };
-use gamma_model::{Resource, Snapshot};
+use gamma_model::{AnyResource, Snapshot};
 use gamma_smi::{AccessRequest, Authorizer, Identity};
 use proptest::prelude::*;
 
@@ -32,7 +32,7 @@ fn subject(id: &Identity) -> IdentityBindingSubject {
 
 /// Specs present in every namespace: HTTPRouteGroup `g` (`api`: /api any method; `get`: GET
 /// anything) and TCPRoute `t` (port 80).
-fn specs() -> Vec<Resource> {
+fn specs() -> Vec<AnyResource> {
     let mut out = Vec::new();
     for ns in NAMESPACES {
         out.push(
@@ -58,7 +58,7 @@ fn specs() -> Vec<Resource> {
     out
 }
 
-fn target(i: usize) -> impl Strategy<Value = Resource> {
+fn target(i: usize) -> impl Strategy<Value = AnyResource> {
     (
         prop::sample::select(NAMESPACES),
         identity(),
@@ -109,7 +109,7 @@ fn request() -> impl Strategy<Value = AccessRequest> {
     ]
 }
 
-fn targets() -> impl Strategy<Value = Vec<Resource>> {
+fn targets() -> impl Strategy<Value = Vec<AnyResource>> {
     (0usize..5).prop_flat_map(|n| (0..n).map(target).collect::<Vec<_>>())
 }
 
@@ -119,7 +119,7 @@ proptest! {
         tts in targets(),
         probes in prop::collection::vec((identity(), identity(), request()), 1..10),
     ) {
-        let objects: Vec<Resource> = specs().into_iter().chain(tts).collect();
+        let objects: Vec<AnyResource> = specs().into_iter().chain(tts).collect();
         let fwd = Authorizer::build(&Snapshot::from_resources(objects.clone()));
         let back = Authorizer::build(&Snapshot::from_resources(objects.into_iter().rev()));
         for (src, dst, req) in &probes {
@@ -143,7 +143,7 @@ proptest! {
         extra in target(9),
         probes in prop::collection::vec((identity(), identity(), request()), 1..10),
     ) {
-        let base: Vec<Resource> = specs().into_iter().chain(tts).collect();
+        let base: Vec<AnyResource> = specs().into_iter().chain(tts).collect();
         let before = Authorizer::build(&Snapshot::from_resources(base.clone()));
         let after = Authorizer::build(&Snapshot::from_resources(base.into_iter().chain([extra])));
         for (src, dst, req) in &probes {

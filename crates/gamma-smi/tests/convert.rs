@@ -5,7 +5,7 @@
 use gamma_model::Validate;
 use gamma_model::gateway::{HttpRoute, HttpRouteRule, MatchType, PathMatchType};
 use gamma_model::validate::{Channel, ValidateOptions};
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, decode};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, decode};
 use gamma_smi::{Conversion, Severity};
 
 /// Converts and checks that the converted resources pass gamma-model validation, on both release
@@ -17,7 +17,7 @@ fn convert(snapshot: &Snapshot) -> Conversion {
             if let Err(e) = r.validate_with(&ValidateOptions::channel(channel)) {
                 panic!(
                     "{channel:?}: converted {} is invalid: {e}",
-                    ObjectRef::of(r)
+                    ObjectKey::of(r)
                 );
             }
         }
@@ -29,11 +29,11 @@ fn snap(yaml: &str) -> Snapshot {
     Snapshot::from_resources(decode(yaml).unwrap())
 }
 
-fn http_routes(resources: &[Resource]) -> Vec<&HttpRoute> {
+fn http_routes(resources: &[AnyResource]) -> Vec<&HttpRoute> {
     resources
         .iter()
         .filter_map(|r| match r {
-            Resource::HttpRoute(h) => Some(h),
+            AnyResource::HttpRoute(h) => Some(h),
             _ => None,
         })
         .collect()
@@ -164,7 +164,7 @@ fn one_route_per_root_port_and_backends_lacking_the_port_are_dropped_and_reporte
             ),
         ]
     );
-    let me = ObjectRef::new(ResourceKind::TrafficSplit, "zoo", "birds");
+    let me = ObjectKey::new(ResourceKind::TrafficSplit, "zoo", "birds");
     let dropped: Vec<_> = out
         .report
         .about(&me)
@@ -307,12 +307,12 @@ spec:
 "#,
     );
     let out = convert(&s);
-    let group = ObjectRef::new(ResourceKind::HttpRouteGroup, "default", "g");
+    let group = ObjectKey::new(ResourceKind::HttpRouteGroup, "default", "g");
     let f: Vec<_> = out.report.about(&group).collect();
     assert_eq!(f.len(), 1, "{}", out.report);
     assert_eq!(f[0].severity, Severity::Dropped);
     assert_eq!(f[0].field, "matches[1].headers[:authority]");
-    let split = ObjectRef::new(ResourceKind::TrafficSplit, "default", "s");
+    let split = ObjectKey::new(ResourceKind::TrafficSplit, "default", "s");
     assert!(
         out.report
             .about(&split)
@@ -356,7 +356,7 @@ spec:
     );
     let out = convert(&s);
     assert_eq!(out.resources.len(), 1, "{:?}", out.resources);
-    let Resource::TcpRoute(t) = &out.resources[0] else {
+    let AnyResource::TcpRoute(t) = &out.resources[0] else {
         panic!("{:?}", out.resources[0])
     };
     assert_eq!(t.spec.parent_refs[0].port, Some(3306));
@@ -367,7 +367,7 @@ spec:
         .map(|b| (b.name.as_str(), b.weight.unwrap()))
         .collect();
     assert_eq!(w, [("db", 3), ("db-v2", 1)]);
-    let me = ObjectRef::new(ResourceKind::TrafficSplit, "default", "db");
+    let me = ObjectKey::new(ResourceKind::TrafficSplit, "default", "db");
     assert!(out.report.about(&me).any(|f| f.message.contains("6446")));
 }
 
@@ -393,7 +393,11 @@ spec:
   backends: [{service: dns-v2, weight: 1}]
 "#,
     );
-    let kinds: Vec<_> = convert(&s).resources.iter().map(Resource::kind).collect();
+    let kinds: Vec<_> = convert(&s)
+        .resources
+        .iter()
+        .map(AnyResource::kind)
+        .collect();
     assert_eq!(kinds, [ResourceKind::UdpRoute, ResourceKind::TcpRoute]);
 }
 
@@ -439,7 +443,7 @@ fn traffic_targets_are_reported_as_having_no_gateway_api_equivalent() {
     assert_eq!(out.report.findings()[0].severity, Severity::Dropped);
     assert_eq!(
         out.report.findings()[0].object,
-        ObjectRef::new(ResourceKind::TrafficTarget, "a", "t")
+        ObjectKey::new(ResourceKind::TrafficTarget, "a", "t")
     );
 }
 

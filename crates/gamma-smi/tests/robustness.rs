@@ -9,11 +9,11 @@ use gamma_model::smi::{
     TrafficSplit, TrafficSplitBackend, TrafficSplitMatch, TrafficSplitSpec,
 };
 use gamma_model::validate::{Channel, ValidateOptions};
-use gamma_model::{Resource, Snapshot, Validate};
+use gamma_model::{AnyResource, Snapshot, Validate};
 use gamma_smi::{Authorizer, convert};
 use proptest::prelude::*;
 
-fn svc(name: String, ports: Vec<i32>) -> Resource {
+fn svc(name: String, ports: Vec<i32>) -> AnyResource {
     Service::new(
         ObjectMeta::namespaced("ns", name),
         ServiceSpec {

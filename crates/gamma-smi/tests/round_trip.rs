@@ -22,7 +22,7 @@ use gamma_model::smi::{
     HeaderFilters, HttpMatch, HttpRouteGroup, HttpRouteMethod, Quantity, SmiTcpRoute,
     SplitMatchKind, TrafficSplit, TrafficSplitBackend, TrafficSplitMatch, TrafficSplitSpec,
 };
-use gamma_model::{Resource, Snapshot};
+use gamma_model::{AnyResource, Snapshot};
 use gamma_resolve::{BuildOptions, Decision, Protocol, Request, RespondReason, RouteTable};
 use gamma_smi::matching::{CompiledMatch, HttpRequest};
 use proptest::prelude::*;
@@ -59,7 +59,7 @@ struct Probe {
     headers: Vec<(String, String)>,
 }
 
-fn service(name: &str, ip: &str, ports: &[i32]) -> Resource {
+fn service(name: &str, ip: &str, ports: &[i32]) -> AnyResource {
     Service::new(
         ObjectMeta::namespaced(NS, name),
         ServiceSpec {
@@ -79,7 +79,7 @@ fn service(name: &str, ip: &str, ports: &[i32]) -> Resource {
 }
 
 impl Scenario {
-    fn smi_objects(&self) -> Vec<Resource> {
+    fn smi_objects(&self) -> Vec<AnyResource> {
         let mut out = vec![service(ROOT, ROOT_IP, &self.root_ports)];
         for (i, (name, ports)) in self.services.iter().enumerate() {
             out.push(service(name, &format!("10.0.1.{}", i + 1), ports));
@@ -364,9 +364,9 @@ proptest! {
         let smi = s.smi_objects();
         let conversion = gamma_smi::convert(&Snapshot::from_resources(smi.clone()));
         // Resolve against the cluster with the SMI objects replaced by the converted routes.
-        let cluster: Vec<Resource> = smi
+        let cluster: Vec<AnyResource> = smi
             .into_iter()
-            .filter(|r| matches!(r, Resource::Service(_)))
+            .filter(|r| matches!(r, AnyResource::Service(_)))
             .chain(conversion.resources.iter().cloned())
             .collect();
         let table = RouteTable::build(&Snapshot::from_resources(cluster), &BuildOptions::default());

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use gamma_model::gateway::PathMatchType;
 use gamma_model::validate::{Channel, ValidateOptions};
-use gamma_model::{ObjectRef, Resource, ResourceKind, Snapshot, Validate, decode};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, Validate, decode};
 use gamma_smi::{AccessRequest, Authorizer, Severity, convert};
 
 fn sample() -> Snapshot {
@@ -24,7 +24,7 @@ fn sample() -> Snapshot {
         assert!(
             o.validate().is_ok(),
             "{}: {:?}",
-            ObjectRef::of(o),
+            ObjectKey::of(o),
             o.validate()
         );
     }
@@ -32,7 +32,7 @@ fn sample() -> Snapshot {
     Snapshot::from_resources(objects)
 }
 
-fn kinds_and_names(resources: &[Resource]) -> Vec<(ResourceKind, String)> {
+fn kinds_and_names(resources: &[AnyResource]) -> Vec<(ResourceKind, String)> {
     resources
         .iter()
         .map(|r| (r.kind(), r.metadata().name.clone()))
@@ -56,7 +56,7 @@ fn the_sample_converts_to_the_routes_and_report_its_readme_describes() {
             assert!(r.validate_with(&ValidateOptions::channel(ch)).is_ok());
         }
     }
-    let Resource::TcpRoute(db) = &out.resources[0] else {
+    let AnyResource::TcpRoute(db) = &out.resources[0] else {
         unreachable!()
     };
     let w: Vec<_> = db.spec.rules[0]
@@ -65,7 +65,7 @@ fn the_sample_converts_to_the_routes_and_report_its_readme_describes() {
         .map(|b| b.weight)
         .collect();
     assert_eq!(w, [Some(9), Some(1)], "900m:100m");
-    let Resource::HttpRoute(web80) = &out.resources[1] else {
+    let AnyResource::HttpRoute(web80) = &out.resources[1] else {
         unreachable!()
     };
     let rules = web80.spec.rules.as_ref().unwrap();
@@ -85,7 +85,7 @@ fn the_sample_converts_to_the_routes_and_report_its_readme_describes() {
     assert_eq!(catch_all.type_, Some(PathMatchType::RegularExpression));
     assert_eq!(rules[1].backend_refs[0].backend_ref.name, "website");
 
-    let split = ObjectRef::new(ResourceKind::TrafficSplit, "store", "website-ab");
+    let split = ObjectKey::new(ResourceKind::TrafficSplit, "store", "website-ab");
     let dropped: Vec<_> = out
         .report
         .findings()

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use gamma_mesh::model::gateway::GatewaySpecAddress;
 use gamma_mesh::model::k8s::Service;
-use gamma_mesh::model::{Resource, Snapshot};
+use gamma_mesh::model::{AnyResource, Snapshot};
 use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable, Scheme};
 
 use crate::cli::{ProtocolArg, SchemeArg};
@@ -89,7 +89,7 @@ impl Engine {
                 ),
                 ip,
             );
-            snapshot.upsert(Resource::Gateway(gw));
+            snapshot.upsert(AnyResource::Gateway(gw));
         }
         let stand_ins = assign_stand_ins(&mut snapshot);
         // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
@@ -360,7 +360,7 @@ fn assign_stand_ins(snapshot: &mut Snapshot) -> BTreeMap<(String, String), IpAdd
             ),
             ip,
         );
-        snapshot.upsert(Resource::Service(svc));
+        snapshot.upsert(AnyResource::Service(svc));
     }
     out
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use gamma_mesh::model::decode::{DecodeOptions, Position, decode_documents};
 use gamma_mesh::model::validate::FieldCheck;
-use gamma_mesh::model::{DecodeError, ObjectRef, Resource, Snapshot};
+use gamma_mesh::model::{AnyResource, DecodeError, ObjectKey, Snapshot};
 
 use crate::input::Source;
 use crate::locate;
@@ -31,7 +31,7 @@ pub struct Origin {
 #[derive(Debug, Clone)]
 pub struct Loaded {
     /// The object.
-    pub resource: Resource,
+    pub resource: AnyResource,
     /// Its unknown, missing and experimental-only fields (recorded by [`Manifests::load_checked`]
     /// only; empty otherwise).
     pub fields: FieldCheck,
@@ -48,8 +48,8 @@ pub struct Loaded {
 
 impl Loaded {
     /// The object's identity.
-    pub fn key(&self) -> ObjectRef {
-        ObjectRef::of(&self.resource)
+    pub fn key(&self) -> ObjectKey {
+        ObjectKey::of(&self.resource)
     }
 
     /// The file line of the field at `path`, or of the document when it cannot be found.
@@ -129,7 +129,7 @@ impl Manifests {
                 decode_document(&source.name, &doc, options, &mut found);
             }
         }
-        let mut seen: BTreeMap<ObjectRef, usize> = BTreeMap::new();
+        let mut seen: BTreeMap<ObjectKey, usize> = BTreeMap::new();
         for (i, o) in objects.iter().enumerate() {
             if let Some(prev) = seen.insert(o.key(), i)
                 && let Some(p) = objects.get(prev)
@@ -489,7 +489,7 @@ fn decode_problem(file: &str, doc: &RawDocument<'_>, e: &DecodeError) -> Problem
                 } else {
                     ns
                 };
-                problem.object = Some(ObjectRef::new(*kind, ns, name));
+                problem.object = Some(ObjectKey::new(*kind, ns, name));
             }
             // The decoder's line (relative to this document) finds the node also inside a
             // `kind: List`; the locator is the fallback when it has none.

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use gamma_arbiter::{Arbiter, Config, Decisions, Identity, Registry};
+use gamma_arbiter::{Arbiter, ArbiterConfig, Decisions, Identity, Registry};
 use gamma_mesh::model::gateway::ParentReference;
-use gamma_mesh::model::{ObjectRef, Snapshot};
+use gamma_mesh::model::{ObjectKey, Snapshot};
 
 use crate::failure::{Failure, input, usage};
 
@@ -26,7 +26,7 @@ impl Arbitration {
     pub fn new(config: Option<&Path>, snapshot: &Snapshot) -> Result<Self, Failure> {
         let config = match config {
             Some(path) => read_config(path)?,
-            None => Config::default(),
+            None => ArbiterConfig::default(),
         };
         let arbiter = Arbiter::new(config).map_err(|errors| {
             let list: Vec<String> = errors.errors().iter().map(ToString::to_string).collect();
@@ -151,15 +151,15 @@ pub fn unregistered_mesh(owner: &str) -> Option<&str> {
     owner.strip_prefix(gamma_arbiter::UNKNOWN_MESH_PREFIX)
 }
 
-fn read_config(path: &Path) -> Result<Config, Failure> {
+fn read_config(path: &Path) -> Result<ArbiterConfig, Failure> {
     let name = path.display().to_string();
     let text = std::fs::File::open(path)
         .map_err(|e| crate::input::describe_io(&e))
         .and_then(crate::input::read_limited)
         .map_err(|e| input(format!("{name}: {e}")))?;
-    // The configuration is a contract (gamma-arbiter's Config::decode): a misspelt, mistyped
+    // The configuration is a contract (gamma-arbiter's ArbiterConfig::decode): a misspelt, mistyped
     // or missing key is an error at its line and path, never a different ownership table.
-    Config::decode(&text).map_err(|e| {
+    ArbiterConfig::decode(&text).map_err(|e| {
         let at = e.line.map(|l| format!(":{l}")).unwrap_or_default();
         input(format!(
             "invalid arbiter configuration: {name}{at}: {}: {}",
@@ -193,7 +193,7 @@ pub fn describe_parent(p: &ParentReference, route_namespace: &str) -> String {
 }
 
 /// A route's parentRefs, if the object is a route.
-pub fn parent_refs<'a>(snapshot: &'a Snapshot, route: &ObjectRef) -> &'a [ParentReference] {
+pub fn parent_refs<'a>(snapshot: &'a Snapshot, route: &ObjectKey) -> &'a [ParentReference] {
     snapshot
         .get(route)
         .and_then(gamma_arbiter::routes::route_parts)

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use gamma_mesh::model::ObjectRef;
+use gamma_mesh::model::ObjectKey;
 use serde::Serialize;
 
 use crate::style::Style;
@@ -35,7 +35,7 @@ pub struct Problem {
     pub line: Option<usize>,
     /// The object, when the document decoded far enough to know it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub object: Option<ObjectRef>,
+    pub object: Option<ObjectKey>,
     /// The field path inside the object (`spec.rules[0].matches[0].path.value`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -99,7 +99,7 @@ mod tests {
             file: Some("a.yaml".into()),
             document: Some(1),
             line: Some(12),
-            object: Some(ObjectRef::new(ResourceKind::HttpRoute, "shop", "cart")),
+            object: Some(ObjectKey::new(ResourceKind::HttpRoute, "shop", "cart")),
             path: Some("spec.rules[0].backendRefs[0].port".into()),
             message: "required value".into(),
         };

@@ -327,6 +327,47 @@ spec:
   rules: [{backendRefs: [{name: opinions-v2, port: 9080}]}]
 ";
 
+// The same holds for a batch of requests: `resolve --requests` notes the left-out route once,
+// at the first request to the Service it names, not once per request and not never.
+#[test]
+fn a_route_left_out_for_invalidity_is_noted_once_by_resolve_requests() {
+    let input = with_books(INVALID_GRPC);
+    let dir = std::env::temp_dir().join(format!("gammactl-left-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let requests = dir.join("requests.jsonl");
+    std::fs::write(
+        &requests,
+        "{\"to\": \"opinions.books:9080\", \"path\": \"/\"}\n\
+         {\"to\": \"opinions.books:9080\", \"path\": \"/a\"}\n",
+    )
+    .unwrap();
+    let r = run_with_stdin(
+        &[
+            "resolve",
+            "-f",
+            "-",
+            "--requests",
+            requests.to_str().unwrap(),
+            "-o",
+            "text",
+        ],
+        Some(&input),
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let note = "requests.jsonl:1: note: GRPCRoute books/bad-grpc was left out: spec.hostnames[0]";
+    assert!(r.stderr.contains(note), "{}", r.stderr);
+    assert_eq!(r.stderr.matches("was left out").count(), 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout
+            .matches("forward to books/opinions-v1:9080")
+            .count(),
+        2,
+        "{}",
+        r.stdout
+    );
+}
+
 // A route left out of the table for invalidity stays visible: explain and resolve say so for
 // the Service it names, on either channel (both take --channel), instead of silently showing
 // the HTTPRoute as if the GRPCRoute did not exist.

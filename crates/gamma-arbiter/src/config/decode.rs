@@ -1,4 +1,4 @@
-//! Reading a [`Config`] from its YAML or JSON text as a contract: an unknown key (a typo such
+//! Reading a [`ArbiterConfig`] from its YAML or JSON text as a contract: an unknown key (a typo such
 //! as `namespaceSelecter` or `defualt`), a value of the wrong type or a missing required key is
 //! an error naming the line and the field path. A typo must never decode as a different
 //! configuration (with serde's defaults a misspelt `default: true` silently registers no
@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use super::Config;
+use super::ArbiterConfig;
 
 /// Why a configuration text could not be read. The text is the input; the path points into it
 /// (`meshes[0].namespaceSelector.matchLabels`), `.` when the document itself is wrong.
@@ -30,20 +30,20 @@ pub struct ConfigDecodeError {
     pub message: String,
 }
 
-impl Config {
+impl ArbiterConfig {
     /// Decodes a configuration from YAML or JSON text (JSON when the first non-blank character
     /// is `{`), refusing unknown keys, wrong types and missing required keys. The result is
-    /// not yet [validated](Config::validate) (empty or duplicate names); [`crate::Arbiter::new`]
+    /// not yet [validated](ArbiterConfig::validate) (empty or duplicate names); [`crate::Arbiter::new`]
     /// does that.
     ///
     /// ```
-    /// use gamma_arbiter::Config;
-    /// let err = Config::decode("meshes:\n- name: istio\n  controllerName: istio.io/c\n  defualt: true\n")
+    /// use gamma_arbiter::ArbiterConfig;
+    /// let err = ArbiterConfig::decode("meshes:\n- name: istio\n  controllerName: istio.io/c\n  defualt: true\n")
     ///     .unwrap_err();
     /// assert_eq!(err.line, Some(4));
     /// assert_eq!(err.path, "meshes[0].defualt");
     /// ```
-    pub fn decode(text: &str) -> Result<Config, ConfigDecodeError> {
+    pub fn decode(text: &str) -> Result<ArbiterConfig, ConfigDecodeError> {
         if text.trim_start().starts_with('{') {
             decode_json(text)
         } else {
@@ -188,7 +188,7 @@ mod tests {
     const MESH: &str = "meshes:\n- name: istio\n  controllerName: istio.io/c\n";
 
     fn err(text: &str) -> ConfigDecodeError {
-        Config::decode(text).unwrap_err()
+        ArbiterConfig::decode(text).unwrap_err()
     }
 
     #[test]
@@ -223,7 +223,7 @@ mod tests {
             e.path,
             "meshes[0].namespaceSelector.matchExpressions[0].operater"
         );
-        let ok = Config::decode(&format!(
+        let ok = ArbiterConfig::decode(&format!(
             "{MESH}  namespaceSelector: {{matchLabels: {{a: b}}}}\n"
         ))
         .unwrap();
@@ -264,14 +264,15 @@ mod tests {
         );
         let e = err("{\"meshes\": []} x");
         assert_eq!(e.path, ".");
-        let c = Config::decode(r#"{"meshes": [{"name": "a", "controllerName": "b"}]}"#).unwrap();
+        let c =
+            ArbiterConfig::decode(r#"{"meshes": [{"name": "a", "controllerName": "b"}]}"#).unwrap();
         assert_eq!(c.meshes[0].controller_name, "b");
     }
 
     #[test]
     fn the_json_schema_states_the_same_contract() {
         // Editors validating against the schema must refuse what decode refuses.
-        let schema = serde_json::to_value(schemars::schema_for!(Config)).unwrap();
+        let schema = serde_json::to_value(schemars::schema_for!(ArbiterConfig)).unwrap();
         assert_eq!(schema["additionalProperties"], false);
         for def in [
             "MeshRegistration",
@@ -285,7 +286,8 @@ mod tests {
 
     #[test]
     fn the_documented_sample_decodes() {
-        let c = Config::decode(include_str!("../../../../examples/gamma-config.yaml")).unwrap();
+        let c =
+            ArbiterConfig::decode(include_str!("../../../../examples/gamma-config.yaml")).unwrap();
         assert_eq!(c.meshes.len(), 2);
     }
 }

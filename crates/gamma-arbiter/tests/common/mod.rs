@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use gamma_arbiter::{Config, Identity, MeshRegistration};
+use gamma_arbiter::{ArbiterConfig, Identity, MeshRegistration};
 use gamma_model::gateway::{
     Gateway, GatewayClass, GatewaySpec, HttpRoute, HttpRouteSpec, LabelSelector, ParentReference,
 };
 use gamma_model::k8s::{Namespace, Service, ServiceSpec};
 use gamma_model::meta::ObjectMeta;
 use gamma_model::xmesh::XMesh;
-use gamma_model::{ObjectRef, Resource, ResourceKind};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 
 pub const ISTIO: &str = "istio.io/gateway-controller";
 pub const ISTIO_ALIAS: &str = "istio.io/mesh-controller";
@@ -33,7 +33,7 @@ pub fn selector(key: &str, value: &str) -> LabelSelector {
 
 /// istio (alias istio.io/mesh-controller, selects istio-injection=enabled) and linkerd
 /// (selects linkerd.io/inject=enabled); `default` names the default mesh, if any.
-pub fn config(default: Option<&str>) -> Config {
+pub fn config(default: Option<&str>) -> ArbiterConfig {
     let mut istio = MeshRegistration::new("istio", ISTIO)
         .with_aliases([ISTIO_ALIAS])
         .with_selector(selector("istio-injection", "enabled"));
@@ -44,7 +44,7 @@ pub fn config(default: Option<&str>) -> Config {
         Some("linkerd") => linkerd = linkerd.as_default(),
         _ => {}
     }
-    Config::new([istio, linkerd])
+    ArbiterConfig::new([istio, linkerd])
 }
 
 pub fn istio() -> Identity {
@@ -59,17 +59,17 @@ pub fn gateway_controller() -> Identity {
     Identity::new(GATEWAY)
 }
 
-pub fn namespace(name: &str, l: &[(&str, &str)]) -> Resource {
+pub fn namespace(name: &str, l: &[(&str, &str)]) -> AnyResource {
     let mut n = Namespace::new(name);
     n.metadata.labels = labels(l);
-    Resource::Namespace(n)
+    AnyResource::Namespace(n)
 }
 
-pub fn service(ns: &str, name: &str, l: &[(&str, &str)], a: &[(&str, &str)]) -> Resource {
+pub fn service(ns: &str, name: &str, l: &[(&str, &str)], a: &[(&str, &str)]) -> AnyResource {
     let mut meta = ObjectMeta::namespaced(ns, name);
     meta.labels = labels(l);
     meta.annotations = labels(a);
-    Resource::Service(Service::new(
+    AnyResource::Service(Service::new(
         meta,
         ServiceSpec {
             cluster_ip: Some("10.96.0.1".into()),
@@ -84,11 +84,11 @@ pub fn route_with(
     parents: Vec<ParentReference>,
     a: &[(&str, &str)],
     generation: i64,
-) -> Resource {
+) -> AnyResource {
     let mut meta = ObjectMeta::namespaced(ns, name);
     meta.annotations = labels(a);
     meta.generation = Some(generation);
-    Resource::HttpRoute(HttpRoute::new(
+    AnyResource::HttpRoute(HttpRoute::new(
         meta,
         HttpRouteSpec {
             parent_refs: parents,
@@ -97,7 +97,7 @@ pub fn route_with(
     ))
 }
 
-pub fn route(ns: &str, name: &str, parents: Vec<ParentReference>) -> Resource {
+pub fn route(ns: &str, name: &str, parents: Vec<ParentReference>) -> AnyResource {
     route_with(ns, name, parents, &[], 1)
 }
 
@@ -112,8 +112,8 @@ pub fn svc_parent_in(ns: &str, name: &str) -> ParentReference {
     }
 }
 
-pub fn gateway(ns: &str, name: &str, class: &str) -> Resource {
-    Resource::Gateway(Gateway::new(
+pub fn gateway(ns: &str, name: &str, class: &str) -> AnyResource {
+    AnyResource::Gateway(Gateway::new(
         ObjectMeta::namespaced(ns, name),
         GatewaySpec {
             gateway_class_name: class.into(),
@@ -122,19 +122,19 @@ pub fn gateway(ns: &str, name: &str, class: &str) -> Resource {
     ))
 }
 
-pub fn class(name: &str, controller: &str) -> Resource {
-    Resource::GatewayClass(GatewayClass::new(
+pub fn class(name: &str, controller: &str) -> AnyResource {
+    AnyResource::GatewayClass(GatewayClass::new(
         ObjectMeta::cluster_scoped(name),
         controller,
     ))
 }
 
-pub fn xmesh(name: &str, controller: &str) -> Resource {
-    Resource::XMesh(XMesh::new(name, controller))
+pub fn xmesh(name: &str, controller: &str) -> AnyResource {
+    AnyResource::XMesh(XMesh::new(name, controller))
 }
 
-pub fn http_route_ref(ns: &str, name: &str) -> ObjectRef {
-    ObjectRef::new(ResourceKind::HttpRoute, ns, name)
+pub fn http_route_ref(ns: &str, name: &str) -> ObjectKey {
+    ObjectKey::new(ResourceKind::HttpRoute, ns, name)
 }
 
 pub mod random {
@@ -295,7 +295,7 @@ pub mod random {
     }
 
     impl ClusterSpec {
-        pub fn config(&self) -> Config {
+        pub fn config(&self) -> ArbiterConfig {
             let mut c = config(match self.default {
                 1 => Some("istio"),
                 2 => Some("linkerd"),
@@ -313,7 +313,7 @@ pub mod random {
             c
         }
 
-        pub fn namespace(&self, i: usize) -> Option<Resource> {
+        pub fn namespace(&self, i: usize) -> Option<AnyResource> {
             let n = self.namespaces.get(i)?;
             if !n.present {
                 return None;
@@ -339,7 +339,7 @@ pub mod random {
             Some(namespace(NAMESPACES[i], &l))
         }
 
-        pub fn service(&self, ns: usize, s: usize) -> Option<Resource> {
+        pub fn service(&self, ns: usize, s: usize) -> Option<AnyResource> {
             let spec = self.services.get(ns)?.get(s)?;
             if !spec.present {
                 return None;
@@ -359,7 +359,7 @@ pub mod random {
             Some(service(NAMESPACES[ns], SERVICES[s], &deleg, &ann))
         }
 
-        pub fn route(&self, i: usize) -> Option<Resource> {
+        pub fn route(&self, i: usize) -> Option<AnyResource> {
             let r = self.routes.get(i)?;
             let ns = NAMESPACES[usize::from(r.ns) % 4];
             let parents = r
@@ -412,7 +412,7 @@ pub mod random {
             ))
         }
 
-        pub fn resources(&self) -> Vec<Resource> {
+        pub fn resources(&self) -> Vec<AnyResource> {
             let mut out = vec![
                 gateway("edge", "public", "public"),
                 xmesh("istio", ISTIO),

@@ -1,8 +1,8 @@
 //! Decoding manifests: multi-document YAML, or JSON (one object, an array, or a `kind: List`),
-//! into typed [`Resource`]s, within configurable limits that make hostile input cheap to refuse.
+//! into typed [`AnyResource`]s, within configurable limits that make hostile input cheap to refuse.
 //!
 //! - [`decode`] / [`decode_with`]: the objects only.
-//! - [`decode_value`] / [`Resource::from_value`]: one object from an already-parsed JSON
+//! - [`decode_value`] / [`AnyResource::from_value`]: one object from an already-parsed JSON
 //!   value (what a Kubernetes client returns), without a text round trip.
 //! - [`decode_documents`]: each object with its [`Position`] (document index, List item, line),
 //!   so tools can print `file:line` for later validation errors, and the objects skipped as
@@ -32,7 +32,7 @@ use std::cell::RefCell;
 
 use serde_json::Value;
 
-use crate::resource::{Resource, ResourceKind};
+use crate::resource::{AnyResource, ResourceKind};
 use crate::validate::fields::KindSchema;
 use crate::validate::{FieldCheck, Report, ValidateOptions, validate_checked};
 
@@ -43,7 +43,7 @@ pub struct Document {
     /// Where the object starts: document index, List item, and the line of its first field.
     pub at: Position,
     /// The object.
-    pub resource: Resource,
+    pub resource: AnyResource,
     /// Its unknown, missing and experimental-only fields, when decoded with
     /// [`DecodeOptions::check_fields`] (otherwise empty, with `checked` false).
     pub fields: FieldCheck,
@@ -98,7 +98,7 @@ pub struct Decoded {
 
 impl Decoded {
     /// The objects alone, in input order.
-    pub fn into_resources(self) -> Vec<Resource> {
+    pub fn into_resources(self) -> Vec<AnyResource> {
         self.documents.into_iter().map(|d| d.resource).collect()
     }
 }
@@ -117,12 +117,12 @@ impl Decoded {
 /// assert_eq!(docs.len(), 1);
 /// assert_eq!(docs[0].kind(), gamma_model::ResourceKind::HttpRoute);
 /// ```
-pub fn decode(input: &str) -> Result<Vec<Resource>, DecodeError> {
+pub fn decode(input: &str) -> Result<Vec<AnyResource>, DecodeError> {
     decode_with(input, &DecodeOptions::default())
 }
 
 /// Decodes every object in `input` with explicit [`DecodeOptions`].
-pub fn decode_with(input: &str, options: &DecodeOptions) -> Result<Vec<Resource>, DecodeError> {
+pub fn decode_with(input: &str, options: &DecodeOptions) -> Result<Vec<AnyResource>, DecodeError> {
     decode_documents(input, options).map(Decoded::into_resources)
 }
 
@@ -292,7 +292,7 @@ impl Context<'_> {
         } else {
             FieldCheck::default()
         };
-        match Resource::from_value_untracked(rk, value) {
+        match AnyResource::from_value_untracked(rk, value) {
             Ok(resource) => {
                 out.documents.push(Document {
                     at,
@@ -331,7 +331,7 @@ impl Context<'_> {
     ) -> DecodeError {
         let tracked = self.reread(at, kind, api_version).map(|mut value| {
             normalize::normalize(&mut value);
-            Resource::from_value_tracked(kind, value)
+            AnyResource::from_value_tracked(kind, value)
         });
         let (mut segments, message) = match tracked {
             Some(Err(e)) => (path_segments(e.path()), e.into_inner().to_string()),

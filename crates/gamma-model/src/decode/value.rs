@@ -1,5 +1,5 @@
 //! Decoding one already-parsed JSON value (what a Kubernetes client hands over) into a typed
-//! [`Resource`], with the tolerance and errors of [`decode`](super::decode) but no text: no
+//! [`AnyResource`], with the tolerance and errors of [`decode`](super::decode) but no text: no
 //! printing to a string only to parse it again.
 
 use serde_json::Value;
@@ -7,25 +7,25 @@ use serde_json::Value;
 use super::error::{DecodeError, Limit, Position, depth_message};
 use super::options::DecodeOptions;
 use super::{format_path, path_segments, type_info, value_kind};
-use crate::resource::{Resource, ResourceKind};
+use crate::resource::{AnyResource, ResourceKind};
 
-impl Resource {
+impl AnyResource {
     /// Decodes one object from an already-parsed JSON value, with the default
     /// [`DecodeOptions`]: see [`decode_value`].
     ///
     /// ```
-    /// use gamma_model::Resource;
+    /// use gamma_model::AnyResource;
     /// let value = serde_json::json!({
     ///     "apiVersion": "gateway.networking.k8s.io/v1",
     ///     "kind": "HTTPRoute",
     ///     "metadata": {"name": "web", "namespace": "shop", "resourceVersion": "41"},
     ///     "spec": {"parentRefs": [{"group": "", "kind": "Service", "name": "web"}]},
     /// });
-    /// let Resource::HttpRoute(route) = Resource::from_value(value)? else { unreachable!() };
+    /// let AnyResource::HttpRoute(route) = AnyResource::from_value(value)? else { unreachable!() };
     /// assert_eq!(route.spec.parent_refs[0].name, "web");
     /// # Ok::<(), gamma_model::DecodeError>(())
     /// ```
-    pub fn from_value(value: Value) -> Result<Resource, DecodeError> {
+    pub fn from_value(value: Value) -> Result<AnyResource, DecodeError> {
         decode_value(value, &DecodeOptions::default())
     }
 }
@@ -37,7 +37,7 @@ impl Resource {
 /// than any parser allows); the size, document and alias limits concern text and do not.
 /// [`DecodeOptions::skip_unsupported`] does not apply either: an unsupported kind is an error
 /// the caller sees.
-pub fn decode_value(mut value: Value, options: &DecodeOptions) -> Result<Resource, DecodeError> {
+pub fn decode_value(mut value: Value, options: &DecodeOptions) -> Result<AnyResource, DecodeError> {
     let at = Position::default();
     check_limits(&value, options, at)?;
     // As in `decode`: `field: null` is an absent field and a whole float an integer (the API
@@ -58,8 +58,8 @@ pub fn decode_value(mut value: Value, options: &DecodeOptions) -> Result<Resourc
         });
     };
     // The fast path reads the value in place; only a failure pays for path tracking.
-    Resource::from_value_ref(rk, &value).map_err(|plain| {
-        let (path, message) = match Resource::from_value_ref_tracked(rk, &value) {
+    AnyResource::from_value_ref(rk, &value).map_err(|plain| {
+        let (path, message) = match AnyResource::from_value_ref_tracked(rk, &value) {
             Err(e) => (
                 format_path(&path_segments(e.path())),
                 e.into_inner().to_string(),
@@ -134,7 +134,7 @@ mod tests {
         let value = route_json();
         let text = serde_json::to_string(&value).unwrap();
         let from_text = decode(&text).unwrap();
-        assert_eq!(vec![Resource::from_value(value).unwrap()], from_text);
+        assert_eq!(vec![AnyResource::from_value(value).unwrap()], from_text);
     }
 
     #[test]
@@ -142,7 +142,8 @@ mod tests {
         let mut value = route_json();
         value["spec"]["rules"][0]["backendRefs"][0]["port"] = json!("eighty");
         let text = serde_json::to_string(&value).unwrap();
-        let (Err(from_value), Err(from_text)) = (Resource::from_value(value), decode(&text)) else {
+        let (Err(from_value), Err(from_text)) = (AnyResource::from_value(value), decode(&text))
+        else {
             panic!("both must fail");
         };
         assert_eq!(
@@ -164,7 +165,7 @@ mod tests {
         value["spec"]["hostnames"] = Value::Null;
         let text = serde_json::to_string(&value).unwrap();
         assert_eq!(
-            vec![Resource::from_value(value).unwrap()],
+            vec![AnyResource::from_value(value).unwrap()],
             decode(&text).unwrap()
         );
         let mut value = route_json();
@@ -174,7 +175,7 @@ mod tests {
             .remove("type");
         let text = serde_json::to_string(&value).unwrap();
         // A missing field with a default: the same outcome either way.
-        let a = Resource::from_value(value).map_err(|e| e.field_path().map(str::to_owned));
+        let a = AnyResource::from_value(value).map_err(|e| e.field_path().map(str::to_owned));
         let b = decode(&text)
             .map(|mut v| v.remove(0))
             .map_err(|e| e.field_path().map(str::to_owned));
@@ -184,18 +185,18 @@ mod tests {
     #[test]
     fn from_value_refuses_non_objects_missing_type_info_and_unsupported_kinds() {
         assert!(matches!(
-            Resource::from_value(json!([1])),
+            AnyResource::from_value(json!([1])),
             Err(DecodeError::NotAnObject { .. })
         ));
         assert!(matches!(
-            Resource::from_value(json!({"kind": "Service"})),
+            AnyResource::from_value(json!({"kind": "Service"})),
             Err(DecodeError::MissingTypeInfo {
                 field: "apiVersion",
                 ..
             })
         ));
         assert!(matches!(
-            Resource::from_value(json!({"apiVersion": "apps/v1", "kind": "Deployment"})),
+            AnyResource::from_value(json!({"apiVersion": "apps/v1", "kind": "Deployment"})),
             Err(DecodeError::UnsupportedKind { .. })
         ));
     }
@@ -210,7 +211,7 @@ mod tests {
         }
         let mut value = route_json();
         value["metadata"]["annotations"] = json!({"x": deep});
-        let err = Resource::from_value(value).unwrap_err();
+        let err = AnyResource::from_value(value).unwrap_err();
         assert_eq!(err.limit(), Some(Limit::Depth));
         let options = DecodeOptions {
             max_nodes: 10,

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{GrpcRoute, HttpRoute, ParentRef, Partial, TcpRoute, TlsRoute, UdpRoute};
 use crate::meta::ObjectMeta;
-use crate::resource::{Resource, ResourceKind};
+use crate::resource::{AnyResource, ResourceKind};
 use crate::validate::{ValidateOptions, ValidationErrors};
 
 /// A route of any kind, converted to the IR.
@@ -52,7 +52,7 @@ impl Route {
     /// assert_eq!(route.parent_refs()[0].port, Some(5432));
     /// ```
     pub fn from_resource(
-        resource: &Resource,
+        resource: &AnyResource,
         opts: &ValidateOptions,
     ) -> Option<Result<Partial<Route>, ValidationErrors>> {
         fn wrap<T>(
@@ -65,11 +65,11 @@ impl Route {
             })
         }
         Some(match resource {
-            Resource::HttpRoute(r) => wrap(HttpRoute::from_wire_partial(r, opts), Route::Http),
-            Resource::GrpcRoute(r) => wrap(GrpcRoute::from_wire_partial(r, opts), Route::Grpc),
-            Resource::TlsRoute(r) => wrap(TlsRoute::from_wire_partial(r, opts), Route::Tls),
-            Resource::TcpRoute(r) => wrap(TcpRoute::from_wire_partial(r, opts), Route::Tcp),
-            Resource::UdpRoute(r) => wrap(UdpRoute::from_wire_partial(r, opts), Route::Udp),
+            AnyResource::HttpRoute(r) => wrap(HttpRoute::from_wire_partial(r, opts), Route::Http),
+            AnyResource::GrpcRoute(r) => wrap(GrpcRoute::from_wire_partial(r, opts), Route::Grpc),
+            AnyResource::TlsRoute(r) => wrap(TlsRoute::from_wire_partial(r, opts), Route::Tls),
+            AnyResource::TcpRoute(r) => wrap(TcpRoute::from_wire_partial(r, opts), Route::Tcp),
+            AnyResource::UdpRoute(r) => wrap(UdpRoute::from_wire_partial(r, opts), Route::Udp),
             _ => return None,
         })
     }

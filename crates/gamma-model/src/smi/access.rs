@@ -300,11 +300,11 @@ impl Validate for TrafficTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Resource, decode};
+    use crate::{AnyResource, decode};
 
     fn target(yaml: &str) -> TrafficTarget {
         match decode(yaml).unwrap().remove(0) {
-            Resource::TrafficTarget(t) => t,
+            AnyResource::TrafficTarget(t) => t,
             other => panic!("not a TrafficTarget: {other:?}"),
         }
     }

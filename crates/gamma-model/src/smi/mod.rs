@@ -134,7 +134,7 @@ fn check_name(errors: &mut Errors, path: &FieldPath, value: &str) {
 
 #[cfg(test)]
 mod tests {
-    use crate::{ObjectRef, Resource, ResourceKind, decode};
+    use crate::{AnyResource, ObjectKey, ResourceKind, decode};
 
     // The SMI TCPRoute and the Gateway API TCPRoute share a kind name; the API group decides.
     #[test]
@@ -148,8 +148,8 @@ mod tests {
             "apiVersion: specs.smi-spec.io/v1alpha4\nkind: TCPRoute\nmetadata: {name: t, namespace: ns}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: TCPRoute\nmetadata: {name: t, namespace: ns}\n",
         )
         .unwrap();
-        assert!(matches!(docs[0], Resource::SmiTcpRoute(_)));
-        assert!(matches!(docs[1], Resource::TcpRoute(_)));
+        assert!(matches!(docs[0], AnyResource::SmiTcpRoute(_)));
+        assert!(matches!(docs[1], AnyResource::TcpRoute(_)));
         // Both fit in one snapshot: their identities differ.
         let snap = crate::Snapshot::from_resources(docs);
         assert_eq!(snap.len(), 2);
@@ -165,7 +165,7 @@ mod tests {
             let json = serde_json::to_string(k).unwrap();
             assert_eq!(serde_json::from_str::<ResourceKind>(&json).unwrap(), *k);
         }
-        let r = ObjectRef::new(ResourceKind::SmiTcpRoute, "ns", "t");
+        let r = ObjectKey::new(ResourceKind::SmiTcpRoute, "ns", "t");
         assert_eq!(r.to_string(), "TCPRoute.specs.smi-spec.io ns/t");
         assert_eq!(ResourceKind::TcpRoute.to_string(), "TCPRoute");
         assert_eq!(

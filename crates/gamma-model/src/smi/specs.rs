@@ -450,11 +450,11 @@ pub struct PortMatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Resource, decode};
+    use crate::{AnyResource, decode};
 
     fn group(yaml: &str) -> HttpRouteGroup {
         match decode(yaml).unwrap().remove(0) {
-            Resource::HttpRouteGroup(g) => g,
+            AnyResource::HttpRouteGroup(g) => g,
             other => panic!("not an HTTPRouteGroup: {other:?}"),
         }
     }
@@ -523,9 +523,9 @@ mod tests {
         )
         .unwrap();
         let [
-            Resource::SmiTcpRoute(t4),
-            Resource::SmiTcpRoute(t3),
-            Resource::SmiUdpRoute(u),
+            AnyResource::SmiTcpRoute(t4),
+            AnyResource::SmiTcpRoute(t3),
+            AnyResource::SmiUdpRoute(u),
         ] = &docs[..]
         else {
             panic!("{docs:?}")

@@ -187,11 +187,11 @@ impl Validate for TrafficSplit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Resource, decode};
+    use crate::{AnyResource, decode};
 
     fn split(yaml: &str) -> TrafficSplit {
         match decode(yaml).unwrap().remove(0) {
-            Resource::TrafficSplit(t) => t,
+            AnyResource::TrafficSplit(t) => t,
             other => panic!("not a TrafficSplit: {other:?}"),
         }
     }

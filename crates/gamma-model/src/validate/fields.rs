@@ -27,7 +27,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{ErrorKind, FieldPath, Validate, ValidateOptions, ValidationError};
-use crate::resource::{Resource, ResourceKind};
+use crate::resource::{AnyResource, ResourceKind};
 use crate::validate::Channel;
 
 /// What to do with unknown fields: the API server's `fieldValidation` query parameter.
@@ -313,7 +313,7 @@ impl Report {
 /// rule ([`Validate`]). Under `Warn` and `Ignore`, errors inside a field the API server would
 /// prune are dropped, as that field would not be there to check.
 pub fn validate_checked(
-    resource: &Resource,
+    resource: &AnyResource,
     fields: &FieldCheck,
     opts: &ValidateOptions,
 ) -> Report {

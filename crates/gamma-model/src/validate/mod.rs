@@ -287,7 +287,7 @@ pub trait Validate {
     }
 }
 
-impl Validate for crate::Resource {
+impl Validate for crate::AnyResource {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         self.as_validate().collect_errors(path, opts, errors);
     }

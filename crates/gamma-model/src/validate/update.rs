@@ -7,7 +7,7 @@
 //! listed in [`TRANSITION_RULES`]; `tests/update_rules.rs` derives that list from the CRDs.
 
 use super::{ErrorKind, FieldPath, Report, Validate, ValidateOptions, ValidationError};
-use crate::resource::{Resource, ResourceKind};
+use crate::resource::{AnyResource, ResourceKind};
 
 /// Every transition rule of the v1.6.1 CRDs (both channels, every version): kind, field path,
 /// rule, message.
@@ -28,7 +28,7 @@ pub const TRANSITION_RULES: &[(ResourceKind, &str, &str, &str)] = &[
 
 /// The transition rules `new` breaks with respect to `old` (empty when none applies: different
 /// kinds, or an object whose field is absent in either version).
-pub fn transition_errors(old: &Resource, new: &Resource) -> Vec<ValidationError> {
+pub fn transition_errors(old: &AnyResource, new: &AnyResource) -> Vec<ValidationError> {
     let path = || FieldPath::root().field("spec").field("controllerName");
     let immutable = |a: &str, b: &str| {
         // `controllerName` is required: "absent" decodes as empty, which has no `oldSelf`.
@@ -42,10 +42,10 @@ pub fn transition_errors(old: &Resource, new: &Resource) -> Vec<ValidationError>
         })
     };
     let found = match (old, new) {
-        (Resource::GatewayClass(o), Resource::GatewayClass(n)) => {
+        (AnyResource::GatewayClass(o), AnyResource::GatewayClass(n)) => {
             immutable(&o.spec.controller_name, &n.spec.controller_name)
         }
-        (Resource::XMesh(o), Resource::XMesh(n)) => {
+        (AnyResource::XMesh(o), AnyResource::XMesh(n)) => {
             immutable(&o.spec.controller_name, &n.spec.controller_name)
         }
         _ => None,
@@ -67,8 +67,8 @@ pub fn transition_errors(old: &Resource, new: &Resource) -> Vec<ValidationError>
 /// # Ok::<(), gamma_model::DecodeError>(())
 /// ```
 pub fn validate_update(
-    old: &Resource,
-    new: &Resource,
+    old: &AnyResource,
+    new: &AnyResource,
     opts: &ValidateOptions,
 ) -> Result<(), super::ValidationErrors> {
     let mut errors = match new.validate_with(opts) {
@@ -81,7 +81,7 @@ pub fn validate_update(
 
 /// [`validate_update`] for a report from [`validate_checked`](super::validate_checked): adds
 /// the transition errors to it (unless the update was already refused before validation).
-pub fn add_transition_errors(report: &mut Report, old: &Resource, new: &Resource) {
+pub fn add_transition_errors(report: &mut Report, old: &AnyResource, new: &AnyResource) {
     let refused_early = report.errors.iter().any(|e| {
         matches!(
             e.kind,

@@ -14,7 +14,7 @@ use crate::style::Style;
 struct Answer<'a> {
     allowed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    by: Option<&'a gamma_mesh::model::ObjectRef>,
+    by: Option<&'a gamma_mesh::model::ObjectKey>,
     explanation: &'a str,
 }
 

@@ -2,7 +2,7 @@
 //! routes go to standard output, ready to apply; the report goes to standard error, each
 //! finding located at its SMI object's file and line.
 
-use gamma_mesh::model::Resource;
+use gamma_mesh::model::AnyResource;
 use gamma_mesh::smi::Severity;
 use serde::Serialize;
 
@@ -17,7 +17,7 @@ use crate::style::Style;
 struct List<'a> {
     api_version: &'static str,
     kind: &'static str,
-    items: &'a [Resource],
+    items: &'a [AnyResource],
 }
 
 pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {

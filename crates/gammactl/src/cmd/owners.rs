@@ -2,7 +2,7 @@
 //! it (`--as`) or for every controller side by side (`--all`).
 
 use gamma_arbiter::{Identity, Level, Ownership, Verdict};
-use gamma_mesh::model::ObjectRef;
+use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::ParentReference;
 use serde::Serialize;
 
@@ -17,7 +17,7 @@ use crate::table;
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Pair<'a> {
-    route: ObjectRef,
+    route: ObjectKey,
     parent_index: usize,
     parent: String,
     parent_ref: Option<&'a ParentReference>,
@@ -97,7 +97,7 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     let mut summary = Summary::default();
     let mut owned_count = vec![0usize; columns.len()];
     for (key, index, verdict) in arb.decisions.pairs() {
-        let route_ref = key.to_object_ref();
+        let route_ref = key.to_object_key();
         let route = &route_ref;
         let refs = parent_refs(&snapshot, route);
         let parent_ref = refs.get(index);

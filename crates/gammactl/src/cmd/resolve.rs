@@ -102,6 +102,8 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
     let mut failed = 0usize;
     // the Services that were sent to through a stand-in address, noted once at the end
     let mut stand_ins = std::collections::BTreeSet::new();
+    // addresses whose left-out routes were already noted: once per address, at its first request
+    let mut noted = std::collections::BTreeSet::new();
     for (i, raw) in text.as_bytes().lines().enumerate() {
         let number = i + 1;
         let raw = raw.unwrap_or_default();
@@ -124,6 +126,13 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
                     &prepared.destination,
                 ) {
                     stand_ins.insert(format!("{name}.{namespace} {ip}"));
+                }
+                // as for one request: a route left out for invalidity would otherwise be
+                // invisible behind these decisions
+                if noted.insert(prepared.address) {
+                    for l in engine.table.left_out_at(prepared.address) {
+                        warn(&format!("{name}:{number}: note: {l}"));
+                    }
                 }
                 let decision = engine.resolve(&prepared, 0);
                 match format {

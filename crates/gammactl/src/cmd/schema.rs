@@ -64,7 +64,7 @@ fn schema_named(name: &str) -> Option<Schema> {
         return Some(gamma_resolve::schema::explanation());
     }
     if name.eq_ignore_ascii_case("config") {
-        return Some(schema_for!(gamma_arbiter::Config));
+        return Some(schema_for!(gamma_arbiter::ArbiterConfig));
     }
     ResourceKind::ALL
         .iter()

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use gamma_arbiter::merge::merge_outcome;
 use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
-use gamma_mesh::model::ObjectRef;
+use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
 use gamma_resolve::{BuildOptions, RouteTable};
@@ -21,7 +21,7 @@ use crate::style::Style;
 
 /// One route's update.
 struct Update {
-    route: ObjectRef,
+    route: ObjectKey,
     generation: i64,
     /// The `metadata.resourceVersion` of the copy the status was merged into, if the input
     /// has one: the precondition that makes the write safe against a concurrent one.
@@ -56,7 +56,7 @@ struct Meta<'a> {
 /// then replace the status.
 #[derive(Serialize)]
 struct Patch<'a> {
-    route: &'a ObjectRef,
+    route: &'a ObjectKey,
     patch: Vec<PatchOp<'a>>,
 }
 
@@ -122,7 +122,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
 
     let mut updates = Vec::new();
     for (key, _) in arb.decisions.routes() {
-        let route_ref = key.to_object_ref();
+        let route_ref = key.to_object_key();
         let route = &route_ref;
         let Some((meta, _, stored)) = snapshot.get(route).and_then(route_parts) else {
             continue;
@@ -236,7 +236,7 @@ fn patch<'a>(u: &'a Update, status: &'a RouteStatus) -> Patch<'a> {
 
 /// The fully qualified resource for kubectl (`httproutes.gateway.networking.k8s.io`): a bare
 /// `httproute` may name another API group's resource of the same name.
-fn qualified_resource(route: &ObjectRef) -> String {
+fn qualified_resource(route: &ObjectKey) -> String {
     format!(
         "{}s.{}",
         route.kind.as_str().to_ascii_lowercase(),

@@ -149,11 +149,11 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
         &manifests.snapshot(),
         &gamma_resolve::BuildOptions::default(),
     );
-    let by_key: std::collections::HashMap<gamma_mesh::model::ObjectRef, &crate::manifests::Loaded> =
+    let by_key: std::collections::HashMap<gamma_mesh::model::ObjectKey, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
     for p in table.parent_conditions() {
-        let key = gamma_mesh::model::ObjectRef::new(
+        let key = gamma_mesh::model::ObjectKey::new(
             match gamma_mesh::model::ResourceKind::from_kind_name(p.kind.as_str()) {
                 Some(k) => k,
                 None => continue,
