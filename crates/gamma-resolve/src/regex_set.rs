@@ -2,56 +2,77 @@
 //!
 //! A path index's regex candidates are tried in precedence order, and the first whose
 //! conditions all hold wins. Trying each regex in turn costs one search per regex (a 404 tries
-//! them all). Instead the list's patterns go, in list order, into one multi-pattern regex of
-//! `regex-automata` (the engine under the `regex` crate), so pattern id = list position:
+//! them all). Instead the list's patterns go, in list order, into one multi-pattern NFA of
+//! `regex-automata` (the engine under the `regex` crate), so pattern id = list position, and
+//! lazy DFAs over it answer:
 //!
-//! - a [`MatchKind::LeftmostFirst`] regex finds, in one forward pass, the **lowest** pattern id
+//! - a [`MatchKind::LeftmostFirst`] one finds, in one forward pass, the **lowest** pattern id
 //!   that matches: all patterns are anchored at both ends, so every match spans the whole
 //!   haystack and leftmost-first priority (earlier patterns first) decides. That is the first
 //!   matching regex in precedence order, exactly what the sequential scan finds first;
 //! - when that candidate's other conditions (method, headers, query) fail, the later matching
-//!   patterns follow in ascending order from one overlapping pass of a [`MatchKind::All`] regex
-//!   of the same patterns (its [`PatternSet`]). That second regex is built only for lists with
-//!   such candidates; without it (no candidate can be rejected) a rejection falls back to
-//!   trying the later regexes one by one, which only explanations and tests reach.
+//!   patterns follow in ascending order from one overlapping pass of a [`MatchKind::All`] one
+//!   (its [`PatternSet`]). It is built only for lists with such candidates; without it (no
+//!   candidate can be rejected), or when a lazy DFA gives up, the list's single regexes are
+//!   tried one by one: the same answers at the old cost.
+//!
+//! The lower-level engines, not `regex-automata`'s meta regex: the meta regex would also
+//! build a reverse NFA (to find where a match starts, never asked here), a one-pass DFA and
+//! a PikeVM whose per-thread cache holds two slots per pattern and NFA state (tens of
+//! megabytes for a few hundred patterns), and one NFA per match kind; this is a quarter of its
+//! build cost.
 //!
 //! Semantics are those of the single regexes ([`crate::cond::RegexPool`]): the patterns are
 //! the single regexes' own anchored strings (`^(?:p)$`: a full match; Gateway API leaves
 //! RegularExpression semantics to the implementation, and this one matches the whole value)
 //! under the same syntax defaults (Unicode, UTF-8) as the `regex` crate.
 //!
-//! Per search nothing is allocated once warm: each meta regex keeps its matching cache in its
-//! own pool, and the [`PatternSet`] comes from a pool of this set (a pool hands the thread
-//! that created it its value without locking, and other threads a value from a stack; a new
-//! value is allocated only the first time a thread needs one at once with others), as the
-//! `regex` crate's own regexes do.
+//! Per search nothing is allocated once warm: the lazy DFAs' caches and the [`PatternSet`]
+//! come from a pool of the chunk (a pool hands the thread that created it its value without
+//! locking, and other threads a value from a stack; a new value is allocated only the first
+//! time a thread needs one at once with others), as the `regex` crate's own regexes do.
 
 use regex::Regex;
-use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::hybrid::dfa as lazy;
+use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
-use regex_automata::{Anchored, Input, MatchKind, PatternSet, meta};
+use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 
-/// Compiled-program size limit of one set's regex (bytes). Every pattern passed
+/// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
 /// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
 /// would be larger is split into several (see [`RegexSet::chunks`]).
 pub(crate) const REGEX_SET_SIZE_LIMIT: usize = 16 * REGEX_SIZE_LIMIT;
-/// Lazy-DFA cache limit of one set's regex (bytes): larger than a single regex's
-/// ([`REGEX_DFA_LIMIT`]) since the states of every pattern share it. When it fills up too
-/// often the search falls back to the PikeVM (slower, same answers).
+/// Lazy-DFA cache limit of each of a set's two lazy DFAs (bytes): larger than a single
+/// regex's ([`REGEX_DFA_LIMIT`]) since the states of every pattern share it. When it fills
+/// up too often the search falls back to the PikeVM (slower, same answers).
 pub(crate) const REGEX_SET_DFA_LIMIT: usize = 8 * REGEX_DFA_LIMIT;
 
-/// Creates a [`PatternSet`] sized for one set.
-type NewSet =
-    Box<dyn Fn() -> PatternSet + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
-
-/// The all-matches regex of a chunk and the pool of its pattern sets.
+/// The per-thread matching state of one chunk: the lazy DFAs' caches and the pattern set of
+/// the all-matches pass.
 #[derive(Debug)]
-struct Rest {
-    all: meta::Regex,
-    sets: Pool<PatternSet, NewSet>,
+struct Scratch {
+    first: lazy::Cache,
+    all: Option<lazy::Cache>,
+    set: PatternSet,
+}
+
+/// Creates a chunk's [`Scratch`].
+type NewScratch =
+    Box<dyn Fn() -> Scratch + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
+
+/// The lazy DFAs of one chunk over one forward NFA: leftmost-first for the lowest match,
+/// all-matches (only for lists with rejectable candidates) for the later ones. A search a
+/// lazy DFA gives up on (a Unicode word boundary next to non-ASCII text, a thrashing cache)
+/// tries the chunk's single regexes one by one instead: same answers, no third engine to
+/// keep per thread.
+#[derive(Debug)]
+struct Engines {
+    first: lazy::DFA,
+    all: Option<lazy::DFA>,
+    scratch: Pool<Scratch, NewScratch>,
 }
 
 /// Part of a set: the regexes of a contiguous range of list positions, or a single pattern
@@ -63,8 +84,7 @@ enum Chunk {
         offset: u32,
         /// The table's regex of each pattern (for the one-by-one fallback).
         ids: Box<[u32]>,
-        first: meta::Regex,
-        rest: Option<Rest>,
+        engines: Box<Engines>,
     },
     One {
         offset: u32,
@@ -80,27 +100,87 @@ pub(crate) struct RegexSet {
     chunks: Box<[Chunk]>,
 }
 
-/// The multi-pattern regex of already anchored patterns (`None`: over the set's limits).
-fn build(patterns: &[&str], kind: MatchKind) -> Option<meta::Regex> {
-    meta::Builder::new()
-        .configure(
-            meta::Config::new()
-                .match_kind(kind)
-                // only which pattern matches is asked, never where a group matched
-                .which_captures(WhichCaptures::Implicit)
-                .nfa_size_limit(Some(REGEX_SET_SIZE_LIMIT))
-                .hybrid_cache_capacity(REGEX_SET_DFA_LIMIT),
-        )
+/// The forward NFA of already anchored patterns (`None`: over the set's limits). One NFA
+/// serves both match kinds: the kind is a property of the DFA searching it. No reverse NFA:
+/// every search is anchored and only asks which pattern matches.
+fn nfa(patterns: &[&str]) -> Option<NFA> {
+    thompson::Compiler::new()
         .syntax(syntax::Config::new())
+        .configure(
+            thompson::Config::new()
+                // only which pattern matches is asked, never where a group matched
+                .which_captures(WhichCaptures::None)
+                .nfa_size_limit(Some(REGEX_SET_SIZE_LIMIT)),
+        )
         .build_many(patterns)
         .ok()
+}
+
+/// The lazy DFA of `nfa` for `kind`.
+fn dfa(nfa: &NFA, kind: MatchKind) -> Option<lazy::DFA> {
+    lazy::Builder::new()
+        .configure(
+            lazy::Config::new()
+                .match_kind(kind)
+                .cache_capacity(REGEX_SET_DFA_LIMIT)
+                // quit on non-ASCII text rather than refuse a Unicode word boundary
+                .unicode_word_boundary(true)
+                // give up when the cache thrashes, as the regex crate does
+                .minimum_cache_clear_count(Some(3))
+                .minimum_bytes_per_state(Some(10)),
+        )
+        .build_from_nfa(nfa.clone())
+        .ok()
+}
+
+/// The engines of a chunk, or `None` when its NFA is over the limits.
+fn build(patterns: &[&str], rejectable: bool) -> Option<Engines> {
+    let nfa = nfa(patterns)?;
+    let first = dfa(&nfa, MatchKind::LeftmostFirst)?;
+    let all = if rejectable {
+        Some(dfa(&nfa, MatchKind::All)?)
+    } else {
+        None
+    };
+    let (f, a, n) = (first.clone(), all.clone(), nfa.pattern_len());
+    let new: NewScratch = Box::new(move || Scratch {
+        first: f.create_cache(),
+        all: a.as_ref().map(lazy::DFA::create_cache),
+        set: PatternSet::new(n),
+    });
+    Some(Engines {
+        first,
+        all,
+        scratch: Pool::new(new),
+    })
+}
+
+/// The first of `ids` (from position `from`) whose single regex matches `haystack`, and
+/// then the next ones, until `f` returns `Some`.
+fn one_by_one<R>(
+    pool: &[Regex],
+    ids: &[u32],
+    from: usize,
+    haystack: &str,
+    mut f: impl FnMut(usize) -> Option<R>,
+) -> Option<R> {
+    for (i, &id) in ids.iter().enumerate().skip(from) {
+        if pool
+            .get(id as usize)
+            .is_some_and(|re| re.is_match(haystack))
+            && let Some(r) = f(i)
+        {
+            return Some(r);
+        }
+    }
+    None
 }
 
 impl RegexSet {
     /// The set of the table's regexes `ids` (indexes into `pool`), pattern id = position in
     /// `ids`. `rejectable`: whether a candidate whose regex matches may still fail its other
-    /// conditions (then the all-matches regex is built too). A list too large for one set is
-    /// split in halves until each part builds; a pattern that builds only alone is matched
+    /// conditions (then the all-matches engines are built too). A list too large for one set
+    /// is split in halves until each part builds; a pattern that builds only alone is matched
     /// with its own regex.
     pub(crate) fn new(pool: &[Regex], ids: &[u32], rejectable: bool) -> Self {
         let patterns: Vec<&str> = ids
@@ -127,26 +207,11 @@ impl RegexSet {
         if patterns.is_empty() {
             return;
         }
-        let built = build(patterns, MatchKind::LeftmostFirst).and_then(|first| {
-            let rest = if rejectable {
-                let all = build(patterns, MatchKind::All)?;
-                let n = all.pattern_len();
-                let new: NewSet = Box::new(move || PatternSet::new(n));
-                Some(Rest {
-                    all,
-                    sets: Pool::new(new),
-                })
-            } else {
-                None
-            };
-            Some((first, rest))
-        });
-        match built {
-            Some((first, rest)) => out.push(Chunk::Many {
+        match build(patterns, rejectable) {
+            Some(engines) => out.push(Chunk::Many {
                 offset: offset32,
                 ids: ids.into(),
-                first,
-                rest,
+                engines: Box::new(engines),
             }),
             None if patterns.len() == 1 => out.push(Chunk::One {
                 offset: offset32,
@@ -176,21 +241,25 @@ impl RegexSet {
                 Chunk::Many {
                     offset,
                     ids,
-                    first,
-                    rest,
+                    engines,
                 } => {
                     let offset = *offset as usize;
-                    let Some(m) = first.search_half(&input) else {
-                        continue;
+                    let mut scratch = engines.scratch.get();
+                    let s = &mut *scratch;
+                    let lowest = match engines.first.try_search_fwd(&mut s.first, &input) {
+                        Ok(None) => continue,
+                        Ok(Some(m)) => m.pattern().as_usize(),
+                        Err(_) => match one_by_one(pool, ids, 0, haystack, |i| f(offset + i)) {
+                            Some(r) => return Some(r),
+                            None => continue,
+                        },
                     };
-                    let lowest = m.pattern().as_usize();
                     if let Some(r) = f(offset + lowest) {
                         return Some(r);
                     }
                     let later = |i| f(offset + i);
-                    let rest = rest.as_ref();
-                    if let Some(r) = Self::after(pool, ids, rest, (&input, haystack), lowest, later)
-                    {
+                    let hay = (&input, haystack);
+                    if let Some(r) = Self::after(pool, ids, (engines, s), hay, lowest, later) {
                         return Some(r);
                     }
                 }
@@ -214,31 +283,25 @@ impl RegexSet {
     fn after<R>(
         pool: &[Regex],
         ids: &[u32],
-        rest: Option<&Rest>,
+        (engines, s): (&Engines, &mut Scratch),
         (input, haystack): (&Input<'_>, &str),
         lowest: usize,
         mut f: impl FnMut(usize) -> Option<R>,
     ) -> Option<R> {
-        let Some(rest) = rest else {
-            // no candidate was expected to be rejected: try the later regexes one by one
-            let later = ids.iter().enumerate().skip(lowest + 1);
-            for (i, &id) in later {
-                if pool
-                    .get(id as usize)
-                    .is_some_and(|re| re.is_match(haystack))
-                    && let Some(r) = f(i)
-                {
-                    return Some(r);
-                }
-            }
-            return None;
+        s.set.clear();
+        let every = match (&engines.all, s.all.as_mut()) {
+            (Some(dfa), Some(cache)) => dfa
+                .try_which_overlapping_matches(cache, input, &mut s.set)
+                .is_ok(),
+            _ => false,
         };
-        let mut set = rest.sets.get();
-        set.clear();
-        rest.all.which_overlapping_matches(input, &mut set);
-        let mut left = set.len();
+        if !every {
+            // no all-matches DFA (no candidate was expected to be rejected), or it gave up
+            return one_by_one(pool, ids, lowest + 1, haystack, f);
+        }
+        let mut left = s.set.len();
         // ascending pattern ids = list order
-        for pid in set.iter() {
+        for pid in s.set.iter() {
             let i = pid.as_usize();
             if i > lowest
                 && let Some(r) = f(i)
@@ -318,8 +381,7 @@ mod tests {
     // the whole list.
     #[test]
     fn oversized_lists_are_split_keeping_positions() {
-        // the largest `\\w{0,k}` (k doubling) that compiles alone is at least half the
-        // single-regex limit, so 40 of them exceed the set limit (16 single limits)
+        // a large pattern: the largest `\\w{0,k}x` (k doubling) that compiles alone
         let mut k = 1;
         while RegexPool::default()
             .intern(&format!("\\w{{0,{}}}x", k * 2))
@@ -328,12 +390,15 @@ mod tests {
             k *= 2;
         }
         let big = format!("\\w{{0,{k}}}x");
-        let mut patterns = vec![big.as_str(); 40];
+        // enough copies for twice the set limit
+        let one = nfa(&[big.as_str()]).map_or(1, |n| n.memory_usage());
+        let copies = 2 * REGEX_SET_SIZE_LIMIT / one + 1;
+        let mut patterns = vec![big.as_str(); copies];
         patterns.push("/last");
         let (pool, set) = set_of(&patterns);
         assert!(set.chunk_count() > 1, "{} chunks", set.chunk_count());
-        assert_eq!(all(&pool, &set, "/last"), vec![40]);
-        assert_eq!(all(&pool, &set, "abéx"), (0..40).collect::<Vec<_>>());
+        assert_eq!(all(&pool, &set, "/last"), vec![copies]);
+        assert_eq!(all(&pool, &set, "abéx"), (0..copies).collect::<Vec<_>>());
         assert_eq!(all(&pool, &set, "abé"), Vec::<usize>::new());
     }
 
