@@ -61,13 +61,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gamma_arbiter::handoff::{Directive, Handoff};
-use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
 use gamma_arbiter::routes::route_parts;
-use gamma_arbiter::status::{DesiredStatus, ParentConditions};
 use gamma_arbiter::{
     Arbiter, ArbiterConfig, ConfigErrors, Decisions, Identity, Ownership, PairKey,
 };
+use gamma_arbiter::{DesiredStatus, ParentConditions};
+use gamma_arbiter::{Directive, Handoff};
+use gamma_arbiter::{MergeOutcome, merge_outcome};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
 use gamma_model::{ObjectKey, ResourceKind, Snapshot};

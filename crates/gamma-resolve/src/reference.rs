@@ -99,7 +99,7 @@ use crate::ir::{
     BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RouteKind, RuleIr,
     StrMatch, TableInput,
 };
-use crate::redirect::Scheme;
+use crate::request::Scheme;
 use crate::{BuildOptions, Decision, MeshHostnames, MeshReferenceGrants, Protocol, Request};
 
 /// A route's identity in an [`Outcome`]: (kind, namespace, name).

@@ -11,7 +11,35 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::headers::{HeaderLookup, NoHeaders};
-use crate::redirect::Scheme;
+
+/// URL scheme of a request or redirect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    /// `http`
+    #[default]
+    Http,
+    /// `https`
+    Https,
+}
+
+impl Scheme {
+    /// The scheme's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Https => "https",
+        }
+    }
+
+    /// The well-known port (80 or 443).
+    pub fn default_port(self) -> u16 {
+        match self {
+            Self::Http => 80,
+            Self::Https => 443,
+        }
+    }
+}
 
 /// Transport/application protocol of the request, which decides the route kinds that can
 /// match it (HTTP and gRPC requests are matched by HTTPRoute or GRPCRoute rules, TLS by

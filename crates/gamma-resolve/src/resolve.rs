@@ -10,8 +10,8 @@ use crate::decision::{
 use crate::hostname::{self, normalize_host};
 use crate::ir::{L4, PathModifierIr};
 use crate::path::split_path_query;
-use crate::redirect::Scheme;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
+use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
 use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
@@ -169,9 +169,8 @@ impl RouteTable {
         }
     }
 
-    /// Resolves one request. `entropy` drives the weighted backend pick (any `u64`: a random
-    /// number, or a hash of the connection for stickiness). Allocation-free.
-    pub fn resolve<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+    /// [`RouteTable::resolve`]: bind, match in the route set, act.
+    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
         match self.bind(req) {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),

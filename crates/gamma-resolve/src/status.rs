@@ -8,7 +8,6 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ir::{Invalid, RouteIr, RouteKind, TableInput};
-use crate::table::RouteInfo;
 
 /// Condition type `Accepted`.
 pub const ACCEPTED: &str = "Accepted";
@@ -336,20 +335,17 @@ pub(crate) struct StatusSource {
 }
 
 impl StatusSource {
-    /// Renders every pair's conditions (`routes`: the table's compiled routes).
-    pub(crate) fn render(
-        &self,
-        routes: &[RouteInfo],
-        namespaces: &[Box<str>],
+    /// Renders every pair's conditions; `route` names a compiled route (kind, namespace,
+    /// name) by its id.
+    pub(crate) fn render<'r>(
+        &'r self,
+        route: impl Fn(u32) -> Option<(RouteKind, &'r str, &'r str)>,
     ) -> Vec<ParentStatus> {
         let mut out = Vec::with_capacity(self.entries.len());
         for e in &self.entries {
             let (kind, namespace, name, invalid) = if e.route & OWNED == 0 {
-                match routes.get(e.route as usize) {
-                    Some(r) => {
-                        let ns = namespaces.get(r.namespace as usize).map_or("", |n| &**n);
-                        (r.kind, ns, &*r.name, None)
-                    }
+                match route(e.route) {
+                    Some((kind, ns, name)) => (kind, ns, name, None),
                     None => continue,
                 }
             } else {
