@@ -64,6 +64,7 @@ mod decision;
 mod explain;
 mod headers;
 mod index;
+mod listener;
 mod lower;
 mod request;
 mod resolve;

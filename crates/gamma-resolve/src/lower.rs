@@ -184,14 +184,15 @@ pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
 }
 
 fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr> {
-    let protocol = match l.protocol.as_str() {
-        "HTTP" => ListenerProtocol::Http,
-        "HTTPS" => ListenerProtocol::Https,
-        "TLS" => ListenerProtocol::Tls,
-        "TCP" => ListenerProtocol::Tcp,
-        "UDP" => ListenerProtocol::Udp,
-        // implementation-specific protocols are not ours to serve
-        _ => return None,
+    let (protocol, unsupported_protocol) = match l.protocol.as_str() {
+        "HTTP" => (ListenerProtocol::Http, None),
+        "HTTPS" => (ListenerProtocol::Https, None),
+        "TLS" => (ListenerProtocol::Tls, None),
+        "TCP" => (ListenerProtocol::Tcp, None),
+        "UDP" => (ListenerProtocol::Udp, None),
+        // implementation-specific protocols are not ours to serve: kept, so that the listener
+        // is reported and routes naming it are NotAllowedByListeners
+        other => (ListenerProtocol::default(), Some(other.to_string())),
     };
     let ar = l.allowed_routes.as_ref();
     let from = ar
@@ -210,25 +211,8 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         Some(_) => AllowedNamespaces::Only(BTreeSet::new()),
     };
     let _ = gw_ns;
-    let allowed_kinds = ar
-        .map(|a| {
-            a.kinds
-                .iter()
-                .filter(|k| {
-                    k.group.as_deref().unwrap_or("gateway.networking.k8s.io")
-                        == "gateway.networking.k8s.io"
-                })
-                .filter_map(|k| match k.kind.as_str() {
-                    "HTTPRoute" => Some(RouteKind::Http),
-                    "GRPCRoute" => Some(RouteKind::Grpc),
-                    "TLSRoute" => Some(RouteKind::Tls),
-                    "TCPRoute" => Some(RouteKind::Tcp),
-                    "UDPRoute" => Some(RouteKind::Udp),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let (allowed_kinds, invalid_kinds) =
+        crate::listener::listener_kinds(protocol, ar.map_or(&[][..], |a| &a.kinds[..]));
     Some(ListenerIr {
         name: l.name.clone(),
         port: u16::try_from(l.port).ok()?,
@@ -236,6 +220,8 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         hostname: l.hostname.clone(),
         allowed_namespaces,
         allowed_kinds,
+        invalid_kinds,
+        unsupported_protocol,
     })
 }
 

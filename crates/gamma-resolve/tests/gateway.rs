@@ -8,7 +8,9 @@
 )]
 
 use gamma_model::Snapshot;
-use gamma_resolve::status::{ACCEPTED, RESOLVED_REFS, RouteCondition};
+use gamma_resolve::status::{
+    ACCEPTED, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS, RESOLVED_REFS, RouteCondition,
+};
 use gamma_resolve::*;
 
 fn snapshot(yaml: &str) -> Snapshot {
@@ -160,3 +162,175 @@ fn l4_route_with_valid_backend_forwards() {
     };
     assert_eq!(f.backend.name, "ok");
 }
+
+/// A Gateway whose listeners test `allowedRoutes.kinds` and protocols, with one HTTPRoute per
+/// listener (by sectionName).
+const KINDS_GATEWAY: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.1}]
+  listeners:
+  - name: only-foo
+    port: 80
+    protocol: HTTP
+    hostname: foo.example.com
+    allowedRoutes: {kinds: [{kind: FooRoute}]}
+  - name: only-grpc
+    port: 80
+    protocol: HTTP
+    hostname: grpc.example.com
+    allowedRoutes: {kinds: [{kind: GRPCRoute}]}
+  - name: tcp-on-http
+    port: 80
+    protocol: HTTP
+    hostname: tcp.example.com
+    allowedRoutes: {kinds: [{kind: TCPRoute}]}
+  - name: mixed
+    port: 80
+    protocol: HTTP
+    hostname: mixed.example.com
+    allowedRoutes: {kinds: [{kind: HTTPRoute}, {group: example.com, kind: HTTPRoute}]}
+  - name: custom
+    port: 8080
+    protocol: example.com/PROXY
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ok, namespace: infra}
+spec: {clusterIP: 10.96.1.1, ports: [{port: 80}]}
+"#;
+
+fn http_route(name: &str, section: &str) -> String {
+    format!(
+        r#"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {{name: {name}, namespace: infra}}
+spec:
+  parentRefs: [{{name: gw, sectionName: {section}}}]
+  rules: [{{backendRefs: [{{name: ok, port: 80}}]}}]
+"#
+    )
+}
+
+// Listener.allowedRoutes.kinds: a non-empty list limits attachment to the listed kinds the
+// listener supports; invalid entries never widen it, so a listener listing only kinds it
+// cannot serve (FooRoute, or TCPRoute on HTTP) admits no route: NotAllowedByListeners
+// (RouteConditionReason: "the route is not allowed by the listeners"), and its traffic is 404.
+#[test]
+fn allowed_route_kinds_limit_attachment_and_unsupported_kinds_admit_nothing() {
+    let yaml = format!(
+        "{KINDS_GATEWAY}{}{}{}{}",
+        http_route("foo", "only-foo"),
+        http_route("grpc", "only-grpc"),
+        http_route("tcp", "tcp-on-http"),
+        http_route("mixed", "mixed"),
+    );
+    let t = table(&yaml);
+    for name in ["foo", "grpc", "tcp"] {
+        let c = cond(&t, name, ACCEPTED);
+        assert_eq!(
+            (c.status, c.reason.as_str()),
+            (false, NOT_ALLOWED_BY_LISTENERS),
+            "{name}"
+        );
+    }
+    assert!(cond(&t, "mixed", ACCEPTED).status);
+    let ip = GW_IP.parse().unwrap();
+    let get = |host| Request::http(ip, 80, "GET", "/").with_host(host);
+    assert_eq!(
+        t.resolve(&get("foo.example.com"), 0).status(),
+        Some(Status::Http(404))
+    );
+    assert_eq!(
+        t.resolve(&get("tcp.example.com"), 0).status(),
+        Some(Status::Http(404))
+    );
+    let Decision::Forward(f) = t.resolve(&get("mixed.example.com"), 0) else {
+        panic!()
+    };
+    assert_eq!(f.backend.name, "ok");
+}
+
+// RouteConditionReason NoMatchingParent: "a Route ParentRef specifies a Port and/or
+// SectionName that does not match any Listeners in the Gateway"; a listener that exists but
+// does not accept the route (here: an implementation-specific protocol gamma-rs does not
+// serve) is NotAllowedByListeners instead.
+#[test]
+fn no_matching_parent_only_for_a_section_or_port_that_names_no_listener() {
+    let port = r#"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: port, namespace: infra}
+spec:
+  parentRefs: [{name: gw, port: 81}]
+  rules: [{backendRefs: [{name: ok, port: 80}]}]
+"#;
+    let yaml = format!(
+        "{KINDS_GATEWAY}{}{}{port}",
+        http_route("nosuch", "nosuch"),
+        http_route("custom", "custom"),
+    );
+    let t = table(&yaml);
+    for name in ["nosuch", "port"] {
+        let c = cond(&t, name, ACCEPTED);
+        assert_eq!(
+            (c.status, c.reason.as_str()),
+            (false, NO_MATCHING_PARENT),
+            "{name}"
+        );
+    }
+    let c = cond(&t, "custom", ACCEPTED);
+    assert_eq!(
+        (c.status, c.reason.as_str()),
+        (false, NOT_ALLOWED_BY_LISTENERS)
+    );
+    // the unsupported listener binds nothing: its port is passthrough
+    let ip = GW_IP.parse().unwrap();
+    let d = t.resolve(&Request::http(ip, 8080, "GET", "/"), 0);
+    assert!(matches!(d, Decision::Passthrough), "{d:?}");
+}
+
+// HTTPRouteRule.matches: "When no rules matching a request have been successfully attached to
+// the parent a request is coming from, a HTTP 404 status code MUST be returned": a Gateway
+// listener with no route attached answers 404 (and rejects L4 connections); only an address
+// that binds nothing is passthrough.
+#[test]
+fn listener_without_routes_answers_404() {
+    let t = table(&format!("{KINDS_GATEWAY}{L4_GATEWAY_LISTENERLESS}"));
+    let ip = GW_IP.parse().unwrap();
+    let get = Request::http(ip, 80, "GET", "/").with_host("mixed.example.com");
+    let d = t.resolve(&get, 0);
+    let Decision::Respond(r) = d else {
+        panic!("{d:?}")
+    };
+    assert_eq!(r.status, Status::Http(404));
+    assert_eq!(r.reason, RespondReason::NoMatchingRule);
+    let other: std::net::IpAddr = "192.0.2.2".parse().unwrap();
+    let d = t.resolve(&Request::connection(other, 9000, Protocol::Tcp), 0);
+    assert_eq!(d.status(), Some(Status::Reject));
+    let d = t.resolve(&Request::http(other, 81, "GET", "/"), 0);
+    assert!(matches!(d, Decision::Passthrough), "{d:?}");
+    let d = t.resolve(
+        &Request::http("192.0.2.3".parse().unwrap(), 80, "GET", "/"),
+        0,
+    );
+    assert!(matches!(d, Decision::Passthrough), "{d:?}");
+}
+
+/// A second Gateway with a TCP listener and no route.
+const L4_GATEWAY_LISTENERLESS: &str = r#"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tcp, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.2}]
+  listeners: [{name: tcp, port: 9000, protocol: TCP}]
+"#;
