@@ -84,7 +84,10 @@ impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        let mut opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        // Header values with CR, LF or NUL are never programmed, on either channel: the rule
+        // is refused (UnsupportedValue, naming the field), which the standard CRD leaves to us.
+        opts.refuse_control_characters = true;
         Self::from_input(&crate::lower_with(snapshot, &opts), options)
     }
 
