@@ -442,3 +442,50 @@ fn a_redirect_through_an_https_listener_keeps_https_and_omits_port_443() {
         "redirect 302 http://shop.example.com:443/new/x"
     );
 }
+
+// Gateway API HTTPRoute status, `ResolvedRefs`: every backendRef that does not resolve is
+// reported, each with its own reason and field, not only the first (the condition carries the
+// first reason and lists them all in its message).
+#[test]
+fn every_unresolved_backend_ref_is_listed_with_its_reason_and_field() {
+    let yaml = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app}
+spec: {clusterIP: 10.96.3.1, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: web, port: 80}]
+  rules:
+  - backendRefs: [{name: web, port: 80}, {name: missing, port: 80}]
+  - backendRefs: [{group: example.com, kind: Widget, name: w}, {name: web, port: 81}]
+"#;
+    let table = RouteTable::build(&snapshot(yaml), &BuildOptions::default());
+    let status = table.parent_conditions();
+    let p = status.iter().find(|p| p.name == "r").unwrap();
+    let got: Vec<(&str, &str)> = p
+        .unresolved
+        .iter()
+        .map(|u| (u.field.as_str(), u.reason.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("spec.rules[0].backendRefs[1]", "BackendNotFound"),
+            ("spec.rules[1].backendRefs[0]", "InvalidKind"),
+            ("spec.rules[1].backendRefs[1]", "BackendNotFound"),
+        ]
+    );
+    assert!(
+        p.unresolved[2].message.contains("no port 81"),
+        "{:?}",
+        p.unresolved
+    );
+    let rr = p.condition(status::RESOLVED_REFS).unwrap();
+    assert!(!rr.status);
+    assert_eq!(rr.reason, "BackendNotFound");
+    assert_eq!(rr.message.matches("; ").count(), 2, "{}", rr.message);
+}
