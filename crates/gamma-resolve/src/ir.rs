@@ -193,6 +193,21 @@ pub struct ListenerIr {
     /// admits no route, binds nothing, and is reported `Accepted=False UnsupportedProtocol`
     /// (Gateway API ListenerConditionReason). `protocol` is then meaningless.
     pub unsupported_protocol: Option<String>,
+    /// `tls.certificateRefs`, defaulted (group `""`, kind `Secret`, the Gateway's namespace).
+    pub certificate_refs: Vec<CertificateRefIr>,
+}
+
+/// A listener's `tls.certificateRefs` entry after defaulting.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CertificateRefIr {
+    /// API group (`""`: core).
+    pub group: String,
+    /// Kind (`Secret`).
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
 }
 
 impl ListenerIr {

@@ -46,6 +46,7 @@
     )
 )]
 
+pub mod gateway_status;
 pub mod hostname;
 pub mod ir;
 pub mod path;

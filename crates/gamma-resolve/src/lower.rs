@@ -210,7 +210,17 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         // `None` and unknown values admit no namespace
         Some(_) => AllowedNamespaces::Only(BTreeSet::new()),
     };
-    let _ = gw_ns;
+    let certificate_refs = l
+        .tls
+        .iter()
+        .flat_map(|t| t.certificate_refs.iter())
+        .map(|c| CertificateRefIr {
+            group: c.group.clone().unwrap_or_default(),
+            kind: c.kind.clone().unwrap_or_else(|| "Secret".into()),
+            namespace: c.namespace.clone().unwrap_or_else(|| gw_ns.to_string()),
+            name: c.name.clone(),
+        })
+        .collect();
     let (allowed_kinds, invalid_kinds) =
         crate::listener::listener_kinds(protocol, ar.map_or(&[][..], |a| &a.kinds[..]));
     Some(ListenerIr {
@@ -222,6 +232,7 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         allowed_kinds,
         invalid_kinds,
         unsupported_protocol,
+        certificate_refs,
     })
 }
 

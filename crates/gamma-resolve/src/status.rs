@@ -39,7 +39,7 @@ pub struct RouteCondition {
 }
 
 impl RouteCondition {
-    fn new(type_: &str, status: bool, reason: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(type_: &str, status: bool, reason: &str, message: impl Into<String>) -> Self {
         Self {
             type_: type_.into(),
             status,

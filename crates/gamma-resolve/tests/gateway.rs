@@ -8,6 +8,7 @@
 )]
 
 use gamma_model::Snapshot;
+use gamma_resolve::ir::RouteKind;
 use gamma_resolve::status::{
     ACCEPTED, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS, RESOLVED_REFS, RouteCondition,
 };
@@ -334,3 +335,193 @@ spec:
   addresses: [{type: IPAddress, value: 192.0.2.2}]
   listeners: [{name: tcp, port: 9000, protocol: TCP}]
 "#;
+
+const STATUS_GATEWAYS: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.1}]
+  listeners:
+  - {name: web, port: 80, protocol: HTTP, hostname: a.example.com}
+  - name: kinds
+    port: 80
+    protocol: HTTP
+    hostname: k.example.com
+    allowedRoutes: {kinds: [{kind: FooRoute}, {kind: HTTPRoute}]}
+  - name: https
+    port: 443
+    protocol: HTTPS
+    hostname: s.example.com
+    tls: {certificateRefs: [{name: cert}]}
+  - name: https-cross
+    port: 443
+    protocol: HTTPS
+    hostname: x.example.com
+    tls: {certificateRefs: [{name: cert, namespace: certs}]}
+  - name: https-kind
+    port: 443
+    protocol: HTTPS
+    hostname: y.example.com
+    tls: {certificateRefs: [{group: example.com, kind: Vault, name: v}]}
+  - {name: custom, port: 8080, protocol: example.com/PROXY}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: clash, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.9}]
+  listeners:
+  - {name: a, port: 80, protocol: HTTP, hostname: same.example.com}
+  - {name: b, port: 80, protocol: HTTP, hostname: SAME.example.com}
+  - {name: t, port: 9000, protocol: TCP}
+  - {name: h, port: 9000, protocol: HTTP}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ok, namespace: infra}
+spec: {clusterIP: 10.96.1.1, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r1, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: web}, {name: gw, sectionName: kinds}]
+  rules: [{backendRefs: [{name: ok, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r2, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: web}]
+  hostnames: [other.org]
+  rules: [{backendRefs: [{name: ok, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r3, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: web}, {name: clash, sectionName: a}]
+  hostnames: [a.example.com, same.example.com]
+  rules: [{backendRefs: [{name: ok, port: 80}]}]
+"#;
+
+fn listener_cond<'t>(
+    t: &'t RouteTable,
+    gw: &str,
+    listener: &str,
+    type_: &str,
+) -> &'t RouteCondition {
+    let g = t.gateway_status().iter().find(|g| g.name == gw).unwrap();
+    g.listener(listener).unwrap().condition(type_).unwrap()
+}
+
+fn reason(c: &RouteCondition) -> (bool, &str) {
+    (c.status, c.reason.as_str())
+}
+
+// ListenerStatus.attachedRoutes: "the number of Routes with the Accepted condition set to
+// True that have been attached to this Listener", by allowedRoutes and parentRefs, counted
+// even when the listener itself is not accepted; a route whose hostnames intersect no
+// listener hostname is not attached. ListenerStatus.supportedKinds lists only the valid kinds.
+#[test]
+fn listener_attached_routes_and_supported_kinds() {
+    let t = table(STATUS_GATEWAYS);
+    let gw = t.gateway_status().iter().find(|g| g.name == "gw").unwrap();
+    assert_eq!(
+        gw.addresses,
+        vec![GW_IP.parse::<std::net::IpAddr>().unwrap()]
+    );
+    let web = gw.listener("web").unwrap();
+    assert_eq!(web.attached_routes, 2, "r1 and r3; not r2 (no hostname)");
+    assert_eq!(web.supported_kinds, vec![RouteKind::Http, RouteKind::Grpc]);
+    let kinds = gw.listener("kinds").unwrap();
+    assert_eq!(kinds.supported_kinds, vec![RouteKind::Http]);
+    // r1 (no hostnames) on the HTTPRoute entry of `kinds`
+    assert_eq!(kinds.attached_routes, 1);
+    assert_eq!(gw.listener("custom").unwrap().supported_kinds, vec![]);
+    // counted on a Conflicted (not accepted) listener too
+    let clash = t
+        .gateway_status()
+        .iter()
+        .find(|g| g.name == "clash")
+        .unwrap();
+    assert_eq!(clash.listener("a").unwrap().attached_routes, 1);
+}
+
+// ListenerConditionReason: ResolvedRefs=False with InvalidRouteKinds for an unsupported kind,
+// InvalidCertificateRef for a certificateRef that is not a core Secret, RefNotPermitted for a
+// Secret in another namespace without a ReferenceGrant (GatewayTLSConfig.certificateRefs);
+// Accepted=False UnsupportedProtocol for a protocol the implementation does not serve; the
+// Gateway is Accepted=True with ListenersNotValid while some listener is valid.
+#[test]
+fn listener_resolved_refs_and_accepted_reasons() {
+    let t = table(STATUS_GATEWAYS);
+    let c = |l, ty| reason(listener_cond(&t, "gw", l, ty));
+    assert_eq!(c("web", RESOLVED_REFS), (true, "ResolvedRefs"));
+    assert_eq!(c("web", ACCEPTED), (true, "Accepted"));
+    assert_eq!(c("web", "Conflicted"), (false, "NoConflicts"));
+    assert_eq!(c("kinds", RESOLVED_REFS), (false, "InvalidRouteKinds"));
+    assert!(
+        listener_cond(&t, "gw", "kinds", RESOLVED_REFS)
+            .message
+            .contains("gateway.networking.k8s.io/FooRoute")
+    );
+    assert_eq!(c("https", RESOLVED_REFS), (true, "ResolvedRefs"));
+    assert_eq!(c("https-cross", RESOLVED_REFS), (false, "RefNotPermitted"));
+    assert_eq!(
+        c("https-kind", RESOLVED_REFS),
+        (false, "InvalidCertificateRef")
+    );
+    assert_eq!(c("custom", ACCEPTED), (false, "UnsupportedProtocol"));
+    let gw = t.gateway_status().iter().find(|g| g.name == "gw").unwrap();
+    let accepted = gw.condition(ACCEPTED).unwrap();
+    assert_eq!(reason(accepted), (true, "ListenersNotValid"));
+    assert!(accepted.message.contains("custom"), "{}", accepted.message);
+
+    let grant = r#"
+---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: certs, namespace: certs}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: infra}]
+  to: [{group: "", kind: Secret}]
+"#;
+    let t = table(&format!("{STATUS_GATEWAYS}{grant}"));
+    assert!(listener_cond(&t, "gw", "https-cross", RESOLVED_REFS).status);
+}
+
+// Gateway Listener docs: listeners that share a protocol and port must differ in hostname
+// (HTTP, HTTPS, TLS); HTTP/HTTPS/TLS sharing a port with TCP are not distinct. Indistinct
+// listeners are Conflicted (HostnameConflict, ProtocolConflict), none is picked as the winner,
+// none is accepted or serves traffic, and a Gateway left with no listener is not accepted.
+#[test]
+fn indistinct_listeners_are_conflicted_and_serve_nothing() {
+    let t = table(STATUS_GATEWAYS);
+    let c = |l, ty| reason(listener_cond(&t, "clash", l, ty));
+    for l in ["a", "b"] {
+        assert_eq!(c(l, "Conflicted"), (true, "HostnameConflict"), "{l}");
+        assert!(!listener_cond(&t, "clash", l, ACCEPTED).status, "{l}");
+    }
+    for l in ["t", "h"] {
+        assert_eq!(c(l, "Conflicted"), (true, "ProtocolConflict"), "{l}");
+    }
+    let clash = t
+        .gateway_status()
+        .iter()
+        .find(|g| g.name == "clash")
+        .unwrap();
+    assert_eq!(
+        reason(clash.condition(ACCEPTED).unwrap()),
+        (false, "ListenersNotValid")
+    );
+    let ip = "192.0.2.9".parse().unwrap();
+    let req = Request::http(ip, 80, "GET", "/").with_host("same.example.com");
+    assert!(matches!(t.resolve(&req, 0), Decision::Passthrough));
+    // the distinct Gateway still serves its listeners
+    let req = Request::http(GW_IP.parse().unwrap(), 80, "GET", "/").with_host("a.example.com");
+    assert!(matches!(t.resolve(&req, 0), Decision::Forward(_)));
+}

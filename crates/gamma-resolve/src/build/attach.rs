@@ -441,6 +441,10 @@ impl<'i> Builder<'i> {
             return;
         }
         self.status.attached_gateway(ri, pi);
+        for (li, _) in &attach_to {
+            self.listener_routes
+                .insert((gi.unwrap_or_default(), *li, ri));
+        }
         for (li, hosts) in attach_to {
             out.entry((gi.unwrap_or_default(), li)).or_default().push(
                 route.kind,

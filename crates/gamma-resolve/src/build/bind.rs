@@ -112,16 +112,17 @@ impl<'i> Builder<'i> {
         // coming from, a HTTP 404 status code MUST be returned" (an empty route set answers
         // 404, and rejects L4 connections); only an address nothing binds is passthrough. A
         // listener of an unsupported protocol serves nothing and is not bound.
+        // Conflicted listeners are not accepted for processing either (Gateway API Listener
+        // docs: "ALL indistinct Listeners must not be accepted").
         let listeners = input.gateways.iter().enumerate().flat_map(|(gi, gw)| {
+            let conflicts = crate::listener::conflicts(&gw.listeners);
             gw.listeners
                 .iter()
                 .enumerate()
+                .filter(move |(li, _)| crate::gateway_status::accepted(gw, &conflicts, *li))
                 .map(move |(li, l)| (gi, li, l))
         });
         for (gi, li, l) in listeners {
-            if l.unsupported_protocol.is_some() {
-                continue;
-            }
             let attached = gw_attached.remove(&(gi, li)).unwrap_or_default();
             let label = SetLabel::Listener {
                 gateway: u32::try_from(gi).unwrap_or(u32::MAX),

@@ -44,6 +44,8 @@ pub struct RouteTable {
     /// The rendered conditions, on first use: a resolver that never reports status never
     /// pays for their strings.
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
+    /// Every Gateway's computed status, by (namespace, name).
+    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
@@ -118,6 +120,14 @@ impl RouteTable {
                 Some((r.kind, self.route_namespace(r), &*r.name))
             })
         })
+    }
+
+    /// Every Gateway's status for a gateway controller, by (namespace, name): the Gateway's
+    /// `Accepted`, each listener's `Accepted`, `ResolvedRefs`, `Conflicted`, `attachedRoutes`
+    /// and `supportedKinds` (see [`crate::gateway_status`]). A controller writes only those of
+    /// the Gateways it owns; `Programmed` is its own to add.
+    pub fn gateway_status(&self) -> &[crate::gateway_status::GatewayStatus] {
+        &self.gateway_status
     }
 
     /// Why routes that named a Service with cluster IP `ip` as parent are not in the table
