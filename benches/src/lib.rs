@@ -16,7 +16,8 @@ pub mod regex_mix;
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 
 /// A small deterministic PRNG (xorshift64*).
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::alloc::System;
 
 use gamma_benches::counting::{INSTRUMENTED_SYSTEM, Region, StatsAlloc, allocations};
 use gamma_benches::{many_services, one_port, one_port_request, svc_ip};
-use gamma_resolve::ir::*;
+use gamma_resolve::input::*;
 use gamma_resolve::{BuildOptions, Decision, Protocol, Request, RouteTable, Scheme};
 
 #[global_allocator]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cond::{Cond, Failed, Probe, split_grpc_path};
 use crate::hostname::{self, normalize_host};
 use crate::index::{GrpcIndex, HostIndex, PathIndex};
-use crate::ir::L4;
+use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
 use crate::table::{Action, Binding, RouteSet, RouteTable, SetLabel};

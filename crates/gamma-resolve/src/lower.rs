@@ -17,8 +17,9 @@ use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
 
 use crate::cond::RegexPool;
-use crate::ir::*;
+use crate::input::*;
 use crate::request::Scheme;
+use gamma_model::RouteKind;
 
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";
@@ -228,14 +229,7 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
                     k.group.as_deref().unwrap_or("gateway.networking.k8s.io")
                         == "gateway.networking.k8s.io"
                 })
-                .filter_map(|k| match k.kind.as_str() {
-                    "HTTPRoute" => Some(RouteKind::Http),
-                    "GRPCRoute" => Some(RouteKind::Grpc),
-                    "TLSRoute" => Some(RouteKind::Tls),
-                    "TCPRoute" => Some(RouteKind::Tcp),
-                    "UDPRoute" => Some(RouteKind::Udp),
-                    _ => None,
-                })
+                .filter_map(|k| RouteKind::from_kind_name(&k.kind))
                 .collect()
         })
         .unwrap_or_default();
@@ -494,11 +488,7 @@ fn str_match(
 fn apply_validation(out: &mut RouteIr, result: Result<(), ValidationErrors>) {
     let Err(errors) = result else { return };
     for e in errors.errors() {
-        let path = e.path.as_str();
-        let rule = path
-            .strip_prefix("spec.rules[")
-            .and_then(|rest| rest.split(']').next())
-            .and_then(|i| i.parse::<usize>().ok());
+        let rule = e.rule_index();
         let invalid = Invalid {
             reason: UNSUPPORTED,
             message: e.to_string(),

@@ -8,7 +8,7 @@ use crate::decision::{
     RuleRef, Status, UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
-use crate::ir::{L4, PathModifierIr};
+use crate::input::{L4, PathModifierIr};
 use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
@@ -195,7 +195,7 @@ impl RouteTable {
         let route = self.routes.get(rule.route as usize);
         RuleRef {
             route: RouteRef {
-                kind: route.map_or(crate::ir::RouteKind::Http, |r| r.kind),
+                kind: route.map_or(gamma_model::RouteKind::Http, |r| r.kind),
                 namespace: route.map_or("", |r| self.route_namespace(r)),
                 name: route.map_or("", |r| &r.name),
             },

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool};
 use crate::index::{HashKeys, Map, PathKeysBuilder};
-use crate::ir::{StrMatch, TableInput};
+use crate::input::{StrMatch, TableInput};
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::status::{RuleProblem, StatusBuilder};
 use crate::table::{

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use crate::cond::{Cond, NamedMatches, ValueMatch};
 use crate::hostname::HostSpecificity;
 use crate::index::{GrpcIndex, GrpcIndexBuilder, HostIndex, PathIndex, PathSlot};
-use crate::ir::{MatchIr, PathMatchIr, RouteKind, StrMatch};
+use crate::input::{MatchIr, PathMatchIr, StrMatch};
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
 use crate::table::{RouteSet, SetLabel};
+use gamma_model::RouteKind;
 
 use super::Builder;
-use super::attach::{Attached, AttachedRoute, KINDS};
+use super::attach::{Attached, AttachedRoute};
 use super::touch;
 
 /// One match of an attached route under one effective hostname, as walked by
@@ -57,13 +58,13 @@ impl<'i> Builder<'i> {
         if mesh {
             // GEP-1294 route types: one TCP-carried kind per Service port and group: GRPC > HTTP >
             // TLS > TCP.
-            let winner = KINDS
+            let winner = RouteKind::ALL
                 .iter()
                 .zip(&by_kind)
                 .find(|(k, list)| **k != RouteKind::Udp && !list.is_empty())
                 .map(|(k, _)| *k);
             set.mesh_kind = winner;
-            for (k, list) in KINDS.iter().zip(by_kind.iter_mut()) {
+            for (k, list) in RouteKind::ALL.iter().zip(by_kind.iter_mut()) {
                 if *k != RouteKind::Udp && Some(*k) != winner {
                     for a in std::mem::take(list) {
                         self.status.conflicted(a.ri, ctx.clone(), winner);
@@ -71,7 +72,7 @@ impl<'i> Builder<'i> {
                 }
             }
         }
-        for (kind, list) in KINDS.into_iter().zip(by_kind) {
+        for (kind, list) in RouteKind::ALL.into_iter().zip(by_kind) {
             if list.is_empty() {
                 continue;
             }

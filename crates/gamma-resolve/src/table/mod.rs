@@ -7,7 +7,7 @@ use crate::cond::{Cond, RegexPool};
 use crate::decision::Decision;
 use crate::explain::Explanation;
 use crate::index::{Map, PathKeys};
-use crate::ir::{L4, TableInput};
+use crate::input::{L4, TableInput};
 use crate::precedence::PrecedenceKey;
 use crate::request::Request;
 use crate::status::{ParentStatus, StatusSource};
