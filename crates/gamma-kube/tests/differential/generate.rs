@@ -40,6 +40,11 @@ pub enum Op {
     Items(usize),
     /// Make the node (a list) hold its first item twice.
     Repeat,
+    /// Make the node (a list) hold its first item and a copy with this property toggled
+    /// (removed when present, else set to its smallest value): two items that agree but for
+    /// one field, the shape of the list uniqueness rules ("sectionName must be specified when
+    /// parentRefs includes 2 or more references to the same parent").
+    Pair(String),
     /// Make the node (a map) hold this many entries.
     Entries(usize),
 }
@@ -396,6 +401,19 @@ fn arrays(schema: &Value, path: &[Seg], out: &mut Vec<Mutation>) {
         push(out, path, Op::Items(n), format!("{n} items"));
     }
     push(out, path, Op::Repeat, "first item repeated".into());
+    for k in schema["items"]["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        push(
+            out,
+            path,
+            Op::Pair(k.clone()),
+            format!("first item and a copy with {k} toggled"),
+        );
+    }
     push(out, path, Op::Set(json!({})), "an object for a list".into());
 }
 
