@@ -8,7 +8,7 @@
 //! reaches a fixed point (a second round writes nothing).
 #![no_main]
 
-use gamma_arbiter::merge::merge_outcome;
+use gamma_arbiter::merge_outcome;
 use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{Arbiter, Config, Identity, MergeOutcome, ParentConditions};
 use gamma_fuzz::{cluster, frame, generate};

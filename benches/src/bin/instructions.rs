@@ -1,15 +1,21 @@
 //! Runs `N` resolves (first argument, default 0) of a scenario (second argument: `one-port-10`,
 //! `one-port-<rules>`, `many-services[-<services>]`, `hostile-<routes>`,
 //! `hostile-cold-<routes>`) after building and warming up, so that `valgrind --tool=callgrind`
-//! totals for N and 0 differ by exactly N resolves.
+//! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
+//! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
+//! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
+//! inclusive).
 //! Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
+use std::fmt::Write;
 use std::hint::black_box;
 use std::net::IpAddr;
 
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
+use gamma_benches::manifests::http_routes_yaml;
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
+use gamma_model::Snapshot;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
 
 /// One prepared request: destination, path and headers.
@@ -68,10 +74,34 @@ fn hostile_scenario(scenario: &str, routes: usize, n: usize, cold: bool) {
     );
 }
 
+/// `snapshot-<routes>`: [`http_routes_yaml`] and the 100 Services they name (one per
+/// (namespace, name) pair), decoded into a snapshot; one `RouteTable::build` of it.
+fn snapshot_scenario(routes: usize) {
+    let mut yaml = http_routes_yaml(routes);
+    for k in 0..100 {
+        let _ = write!(
+            yaml,
+            "---\napiVersion: v1\nkind: Service\nmetadata: {{name: svc-{k}, namespace: team-{}}}\n\
+             spec: {{clusterIP: {}, ports: [{{port: 80}}]}}\n",
+            k % 20,
+            svc_ip(k)
+        );
+    }
+    let snapshot = Snapshot::from_resources(gamma_model::decode(&yaml).unwrap());
+    let table = black_box(RouteTable::build(&snapshot, &BuildOptions::default()));
+    println!("snapshot-{routes}: {:?}", table.stats());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
+    if let Some(routes) = scenario
+        .strip_prefix("snapshot-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_scenario(routes);
+    }
     if let Some(routes) = scenario
         .strip_prefix("hostile-cold-")
         .and_then(|r| r.parse().ok())

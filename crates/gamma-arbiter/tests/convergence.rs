@@ -17,10 +17,10 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::random::{self as gen_, ClusterSpec};
-use gamma_arbiter::handoff::{Directive, Handoff};
-use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
-use gamma_arbiter::status::ParentConditions;
+use gamma_arbiter::ParentConditions;
 use gamma_arbiter::{Arbiter, Identity, PairKey, Verdict};
+use gamma_arbiter::{Directive, Handoff};
+use gamma_arbiter::{MergeOutcome, merge_outcome};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
 use gamma_model::{ObjectKey, Snapshot};

@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
+use gamma_arbiter::DesiredStatus;
 use gamma_arbiter::routes::route_parts;
-use gamma_arbiter::status::DesiredStatus;
 use gamma_arbiter::{Identity, MergeOutcome, merge_outcome};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;

@@ -13,8 +13,18 @@
 //! 4. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`] and the IR; passes
 //!    over every route or Service can read the snapshot's compact [`digest`]s first.
 //!
+//! ## Main types
+//!
+//! [`Resource`] (any decoded object) and [`ResourceKind`]; [`ObjectRef`] (kind, namespace,
+//! name); [`Snapshot`], the indexed set of objects every engine reads, with [`ParentKey`];
+//! [`decode()`] and [`DecodeOptions`]; the [`Validate`] trait and [`ValidationErrors`]; the IR
+//! route [`ir::Route`]; JSON Schemas through [`schema`].
+//!
 //! gamma-rs extensions that are not upstream API are marked as such; the main one is
 //! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
+//!
+//! Design notes: `docs/decode.md`, `docs/validation.md`, `docs/schema.md` and
+//! `docs/architecture.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![cfg_attr(
@@ -27,22 +37,22 @@
     )
 )]
 
-mod macros;
-
-mod chunked;
 pub mod decode;
 pub mod digest;
 pub mod gateway;
 pub mod ir;
 pub mod k8s;
 pub mod meta;
-pub mod resource;
 pub mod schema;
 pub mod smi;
-pub mod snapshot;
 pub mod validate;
 pub mod xbackend;
 pub mod xmesh;
+
+mod chunked;
+mod macros;
+mod resource;
+mod snapshot;
 
 pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
 pub use resource::{AnyResource, ObjectKey, ResourceKind};

@@ -49,14 +49,11 @@ macro_rules! resources {
                 match self { $(ResourceKind::$variant => &[$($ver),+],)+ }
             }
 
-            /// The JSON Schema of this kind's wire type (schemars), generated from the same list
-            /// as the enum so every kind has one.
-            ///
-            /// The CRDs' `required` lists are applied (see [`crate::schema`]).
-            pub fn json_schema(&self) -> schemars::Schema {
-                let mut schema = match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ };
-                crate::schema::apply_required(&mut schema);
-                schema
+            /// The JSON Schema of this kind's wire type as schemars derives it, generated from
+            /// the same list as the enum so every kind has one; `schema` adds the CRDs'
+            /// `required` lists ([`ResourceKind::json_schema`]).
+            pub(crate) fn derived_schema(&self) -> schemars::Schema {
+                match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ }
             }
 
             /// The kind's name, unique among all kinds: the wire kind, qualified by API group

@@ -25,6 +25,16 @@ pub fn schema_for(kind: ResourceKind) -> Schema {
     kind.json_schema()
 }
 
+impl ResourceKind {
+    /// The JSON Schema of this kind's wire type (schemars), with the CRDs' `required` lists
+    /// applied (see the [module docs](crate::schema)).
+    pub fn json_schema(&self) -> Schema {
+        let mut schema = self.derived_schema();
+        apply_required(&mut schema);
+        schema
+    }
+}
+
 /// The schema of every kind, in [`ResourceKind::ALL`] order.
 pub fn all_schemas() -> Vec<(ResourceKind, Schema)> {
     ResourceKind::ALL
@@ -109,7 +119,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
 ];
 
 /// Adds the CRDs' `required` lists to a generated schema (its root and `$defs`).
-pub(crate) fn apply_required(schema: &mut Schema) {
+fn apply_required(schema: &mut Schema) {
     let root_name = schema
         .get("title")
         .and_then(Value::as_str)

@@ -136,9 +136,8 @@ struct Row {
 }
 
 impl RouteTable {
-    /// Explains the decision for `req` step by step. Allocates; use [`RouteTable::resolve`]
-    /// on hot paths.
-    pub fn explain(&self, req: &Request<'_>, entropy: u64) -> Explanation {
+    /// [`RouteTable::explain`]: the resolve path again, recording every step.
+    pub(crate) fn explanation(&self, req: &Request<'_>, entropy: u64) -> Explanation {
         let decision = self.resolve(req, entropy);
         let decision_text = decision.to_string();
         let decision_json = serde_json::to_value(decision).unwrap_or(serde_json::Value::Null);

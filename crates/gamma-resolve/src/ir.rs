@@ -331,7 +331,7 @@ pub enum PathModifierIr {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedirectIr {
     /// `scheme`.
-    pub scheme: Option<crate::redirect::Scheme>,
+    pub scheme: Option<crate::Scheme>,
     /// `hostname`.
     pub hostname: Option<String>,
     /// `port`.

@@ -18,7 +18,7 @@ use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
 
 use crate::cond::RegexPool;
 use crate::ir::*;
-use crate::redirect::Scheme;
+use crate::request::Scheme;
 
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";

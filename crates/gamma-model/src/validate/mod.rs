@@ -43,8 +43,8 @@ mod status;
 pub mod update;
 mod xbackend;
 
+pub use common::MAX_TOTAL_MATCHES;
 pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
-pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
 pub use update::validate_update;

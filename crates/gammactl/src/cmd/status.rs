@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use gamma_arbiter::merge::merge_outcome;
+use gamma_arbiter::merge_outcome;
 use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
 use gamma_mesh::model::ObjectKey;
