@@ -422,7 +422,7 @@ impl Reconciler {
                             })
                         })
                         .count();
-                    if missing > 0 && stored.parents.len() >= gamma_arbiter::merge::MAX_PARENTS {
+                    if missing > 0 && stored.parents.len() >= gamma_arbiter::MAX_PARENTS {
                         diagnostics.push(Diagnostic::StatusFull {
                             route,
                             dropped: missing,
