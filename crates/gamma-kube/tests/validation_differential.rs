@@ -547,3 +547,212 @@ fn numbers_are_read_as_the_api_server_reads_them() {
         );
     }
 }
+
+/// The core objects routing reads, which have no CRD to generate from: EndpointSlice
+/// (`addressType`, addresses for each address type, address counts, port names, protocols and
+/// app protocols, port numbers) and Namespace names, each case a change to a valid object, sent
+/// as dry-run creates and compared with gamma-model (Kubernetes `ValidateEndpointSliceCreate`,
+/// `ValidateNamespace`). Every case runs every time: there are a few hundred.
+#[test]
+fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them() {
+    if upstream().is_none() {
+        return;
+    }
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let slice = |address_type: &str, addresses: Value, ports: Value| {
+        json!({
+            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "web-1", "namespace": "default",
+                         "labels": {"kubernetes.io/service-name": "web"}},
+            "addressType": address_type,
+            "endpoints": [{"addresses": addresses, "conditions": {"ready": true}}],
+            "ports": ports
+        })
+    };
+    let slices = collection("discovery.k8s.io", "v1", "endpointslices", Some("default"));
+    let namespaces = collection("", "v1", "namespaces", None);
+    let mut cases: Vec<(String, String, Value)> = Vec::new();
+    let addresses = [
+        "10.0.0.1",
+        "010.0.0.1",
+        "10.0.0.256",
+        "1.2.3",
+        "0.0.0.0",
+        "127.0.0.1",
+        "169.254.0.1",
+        "224.0.0.1",
+        "224.0.1.1",
+        "255.255.255.255",
+        "::ffff:10.0.0.1",
+        "2001:db8::1",
+        "::",
+        "::1",
+        "fe80::1",
+        "febf::1",
+        "ff02::1",
+        "ff05::1",
+        "2001:db8::1%eth0",
+        "a.b",
+        "a.b.",
+        "a",
+        "A.b",
+        "a_b.c",
+        "-a.b",
+        "*.a.b",
+        "",
+    ];
+    let long_label = format!("{}.b", "a".repeat(64));
+    let long_name = format!(
+        "{}.{}.{}.{}",
+        "a".repeat(63),
+        "a".repeat(63),
+        "a".repeat(63),
+        "a".repeat(61)
+    );
+    for address_type in ["IPv4", "IPv6", "FQDN", "", "Foo"] {
+        for a in addresses
+            .iter()
+            .copied()
+            .chain([long_label.as_str(), long_name.as_str()])
+        {
+            cases.push((
+                format!("{address_type:?} address {a:?}"),
+                slices.clone(),
+                slice(address_type, json!([a]), json!([])),
+            ));
+        }
+    }
+    for n in [0, 1, 100, 101] {
+        let list: Vec<String> = (0..n)
+            .map(|i| format!("10.0.{}.{}", i / 200 + 1, i % 200 + 1))
+            .collect();
+        cases.push((
+            format!("{n} addresses"),
+            slices.clone(),
+            slice("IPv4", json!(list), json!([])),
+        ));
+    }
+    let port_cases = [
+        ("one unnamed port", json!([{"port": 80}])),
+        ("two unnamed ports", json!([{"port": 80}, {"port": 81}])),
+        (
+            "named ports",
+            json!([{"name": "http", "port": 80}, {"name": "https", "port": 443}]),
+        ),
+        (
+            "repeated name",
+            json!([{"name": "http", "port": 80}, {"name": "http", "port": 81}]),
+        ),
+        (
+            "name \"\" and unnamed",
+            json!([{"name": "", "port": 80}, {"port": 81}]),
+        ),
+        ("name of 63", json!([{"name": "a".repeat(63), "port": 80}])),
+        ("name of 64", json!([{"name": "a".repeat(64), "port": 80}])),
+        ("upper-case name", json!([{"name": "Http", "port": 80}])),
+        ("name with a dot", json!([{"name": "a.b", "port": 80}])),
+        ("name starting with -", json!([{"name": "-a", "port": 80}])),
+        ("protocol UDP", json!([{"port": 53, "protocol": "UDP"}])),
+        ("protocol SCTP", json!([{"port": 53, "protocol": "SCTP"}])),
+        ("protocol tcp", json!([{"port": 53, "protocol": "tcp"}])),
+        ("protocol HTTP", json!([{"port": 53, "protocol": "HTTP"}])),
+        (
+            "appProtocol http",
+            json!([{"port": 80, "appProtocol": "http"}]),
+        ),
+        (
+            "appProtocol kubernetes.io/h2c",
+            json!([{"port": 80, "appProtocol": "kubernetes.io/h2c"}]),
+        ),
+        (
+            "appProtocol with a space",
+            json!([{"port": 80, "appProtocol": "a b"}]),
+        ),
+        (
+            "appProtocol a/b/c",
+            json!([{"port": 80, "appProtocol": "a/b/c"}]),
+        ),
+        ("port 0", json!([{"port": 0}])),
+        ("port -1", json!([{"port": -1}])),
+        ("port 65535", json!([{"port": 65535}])),
+        ("port 70000", json!([{"port": 70000}])),
+        ("port absent (all ports)", json!([{"name": "all"}])),
+    ];
+    for (what, ports) in port_cases {
+        cases.push((
+            format!("ports: {what}"),
+            slices.clone(),
+            slice("IPv4", json!(["10.0.0.1"]), ports),
+        ));
+    }
+    cases.push((
+        "no endpoints".into(),
+        slices.clone(),
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+               "metadata": {"name": "web-1", "namespace": "default"},
+               "addressType": "IPv4", "endpoints": []}),
+    ));
+    for name in [
+        "a".to_owned(),
+        "a".repeat(63),
+        "a".repeat(64),
+        "a.b".into(),
+        "A".into(),
+        "a-".into(),
+        "-a".into(),
+        "1a".into(),
+        "a_b".into(),
+    ] {
+        cases.push((
+            format!("Namespace name {name:?}"),
+            namespaces.clone(),
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}),
+        ));
+    }
+    for name in [
+        "a".repeat(253),
+        "a".repeat(254),
+        "a.b".into(),
+        "A".into(),
+        "a..b".into(),
+    ] {
+        cases.push((
+            format!("EndpointSlice name of {} characters", name.len()),
+            slices.clone(),
+            {
+                let mut s = slice("IPv4", json!(["10.0.0.1"]), json!([]));
+                s["metadata"]["name"] = json!(name);
+                s
+            },
+        ));
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    let requests: Vec<(String, Value)> = cases
+        .iter()
+        .map(|(_, u, o)| (u.clone(), o.clone()))
+        .collect();
+    let answers = runtime.block_on(answers(&client, &requests));
+    let mut accepted = 0;
+    let mut failures = Vec::new();
+    for ((what, _, object), answer) in cases.iter().zip(&answers) {
+        let ours = gamma_answer(object, ModelChannel::Standard);
+        accepted += usize::from(matches!(answer, Answer::Accepted));
+        if matches!(answer, Answer::Accepted) != ours.is_ok() {
+            failures.push(format!("{what}\n  server: {answer:?}\n  gamma:  {ours:?}"));
+        }
+    }
+    eprintln!(
+        "core kinds: {} objects, {accepted} accepted by the server, {} disagreements",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -152,6 +152,20 @@ pub fn apply(base: &Value, schema: &Value, m: &Mutation) -> Value {
                 .unwrap_or_else(|| minimal(&node_schema["items"]));
             *node = json!([first.clone(), first]);
         }
+        Op::Pair(k) => {
+            let items_schema = &node_schema["items"];
+            let first = node
+                .get(0)
+                .cloned()
+                .unwrap_or_else(|| minimal(items_schema));
+            let mut second = first.clone();
+            if let Some(o) = second.as_object_mut()
+                && o.remove(k).is_none()
+            {
+                o.insert(k.clone(), minimal(&items_schema["properties"][k.as_str()]));
+            }
+            *node = json!([first, second]);
+        }
         Op::Entries(n) => {
             let value = minimal(&node_schema["additionalProperties"]);
             let mut m = Map::new();

@@ -40,6 +40,11 @@ pub enum Op {
     Items(usize),
     /// Make the node (a list) hold its first item twice.
     Repeat,
+    /// Make the node (a list) hold its first item and a copy with this property toggled
+    /// (removed when present, else set to its smallest value): two items that agree but for
+    /// one field, the shape of the list uniqueness rules ("sectionName must be specified when
+    /// parentRefs includes 2 or more references to the same parent").
+    Pair(String),
     /// Make the node (a map) hold this many entries.
     Entries(usize),
 }
@@ -194,6 +199,14 @@ const PROBES: &[&str] = &[
     "/",
     "/a",
     "/a/../b",
+    "/a//b",
+    "/a/./b",
+    "/a/%2fb",
+    "/a/%2Fb",
+    "/a#b",
+    "/a/..",
+    "/a/.",
+    "/a b",
     "a/b",
     "a.b/c",
     "example.com/gateway-controller",
@@ -225,7 +238,7 @@ pub fn mutations(version: &Version) -> Vec<Mutation> {
         if matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "status") {
             continue;
         }
-        walk(s, vec![Seg::Field(k.clone())], &mut out);
+        walk(s, vec![Seg::Field(k.clone())], false, &mut out);
     }
     out
 }
@@ -244,7 +257,9 @@ fn child(path: &[Seg], seg: Seg) -> Vec<Seg> {
     p
 }
 
-fn walk(schema: &Value, path: Vec<Seg>, out: &mut Vec<Mutation>) {
+/// `ruled`: the node's object carries CEL rules, which may read the node's value (a path
+/// `value` has no pattern; its rules are on the path object).
+fn walk(schema: &Value, path: Vec<Seg>, ruled: bool, out: &mut Vec<Mutation>) {
     let ty = schema["type"].as_str();
     if let Some(values) = schema["enum"].as_array() {
         for v in values {
@@ -270,7 +285,7 @@ fn walk(schema: &Value, path: Vec<Seg>, out: &mut Vec<Mutation>) {
         }
     }
     match ty {
-        Some("string") => strings(schema, &path, out),
+        Some("string") => strings(schema, &path, ruled, out),
         Some("integer") | Some("number") => numbers(schema, &path, out),
         Some("boolean") => {
             for b in [true, false] {
@@ -285,25 +300,31 @@ fn walk(schema: &Value, path: Vec<Seg>, out: &mut Vec<Mutation>) {
         }
         Some("array") => {
             arrays(schema, &path, out);
-            walk(&schema["items"], child(&path, Seg::Item), out);
+            walk(&schema["items"], child(&path, Seg::Item), false, out);
         }
         Some("object") => {
             objects(schema, &path, out);
             if let Some(props) = schema["properties"].as_object() {
                 for (k, s) in props {
-                    walk(s, child(&path, Seg::Field(k.clone())), out);
+                    let ruled = schema["x-kubernetes-validations"].is_array();
+                    walk(s, child(&path, Seg::Field(k.clone())), ruled, out);
                 }
             }
             if schema["additionalProperties"].is_object() {
                 maps(schema, &path, out);
-                walk(&schema["additionalProperties"], child(&path, Seg::Key), out);
+                walk(
+                    &schema["additionalProperties"],
+                    child(&path, Seg::Key),
+                    false,
+                    out,
+                );
             }
         }
         _ => {}
     }
 }
 
-fn strings(schema: &Value, path: &[Seg], out: &mut Vec<Mutation>) {
+fn strings(schema: &Value, path: &[Seg], ruled: bool, out: &mut Vec<Mutation>) {
     let min = min_length(schema);
     let mut lengths = vec![min.max(1)];
     if min > 0 {
@@ -323,7 +344,7 @@ fn strings(schema: &Value, path: &[Seg], out: &mut Vec<Mutation>) {
             format!("length {n}"),
         );
     }
-    if schema["pattern"].is_string() || schema["format"].is_string() {
+    if schema["pattern"].is_string() || schema["format"].is_string() || ruled {
         for p in PROBES {
             push(out, path, Op::Set(json!(p)), format!("probe {p:?}"));
         }
@@ -396,6 +417,19 @@ fn arrays(schema: &Value, path: &[Seg], out: &mut Vec<Mutation>) {
         push(out, path, Op::Items(n), format!("{n} items"));
     }
     push(out, path, Op::Repeat, "first item repeated".into());
+    for k in schema["items"]["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        push(
+            out,
+            path,
+            Op::Pair(k.clone()),
+            format!("first item and a copy with {k} toggled"),
+        );
+    }
     push(out, path, Op::Set(json!({})), "an object for a list".into());
 }
 

@@ -1,9 +1,9 @@
 //! Validation of the Kubernetes core subset (Service, Namespace, EndpointSlice).
 //!
-//! Only what gamma-rs relies on is checked: metadata, and port numbers it indexes by. The full
-//! Kubernetes validation of these kinds is the API server's job and is not repeated here.
+//! What gamma-rs reads is checked as the API server checks it: Service in `service.rs`,
+//! EndpointSlice in `endpointslice.rs`, a Namespace's name here. Fields gamma-rs does not model
+//! are not checked.
 
-use super::common;
 use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
 use crate::k8s::{EndpointSlice, Namespace, Service};
@@ -23,12 +23,6 @@ impl Validate for Namespace {
 
 impl Validate for EndpointSlice {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
-        common::metadata(&self.metadata, path, true, errors);
-        let ppath = path.field("ports");
-        for (i, port) in self.ports.iter().enumerate() {
-            if let Some(n) = port.port {
-                errors.port(&ppath.index(i).field("port"), n);
-            }
-        }
+        super::endpointslice::endpoint_slice(self, path, errors);
     }
 }

@@ -238,9 +238,8 @@ fn allowed_routes(a: &AllowedRoutes, path: &FieldPath, errors: &mut Errors) {
 }
 
 /// Gateway `spec.addresses`: at most 16; types match `AddressType`; Hostname values match
-/// `Hostname`; IPAddress and Hostname values unique. IPAddress values must also parse as IP
-/// addresses, which the API documents but the v1.6.1 CRD no longer checks (the webhook that did
-/// was removed); gamma-rs checks it because an unparsable address cannot be bound.
+/// `Hostname`; IPAddress and Hostname values unique; IPAddress values (an empty one included)
+/// IPv4 or IPv6 addresses, by the CRD's `oneOf` on the item (`format: ipv4` / `ipv6`).
 fn addresses(list: &[GatewaySpecAddress], path: &FieldPath, errors: &mut Errors) {
     errors.items(path, list.len(), 0, 16);
     let type_of = |a: &GatewaySpecAddress| a.type_.clone().unwrap_or_else(|| "IPAddress".into());
@@ -265,9 +264,10 @@ fn addresses(list: &[GatewaySpecAddress], path: &FieldPath, errors: &mut Errors)
                 "Hostname value must be empty or contain only valid characters (matching ^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$)",
             );
         }
+        // The CRD's `oneOf`: type IPAddress makes `value` (when present, even empty) format
+        // `ipv4` or `ipv6`.
         if t == "IPAddress"
             && let Some(v) = &a.value
-            && !v.is_empty()
             && !p::is_ip(v)
         {
             errors.rule(

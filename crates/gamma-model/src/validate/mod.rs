@@ -25,6 +25,7 @@
 
 mod common;
 mod core;
+mod endpointslice;
 pub mod fields;
 pub mod floats;
 mod gateway;
