@@ -5,7 +5,7 @@ use gamma_model::ResourceKind;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, ListParams};
 
-use crate::kinds::{self, WATCHED, api_resource};
+use crate::kinds::{self, api_resource};
 
 /// What [`list_all`] read.
 #[derive(Debug, Clone, Default)]
@@ -13,7 +13,7 @@ use crate::kinds::{self, WATCHED, api_resource};
 pub struct Listed {
     /// Every object, as the API's JSON with its `apiVersion` and `kind` filled in and
     /// `metadata.managedFields` left out (bookkeeping the engines never read), kind by kind in
-    /// [`WATCHED`] order, then as the API server listed them.
+    /// [`kinds::watched`] order, then as the API server listed them.
     pub objects: Vec<serde_json::Value>,
     /// Each kind listed, with the version it was listed at.
     pub kinds: Vec<(ResourceKind, &'static str)>,
@@ -39,7 +39,7 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
         }
     }
     let mut listed = Listed::default();
-    for kind in WATCHED {
+    for kind in kinds::watched() {
         let version = match kinds::builtin_version(kind) {
             Some(v) => v,
             None => match served.get(&kind) {

@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use crate::kinds::{self, WATCHED};
+use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
 use crate::status::{self, Backoff, StatusWriter, Update, Written};
 use crate::store::{Change, Store};
@@ -241,7 +241,7 @@ impl Runtime {
             deadline: None,
             state: State::default(),
         };
-        for kind in WATCHED {
+        for kind in kinds::watched() {
             if let Some(v) = kinds::builtin_version(kind) {
                 l.start(kind, v);
             }
@@ -460,7 +460,7 @@ impl Loop {
                         }
                     }
                     self.crds_synced = true;
-                    for kind in WATCHED {
+                    for kind in kinds::watched() {
                         if kinds::is_custom(kind)
                             && !self.tasks.contains_key(&kind)
                             && self.state.missing.insert(kind)
