@@ -19,8 +19,8 @@
 //!   never broken silently.
 //!
 //! Each controller then reads its own [`Ownership`] ([`Verdict::view`]), computes its desired
-//! status entries ([`status::desired_entries`]), writes them through the pure
-//! [`merge::merge`], and follows the make-before-break [`handoff`] directives. Keys are
+//! status entries ([`desired_entries`]), writes them through the pure
+//! [`merge()`], and follows the make-before-break [`Handoff`] directives. Keys are
 //! configurable ([`Keys`]). Design notes: `docs/ownership.md` and `docs/status-protocol.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -35,28 +35,31 @@
 )]
 
 mod arbiter;
-pub mod config;
-pub mod decision;
+mod config;
+mod decision;
 mod dense;
-pub mod handoff;
+mod handoff;
 mod index;
 mod ladder;
-pub mod merge;
-pub mod registry;
-pub mod route_key;
+mod merge;
+mod registry;
+mod route_key;
 mod route_verdicts;
-pub mod routes;
-pub mod status;
+mod routes;
+mod status;
 
 pub use arbiter::{Arbiter, Decisions};
 pub use config::{
     ArbiterConfig, ConfigDecodeError, ConfigError, ConfigErrors, GroupKind, Keys, MeshRegistration,
+    NONE_VALUE,
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;
-pub use merge::{MergeOutcome, merge, merge_outcome};
-pub use registry::{Identity, Registry, RegistryDiagnostic};
+pub use merge::{
+    MAX_CONDITIONS, MAX_PARENTS, MergeOutcome, merge, merge_outcome, same_ignoring_order_and_time,
+};
+pub use registry::{Identity, Mesh, Registry, RegistryDiagnostic};
 pub use route_key::{RouteKey, RouteName};
 pub use route_verdicts::RouteVerdicts;
 pub use status::{DesiredStatus, ParentConditions, desired_entries};

@@ -47,8 +47,8 @@ pub enum MergeOutcome {
 /// nothing would change or the write must be refused (see [`merge_outcome`] for which).
 ///
 /// ```
-/// use gamma_arbiter::merge::merge;
-/// use gamma_arbiter::status::DesiredStatus;
+/// use gamma_arbiter::merge;
+/// use gamma_arbiter::DesiredStatus;
 /// use gamma_arbiter::Identity;
 /// use gamma_model::gateway::RouteStatus;
 /// use gamma_model::meta::Time;

@@ -17,10 +17,10 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::random::{self as gen_, ClusterSpec};
-use gamma_arbiter::handoff::{Directive, Handoff};
-use gamma_arbiter::merge::{MergeOutcome, merge_outcome};
-use gamma_arbiter::status::ParentConditions;
+use gamma_arbiter::ParentConditions;
 use gamma_arbiter::{Arbiter, Identity, PairKey, Verdict};
+use gamma_arbiter::{Directive, Handoff};
+use gamma_arbiter::{MergeOutcome, merge_outcome};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
 use gamma_model::{ObjectKey, Snapshot};
@@ -105,8 +105,8 @@ impl Sim {
     fn step(&mut self, c: usize, route: &ObjectKey) {
         let decisions = &self.decisions;
         let ctl = &mut self.controllers[c];
-        let (meta, refs, _) =
-            gamma_arbiter::routes::route_parts(self.snap.get(route).unwrap()).unwrap();
+        let view = self.snap.get(route).unwrap().as_route().unwrap();
+        let (meta, refs) = (view.metadata, view.parent_refs);
         let generation = meta.generation_or_zero();
         let desired = self
             .arbiter

@@ -12,9 +12,9 @@
     clippy::indexing_slicing
 )]
 
+use gamma_arbiter::DesiredStatus;
 use gamma_arbiter::Identity;
-use gamma_arbiter::merge::{MAX_PARENTS, MergeOutcome, merge_outcome};
-use gamma_arbiter::status::DesiredStatus;
+use gamma_arbiter::{MAX_PARENTS, MergeOutcome, merge_outcome};
 use gamma_model::gateway::{
     Condition, ConditionStatus, ParentReference, RouteParentStatus, RouteStatus,
 };

@@ -4,10 +4,10 @@
 mod common;
 
 use common::*;
-use gamma_arbiter::handoff::{Directive, Handoff};
-use gamma_arbiter::merge::{MAX_PARENTS, MergeOutcome, merge, merge_outcome};
-use gamma_arbiter::status::{DesiredStatus, ParentConditions, desired_entries};
 use gamma_arbiter::{Arbiter, ArbiterConfig, Identity, PairKey};
+use gamma_arbiter::{DesiredStatus, ParentConditions, desired_entries};
+use gamma_arbiter::{Directive, Handoff};
+use gamma_arbiter::{MAX_PARENTS, MergeOutcome, merge, merge_outcome};
 use gamma_model::gateway::reasons::{ACCEPTED, NO_OWNING_CONTROLLER, OWNERSHIP_CONFLICT};
 use gamma_model::gateway::{
     Condition, ConditionStatus, ParentReference, RouteParentStatus, RouteStatus,

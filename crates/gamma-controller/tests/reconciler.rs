@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use gamma_arbiter::handoff::Directive;
+use gamma_arbiter::Directive;
 use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::gateway::RouteStatus;

@@ -2,7 +2,7 @@
 //!
 //! Layers, as in the `regex` crate's AST → HIR → engine:
 //!
-//! 1. **Wire types** ([`gateway`], [`xmesh`], [`k8s`]): faithful serde mirrors of the upstream
+//! 1. **Wire types** ([`gateway`], [`xmesh`], [`xbackend`], [`k8s`]): faithful serde mirrors of the upstream
 //!    CRDs (v1.6.1, standard and experimental channels) and of the Kubernetes core subset
 //!    routing needs. Unknown enum values decode into `Unknown(String)` variants and unknown
 //!    fields are ignored, so a newer Gateway API never makes an object undecodable.
@@ -13,8 +13,19 @@
 //! 4. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`] and the IR; passes
 //!    over every route or Service can read the snapshot's compact [`digest`]s first.
 //!
+//! ## Main types
+//!
+//! [`AnyResource`] (any decoded object) and [`ResourceKind`]; [`ObjectKey`] (kind, namespace,
+//! name); [`RouteKind`] and [`RouteView`] (what engines read from a route of any kind);
+//! [`Snapshot`], the indexed set of objects every engine reads, with [`ParentKey`];
+//! [`decode()`] and [`DecodeOptions`]; the [`Validate`] trait and [`ValidationErrors`]; the IR
+//! route [`ir::Route`]; JSON Schemas through [`schema`].
+//!
 //! gamma-rs extensions that are not upstream API are marked as such; the main one is
 //! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
+//!
+//! Design notes: `docs/decode.md`, `docs/validation.md`, `docs/schema.md` and
+//! `docs/architecture.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![cfg_attr(
@@ -27,23 +38,26 @@
     )
 )]
 
-mod macros;
-
-mod chunked;
 pub mod decode;
 pub mod digest;
 pub mod gateway;
 pub mod ir;
 pub mod k8s;
 pub mod meta;
-pub mod resource;
 pub mod schema;
 pub mod smi;
-pub mod snapshot;
 pub mod validate;
+pub mod xbackend;
 pub mod xmesh;
+
+mod chunked;
+mod macros;
+mod resource;
+mod route;
+mod snapshot;
 
 pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
 pub use resource::{AnyResource, ObjectKey, ResourceKind};
+pub use route::{RouteKind, RouteView};
 pub use snapshot::{ParentKey, Snapshot};
 pub use validate::{Validate, ValidationError, ValidationErrors};

@@ -12,6 +12,7 @@ use crate::gateway::{
 use crate::k8s::{EndpointSlice, Namespace, Service};
 use crate::meta::ObjectMeta;
 use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
+use crate::xbackend::{XBackend, XBackendTrafficPolicy};
 use crate::xmesh::XMesh;
 
 macro_rules! resources {
@@ -48,14 +49,11 @@ macro_rules! resources {
                 match self { $(ResourceKind::$variant => &[$($ver),+],)+ }
             }
 
-            /// The JSON Schema of this kind's wire type (schemars), generated from the same list
-            /// as the enum so every kind has one.
-            ///
-            /// The CRDs' `required` lists are applied (see [`crate::schema`]).
-            pub fn json_schema(&self) -> schemars::Schema {
-                let mut schema = match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ };
-                crate::schema::apply_required(&mut schema);
-                schema
+            /// The JSON Schema of this kind's wire type as schemars derives it, generated from
+            /// the same list as the enum so every kind has one; `schema` adds the CRDs'
+            /// `required` lists ([`ResourceKind::json_schema`]).
+            pub(crate) fn derived_schema(&self) -> schemars::Schema {
+                match self { $(ResourceKind::$variant => schemars::schema_for!($ty),)+ }
             }
 
             /// The kind's name, unique among all kinds: the wire kind, qualified by API group
@@ -190,6 +188,12 @@ resources! {
     /// `gateway.networking.x-k8s.io` XMesh.
     XMesh(XMesh) => "XMesh", namespaced: false,
         versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// `gateway.networking.x-k8s.io` XBackend (experimental channel).
+    XBackend(XBackend) => "XBackend", namespaced: true,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// `gateway.networking.x-k8s.io` XBackendTrafficPolicy (experimental channel).
+    XBackendTrafficPolicy(XBackendTrafficPolicy) => "XBackendTrafficPolicy", namespaced: true,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
     /// Core Service.
     Service(Service) => "Service", namespaced: true, versions: ["v1"];
     /// Core Namespace.
@@ -288,14 +292,7 @@ impl AnyResource {
     /// The status of a route (any of the five route kinds): `None` for other kinds, and for a
     /// route that has no status yet.
     pub fn route_status(&self) -> Option<&RouteStatus> {
-        match self {
-            AnyResource::HttpRoute(r) => r.status.as_ref(),
-            AnyResource::GrpcRoute(r) => r.status.as_ref(),
-            AnyResource::TlsRoute(r) => r.status.as_ref(),
-            AnyResource::TcpRoute(r) => r.status.as_ref(),
-            AnyResource::UdpRoute(r) => r.status.as_ref(),
-            _ => None,
-        }
+        self.as_route()?.status
     }
 
     /// The status field of a route (any of the five route kinds), to read or replace whatever
@@ -331,14 +328,7 @@ impl AnyResource {
 impl ResourceKind {
     /// Whether this is a route kind (HTTP, GRPC, TLS, TCP, UDP).
     pub fn is_route(&self) -> bool {
-        matches!(
-            self,
-            ResourceKind::HttpRoute
-                | ResourceKind::GrpcRoute
-                | ResourceKind::TlsRoute
-                | ResourceKind::TcpRoute
-                | ResourceKind::UdpRoute
-        )
+        self.route_kind().is_some()
     }
 }
 

@@ -25,6 +25,16 @@ pub fn schema_for(kind: ResourceKind) -> Schema {
     kind.json_schema()
 }
 
+impl ResourceKind {
+    /// The JSON Schema of this kind's wire type (schemars), with the CRDs' `required` lists
+    /// applied (see the [module docs](crate::schema)).
+    pub fn json_schema(&self) -> Schema {
+        let mut schema = self.derived_schema();
+        apply_required(&mut schema);
+        schema
+    }
+}
+
 /// The schema of every kind, in [`ResourceKind::ALL`] order.
 pub fn all_schemas() -> Vec<(ResourceKind, Schema)> {
     ResourceKind::ALL
@@ -48,6 +58,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("TcpRoute", &["spec"]),
     ("TlsRoute", &["spec"]),
     ("UdpRoute", &["spec"]),
+    ("XBackend", &["spec"]),
+    ("XBackendTrafficPolicy", &["spec"]),
     ("XMesh", &["spec"]),
     // Specs.
     ("BackendTlsPolicySpec", &["targetRefs", "validation"]),
@@ -59,6 +71,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("TcpRouteSpec", &["rules"]),
     ("TlsRouteSpec", &["hostnames", "rules"]),
     ("UdpRouteSpec", &["rules"]),
+    ("XBackendSpec", &["port", "type"]),
+    ("XBackendTrafficPolicySpec", &["targetRefs"]),
     ("XMeshSpec", &["controllerName"]),
     // Nested types.
     ("BackendObjectReference", &["name"]),
@@ -86,6 +100,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("LocalObjectReference", &["group", "kind", "name"]),
     ("LocalPolicyTargetReference", &["group", "kind", "name"]),
     ("ObjectReference", &["group", "kind", "name"]),
+    ("PolicyTargetReference", &["group", "kind", "name"]),
     ("ParentGatewayReference", &["name"]),
     ("ParentReference", &["name"]),
     ("ReferenceGrantFrom", &["group", "kind", "namespace"]),
@@ -97,12 +112,14 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ),
     ("RouteStatus", &["parents"]),
     ("SecretObjectReference", &["name"]),
+    ("XBackendPort", &["port"]),
+    ("ExternalHostname", &["hostname"]),
     ("SupportedFeature", &["name"]),
     ("TlsPortConfig", &["port", "tls"]),
 ];
 
 /// Adds the CRDs' `required` lists to a generated schema (its root and `$defs`).
-pub(crate) fn apply_required(schema: &mut Schema) {
+fn apply_required(schema: &mut Schema) {
     let root_name = schema
         .get("title")
         .and_then(Value::as_str)

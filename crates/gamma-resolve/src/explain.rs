@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cond::{Cond, Failed, Probe, split_grpc_path};
 use crate::hostname::{self, normalize_host};
 use crate::index::{GrpcIndex, HostIndex, PathIndex};
-use crate::ir::L4;
+use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
 use crate::table::{Action, Binding, RouteSet, RouteTable, SetLabel};
@@ -136,9 +136,8 @@ struct Row {
 }
 
 impl RouteTable {
-    /// Explains the decision for `req` step by step. Allocates; use [`RouteTable::resolve`]
-    /// on hot paths.
-    pub fn explain(&self, req: &Request<'_>, entropy: u64) -> Explanation {
+    /// [`RouteTable::explain`]: the resolve path again, recording every step.
+    pub(crate) fn explanation(&self, req: &Request<'_>, entropy: u64) -> Explanation {
         let decision = self.resolve(req, entropy);
         let decision_text = decision.to_string();
         let decision_json = serde_json::to_value(decision).unwrap_or(serde_json::Value::Null);
@@ -284,6 +283,7 @@ impl RouteTable {
             headers: req.headers,
             grpc_service: service,
             grpc_method: method,
+            path_regex_matched: false,
         };
         let host = match req.protocol {
             Protocol::Tls => req.sni,

@@ -1,17 +1,39 @@
 //! # gamma-resolve
 //!
 //! The route-resolution engine of gamma-rs: it compiles the Gateway API / GAMMA routes of a
-//! [`gamma_model::Snapshot`] into an indexed table and answers, for one request, exactly what
-//! a conformant mesh (or Gateway) must do with it. Rules are cited from the Gateway API
-//! (v1.6.1): API reference field docs, GEPs and upstream docs.
+//! [`gamma_model::Snapshot`] into an indexed [`RouteTable`] and answers, for one [`Request`],
+//! exactly what a conformant mesh (or Gateway) must do with it: a [`Decision`]. Rules are cited
+//! from the Gateway API (v1.6.1): API reference field docs, GEPs and upstream docs.
+//!
+//! ## Pipeline
+//!
+//! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: defaults, label selectors,
+//!    readiness, validation under [`BuildOptions::channel`]) into the table input ([`input`]),
+//! 2. compiles it ([`RouteTable::from_input`]): attachment of every (route, parentRef),
+//!    backend validity, rule compilation, one indexed route set per Service port or listener,
+//!    and the (route, parentRef) conditions ([`RouteTable::parent_conditions`]);
+//! 3. [`RouteTable::resolve`] answers a request with one hash lookup and index probes, without
+//!    allocating; [`RouteTable::explain`] gives the same answer step by step ([`Explanation`]).
+//!
+//! ## Main types
+//!
+//! [`RouteTable`] and its [`BuildOptions`] (policies: [`MeshHostnames`],
+//! [`MeshReferenceGrants`], [`ExtensionRefs`]; ownership: [`RouteParentKey`]); the request
+//! ([`Request`], [`RequestDoc`], [`Header`], [`HeaderLookup`]); the answer ([`Decision`] with
+//! [`Forward`], [`Redirect`], [`Respond`]).
 //!
 //! The pure building blocks are public modules so other tools can reuse them:
-//! [`hostname`], [`path`], [`rewrite`], [`redirect`], [`weights`], [`headers`],
-//! [`precedence`].
+//! [`hostname`], [`path`], [`rewrite`], [`redirect`], [`weights`], [`precedence`]; [`status`]
+//! holds the condition types and reasons, [`schema`] the JSON Schemas of the JSON shapes.
 //!
-//! With the non-default feature `reference`, the module `reference` holds a naive,
-//! obviously-correct matcher to test fast engines against (differential tests, fuzzing); it
-//! is slow by design and not for production.
+//! ## Features
+//!
+//! - `http`: [`HeaderLookup`] for `http::HeaderMap`.
+//! - `reference` (not default): the module `reference`, a naive, obviously-correct matcher to
+//!   test fast engines against (differential tests, fuzzing); slow by design, not for
+//!   production.
+//!
+//! Design notes: `docs/precedence.md` (match precedence) and `docs/architecture.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![cfg_attr(
@@ -24,52 +46,39 @@
     )
 )]
 
-pub mod headers;
 pub mod hostname;
+pub mod input;
 pub mod path;
 pub mod precedence;
 pub mod redirect;
 #[cfg(feature = "reference")]
 pub mod reference;
-mod request;
 pub mod rewrite;
+pub mod schema;
+pub mod status;
 pub mod weights;
 
-pub use headers::HeaderLookup;
-pub use redirect::Scheme;
-pub use request::{Header, Protocol, Request, RequestDoc};
-
-mod canonical;
+mod build;
 mod cond;
 mod decision;
+mod explain;
+mod headers;
 mod index;
-pub mod ir;
+mod lower;
+mod regex_set;
+mod request;
 mod resolve;
-pub mod status;
 mod table;
-mod touch;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
 };
+pub use explain::{CandidateExplanation, Explanation};
+pub use headers::{HeaderLookup, NoHeaders};
+pub use lower::{lower, lower_with};
+pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,
     TableStats,
 };
-mod lower;
-
-pub use lower::{lower, lower_with};
-
-impl RouteTable {
-    /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
-    /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
-    pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
-        Self::from_input(&lower_with(snapshot, &opts), options)
-    }
-}
-mod explain;
-pub mod schema;
-
-pub use explain::{CandidateExplanation, Explanation};

@@ -17,8 +17,9 @@ use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
 
 use crate::cond::RegexPool;
-use crate::ir::*;
-use crate::redirect::Scheme;
+use crate::input::*;
+use crate::request::Scheme;
+use gamma_model::RouteKind;
 
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";
@@ -44,6 +45,17 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
 /// [`lower`] validating routes against `opts` (the channel whose CRD rules apply): a route
 /// invalid under them is left out of the table, and says so ([`crate::RouteTable::left_out_at`]).
 pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
+    lower_into(snapshot, opts, &mut RegexPool::default())
+}
+
+/// [`lower_with`], validating the routes' regexes by compiling them into `regexes`: the
+/// table's pool when building from a snapshot, so the table reuses them instead of compiling
+/// each regex a second time.
+pub(crate) fn lower_into(
+    snapshot: &Snapshot,
+    opts: &ValidateOptions,
+    regexes: &mut RegexPool,
+) -> TableInput {
     let mut input = TableInput::default();
     for svc in snapshot.services() {
         let ns = ns_of(&svc.metadata);
@@ -130,12 +142,11 @@ pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
                 .collect(),
         });
     }
-    let mut regexes = RegexPool::default();
     for r in snapshot.http_routes() {
-        input.routes.push(lower_http(r, &mut regexes, opts));
+        input.routes.push(lower_http(r, regexes, opts));
     }
     for r in snapshot.grpc_routes() {
-        input.routes.push(lower_grpc(r, &mut regexes, opts));
+        input.routes.push(lower_grpc(r, regexes, opts));
     }
     // TLS, TCP and UDP routes share one shape (parents, optional SNI hostnames, one rule of
     // weighted backends), so they lower through one loop.
@@ -218,14 +229,7 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
                     k.group.as_deref().unwrap_or("gateway.networking.k8s.io")
                         == "gateway.networking.k8s.io"
                 })
-                .filter_map(|k| match k.kind.as_str() {
-                    "HTTPRoute" => Some(RouteKind::Http),
-                    "GRPCRoute" => Some(RouteKind::Grpc),
-                    "TLSRoute" => Some(RouteKind::Tls),
-                    "TCPRoute" => Some(RouteKind::Tcp),
-                    "UDPRoute" => Some(RouteKind::Udp),
-                    _ => None,
-                })
+                .filter_map(|k| RouteKind::from_kind_name(&k.kind))
                 .collect()
         })
         .unwrap_or_default();
@@ -484,11 +488,7 @@ fn str_match(
 fn apply_validation(out: &mut RouteIr, result: Result<(), ValidationErrors>) {
     let Err(errors) = result else { return };
     for e in errors.errors() {
-        let path = e.path.as_str();
-        let rule = path
-            .strip_prefix("spec.rules[")
-            .and_then(|rest| rest.split(']').next())
-            .and_then(|i| i.parse::<usize>().ok());
+        let rule = e.rule_index();
         let invalid = Invalid {
             reason: UNSUPPORTED,
             message: e.to_string(),

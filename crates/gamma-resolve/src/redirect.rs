@@ -10,39 +10,10 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
+use crate::request::Scheme;
 use crate::rewrite::RewrittenPath;
-
-/// URL scheme of a request or redirect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Scheme {
-    /// `http`
-    #[default]
-    Http,
-    /// `https`
-    Https,
-}
-
-impl Scheme {
-    /// The scheme's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Http => "http",
-            Self::Https => "https",
-        }
-    }
-
-    /// The well-known port (80 or 443).
-    pub fn default_port(self) -> u16 {
-        match self {
-            Self::Http => 80,
-            Self::Https => 443,
-        }
-    }
-}
 
 /// The host part of a `Location`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,8 @@
 //! (header edits, rewrites, mirrors, timeouts).
 //!
 //! ```
-//! use gamma_resolve::ir::*;
+//! use gamma_model::RouteKind;
+//! use gamma_resolve::input::*;
 //! use gamma_resolve::reference::{self, Outcome, Policy};
 //! use gamma_resolve::{Request, RouteTable};
 //!
@@ -95,11 +96,13 @@
 
 use std::cmp::Ordering;
 
-use crate::ir::{
-    BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RouteKind, RuleIr,
-    StrMatch, TableInput,
+use crate::input::{
+    BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RuleIr, StrMatch,
+    TableInput,
 };
+use crate::request::Scheme;
 use crate::{BuildOptions, Decision, MeshHostnames, MeshReferenceGrants, Protocol, Request};
+use gamma_model::RouteKind;
 
 /// A route's identity in an [`Outcome`]: (kind, namespace, name).
 pub type RouteId = (RouteKind, String, String);
@@ -719,7 +722,8 @@ fn decide(
             Some((p, q)) => (p, Some(q)),
             None => (req.path_and_query, None),
         };
-        let scheme = r.scheme.unwrap_or(req.scheme);
+        // mesh only: no listener terminates TLS here, so an unset scheme is http
+        let scheme = r.scheme.or(req.scheme).unwrap_or(Scheme::Http);
         let port = r.port.unwrap_or(match r.scheme {
             Some(s) => s.default_port(),
             None => req.port,

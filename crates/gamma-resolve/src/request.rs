@@ -11,7 +11,35 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::headers::{HeaderLookup, NoHeaders};
-use crate::redirect::Scheme;
+
+/// URL scheme of a request or redirect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    /// `http`
+    #[default]
+    Http,
+    /// `https`
+    Https,
+}
+
+impl Scheme {
+    /// The scheme's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Https => "https",
+        }
+    }
+
+    /// The well-known port (80 or 443).
+    pub fn default_port(self) -> u16 {
+        match self {
+            Self::Http => 80,
+            Self::Https => 443,
+        }
+    }
+}
 
 /// Transport/application protocol of the request, which decides the route kinds that can
 /// match it (HTTP and gRPC requests are matched by HTTPRoute or GRPCRoute rules, TLS by
@@ -73,8 +101,11 @@ pub struct Request<'a> {
     pub port: u16,
     /// The protocol.
     pub protocol: Protocol,
-    /// The request scheme (used for redirects).
-    pub scheme: Scheme,
+    /// The request scheme (what a redirect without a scheme keeps). `None`: the scheme of the
+    /// listener the request arrives on: `https` through a Gateway listener with protocol
+    /// `HTTPS` (it terminates TLS), else `http` (Gateway API reference, `Listener.protocol` and
+    /// `HTTPRequestRedirectFilter.scheme`).
+    pub scheme: Option<Scheme>,
     /// `Host` header or `:authority`, as received (port and case are handled by matching).
     pub host: Option<&'a str>,
     /// HTTP method (upper-case, as on the wire).
@@ -122,7 +153,7 @@ impl<'a> Request<'a> {
             destination,
             port,
             protocol: Protocol::Http,
-            scheme: Scheme::Http,
+            scheme: None,
             host: None,
             method: Some(method),
             path_and_query,
@@ -173,9 +204,9 @@ impl<'a> Request<'a> {
         self
     }
 
-    /// Sets the scheme.
+    /// Sets the scheme, in place of the listener's (see [`Request::scheme`]).
     pub fn with_scheme(mut self, scheme: Scheme) -> Self {
-        self.scheme = scheme;
+        self.scheme = Some(scheme);
         self
     }
 }
@@ -221,9 +252,9 @@ pub struct RequestDoc {
     /// Protocol (default `HTTP`).
     #[serde(default)]
     pub protocol: Protocol,
-    /// Scheme (default `http`).
-    #[serde(default)]
-    pub scheme: Scheme,
+    /// Scheme; absent: the listener's (see [`Request::scheme`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<Scheme>,
     /// Host/authority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
@@ -250,7 +281,7 @@ impl RequestDoc {
             destination,
             port,
             protocol: Protocol::Http,
-            scheme: Scheme::Http,
+            scheme: None,
             host: None,
             method: None,
             path: String::new(),

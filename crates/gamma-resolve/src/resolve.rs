@@ -8,9 +8,10 @@ use crate::decision::{
     RuleRef, Status, UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
-use crate::ir::{L4, PathModifierIr};
+use crate::input::{L4, PathModifierIr};
 use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
+use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
 use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
@@ -22,7 +23,8 @@ pub(crate) enum Bound<'a> {
     Nothing,
     /// A Gateway port with no listener for the host.
     NoListener,
-    Set(&'a RouteSet),
+    /// A route set, and the scheme of requests that give none (the listener's).
+    Set(&'a RouteSet, Scheme),
 }
 
 /// What the route set lookup found.
@@ -59,7 +61,7 @@ impl RouteTable {
                     .or(*producer)
                     .and_then(|s| self.sets.get(s as usize))
                 {
-                    Some(set) => Bound::Set(set),
+                    Some(set) => Bound::Set(set, Scheme::Http),
                     None => Bound::Nothing,
                 }
             }
@@ -76,8 +78,8 @@ impl RouteTable {
                     (Some(h), Some(req_host)) => hostname::matches(h, req_host),
                     (Some(_), None) => false,
                 });
-                match l.and_then(|l| self.sets.get(l.set as usize)) {
-                    Some(set) => Bound::Set(set),
+                match l.and_then(|l| Some((self.sets.get(l.set as usize)?, l.scheme))) {
+                    Some((set, scheme)) => Bound::Set(set, scheme),
                     None => Bound::NoListener,
                 }
             }
@@ -108,6 +110,7 @@ impl RouteTable {
                     headers: req.headers,
                     grpc_service: service,
                     grpc_method: method,
+                    path_regex_matched: true,
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
@@ -135,7 +138,7 @@ impl RouteTable {
                     }
                 }
                 if let Some(h) = &set.http {
-                    return hit(h.find(host, |pi| pi.find(&self.paths, path, check)));
+                    return hit(h.find(host, |pi| pi.find(&self.paths, &self.regexes, path, check)));
                 }
                 if set.grpc.is_some() {
                     // GRPCRoutes only match gRPC requests.
@@ -166,13 +169,12 @@ impl RouteTable {
         }
     }
 
-    /// Resolves one request. `entropy` drives the weighted backend pick (any `u64`: a random
-    /// number, or a hash of the connection for stickiness). Allocation-free.
-    pub fn resolve<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+    /// [`RouteTable::resolve`]: bind, match in the route set, act.
+    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
         match self.bind(req) {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
-            Bound::Set(set) => {
+            Bound::Set(set, scheme) => {
                 // split once; both matching and the action need it
                 let pq = split_path_query(req.path_and_query);
                 match self.match_in_set(set, req, pq) {
@@ -181,7 +183,7 @@ impl RouteTable {
                         respond(req.protocol, None, RespondReason::ProtocolMismatch)
                     }
                     Matched::Rule(id) => match self.rules.get(id as usize) {
-                        Some(rule) => self.act(rule, req, pq, entropy),
+                        Some(rule) => self.act(rule, req, scheme, pq, entropy),
                         None => respond(req.protocol, None, RespondReason::NoMatchingRule),
                     },
                 }
@@ -193,7 +195,7 @@ impl RouteTable {
         let route = self.routes.get(rule.route as usize);
         RuleRef {
             route: RouteRef {
-                kind: route.map_or(crate::ir::RouteKind::Http, |r| r.kind),
+                kind: route.map_or(gamma_model::RouteKind::Http, |r| r.kind),
                 namespace: route.map_or("", |r| self.route_namespace(r)),
                 name: route.map_or("", |r| &r.name),
             },
@@ -207,6 +209,7 @@ impl RouteTable {
         &'a self,
         rule: &'a RuleEntry,
         req: &Request<'a>,
+        listener_scheme: Scheme,
         (path, query): (&'a str, Option<&'a str>),
         entropy: u64,
     ) -> Decision<'a> {
@@ -231,7 +234,7 @@ impl RouteTable {
                         port: r.port,
                     },
                     RedirectRequest {
-                        scheme: req.scheme,
+                        scheme: req.scheme.unwrap_or(listener_scheme),
                         host: req.host.map(normalize_host),
                         address: req.destination,
                         bound_port: req.port,

@@ -171,6 +171,9 @@ known_enum!(
     crate::gateway::SubjectAltNameType,
     crate::gateway::FrontendValidationModeType,
     crate::k8s::ServiceType,
+    crate::xbackend::XBackendType,
+    crate::xbackend::XBackendProtocol,
+    crate::xbackend::XBackendTlsMode,
 );
 
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].
@@ -290,13 +293,15 @@ pub(crate) fn parent_refs(
     }
 }
 
-/// Hostnames of HTTPRoute and GRPCRoute: at most 16 `Hostname`s.
+/// The upstream limit on matches across all rules of one route ("less than 128" in the
+/// message, `<= 128` in the rule: HTTPRoute CRD total-matches rule). Shared by HTTPRoute and
+/// GRPCRoute.
+pub const MAX_TOTAL_MATCHES: usize = 128;
+
 /// The CEL rule on HTTPRoute and GRPCRoute `spec.rules`: at most [`MAX_TOTAL_MATCHES`] matches
 /// across all rules, reported at `rules` with upstream's message.
-///
-/// [`MAX_TOTAL_MATCHES`]: super::httproute::MAX_TOTAL_MATCHES
 pub(crate) fn total_matches(total: usize, rules: &FieldPath, errors: &mut Errors) {
-    if total > super::httproute::MAX_TOTAL_MATCHES {
+    if total > MAX_TOTAL_MATCHES {
         errors.rule(
             rules.clone(),
             "While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128",

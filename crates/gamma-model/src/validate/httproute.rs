@@ -11,10 +11,6 @@ use crate::gateway::{
     PathMatchType, PathModifierType, RedirectStatusCode,
 };
 
-/// The upstream limit on matches across all rules of one route ("less than 128" in the
-/// message, `<= 128` in the rule: HTTPRoute CRD total-matches rule).
-pub const MAX_TOTAL_MATCHES: usize = 128;
-
 impl Validate for HttpRoute {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);

@@ -26,6 +26,7 @@
 mod common;
 mod core;
 pub mod fields;
+pub mod floats;
 mod gateway;
 mod gateway_tls;
 mod grpcroute;
@@ -39,9 +40,10 @@ pub mod served;
 mod service;
 mod status;
 pub mod update;
+mod xbackend;
 
+pub use common::MAX_TOTAL_MATCHES;
 pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
-pub use httproute::MAX_TOTAL_MATCHES;
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
 pub use update::validate_update;
@@ -161,6 +163,14 @@ pub enum ErrorKind {
     /// A field no schema of the object's kind (on the chosen channel) declares.
     #[error("unknown field (not declared in the schema)")]
     UnknownField,
+    /// A value of the wrong JSON type that typing cannot see: a list where the schema has an
+    /// object (serde reads an empty list as a struct with every field absent; the API server
+    /// refuses it as `must be of type object`).
+    #[error("must be of type {expected}")]
+    WrongType {
+        /// The schema's type.
+        expected: &'static str,
+    },
     /// A cross-field (CEL) rule failed; the message is upstream's.
     #[error("{message}")]
     Rule {
@@ -188,6 +198,25 @@ impl ValidationError {
     /// Whether this error is an unknown enum value (maps to condition reason `UnsupportedValue`).
     pub fn is_unsupported_value(&self) -> bool {
         matches!(self.kind, ErrorKind::UnsupportedValue { .. })
+    }
+
+    /// `Some(i)` when the error lies in route rule `i` (its path is `spec.rules[i]` or below
+    /// it): the rule to drop from a partially invalid route (Gateway API HTTPRouteRule: an
+    /// invalid rule makes only that rule invalid). `None` for errors of the route as a whole.
+    /// The one reader of rule indexes in field paths; engines use it rather than parsing paths.
+    pub fn rule_index(&self) -> Option<usize> {
+        rule_index(self.path.as_str())
+    }
+}
+
+/// `Some(i)` when `path` is `spec.rules[i]` or below it.
+fn rule_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("spec.rules[")?;
+    let end = rest.find(']')?;
+    let index = rest.get(..end)?.parse().ok()?;
+    match rest.get(end + 1..)?.bytes().next() {
+        None | Some(b'.') | Some(b'[') => Some(index),
+        Some(_) => None,
     }
 }
 
@@ -440,6 +469,16 @@ impl Errors {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn rule_index_parses_only_rule_paths() {
+        assert_eq!(rule_index("spec.rules[3]"), Some(3));
+        assert_eq!(rule_index("spec.rules[12].matches[0].path.value"), Some(12));
+        assert_eq!(rule_index("spec.rules"), None);
+        assert_eq!(rule_index("spec.rules[x]"), None);
+        assert_eq!(rule_index("spec.rules[1]x"), None);
+        assert_eq!(rule_index("spec.hostnames[0]"), None);
+    }
     use super::*;
 
     #[test]

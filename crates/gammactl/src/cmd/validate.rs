@@ -152,6 +152,7 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
     let by_key: std::collections::HashMap<gamma_mesh::model::ObjectKey, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for p in table.parent_conditions() {
         let key = gamma_mesh::model::ObjectKey::new(
             match gamma_mesh::model::ResourceKind::from_kind_name(p.kind.as_str()) {
@@ -165,13 +166,30 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
             continue;
         };
         // a misgrouped Service parent is already a warning of plain validate
-        let misgrouped = gamma_arbiter::routes::route_parts(&object.resource)
-            .and_then(|(_, refs, _)| refs.get(p.parent_index))
+        let misgrouped = object
+            .resource
+            .as_route()
+            .and_then(|r| r.parent_refs.get(p.parent_index))
             .is_some_and(|r| r.misgrouped_service().is_some());
         if misgrouped {
             continue;
         }
-        for c in p.conditions.iter().filter(|c| !c.status) {
+        // each unresolved reference at its own field, once per route (a route with two
+        // parents would otherwise report its backendRefs twice)
+        for r in &p.unresolved {
+            if seen.insert((key.clone(), r.field.clone(), r.message.clone())) {
+                out.push(object.problem(
+                    Severity::Warning,
+                    &r.field,
+                    format!("ResolvedRefs=False {}: {}", r.reason, r.message),
+                ));
+            }
+        }
+        // ResolvedRefs is already there, one line per reference
+        let listed = |c: &gamma_resolve::status::RouteCondition| {
+            !p.unresolved.is_empty() && c.type_ == gamma_resolve::status::RESOLVED_REFS
+        };
+        for c in p.conditions.iter().filter(|c| !c.status && !listed(c)) {
             out.push(object.problem(
                 Severity::Warning,
                 &format!("spec.parentRefs[{}]", p.parent_index),
@@ -190,7 +208,7 @@ fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
     // and no controller will ever report that in its status.
     for object in &manifests.objects {
-        let Some((_, refs, _)) = gamma_arbiter::routes::route_parts(&object.resource) else {
+        let Some(refs) = object.resource.as_route().map(|r| r.parent_refs) else {
             continue;
         };
         for (i, r) in refs.iter().enumerate() {

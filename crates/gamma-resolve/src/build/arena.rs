@@ -1,0 +1,129 @@
+//! The build's growing arrays: interned strings, method names, the names buffer, backend
+//! targets, extras and candidates. Each `push_*` returns the index the compiled entries keep.
+
+use std::sync::Arc;
+
+use crate::cond::Cond;
+use crate::index::same_bytes;
+use crate::input::BackendIr;
+use crate::precedence::PrecedenceKey;
+use crate::table::{Cand, Extras, NameRef, ServiceInfo, Target};
+
+use super::Builder;
+
+/// Appends a name to a names buffer.
+pub(super) fn push_name(names: &mut String, s: &str) -> NameRef {
+    let start = u32::try_from(names.len()).unwrap_or(u32::MAX);
+    names.push_str(s);
+    NameRef(start, u32::try_from(s.len()).unwrap_or(0))
+}
+
+/// (group, kind, namespace, name, port) of a backend target, borrowed from the input: a
+/// repeated backendRef is found without interning its four strings again. Hashes only the
+/// name, namespace and port (group and kind are nearly always `""`/`Service`); compares all.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct TargetKey<'i>(&'i BackendIr);
+
+impl std::hash::Hash for TargetKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write(self.0.name.as_bytes());
+        h.write(self.0.namespace.as_bytes());
+        h.write_u32(self.0.port.map_or(u32::MAX, u32::from));
+    }
+}
+
+impl PartialEq for TargetKey<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        let (a, b) = (self.0, o.0);
+        same_bytes(a.name.as_bytes(), b.name.as_bytes())
+            && a.port == b.port
+            && same_bytes(a.namespace.as_bytes(), b.namespace.as_bytes())
+            && same_bytes(a.kind.as_bytes(), b.kind.as_bytes())
+            && same_bytes(a.group.as_bytes(), b.group.as_bytes())
+    }
+}
+
+impl Eq for TargetKey<'_> {}
+
+impl<'i> Builder<'i> {
+    /// A Service's or Gateway's namespace (interned) and name (in the names buffer).
+    pub(super) fn parent_info(&mut self, namespace: &str, name: &str) -> ServiceInfo {
+        ServiceInfo {
+            namespace: self.intern(namespace),
+            name: push_name(&mut self.names, name),
+        }
+    }
+
+    pub(super) fn intern(&mut self, v: &str) -> Arc<str> {
+        if let Some(a) = self.strings.get(v) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(v);
+        self.strings.insert(Arc::clone(&a));
+        a
+    }
+
+    pub(super) fn method_index(&mut self, m: Option<&str>) -> u16 {
+        let Some(m) = m else { return 0 };
+        if let Some(i) = self.methods.iter().position(|x| **x == *m) {
+            return u16::try_from(i).unwrap_or(0);
+        }
+        self.methods.push(m.into());
+        u16::try_from(self.methods.len() - 1).unwrap_or(0)
+    }
+
+    pub(super) fn target(&mut self, b: &'i BackendIr) -> u32 {
+        let key = TargetKey(b);
+        if let Some(id) = self.target_ids.get(&key) {
+            return *id;
+        }
+        let id = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
+        let target = Target {
+            group: self.intern(&b.group),
+            kind: self.intern(&b.kind),
+            namespace: self.intern(&b.namespace),
+            name: self.intern(&b.name),
+            port: b.port,
+        };
+        self.targets.push(target);
+        self.target_states.push([None; 5]);
+        self.target_ids.insert(key, id);
+        id
+    }
+
+    /// Stores a non-empty set of extras and returns its index (0 for an empty one).
+    pub(super) fn push_extras(&mut self, e: Extras) -> u32 {
+        if e.is_empty() {
+            return 0;
+        }
+        let i = u32::try_from(self.extras.len()).unwrap_or(0);
+        self.extras.push(e);
+        i
+    }
+
+    /// Appends a candidate and returns its id (`None` past `u32::MAX` candidates).
+    pub(super) fn push_cand(
+        &mut self,
+        key: PrecedenceKey,
+        (rule, match_index): (u32, u16),
+        method: u16,
+        cond: Cond,
+    ) -> Option<u32> {
+        let cid = u32::try_from(self.cands.len()).ok()?;
+        let cond = if cond == Cond::default() {
+            0
+        } else {
+            let i = u32::try_from(self.conds.len()).ok()?;
+            self.conds.push(cond);
+            i
+        };
+        self.cands.push(Cand {
+            rule,
+            match_index,
+            method,
+            cond,
+        });
+        self.keys.push(key);
+        Some(cid)
+    }
+}

@@ -1,0 +1,161 @@
+//! Bindings: every frontend address to its route sets. A Service's cluster IPs × port lead to
+//! its producer and consumer sets (GEP-1294); a Gateway's addresses × port to its listeners, most
+//! specific hostname first.
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+
+use crate::hostname::ListenerSpecificity;
+use crate::index::Map;
+use crate::input::{L4, ListenerProtocol};
+use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
+
+use super::attach::{Group, GwAttached, SvcAttached, group_key};
+use super::{Builder, touch};
+
+/// Every (address, port, transport) bound, to what it leads.
+pub(super) type Bindings = Map<(IpAddr, u16, L4), Binding>;
+
+impl<'i> Builder<'i> {
+    /// Indexes every mesh group and binds it to each cluster IP of its Service × the port.
+    pub(super) fn bind_services(
+        &mut self,
+        svc_attached: SvcAttached,
+        sets: &mut Vec<RouteSet>,
+        bindings: &mut Bindings,
+    ) {
+        let input = self.input;
+        // Index mesh groups. Bindings: each cluster IP of the Service × the port.
+        let SvcAttached { ids, mut lists } = svc_attached;
+        let mut ids: Vec<_> = ids.into_iter().collect();
+        ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (k, ((si, port_i, group), i)) in ids.iter().enumerate() {
+            let (si, port_i, i) = (*si, *port_i, *i);
+            // the first routes of the next contexts (most have one): see `touch`
+            touch::ahead(
+                k,
+                |j| {
+                    ids.get(j)
+                        .and_then(|(_, l)| lists.get(*l as usize))
+                        .and_then(|l| l.by_kind.iter().find_map(|v| v.first()))
+                        .and_then(|a| input.routes.get(a.ri))
+                },
+                touch::match_level,
+            );
+            let Some(attached) = lists.get_mut(i as usize).map(std::mem::take) else {
+                continue;
+            };
+            let Some(svc) = input.services.get(si) else {
+                continue;
+            };
+            let Some(port) = svc.ports.get(port_i) else {
+                continue;
+            };
+            let label = SetLabel::Mesh {
+                service: u32::try_from(si).unwrap_or(u32::MAX),
+                port: port.port,
+                consumer: group_key(group).map(|c| self.intern(&c)),
+            };
+            let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
+            let set = self.index_set(attached, true, label, (si, port.port, group_key(group)));
+            sets.push(set);
+            for ip in &svc.cluster_ips {
+                let b = bindings
+                    .entry((*ip, port.port, port.protocol))
+                    .or_insert_with(|| Binding::Service {
+                        service: u32::try_from(si).unwrap_or(u32::MAX),
+                        port: port.port,
+                        producer: None,
+                        consumers: Box::new([]),
+                    });
+                if let Binding::Service {
+                    producer,
+                    consumers,
+                    ..
+                } = b
+                {
+                    match &group {
+                        Group::Producer => *producer = Some(set_id),
+                        Group::Consumer(ns) => {
+                            // kept sorted for the binary search; a later group of the
+                            // same namespace replaces the earlier one (as a map would)
+                            let mut v = std::mem::take(consumers).into_vec();
+                            match v.binary_search_by(|(k, _)| (**k).cmp(ns.as_str())) {
+                                Ok(i) => {
+                                    if let Some(e) = v.get_mut(i) {
+                                        e.1 = set_id;
+                                    }
+                                }
+                                Err(i) => v.insert(i, (ns.as_str().into(), set_id)),
+                            }
+                            *consumers = v.into_boxed_slice();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Indexes every Gateway listener and binds each Gateway address × port to its listeners.
+    pub(super) fn bind_listeners(
+        &mut self,
+        gw_attached: GwAttached,
+        sets: &mut Vec<RouteSet>,
+        bindings: &mut Bindings,
+    ) {
+        let input = self.input;
+        // Index Gateway listeners, grouped by (address, port, l4).
+        type PortListeners = Vec<(ListenerSpecificity, usize, ListenerEntry)>;
+        let mut gw_ports: BTreeMap<(usize, u16, L4), PortListeners> = BTreeMap::new();
+        for ((gi, li), attached) in gw_attached {
+            let Some(gw) = input.gateways.get(gi) else {
+                continue;
+            };
+            let Some(l) = gw.listeners.get(li) else {
+                continue;
+            };
+            let label = SetLabel::Listener {
+                gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                listener: self.intern(&l.name),
+            };
+            let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
+            let set = self.index_set(attached, false, label, (usize::MAX, l.port, None));
+            sets.push(set);
+            let l4 = if l.protocol == ListenerProtocol::Udp {
+                L4::Udp
+            } else {
+                L4::Tcp
+            };
+            gw_ports.entry((gi, l.port, l4)).or_default().push((
+                ListenerSpecificity::of(l.hostname.as_deref()),
+                li,
+                ListenerEntry {
+                    hostname: l.hostname.as_deref().map(Into::into),
+                    set: set_id,
+                    scheme: if l.protocol == ListenerProtocol::Https {
+                        crate::request::Scheme::Https
+                    } else {
+                        crate::request::Scheme::Http
+                    },
+                },
+            ));
+        }
+        for ((gi, port, l4), mut ls) in gw_ports {
+            let Some(gw) = input.gateways.get(gi) else {
+                continue;
+            };
+            // most specific listener first; spec order breaks ties
+            ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let entries: Box<[ListenerEntry]> = ls.into_iter().map(|(_, _, e)| e).collect();
+            for ip in &gw.addresses {
+                // The first binding of an (address, port) in canonical order is kept.
+                bindings
+                    .entry((*ip, port, l4))
+                    .or_insert_with(|| Binding::Gateway {
+                        gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                        listeners: entries.clone(),
+                    });
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! The build of a [`RouteTable`] from [`TableInput`].
+//!
+//! Build order: rank routes (Gateway API HTTPRouteRule.matches precedence, oldest Route then
+//! namespace/name order); compile each rule (regexes, backends, filters); attach each (route,
+//! parentRef) to Service ports (mesh: producer or consumer group, GEP-1294 namespace boundaries) or
+//! Gateway listeners (allowedRoutes, hostname intersection, Gateway API hostname intersection);
+//! pick the winning route kind per mesh group (GEP-1294 route types); index every group (hostnames,
+//! paths, gRPC methods) with candidate lists pre-sorted by precedence key. Nothing fails as a
+//! whole: unusable routes, rules and parents are left out and reported through
+//!
+//! Files by role: `arena` (the growing arrays and interning), `attach` (which (route,
+//! parentRef) lands on which Service port or listener), `backend` (backendRef validity),
+//! `rule` (compiling one rule), `set` (indexing one frontend's route set, what incremental
+//! builds rerun), `bind` (addresses to route sets), `canonical` (input order) and `touch`.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::cond::{Cond, NamedMatches, RegexPool};
+use crate::index::{HashKeys, Map, PathKeysBuilder};
+use crate::input::{StrMatch, TableInput};
+use crate::precedence::{PrecedenceKey, RouteRank};
+use crate::status::{RuleProblem, StatusBuilder};
+use crate::table::{
+    BackendEntry, BackendState, BuildOptions, Cand, Extras, LeftOut, RouteInfo, RouteSet,
+    RouteTable, RuleEntry, ServiceInfo, Target,
+};
+
+mod arena;
+mod attach;
+mod backend;
+mod bind;
+mod canonical;
+mod rule;
+mod set;
+mod touch;
+
+use arena::TargetKey;
+use attach::RuleIds;
+use canonical::canonical_order;
+
+pub(crate) struct Builder<'i> {
+    input: &'i TableInput,
+    options: &'i BuildOptions,
+    svc_by_name: Map<(&'i str, &'i str), usize>,
+    gw_by_name: Map<(&'i str, &'i str), usize>,
+    regexes: RegexPool,
+    routes: Vec<RouteInfo>,
+    /// Ranks of the compiled routes (by route id): build-time only.
+    ranks: Vec<RouteRank>,
+    /// The input's distinct namespaces (route namespaces index it).
+    namespaces: Vec<Box<str>>,
+    /// Per input route: its namespace's index in `namespaces`.
+    route_ns: Vec<u32>,
+    rules: Vec<RuleEntry>,
+    cands: Vec<Cand>,
+    /// Precedence key of each candidate.
+    keys: Vec<PrecedenceKey>,
+    conds: Vec<Cond>,
+    paths: PathKeysBuilder<'i>,
+    /// Per input route: compiled rule ids per parent flavour (mesh, gateway), lazily.
+    rule_ids: Vec<[Option<RuleIds>; 2]>,
+    /// Compiled rule ids of every route (runs of it are [`RuleIds`]).
+    rule_id_pool: Vec<Option<u32>>,
+    /// The effective hostnames "any host" (`[None]`), shared.
+    any_host: Rc<[Option<String>]>,
+    /// Per backend target, per route kind: its state for a same-namespace reference (which
+    /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
+    target_states: Vec<[Option<BackendState>; 5]>,
+    route_id: Vec<Option<u32>>,
+    /// The unresolved references of the compiled rules that have any, as (rule id, (reason of
+    /// the first, message listing all)), by rule id: sparse, most rules have none.
+    rule_problems: Vec<(u32, RuleProblem)>,
+    /// Why each invalid backend is invalid, by index into `backends` (sparse, in order).
+    backend_problems: Vec<(u32, Box<str>)>,
+    /// Routes left out (invalid as a whole) with the Service parents they named.
+    left_out: Vec<LeftOut>,
+    status: StatusBuilder,
+    strings: HashSet<Arc<str>, HashKeys>,
+    methods: Vec<Box<str>>,
+    targets: Vec<Target>,
+    target_ids: Map<TargetKey<'i>, u32>,
+    backends: Vec<BackendEntry>,
+    extras: Vec<Extras>,
+    rule_names: Vec<Box<str>>,
+    names: String,
+    /// Keys of every hash of route-chosen keys ([`BuildOptions::hash_seed`]).
+    hash: HashKeys,
+    /// Compiled header and query match lists by their input (`None`: a bad regex).
+    header_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+    query_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+}
+
+impl<'i> Builder<'i> {
+    /// Starts from regexes already compiled (by lowering): each distinct regex of a build is
+    /// compiled once.
+    pub(crate) fn with_regexes(mut self, regexes: RegexPool) -> Self {
+        self.regexes = regexes;
+        self
+    }
+
+    pub(crate) fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
+        let hash = HashKeys::new(options.hash_seed);
+        let mut svc_by_name = Map::with_capacity_and_hasher(input.services.len(), hash);
+        svc_by_name.extend(
+            input
+                .services
+                .iter()
+                .enumerate()
+                .map(|(i, s)| ((s.namespace.as_str(), s.name.as_str()), i)),
+        );
+        let mut gw_by_name = Map::with_capacity_and_hasher(input.gateways.len(), hash);
+        gw_by_name.extend(
+            input
+                .gateways
+                .iter()
+                .enumerate()
+                .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i)),
+        );
+        Self {
+            hash,
+            header_lists: Map::with_hasher(hash),
+            query_lists: Map::with_hasher(hash),
+            input,
+            options,
+            svc_by_name,
+            gw_by_name,
+            regexes: RegexPool::default(),
+            routes: Vec::new(),
+            ranks: Vec::new(),
+            namespaces: Vec::new(),
+            route_ns: Vec::new(),
+            rules: Vec::new(),
+            cands: Vec::new(),
+            keys: Vec::new(),
+            conds: vec![Cond::default()],
+            paths: PathKeysBuilder::new(hash),
+            rule_ids: vec![[None, None]; input.routes.len()],
+            any_host: Rc::from([None]),
+            rule_id_pool: Vec::new(),
+            target_states: Vec::new(),
+            route_id: vec![None; input.routes.len()],
+            rule_problems: Vec::new(),
+            backend_problems: Vec::new(),
+            left_out: Vec::new(),
+            strings: HashSet::with_hasher(hash),
+            methods: vec!["".into()],
+            targets: Vec::new(),
+            target_ids: Map::with_hasher(hash),
+            backends: Vec::new(),
+            extras: vec![Extras::default()],
+            rule_names: vec!["".into()],
+            names: String::new(),
+            status: StatusBuilder::default(),
+        }
+    }
+
+    /// Sizes the build's arrays from one pass over the input (routes, rules, matches,
+    /// backendRefs, parentRefs) instead of growing them by doubling: at 100,000 routes the
+    /// doublings copied tens of megabytes into fresh pages.
+    fn reserve(&mut self) {
+        let input = self.input;
+        let (mut rules, mut matches, mut backends, mut pairs) = (0usize, 0usize, 0usize, 0usize);
+        for r in &input.routes {
+            rules += r.rules.len();
+            pairs += r.parents.len();
+            for rule in &r.rules {
+                // a rule without matches still gets one candidate (TLS, TCP)
+                matches += rule.matches.len().max(1);
+                backends += rule.backends.len();
+            }
+        }
+        let n = input.routes.len();
+        self.routes.reserve(n);
+        self.ranks.reserve(n);
+        self.rules.reserve(rules);
+        self.rule_id_pool.reserve(rules);
+        self.backends.reserve(backends);
+        self.cands.reserve(matches);
+        self.keys.reserve(matches);
+        self.paths.reserve(matches);
+        self.status.reserve(pairs);
+    }
+
+    pub(crate) fn build(mut self) -> RouteTable {
+        let input = self.input;
+        self.reserve();
+        // Deterministic processing order regardless of input order: kind, namespace, name;
+        // duplicate (kind, namespace, name) entries: the first in canonical order is kept.
+        let canonical = canonical_order(&input.routes, self.hash);
+        let (order, ranks) = (canonical.order, canonical.ranks);
+        self.namespaces = canonical.namespaces.iter().map(|n| (*n).into()).collect();
+        self.route_ns = canonical.route_ns;
+
+        let (svc_attached, gw_attached) = self.attach_all(&order, &ranks);
+        let mut sets: Vec<RouteSet> = Vec::new();
+        let mut bindings: bind::Bindings = Map::with_hasher(self.hash);
+        self.bind_services(svc_attached, &mut sets, &mut bindings);
+        self.bind_listeners(gw_attached, &mut sets, &mut bindings);
+        self.freeze(sets, bindings)
+    }
+
+    /// Turns the build state and the route sets into the table, dropping the arrays' slack.
+    fn freeze(mut self, mut sets: Vec<RouteSet>, bindings: bind::Bindings) -> RouteTable {
+        let input = self.input;
+        let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let services: Vec<ServiceInfo> = input
+            .services
+            .iter()
+            .map(|s| self.parent_info(&s.namespace, &s.name))
+            .collect();
+        let gateways: Vec<ServiceInfo> = input
+            .gateways
+            .iter()
+            .map(|g| self.parent_info(&g.namespace, &g.name))
+            .collect();
+        // the build grew these by doubling: drop the slack (up to half of each)
+        self.rules.shrink_to_fit();
+        self.cands.shrink_to_fit();
+        self.conds.shrink_to_fit();
+        self.targets.shrink_to_fit();
+        self.backends.shrink_to_fit();
+        self.extras.shrink_to_fit();
+        self.rule_names.shrink_to_fit();
+        self.routes.shrink_to_fit();
+        sets.shrink_to_fit();
+        RouteTable {
+            paths: self.paths.freeze(),
+            routes: self.routes,
+            namespaces: self.namespaces.into_boxed_slice(),
+            rules: self.rules,
+            cands: self.cands,
+            keys: self.keys.into_boxed_slice(),
+            conds: self.conds,
+            regexes: self.regexes,
+            sets,
+            bindings,
+            services,
+            gateways,
+            status,
+            statuses: std::sync::OnceLock::new(),
+            methods: self.methods,
+            targets: self.targets,
+            backends: self.backends,
+            backend_problems: self.backend_problems,
+            left_out: self.left_out,
+            extras: self.extras,
+            rule_names: self.rule_names,
+            names: self.names,
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The compiled route table: [`RouteTable`], what it is made of, and every public method it
+//! has (building it, resolving and explaining requests, its conditions and counters).
+
+use std::net::IpAddr;
+
+use crate::cond::{Cond, RegexPool};
+use crate::decision::Decision;
+use crate::explain::Explanation;
+use crate::index::{Map, PathKeys};
+use crate::input::{L4, TableInput};
+use crate::precedence::PrecedenceKey;
+use crate::request::Request;
+use crate::status::{ParentStatus, StatusSource};
+
+mod compiled;
+mod options;
+
+pub(crate) use compiled::*;
+pub use options::{
+    BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey,
+};
+
+/// A compiled, indexed route table. Build once per snapshot change; resolve many times.
+#[derive(Debug)]
+pub struct RouteTable {
+    pub(crate) routes: Vec<RouteInfo>,
+    /// Namespaces of the routes ([`RouteInfo::namespace`]).
+    pub(crate) namespaces: Box<[Box<str>]>,
+    pub(crate) rules: Vec<RuleEntry>,
+    pub(crate) cands: Vec<Cand>,
+    /// Precedence key of each candidate (by candidate id), for explanations.
+    pub(crate) keys: Box<[PrecedenceKey]>,
+    /// Conditions of candidates; index 0 is the unused "nothing to check" entry.
+    pub(crate) conds: Vec<Cond>,
+    pub(crate) regexes: RegexPool,
+    /// Keys and candidate lists of every path index.
+    pub(crate) paths: PathKeys,
+    pub(crate) sets: Vec<RouteSet>,
+    pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
+    pub(crate) services: Vec<ServiceInfo>,
+    pub(crate) gateways: Vec<ServiceInfo>,
+    /// What the parent conditions are made of (compact, kept from the build).
+    pub(crate) status: StatusSource,
+    /// The rendered conditions, on first use: a resolver that never reports status never
+    /// pays for their strings.
+    pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
+    /// Method names used by method conditions; index 0 is unused (no condition).
+    pub(crate) methods: Vec<Box<str>>,
+    /// Distinct backend targets.
+    pub(crate) targets: Vec<Target>,
+    /// Backends of every rule, by runs.
+    pub(crate) backends: Vec<BackendEntry>,
+    /// Why each invalid backend of [`RouteTable::backends`] is invalid (reason first), by
+    /// index: sparse, for explanations.
+    pub(crate) backend_problems: Vec<(u32, Box<str>)>,
+    /// Routes left out of the table, per Service parent they named (rare).
+    pub(crate) left_out: Vec<LeftOut>,
+    /// Filters, timeouts and the like of rules and backends; index 0 is the empty set.
+    pub(crate) extras: Vec<Extras>,
+    /// Rule names; index 0 is unused (unnamed).
+    pub(crate) rule_names: Vec<Box<str>>,
+    /// Service and Gateway names ([`NameRef`]s point here).
+    pub(crate) names: String,
+}
+
+/// Build counters, for reports and benches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct TableStats {
+    /// Routes compiled.
+    pub routes: usize,
+    /// Rules compiled.
+    pub rules: usize,
+    /// Match candidates indexed.
+    pub candidates: usize,
+    /// Distinct regexes compiled.
+    pub regexes: usize,
+    /// (address, port) bindings.
+    pub bindings: usize,
+    /// Route sets (mesh groups and listeners).
+    pub route_sets: usize,
+}
+
+impl RouteTable {
+    /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
+    /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
+    pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
+        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        // lowering validates every regex by compiling it; the build reuses those
+        let mut regexes = crate::cond::RegexPool::default();
+        let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
+        crate::build::Builder::new(&input, options)
+            .with_regexes(regexes)
+            .build()
+    }
+
+    /// Compiles a table from lowered input. Never fails: unusable parts are reported.
+    pub fn from_input(input: &TableInput, options: &BuildOptions) -> Self {
+        crate::build::Builder::new(input, options).build()
+    }
+
+    /// Resolves one request. `entropy` drives the weighted backend pick (any `u64`: a random
+    /// number, or a hash of the connection for stickiness). Allocation-free.
+    #[inline]
+    pub fn resolve<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+        self.decide(req, entropy)
+    }
+
+    /// Explains the decision for `req` step by step. Allocates; use [`RouteTable::resolve`]
+    /// on hot paths.
+    pub fn explain(&self, req: &Request<'_>, entropy: u64) -> Explanation {
+        self.explanation(req, entropy)
+    }
+
+    /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
+    /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
+    pub fn parent_conditions(&self) -> &[ParentStatus] {
+        self.statuses.get_or_init(|| {
+            self.status.render(|id| {
+                let r = self.routes.get(id as usize)?;
+                Some((r.kind, self.route_namespace(r), &*r.name))
+            })
+        })
+    }
+
+    /// Why routes that named a Service with cluster IP `ip` as parent are not in the table
+    /// (`HTTPRoute ns/x was left out: <error>`): routes invalid as a whole, under the build's
+    /// channel. A request to that Service is resolved without them, so a tool explaining it
+    /// should say so rather than show another route (kind) as if it were the only one.
+    pub fn left_out_at(&self, ip: IpAddr) -> impl Iterator<Item = &str> {
+        self.left_out
+            .iter()
+            .filter(move |l| l.ips.contains(&ip))
+            .map(|l| &*l.text)
+    }
+
+    /// [`RouteTable::left_out_at`] for Service `namespace/name`, whether it has an address.
+    pub fn left_out_for_service<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> impl Iterator<Item = &'a str> {
+        self.left_out
+            .iter()
+            .filter(move |l| &*l.namespace == namespace && &*l.name == name)
+            .map(|l| &*l.text)
+    }
+
+    /// Counters describing the table.
+    pub fn stats(&self) -> TableStats {
+        TableStats {
+            routes: self.routes.len(),
+            rules: self.rules.len(),
+            candidates: self.cands.len(),
+            regexes: self.regexes.len(),
+            bindings: self.bindings.len(),
+            route_sets: self.sets.len(),
+        }
+    }
+}
+
+/// Crate-internal accessors of the compiled arrays (the resolve and explain paths).
+impl RouteTable {
+    /// The namespace of a compiled route.
+    #[inline]
+    pub(crate) fn route_namespace(&self, r: &RouteInfo) -> &str {
+        self.namespaces.get(r.namespace as usize).map_or("", |n| n)
+    }
+
+    /// The text of a Service or Gateway name.
+    pub(crate) fn text(&self, n: NameRef) -> &str {
+        name_text(&self.names, n)
+    }
+
+    /// The extras at an index (0 and anything unknown: the empty set).
+    pub(crate) fn extras_of(&self, i: u32) -> &Extras {
+        self.extras.get(i as usize).unwrap_or(&NO_EXTRAS)
+    }
+
+    /// The backends of a rule action (empty unless it forwards).
+    pub(crate) fn backends_of(&self, action: &Action) -> &[BackendEntry] {
+        match action {
+            Action::Backends(start, len) => {
+                let start = *start as usize;
+                self.backends
+                    .get(start..start + *len as usize)
+                    .unwrap_or(&[])
+            }
+            _ => &[],
+        }
+    }
+
+    /// The name of a rule.
+    pub(crate) fn rule_name(&self, rule: &RuleEntry) -> Option<&str> {
+        match rule.name {
+            0 => None,
+            i => self.rule_names.get(i as usize).map(|n| &**n),
+        }
+    }
+
+    /// The conditions of a candidate (`None`: nothing beyond path/method).
+    pub(crate) fn cond_of(&self, c: &Cand) -> Option<&Cond> {
+        if c.cond == 0 {
+            None
+        } else {
+            self.conds.get(c.cond as usize)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUTES: &str = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app}
+spec: {clusterIP: 10.96.0.1, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{kind: Service, group: "", name: web}]
+  rules:
+  - matches: [{path: {type: RegularExpression, value: '/v[0-9]+/.*'}}]
+    backendRefs: [{name: web, port: 80}]
+  - matches:
+    - path: {type: RegularExpression, value: '/v[0-9]+/.*'}
+      headers: [{type: RegularExpression, name: x-id, value: '[a-f]+'}]
+    backendRefs: [{name: web, port: 80}]
+"#;
+
+    // Each distinct regex of a build is compiled once: the regexes lowering compiled to
+    // validate the routes are the table's own (the same compiled objects, not equal copies).
+    #[test]
+    fn a_build_from_a_snapshot_compiles_each_regex_once() {
+        let resources = gamma_model::decode(ROUTES).unwrap_or_default();
+        let snapshot = gamma_model::Snapshot::from_resources(resources);
+        let mut regexes = crate::cond::RegexPool::default();
+        let opts = gamma_model::validate::ValidateOptions::default();
+        let input = crate::lower::lower_into(&snapshot, &opts, &mut regexes);
+        assert_eq!(regexes.len(), 2);
+        let lowered: Vec<*const u8> = (0..2)
+            .filter_map(|i| regexes.get(i).map(|re| re.as_str().as_ptr()))
+            .collect();
+        let table = crate::build::Builder::new(&input, &BuildOptions::default())
+            .with_regexes(regexes)
+            .build();
+        assert_eq!(table.stats().regexes, 2);
+        let built: Vec<*const u8> = (0..2)
+            .filter_map(|i| table.regexes.get(i).map(|re| re.as_str().as_ptr()))
+            .collect();
+        assert_eq!(lowered, built);
+        // and the table built through `RouteTable::build` has the same regexes
+        assert_eq!(
+            RouteTable::build(&snapshot, &BuildOptions::default())
+                .stats()
+                .regexes,
+            2
+        );
+    }
+}

@@ -1,0 +1,160 @@
+//! The options of [`RouteTable::build`](crate::RouteTable::build).
+
+use std::collections::BTreeSet;
+
+use gamma_model::RouteKind;
+
+/// How mesh routes treat `spec.hostnames` (GEP-1294 hostnames field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum MeshHostnames {
+    /// Ignore hostnames on Service-parented routes (upstream GEP-1294; the default).
+    #[default]
+    Ignore,
+    /// A route with hostnames only matches requests whose Host matches one of them (the
+    /// alternative the project seeds describe). Routes without hostnames match any Host.
+    MatchHostHeader,
+}
+
+/// Whether mesh routes need a ReferenceGrant for cross-namespace backendRefs (GEP-1294 namespace
+/// boundaries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum MeshReferenceGrants {
+    /// Mesh routes may reference backends in any namespace (upstream mesh behaviour; default).
+    #[default]
+    NotRequired,
+    /// Mesh routes need a ReferenceGrant like Gateway routes.
+    Enforce,
+}
+
+/// What to do with `ExtensionRef` filters (Gateway API HTTPRouteRule.filters: never skip one
+/// silently).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ExtensionRefs {
+    /// The engine cannot apply them: matching requests get 500 and the route reports
+    /// `ResolvedRefs=False, InvalidKind` (default).
+    #[default]
+    Reject,
+    /// Pass them through in [`crate::Forward::extensions`] for the embedder to apply.
+    PassThrough,
+}
+
+/// One (route, parentRef) pair, identifying what an embedder owns.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RouteParentKey {
+    /// Route kind.
+    pub kind: RouteKind,
+    /// Route namespace.
+    pub namespace: String,
+    /// Route name.
+    pub name: String,
+    /// Index into `spec.parentRefs`.
+    pub parent_index: usize,
+}
+
+/// Options of [`RouteTable::build`](crate::RouteTable::build).
+///
+/// The hash seed stays out of `Debug` output (logs):
+///
+/// ```
+/// # use gamma_resolve::BuildOptions;
+/// let shown = format!("{:?}", BuildOptions::default().with_hash_seed(0x5eed_1234_5678));
+/// assert!(!shown.contains(&0x5eed_1234_5678u64.to_string()) && !shown.contains("5eed"));
+/// ```
+///
+/// ```
+/// use std::hash::{BuildHasher, RandomState};
+/// use gamma_resolve::{BuildOptions, MeshHostnames};
+///
+/// // a long-running controller keys the table's hashes with a random seed
+/// let seed = RandomState::new().hash_one("gamma-resolve");
+/// let options = BuildOptions::default()
+///     .with_mesh_hostnames(MeshHostnames::MatchHostHeader)
+///     .with_hash_seed(seed);
+/// assert_eq!(options.hash_seed, seed);
+/// ```
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct BuildOptions {
+    /// The (route, parent) pairs to include; `None` includes every pair.
+    pub include: Option<BTreeSet<RouteParentKey>>,
+    /// Hostname policy for mesh routes.
+    pub mesh_hostnames: MeshHostnames,
+    /// ReferenceGrant policy for mesh routes.
+    pub mesh_reference_grants: MeshReferenceGrants,
+    /// ExtensionRef policy.
+    pub extension_refs: ExtensionRefs,
+    /// Seed of the table's hashes of route-chosen keys (paths, hostnames, gRPC names, the
+    /// names the build looks up). Decisions, explanations and conditions never depend on it;
+    /// it only decides where keys land. A route author who knows the seed could choose paths
+    /// that collide and slow lookups on every Service's large path index (bounded, never
+    /// wrong); one who does not, cannot. Long-running embedders (controllers, proxies)
+    /// should pass a random value per process, e.g. `RandomState::new().hash_one(..)` from
+    /// `std::hash`; the core reads no randomness itself. Default 0, a fixed seed (fine for
+    /// one-shot tools). Not printed by `Debug`.
+    pub hash_seed: u64,
+    /// Non-standard compatibility policy: read a parentRef `group: core` as the core group
+    /// `""`, as Linkerd does. The Gateway API says the core group is `""`
+    /// ([ParentReference.group](https://gateway-api.sigs.k8s.io/reference/spec/#parentreference)),
+    /// so by default (`false`) such a parent is not a Service and its condition says so.
+    pub core_group_alias: bool,
+    /// The release channel whose CRD rules [`RouteTable::build`](crate::RouteTable::build) validates routes against
+    /// (default standard); a route invalid under it is left out and says so
+    /// ([`RouteTable::left_out_at`](crate::RouteTable::left_out_at)).
+    pub channel: gamma_model::validate::Channel,
+}
+
+impl std::fmt::Debug for BuildOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // the seed is a secret of the embedder: kept out of logs
+        f.debug_struct("BuildOptions")
+            .field("include", &self.include)
+            .field("mesh_hostnames", &self.mesh_hostnames)
+            .field("mesh_reference_grants", &self.mesh_reference_grants)
+            .field("extension_refs", &self.extension_refs)
+            .field("hash_seed", &"<hidden>")
+            .field("core_group_alias", &self.core_group_alias)
+            .field("channel", &self.channel)
+            .finish()
+    }
+}
+
+impl BuildOptions {
+    /// Sets [`BuildOptions::channel`].
+    pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {
+        self.channel = channel;
+        self
+    }
+    /// Sets [`BuildOptions::core_group_alias`] (non-standard: `group: core` is the core group).
+    pub fn with_core_group_alias(mut self, on: bool) -> Self {
+        self.core_group_alias = on;
+        self
+    }
+    /// Sets [`BuildOptions::mesh_hostnames`].
+    pub fn with_mesh_hostnames(mut self, p: MeshHostnames) -> Self {
+        self.mesh_hostnames = p;
+        self
+    }
+    /// Sets [`BuildOptions::mesh_reference_grants`].
+    pub fn with_mesh_reference_grants(mut self, p: MeshReferenceGrants) -> Self {
+        self.mesh_reference_grants = p;
+        self
+    }
+    /// Sets [`BuildOptions::extension_refs`].
+    pub fn with_extension_refs(mut self, p: ExtensionRefs) -> Self {
+        self.extension_refs = p;
+        self
+    }
+    /// Sets [`BuildOptions::hash_seed`].
+    pub fn with_hash_seed(mut self, seed: u64) -> Self {
+        self.hash_seed = seed;
+        self
+    }
+    /// Sets [`BuildOptions::include`].
+    pub fn with_include(mut self, pairs: impl IntoIterator<Item = RouteParentKey>) -> Self {
+        self.include = Some(pairs.into_iter().collect());
+        self
+    }
+}
