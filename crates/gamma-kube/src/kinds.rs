@@ -4,9 +4,9 @@ use gamma_model::ResourceKind;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::core::{ApiResource, GroupVersionKind};
 
-/// Every kind the engines read (SMI aside), in [`ResourceKind`] order, and the experimental
-/// XBackend and XBackendTrafficPolicy (watched where their CRDs are installed, so a snapshot
-/// holds them for an embedder's own use).
+/// Every kind the engines read (SMI aside: see [`watched`]), in [`ResourceKind`] order, and the
+/// experimental XBackend and XBackendTrafficPolicy (watched where their CRDs are installed, so a
+/// snapshot holds them for an embedder's own use).
 pub const WATCHED: [ResourceKind; 16] = [
     ResourceKind::HttpRoute,
     ResourceKind::GrpcRoute,
@@ -25,6 +25,32 @@ pub const WATCHED: [ResourceKind; 16] = [
     ResourceKind::Namespace,
     ResourceKind::EndpointSlice,
 ];
+
+/// The SMI kinds watched with the feature `smi` (their CRDs come with an SMI installation): the
+/// objects gamma-smi converts and authorizes.
+#[cfg(feature = "smi")]
+pub const SMI_WATCHED: [ResourceKind; 5] = [
+    ResourceKind::TrafficSplit,
+    ResourceKind::HttpRouteGroup,
+    ResourceKind::SmiTcpRoute,
+    ResourceKind::SmiUdpRoute,
+    ResourceKind::TrafficTarget,
+];
+
+/// Every kind the runtime watches: [`WATCHED`], and with the feature `smi` the SMI kinds.
+pub fn watched() -> impl Iterator<Item = ResourceKind> {
+    let smi: &[ResourceKind] = {
+        #[cfg(feature = "smi")]
+        {
+            &SMI_WATCHED
+        }
+        #[cfg(not(feature = "smi"))]
+        {
+            &[]
+        }
+    };
+    WATCHED.into_iter().chain(smi.iter().copied())
+}
 
 /// Whether `kind` is served by a CustomResourceDefinition (every Gateway API kind and XMesh),
 /// rather than built into the API server (Service, Namespace, EndpointSlice).
@@ -56,7 +82,7 @@ pub fn of_crd(crd: &CustomResourceDefinition) -> Option<(ResourceKind, &'static 
     let kind = served
         .iter()
         .find_map(|av| ResourceKind::from_type(av, &spec.names.kind))?;
-    if !WATCHED.contains(&kind) {
+    if !watched().any(|k| k == kind) {
         return None;
     }
     let version = kind
@@ -128,6 +154,40 @@ mod tests {
             )),
             None
         );
+    }
+
+    #[cfg(feature = "smi")]
+    #[test]
+    fn smi_crds_are_watched_with_the_smi_feature() {
+        let c = crd(
+            "split.smi-spec.io",
+            "TrafficSplit",
+            &[("v1alpha2", true), ("v1alpha4", true)],
+        );
+        assert_eq!(
+            of_crd(&c),
+            Some((ResourceKind::TrafficSplit, "split.smi-spec.io/v1alpha4"))
+        );
+        // SMI's TCPRoute is not the Gateway API's: its group tells them apart.
+        let c = crd("specs.smi-spec.io", "TCPRoute", &[("v1alpha4", true)]);
+        assert_eq!(
+            of_crd(&c),
+            Some((ResourceKind::SmiTcpRoute, "specs.smi-spec.io/v1alpha4"))
+        );
+        let ar = api_resource(ResourceKind::SmiTcpRoute, "specs.smi-spec.io/v1alpha4");
+        assert_eq!(
+            (ar.group.as_str(), ar.plural.as_str()),
+            ("specs.smi-spec.io", "tcproutes")
+        );
+        assert_eq!(watched().count(), WATCHED.len() + SMI_WATCHED.len());
+    }
+
+    #[cfg(not(feature = "smi"))]
+    #[test]
+    fn smi_crds_are_not_watched_without_the_smi_feature() {
+        let c = crd("split.smi-spec.io", "TrafficSplit", &[("v1alpha4", true)]);
+        assert_eq!(of_crd(&c), None);
+        assert_eq!(watched().count(), WATCHED.len());
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //!   batched `reconcile_change`, a full reconcile after a relist, leader election on a
 //!   `coordination.k8s.io` Lease (kube-lease-manager), graceful shutdown, `tracing` spans and
 //!   Prometheus counters ([`metrics`]).
+//! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
 //! - [`convert`]: Service, Namespace and EndpointSlice to and from k8s-openapi.
 //!
 //! Features: `k8s-v1_33` (default) builds k8s-openapi for the Kubernetes 1.33 API, the oldest
@@ -42,6 +43,7 @@
 
 pub mod convert;
 pub mod kinds;
+pub mod list;
 pub mod metrics;
 pub mod runtime;
 pub mod status;

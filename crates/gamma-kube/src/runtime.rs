@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use crate::kinds::{self, WATCHED};
+use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
 use crate::status::{self, Backoff, StatusWriter, Update, Written};
 use crate::store::{Change, Store};
@@ -241,7 +241,7 @@ impl Runtime {
             deadline: None,
             state: State::default(),
         };
-        for kind in WATCHED {
+        for kind in kinds::watched() {
             if let Some(v) = kinds::builtin_version(kind) {
                 l.start(kind, v);
             }
@@ -280,7 +280,10 @@ impl Runtime {
                     let Some(mut r) = reconciler.take() else { break };
                     let snapshot = l.store.snapshot().clone();
                     let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
-                    let full = std::mem::take(&mut l.full);
+                    // Every reconcile_change builds the route table again: a large batch
+                    // (many objects created at once) costs one build as a full reconcile,
+                    // not one per object.
+                    let full = std::mem::take(&mut l.full) || changes.len() > MAX_CHANGES_PER_BATCH;
                     l.deadline = None;
                     let now = Time::now();
                     let (back, results) = tokio::task::spawn_blocking(move || {
@@ -314,6 +317,9 @@ impl Runtime {
         Ok(())
     }
 }
+
+/// Above this many changed objects in one batch, the batch is reconciled in full.
+const MAX_CHANGES_PER_BATCH: usize = 16;
 
 /// The sync step: one full reconcile, or one `reconcile_change` per changed object.
 fn reconcile(
@@ -454,7 +460,7 @@ impl Loop {
                         }
                     }
                     self.crds_synced = true;
-                    for kind in WATCHED {
+                    for kind in kinds::watched() {
                         if kinds::is_custom(kind)
                             && !self.tasks.contains_key(&kind)
                             && self.state.missing.insert(kind)

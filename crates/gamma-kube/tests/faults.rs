@@ -259,7 +259,12 @@ async fn concurrent_writer_conflicts_and_keeps_its_entry() {
             let mut n = 0u64;
             while !done.load(Ordering::SeqCst) {
                 n += 1;
-                loop {
+                // Bounded: a writer that never gets through fails the test, never hangs it.
+                for attempt in 0.. {
+                    assert!(
+                        attempt < 200,
+                        "the other controller's write {n} never got through"
+                    );
                     let mut o = api.get_status("r1").await.unwrap();
                     let mut entries: Vec<Value> = o.data["status"]["parents"]
                         .as_array()
@@ -287,7 +292,10 @@ async fn concurrent_writer_conflicts_and_keeps_its_entry() {
     });
     until(&mut state, 90, "a conflict", |s| s.conflicts > 0).await;
     done.store(true, Ordering::SeqCst);
-    writer.await.unwrap();
+    tokio::time::timeout(Duration::from_secs(60), writer)
+        .await
+        .expect("the other controller stops")
+        .unwrap();
     let n = last.load(Ordering::SeqCst);
     eventually(60, "istio's entry", || async {
         accepted_by(&client, &ns, "r1", ISTIO).await.then_some(())

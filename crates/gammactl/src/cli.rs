@@ -109,8 +109,14 @@ pub struct ConvertSmiArgs {
     pub output: OutputArgs,
 }
 
-/// `-f` inputs.
+/// `-f` inputs, or a live cluster.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("source")
+        .required(true)
+        .multiple(true)
+        .args(["files", "kubeconfig", "context", "cluster"])
+))]
 pub struct InputArgs {
     /// A manifest file, a folder (read recursively: *.yaml, *.yml, *.json, in sorted order),
     /// or `-` for standard input. Repeatable, or comma-separated as in kubectl
@@ -119,10 +125,21 @@ pub struct InputArgs {
         short = 'f',
         long = "filename",
         value_name = "PATH",
-        required = true,
         value_delimiter = ','
     )]
     pub files: Vec<PathBuf>,
+    /// Read the objects from the live cluster of this kubeconfig (its current context, or
+    /// `--context`) instead of `-f`: one list of every kind gamma-rs reads, nothing written.
+    #[arg(long, value_name = "PATH", conflicts_with = "files")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Read the objects from this context's cluster (of `--kubeconfig`, else of `$KUBECONFIG`
+    /// or `~/.kube/config`) instead of `-f`.
+    #[arg(long, value_name = "NAME", conflicts_with = "files")]
+    pub context: Option<String>,
+    /// Read the objects from the cluster kubectl would use (the current kubeconfig context),
+    /// or, inside a pod, the cluster of its service account, instead of `-f`.
+    #[arg(long, conflicts_with = "files")]
+    pub cluster: bool,
     /// Do not warn about objects of kinds gamma-rs does not read (Deployments, ConfigMaps, ...),
     /// summarised otherwise in one line on standard error.
     #[arg(short = 'q', long)]

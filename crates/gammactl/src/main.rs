@@ -6,6 +6,7 @@
 
 mod check;
 mod cli;
+mod cluster;
 mod cmd;
 mod engine;
 mod failure;

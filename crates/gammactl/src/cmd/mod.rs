@@ -33,17 +33,29 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// in one line on standard error (a folder of real manifests holds Deployments and ConfigMaps
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
-    let (sources, problems) = crate::input::read_all(&args.files)?;
+    let (sources, problems) = sources(args)?;
     Ok(summarise_skipped(args, Manifests::load(&sources, problems)))
 }
 
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
-    let (sources, problems) = crate::input::read_all(&args.files)?;
+    let (sources, problems) = sources(args)?;
     Ok(summarise_skipped(
         args,
         Manifests::load_checked(&sources, problems),
     ))
+}
+
+/// The input texts: the `-f` files, or one per object of the cluster named by `--kubeconfig`,
+/// `--context` or `--cluster`.
+fn sources(
+    args: &InputArgs,
+) -> Result<(Vec<crate::input::Source>, Vec<crate::problem::Problem>), Failure> {
+    if crate::cluster::wanted(args) {
+        Ok((crate::cluster::read(args)?, Vec::new()))
+    } else {
+        crate::input::read_all(&args.files)
+    }
 }
 
 /// The one-line summary of the skipped kinds, unless `--quiet`.

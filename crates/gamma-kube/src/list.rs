@@ -1,0 +1,113 @@
+//! One list of every kind the engines read, with no watch: the objects of a cluster as they
+//! are now (for tools such as `gammactl --kubeconfig`).
+
+use gamma_model::ResourceKind;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DynamicObject, ListParams};
+
+use crate::kinds::{self, api_resource};
+
+/// What [`list_all`] read.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Listed {
+    /// Every object, as the API's JSON with its `apiVersion` and `kind` filled in and
+    /// `metadata.managedFields` left out (bookkeeping the engines never read), kind by kind in
+    /// [`kinds::watched`] order, then as the API server listed them.
+    pub objects: Vec<serde_json::Value>,
+    /// Each kind listed, with the version it was listed at.
+    pub kinds: Vec<(ResourceKind, &'static str)>,
+    /// Gateway API kinds not listed: no Established CRD serves a version gamma-rs models.
+    pub missing: Vec<ResourceKind>,
+}
+
+/// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
+/// version their CRD serves (as [`crate::watch`] chooses), and Service, Namespace and
+/// EndpointSlice. Pages through large lists (500 objects a page).
+pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let mut served = std::collections::BTreeMap::new();
+    for crd in crds.list(&ListParams::default()).await? {
+        let established = crd.status.as_ref().is_some_and(|s| {
+            s.conditions
+                .iter()
+                .flatten()
+                .any(|c| c.type_ == "Established" && c.status == "True")
+        });
+        if let Some((kind, version)) = kinds::of_crd(&crd).filter(|_| established) {
+            served.insert(kind, version);
+        }
+    }
+    let mut listed = Listed::default();
+    for kind in kinds::watched() {
+        let version = match kinds::builtin_version(kind) {
+            Some(v) => v,
+            None => match served.get(&kind) {
+                Some(v) => *v,
+                None => {
+                    listed.missing.push(kind);
+                    continue;
+                }
+            },
+        };
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &api_resource(kind, version));
+        let mut params = ListParams::default().limit(500);
+        loop {
+            let page = api.list(&params).await?;
+            let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
+            for mut object in page.items {
+                object.metadata.managed_fields = None;
+                let mut value = crate::watch::to_value(object);
+                if let serde_json::Value::Object(map) = &mut value {
+                    map.insert("apiVersion".into(), version.into());
+                    map.insert("kind".into(), kind.as_str().into());
+                }
+                listed.objects.push(value);
+            }
+            match next {
+                Some(token) => params = params.continue_token(&token),
+                None => break,
+            }
+        }
+        listed.kinds.push((kind, version));
+    }
+    Ok(listed)
+}
+
+/// Why no client could be made for a cluster.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The kubeconfig could not be read or has no such context.
+    #[error("kubeconfig: {0}")]
+    Kubeconfig(#[from] kube::config::KubeconfigError),
+    /// Neither a kubeconfig nor an in-cluster service account was found.
+    #[error("no cluster configuration: {0}")]
+    Infer(#[from] kube::config::InferConfigError),
+    /// The configuration does not make a client (e.g. bad TLS data).
+    #[error("client: {0}")]
+    Client(#[from] kube::Error),
+}
+
+/// A client as kubectl would make one: from the kubeconfig at `kubeconfig` if given (its
+/// `context`, or its current context); else from `$KUBECONFIG` or `~/.kube/config` with
+/// `context`; else, with neither, as kube's `Config::infer` does (the kubeconfig, then the
+/// in-cluster service account of a pod).
+pub async fn connect(
+    kubeconfig: Option<&std::path::Path>,
+    context: Option<&str>,
+) -> Result<kube::Client, ConnectError> {
+    let options = kube::config::KubeConfigOptions {
+        context: context.map(str::to_owned),
+        ..Default::default()
+    };
+    let config = match (kubeconfig, context) {
+        (Some(path), _) => {
+            let file = kube::config::Kubeconfig::read_from(path)?;
+            kube::Config::from_custom_kubeconfig(file, &options).await?
+        }
+        (None, Some(_)) => kube::Config::from_kubeconfig(&options).await?,
+        (None, None) => kube::Config::infer().await?,
+    };
+    Ok(kube::Client::try_from(config)?)
+}

@@ -1,0 +1,157 @@
+//! gammactl on a live cluster (`--kubeconfig`): the sample cluster created on a real
+//! Kubernetes API server (tools/kube-testenv) gives the same answers as the same objects,
+//! read back from the server, given as files with `-f`. Skipped with a message when Go is
+//! absent, unless GAMMA_REQUIRE_TESTENV=1.
+
+mod common;
+
+use std::path::Path;
+
+use common::{root, run};
+use gamma_mesh::kube::kinds::{WATCHED, api_resource};
+use gamma_mesh::model::{AnyResource, ResourceKind};
+use gamma_testenv::Channel;
+use kube::api::{Api, DynamicObject, ListParams, PostParams};
+
+const CONFIG: &str = "examples/gamma-config.yaml";
+const NOW: &str = "2026-11-29T12:00:00Z";
+
+async fn client(kubeconfig: &Path) -> kube::Client {
+    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .unwrap();
+    kube::Client::try_from(config).unwrap()
+}
+
+fn api(client: &kube::Client, kind: ResourceKind, namespace: Option<&str>) -> Api<DynamicObject> {
+    let ar = api_resource(kind, kind.api_versions()[0]);
+    match namespace {
+        Some(ns) if kind.is_namespaced() => Api::namespaced_with(client.clone(), ns, &ar),
+        _ => Api::all_with(client.clone(), &ar),
+    }
+}
+
+/// Creates the sample cluster (examples/manifests, top level), status through the status
+/// subresource.
+async fn create_sample(client: &kube::Client) {
+    let dir = root().join("examples/manifests");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    let mut objects: Vec<AnyResource> = Vec::new();
+    for f in files {
+        objects.extend(gamma_mesh::model::decode(&std::fs::read_to_string(f).unwrap()).unwrap());
+    }
+    objects.sort_by_key(|r| r.kind() != ResourceKind::Namespace);
+    for r in &objects {
+        let mut value = serde_json::to_value(r).unwrap();
+        let status = value.as_object_mut().unwrap().remove("status");
+        let object: DynamicObject = serde_json::from_value(value).unwrap();
+        let api = api(client, r.kind(), r.metadata().namespace.as_deref());
+        let created = api.create(&PostParams::default(), &object).await.unwrap();
+        if let Some(status) = status {
+            let mut with = created;
+            with.data["status"] = status;
+            api.replace_status(&r.metadata().name, &PostParams::default(), &with)
+                .await
+                .unwrap();
+        }
+    }
+}
+
+/// Every object of the kinds gamma-rs reads, as the API server returns them (plain lists, not
+/// gamma-kube's), written to `dir` one JSON file each.
+async fn dump(client: &kube::Client, dir: &Path) -> usize {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut n = 0;
+    for kind in WATCHED {
+        let version = kind.api_versions()[0];
+        let Ok(list) = api(client, kind, None).list(&ListParams::default()).await else {
+            continue; // a kind this channel's CRDs do not serve at that version
+        };
+        for mut o in list {
+            o.metadata.managed_fields = None;
+            let mut v = serde_json::to_value(&o).unwrap();
+            v["apiVersion"] = version.into();
+            v["kind"] = kind.as_str().into();
+            std::fs::write(
+                dir.join(format!("{n:05}.json")),
+                serde_json::to_string_pretty(&v).unwrap(),
+            )
+            .unwrap();
+            n += 1;
+        }
+    }
+    n
+}
+
+/// gammactl's read-only commands give the same answer for the cluster (`--kubeconfig`) as for
+/// its objects as files (`-f`): ownership, status writes, and request resolution.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_cluster_answers_as_its_objects_given_as_files() {
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
+        return;
+    };
+    let client = client(env.kubeconfig()).await;
+    create_sample(&client).await;
+    let files = env.work_dir().join("dump");
+    let dumped = dump(&client, &files).await;
+    assert!(dumped > 40, "only {dumped} objects");
+    let kubeconfig = env.kubeconfig().to_str().unwrap().to_owned();
+    let files = files.to_str().unwrap().to_owned();
+    let commands: [&[&str]; 5] = [
+        &["owners", "--config", CONFIG, "--all"],
+        &["status", "--config", CONFIG, "--as", "istio", "--now", NOW],
+        &[
+            "status", "--config", CONFIG, "--as", "linkerd", "--now", NOW, "-o", "json",
+        ],
+        &[
+            "resolve",
+            "--from",
+            "shop",
+            "--to",
+            "checkout.shop:80",
+            "-o",
+            "json",
+            "GET",
+            "/api/orders",
+        ],
+        &[
+            "explain",
+            "--from",
+            "shop",
+            "--to",
+            "10.96.10.20:80",
+            "--header",
+            "x-canary=true",
+            "GET",
+            "/api/orders",
+        ],
+    ];
+    for command in commands {
+        let with = |source: &[&str]| {
+            let mut args: Vec<&str> = command.to_vec();
+            args.splice(1..1, source.iter().copied());
+            run(&args)
+        };
+        let live = with(&["--kubeconfig", &kubeconfig, "-q"]);
+        let as_files = with(&["-f", &files, "-q"]);
+        assert_eq!(live.code, 0, "{command:?}: {}", live.stderr);
+        assert!(!live.stdout.is_empty(), "{command:?}");
+        assert_eq!(
+            (live.code, &live.stdout),
+            (as_files.code, &as_files.stdout),
+            "{command:?}: the cluster and its files differ"
+        );
+    }
+    // Files and the cluster together are refused: one source or the other.
+    let both = run(&["owners", "--all", "-f", &files, "--kubeconfig", &kubeconfig]);
+    assert_eq!(both.code, 2, "{}", both.stderr);
+}
