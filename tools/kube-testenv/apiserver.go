@@ -17,8 +17,9 @@ import (
 
 // apiServerFlags are the kube-apiserver command-line flags of the test
 // environment: the same flags a cluster's kube-apiserver takes.
-func apiServerFlags(etcdURL string, creds *credentials, port int) []string {
+func apiServerFlags(etcdURL string, creds *credentials, port int, watchCache bool) []string {
 	return []string{
+		"--watch-cache=" + strconv.FormatBool(watchCache),
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),

@@ -17,7 +17,8 @@ import (
 )
 
 // credentials are the files and secrets the API server and its admin
-// kubeconfig share. Everything is generated fresh per run.
+// kubeconfig share. Everything is generated fresh per run (and kept for the
+// next run with --data-dir).
 type credentials struct {
 	caPEM         []byte // CA that signed the serving certificate (kubeconfig certificate-authority-data)
 	servingCert   string // serving certificate file (--tls-cert-file)
@@ -86,15 +87,9 @@ func writeCredentials(dir string) (*credentials, error) {
 		return nil, err
 	}
 
-	c := &credentials{
-		caPEM:         pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		servingCert:   filepath.Join(dir, "apiserver.crt"),
-		servingKey:    filepath.Join(dir, "apiserver.key"),
-		saKey:         filepath.Join(dir, "service-account.key"),
-		tokenFile:     filepath.Join(dir, "tokens.csv"),
-		adminToken:    hex.EncodeToString(tokenBytes),
-		adminUserName: "kube-testenv-admin",
-	}
+	c := credentialFiles(dir)
+	c.caPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	c.adminToken = hex.EncodeToString(tokenBytes)
 	servingPEM := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: servingDER}), c.caPEM...)
 	if err := os.WriteFile(c.servingCert, servingPEM, 0o600); err != nil {
 		return nil, err
@@ -113,6 +108,17 @@ func writeCredentials(dir string) (*credentials, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// credentialFiles names the credential files under dir.
+func credentialFiles(dir string) *credentials {
+	return &credentials{
+		servingCert:   filepath.Join(dir, "apiserver.crt"),
+		servingKey:    filepath.Join(dir, "apiserver.key"),
+		saKey:         filepath.Join(dir, "service-account.key"),
+		tokenFile:     filepath.Join(dir, "tokens.csv"),
+		adminUserName: "kube-testenv-admin",
+	}
 }
 
 func writeECKey(path string, key *ecdsa.PrivateKey) error {

@@ -1,34 +1,42 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
+	etcdserverpb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/server/v3/embed"
 )
 
 // startEtcd runs an embedded etcd member (the same server code as the etcd
 // binary) with its data under dir, listening on 127.0.0.1 only. It returns
-// the running member and its client URL.
-func startEtcd(dir string) (*embed.Etcd, string, error) {
+// the running member and its client and peer ports. fixed holds the ports of
+// an earlier run on the same data (client, peer), or nil for free ports.
+func startEtcd(dir string, fixed []int) (*embed.Etcd, []int, error) {
 	var lastErr error
 	// Free ports are picked by binding port 0 and releasing it; another
-	// process may grab one in between, so a failed start is retried.
+	// process may grab one in between, so a failed start is retried. Fixed
+	// ports are retried too: the previous run's sockets may be closing.
 	for attempt := 0; attempt < 5; attempt++ {
-		ports, err := freePorts(2)
-		if err != nil {
-			return nil, "", err
+		ports := fixed
+		if ports == nil {
+			var err error
+			if ports, err = freePorts(2); err != nil {
+				return nil, nil, err
+			}
 		}
 		clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
 		peerURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[1]))}
 
 		cfg := embed.NewConfig()
 		cfg.Name = "kube-testenv"
-		cfg.Dir = filepath.Join(dir, "etcd-"+strconv.Itoa(attempt))
+		cfg.Dir = filepath.Join(dir, "etcd")
 		cfg.ListenClientUrls = []url.URL{clientURL}
 		cfg.AdvertiseClientUrls = []url.URL{clientURL}
 		cfg.ListenPeerUrls = []url.URL{peerURL}
@@ -43,11 +51,17 @@ func startEtcd(dir string) (*embed.Etcd, string, error) {
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
 			lastErr = err
+			// A failed start leaves a member half-made in the data dir;
+			// only a dir that held data before must be kept.
+			if fixed == nil {
+				os.RemoveAll(cfg.Dir)
+			}
+			time.Sleep(200 * time.Millisecond)
 			continue
 		}
 		select {
 		case <-e.Server.ReadyNotify():
-			return e, clientURL.String(), nil
+			return e, ports, nil
 		case err := <-e.Err():
 			e.Close()
 			lastErr = err
@@ -56,7 +70,22 @@ func startEtcd(dir string) (*embed.Etcd, string, error) {
 			lastErr = fmt.Errorf("etcd did not become ready within 60s")
 		}
 	}
-	return nil, "", fmt.Errorf("start embedded etcd: %w", lastErr)
+	return nil, nil, fmt.Errorf("start embedded etcd: %w", lastErr)
+}
+
+// etcdURL is the client URL of the member listening on port.
+func etcdURL(port int) string {
+	return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+}
+
+// compact compacts etcd's history up to its current revision, as the API
+// server's own compactor does every --etcd-compaction-interval (5 minutes by
+// default): a watch asking for an older resourceVersion is then refused
+// with 410 Gone ("too old resource version"), and clients must list again.
+func compact(ctx context.Context, e *embed.Etcd) (int64, error) {
+	rev := e.Server.KV().Rev()
+	_, err := e.Server.Compact(ctx, &etcdserverpb.CompactionRequest{Revision: rev, Physical: true})
+	return rev, err
 }
 
 // freePorts returns n distinct currently free TCP ports on 127.0.0.1.

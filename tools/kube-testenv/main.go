@@ -8,20 +8,23 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	_ "time/tzdata" // CronJob time zones validate without a host tz database, as in kube-apiserver
 
+	"go.etcd.io/etcd/server/v3/embed"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
@@ -38,6 +41,9 @@ type settings struct {
 	channel     string
 	crdDir      string
 	ignoreStdin bool
+	dataDir     string
+	port        int
+	watchCache  bool
 }
 
 func parseSettings() (*settings, error) {
@@ -47,6 +53,9 @@ func parseSettings() (*settings, error) {
 	fs.StringVar(&s.channel, "channel", "standard", "Gateway API release channel whose CRDs are installed: standard or experimental")
 	fs.StringVar(&s.crdDir, "crd-dir", "", "directory of CRD manifests to install (default $GAMMA_UPSTREAM_DIR/config/crd/<channel>)")
 	fs.BoolVar(&s.ignoreStdin, "ignore-stdin", false, "do not stop when stdin closes (for running in the background by hand)")
+	fs.StringVar(&s.dataDir, "data-dir", "", "keep the server's state (etcd data, credentials, ports) in this directory and reuse it on the next start: a restart is the same cluster at the same URL (default: a fresh temp dir, removed at stop)")
+	fs.IntVar(&s.port, "port", 0, "the API server's port on 127.0.0.1 (default: a free port; with --data-dir, the first run's)")
+	fs.BoolVar(&s.watchCache, "watch-cache", true, "kube-apiserver --watch-cache: false serves every watch from etcd, so that compacting etcd (the `compact` stdin command) expires watches with 410 Gone")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
 	}
@@ -55,6 +64,9 @@ func parseSettings() (*settings, error) {
 	}
 	if s.kubeconfig == "" {
 		return nil, errors.New("--kubeconfig PATH is required")
+	}
+	if s.port < 0 || s.port > 65535 {
+		return nil, fmt.Errorf("--port must be a TCP port, not %d", s.port)
 	}
 	if s.channel != "standard" && s.channel != "experimental" {
 		return nil, fmt.Errorf("--channel must be standard or experimental, not %q", s.channel)
@@ -83,18 +95,34 @@ func run() int {
 		return 1
 	}
 
-	tmp, err := os.MkdirTemp("", "kube-testenv-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
-		return 1
+	var dir string
+	if s.dataDir != "" {
+		// Kept at stop: the next start on it is a restart.
+		dir = s.dataDir
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
+			return 1
+		}
+	} else {
+		tmp, err := os.MkdirTemp("", "kube-testenv-")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
 	}
-	defer os.RemoveAll(tmp)
+	removeOnExit := ""
+	if s.dataDir == "" {
+		removeOnExit = dir
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	watchStop(cancel, tmp, s.ignoreStdin)
+	commands := make(chan string)
+	watchStop(cancel, removeOnExit, s.ignoreStdin, commands)
 
-	if err := serve(ctx, cancel, s, crds, tmp); err != nil {
+	if err := serve(ctx, cancel, s, crds, dir, commands); err != nil {
 		fmt.Fprintf(os.Stderr, "kube-testenv: %v\n", err)
 		return 1
 	}
@@ -103,8 +131,9 @@ func run() int {
 
 // watchStop cancels ctx on SIGTERM/SIGINT or when stdin reaches EOF (the
 // parent closed the pipe or died). A second signal exits at once, still
-// removing the temp dir.
-func watchStop(cancel context.CancelFunc, tmp string, ignoreStdin bool) {
+// removing the temp dir (tmp; "" for none). Lines read from stdin are sent
+// to commands.
+func watchStop(cancel context.CancelFunc, tmp string, ignoreStdin bool, commands chan<- string) {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
@@ -112,14 +141,19 @@ func watchStop(cancel context.CancelFunc, tmp string, ignoreStdin bool) {
 		klog.Infof("kube-testenv: %v: stopping", sig)
 		cancel()
 		<-signals
-		os.RemoveAll(tmp)
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
 		os.Exit(1)
 	}()
 	if ignoreStdin {
 		return
 	}
 	go func() {
-		_, _ = io.Copy(io.Discard, os.Stdin)
+		lines := bufio.NewScanner(os.Stdin)
+		for lines.Scan() {
+			commands <- strings.TrimSpace(lines.Text())
+		}
 		klog.Infof("kube-testenv: stdin closed: stopping")
 		cancel()
 	}()
@@ -128,26 +162,46 @@ func watchStop(cancel context.CancelFunc, tmp string, ignoreStdin bool) {
 // serve starts etcd and the API server, installs the CRDs, writes the
 // kubeconfig, announces `ready` and runs until ctx is cancelled; then it
 // stops the API server, waits for it, and stops etcd.
-func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*apiextensionsv1.CustomResourceDefinition, tmp string) error {
+func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*apiextensionsv1.CustomResourceDefinition, dir string, commands <-chan string) error {
 	started := time.Now()
-	creds, err := writeCredentials(tmp)
+	previous, err := loadState(dir)
 	if err != nil {
+		return err
+	}
+	var creds *credentials
+	var etcdPorts []int
+	apiPort := s.port
+	if previous != nil {
+		klog.Infof("kube-testenv: restarting on the state in %s", dir)
+		creds = existingCredentials(dir, previous)
+		etcdPorts = []int{previous.EtcdClientPort, previous.EtcdPeerPort}
+		if apiPort == 0 {
+			apiPort = previous.APIPort
+		}
+	} else if creds, err = writeCredentials(dir); err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
-	etcd, etcdURL, err := startEtcd(tmp)
+	etcd, etcdPorts, err := startEtcd(dir, etcdPorts)
 	if err != nil {
 		return err
 	}
 	defer etcd.Close()
 
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	listener, err := listen(apiPort)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	port := listener.Addr().(*net.TCPAddr).Port
+	if s.dataDir != "" {
+		state := &persisted{APIPort: port, EtcdClientPort: etcdPorts[0], EtcdPeerPort: etcdPorts[1], CAPEM: creds.caPEM, AdminToken: creds.adminToken}
+		if err := saveState(dir, state); err != nil {
+			listener.Close()
+			return fmt.Errorf("save state: %w", err)
+		}
+	}
 	serverCtx, stopServer := context.WithCancel(context.Background())
 	defer stopServer()
-	done, err := startAPIServer(serverCtx, listener, apiServerFlags(etcdURL, creds, port))
+	done, err := startAPIServer(serverCtx, listener, apiServerFlags(etcdURL(etcdPorts[0]), creds, port, s.watchCache))
 	if err != nil {
 		listener.Close()
 		return fmt.Errorf("kube-apiserver: %w", err)
@@ -191,7 +245,15 @@ func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*
 		return err
 	}
 
-	<-ctx.Done()
+wait:
+	for {
+		select {
+		case command := <-commands:
+			runCommand(ctx, command, etcd)
+		case <-ctx.Done():
+			break wait
+		}
+	}
 	select {
 	case <-exited:
 		// The API server stopped before it was asked to.
@@ -199,6 +261,41 @@ func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*
 	default:
 		return nil
 	}
+}
+
+// runCommand runs one stdin command and answers on stdout with one line.
+//
+//	compact: compact etcd to its current revision; answers `compacted REV`.
+func runCommand(ctx context.Context, command string, e *embed.Etcd) {
+	switch command {
+	case "":
+	case "compact":
+		rev, err := compact(ctx, e)
+		if err != nil {
+			fmt.Fprintf(os.Stdout, "error: compact: %v\n", err)
+			return
+		}
+		klog.Infof("kube-testenv: etcd compacted to revision %d", rev)
+		fmt.Fprintf(os.Stdout, "compacted %d\n", rev)
+	default:
+		fmt.Fprintf(os.Stdout, "error: unknown command %q (commands: compact)\n", command)
+	}
+}
+
+// listen binds the API server's port on 127.0.0.1 (0: a free one). A fixed
+// port is retried for a while: the previous run's socket may still be
+// closing.
+func listen(port int) (net.Listener, error) {
+	address := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	var err error
+	for attempt := 0; attempt < 50; attempt++ {
+		var l net.Listener
+		if l, err = net.Listen("tcp", address); err == nil || port == 0 {
+			return l, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, err
 }
 
 // exitedFirst reports the API server's own error when it exited (the

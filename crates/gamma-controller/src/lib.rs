@@ -322,11 +322,20 @@ impl Reconciler {
         }
         let mut status_updates = Vec::new();
         let mut desired_of = BTreeMap::new();
+        let mut retained: BTreeMap<ObjectKey, Vec<usize>> = BTreeMap::new();
+        for (pair, _, directive) in &out_decisions {
+            if matches!(directive, Directive::Retain { .. }) {
+                retained
+                    .entry(pair.route.clone())
+                    .or_default()
+                    .push(pair.parent_index);
+            }
+        }
         for route in routes {
-            let Some((meta, status)) = snapshot
+            let Some((meta, refs, status)) = snapshot
                 .get(&route)
                 .and_then(|r| r.as_route())
-                .map(|v| (v.metadata, v.status))
+                .map(|v| (v.metadata, v.parent_refs, v.status))
             else {
                 continue;
             };
@@ -339,12 +348,26 @@ impl Reconciler {
                     conditions: cs.iter().map(to_condition).collect(),
                 })
             };
-            let Some(desired) = self
+            let Some(mut desired) = self
                 .arbiter
                 .desired_status(decisions, snapshot, &route, &self.me, &supplied)
             else {
                 continue;
             };
+            // Make-before-break: while `me` retains a pair it no longer owns, its entry stays
+            // as it is until the new owner's entry is accepted (docs/status-protocol.md).
+            // Removing it now would be the break before the make.
+            for pref in retained
+                .get(&route)
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| refs.get(i))
+            {
+                desired.entries.retain(|e| &e.parent_ref != pref);
+                if !desired.keep.contains(pref) {
+                    desired.keep.push(pref.clone());
+                }
+            }
             let empty = RouteStatus::default();
             match merge_outcome(
                 status.unwrap_or(&empty),
@@ -368,7 +391,27 @@ impl Reconciler {
                     stored,
                     known,
                 }),
-                _ => {}
+                _ => {
+                    // Nothing to write can still mean that `me`'s entries do not fit: the
+                    // list is full of other controllers' entries, which are never evicted.
+                    let stored = status.unwrap_or(&empty);
+                    let missing = desired
+                        .entries
+                        .iter()
+                        .filter(|d| {
+                            !stored.parents.iter().any(|e| {
+                                e.parent_ref == d.parent_ref
+                                    && self.me.answers_to(&e.controller_name)
+                            })
+                        })
+                        .count();
+                    if missing > 0 && stored.parents.len() >= gamma_arbiter::MAX_PARENTS {
+                        diagnostics.push(Diagnostic::StatusFull {
+                            route,
+                            dropped: missing,
+                        });
+                    }
+                }
             }
         }
         self.conditions = conditions;

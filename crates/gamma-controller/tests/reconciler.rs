@@ -177,26 +177,38 @@ fn relabelling_a_namespace_hands_off_make_before_break() {
             .map(|(_, _, d)| d.clone())
             .unwrap()
     };
-    // istio sees the change first: it retains and removes its status entries.
+    // istio sees the change first: it retains, and its status entry stays as it is (the make
+    // comes before the break: removing it now would leave the route with no owner's entry).
     let a = istio.reconcile_change(&snap, &ns, t(10));
     assert!(matches!(
         directive_of(&a, &checkout),
         Directive::Retain { .. }
     ));
     let written = apply(&mut snap, &a);
-    assert!(written.contains(&checkout));
+    assert!(!written.contains(&checkout));
+    assert!(
+        status_of(&snap, &checkout)
+            .parents
+            .iter()
+            .any(|p| p.controller_name == "istio.io/gateway-controller")
+    );
     // linkerd takes over and writes Accepted=True.
     let b = linkerd.reconcile_change(&snap, &ns, t(11));
     assert_eq!(directive_of(&b, &checkout), Directive::Program);
     let written = apply(&mut snap, &b);
-    // istio observes the route status change and stops.
+    // istio observes the route status change, stops, and removes its entry.
     assert!(written.contains(&checkout));
+    let mut removed = false;
     for route in written {
         let r = istio.reconcile_change(&snap, &route, t(12));
         if route == checkout {
             assert_eq!(directive_of(&r, &checkout), Directive::Ignore);
+            removed = apply(&mut snap, &r).contains(&checkout);
+        } else {
+            apply(&mut snap, &r);
         }
     }
+    assert!(removed, "istio's entry was not removed after the handoff");
     let full = istio.reconcile(&snap, t(13));
     assert!(full.status_updates.is_empty());
     assert!(

@@ -4,8 +4,10 @@ use gamma_model::ResourceKind;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::core::{ApiResource, GroupVersionKind};
 
-/// Every kind the engines read (SMI aside), in [`ResourceKind`] order.
-pub const WATCHED: [ResourceKind; 14] = [
+/// Every kind the engines read (SMI aside), in [`ResourceKind`] order, and the experimental
+/// XBackend and XBackendTrafficPolicy (watched where their CRDs are installed, so a snapshot
+/// holds them for an embedder's own use).
+pub const WATCHED: [ResourceKind; 16] = [
     ResourceKind::HttpRoute,
     ResourceKind::GrpcRoute,
     ResourceKind::TlsRoute,
@@ -17,6 +19,8 @@ pub const WATCHED: [ResourceKind; 14] = [
     ResourceKind::ReferenceGrant,
     ResourceKind::BackendTlsPolicy,
     ResourceKind::XMesh,
+    ResourceKind::XBackend,
+    ResourceKind::XBackendTrafficPolicy,
     ResourceKind::Service,
     ResourceKind::Namespace,
     ResourceKind::EndpointSlice,
@@ -132,6 +136,11 @@ mod tests {
         assert_eq!(plural(ResourceKind::GatewayClass), "gatewayclasses");
         assert_eq!(plural(ResourceKind::BackendTlsPolicy), "backendtlspolicies");
         assert_eq!(plural(ResourceKind::XMesh), "xmeshes");
+        assert_eq!(plural(ResourceKind::XBackend), "xbackends");
+        assert_eq!(
+            plural(ResourceKind::XBackendTrafficPolicy),
+            "xbackendtrafficpolicies"
+        );
         assert_eq!(plural(ResourceKind::EndpointSlice), "endpointslices");
         let svc = api_resource(ResourceKind::Service, "v1");
         assert_eq!((svc.group.as_str(), svc.version.as_str()), ("", "v1"));

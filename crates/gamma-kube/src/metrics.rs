@@ -38,6 +38,9 @@ pub struct Metrics {
     pub decisions: Family<VerdictLabels, Counter>,
     /// Objects that did not decode and were skipped.
     pub undecodable: Counter,
+    /// Status entries `me` wanted but left out: the route's `status.parents` was at its
+    /// 32-entry cap, and other controllers' entries are never evicted.
+    pub entries_dropped: Counter,
 }
 
 impl Metrics {
@@ -75,6 +78,11 @@ impl Metrics {
             "undecodable_objects",
             "Objects skipped as undecodable",
             m.undecodable.clone(),
+        );
+        r.register(
+            "status_entries_dropped",
+            "Status entries left out at the 32-entry status.parents cap",
+            m.entries_dropped.clone(),
         );
         m
     }

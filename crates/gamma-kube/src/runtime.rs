@@ -13,7 +13,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use gamma_arbiter::Ownership;
-use gamma_controller::{Reconciler, ReconcilerConfig, Reconciliation};
+use gamma_controller::{Diagnostic, Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::meta::Time;
 use gamma_model::{ObjectKey, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -123,6 +123,16 @@ pub struct State {
     pub reconciles: u64,
     /// Status writes accepted by the API server.
     pub writes: u64,
+    /// 409 Conflicts met by status writes (each followed by a re-read and a re-merge).
+    pub conflicts: u64,
+    /// Lists of a kind after its first (a watch expired with 410 Gone, or reconnected after
+    /// the API server was away): each replaced that kind's objects at once.
+    pub relists: u64,
+    /// Routes whose `status.parents` is at the 32-entry cap without room for every entry
+    /// `me` wants: other controllers' entries are never evicted, so `me`'s are left out
+    /// (reported with a warning and `gamma_status_entries_dropped_total`). Updated by every
+    /// reconciliation of the route.
+    pub status_full: BTreeSet<ObjectKey>,
     /// Changes seen but not reconciled yet (0 with `ready` and `leader`: caught up).
     pub pending: usize,
 }
@@ -284,7 +294,7 @@ impl Runtime {
                         mode: if full { "full" } else { "change" },
                     }).inc();
                     l.state.reconciles += 1;
-                    l.write(&writer, &metrics, results, now).await;
+                    l.write(&writer, &metrics, results, full, now).await;
                 }
             }
         }
@@ -392,6 +402,7 @@ impl Loop {
                 if !self.tasks.contains_key(&kind) {
                     return;
                 }
+                let listed_before = self.store.has_listed(kind);
                 match self.store.apply(kind, event) {
                     Change::None => {}
                     Change::Object(o) => {
@@ -399,7 +410,10 @@ impl Loop {
                         self.touch(debounce);
                     }
                     Change::Relisted(kind) => {
-                        debug!(kind = kind.as_str(), "relisted: full reconcile");
+                        if listed_before {
+                            self.state.relists += 1;
+                            info!(kind = kind.as_str(), "relisted: full reconcile");
+                        }
                         self.full = true;
                         self.touch(debounce);
                     }
@@ -470,10 +484,20 @@ impl Loop {
         writer: &StatusWriter,
         metrics: &Metrics,
         results: Vec<Reconciliation>,
+        full: bool,
         now: Time,
     ) {
         // The last reconciliation of a route in the batch has the newest desired status.
         let mut updates = BTreeMap::new();
+        // Routes reconciled now are reported full again below if they still are.
+        if full {
+            self.state.status_full.clear();
+        }
+        for r in &results {
+            for (pair, _, _) in &r.decisions {
+                self.state.status_full.remove(&pair.route);
+            }
+        }
         for r in &results {
             for (_, d, _) in &r.decisions {
                 metrics
@@ -484,7 +508,16 @@ impl Loop {
                     .inc();
             }
             for d in &r.diagnostics {
-                debug!(diagnostic = ?d, "reconcile");
+                if let Diagnostic::StatusFull { route, dropped } = d {
+                    warn!(
+                        route = %route.namespace, name = %route.name, dropped,
+                        "status.parents is at its 32-entry cap: entries left out (other controllers' entries are never evicted)"
+                    );
+                    metrics.entries_dropped.inc_by(*dropped as u64);
+                    self.state.status_full.insert(route.clone());
+                } else {
+                    debug!(diagnostic = ?d, "reconcile");
+                }
             }
             for (route, status) in &r.status_updates {
                 if let Some(desired) = r.desired.get(route) {
@@ -507,12 +540,14 @@ impl Loop {
             };
             match writer.write(&update, now).await {
                 Ok(Written::Written { conflicts }) => {
+                    self.state.conflicts += u64::from(conflicts);
                     metrics.status_writes.inc();
                     metrics.conflicts.inc_by(u64::from(conflicts));
                     metrics.retries.inc_by(u64::from(conflicts));
                     self.state.writes += 1;
                 }
                 Ok(Written::Unchanged { conflicts }) => {
+                    self.state.conflicts += u64::from(conflicts);
                     metrics.conflicts.inc_by(u64::from(conflicts));
                     metrics.retries.inc_by(u64::from(conflicts));
                 }
@@ -520,6 +555,7 @@ impl Loop {
                 Err(e) => {
                     metrics.write_errors.inc();
                     if let status::Error::Conflicts { attempts, .. } = &e {
+                        self.state.conflicts += u64::from(*attempts);
                         metrics.conflicts.inc_by(u64::from(*attempts));
                     }
                     warn!(error = %e, "status write failed; retried on the next change");

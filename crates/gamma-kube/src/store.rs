@@ -55,6 +55,11 @@ impl Store {
         self.expected.is_subset(&self.synced)
     }
 
+    /// Whether `kind` has completed a list (since it was last forgotten).
+    pub fn has_listed(&self, kind: ResourceKind) -> bool {
+        self.synced.contains(&kind)
+    }
+
     /// The expected kinds that have not listed yet.
     pub fn unsynced(&self) -> impl Iterator<Item = ResourceKind> + '_ {
         self.expected.difference(&self.synced).copied()

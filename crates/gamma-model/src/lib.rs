@@ -2,7 +2,7 @@
 //!
 //! Layers, as in the `regex` crate's AST → HIR → engine:
 //!
-//! 1. **Wire types** ([`gateway`], [`xmesh`], [`k8s`]): faithful serde mirrors of the upstream
+//! 1. **Wire types** ([`gateway`], [`xmesh`], [`xbackend`], [`k8s`]): faithful serde mirrors of the upstream
 //!    CRDs (v1.6.1, standard and experimental channels) and of the Kubernetes core subset
 //!    routing needs. Unknown enum values decode into `Unknown(String)` variants and unknown
 //!    fields are ignored, so a newer Gateway API never makes an object undecodable.
@@ -47,6 +47,7 @@ pub mod meta;
 pub mod schema;
 pub mod smi;
 pub mod validate;
+pub mod xbackend;
 pub mod xmesh;
 
 mod chunked;

@@ -12,6 +12,7 @@ use crate::gateway::{
 use crate::k8s::{EndpointSlice, Namespace, Service};
 use crate::meta::ObjectMeta;
 use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
+use crate::xbackend::{XBackend, XBackendTrafficPolicy};
 use crate::xmesh::XMesh;
 
 macro_rules! resources {
@@ -186,6 +187,12 @@ resources! {
         versions: ["gateway.networking.k8s.io/v1", "gateway.networking.k8s.io/v1alpha3"];
     /// `gateway.networking.x-k8s.io` XMesh.
     XMesh(XMesh) => "XMesh", namespaced: false,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// `gateway.networking.x-k8s.io` XBackend (experimental channel).
+    XBackend(XBackend) => "XBackend", namespaced: true,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// `gateway.networking.x-k8s.io` XBackendTrafficPolicy (experimental channel).
+    XBackendTrafficPolicy(XBackendTrafficPolicy) => "XBackendTrafficPolicy", namespaced: true,
         versions: ["gateway.networking.x-k8s.io/v1alpha1"];
     /// Core Service.
     Service(Service) => "Service", namespaced: true, versions: ["v1"];

@@ -58,6 +58,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("TcpRoute", &["spec"]),
     ("TlsRoute", &["spec"]),
     ("UdpRoute", &["spec"]),
+    ("XBackend", &["spec"]),
+    ("XBackendTrafficPolicy", &["spec"]),
     ("XMesh", &["spec"]),
     // Specs.
     ("BackendTlsPolicySpec", &["targetRefs", "validation"]),
@@ -69,6 +71,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("TcpRouteSpec", &["rules"]),
     ("TlsRouteSpec", &["hostnames", "rules"]),
     ("UdpRouteSpec", &["rules"]),
+    ("XBackendSpec", &["port", "type"]),
+    ("XBackendTrafficPolicySpec", &["targetRefs"]),
     ("XMeshSpec", &["controllerName"]),
     // Nested types.
     ("BackendObjectReference", &["name"]),
@@ -96,6 +100,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("LocalObjectReference", &["group", "kind", "name"]),
     ("LocalPolicyTargetReference", &["group", "kind", "name"]),
     ("ObjectReference", &["group", "kind", "name"]),
+    ("PolicyTargetReference", &["group", "kind", "name"]),
     ("ParentGatewayReference", &["name"]),
     ("ParentReference", &["name"]),
     ("ReferenceGrantFrom", &["group", "kind", "namespace"]),
@@ -107,6 +112,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ),
     ("RouteStatus", &["parents"]),
     ("SecretObjectReference", &["name"]),
+    ("XBackendPort", &["port"]),
+    ("ExternalHostname", &["hostname"]),
     ("SupportedFeature", &["name"]),
     ("TlsPortConfig", &["port", "tls"]),
 ];

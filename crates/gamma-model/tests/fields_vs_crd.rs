@@ -221,6 +221,8 @@ fn decoded_versions(crd: &Crd) -> impl Iterator<Item = &(String, Value)> {
 const OPAQUE: &[(ResourceKind, &str)] = &[
     (ResourceKind::ListenerSet, "status"),
     (ResourceKind::BackendTlsPolicy, "status"),
+    (ResourceKind::XBackend, "status"),
+    (ResourceKind::XBackendTrafficPolicy, "status"),
 ];
 
 fn is_opaque(kind: ResourceKind, path: &[Seg]) -> bool {

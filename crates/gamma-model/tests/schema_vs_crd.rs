@@ -47,6 +47,18 @@ const ALLOWED: &[(&str, &str, &str, &str)] = &[
         "opaque",
         "policy ancestor status, not read by gamma-rs",
     ),
+    (
+        "XBackend",
+        "status",
+        "opaque",
+        "XBackend parent status, not read by gamma-rs",
+    ),
+    (
+        "XBackendTrafficPolicy",
+        "status",
+        "opaque",
+        "policy ancestor status, not read by gamma-rs",
+    ),
     // Modelled more loosely than the CRD; validate() enforces the CRD's values.
     (
         "*",
@@ -88,6 +100,10 @@ fn crd_file(kind: ResourceKind) -> Option<&'static str> {
         ResourceKind::ReferenceGrant => "gateway.networking.k8s.io_referencegrants.yaml",
         ResourceKind::BackendTlsPolicy => "gateway.networking.k8s.io_backendtlspolicies.yaml",
         ResourceKind::XMesh => "gateway.networking.x-k8s.io_xmeshes.yaml",
+        ResourceKind::XBackend => "gateway.networking.x-k8s.io_xbackends.yaml",
+        ResourceKind::XBackendTrafficPolicy => {
+            "gateway.networking.x-k8s.io_xbackendtrafficpolicies.yaml"
+        }
         _ => return None,
     })
 }

@@ -100,6 +100,7 @@ use crate::input::{
     BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RuleIr, StrMatch,
     TableInput,
 };
+use crate::request::Scheme;
 use crate::{BuildOptions, Decision, MeshHostnames, MeshReferenceGrants, Protocol, Request};
 use gamma_model::RouteKind;
 
@@ -721,7 +722,8 @@ fn decide(
             Some((p, q)) => (p, Some(q)),
             None => (req.path_and_query, None),
         };
-        let scheme = r.scheme.unwrap_or(req.scheme);
+        // mesh only: no listener terminates TLS here, so an unset scheme is http
+        let scheme = r.scheme.or(req.scheme).unwrap_or(Scheme::Http);
         let port = r.port.unwrap_or(match r.scheme {
             Some(s) => s.default_port(),
             None => req.port,

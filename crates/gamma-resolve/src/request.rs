@@ -101,8 +101,11 @@ pub struct Request<'a> {
     pub port: u16,
     /// The protocol.
     pub protocol: Protocol,
-    /// The request scheme (used for redirects).
-    pub scheme: Scheme,
+    /// The request scheme (what a redirect without a scheme keeps). `None`: the scheme of the
+    /// listener the request arrives on: `https` through a Gateway listener with protocol
+    /// `HTTPS` (it terminates TLS), else `http` (Gateway API reference, `Listener.protocol` and
+    /// `HTTPRequestRedirectFilter.scheme`).
+    pub scheme: Option<Scheme>,
     /// `Host` header or `:authority`, as received (port and case are handled by matching).
     pub host: Option<&'a str>,
     /// HTTP method (upper-case, as on the wire).
@@ -150,7 +153,7 @@ impl<'a> Request<'a> {
             destination,
             port,
             protocol: Protocol::Http,
-            scheme: Scheme::Http,
+            scheme: None,
             host: None,
             method: Some(method),
             path_and_query,
@@ -201,9 +204,9 @@ impl<'a> Request<'a> {
         self
     }
 
-    /// Sets the scheme.
+    /// Sets the scheme, in place of the listener's (see [`Request::scheme`]).
     pub fn with_scheme(mut self, scheme: Scheme) -> Self {
-        self.scheme = scheme;
+        self.scheme = Some(scheme);
         self
     }
 }
@@ -249,9 +252,9 @@ pub struct RequestDoc {
     /// Protocol (default `HTTP`).
     #[serde(default)]
     pub protocol: Protocol,
-    /// Scheme (default `http`).
-    #[serde(default)]
-    pub scheme: Scheme,
+    /// Scheme; absent: the listener's (see [`Request::scheme`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<Scheme>,
     /// Host/authority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
@@ -278,7 +281,7 @@ impl RequestDoc {
             destination,
             port,
             protocol: Protocol::Http,
-            scheme: Scheme::Http,
+            scheme: None,
             host: None,
             method: None,
             path: String::new(),

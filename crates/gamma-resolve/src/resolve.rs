@@ -11,6 +11,7 @@ use crate::hostname::{self, normalize_host};
 use crate::input::{L4, PathModifierIr};
 use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
+use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
 use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
@@ -22,7 +23,8 @@ pub(crate) enum Bound<'a> {
     Nothing,
     /// A Gateway port with no listener for the host.
     NoListener,
-    Set(&'a RouteSet),
+    /// A route set, and the scheme of requests that give none (the listener's).
+    Set(&'a RouteSet, Scheme),
 }
 
 /// What the route set lookup found.
@@ -59,7 +61,7 @@ impl RouteTable {
                     .or(*producer)
                     .and_then(|s| self.sets.get(s as usize))
                 {
-                    Some(set) => Bound::Set(set),
+                    Some(set) => Bound::Set(set, Scheme::Http),
                     None => Bound::Nothing,
                 }
             }
@@ -76,8 +78,8 @@ impl RouteTable {
                     (Some(h), Some(req_host)) => hostname::matches(h, req_host),
                     (Some(_), None) => false,
                 });
-                match l.and_then(|l| self.sets.get(l.set as usize)) {
-                    Some(set) => Bound::Set(set),
+                match l.and_then(|l| Some((self.sets.get(l.set as usize)?, l.scheme))) {
+                    Some((set, scheme)) => Bound::Set(set, scheme),
                     None => Bound::NoListener,
                 }
             }
@@ -171,7 +173,7 @@ impl RouteTable {
         match self.bind(req) {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
-            Bound::Set(set) => {
+            Bound::Set(set, scheme) => {
                 // split once; both matching and the action need it
                 let pq = split_path_query(req.path_and_query);
                 match self.match_in_set(set, req, pq) {
@@ -180,7 +182,7 @@ impl RouteTable {
                         respond(req.protocol, None, RespondReason::ProtocolMismatch)
                     }
                     Matched::Rule(id) => match self.rules.get(id as usize) {
-                        Some(rule) => self.act(rule, req, pq, entropy),
+                        Some(rule) => self.act(rule, req, scheme, pq, entropy),
                         None => respond(req.protocol, None, RespondReason::NoMatchingRule),
                     },
                 }
@@ -206,6 +208,7 @@ impl RouteTable {
         &'a self,
         rule: &'a RuleEntry,
         req: &Request<'a>,
+        listener_scheme: Scheme,
         (path, query): (&'a str, Option<&'a str>),
         entropy: u64,
     ) -> Decision<'a> {
@@ -230,7 +233,7 @@ impl RouteTable {
                         port: r.port,
                     },
                     RedirectRequest {
-                        scheme: req.scheme,
+                        scheme: req.scheme.unwrap_or(listener_scheme),
                         host: req.host.map(normalize_host),
                         address: req.destination,
                         bound_port: req.port,

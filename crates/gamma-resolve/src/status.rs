@@ -64,6 +64,37 @@ pub struct ParentStatus {
     pub parent_index: usize,
     /// The conditions.
     pub conditions: Vec<RouteCondition>,
+    /// Every reference of the route's rules that does not resolve, each with its own reason
+    /// and field path (the `ResolvedRefs=False` condition has one reason, the first, and lists
+    /// them all in its message). Empty when every reference resolves.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<UnresolvedRef>,
+}
+
+/// One reference of a route rule that does not resolve: a backendRef, a RequestMirror's
+/// backend, an ExtensionRef filter (Gateway API `RouteConditionReason`: `BackendNotFound`,
+/// `RefNotPermitted`, `InvalidKind`, `UnsupportedProtocol`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct UnresolvedRef {
+    /// The field path in the route: `spec.rules[0].backendRefs[1]` for a backendRef,
+    /// `spec.rules[0].filters` for a filter or mirror.
+    pub field: String,
+    /// The `ResolvedRefs` reason.
+    pub reason: String,
+    /// What is wrong, for people (for a missing port, the Service's ports).
+    pub message: String,
+}
+
+impl UnresolvedRef {
+    pub(crate) fn new(field: String, reason: &str, message: String) -> Self {
+        Self {
+            field,
+            reason: reason.into(),
+            message,
+        }
+    }
 }
 
 impl ParentStatus {
@@ -88,6 +119,8 @@ enum Outcome {
 struct Extra {
     dropped: Vec<(usize, Invalid)>,
     problem: Option<(&'static str, String)>,
+    /// Each unresolved reference of `problem`.
+    unresolved: Vec<UnresolvedRef>,
     /// Why no parent matched (`Outcome::NoParent`).
     no_parent: &'static str,
 }
@@ -119,8 +152,8 @@ pub(crate) struct StatusBuilder {
 }
 
 /// A compiled rule's unresolved references: (`ResolvedRefs` reason of the first, message
-/// listing each with its own reason).
-pub(crate) type RuleProblem = (&'static str, String);
+/// listing each with its own reason, each one apart).
+pub(crate) type RuleProblem = (&'static str, String, Vec<UnresolvedRef>);
 
 impl StatusBuilder {
     /// Room for `pairs` (route, parentRef) entries and as many mesh contexts: the build
@@ -219,11 +252,14 @@ impl StatusBuilder {
             let i = problems.binary_search_by_key(id, |(r, _)| *r).ok()?;
             problems.get(i).map(|(_, p)| p)
         });
-        let problem = found.next().map(|(reason, first)| {
+        let mut unresolved = Vec::new();
+        let problem = found.next().map(|(reason, first, refs)| {
             let mut message = first.clone();
-            for (_, more) in found {
+            unresolved.extend(refs.iter().cloned());
+            for (_, more, refs) in found {
                 message.push_str("; ");
                 message.push_str(more);
+                unresolved.extend(refs.iter().cloned());
             }
             (*reason, message)
         });
@@ -231,6 +267,7 @@ impl StatusBuilder {
             Box::new(Extra {
                 dropped,
                 problem,
+                unresolved,
                 no_parent: "",
             })
         });
@@ -448,6 +485,7 @@ impl StatusSource {
                 name: name.to_string(),
                 parent_index: e.pi as usize,
                 conditions,
+                unresolved: extra.unresolved.clone(),
             });
         }
         // already in this order (the build visits routes canonically); kept as a guarantee

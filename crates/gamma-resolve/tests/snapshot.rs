@@ -389,3 +389,103 @@ spec:
         "HTTP 404"
     );
 }
+
+const HTTPS_GATEWAY: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.7}]
+  listeners:
+  - name: https
+    port: 443
+    protocol: HTTPS
+    tls: {mode: Terminate, certificateRefs: [{name: cert}]}
+  - name: http
+    port: 8080
+    protocol: HTTP
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: moved, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /old}}]
+    filters:
+    - type: RequestRedirect
+      requestRedirect: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /new}}
+"#;
+
+// Gateway API `Listener.protocol`: an HTTPS listener terminates TLS, so its requests are https;
+// HTTPRequestRedirectFilter: a redirect without a scheme keeps the request's, and the well-known
+// port of that scheme (443 for https) is left out of `Location`. A request that gives no scheme
+// takes the listener's; one that gives a scheme keeps it.
+#[test]
+fn a_redirect_through_an_https_listener_keeps_https_and_omits_port_443() {
+    let table = RouteTable::build(&snapshot(HTTPS_GATEWAY), &BuildOptions::default());
+    let ip = "192.0.2.7".parse().unwrap();
+    let tls = Request::http(ip, 443, "GET", "/old/x").with_host("shop.example.com");
+    assert_eq!(
+        outcome(&table.resolve(&tls, 0)),
+        "redirect 302 https://shop.example.com/new/x"
+    );
+    let plain = Request::http(ip, 8080, "GET", "/old/x").with_host("shop.example.com");
+    assert_eq!(
+        outcome(&table.resolve(&plain, 0)),
+        "redirect 302 http://shop.example.com:8080/new/x"
+    );
+    // the caller's scheme wins over the listener's
+    assert_eq!(
+        outcome(&table.resolve(&tls.with_scheme(Scheme::Http), 0)),
+        "redirect 302 http://shop.example.com:443/new/x"
+    );
+}
+
+// Gateway API HTTPRoute status, `ResolvedRefs`: every backendRef that does not resolve is
+// reported, each with its own reason and field, not only the first (the condition carries the
+// first reason and lists them all in its message).
+#[test]
+fn every_unresolved_backend_ref_is_listed_with_its_reason_and_field() {
+    let yaml = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app}
+spec: {clusterIP: 10.96.3.1, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: web, port: 80}]
+  rules:
+  - backendRefs: [{name: web, port: 80}, {name: missing, port: 80}]
+  - backendRefs: [{group: example.com, kind: Widget, name: w}, {name: web, port: 81}]
+"#;
+    let table = RouteTable::build(&snapshot(yaml), &BuildOptions::default());
+    let status = table.parent_conditions();
+    let p = status.iter().find(|p| p.name == "r").unwrap();
+    let got: Vec<(&str, &str)> = p
+        .unresolved
+        .iter()
+        .map(|u| (u.field.as_str(), u.reason.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("spec.rules[0].backendRefs[1]", "BackendNotFound"),
+            ("spec.rules[1].backendRefs[0]", "InvalidKind"),
+            ("spec.rules[1].backendRefs[1]", "BackendNotFound"),
+        ]
+    );
+    assert!(
+        p.unresolved[2].message.contains("no port 81"),
+        "{:?}",
+        p.unresolved
+    );
+    let rr = p.condition(status::RESOLVED_REFS).unwrap();
+    assert!(!rr.status);
+    assert_eq!(rr.reason, "BackendNotFound");
+    assert_eq!(rr.message.matches("; ").count(), 2, "{}", rr.message);
+}

@@ -11,7 +11,10 @@
 //!   environment is [`Error::Unavailable`] (Go absent, build failed, no upstream CRDs), unless
 //!   `GAMMA_REQUIRE_TESTENV=1` (set by CI) makes that a failure.
 //! - [`TestEnv::start`]: a private server that [`TestEnv::stop`] stops, for tests of the
-//!   environment itself.
+//!   environment itself; [`TestEnv::start_with`] for one that can be restarted
+//!   ([`TestEnv::restart`]: same data, URL and kubeconfig) or whose etcd can be compacted
+//!   ([`TestEnv::compact_etcd`]: watches from older resourceVersions get 410 Gone), for tests
+//!   of faults.
 //! - [`TestEnv::namespace_name`]: a fresh unique namespace name per test (creating the
 //!   Namespace is the caller's job).
 //!
@@ -43,5 +46,5 @@ mod shared;
 
 pub use error::{Error, Missing};
 pub use names::namespace_name;
-pub use process::{Channel, TestEnv};
+pub use process::{Channel, Options, TestEnv};
 pub use shared::{REQUIRE_ENV, shared, shared_or_skip};

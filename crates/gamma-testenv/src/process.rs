@@ -2,7 +2,7 @@
 
 use std::ffi::OsStr;
 use std::fmt;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -57,10 +57,35 @@ impl fmt::Display for Channel {
     }
 }
 
+/// How a private server runs (see [`TestEnv::start_with`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Keep the server's state (etcd data, credentials, ports) in the work dir, so that
+    /// [`TestEnv::restart`] brings back the same cluster at the same URL with the same
+    /// kubeconfig (kube-testenv `--data-dir`).
+    pub restartable: bool,
+    /// kube-apiserver's watch cache (default on, as in a cluster). Off, every watch is served
+    /// from etcd, so [`TestEnv::compact_etcd`] expires the watches of older resourceVersions
+    /// with 410 Gone (kube-testenv `--watch-cache=false`).
+    pub watch_cache: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            restartable: false,
+            watch_cache: true,
+        }
+    }
+}
+
 /// A running real API server with the Gateway API CRDs of one channel installed.
 #[derive(Debug)]
 pub struct TestEnv {
     channel: Channel,
+    options: Options,
+    binary: PathBuf,
     work_dir: PathBuf,
     kubeconfig: PathBuf,
     server_url: String,
@@ -73,50 +98,133 @@ struct Running {
     child: Child,
     // Held open for the server's lifetime: closing it (or this process exiting) stops the server.
     stdin: ChildStdin,
+    // The server's stdout lines after `ready` (answers to stdin commands).
+    answers: mpsc::Receiver<String>,
 }
+
+/// How long a stdin command (etcd compaction) may take to be answered.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl TestEnv {
     /// Builds the server if needed and starts a private instance; returns once it printed
     /// `ready` (every CRD established and served). Prefer [`crate::shared`] in tests.
     pub fn start(channel: Channel) -> Result<TestEnv, Error> {
+        TestEnv::start_with(channel, Options::default())
+    }
+
+    /// [`TestEnv::start`] with `options`: a server that can be restarted, or one without a
+    /// watch cache. For tests of faults, which need a server of their own.
+    pub fn start_with(channel: Channel, options: Options) -> Result<TestEnv, Error> {
         upstream_crds(std::env::var_os("GAMMA_UPSTREAM_DIR").as_deref(), channel)?;
         let binary = build(Path::new(START), None)?;
         let work_dir = new_work_dir(channel)?;
         let kubeconfig = work_dir.join("kubeconfig");
         let log = work_dir.join("server.log");
-        let log_file =
-            File::create(&log).map_err(Error::io(format!("create {}", log.display())))?;
-        let mut child = Command::new(&binary)
+        let mut env = TestEnv {
+            channel,
+            options,
+            binary,
+            work_dir,
+            kubeconfig,
+            server_url: String::new(),
+            log,
+            process: Mutex::new(None),
+        };
+        env.spawn()?;
+        let text = fs::read_to_string(&env.kubeconfig)
+            .map_err(Error::io(format!("read {}", env.kubeconfig.display())))?;
+        env.server_url = kubeconfig::server_url(&text).map_err(|detail| env.start_error(detail))?;
+        Ok(env)
+    }
+
+    /// Stops the server and starts it again on the same state: every object kept, the same
+    /// URL and kubeconfig. Returns once it is `ready` again. Only for a server started
+    /// [`Options::restartable`].
+    pub fn restart(&self) -> Result<(), Error> {
+        if !self.options.restartable {
+            return Err(Error::Stop {
+                detail: "restart needs a server started with Options { restartable: true }"
+                    .to_owned(),
+            });
+        }
+        self.shut_down()?;
+        self.spawn()
+    }
+
+    /// Compacts etcd's history to its current revision (what kube-apiserver's compactor does
+    /// every five minutes): with [`Options::watch_cache`] off, a watch from an older
+    /// resourceVersion is then refused with 410 Gone. Returns the revision compacted to.
+    pub fn compact_etcd(&self) -> Result<u64, Error> {
+        use std::io::Write as _;
+        let mut guard = self
+            .process
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let Some(running) = guard.as_mut() else {
+            return Err(Error::Stop {
+                detail: "the server is not running".to_owned(),
+            });
+        };
+        running
+            .stdin
+            .write_all(b"compact\n")
+            .and_then(|()| running.stdin.flush())
+            .map_err(Error::io("send `compact` to the server"))?;
+        let answer = running
+            .answers
+            .recv_timeout(COMMAND_TIMEOUT)
+            .map_err(|e| Error::Stop {
+                detail: format!("no answer to `compact`: {e}"),
+            })?;
+        answer
+            .strip_prefix("compacted ")
+            .and_then(|rev| rev.parse().ok())
+            .ok_or_else(|| Error::Stop {
+                detail: format!("`compact` failed: {answer}"),
+            })
+    }
+
+    /// Starts the server process and waits for `ready`.
+    fn spawn(&self) -> Result<(), Error> {
+        let log_file = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .map_err(Error::io(format!("open {}", self.log.display())))?;
+        let mut command = Command::new(&self.binary);
+        command
             .arg("--kubeconfig")
-            .arg(&kubeconfig)
+            .arg(&self.kubeconfig)
             .arg("--channel")
-            .arg(channel.as_str())
+            .arg(self.channel.as_str())
+            .arg(format!("--watch-cache={}", self.options.watch_cache));
+        if self.options.restartable {
+            command.arg("--data-dir").arg(self.work_dir.join("data"));
+        }
+        let mut child = command
             // The server makes its temp dir here, so that stop can check it is gone.
-            .env("TMPDIR", &work_dir)
+            .env("TMPDIR", &self.work_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(log_file)
             .spawn()
-            .map_err(Error::io(format!("run {}", binary.display())))?;
+            .map_err(Error::io(format!("run {}", self.binary.display())))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             return Err(Error::Stop {
                 detail: "child process has no stdin/stdout pipe".to_owned(),
             });
         };
-        let mut env = TestEnv {
-            channel,
-            work_dir,
-            kubeconfig,
-            server_url: String::new(),
-            log,
-            process: Mutex::new(Some(Running { child, stdin })),
-        };
-        env.wait_ready(stdout)?;
-        let text = fs::read_to_string(&env.kubeconfig)
-            .map_err(Error::io(format!("read {}", env.kubeconfig.display())))?;
-        env.server_url = kubeconfig::server_url(&text).map_err(|detail| env.start_error(detail))?;
-        Ok(env)
+        let (ready, answers) = read_stdout(stdout);
+        *self
+            .process
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(Running {
+            child,
+            stdin,
+            answers,
+        });
+        self.wait_ready(ready)
     }
 
     /// The channel whose CRDs are installed.
@@ -170,7 +278,10 @@ impl TestEnv {
             Ok(mut guard) => guard.take(),
             Err(poisoned) => poisoned.into_inner().take(),
         };
-        let Some(Running { mut child, stdin }) = running else {
+        let Some(Running {
+            mut child, stdin, ..
+        }) = running
+        else {
             return Ok(());
         };
         drop(stdin);
@@ -200,17 +311,7 @@ impl TestEnv {
 
     /// Waits for the line `ready` on the server's stdout; any other outcome (exit, timeout) is
     /// a start error carrying the log's tail.
-    fn wait_ready(&self, stdout: std::process::ChildStdout) -> Result<(), Error> {
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if line == "ready" {
-                    let _ = tx.send(());
-                    break;
-                }
-            }
-        });
+    fn wait_ready(&self, rx: mpsc::Receiver<()>) -> Result<(), Error> {
         match rx.recv_timeout(READY_TIMEOUT) {
             Ok(()) => Ok(()),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -243,6 +344,30 @@ impl Drop for TestEnv {
         let _ = self.shut_down();
         let _ = fs::remove_dir_all(&self.work_dir);
     }
+}
+
+/// Reads the server's stdout on a thread: the first receiver gets `()` at the line `ready`, the
+/// second every line after it (the answers to stdin commands).
+fn read_stdout(stdout: std::process::ChildStdout) -> (mpsc::Receiver<()>, mpsc::Receiver<String>) {
+    let (ready_tx, ready) = mpsc::channel();
+    let (answers_tx, answers) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        for line in lines.by_ref() {
+            let Ok(line) = line else { return };
+            if line == "ready" {
+                let _ = ready_tx.send(());
+                break;
+            }
+        }
+        for line in lines {
+            let Ok(line) = line else { return };
+            if answers_tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    (ready, answers)
 }
 
 /// Checks that `<upstream>/config/crd/<channel>/` exists (`upstream`: `$GAMMA_UPSTREAM_DIR`).

@@ -280,14 +280,44 @@ fn every_broken_backend_ref_is_reported_and_explained() {
     let input = with_books(BROKEN_BACKENDS);
     let r = run_with_stdin(&["validate", "--refs", "-f", "-"], Some(&input));
     assert_eq!(r.code, 0, "{}", r.stderr);
+    // one line per broken backendRef, at its own field (and line), never one line per parent
+    for expected in [
+        "HTTPRoute books/broken: spec.rules[0].backendRefs[0]: ResolvedRefs=False BackendNotFound: \
+         BackendNotFound (books/opinions-v3)",
+        "HTTPRoute books/broken: spec.rules[0].backendRefs[1]: ResolvedRefs=False BackendNotFound: \
+         BackendNotFound (books/stars): the Service has no port 8080 (its ports: 9080)",
+    ] {
+        assert!(r.stdout.contains(expected), "{expected}\n{}", r.stdout);
+    }
+    assert!(!r.stdout.contains("backendRefs[2]"), "{}", r.stdout);
     assert!(
-        r.stdout.contains(
-            "HTTPRoute books/broken: spec.parentRefs[0]: ResolvedRefs=False BackendNotFound: \
-             rule 0: backendRefs[0]: BackendNotFound (books/opinions-v3); \
-             rule 0: backendRefs[1]: BackendNotFound (books/stars): the Service has no port 8080 (its ports: 9080)"
-        ),
+        !r.stdout.contains("spec.parentRefs[0]: ResolvedRefs"),
         "{}",
         r.stdout
+    );
+    // the route status condition itself still lists both, with the first reason
+    let s = run_with_stdin(
+        &[
+            "status",
+            "-f",
+            "-",
+            "--config",
+            "examples/gamma-config.yaml",
+            "--as",
+            "linkerd.io/policy-controller",
+            "-o",
+            "json",
+        ],
+        Some(&input),
+    );
+    assert!(
+        s.stdout.contains(
+            "rule 0: backendRefs[0]: BackendNotFound (books/opinions-v3); \
+             rule 0: backendRefs[1]: BackendNotFound (books/stars): the Service has no port 8080 (its ports: 9080)"
+        ),
+        "{}\n{}",
+        s.stdout,
+        s.stderr
     );
     // weights 1/1/1: entropy 2^63 picks backendRefs[1]
     let e = run_with_stdin(

@@ -285,10 +285,18 @@ impl Context<'_> {
             });
         };
         let api_version = api_version.to_owned();
+        // Read before normalising: there `80.0` becomes 80.
+        let rule_floats = if self.options.check_fields {
+            crate::validate::floats::rule_floats(rk, &value)
+        } else {
+            Vec::new()
+        };
         // `field: null` is absent and `80.0` is 80, as for the API server (see `normalize`).
         normalize::normalize(&mut value);
         let fields = if self.options.check_fields {
-            self.check_fields(rk, &value)
+            let mut fields = self.check_fields(rk, &value);
+            fields.rule_floats = rule_floats;
+            fields
         } else {
             FieldCheck::default()
         };

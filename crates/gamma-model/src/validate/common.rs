@@ -171,6 +171,9 @@ known_enum!(
     crate::gateway::SubjectAltNameType,
     crate::gateway::FrontendValidationModeType,
     crate::k8s::ServiceType,
+    crate::xbackend::XBackendType,
+    crate::xbackend::XBackendProtocol,
+    crate::xbackend::XBackendTlsMode,
 );
 
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].

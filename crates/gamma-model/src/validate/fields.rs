@@ -26,6 +26,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::floats::RuleFloat;
 use super::{ErrorKind, FieldPath, Validate, ValidateOptions, ValidationError};
 use crate::resource::{AnyResource, ResourceKind};
 use crate::validate::Channel;
@@ -105,6 +106,11 @@ pub struct FieldCheck {
     pub missing: Vec<FieldPath>,
     /// Fields only the experimental channel declares ([`EXPERIMENTAL_ONLY`]), in document order.
     pub experimental: Vec<FieldPath>,
+    /// Lists where the schema has an object, in document order.
+    pub wrong_type: Vec<FieldPath>,
+    /// Whole floats a CEL rule reads, which fail that rule ([`super::floats`]); found by
+    /// decoding, which sees the numbers as written.
+    pub rule_floats: Vec<RuleFloat>,
 }
 
 /// Walks the untyped object `value` of `kind` against the kind's schema.
@@ -228,7 +234,9 @@ impl<'a> Walk<'a> {
                 // Anything else is opaque (kept as JSON by gamma-rs): nothing to check.
             }
             Value::Array(items) => {
-                if let Some(item_schema) = schema.get("items") {
+                if schema.get("properties").is_some() {
+                    self.out.wrong_type.push(path.clone());
+                } else if let Some(item_schema) = schema.get("items") {
                     let shape = format!("{shape}[]");
                     for (i, v) in items.iter().enumerate() {
                         self.node(v, item_schema, &path.index(i), &shape);
@@ -348,6 +356,18 @@ pub fn validate_checked(
     }
     // Pruned fields are not there to check.
     let pruned = |p: &FieldPath| unknown.iter().any(|u| is_within(p, u));
+    for p in fields.wrong_type.iter().filter(|p| !pruned(p)) {
+        report.errors.push(ValidationError::new(
+            p.clone(),
+            ErrorKind::WrongType { expected: "object" },
+        ));
+    }
+    for f in &fields.rule_floats {
+        if (opts.channel == Channel::Experimental || !f.experimental_only) && !pruned(&f.error.path)
+        {
+            report.errors.push(f.error.clone());
+        }
+    }
     for p in &fields.missing {
         if !pruned(p) {
             report
@@ -395,6 +415,23 @@ mod tests {
         );
         assert_eq!(paths(&found.missing), ["spec.rules[0].backendRefs[0].name"]);
         assert_eq!(paths(&found.experimental), ["spec.rules[0].retry"]);
+    }
+
+    #[test]
+    fn a_list_where_the_schema_has_an_object_is_the_wrong_type() {
+        // serde reads `[]` as a struct with every field absent; the API server refuses it
+        // ("must be of type object").
+        let doc = json!({
+            "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+            "metadata": {"name": "r"},
+            "spec": {"rules": [{"timeouts": [], "matches": [[]]}]}
+        });
+        let found = check_fields(ResourceKind::HttpRoute, &doc);
+        let paths: Vec<_> = found.wrong_type.iter().map(FieldPath::as_str).collect();
+        assert_eq!(
+            paths,
+            ["spec.rules[0].matches[0]", "spec.rules[0].timeouts"]
+        );
     }
 
     #[test]

@@ -26,6 +26,7 @@
 mod common;
 mod core;
 pub mod fields;
+pub mod floats;
 mod gateway;
 mod gateway_tls;
 mod grpcroute;
@@ -39,6 +40,7 @@ pub mod served;
 mod service;
 mod status;
 pub mod update;
+mod xbackend;
 
 pub use common::MAX_TOTAL_MATCHES;
 pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
@@ -161,6 +163,14 @@ pub enum ErrorKind {
     /// A field no schema of the object's kind (on the chosen channel) declares.
     #[error("unknown field (not declared in the schema)")]
     UnknownField,
+    /// A value of the wrong JSON type that typing cannot see: a list where the schema has an
+    /// object (serde reads an empty list as a struct with every field absent; the API server
+    /// refuses it as `must be of type object`).
+    #[error("must be of type {expected}")]
+    WrongType {
+        /// The schema's type.
+        expected: &'static str,
+    },
     /// A cross-field (CEL) rule failed; the message is upstream's.
     #[error("{message}")]
     Rule {

@@ -4,7 +4,7 @@
 use super::common;
 use super::patterns as p;
 use super::{ErrorKind, Errors, FieldPath, Validate, ValidateOptions};
-use crate::gateway::{BackendTlsPolicy, ReferenceGrant, SubjectAltNameType};
+use crate::gateway::{BackendTlsPolicy, ReferenceGrant, SubjectAltName, SubjectAltNameType};
 use crate::xmesh::XMesh;
 
 impl Validate for ReferenceGrant {
@@ -89,82 +89,96 @@ impl Validate for BackendTlsPolicy {
             errors.length(&opath.key(k), v, 0, 4096);
         }
 
-        let v = &s.validation;
-        let vpath = spath.field("validation");
-        let cpath = vpath.field("caCertificateRefs");
-        errors.items(&cpath, v.ca_certificate_refs.len(), 0, 8);
-        for (i, c) in v.ca_certificate_refs.iter().enumerate() {
-            let ipath = cpath.index(i);
-            errors.group(&ipath.field("group"), &c.group);
-            errors.kind(&ipath.field("kind"), &c.kind);
-            errors.object_name(&ipath.field("name"), &c.name);
+        tls_validation(&s.validation, &spath.field("validation"), errors);
+    }
+}
+
+/// A `validation` of a BackendTLSPolicy or an XBackend's `tls` (the same upstream schema and
+/// rules in both CRDs).
+pub(super) fn tls_validation(
+    v: &crate::gateway::BackendTlsPolicyValidation,
+    vpath: &FieldPath,
+    errors: &mut Errors,
+) {
+    let cpath = vpath.field("caCertificateRefs");
+    errors.items(&cpath, v.ca_certificate_refs.len(), 0, 8);
+    for (i, c) in v.ca_certificate_refs.iter().enumerate() {
+        let ipath = cpath.index(i);
+        errors.group(&ipath.field("group"), &c.group);
+        errors.kind(&ipath.field("kind"), &c.kind);
+        errors.object_name(&ipath.field("name"), &c.name);
+    }
+    let well_known = v
+        .well_known_ca_certificates
+        .as_deref()
+        .filter(|w| !w.is_empty());
+    if let Some(w) = &v.well_known_ca_certificates {
+        let wpath = vpath.field("wellKnownCACertificates");
+        if errors.length(&wpath, w, 1, 253) {
+            errors.pattern(&wpath, w, p::is_well_known_ca, p::WELL_KNOWN_CA_PATTERN);
         }
-        let well_known = v
-            .well_known_ca_certificates
-            .as_deref()
-            .filter(|w| !w.is_empty());
-        if let Some(w) = &v.well_known_ca_certificates {
-            let wpath = vpath.field("wellKnownCACertificates");
-            if errors.length(&wpath, w, 1, 253) {
-                errors.pattern(&wpath, w, p::is_well_known_ca, p::WELL_KNOWN_CA_PATTERN);
+    }
+    let has_refs = !v.ca_certificate_refs.is_empty();
+    if has_refs && well_known.is_some() {
+        errors.rule(
+            vpath.clone(),
+            "must not contain both CACertificateRefs and WellKnownCACertificates",
+        );
+    }
+    if !has_refs && well_known.is_none() {
+        errors.rule(
+            vpath.clone(),
+            "must specify either CACertificateRefs or WellKnownCACertificates",
+        );
+    }
+    errors.precise_hostname(&vpath.field("hostname"), &v.hostname);
+    let npath = vpath.field("subjectAltNames");
+    errors.items(&npath, v.subject_alt_names.len(), 0, 5);
+    subject_alt_names(&v.subject_alt_names, &npath, errors);
+}
+
+/// The subject alternative names of a BackendTLSPolicy or XBackend `validation`: each the
+/// type's field set and only that one (upstream `SubjectAltName` CEL rules).
+pub(super) fn subject_alt_names(sans: &[SubjectAltName], path: &FieldPath, errors: &mut Errors) {
+    for (i, san) in sans.iter().enumerate() {
+        let ipath = path.index(i);
+        errors.known(&ipath.field("type"), &san.type_);
+        let hostname = san.hostname.as_deref().filter(|h| !h.is_empty());
+        let uri = san.uri.as_deref().filter(|u| !u.is_empty());
+        if let Some(h) = &san.hostname {
+            errors.hostname(&ipath.field("hostname"), h);
+        }
+        if let Some(u) = &san.uri {
+            let upath = ipath.field("uri");
+            if errors.length(&upath, u, 1, 253) {
+                errors.pattern(&upath, u, p::is_san_uri, p::SAN_URI_PATTERN);
             }
         }
-        let has_refs = !v.ca_certificate_refs.is_empty();
-        if has_refs && well_known.is_some() {
+        let is_host = san.type_ == SubjectAltNameType::Hostname;
+        let is_uri = san.type_ == SubjectAltNameType::Uri;
+        if is_host && hostname.is_none() {
             errors.rule(
-                vpath.clone(),
-                "must not contain both CACertificateRefs and WellKnownCACertificates",
+                ipath.clone(),
+                "SubjectAltName element must contain Hostname, if Type is set to Hostname",
             );
         }
-        if !has_refs && well_known.is_none() {
+        if !is_host && hostname.is_some() {
             errors.rule(
-                vpath.clone(),
-                "must specify either CACertificateRefs or WellKnownCACertificates",
+                ipath.clone(),
+                "SubjectAltName element must not contain Hostname, if Type is not set to Hostname",
             );
         }
-        errors.precise_hostname(&vpath.field("hostname"), &v.hostname);
-        let npath = vpath.field("subjectAltNames");
-        errors.items(&npath, v.subject_alt_names.len(), 0, 5);
-        for (i, san) in v.subject_alt_names.iter().enumerate() {
-            let ipath = npath.index(i);
-            errors.known(&ipath.field("type"), &san.type_);
-            let hostname = san.hostname.as_deref().filter(|h| !h.is_empty());
-            let uri = san.uri.as_deref().filter(|u| !u.is_empty());
-            if let Some(h) = &san.hostname {
-                errors.hostname(&ipath.field("hostname"), h);
-            }
-            if let Some(u) = &san.uri {
-                let upath = ipath.field("uri");
-                if errors.length(&upath, u, 1, 253) {
-                    errors.pattern(&upath, u, p::is_san_uri, p::SAN_URI_PATTERN);
-                }
-            }
-            let is_host = san.type_ == SubjectAltNameType::Hostname;
-            let is_uri = san.type_ == SubjectAltNameType::Uri;
-            if is_host && hostname.is_none() {
-                errors.rule(
-                    ipath.clone(),
-                    "SubjectAltName element must contain Hostname, if Type is set to Hostname",
-                );
-            }
-            if !is_host && hostname.is_some() {
-                errors.rule(
-                    ipath.clone(),
-                    "SubjectAltName element must not contain Hostname, if Type is not set to Hostname",
-                );
-            }
-            if is_uri && uri.is_none() {
-                errors.rule(
-                    ipath.clone(),
-                    "SubjectAltName element must contain URI, if Type is set to URI",
-                );
-            }
-            if !is_uri && uri.is_some() {
-                errors.rule(
-                    ipath.clone(),
-                    "SubjectAltName element must not contain URI, if Type is not set to URI",
-                );
-            }
+        if is_uri && uri.is_none() {
+            errors.rule(
+                ipath.clone(),
+                "SubjectAltName element must contain URI, if Type is set to URI",
+            );
+        }
+        if !is_uri && uri.is_some() {
+            errors.rule(
+                ipath.clone(),
+                "SubjectAltName element must not contain URI, if Type is not set to URI",
+            );
         }
     }
 }

@@ -118,6 +118,16 @@ const SERVED: &[(ResourceKind, &[&str], &[&str])] = &[
         &[],
         &["gateway.networking.x-k8s.io/v1alpha1"],
     ),
+    (
+        ResourceKind::XBackend,
+        &[],
+        &["gateway.networking.x-k8s.io/v1alpha1"],
+    ),
+    (
+        ResourceKind::XBackendTrafficPolicy,
+        &[],
+        &["gateway.networking.x-k8s.io/v1alpha1"],
+    ),
 ];
 
 /// Whether `channel` serves `api_version` of `kind`.

@@ -132,6 +132,11 @@ impl<'i> Builder<'i> {
                 ListenerEntry {
                     hostname: l.hostname.as_deref().map(Into::into),
                     set: set_id,
+                    scheme: if l.protocol == ListenerProtocol::Https {
+                        crate::request::Scheme::Https
+                    } else {
+                        crate::request::Scheme::Http
+                    },
                 },
             ));
         }

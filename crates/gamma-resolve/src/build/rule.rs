@@ -3,6 +3,7 @@
 
 use crate::decision::{Mirror, RespondReason};
 use crate::input::{FiltersIr, MatchIr, PathMatchIr, PathModifierIr, RouteIr, RuleIr};
+use crate::status::UnresolvedRef;
 use crate::table::{
     Action, BackendEntry, BackendState, ExtensionRefs, Extras, InvalidRef, RewriteC, RuleEntry,
 };
@@ -173,8 +174,10 @@ impl<'i> Builder<'i> {
         // every unresolved reference of the rule, each with its own reason (a condition has
         // one reason, the first; its message lists them all)
         let mut problems: Vec<(&'static str, String)> = Vec::new();
-        let mut note = |reason: &'static str, what: &str| {
+        let mut refs: Vec<UnresolvedRef> = Vec::new();
+        let mut note = |reason: &'static str, field: String, what: &str, message: String| {
             problems.push((reason, format!("rule {index}: {what}")));
+            refs.push(UnresolvedRef::new(field, reason, message));
         };
         match &action {
             Action::Backends(start, len) => {
@@ -192,32 +195,47 @@ impl<'i> Builder<'i> {
                     .collect();
                 for (i, r, target) in invalid {
                     let detail = self.invalid_detail(r, target);
-                    note(r.as_str(), &format!("backendRefs[{i}]: {detail}"));
+                    note(
+                        r.as_str(),
+                        format!("spec.rules[{index}].backendRefs[{i}]"),
+                        &format!("backendRefs[{i}]: {detail}"),
+                        detail.clone(),
+                    );
                     if let Ok(at) = u32::try_from(start + i) {
                         self.backend_problems.push((at, detail.into()));
                     }
                 }
             }
             Action::Fail(RespondReason::UnsupportedFilter) => {
-                note("InvalidKind", "ExtensionRef filters cannot be applied")
+                let what = "ExtensionRef filters cannot be applied";
+                note(
+                    "InvalidKind",
+                    format!("spec.rules[{index}].filters"),
+                    what,
+                    what.into(),
+                )
             }
             _ => {}
         }
         for (i, m) in rule.filters.mirrors.iter().enumerate() {
             if let BackendState::Invalid(r) = self.backend_state(route, &m.backend, mesh) {
+                let what = format!(
+                    "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
+                    m.backend.namespace, m.backend.name
+                );
                 note(
                     r.as_str(),
-                    &format!(
-                        "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
-                        m.backend.namespace, m.backend.name
-                    ),
+                    format!("spec.rules[{index}].filters"),
+                    &what,
+                    what.clone(),
                 );
             }
         }
         let id = u32::try_from(self.rules.len()).ok()?;
         if let Some((reason, _)) = problems.first() {
             let message: Vec<&str> = problems.iter().map(|(_, m)| m.as_str()).collect();
-            self.rule_problems.push((id, (reason, message.join("; "))));
+            self.rule_problems
+                .push((id, (reason, message.join("; "), std::mem::take(&mut refs))));
         }
         let name = match rule.name.as_deref() {
             None => 0,

@@ -226,6 +226,9 @@ pub(crate) enum SetLabel {
 pub(crate) struct ListenerEntry {
     pub(crate) hostname: Option<Box<str>>,
     pub(crate) set: u32,
+    /// The scheme of requests on this listener when the caller gives none: https where the
+    /// listener terminates TLS for HTTP (protocol `HTTPS`).
+    pub(crate) scheme: crate::request::Scheme,
 }
 
 #[derive(Debug)]

@@ -152,6 +152,7 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
     let by_key: std::collections::HashMap<gamma_mesh::model::ObjectKey, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
     for p in table.parent_conditions() {
         let key = gamma_mesh::model::ObjectKey::new(
             match gamma_mesh::model::ResourceKind::from_kind_name(p.kind.as_str()) {
@@ -173,7 +174,22 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
         if misgrouped {
             continue;
         }
-        for c in p.conditions.iter().filter(|c| !c.status) {
+        // each unresolved reference at its own field, once per route (a route with two
+        // parents would otherwise report its backendRefs twice)
+        for r in &p.unresolved {
+            if seen.insert((key.clone(), r.field.clone(), r.message.clone())) {
+                out.push(object.problem(
+                    Severity::Warning,
+                    &r.field,
+                    format!("ResolvedRefs=False {}: {}", r.reason, r.message),
+                ));
+            }
+        }
+        // ResolvedRefs is already there, one line per reference
+        let listed = |c: &gamma_resolve::status::RouteCondition| {
+            !p.unresolved.is_empty() && c.type_ == gamma_resolve::status::RESOLVED_REFS
+        };
+        for c in p.conditions.iter().filter(|c| !c.status && !listed(c)) {
             out.push(object.problem(
                 Severity::Warning,
                 &format!("spec.parentRefs[{}]", p.parent_index),
