@@ -283,6 +283,7 @@ impl RouteTable {
             headers: req.headers,
             grpc_service: service,
             grpc_method: method,
+            path_regex_matched: false,
         };
         let host = match req.protocol {
             Protocol::Tls => req.sni,

@@ -65,6 +65,7 @@ mod explain;
 mod headers;
 mod index;
 mod lower;
+mod regex_set;
 mod request;
 mod resolve;
 mod table;

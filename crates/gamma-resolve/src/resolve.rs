@@ -110,6 +110,7 @@ impl RouteTable {
                     headers: req.headers,
                     grpc_service: service,
                     grpc_method: method,
+                    path_regex_matched: true,
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
@@ -137,7 +138,7 @@ impl RouteTable {
                     }
                 }
                 if let Some(h) = &set.http {
-                    return hit(h.find(host, |pi| pi.find(&self.paths, path, check)));
+                    return hit(h.find(host, |pi| pi.find(&self.paths, &self.regexes, path, check)));
                 }
                 if set.grpc.is_some() {
                     // GRPCRoutes only match gRPC requests.

@@ -243,7 +243,15 @@ impl<'i> Builder<'i> {
                 PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
                 PathMatchIr::Prefix(p) => (PathSlot::Prefix(p), PathRank::prefix(p), None),
                 PathMatchIr::Regex(r) => match this.regexes.intern(r) {
-                    Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
+                    Ok(i) => {
+                        // other conditions may reject a candidate whose regex matched
+                        let rejectable = method.is_some() || !hm.is_empty() || !qm.is_empty();
+                        let slot = PathSlot::Regex {
+                            regex: i,
+                            rejectable,
+                        };
+                        (slot, PathRank::Regex, Some(i))
+                    }
                     Err(_) => return,
                 },
             };
@@ -271,8 +279,8 @@ impl<'i> Builder<'i> {
             }
         });
         let order = Self::order(&self.keys);
-        let paths = &mut self.paths;
-        builders.map(|b| paths.finish(b, &order))
+        let (paths, regexes) = (&mut self.paths, &mut self.regexes);
+        builders.map(|b| paths.finish(b, &order, regexes))
     }
 
     pub(super) fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
