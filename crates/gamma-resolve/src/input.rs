@@ -140,8 +140,48 @@ pub struct ListenerIr {
     pub hostname: Option<String>,
     /// `allowedRoutes.namespaces`.
     pub allowed_namespaces: AllowedNamespaces,
-    /// `allowedRoutes.kinds`; empty means the protocol's default kinds.
+    /// `allowedRoutes.kinds` that the listener serves; empty (with no `invalid_kinds`) means
+    /// the protocol's default kinds. Read through [`ListenerIr::route_kinds`].
     pub allowed_kinds: Vec<RouteKind>,
+    /// `allowedRoutes.kinds` entries the listener cannot serve (a kind gamma-rs does not
+    /// know, or one its protocol does not carry), as `group/Kind`, in spec order. They are
+    /// reported (`ResolvedRefs=False`, `InvalidRouteKinds`) and never widen the list: a listener
+    /// that lists only such kinds admits no route (Gateway API Listener.allowedRoutes).
+    pub invalid_kinds: Vec<String>,
+    /// The protocol as written, when it is none of HTTP, HTTPS, TLS, TCP, UDP: such a listener
+    /// admits no route, binds nothing, and is reported `Accepted=False UnsupportedProtocol`
+    /// (Gateway API ListenerConditionReason). `protocol` is then meaningless.
+    pub unsupported_protocol: Option<String>,
+    /// `tls.certificateRefs`, defaulted (group `""`, kind `Secret`, the Gateway's namespace).
+    pub certificate_refs: Vec<CertificateRefIr>,
+}
+
+/// A listener's `tls.certificateRefs` entry after defaulting.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CertificateRefIr {
+    /// API group (`""`: core).
+    pub group: String,
+    /// Kind (`Secret`).
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
+impl ListenerIr {
+    /// The route kinds the listener admits: the valid `allowedRoutes.kinds`, else (none
+    /// listed) the protocol's default kinds; none for a listener whose list names only kinds
+    /// it cannot serve, or whose protocol is unsupported.
+    pub fn route_kinds(&self) -> &[RouteKind] {
+        if self.unsupported_protocol.is_some() {
+            &[]
+        } else if self.allowed_kinds.is_empty() && self.invalid_kinds.is_empty() {
+            self.protocol.default_kinds()
+        } else {
+            &self.allowed_kinds
+        }
+    }
 }
 
 /// A ReferenceGrant.

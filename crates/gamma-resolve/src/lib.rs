@@ -46,6 +46,7 @@
     )
 )]
 
+pub mod gateway_status;
 pub mod hostname;
 pub mod input;
 pub mod path;
@@ -64,6 +65,7 @@ mod decision;
 mod explain;
 mod headers;
 mod index;
+mod listener;
 mod lower;
 mod regex_set;
 mod request;

@@ -195,14 +195,15 @@ pub(crate) fn lower_into(
 }
 
 fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr> {
-    let protocol = match l.protocol.as_str() {
-        "HTTP" => ListenerProtocol::Http,
-        "HTTPS" => ListenerProtocol::Https,
-        "TLS" => ListenerProtocol::Tls,
-        "TCP" => ListenerProtocol::Tcp,
-        "UDP" => ListenerProtocol::Udp,
-        // implementation-specific protocols are not ours to serve
-        _ => return None,
+    let (protocol, unsupported_protocol) = match l.protocol.as_str() {
+        "HTTP" => (ListenerProtocol::Http, None),
+        "HTTPS" => (ListenerProtocol::Https, None),
+        "TLS" => (ListenerProtocol::Tls, None),
+        "TCP" => (ListenerProtocol::Tcp, None),
+        "UDP" => (ListenerProtocol::Udp, None),
+        // implementation-specific protocols are not ours to serve: kept, so that the listener
+        // is reported and routes naming it are NotAllowedByListeners
+        other => (ListenerProtocol::default(), Some(other.to_string())),
     };
     let ar = l.allowed_routes.as_ref();
     let from = ar
@@ -220,19 +221,19 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         // `None` and unknown values admit no namespace
         Some(_) => AllowedNamespaces::Only(BTreeSet::new()),
     };
-    let _ = gw_ns;
-    let allowed_kinds = ar
-        .map(|a| {
-            a.kinds
-                .iter()
-                .filter(|k| {
-                    k.group.as_deref().unwrap_or("gateway.networking.k8s.io")
-                        == "gateway.networking.k8s.io"
-                })
-                .filter_map(|k| RouteKind::from_kind_name(&k.kind))
-                .collect()
+    let certificate_refs = l
+        .tls
+        .iter()
+        .flat_map(|t| t.certificate_refs.iter())
+        .map(|c| CertificateRefIr {
+            group: c.group.clone().unwrap_or_default(),
+            kind: c.kind.clone().unwrap_or_else(|| "Secret".into()),
+            namespace: c.namespace.clone().unwrap_or_else(|| gw_ns.to_string()),
+            name: c.name.clone(),
         })
-        .unwrap_or_default();
+        .collect();
+    let (allowed_kinds, invalid_kinds) =
+        crate::listener::listener_kinds(protocol, ar.map_or(&[][..], |a| &a.kinds[..]));
     Some(ListenerIr {
         name: l.name.clone(),
         port: u16::try_from(l.port).ok()?,
@@ -240,6 +241,9 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         hostname: l.hostname.clone(),
         allowed_namespaces,
         allowed_kinds,
+        invalid_kinds,
+        unsupported_protocol,
+        certificate_refs,
     })
 }
 

@@ -146,6 +146,8 @@ impl RouteTable {
                 }
                 match set.tcp {
                     Some(r) => Matched::Rule(r),
+                    // a listener with no route attached: no rule matches (404, HTTPRouteRule.matches)
+                    None if set.is_empty() => Matched::NoMatch,
                     None => Matched::ProtocolMismatch,
                 }
             }
@@ -163,6 +165,8 @@ impl RouteTable {
                 }
                 match set.tcp {
                     Some(r) => Matched::Rule(r),
+                    // a listener with no route attached: no rule matches (404, HTTPRouteRule.matches)
+                    None if set.is_empty() => Matched::NoMatch,
                     None => Matched::ProtocolMismatch,
                 }
             }

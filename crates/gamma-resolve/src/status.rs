@@ -40,7 +40,7 @@ pub struct RouteCondition {
 }
 
 impl RouteCondition {
-    fn new(type_: &str, status: bool, reason: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(type_: &str, status: bool, reason: &str, message: impl Into<String>) -> Self {
         Self {
             type_: type_.into(),
             status,
@@ -422,7 +422,6 @@ impl StatusSource {
                     "no route hostname intersects a listener hostname".into(),
                 )),
                 Outcome::Attached => {
-                    let l4 = matches!(kind, RouteKind::Tcp | RouteKind::Tls | RouteKind::Udp);
                     if let Some(winner) = e.lost_to {
                         let winner =
                             winner.map_or_else(|| "another kind".to_string(), |k| k.to_string());
@@ -443,10 +442,12 @@ impl StatusSource {
                             reason,
                             format!("all rules are invalid; {msg}"),
                         ));
-                    } else if let (true, Some((reason, msg))) = (l4, &extra.problem) {
-                        // GEP-1364: an L4 route with an unresolvable backend is not accepted.
-                        conditions.push(accepted(false, reason, msg.clone()));
                     } else {
+                        // Every route kind alike (RouteParentStatus.conditions: "A Route MUST
+                        // be considered Accepted if at least one of the Route's rules is
+                        // implemented"): an unresolved backendRef is ResolvedRefs=False only,
+                        // and its share of the traffic fails (TCPRouteRule.backendRefs: the
+                        // implementation "MUST actively reject connection attempts").
                         conditions.push(accepted(true, ACCEPTED, "the route is accepted".into()));
                         if let Some((i, inv)) = extra.dropped.first() {
                             let list: Vec<String> =

@@ -457,10 +457,30 @@ pub(crate) fn header_filter(
 }
 
 /// A header value (match, set, add): 1–4096 characters; on the experimental channel also the
-/// printable-ASCII pattern (Gateway API HTTPHeaderMatch and experimental channel).
+/// printable-ASCII pattern (Gateway API HTTPHeaderMatch and experimental channel), which
+/// forbids CR, LF and NUL; on the standard channel, whose CRD admits them, those are refused
+/// only with [`ValidateOptions::refuse_control_characters`].
 pub(crate) fn header_value(v: &str, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-    if errors.length(path, v, 1, 4096) && opts.channel == Channel::Experimental {
+    if !errors.length(path, v, 1, 4096) {
+        return;
+    }
+    if opts.channel == Channel::Experimental {
         errors.pattern(path, v, p::is_header_value, p::HEADER_VALUE_PATTERN);
+    } else {
+        control_characters(v, path, opts, errors);
+    }
+}
+
+/// [`ErrorKind::ControlCharacter`] for a header value with CR, LF or NUL, when the options
+/// refuse them.
+pub(crate) fn control_characters(
+    v: &str,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
+    if opts.refuse_control_characters && v.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0)) {
+        errors.push(path.clone(), ErrorKind::ControlCharacter);
     }
 }
 

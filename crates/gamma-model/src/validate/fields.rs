@@ -303,7 +303,8 @@ impl<'a> Walk<'a> {
 pub struct Report {
     /// Why the object would be refused; empty when it is valid.
     pub errors: Vec<ValidationError>,
-    /// Unknown fields under [`FieldValidation::Warn`].
+    /// Unknown fields under [`FieldValidation::Warn`], and header values the engine refuses
+    /// though the CRD admits them ([`ErrorKind::ControlCharacter`]).
     pub warnings: Vec<ValidationError>,
 }
 
@@ -375,10 +376,21 @@ pub fn validate_checked(
                 .push(ValidationError::new(p.clone(), ErrorKind::Required));
         }
     }
-    if let Err(typed) = resource.validate_with(opts) {
+    // Header values with CR, LF or NUL where the CRD admits them are valid for the API server
+    // but never programmed by gamma-rs: warnings, so that `validate` says what the engine does.
+    let engine = ValidateOptions {
+        refuse_control_characters: true,
+        ..opts.clone()
+    };
+    if let Err(typed) = resource.validate_with(&engine) {
         for e in typed {
-            if !pruned(&e.path) && !report.errors.contains(&e) {
-                report.errors.push(e);
+            let list = if e.kind == ErrorKind::ControlCharacter {
+                &mut report.warnings
+            } else {
+                &mut report.errors
+            };
+            if !pruned(&e.path) && !list.contains(&e) {
+                list.push(e);
             }
         }
     }

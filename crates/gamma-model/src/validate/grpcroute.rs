@@ -63,7 +63,7 @@ impl Validate for GrpcRouteRule {
 }
 
 impl Validate for GrpcRouteMatch {
-    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         if let Some(m) = &self.method {
             method_match(m, &path.field("method"), errors);
         }
@@ -76,7 +76,10 @@ impl Validate for GrpcRouteMatch {
             }
             errors.header_name(&ipath.field("name"), &h.name);
             // GRPCRoute header match values have no pattern on either channel.
-            errors.length(&ipath.field("value"), &h.value, 1, 4096);
+            let vpath = ipath.field("value");
+            if errors.length(&vpath, &h.value, 1, 4096) {
+                common::control_characters(&h.value, &vpath, opts, errors);
+            }
         }
         errors.unique(&hpath, self.headers.iter().map(|h| h.name.as_str()), None);
     }

@@ -76,6 +76,11 @@ pub struct ValidateOptions {
     /// What to do with unknown fields ([`validate_checked`]; the typed [`Validate`] never sees
     /// them, since decoding drops them).
     pub field_validation: FieldValidation,
+    /// Also refuse header values (matches and header modifiers) that contain CR, LF or NUL
+    /// where the channel's CRD admits them ([`ErrorKind::ControlCharacter`]): what an engine
+    /// must do, since such a value programmed into a data plane is header injection.
+    /// [`validate_checked`] sets it itself and reports these as warnings.
+    pub refuse_control_characters: bool,
 }
 
 impl ValidateOptions {
@@ -163,6 +168,14 @@ pub enum ErrorKind {
     /// A field no schema of the object's kind (on the chosen channel) declares.
     #[error("unknown field (not declared in the schema)")]
     UnknownField,
+    /// A header value with CR, LF or NUL where the CRD admits one (the standard channel; gRPC
+    /// header matches on both): valid for the API server, never programmed by gamma-rs, since
+    /// it would inject headers (RFC 9110 section 5.5: field values never contain CR, LF or NUL).
+    /// Only with [`ValidateOptions::refuse_control_characters`].
+    #[error(
+        "contains CR, LF or NUL: such a header value is never programmed (header injection; RFC 9110 section 5.5)"
+    )]
+    ControlCharacter,
     /// A value of the wrong JSON type that typing cannot see: a list where the schema has an
     /// object (serde reads an empty list as a struct with every field absent; the API server
     /// refuses it as `must be of type object`).

@@ -360,11 +360,10 @@ impl<'i> Builder<'i> {
                 continue;
             }
             matched_section = true;
-            let kinds = if l.allowed_kinds.is_empty() {
-                l.protocol.default_kinds()
-            } else {
-                &l.allowed_kinds[..]
-            };
+            // Listener.allowedRoutes.kinds, and none for an unsupported protocol: a listener
+            // that exists but does not accept the route makes NotAllowedByListeners, never
+            // NoMatchingParent (RouteConditionReason docs)
+            let kinds = l.route_kinds();
             let ns_ok = match &l.allowed_namespaces {
                 AllowedNamespaces::Same => route.namespace == gw.namespace,
                 AllowedNamespaces::All => true,
@@ -425,6 +424,10 @@ impl<'i> Builder<'i> {
             return;
         }
         self.status.attached_gateway(ri, pi);
+        for (li, _) in &attach_to {
+            self.listener_routes
+                .insert((gi.unwrap_or_default(), *li, ri));
+        }
         for (li, hosts) in attach_to {
             out.entry((gi.unwrap_or_default(), li)).or_default().push(
                 route.kind,

@@ -99,7 +99,7 @@ impl<'i> Builder<'i> {
     /// Indexes every Gateway listener and binds each Gateway address × port to its listeners.
     pub(super) fn bind_listeners(
         &mut self,
-        gw_attached: GwAttached,
+        mut gw_attached: GwAttached,
         sets: &mut Vec<RouteSet>,
         bindings: &mut Bindings,
     ) {
@@ -107,13 +107,23 @@ impl<'i> Builder<'i> {
         // Index Gateway listeners, grouped by (address, port, l4).
         type PortListeners = Vec<(ListenerSpecificity, usize, ListenerEntry)>;
         let mut gw_ports: BTreeMap<(usize, u16, L4), PortListeners> = BTreeMap::new();
-        for ((gi, li), attached) in gw_attached {
-            let Some(gw) = input.gateways.get(gi) else {
-                continue;
-            };
-            let Some(l) = gw.listeners.get(li) else {
-                continue;
-            };
+        // Every listener is bound, with or without routes: HTTPRouteRule.matches, "When no
+        // rules matching a request have been successfully attached to the parent a request is
+        // coming from, a HTTP 404 status code MUST be returned" (an empty route set answers
+        // 404, and rejects L4 connections); only an address nothing binds is passthrough. A
+        // listener of an unsupported protocol serves nothing and is not bound.
+        // Conflicted listeners are not accepted for processing either (Gateway API Listener
+        // docs: "ALL indistinct Listeners must not be accepted").
+        let listeners = input.gateways.iter().enumerate().flat_map(|(gi, gw)| {
+            let conflicts = crate::listener::conflicts(&gw.listeners);
+            gw.listeners
+                .iter()
+                .enumerate()
+                .filter(move |(li, _)| crate::gateway_status::accepted(gw, &conflicts, *li))
+                .map(move |(li, l)| (gi, li, l))
+        });
+        for (gi, li, l) in listeners {
+            let attached = gw_attached.remove(&(gi, li)).unwrap_or_default();
             let label = SetLabel::Listener {
                 gateway: u32::try_from(gi).unwrap_or(u32::MAX),
                 listener: self.intern(&l.name),

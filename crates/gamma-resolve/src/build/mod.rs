@@ -77,6 +77,9 @@ pub(crate) struct Builder<'i> {
     /// Routes left out (invalid as a whole) with the Service parents they named.
     left_out: Vec<LeftOut>,
     status: StatusBuilder,
+    /// (Gateway, listener, input route) for every route attached to a listener with
+    /// `Accepted=True`, for ListenerStatus.attachedRoutes (distinct routes per listener).
+    listener_routes: std::collections::BTreeSet<(usize, usize, usize)>,
     strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
@@ -153,6 +156,7 @@ impl<'i> Builder<'i> {
             rule_names: vec!["".into()],
             names: String::new(),
             status: StatusBuilder::default(),
+            listener_routes: std::collections::BTreeSet::new(),
         }
     }
 
@@ -205,6 +209,13 @@ impl<'i> Builder<'i> {
     fn freeze(mut self, mut sets: Vec<RouteSet>, bindings: bind::Bindings) -> RouteTable {
         let input = self.input;
         let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let listener_routes = std::mem::take(&mut self.listener_routes);
+        let gateway_status = crate::gateway_status::compute(input, |gi, li| {
+            let n = listener_routes
+                .range((gi, li, 0)..=(gi, li, usize::MAX))
+                .count();
+            u32::try_from(n).unwrap_or(u32::MAX)
+        });
         let services: Vec<ServiceInfo> = input
             .services
             .iter()
@@ -240,6 +251,7 @@ impl<'i> Builder<'i> {
             gateways,
             status,
             statuses: std::sync::OnceLock::new(),
+            gateway_status,
             methods: self.methods,
             targets: self.targets,
             backends: self.backends,

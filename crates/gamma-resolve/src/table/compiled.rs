@@ -206,6 +206,17 @@ pub(crate) struct RouteSet {
     pub(crate) label: SetLabel,
 }
 
+impl RouteSet {
+    /// No route of any kind: a Gateway listener nothing attached to.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.http.is_none()
+            && self.grpc.is_none()
+            && self.tls.is_none()
+            && self.tcp.is_none()
+            && self.udp.is_none()
+    }
+}
+
 /// What a route set is (rendered by explanations).
 #[derive(Debug, Clone, Default)]
 pub(crate) enum SetLabel {

@@ -44,6 +44,8 @@ pub struct RouteTable {
     /// The rendered conditions, on first use: a resolver that never reports status never
     /// pays for their strings.
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
+    /// Every Gateway's computed status, by (namespace, name).
+    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
@@ -84,7 +86,10 @@ impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        let mut opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        // Header values with CR, LF or NUL are never programmed, on either channel: the rule
+        // is refused (UnsupportedValue, naming the field), which the standard CRD leaves to us.
+        opts.refuse_control_characters = true;
         // lowering validates every regex by compiling it; the build reuses those
         let mut regexes = crate::cond::RegexPool::default();
         let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
@@ -120,6 +125,14 @@ impl RouteTable {
                 Some((r.kind, self.route_namespace(r), &*r.name))
             })
         })
+    }
+
+    /// Every Gateway's status for a gateway controller, by (namespace, name): the Gateway's
+    /// `Accepted`, each listener's `Accepted`, `ResolvedRefs`, `Conflicted`, `attachedRoutes`
+    /// and `supportedKinds` (see [`crate::gateway_status`]). A controller writes only those of
+    /// the Gateways it owns; `Programmed` is its own to add.
+    pub fn gateway_status(&self) -> &[crate::gateway_status::GatewayStatus] {
+        &self.gateway_status
     }
 
     /// Why routes that named a Service with cluster IP `ip` as parent are not in the table

@@ -1,0 +1,268 @@
+//! Gateway and listener status for gateway controllers, computed while building a table
+//! ([`crate::RouteTable::gateway_status`]): the Gateway's `Accepted`, and per listener
+//! `Accepted`, `ResolvedRefs`, `Conflicted`, `attachedRoutes` and `supportedKinds`, with the
+//! reasons of the Gateway API (GatewayConditionReason, ListenerConditionReason). `Programmed`
+//! is the controller's to decide (it knows whether its data plane took the configuration), so
+//! it is not computed here.
+
+use std::net::IpAddr;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::input::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, TableInput};
+use crate::listener;
+use crate::status::{ACCEPTED, RESOLVED_REFS, RouteCondition};
+use gamma_model::RouteKind;
+
+/// Condition type `Conflicted`.
+pub const CONFLICTED: &str = "Conflicted";
+/// Reason `NoConflicts`.
+pub const NO_CONFLICTS: &str = "NoConflicts";
+/// Reason `HostnameConflict`.
+pub const HOSTNAME_CONFLICT: &str = listener::HOSTNAME_CONFLICT;
+/// Reason `ProtocolConflict`.
+pub const PROTOCOL_CONFLICT: &str = listener::PROTOCOL_CONFLICT;
+/// Reason `ListenersNotValid` (the Gateway's `Accepted`).
+pub const LISTENERS_NOT_VALID: &str = "ListenersNotValid";
+/// Reason `UnsupportedProtocol` (a listener's `Accepted`).
+pub const UNSUPPORTED_PROTOCOL: &str = "UnsupportedProtocol";
+/// Reason `PortUnavailable` (a listener's `Accepted`).
+pub const PORT_UNAVAILABLE: &str = "PortUnavailable";
+/// Reason `InvalidRouteKinds` (a listener's `ResolvedRefs`).
+pub const INVALID_ROUTE_KINDS: &str = "InvalidRouteKinds";
+/// Reason `InvalidCertificateRef` (a listener's `ResolvedRefs`).
+pub const INVALID_CERTIFICATE_REF: &str = "InvalidCertificateRef";
+/// Reason `RefNotPermitted` (a listener's `ResolvedRefs`).
+pub const REF_NOT_PERMITTED: &str = "RefNotPermitted";
+
+/// The computed status of one Gateway.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct GatewayStatus {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// The addresses the table was given for it (`status.addresses`, else `spec.addresses`).
+    #[schemars(with = "Vec<String>")]
+    pub addresses: Vec<IpAddr>,
+    /// The Gateway's conditions (`Accepted`).
+    pub conditions: Vec<RouteCondition>,
+    /// One entry per listener, in spec order.
+    pub listeners: Vec<ListenerStatus>,
+}
+
+impl GatewayStatus {
+    /// The condition of a type, if present.
+    pub fn condition(&self, type_: &str) -> Option<&RouteCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+
+    /// The listener of a name, if present.
+    pub fn listener(&self, name: &str) -> Option<&ListenerStatus> {
+        self.listeners.iter().find(|l| l.name == name)
+    }
+}
+
+/// The computed status of one listener.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ListenerStatus {
+    /// Listener name.
+    pub name: String,
+    /// ListenerStatus.supportedKinds: the route kinds the listener admits (all in group
+    /// `gateway.networking.k8s.io`).
+    pub supported_kinds: Vec<RouteKind>,
+    /// ListenerStatus.attachedRoutes: the distinct routes attached to the listener with
+    /// `Accepted=True` (by allowedRoutes and parentRefs, whatever the listener's own status).
+    pub attached_routes: u32,
+    /// `Accepted`, `ResolvedRefs`, `Conflicted`.
+    pub conditions: Vec<RouteCondition>,
+}
+
+impl ListenerStatus {
+    /// The condition of a type, if present.
+    pub fn condition(&self, type_: &str) -> Option<&RouteCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+/// Whether the listener `li` of `gw` is accepted for processing (it is bound and serves
+/// traffic): a supported protocol and no conflict.
+pub(crate) fn accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>], li: usize) -> bool {
+    gw.listeners
+        .get(li)
+        .is_some_and(|l| l.unsupported_protocol.is_none())
+        && conflicts.get(li).copied().flatten().is_none()
+}
+
+/// Computes every Gateway's status; `attached(gi, li)` counts the routes attached to a listener.
+pub(crate) fn compute(
+    input: &TableInput,
+    attached: impl Fn(usize, usize) -> u32,
+) -> Vec<GatewayStatus> {
+    let mut out: Vec<GatewayStatus> = input
+        .gateways
+        .iter()
+        .enumerate()
+        .map(|(gi, gw)| gateway(gw, &input.grants, |li| attached(gi, li)))
+        .collect();
+    out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    out
+}
+
+fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) -> GatewayStatus {
+    let conflicts = listener::conflicts(&gw.listeners);
+    let listeners: Vec<ListenerStatus> = gw
+        .listeners
+        .iter()
+        .enumerate()
+        .map(|(li, l)| {
+            listener_status(
+                gw,
+                l,
+                conflicts.get(li).copied().flatten(),
+                grants,
+                attached(li),
+            )
+        })
+        .collect();
+    let not_accepted: Vec<&str> = gw
+        .listeners
+        .iter()
+        .enumerate()
+        .filter(|(li, _)| !accepted(gw, &conflicts, *li))
+        .map(|(_, l)| l.name.as_str())
+        .collect();
+    // Gateway Listener docs: a Gateway with some invalid or Conflicted listeners MAY be
+    // accepted with the distinct ones, and MUST carry ListenersNotValid naming them; with no
+    // valid listener left it is not accepted.
+    let condition = if not_accepted.is_empty() {
+        RouteCondition::new(ACCEPTED, true, ACCEPTED, "the Gateway is accepted")
+    } else {
+        let all = not_accepted.len() == gw.listeners.len();
+        RouteCondition::new(
+            ACCEPTED,
+            !all,
+            LISTENERS_NOT_VALID,
+            format!("listeners not accepted: {}", not_accepted.join(", ")),
+        )
+    };
+    GatewayStatus {
+        namespace: gw.namespace.clone(),
+        name: gw.name.clone(),
+        addresses: gw.addresses.clone(),
+        conditions: vec![condition],
+        listeners,
+    }
+}
+
+fn listener_status(
+    gw: &GatewayIr,
+    l: &ListenerIr,
+    conflict: Option<&'static str>,
+    grants: &[GrantIr],
+    attached_routes: u32,
+) -> ListenerStatus {
+    let accepted = match (&l.unsupported_protocol, conflict) {
+        (Some(p), _) => RouteCondition::new(
+            ACCEPTED,
+            false,
+            UNSUPPORTED_PROTOCOL,
+            format!("protocol {p:?} is not supported"),
+        ),
+        (None, Some(reason)) => RouteCondition::new(
+            ACCEPTED,
+            false,
+            PORT_UNAVAILABLE,
+            format!(
+                "port {} is shared with listeners it is not distinct from ({reason})",
+                l.port
+            ),
+        ),
+        (None, None) => RouteCondition::new(ACCEPTED, true, ACCEPTED, "the listener is accepted"),
+    };
+    let conflicted = match conflict {
+        Some(reason) => RouteCondition::new(
+            CONFLICTED,
+            true,
+            reason,
+            format!("not distinct from another listener on port {}", l.port),
+        ),
+        None => RouteCondition::new(CONFLICTED, false, NO_CONFLICTS, "no conflicts"),
+    };
+    ListenerStatus {
+        name: l.name.clone(),
+        supported_kinds: l.route_kinds().to_vec(),
+        attached_routes,
+        conditions: vec![accepted, resolved_refs(gw, l, grants), conflicted],
+    }
+}
+
+/// `ResolvedRefs`: route kinds first (ListenerConditionReason InvalidRouteKinds), then each
+/// certificate ref: a kind other than core Secret is InvalidCertificateRef, a Secret in another
+/// namespace without a ReferenceGrant from the Gateway is RefNotPermitted (Gateway API
+/// GatewayTLSConfig.certificateRefs). The first problem gives the reason; the message lists all.
+fn resolved_refs(gw: &GatewayIr, l: &ListenerIr, grants: &[GrantIr]) -> RouteCondition {
+    let mut problems: Vec<(&'static str, String)> = Vec::new();
+    if !l.invalid_kinds.is_empty() {
+        problems.push((
+            INVALID_ROUTE_KINDS,
+            format!("unsupported route kinds: {}", l.invalid_kinds.join(", ")),
+        ));
+    }
+    for (i, c) in l.certificate_refs.iter().enumerate() {
+        if !(c.group.is_empty() && c.kind == "Secret") {
+            problems.push((
+                INVALID_CERTIFICATE_REF,
+                format!(
+                    "tls.certificateRefs[{i}]: {}/{} is not a core Secret",
+                    c.group, c.kind
+                ),
+            ));
+        } else if c.namespace != gw.namespace && !cert_granted(gw, c, grants) {
+            problems.push((
+                REF_NOT_PERMITTED,
+                format!(
+                    "tls.certificateRefs[{i}]: Secret {}/{} is in another namespace and no ReferenceGrant permits it",
+                    c.namespace, c.name
+                ),
+            ));
+        }
+    }
+    match problems.first() {
+        None => RouteCondition::new(
+            RESOLVED_REFS,
+            true,
+            RESOLVED_REFS,
+            "all references are resolved",
+        ),
+        Some((reason, _)) => RouteCondition::new(
+            RESOLVED_REFS,
+            false,
+            reason,
+            problems
+                .iter()
+                .map(|(_, m)| m.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    }
+}
+
+/// ReferenceGrant: from (gateway.networking.k8s.io, Gateway, the Gateway's namespace) to
+/// (core, Secret, optional name), in the Secret's namespace.
+fn cert_granted(gw: &GatewayIr, c: &CertificateRefIr, grants: &[GrantIr]) -> bool {
+    grants.iter().any(|g| {
+        g.namespace == c.namespace
+            && g.from.iter().any(|(grp, kind, ns)| {
+                grp == "gateway.networking.k8s.io" && kind == "Gateway" && *ns == gw.namespace
+            })
+            && g.to.iter().any(|(grp, kind, name)| {
+                grp.is_empty() && kind == "Secret" && name.as_ref().is_none_or(|n| *n == c.name)
+            })
+    })
+}

@@ -1,0 +1,61 @@
+//! Header values with CR, LF or NUL are never programmed, on either channel: the rule is
+//! refused with `UnsupportedValue` naming the field. The experimental CRDs forbid such values
+//! (HTTPHeader.value pattern `^[!-~]+([\t ]?[!-~]+)*$`); the standard CRDs admit them, and
+//! programming one into a data plane is header injection (RFC 9110 section 5.5: a field value
+//! never contains CR, LF or NUL).
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+use gamma_model::Snapshot;
+use gamma_model::validate::Channel;
+use gamma_resolve::status::{ACCEPTED, PARTIALLY_INVALID};
+use gamma_resolve::*;
+
+const ROUTE: &str = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app}
+spec: {clusterIP: 10.96.0.11, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: web}]
+  rules:
+  - matches: [{path: {value: /inject}}]
+    filters:
+    - type: RequestHeaderModifier
+      requestHeaderModifier: {set: [{name: x-b, value: "ok\r\nX-Evil: 1"}]}
+    backendRefs: [{name: web, port: 80}]
+  - matches: [{path: {value: /ok}}]
+    backendRefs: [{name: web, port: 80}]
+"#;
+
+fn table(channel: Channel) -> RouteTable {
+    let snap = Snapshot::from_resources(gamma_model::decode(ROUTE).unwrap());
+    let mut opts = BuildOptions::default();
+    opts.channel = channel;
+    RouteTable::build(&snap, &opts)
+}
+
+#[test]
+fn header_values_with_control_characters_are_never_programmed() {
+    for channel in [Channel::Standard, Channel::Experimental] {
+        let t = table(channel);
+        let st = &t.parent_conditions()[0];
+        assert!(st.condition(ACCEPTED).unwrap().status, "{channel:?}");
+        let pi = st.condition(PARTIALLY_INVALID).unwrap();
+        assert_eq!(pi.reason, "UnsupportedValue", "{channel:?}");
+        assert!(
+            pi.message
+                .contains("spec.rules[0].filters[0].requestHeaderModifier.set[0].value"),
+            "{channel:?}: {}",
+            pi.message
+        );
+        let ip = "10.96.0.11".parse().unwrap();
+        let d = t.resolve(&Request::http(ip, 80, "GET", "/inject"), 0);
+        assert_eq!(d.status(), Some(Status::Http(404)), "{channel:?}: {d:?}");
+        let d = t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0);
+        assert!(matches!(d, Decision::Forward(_)), "{channel:?}: {d:?}");
+    }
+}
