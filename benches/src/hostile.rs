@@ -12,7 +12,8 @@
 //! sibling in four adds a header match (header count beats age), and one route in ten adds a
 //! shorter prefix `/h{m}` under the longer ones (longest prefix wins).
 
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 
 use crate::{Rng, http_rule, parent, service, svc_ip};
 

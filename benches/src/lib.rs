@@ -12,10 +12,12 @@
 pub mod counting;
 pub mod hostile;
 pub mod manifests;
+pub mod regex_mix;
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 
 /// A small deterministic PRNG (xorshift64*).
 #[derive(Debug, Clone)]
@@ -93,7 +95,7 @@ pub(crate) fn parent(name: &str) -> ParentRefIr {
 
 /// Rule `i` of the one-port fixture: alternating PathPrefix `/s{i}/api` and Exact
 /// `/s{i}/exact`, every third with a header match, weighted over two backends.
-fn one_port_rule(i: usize) -> RuleIr {
+pub(crate) fn one_port_rule(i: usize) -> RuleIr {
     let path = if i.is_multiple_of(2) {
         PathMatchIr::Prefix(format!("/s{i}/api"))
     } else {
@@ -112,7 +114,11 @@ fn one_port_rule(i: usize) -> RuleIr {
 
 /// One HTTP match (`path`, `headers`) weighted 3:1 over backends `b{seed % 8}` and
 /// `b{(seed + 1) % 8}`: the rule shape every fixture uses.
-fn http_rule(path: PathMatchIr, headers: Vec<(String, StrMatch)>, seed: usize) -> RuleIr {
+pub(crate) fn http_rule(
+    path: PathMatchIr,
+    headers: Vec<(String, StrMatch)>,
+    seed: usize,
+) -> RuleIr {
     RuleIr {
         matches: vec![MatchIr::Http {
             path,

@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 
 use gamma_benches::hostile::{HOT_SERVICE, cold_request, hostile, hot_port_only, hot_request};
 use gamma_benches::{Rng, svc_ip};
-use gamma_resolve::ir::TableInput;
+use gamma_resolve::input::TableInput;
 use gamma_resolve::reference::{self, Outcome, Policy};
 use gamma_resolve::{BuildOptions, Request, RouteTable};
 

@@ -11,7 +11,7 @@ use std::alloc::System;
 
 use gamma_benches::counting::{INSTRUMENTED_SYSTEM, Region, StatsAlloc, allocations};
 use gamma_benches::{many_services, one_port, one_port_request, svc_ip};
-use gamma_resolve::ir::*;
+use gamma_resolve::input::*;
 use gamma_resolve::{BuildOptions, Decision, Protocol, Request, RouteTable, Scheme};
 
 #[global_allocator]
@@ -37,6 +37,14 @@ fn mixed() -> TableInput {
         path: PathMatchIr::Regex("/re/[0-9]+".into()),
         method: Some("GET".into()),
         headers: vec![("x-re".into(), StrMatch::Regex("a+".into()))],
+        query: vec![("q".into(), StrMatch::Exact("1".into()))],
+    });
+    // a second regex on the same path index, tried first and rejected by its header: the
+    // regex set's all-matches pass and its pattern-set pool are on the resolve path too
+    r.rules[1].matches.push(MatchIr::Http {
+        path: PathMatchIr::Regex("/re/[0-9]+".into()),
+        method: Some("GET".into()),
+        headers: vec![("x-re".into(), StrMatch::Regex("b+".into()))],
         query: vec![("q".into(), StrMatch::Exact("1".into()))],
     });
     input.routes[1].hostnames = vec!["*.example.com".into(), "foo.example.com".into()];
@@ -74,6 +82,10 @@ fn resolve_allocates_nothing() {
             match d {
                 Decision::Forward(f) => {
                     kinds[0] += 1;
+                    if p.starts_with("/re/") {
+                        // rule 1's regex matched first and its header failed
+                        assert_eq!(f.rule.index, 4);
+                    }
                     if let Some(rw) = f.rewrite {
                         assert!(rw.path.is_some_and(|p| p.eq_str("/v2/items/42")));
                     }

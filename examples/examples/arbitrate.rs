@@ -20,7 +20,6 @@
 
 use std::fmt::Write as _;
 
-use gamma_mesh::arbiter::routes::route_parts;
 use gamma_mesh::arbiter::{Arbiter, Decisions, Identity, Ownership};
 use gamma_mesh::model::gateway::ParentReference;
 use gamma_mesh::model::{ObjectKey, Snapshot};
@@ -59,8 +58,8 @@ fn rows(snapshot: &Snapshot, decisions: &Decisions, me: &Identity) -> Vec<Row> {
             let route = key.to_object_key();
             let parent = snapshot
                 .get(&route)
-                .and_then(route_parts)
-                .and_then(|(_, refs, _)| refs.get(i))
+                .and_then(|r| r.as_route())
+                .and_then(|r| r.parent_refs.get(i))
                 .map_or_else(
                     || format!("parentRefs[{i}]"),
                     |p| describe_parent(p, &route.namespace),

@@ -325,7 +325,6 @@ mod tests {
     //! and the sample manifests (which backends exist), not from the arbiter.
 
     use super::*;
-    use gamma_mesh::arbiter::routes::route_parts;
     use gamma_mesh::model::gateway::Condition;
     use std::net::IpAddr;
 
@@ -454,8 +453,7 @@ mod tests {
         let kept = deleted
             .snapshot
             .get(&route)
-            .and_then(route_parts)
-            .and_then(|p| p.2)
+            .and_then(|r| r.route_status())
             .unwrap();
         assert_eq!(kept.parents.len(), 1);
         let again = steps

@@ -9,8 +9,7 @@
 #![no_main]
 
 use gamma_arbiter::merge_outcome;
-use gamma_arbiter::routes::route_parts;
-use gamma_arbiter::{Arbiter, Config, Identity, MergeOutcome, ParentConditions};
+use gamma_arbiter::{Arbiter, ArbiterConfig, Identity, MergeOutcome, ParentConditions};
 use gamma_fuzz::{cluster, frame, generate};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
@@ -36,7 +35,7 @@ fn foreign<'a>(
 fuzz_target!(|data: &[u8]| {
     let (values, mut u) = frame::resources(data);
     let mut g = generate::Gen::new(&mut u, 2_000);
-    let Ok(config) = serde_json::from_value::<Config>(generate::arbiter_config(&mut g)) else {
+    let Ok(config) = serde_json::from_value::<ArbiterConfig>(generate::arbiter_config(&mut g)) else {
         return;
     };
     let Ok(arbiter) = Arbiter::new(config.clone()) else {
@@ -92,7 +91,7 @@ fuzz_target!(|data: &[u8]| {
     let now = Time::from_unix(1_700_000_000, 0);
     let later = now.plus_seconds(60);
     for resource in snapshot.iter().map(|(_, r)| r) {
-        let Some((meta, _, status)) = route_parts(resource) else {
+        let Some((meta, status)) = resource.as_route().map(|v| (v.metadata, v.status)) else {
             continue;
         };
         let key = ObjectKey::of(resource);

@@ -1,6 +1,7 @@
 //! Runs `N` resolves (first argument, default 0) of a scenario (second argument: `one-port-10`,
 //! `one-port-<rules>`, `many-services[-<services>]`, `hostile-<routes>`,
-//! `hostile-cold-<routes>`) after building and warming up, so that `valgrind --tool=callgrind`
+//! `hostile-cold-<routes>`, `regex-mix-<rules>`, `regex-only-<rules>`, `regex-404-<rules>`)
+//! after building and warming up, so that `valgrind --tool=callgrind`
 //! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
@@ -14,6 +15,7 @@ use std::net::IpAddr;
 
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::manifests::http_routes_yaml;
+use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_model::Snapshot;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
@@ -74,6 +76,27 @@ fn hostile_scenario(scenario: &str, routes: usize, n: usize, cold: bool) {
     );
 }
 
+/// `regex-mix-<rules>` (random rules: path hits, 2% of them regexes), `regex-only-<rules>`
+/// (regex-only hits) and `regex-404-<rules>` (no rule matches): the regex mix on one port.
+fn regex_scenario(scenario: &str, rules: usize, n: usize, kind: MixRequest) {
+    let table = RouteTable::from_input(&regex_mix(rules), &BuildOptions::default());
+    let mut rng = Rng::new(5);
+    let reqs: Vec<(String, String)> = (0..1024)
+        .map(|_| regex_mix_request(&mut rng, rules, kind))
+        .collect();
+    let headers: Vec<[(&str, &str); 1]> = reqs
+        .iter()
+        .map(|(_, t)| [("x-tenant", t.as_str())])
+        .collect();
+    let view: Vec<Req<'_>> = reqs
+        .iter()
+        .zip(&headers)
+        .map(|((p, _), h)| (svc_ip(0), p.as_str(), h.as_slice()))
+        .collect();
+    let forwards = warm_then_run(&table, &view, n);
+    println!("{scenario}: {n} resolves, {forwards} forwarded");
+}
+
 /// `snapshot-<routes>`: [`http_routes_yaml`] and the 100 Services they name (one per
 /// (namespace, name) pair), decoded into a snapshot; one `RouteTable::build` of it.
 fn snapshot_scenario(routes: usize) {
@@ -113,6 +136,15 @@ fn main() {
         .and_then(|r| r.parse().ok())
     {
         return hostile_scenario(scenario, routes, n, false);
+    }
+    for (prefix, kind) in [
+        ("regex-mix-", MixRequest::PathHit),
+        ("regex-only-", MixRequest::RegexHit),
+        ("regex-404-", MixRequest::NotFound),
+    ] {
+        if let Some(rules) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
+            return regex_scenario(scenario, rules, n, kind);
+        }
     }
     // `one-port-<rules>` puts every rule on one Service port; `many-services[-<services>]`
     // gives each Service 5 rules (10,000 Services by default). The growth curve uses

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use gamma_benches::counting::{INSTRUMENTED_SYSTEM, Region, StatsAlloc, allocations, live_bytes};
 use gamma_benches::hostile::hostile;
+use gamma_benches::regex_mix::regex_mix;
 use gamma_benches::{many_services, one_port};
 use gamma_resolve::{BuildOptions, RouteTable};
 
@@ -20,6 +21,11 @@ fn main() {
             "one port, 10,000 rules".to_string(),
             one_port(10_000),
             10_000usize,
+        ),
+        (
+            "regex mix, one port, 10,000 rules (2% regex paths)".to_string(),
+            regex_mix(10_000),
+            10_000,
         ),
         (
             "10,000 Services x 5 rules".to_string(),

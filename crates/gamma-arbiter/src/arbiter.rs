@@ -15,7 +15,7 @@ use crate::ladder::Ladder;
 use crate::registry::{Identity, Registry};
 use crate::route_key::{RouteKey, RouteName};
 use crate::route_verdicts::{IdList, RouteVerdicts};
-use crate::routes::{ROUTE_KINDS, digest_service_parent, route_parts};
+use crate::routes::{ROUTE_KINDS, digest_service_parent};
 use crate::status::{DesiredStatus, ParentConditions, desired_entries};
 
 /// The ownership arbiter. Pure: the same configuration and snapshot give the same
@@ -106,7 +106,8 @@ impl<'a> Walk<'_, 'a> {
         if let Some(id) = from_digest {
             return Some(IdList::One(id));
         }
-        let (meta, refs, _) = route_parts(resource)?;
+        let view = resource.as_route()?;
+        let (meta, refs) = (view.metadata, view.parent_refs);
         let ns = meta.namespace_or_default();
         if !self.current.is_some_and(|c| same(c, ns)) {
             self.ladder.enter_namespace(ns);
@@ -203,7 +204,8 @@ impl Arbiter {
         me: &Identity,
         supplied: &dyn Fn(usize) -> Option<ParentConditions>,
     ) -> Option<DesiredStatus> {
-        let (meta, refs, _) = route_parts(snapshot.get(route)?)?;
+        let view = snapshot.get(route)?.as_route()?;
+        let (meta, refs) = (view.metadata, view.parent_refs);
         let verdicts = decisions.route(route)?.to_vec();
         let reporter =
             self.config.no_owning_controller_reporter.as_deref() == Some(me.name.as_str());
@@ -266,7 +268,10 @@ impl Arbiter {
         let mut ladder = Ladder::new(snapshot, &registry, &self.config, table);
         for (route, scope) in scopes {
             let shared = snapshot.get_shared(&route);
-            let Some((meta, refs, _)) = shared.and_then(|r| route_parts(r)) else {
+            let Some((meta, refs)) = shared
+                .and_then(|r| r.as_route())
+                .map(|v| (v.metadata, v.parent_refs))
+            else {
                 if let Ok(at) = decisions.find(&route) {
                     let old = decisions.routes.remove(at);
                     changed_pairs.extend((0..old.ids.as_slice().len()).map(|i| PairKey {

@@ -22,7 +22,7 @@ use gamma_model::gateway::{GROUP, ParentKind, ParentReference};
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, Snapshot};
 
 use crate::config::{ArbiterConfig, NONE_VALUE};
-use crate::routes::{ROUTE_KINDS, route_parts};
+use crate::routes::ROUTE_KINDS;
 
 /// Which of a route's parentRefs an object change touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,8 +155,8 @@ impl DependencyIndex {
         };
         match key.kind {
             k if k.is_route() => {
-                let has_service = obj.and_then(route_parts).is_some_and(|(_, refs, _)| {
-                    refs.iter().any(|p| {
+                let has_service = obj.and_then(|o| o.as_route()).is_some_and(|r| {
+                    r.parent_refs.iter().any(|p| {
                         p.parent_kind() == ParentKind::Service || p.is_core_alias_service()
                     })
                 });

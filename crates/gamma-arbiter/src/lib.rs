@@ -34,8 +34,6 @@
     )
 )]
 
-pub mod routes;
-
 mod arbiter;
 mod config;
 mod decision;
@@ -47,6 +45,7 @@ mod merge;
 mod registry;
 mod route_key;
 mod route_verdicts;
+mod routes;
 mod status;
 
 pub use arbiter::{Arbiter, Decisions};

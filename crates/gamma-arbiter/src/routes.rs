@@ -1,23 +1,8 @@
-//! Uniform access to the parts of every route kind the arbiter reads.
+//! The route kinds the arbiter walks, and which routes a full decision can decide from their
+//! digests alone. Routes of any kind are read through [`gamma_model::RouteView`].
 
-use gamma_model::AnyResource;
 use gamma_model::digest::{InlineName, ParentDigest, RouteDigest};
-use gamma_model::gateway::{ParentKind, ParentReference, RouteStatus};
-use gamma_model::meta::ObjectMeta;
-
-/// The metadata, parentRefs and status of a route of any kind; `None` for other objects.
-pub fn route_parts(
-    resource: &AnyResource,
-) -> Option<(&ObjectMeta, &[ParentReference], Option<&RouteStatus>)> {
-    Some(match resource {
-        AnyResource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        AnyResource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        AnyResource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        AnyResource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        AnyResource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs[..], r.status.as_ref()),
-        _ => return None,
-    })
-}
+use gamma_model::gateway::ParentKind;
 
 /// The route kinds, in [`gamma_model::ResourceKind`] order.
 pub(crate) const ROUTE_KINDS: [gamma_model::ResourceKind; 5] = [

@@ -105,8 +105,8 @@ impl Sim {
     fn step(&mut self, c: usize, route: &ObjectKey) {
         let decisions = &self.decisions;
         let ctl = &mut self.controllers[c];
-        let (meta, refs, _) =
-            gamma_arbiter::routes::route_parts(self.snap.get(route).unwrap()).unwrap();
+        let view = self.snap.get(route).unwrap().as_route().unwrap();
+        let (meta, refs) = (view.metadata, view.parent_refs);
         let generation = meta.generation_or_zero();
         let desired = self
             .arbiter

@@ -61,7 +61,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{
     Arbiter, ArbiterConfig, ConfigErrors, Decisions, Identity, Ownership, PairKey,
 };
@@ -70,8 +69,7 @@ use gamma_arbiter::{Directive, Handoff};
 use gamma_arbiter::{MergeOutcome, merge_outcome};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
-use gamma_model::{ObjectKey, ResourceKind, Snapshot};
-use gamma_resolve::ir::RouteKind;
+use gamma_model::{ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
@@ -159,27 +157,6 @@ pub struct Reconciler {
     /// The table conditions per pair from the previous reconciliation, to find routes whose
     /// status must be recomputed after an incremental change.
     conditions: BTreeMap<PairKey, Vec<RouteCondition>>,
-}
-
-fn route_kind(kind: ResourceKind) -> Option<RouteKind> {
-    Some(match kind {
-        ResourceKind::HttpRoute => RouteKind::Http,
-        ResourceKind::GrpcRoute => RouteKind::Grpc,
-        ResourceKind::TlsRoute => RouteKind::Tls,
-        ResourceKind::TcpRoute => RouteKind::Tcp,
-        ResourceKind::UdpRoute => RouteKind::Udp,
-        _ => return None,
-    })
-}
-
-fn resource_kind(kind: RouteKind) -> ResourceKind {
-    match kind {
-        RouteKind::Http => ResourceKind::HttpRoute,
-        RouteKind::Grpc => ResourceKind::GrpcRoute,
-        RouteKind::Tls => ResourceKind::TlsRoute,
-        RouteKind::Tcp => ResourceKind::TcpRoute,
-        RouteKind::Udp => ResourceKind::UdpRoute,
-    }
 }
 
 fn to_condition(c: &RouteCondition) -> Condition {
@@ -279,10 +256,12 @@ impl Reconciler {
         let mut include = BTreeSet::new();
         for (key, i, _) in decisions.pairs() {
             let route = &key.to_object_key();
-            let Some((meta, refs, status)) = snapshot.get(route).and_then(route_parts) else {
+            let Some(view) = snapshot.get(route).and_then(|r| r.as_route()) else {
                 continue;
             };
-            let (Some(pref), Some(kind)) = (refs.get(i), route_kind(route.kind)) else {
+            let (meta, refs, status, kind) =
+                (view.metadata, view.parent_refs, view.status, view.kind);
+            let Some(pref) = refs.get(i) else {
                 continue;
             };
             let pair = PairKey {
@@ -320,7 +299,7 @@ impl Reconciler {
         for ps in table.parent_conditions() {
             let pair = PairKey {
                 route: ObjectKey::new(
-                    resource_kind(ps.kind),
+                    ps.kind.resource_kind(),
                     ps.namespace.clone(),
                     ps.name.clone(),
                 ),
@@ -353,7 +332,11 @@ impl Reconciler {
             }
         }
         for route in routes {
-            let Some((meta, refs, status)) = snapshot.get(&route).and_then(route_parts) else {
+            let Some((meta, refs, status)) = snapshot
+                .get(&route)
+                .and_then(|r| r.as_route())
+                .map(|v| (v.metadata, v.parent_refs, v.status))
+            else {
                 continue;
             };
             let supplied = |i: usize| {
@@ -422,7 +405,7 @@ impl Reconciler {
                             })
                         })
                         .count();
-                    if missing > 0 && stored.parents.len() >= gamma_arbiter::merge::MAX_PARENTS {
+                    if missing > 0 && stored.parents.len() >= gamma_arbiter::MAX_PARENTS {
                         diagnostics.push(Diagnostic::StatusFull {
                             route,
                             dropped: missing,

@@ -11,7 +11,6 @@
 use std::time::Duration;
 
 use gamma_arbiter::DesiredStatus;
-use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{Identity, MergeOutcome, merge_outcome};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
@@ -253,8 +252,9 @@ fn body(
 fn stored_status(object: DynamicObject) -> Result<RouteStatus, DecodeError> {
     let value = crate::watch::to_value(object);
     let resource = AnyResource::from_value(value)?;
-    Ok(route_parts(&resource)
-        .and_then(|(_, _, s)| s.cloned())
+    Ok(resource
+        .as_route()
+        .and_then(|r| r.status.cloned())
         .unwrap_or_default())
 }
 

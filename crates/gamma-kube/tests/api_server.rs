@@ -195,7 +195,7 @@ async fn until(
 fn entries(objects: &[AnyResource]) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for r in objects {
-        if let Some((_, _, Some(status))) = gamma_arbiter::routes::route_parts(r) {
+        if let Some(status) = r.route_status() {
             for p in &status.parents {
                 out.push((
                     format!(

@@ -1,17 +1,31 @@
-//! [`Chunked`]: an ordered map that keeps its entries in sorted runs of up to [`CAP`], for
-//! passes that read many consecutive values.
+//! [`Chunked`]: the ordered index behind the [`Snapshot`](crate::Snapshot)'s digest passes
+//! ([`Snapshot::route_digests`](crate::Snapshot::route_digests),
+//! [`Snapshot::service_digests`](crate::Snapshot::service_digests)): a map from key to value
+//! that keeps its entries in sorted runs of up to [`CAP`], for passes that read many
+//! consecutive values. Any engine that walks every route or Service of a snapshot reads it
+//! through those passes; it stays with the `Snapshot`, which maintains it on every `upsert`
+//! and `remove`.
 //!
-//! `BTreeMap` holds at most 11 entries per node, and walking it in order hops from leaf to
-//! parent to the next leaf every 11 entries; each hop is a chain of dependent cache misses
-//! (the leaf's length sits at the end of a 2 KB node, then the parent, then the next edge).
-//! Over the 50,000 route digests of a snapshot those hops cost about a fifth of a full
-//! ownership decision. Here a `BTreeMap` indexes runs ("chunks") by their first key, and each
-//! run keeps its keys and values in two vectors, so an ordered pass reads the values
-//! sequentially and hops once per [`CAP`] entries. Inserting or removing moves at most
-//! [`CAP`] entries of one run. Lookups are a `BTreeMap` search plus a binary search in a run.
+//! Why not a plain `BTreeMap`: it holds at most 11 entries per node, and walking it in order
+//! hops from leaf to parent to the next leaf every 11 entries; each hop is a chain of
+//! dependent cache misses (the leaf's length sits at the end of a 2 KB node, then the parent,
+//! then the next edge). Over the tens of thousands of route digests of a large snapshot those
+//! hops were a large share of a full ownership decision (the A/B figures, `BTreeMap` against
+//! runs, are in `benches/README.md`, "Round 4: digests in sorted runs"). Here a `BTreeMap`
+//! indexes runs ("chunks") by their first key, and each run keeps its keys and values in two
+//! vectors, so an ordered pass reads the values sequentially and hops once per [`CAP`]
+//! entries. Inserting or removing moves at most [`CAP`] entries of one run. Lookups are a
+//! `BTreeMap` search plus a binary search in a run.
 //!
-//! Equality and `Debug` look at the entries only, never at how they are split into runs, so
-//! two maps with the same entries are equal whatever history built them.
+//! Why not an `IndexMap`: its order is insertion order. Keeping it sorted under watch events
+//! means `shift_insert`/`shift_remove` at the key's position, which move every later entry
+//! (O(n) per event, against at most [`CAP`] here), and range passes (one route kind) would need
+//! a binary search over a map not built for it.
+//!
+//! It behaves exactly as a `BTreeMap` on any sequence of operations (the property test
+//! `behaves_like_a_btreemap` below compares the two on random inserts, removals, lookups and
+//! range passes). Equality and `Debug` look at the entries only, never at how they are split
+//! into runs, so two maps with the same entries are equal whatever history built them.
 
 use std::collections::BTreeMap;
 use std::fmt;

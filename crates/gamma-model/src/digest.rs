@@ -3,12 +3,12 @@
 //! An object is a chain of separately allocated pieces: the `Arc<AnyResource>` (several hundred
 //! bytes), its namespace and name strings, and for a route the parentRef list and each
 //! parentRef's strings. A pass over 50,000 routes that reads each route's namespace and first
-//! parent pays a cache miss at each link of that chain for every route: measured on the
-//! development machine, reading those fields alone took 4 to 6 ms, more than deciding with
-//! them. [`crate::Snapshot`] therefore keeps a digest of every route ([`RouteDigest`],
+//! parent pays a cache miss at each link of that chain for every route: reading those fields
+//! alone cost more than deciding with them (figures in `benches/README.md`, "Round 4").
+//! [`crate::Snapshot`] therefore keeps a digest of every route ([`RouteDigest`],
 //! [`crate::Snapshot::route_digests`]) and every Service ([`ServiceDigest`],
 //! [`crate::Snapshot::service_digests`]) beside its key: the same facts, with short names
-//! copied inline, stored in key order in B-tree nodes, so such a pass reads a few sequential
+//! copied inline, stored in key order in sorted runs (the snapshot's internal ordered index), so such a pass reads a few sequential
 //! cache lines per object. Names too long to inline are reported as absent; readers then
 //! take the object itself, which is always stored next to its digest. Digests are derived
 //! from their object alone when it is inserted, so they can never disagree with it.
@@ -17,7 +17,6 @@ use std::fmt;
 
 use crate::AnyResource;
 use crate::gateway::{ParentKind, ParentReference};
-use crate::meta::ObjectMeta;
 
 /// How many bytes of a name [`InlineName`] holds. Kubernetes namespace and Service names are
 /// at most 63 bytes, but most are far shorter; 31 keeps a digest within two cache lines.
@@ -164,14 +163,8 @@ pub struct RouteDigest {
 impl RouteDigest {
     /// The digest of `resource`; `None` when it is not a route kind.
     pub fn of(resource: &AnyResource) -> Option<RouteDigest> {
-        let (meta, refs): (&ObjectMeta, &[ParentReference]) = match resource {
-            AnyResource::HttpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::GrpcRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::TlsRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::TcpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            AnyResource::UdpRoute(r) => (&r.metadata, &r.spec.parent_refs),
-            _ => return None,
-        };
+        let route = resource.as_route()?;
+        let (meta, refs) = (route.metadata, route.parent_refs);
         Some(RouteDigest {
             generation: meta.generation_or_zero(),
             namespace: InlineName::new(meta.namespace_or_default()),

@@ -15,8 +15,9 @@
 //!
 //! ## Main types
 //!
-//! [`Resource`] (any decoded object) and [`ResourceKind`]; [`ObjectRef`] (kind, namespace,
-//! name); [`Snapshot`], the indexed set of objects every engine reads, with [`ParentKey`];
+//! [`AnyResource`] (any decoded object) and [`ResourceKind`]; [`ObjectKey`] (kind, namespace,
+//! name); [`RouteKind`] and [`RouteView`] (what engines read from a route of any kind);
+//! [`Snapshot`], the indexed set of objects every engine reads, with [`ParentKey`];
 //! [`decode()`] and [`DecodeOptions`]; the [`Validate`] trait and [`ValidationErrors`]; the IR
 //! route [`ir::Route`]; JSON Schemas through [`schema`].
 //!
@@ -52,9 +53,11 @@ pub mod xmesh;
 mod chunked;
 mod macros;
 mod resource;
+mod route;
 mod snapshot;
 
 pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
 pub use resource::{AnyResource, ObjectKey, ResourceKind};
+pub use route::{RouteKind, RouteView};
 pub use snapshot::{ParentKey, Snapshot};
 pub use validate::{Validate, ValidationError, ValidationErrors};

@@ -292,14 +292,7 @@ impl AnyResource {
     /// The status of a route (any of the five route kinds): `None` for other kinds, and for a
     /// route that has no status yet.
     pub fn route_status(&self) -> Option<&RouteStatus> {
-        match self {
-            AnyResource::HttpRoute(r) => r.status.as_ref(),
-            AnyResource::GrpcRoute(r) => r.status.as_ref(),
-            AnyResource::TlsRoute(r) => r.status.as_ref(),
-            AnyResource::TcpRoute(r) => r.status.as_ref(),
-            AnyResource::UdpRoute(r) => r.status.as_ref(),
-            _ => None,
-        }
+        self.as_route()?.status
     }
 
     /// The status field of a route (any of the five route kinds), to read or replace whatever
@@ -335,14 +328,7 @@ impl AnyResource {
 impl ResourceKind {
     /// Whether this is a route kind (HTTP, GRPC, TLS, TCP, UDP).
     pub fn is_route(&self) -> bool {
-        matches!(
-            self,
-            ResourceKind::HttpRoute
-                | ResourceKind::GrpcRoute
-                | ResourceKind::TlsRoute
-                | ResourceKind::TcpRoute
-                | ResourceKind::UdpRoute
-        )
+        self.route_kind().is_some()
     }
 }
 

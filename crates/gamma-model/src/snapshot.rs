@@ -451,14 +451,7 @@ impl Snapshot {
 }
 
 fn parent_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<ParentKey> {
-    let refs: &[ParentReference] = match resource {
-        AnyResource::HttpRoute(r) => &r.spec.parent_refs,
-        AnyResource::GrpcRoute(r) => &r.spec.parent_refs,
-        AnyResource::TlsRoute(r) => &r.spec.parent_refs,
-        AnyResource::TcpRoute(r) => &r.spec.parent_refs,
-        AnyResource::UdpRoute(r) => &r.spec.parent_refs,
-        _ => &[],
-    };
+    let refs = resource.as_route().map_or(&[][..], |r| r.parent_refs);
     refs.iter().map(|p| ParentKey::of(p, namespace)).collect()
 }
 

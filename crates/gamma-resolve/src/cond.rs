@@ -10,17 +10,25 @@ use regex::{Regex, RegexBuilder};
 
 use crate::headers::HeaderLookup;
 use crate::path::query_param;
+use crate::regex_set::RegexSet;
 
 /// Compiled-program size limit per regex (bytes).
 pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
 /// Lazy-DFA cache limit per regex (bytes).
 pub const REGEX_DFA_LIMIT: usize = 256 * 1024;
 
-/// Distinct regexes of a table, compiled once.
+/// Regex sets by the regexes of their list.
+type SetsByIds = HashMap<Box<[u32]>, u32>;
+
+/// Distinct regexes of a table, compiled once, and the regex sets of its candidate lists
+/// (one per distinct list of regexes).
 #[derive(Debug, Default)]
 pub(crate) struct RegexPool {
     by_pattern: HashMap<String, u32>,
     compiled: Vec<Regex>,
+    sets: Vec<RegexSet>,
+    /// Sets by their regexes, without and with the all-matches regex.
+    set_by_ids: (SetsByIds, SetsByIds),
 }
 
 impl RegexPool {
@@ -40,12 +48,64 @@ impl RegexPool {
         Ok(i)
     }
 
+    /// Index of `pattern` if already compiled.
+    #[cfg(test)]
+    pub(crate) fn intern_existing(&self, pattern: &str) -> Option<u32> {
+        self.by_pattern.get(pattern).copied()
+    }
+
     pub(crate) fn get(&self, i: u32) -> Option<&Regex> {
         self.compiled.get(i as usize)
     }
 
     pub(crate) fn len(&self) -> usize {
         self.compiled.len()
+    }
+
+    /// The compiled regexes, by index.
+    #[cfg(test)]
+    pub(crate) fn compiled(&self) -> &[Regex] {
+        &self.compiled
+    }
+
+    /// Index of the regex set of the list of regexes `ids` (in precedence order), building
+    /// it on first use: route sets with the same regex list share one set. `rejectable`:
+    /// whether a candidate whose regex matches may still fail its other conditions
+    /// ([`RegexSet::new`]); the two kinds are interned apart.
+    pub(crate) fn intern_set(&mut self, ids: &[u32], rejectable: bool) -> u32 {
+        let by_ids = if rejectable {
+            &mut self.set_by_ids.1
+        } else {
+            &mut self.set_by_ids.0
+        };
+        if let Some(i) = by_ids.get(ids) {
+            return *i;
+        }
+        let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
+        self.sets
+            .push(RegexSet::new(&self.compiled, ids, rejectable));
+        by_ids.insert(ids.into(), i);
+        i
+    }
+
+    /// Calls `f` with the position in the list of set `set` of every regex that matches
+    /// `haystack`, in list order, until `f` returns `Some`.
+    #[inline]
+    pub(crate) fn find_in_set<R>(
+        &self,
+        set: u32,
+        haystack: &str,
+        f: impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
+        self.sets
+            .get(set as usize)?
+            .find(&self.compiled, haystack, f)
+    }
+
+    /// Whether regex `i` matches `haystack` (a full match).
+    #[inline]
+    pub(crate) fn is_match(&self, i: u32, haystack: &str) -> bool {
+        self.get(i).is_some_and(|re| re.is_match(haystack))
     }
 }
 
@@ -116,6 +176,10 @@ pub(crate) struct Probe<'r> {
     pub(crate) headers: &'r dyn HeaderLookup,
     pub(crate) grpc_service: &'r str,
     pub(crate) grpc_method: &'r str,
+    /// Whether the index already matched the path regex of every candidate it yields (the
+    /// resolve path: [`RegexPool::find_in_set`]), so [`Cond::check`] skips it; explanations,
+    /// which check every candidate, leave it `false`.
+    pub(crate) path_regex_matched: bool,
 }
 
 impl Cond {
@@ -138,6 +202,7 @@ impl Cond {
     /// Checks every condition, returning the first that fails.
     pub(crate) fn check(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
         if let Some(i) = self.path_regex
+            && !p.path_regex_matched
             && !ValueMatch::Regex(i).matches_str(p.path, pool)
         {
             return Err(Failed::PathRegex);

@@ -7,9 +7,10 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::ir::{HeaderEdits, RouteKind};
+use crate::input::HeaderEdits;
 use crate::redirect::Location;
 use crate::rewrite::RewrittenPath;
+use gamma_model::RouteKind;
 
 /// A route, by kind, namespace and name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]

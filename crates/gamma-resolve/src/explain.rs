@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cond::{Cond, Failed, Probe, split_grpc_path};
 use crate::hostname::{self, normalize_host};
 use crate::index::{GrpcIndex, HostIndex, PathIndex};
-use crate::ir::L4;
+use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
 use crate::table::{Action, Binding, RouteSet, RouteTable, SetLabel};
@@ -283,6 +283,7 @@ impl RouteTable {
             headers: req.headers,
             grpc_service: service,
             grpc_method: method,
+            path_regex_matched: false,
         };
         let host = match req.protocol {
             Protocol::Tls => req.sni,

@@ -10,7 +10,9 @@ use std::net::IpAddr;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::ir::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, RouteKind, TableInput};
+use gamma_model::RouteKind;
+
+use crate::input::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, TableInput};
 use crate::listener;
 use crate::status::{ACCEPTED, RESOLVED_REFS, RouteCondition};
 

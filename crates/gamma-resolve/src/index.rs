@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
+use crate::cond::RegexPool;
 use crate::hostname::{self, MAX_HOSTNAME_LEN};
 use crate::path::normalize_prefix;
 
@@ -351,6 +352,9 @@ pub(crate) struct PathIndex {
     lens: (u32, u32),
     /// Candidates of regex paths.
     regex: Run,
+    /// With one regex candidate its regex, with several their set (in the table's
+    /// [`RegexPool`]).
+    regex_sel: u32,
 }
 
 /// Hash of a path key for the shared hash (salted by index and kind, keyed by the table's
@@ -552,12 +556,14 @@ impl PathKeys {
 
 impl PathIndex {
     /// Calls `f` on candidates whose path condition may hold, in precedence order: exact
-    /// path, then prefixes longest first (on segment boundaries), then regexes (whose own
-    /// condition `f` must check). Stops at the first `Some`.
+    /// path, then prefixes longest first (on segment boundaries), then the regexes that match
+    /// the whole path (all of them in one pass: [`RegexPool::find_in_set`]). Stops at the
+    /// first `Some`.
     #[inline]
     pub(crate) fn find<R>(
         &self,
         keys: &PathKeys,
+        regexes: &RegexPool,
         path: &str,
         mut f: impl FnMut(u32) -> Option<R>,
     ) -> Option<R> {
@@ -621,7 +627,15 @@ impl PathIndex {
                 }
             }
         }
-        scan(&self.regex)
+        match self.regex.1 {
+            0 => None,
+            1 if regexes.is_match(self.regex_sel, path) => f(self.regex.0),
+            1 => None,
+            _ => {
+                let list = keys.list(&self.regex);
+                regexes.find_in_set(self.regex_sel, path, |i| f(*list.get(i)?))
+            }
+        }
     }
 
     /// The candidates of regex paths (for explanations).
@@ -671,7 +685,8 @@ pub(crate) struct PathIndexBuilder {
     head: u32,
     tail: u32,
     count: usize,
-    regex: Vec<u32>,
+    /// (candidate, regex, rejectable) of the regex paths.
+    regex: Vec<(u32, u32, bool)>,
     /// Whether the keys are in [`PathKeysBuilder::by_key`]; small indexes find repeated
     /// keys by scanning `keys` instead (no hashing).
     hashed: bool,
@@ -685,7 +700,12 @@ const BUILD_SCAN_MAX: usize = 16;
 pub(crate) enum PathSlot<'a> {
     Exact(&'a str),
     Prefix(&'a str),
-    Regex,
+    /// A `RegularExpression` path: its regex in the table's [`RegexPool`], and whether other
+    /// conditions (method, headers, query) may reject the candidate when the regex matches.
+    Regex {
+        regex: u32,
+        rejectable: bool,
+    },
 }
 
 impl<'i> PathKeysBuilder<'i> {
@@ -724,8 +744,8 @@ impl<'i> PathKeysBuilder<'i> {
         let (key, prefix) = match slot {
             PathSlot::Exact(p) => (p, false),
             PathSlot::Prefix(p) => (normalize_prefix(p), true),
-            PathSlot::Regex => {
-                b.regex.push(cand);
+            PathSlot::Regex { regex, rejectable } => {
+                b.regex.push((cand, regex, rejectable));
                 return;
             }
         };
@@ -840,11 +860,13 @@ impl<'i> PathKeysBuilder<'i> {
         (start, end - start)
     }
 
-    /// Sorts every key's candidates with `order` (by precedence key) and freezes the index.
+    /// Sorts every key's candidates with `order` (by precedence key) and freezes the index;
+    /// several regex candidates get one regex set (interned in `regexes`).
     pub(crate) fn finish(
         &mut self,
         b: PathIndexBuilder,
         order: &impl Fn(&u32, &u32) -> std::cmp::Ordering,
+        regexes: &mut RegexPool,
     ) -> PathIndex {
         let PathIndexBuilder {
             id, head, regex, ..
@@ -894,20 +916,20 @@ impl<'i> PathKeysBuilder<'i> {
             let end = u32::try_from(self.out.lens.len()).unwrap_or(u32::MAX);
             lens = (start, end - start);
         }
-        let regex = match regex.len() {
-            0 => (0, 0),
+        let mut regex = regex;
+        regex.sort_by(|a, b| order(&a.0, &b.0));
+        regex.dedup_by_key(|(c, ..)| *c);
+        let (regex, regex_sel) = match regex.as_slice() {
+            [] => ((0, 0), 0),
+            [(only, re, _)] => ((*only, 1), *re),
             _ => {
-                let mut v = regex;
-                v.sort_by(order);
-                v.dedup();
-                match v.as_slice() {
-                    [only] => (*only, 1),
-                    _ => {
-                        let start = u32::try_from(self.out.ids.len()).unwrap_or(u32::MAX);
-                        self.out.ids.extend_from_slice(&v);
-                        (start, u32::try_from(v.len()).unwrap_or(0))
-                    }
-                }
+                let start = u32::try_from(self.out.ids.len()).unwrap_or(u32::MAX);
+                self.out.ids.extend(regex.iter().map(|(c, ..)| *c));
+                self.scratch.clear();
+                self.scratch.extend(regex.iter().map(|(_, re, _)| *re));
+                let rejectable = regex.iter().any(|(.., r)| *r);
+                let set = regexes.intern_set(&self.scratch, rejectable);
+                ((start, u32::try_from(regex.len()).unwrap_or(0)), set)
             }
         };
         PathIndex {
@@ -916,6 +938,7 @@ impl<'i> PathKeysBuilder<'i> {
             prefix: prefix_r,
             lens,
             regex,
+            regex_sel,
         }
     }
 
@@ -1043,6 +1066,8 @@ mod tests {
 
     fn two_indexes_seeded(n: u32, keys: &[String], seed: u64) -> (PathKeys, PathIndex, PathIndex) {
         let mut b = PathKeysBuilder::new(HashKeys::new(seed));
+        let mut pool = RegexPool::default();
+        let any = pool.intern(".*").unwrap_or(0);
         let order = |a: &u32, b: &u32| a.cmp(b);
         let mut built = Vec::new();
         for base in [0u32, 1000] {
@@ -1055,8 +1080,15 @@ mod tests {
                 b.add(&mut ib, PathSlot::Exact(k), base + 2 * i);
                 b.add(&mut ib, PathSlot::Prefix(k), base + 2 * i + 1);
             }
-            b.add(&mut ib, PathSlot::Regex, base + 999);
-            built.push(b.finish(ib, &order));
+            b.add(
+                &mut ib,
+                PathSlot::Regex {
+                    regex: any,
+                    rejectable: false,
+                },
+                base + 999,
+            );
+            built.push(b.finish(ib, &order, &mut pool));
         }
         let keys = b.freeze();
         (keys, built[0], built[1])
@@ -1064,7 +1096,11 @@ mod tests {
 
     fn hits(keys: &PathKeys, pi: &PathIndex, path: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        pi.find(keys, path, |c| {
+        // the indexes' one regex, `.*`, is the first a fresh pool interns (id 0), as in
+        // `two_indexes_seeded`
+        let mut pool = RegexPool::default();
+        let _ = pool.intern(".*");
+        pi.find(keys, &pool, path, |c| {
             out.push(c);
             None::<()>
         });
@@ -1112,7 +1148,7 @@ mod tests {
             for (i, f) in fillers.iter().enumerate() {
                 b.add(&mut ib, PathSlot::Prefix(f), 100 + i as u32);
             }
-            let pi = b.finish(ib, &order);
+            let pi = b.finish(ib, &order, &mut RegexPool::default());
             let pk = b.freeze();
             assert_eq!(hits(&pk, &pi, "/a/b/c"), vec![3, 2, 1], "extra={extra}");
             assert_eq!(hits(&pk, &pi, "/a/bc"), vec![2, 1], "extra={extra}");

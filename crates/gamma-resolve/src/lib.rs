@@ -8,7 +8,7 @@
 //! ## Pipeline
 //!
 //! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: defaults, label selectors,
-//!    readiness, validation under [`BuildOptions::channel`]) into the table input ([`ir`]),
+//!    readiness, validation under [`BuildOptions::channel`]) into the table input ([`input`]),
 //! 2. compiles it ([`RouteTable::from_input`]): attachment of every (route, parentRef),
 //!    backend validity, rule compilation, one indexed route set per Service port or listener,
 //!    and the (route, parentRef) conditions ([`RouteTable::parent_conditions`]);
@@ -48,7 +48,7 @@
 
 pub mod gateway_status;
 pub mod hostname;
-pub mod ir;
+pub mod input;
 pub mod path;
 pub mod precedence;
 pub mod redirect;
@@ -67,6 +67,7 @@ mod headers;
 mod index;
 mod listener;
 mod lower;
+mod regex_set;
 mod request;
 mod resolve;
 mod table;

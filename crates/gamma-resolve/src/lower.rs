@@ -17,8 +17,9 @@ use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
 
 use crate::cond::RegexPool;
-use crate::ir::*;
+use crate::input::*;
 use crate::request::Scheme;
+use gamma_model::RouteKind;
 
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";
@@ -44,6 +45,17 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
 /// [`lower`] validating routes against `opts` (the channel whose CRD rules apply): a route
 /// invalid under them is left out of the table, and says so ([`crate::RouteTable::left_out_at`]).
 pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
+    lower_into(snapshot, opts, &mut RegexPool::default())
+}
+
+/// [`lower_with`], validating the routes' regexes by compiling them into `regexes`: the
+/// table's pool when building from a snapshot, so the table reuses them instead of compiling
+/// each regex a second time.
+pub(crate) fn lower_into(
+    snapshot: &Snapshot,
+    opts: &ValidateOptions,
+    regexes: &mut RegexPool,
+) -> TableInput {
     let mut input = TableInput::default();
     for svc in snapshot.services() {
         let ns = ns_of(&svc.metadata);
@@ -130,12 +142,11 @@ pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
                 .collect(),
         });
     }
-    let mut regexes = RegexPool::default();
     for r in snapshot.http_routes() {
-        input.routes.push(lower_http(r, &mut regexes, opts));
+        input.routes.push(lower_http(r, regexes, opts));
     }
     for r in snapshot.grpc_routes() {
-        input.routes.push(lower_grpc(r, &mut regexes, opts));
+        input.routes.push(lower_grpc(r, regexes, opts));
     }
     // TLS, TCP and UDP routes share one shape (parents, optional SNI hostnames, one rule of
     // weighted backends), so they lower through one loop.
@@ -481,11 +492,7 @@ fn str_match(
 fn apply_validation(out: &mut RouteIr, result: Result<(), ValidationErrors>) {
     let Err(errors) = result else { return };
     for e in errors.errors() {
-        let path = e.path.as_str();
-        let rule = path
-            .strip_prefix("spec.rules[")
-            .and_then(|rest| rest.split(']').next())
-            .and_then(|i| i.parse::<usize>().ok());
+        let rule = e.rule_index();
         let invalid = Invalid {
             reason: UNSUPPORTED,
             message: e.to_string(),

@@ -23,7 +23,8 @@
 //! (header edits, rewrites, mirrors, timeouts).
 //!
 //! ```
-//! use gamma_resolve::ir::*;
+//! use gamma_model::RouteKind;
+//! use gamma_resolve::input::*;
 //! use gamma_resolve::reference::{self, Outcome, Policy};
 //! use gamma_resolve::{Request, RouteTable};
 //!
@@ -95,12 +96,13 @@
 
 use std::cmp::Ordering;
 
-use crate::ir::{
-    BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RouteKind, RuleIr,
-    StrMatch, TableInput,
+use crate::input::{
+    BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RuleIr, StrMatch,
+    TableInput,
 };
 use crate::request::Scheme;
 use crate::{BuildOptions, Decision, MeshHostnames, MeshReferenceGrants, Protocol, Request};
+use gamma_model::RouteKind;
 
 /// A route's identity in an [`Outcome`]: (kind, namespace, name).
 pub type RouteId = (RouteKind, String, String);

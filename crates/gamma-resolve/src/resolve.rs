@@ -8,7 +8,7 @@ use crate::decision::{
     RuleRef, Status, UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
-use crate::ir::{L4, PathModifierIr};
+use crate::input::{L4, PathModifierIr};
 use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
@@ -110,6 +110,7 @@ impl RouteTable {
                     headers: req.headers,
                     grpc_service: service,
                     grpc_method: method,
+                    path_regex_matched: true,
                 };
                 let check = |c: u32| -> Option<u32> {
                     let cand = self.cands.get(c as usize)?;
@@ -137,7 +138,7 @@ impl RouteTable {
                     }
                 }
                 if let Some(h) = &set.http {
-                    return hit(h.find(host, |pi| pi.find(&self.paths, path, check)));
+                    return hit(h.find(host, |pi| pi.find(&self.paths, &self.regexes, path, check)));
                 }
                 if set.grpc.is_some() {
                     // GRPCRoutes only match gRPC requests.
@@ -198,7 +199,7 @@ impl RouteTable {
         let route = self.routes.get(rule.route as usize);
         RuleRef {
             route: RouteRef {
-                kind: route.map_or(crate::ir::RouteKind::Http, |r| r.kind),
+                kind: route.map_or(gamma_model::RouteKind::Http, |r| r.kind),
                 namespace: route.map_or("", |r| self.route_namespace(r)),
                 name: route.map_or("", |r| &r.name),
             },

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::ir::{Invalid, RouteIr, RouteKind, TableInput};
+use crate::input::{Invalid, RouteIr, TableInput};
+use gamma_model::RouteKind;
 
 /// Condition type `Accepted`.
 pub const ACCEPTED: &str = "Accepted";

@@ -7,8 +7,8 @@
     clippy::indexing_slicing
 )]
 
+use gamma_model::RouteKind;
 use gamma_model::Snapshot;
-use gamma_resolve::ir::RouteKind;
 use gamma_resolve::status::{
     ACCEPTED, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS, RESOLVED_REFS, RouteCondition,
 };

@@ -9,7 +9,8 @@
 mod common;
 
 use common::*;
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 use gamma_resolve::status::{
     ACCEPTED, CONFLICTED, NO_MATCHING_PARENT, PARTIALLY_INVALID, RESOLVED_REFS,
 };

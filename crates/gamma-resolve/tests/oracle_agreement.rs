@@ -15,7 +15,8 @@ mod common;
 
 use common::oracle::{self, Outcome, Policy};
 use common::*;
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 use gamma_resolve::{BuildOptions, Protocol, Request, RouteTable, Scheme};
 use proptest::prelude::*;
 

@@ -10,7 +10,8 @@
 mod common;
 
 use common::*;
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 use gamma_resolve::*;
 
 const IP: &str = "10.96.0.10";

@@ -196,8 +196,8 @@ pub fn describe_parent(p: &ParentReference, route_namespace: &str) -> String {
 pub fn parent_refs<'a>(snapshot: &'a Snapshot, route: &ObjectKey) -> &'a [ParentReference] {
     snapshot
         .get(route)
-        .and_then(gamma_arbiter::routes::route_parts)
-        .map_or(&[], |(_, refs, _)| refs)
+        .and_then(|r| r.as_route())
+        .map_or(&[], |r| r.parent_refs)
 }
 
 #[cfg(test)]

@@ -158,23 +158,12 @@ fn partition(
     let mut route = Vec::new();
     let mut rules: Vec<Vec<ValidationError>> = vec![Vec::new(); rule_count];
     for e in errors {
-        match rule_index(e.path.as_str()).and_then(|i| rules.get_mut(i)) {
+        match e.rule_index().and_then(|i| rules.get_mut(i)) {
             Some(bucket) => bucket.push(e),
             None => route.push(e),
         }
     }
     (route, rules)
-}
-
-/// `Some(i)` when `path` is `spec.rules[i]` or below it.
-fn rule_index(path: &str) -> Option<usize> {
-    let rest = path.strip_prefix("spec.rules[")?;
-    let end = rest.find(']')?;
-    let index = rest.get(..end)?.parse().ok()?;
-    match rest.get(end + 1..)?.bytes().next() {
-        None | Some(b'.') | Some(b'[') => Some(index),
-        Some(_) => None,
-    }
 }
 
 /// The shared driver of `from_wire_partial`: `validate` collects every error of the route,
@@ -226,19 +215,4 @@ fn unreachable_errors() -> ValidationErrors {
             message: "every rule is invalid".into(),
         },
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rule_index_parses_only_rule_paths() {
-        assert_eq!(rule_index("spec.rules[3]"), Some(3));
-        assert_eq!(rule_index("spec.rules[12].matches[0].path.value"), Some(12));
-        assert_eq!(rule_index("spec.rules"), None);
-        assert_eq!(rule_index("spec.rules[x]"), None);
-        assert_eq!(rule_index("spec.rules[1]x"), None);
-        assert_eq!(rule_index("spec.hostnames[0]"), None);
-    }
 }

@@ -212,6 +212,25 @@ impl ValidationError {
     pub fn is_unsupported_value(&self) -> bool {
         matches!(self.kind, ErrorKind::UnsupportedValue { .. })
     }
+
+    /// `Some(i)` when the error lies in route rule `i` (its path is `spec.rules[i]` or below
+    /// it): the rule to drop from a partially invalid route (Gateway API HTTPRouteRule: an
+    /// invalid rule makes only that rule invalid). `None` for errors of the route as a whole.
+    /// The one reader of rule indexes in field paths; engines use it rather than parsing paths.
+    pub fn rule_index(&self) -> Option<usize> {
+        rule_index(self.path.as_str())
+    }
+}
+
+/// `Some(i)` when `path` is `spec.rules[i]` or below it.
+fn rule_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("spec.rules[")?;
+    let end = rest.find(']')?;
+    let index = rest.get(..end)?.parse().ok()?;
+    match rest.get(end + 1..)?.bytes().next() {
+        None | Some(b'.') | Some(b'[') => Some(index),
+        Some(_) => None,
+    }
 }
 
 /// All validation failures of one object, in the order the fields were visited. Never empty.
@@ -463,6 +482,16 @@ impl Errors {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn rule_index_parses_only_rule_paths() {
+        assert_eq!(rule_index("spec.rules[3]"), Some(3));
+        assert_eq!(rule_index("spec.rules[12].matches[0].path.value"), Some(12));
+        assert_eq!(rule_index("spec.rules"), None);
+        assert_eq!(rule_index("spec.rules[x]"), None);
+        assert_eq!(rule_index("spec.rules[1]x"), None);
+        assert_eq!(rule_index("spec.hostnames[0]"), None);
+    }
     use super::*;
 
     #[test]

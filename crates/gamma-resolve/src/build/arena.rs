@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::cond::Cond;
 use crate::index::same_bytes;
-use crate::ir::BackendIr;
+use crate::input::BackendIr;
 use crate::precedence::PrecedenceKey;
 use crate::table::{Cand, Extras, NameRef, ServiceInfo, Target};
 

@@ -7,9 +7,10 @@ use std::rc::Rc;
 
 use crate::hostname;
 use crate::index::Map;
-use crate::ir::{AllowedNamespaces, GatewayIr, L4, ParentRefIr, ParentRefKind, RouteIr, RouteKind};
+use crate::input::{AllowedNamespaces, GatewayIr, L4, ParentRefIr, ParentRefKind, RouteIr};
 use crate::precedence::RouteRank;
 use crate::table::{LeftOut, MeshHostnames, RouteInfo, RouteParentKey};
+use gamma_model::RouteKind;
 
 use super::{Builder, touch};
 
@@ -27,28 +28,9 @@ pub(super) enum Group {
     Consumer(String),
 }
 
-/// Route kinds in precedence order (GEP-1294 route types), the order of [`Attached::by_kind`].
-pub(super) const KINDS: [RouteKind; 5] = [
-    RouteKind::Grpc,
-    RouteKind::Http,
-    RouteKind::Tls,
-    RouteKind::Tcp,
-    RouteKind::Udp,
-];
-
-pub(super) fn kind_slot(k: RouteKind) -> usize {
-    match k {
-        RouteKind::Grpc => 0,
-        RouteKind::Http => 1,
-        RouteKind::Tls => 2,
-        RouteKind::Tcp => 3,
-        RouteKind::Udp => 4,
-    }
-}
-
 impl Attached {
     fn push(&mut self, kind: RouteKind, a: AttachedRoute) {
-        if let Some(list) = self.by_kind.get_mut(kind_slot(kind)) {
+        if let Some(list) = self.by_kind.get_mut(kind as usize) {
             list.push(a);
         }
     }
@@ -58,7 +40,8 @@ impl Attached {
 /// (`None` = any).
 #[derive(Debug, Default)]
 pub(super) struct Attached {
-    /// By kind, in [`KINDS`] order (an array: no map node per context).
+    /// By kind, in [`RouteKind::ALL`] (precedence, GEP-1294 route types) order, indexed by
+    /// `kind as usize` (an array: no map node per context).
     pub(super) by_kind: [Vec<AttachedRoute>; 5],
 }
 

@@ -1,8 +1,9 @@
 //! Validity of a backendRef (Gateway API HTTPRouteRule.backendRefs): kind, ReferenceGrant,
 //! existence, port and protocol, and readiness.
 
-use crate::ir::{BackendIr, RouteIr, RouteKind};
+use crate::input::{BackendIr, RouteIr};
 use crate::table::{BackendState, InvalidRef, MeshReferenceGrants, Target};
+use gamma_model::RouteKind;
 
 use super::Builder;
 

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 use crate::hostname::ListenerSpecificity;
 use crate::index::Map;
-use crate::ir::{L4, ListenerProtocol};
+use crate::input::{L4, ListenerProtocol};
 use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
 
 use super::attach::{Group, GwAttached, SvcAttached, group_key};

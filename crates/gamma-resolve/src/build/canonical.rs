@@ -16,7 +16,7 @@
 use std::cmp::Ordering;
 
 use crate::index::{HashKeys, Map};
-use crate::ir::RouteIr;
+use crate::input::RouteIr;
 use crate::precedence::{RouteOrder, RouteRank, rank_routes};
 
 /// How many routes ahead the first pass touches their strings.
@@ -383,7 +383,7 @@ fn ranks_by(items: &[&str], cmp: impl Fn(&str, &str) -> Ordering) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::RouteKind;
+    use gamma_model::RouteKind;
     use proptest::prelude::*;
 
     /// The order and ranks as the build computed them before the compact keys: sorting

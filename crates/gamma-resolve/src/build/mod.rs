@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool};
 use crate::index::{HashKeys, Map, PathKeysBuilder};
-use crate::ir::{StrMatch, TableInput};
+use crate::input::{StrMatch, TableInput};
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::status::{RuleProblem, StatusBuilder};
 use crate::table::{
@@ -96,6 +96,13 @@ pub(crate) struct Builder<'i> {
 }
 
 impl<'i> Builder<'i> {
+    /// Starts from regexes already compiled (by lowering): each distinct regex of a build is
+    /// compiled once.
+    pub(crate) fn with_regexes(mut self, regexes: RegexPool) -> Self {
+        self.regexes = regexes;
+        self
+    }
+
     pub(crate) fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
         let hash = HashKeys::new(options.hash_seed);
         let mut svc_by_name = Map::with_capacity_and_hasher(input.services.len(), hash);

@@ -2,7 +2,7 @@
 //! rule's unresolved references.
 
 use crate::decision::{Mirror, RespondReason};
-use crate::ir::{FiltersIr, MatchIr, PathMatchIr, PathModifierIr, RouteIr, RuleIr};
+use crate::input::{FiltersIr, MatchIr, PathMatchIr, PathModifierIr, RouteIr, RuleIr};
 use crate::status::UnresolvedRef;
 use crate::table::{
     Action, BackendEntry, BackendState, ExtensionRefs, Extras, InvalidRef, RewriteC, RuleEntry,

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use crate::cond::{Cond, NamedMatches, ValueMatch};
 use crate::hostname::HostSpecificity;
 use crate::index::{GrpcIndex, GrpcIndexBuilder, HostIndex, PathIndex, PathSlot};
-use crate::ir::{MatchIr, PathMatchIr, RouteKind, StrMatch};
+use crate::input::{MatchIr, PathMatchIr, StrMatch};
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
 use crate::table::{RouteSet, SetLabel};
+use gamma_model::RouteKind;
 
 use super::Builder;
-use super::attach::{Attached, AttachedRoute, KINDS};
+use super::attach::{Attached, AttachedRoute};
 use super::touch;
 
 /// One match of an attached route under one effective hostname, as walked by
@@ -57,13 +58,13 @@ impl<'i> Builder<'i> {
         if mesh {
             // GEP-1294 route types: one TCP-carried kind per Service port and group: GRPC > HTTP >
             // TLS > TCP.
-            let winner = KINDS
+            let winner = RouteKind::ALL
                 .iter()
                 .zip(&by_kind)
                 .find(|(k, list)| **k != RouteKind::Udp && !list.is_empty())
                 .map(|(k, _)| *k);
             set.mesh_kind = winner;
-            for (k, list) in KINDS.iter().zip(by_kind.iter_mut()) {
+            for (k, list) in RouteKind::ALL.iter().zip(by_kind.iter_mut()) {
                 if *k != RouteKind::Udp && Some(*k) != winner {
                     for a in std::mem::take(list) {
                         self.status.conflicted(a.ri, ctx.clone(), winner);
@@ -71,7 +72,7 @@ impl<'i> Builder<'i> {
                 }
             }
         }
-        for (kind, list) in KINDS.into_iter().zip(by_kind) {
+        for (kind, list) in RouteKind::ALL.into_iter().zip(by_kind) {
             if list.is_empty() {
                 continue;
             }
@@ -242,7 +243,15 @@ impl<'i> Builder<'i> {
                 PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
                 PathMatchIr::Prefix(p) => (PathSlot::Prefix(p), PathRank::prefix(p), None),
                 PathMatchIr::Regex(r) => match this.regexes.intern(r) {
-                    Ok(i) => (PathSlot::Regex, PathRank::Regex, Some(i)),
+                    Ok(i) => {
+                        // other conditions may reject a candidate whose regex matched
+                        let rejectable = method.is_some() || !hm.is_empty() || !qm.is_empty();
+                        let slot = PathSlot::Regex {
+                            regex: i,
+                            rejectable,
+                        };
+                        (slot, PathRank::Regex, Some(i))
+                    }
                     Err(_) => return,
                 },
             };
@@ -270,8 +279,8 @@ impl<'i> Builder<'i> {
             }
         });
         let order = Self::order(&self.keys);
-        let paths = &mut self.paths;
-        builders.map(|b| paths.finish(b, &order))
+        let (paths, regexes) = (&mut self.paths, &mut self.regexes);
+        builders.map(|b| paths.finish(b, &order, regexes))
     }
 
     pub(super) fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {

@@ -1,6 +1,6 @@
 //! Software-pipelined "touches" of the build's input: prefetching in safe code.
 //!
-//! The input ([`crate::ir::TableInput`]) is many small heap objects: a route entry points to
+//! The input ([`crate::input::TableInput`]) is many small heap objects: a route entry points to
 //! its rules, a rule to its backendRefs and matches, those to their strings. At 100,000
 //! routes none of it is in cache when the build reaches it, and reading a route's data is a
 //! chain of four or five dependent cache misses, each paid in full inside the hashes and
@@ -12,7 +12,7 @@
 //! Results are combined and passed to [`std::hint::black_box`] so the loads happen; nothing
 //! depends on them.
 
-use crate::ir::{FiltersIr, MatchIr, PathMatchIr, RouteIr, StrMatch};
+use crate::input::{FiltersIr, MatchIr, PathMatchIr, RouteIr, StrMatch};
 
 /// Levels of the pipelines (pointer hops from the route entry to the bytes).
 pub(crate) const DEPTH: usize = 4;

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use crate::decision::{Mirror, RespondReason};
 use crate::index::{GrpcIndex, HostIndex, PathIndex};
-use crate::ir::{HeaderEdits, PathModifierIr, RedirectIr, RouteKind};
+use crate::input::{HeaderEdits, PathModifierIr, RedirectIr};
+use gamma_model::RouteKind;
 
 // ---------------------------------------------------------------------------------------
 // Compiled structures

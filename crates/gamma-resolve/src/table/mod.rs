@@ -7,7 +7,7 @@ use crate::cond::{Cond, RegexPool};
 use crate::decision::Decision;
 use crate::explain::Explanation;
 use crate::index::{Map, PathKeys};
-use crate::ir::{L4, TableInput};
+use crate::input::{L4, TableInput};
 use crate::precedence::PrecedenceKey;
 use crate::request::Request;
 use crate::status::{ParentStatus, StatusSource};
@@ -90,7 +90,12 @@ impl RouteTable {
         // Header values with CR, LF or NUL are never programmed, on either channel: the rule
         // is refused (UnsupportedValue, naming the field), which the standard CRD leaves to us.
         opts.refuse_control_characters = true;
-        Self::from_input(&crate::lower_with(snapshot, &opts), options)
+        // lowering validates every regex by compiling it; the build reuses those
+        let mut regexes = crate::cond::RegexPool::default();
+        let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
+        crate::build::Builder::new(&input, options)
+            .with_regexes(regexes)
+            .build()
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -212,5 +217,60 @@ impl RouteTable {
         } else {
             self.conds.get(c.cond as usize)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUTES: &str = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: app}
+spec: {clusterIP: 10.96.0.1, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{kind: Service, group: "", name: web}]
+  rules:
+  - matches: [{path: {type: RegularExpression, value: '/v[0-9]+/.*'}}]
+    backendRefs: [{name: web, port: 80}]
+  - matches:
+    - path: {type: RegularExpression, value: '/v[0-9]+/.*'}
+      headers: [{type: RegularExpression, name: x-id, value: '[a-f]+'}]
+    backendRefs: [{name: web, port: 80}]
+"#;
+
+    // Each distinct regex of a build is compiled once: the regexes lowering compiled to
+    // validate the routes are the table's own (the same compiled objects, not equal copies).
+    #[test]
+    fn a_build_from_a_snapshot_compiles_each_regex_once() {
+        let resources = gamma_model::decode(ROUTES).unwrap_or_default();
+        let snapshot = gamma_model::Snapshot::from_resources(resources);
+        let mut regexes = crate::cond::RegexPool::default();
+        let opts = gamma_model::validate::ValidateOptions::default();
+        let input = crate::lower::lower_into(&snapshot, &opts, &mut regexes);
+        assert_eq!(regexes.len(), 2);
+        let lowered: Vec<*const u8> = (0..2)
+            .filter_map(|i| regexes.get(i).map(|re| re.as_str().as_ptr()))
+            .collect();
+        let table = crate::build::Builder::new(&input, &BuildOptions::default())
+            .with_regexes(regexes)
+            .build();
+        assert_eq!(table.stats().regexes, 2);
+        let built: Vec<*const u8> = (0..2)
+            .filter_map(|i| table.regexes.get(i).map(|re| re.as_str().as_ptr()))
+            .collect();
+        assert_eq!(lowered, built);
+        // and the table built through `RouteTable::build` has the same regexes
+        assert_eq!(
+            RouteTable::build(&snapshot, &BuildOptions::default())
+                .stats()
+                .regexes,
+            2
+        );
     }
 }

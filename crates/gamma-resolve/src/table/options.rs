@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::ir::RouteKind;
+use gamma_model::RouteKind;
 
 /// How mesh routes treat `spec.hostnames` (GEP-1294 hostnames field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,4 +1,4 @@
-//! Builders for lowered input ([`gamma_resolve::ir`]) used by the integration tests.
+//! Builders for lowered input ([`gamma_resolve::input`]) used by the integration tests.
 #![allow(
     dead_code,
     clippy::unwrap_used,
@@ -14,7 +14,8 @@ pub use gamma_resolve::reference as oracle;
 
 use std::net::IpAddr;
 
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 
 pub fn ip(s: &str) -> IpAddr {
     s.parse().unwrap()

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 
 use gamma_arbiter::merge_outcome;
-use gamma_arbiter::routes::route_parts;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
 use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
@@ -124,7 +123,11 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     for (key, _) in arb.decisions.routes() {
         let route_ref = key.to_object_key();
         let route = &route_ref;
-        let Some((meta, _, stored)) = snapshot.get(route).and_then(route_parts) else {
+        let Some((meta, stored)) = snapshot
+            .get(route)
+            .and_then(|r| r.as_route())
+            .map(|v| (v.metadata, v.status))
+        else {
             continue;
         };
         let lookup = |i: usize| {

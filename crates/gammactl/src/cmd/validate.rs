@@ -166,8 +166,10 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
             continue;
         };
         // a misgrouped Service parent is already a warning of plain validate
-        let misgrouped = gamma_arbiter::routes::route_parts(&object.resource)
-            .and_then(|(_, refs, _)| refs.get(p.parent_index))
+        let misgrouped = object
+            .resource
+            .as_route()
+            .and_then(|r| r.parent_refs.get(p.parent_index))
             .is_some_and(|r| r.misgrouped_service().is_some());
         if misgrouped {
             continue;
@@ -206,7 +208,7 @@ fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
     // and no controller will ever report that in its status.
     for object in &manifests.objects {
-        let Some((_, refs, _)) = gamma_arbiter::routes::route_parts(&object.resource) else {
+        let Some(refs) = object.resource.as_route().map(|r| r.parent_refs) else {
             continue;
         };
         for (i, r) in refs.iter().enumerate() {

@@ -11,50 +11,9 @@
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
+use gamma_model::RouteKind;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-/// Route kinds, in mesh precedence order (GEP-1294 route types): GRPCRoute > HTTPRoute >
-/// TLSRoute > TCPRoute; UDPRoute is orthogonal.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-pub enum RouteKind {
-    /// `GRPCRoute`
-    #[serde(rename = "GRPCRoute")]
-    Grpc,
-    /// `HTTPRoute`
-    #[serde(rename = "HTTPRoute")]
-    Http,
-    /// `TLSRoute`
-    #[serde(rename = "TLSRoute")]
-    Tls,
-    /// `TCPRoute`
-    #[serde(rename = "TCPRoute")]
-    Tcp,
-    /// `UDPRoute`
-    #[serde(rename = "UDPRoute")]
-    Udp,
-}
-
-impl RouteKind {
-    /// The Kubernetes kind name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Grpc => "GRPCRoute",
-            Self::Http => "HTTPRoute",
-            Self::Tls => "TLSRoute",
-            Self::Tcp => "TCPRoute",
-            Self::Udp => "UDPRoute",
-        }
-    }
-}
-
-impl std::fmt::Display for RouteKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use serde::Serialize;
 
 /// L4 protocol of a Service port or listener binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]

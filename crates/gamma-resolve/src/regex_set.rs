@@ -1,0 +1,470 @@
+//! Every regex of a candidate list matched in one pass over the haystack.
+//!
+//! A path index's regex candidates are tried in precedence order, and the first whose
+//! conditions all hold wins. Trying each regex in turn costs one search per regex (a 404 tries
+//! them all). Instead the list's patterns go, in list order, into one multi-pattern NFA of
+//! `regex-automata` (the engine under the `regex` crate), so pattern id = list position, and
+//! lazy DFAs over it answer:
+//!
+//! - a [`MatchKind::LeftmostFirst`] one finds, in one forward pass, the **lowest** pattern id
+//!   that matches: all patterns are anchored at both ends, so every match spans the whole
+//!   haystack and leftmost-first priority (earlier patterns first) decides. That is the first
+//!   matching regex in precedence order, exactly what the sequential scan finds first;
+//! - when that candidate's other conditions (method, headers, query) fail, the later matching
+//!   patterns follow in ascending order from one overlapping pass of a [`MatchKind::All`] one
+//!   (its [`PatternSet`]). It is built only for lists with such candidates; without it (no
+//!   candidate can be rejected), or when a lazy DFA gives up, the list's single regexes are
+//!   tried one by one: the same answers at the old cost.
+//!
+//! The lower-level engines, not `regex-automata`'s meta regex: the meta regex would also
+//! build a reverse NFA (to find where a match starts, never asked here), a one-pass DFA and
+//! a PikeVM whose per-thread cache holds two slots per pattern and NFA state (tens of
+//! megabytes for a few hundred patterns), and one NFA per match kind; this is a quarter of its
+//! build cost.
+//!
+//! Semantics are those of the single regexes ([`crate::cond::RegexPool`]): the patterns are
+//! the single regexes' own anchored strings (`^(?:p)$`: a full match; Gateway API leaves
+//! RegularExpression semantics to the implementation, and this one matches the whole value)
+//! under the same syntax defaults (Unicode, UTF-8) as the `regex` crate.
+//!
+//! Per search nothing is allocated once warm: the lazy DFAs' caches and the [`PatternSet`]
+//! come from a pool of the chunk (a pool hands the thread that created it its value without
+//! locking, and other threads a value from a stack; a new value is allocated only the first
+//! time a thread needs one at once with others), as the `regex` crate's own regexes do.
+
+use regex::Regex;
+use regex_automata::hybrid::dfa as lazy;
+use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
+use regex_automata::util::pool::Pool;
+use regex_automata::util::syntax;
+use regex_automata::{Anchored, Input, MatchKind, PatternSet};
+
+use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
+
+/// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
+/// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
+/// would be larger is split into several (see [`RegexSet::chunks`]).
+pub(crate) const REGEX_SET_SIZE_LIMIT: usize = 16 * REGEX_SIZE_LIMIT;
+/// Lazy-DFA cache limit of each of a set's two lazy DFAs (bytes): larger than a single
+/// regex's ([`REGEX_DFA_LIMIT`]) since the states of every pattern share it. When it fills
+/// up too often the search falls back to the PikeVM (slower, same answers).
+pub(crate) const REGEX_SET_DFA_LIMIT: usize = 8 * REGEX_DFA_LIMIT;
+
+/// The per-thread matching state of one chunk: the lazy DFAs' caches and the pattern set of
+/// the all-matches pass.
+#[derive(Debug)]
+struct Scratch {
+    first: lazy::Cache,
+    all: Option<lazy::Cache>,
+    set: PatternSet,
+}
+
+/// Creates a chunk's [`Scratch`].
+type NewScratch =
+    Box<dyn Fn() -> Scratch + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
+
+/// The lazy DFAs of one chunk over one forward NFA: leftmost-first for the lowest match,
+/// all-matches (only for lists with rejectable candidates) for the later ones. A search a
+/// lazy DFA gives up on (a Unicode word boundary next to non-ASCII text, a thrashing cache)
+/// tries the chunk's single regexes one by one instead: same answers, no third engine to
+/// keep per thread.
+#[derive(Debug)]
+struct Engines {
+    first: lazy::DFA,
+    all: Option<lazy::DFA>,
+    scratch: Pool<Scratch, NewScratch>,
+}
+
+/// Part of a set: the regexes of a contiguous range of list positions, or a single pattern
+/// that only compiles alone (then the shared regex of the table's pool).
+#[derive(Debug)]
+enum Chunk {
+    Many {
+        /// List position of pattern 0.
+        offset: u32,
+        /// The table's regex of each pattern (for the one-by-one fallback).
+        ids: Box<[u32]>,
+        engines: Box<Engines>,
+    },
+    One {
+        offset: u32,
+        /// Index into the table's compiled regexes.
+        id: u32,
+    },
+}
+
+/// The regexes of one candidate list, matched in one pass (one per chunk; one chunk unless
+/// the list is too large for one set).
+#[derive(Debug)]
+pub(crate) struct RegexSet {
+    chunks: Box<[Chunk]>,
+}
+
+/// The forward NFA of already anchored patterns (`None`: over the set's limits). One NFA
+/// serves both match kinds: the kind is a property of the DFA searching it. No reverse NFA:
+/// every search is anchored and only asks which pattern matches.
+fn nfa(patterns: &[&str]) -> Option<NFA> {
+    thompson::Compiler::new()
+        .syntax(syntax::Config::new())
+        .configure(
+            thompson::Config::new()
+                // only which pattern matches is asked, never where a group matched
+                .which_captures(WhichCaptures::None)
+                .nfa_size_limit(Some(REGEX_SET_SIZE_LIMIT)),
+        )
+        .build_many(patterns)
+        .ok()
+}
+
+/// The lazy DFA of `nfa` for `kind`.
+fn dfa(nfa: &NFA, kind: MatchKind) -> Option<lazy::DFA> {
+    lazy::Builder::new()
+        .configure(
+            lazy::Config::new()
+                .match_kind(kind)
+                .cache_capacity(REGEX_SET_DFA_LIMIT)
+                // quit on non-ASCII text rather than refuse a Unicode word boundary
+                .unicode_word_boundary(true)
+                // give up when the cache thrashes, as the regex crate does
+                .minimum_cache_clear_count(Some(3))
+                .minimum_bytes_per_state(Some(10)),
+        )
+        .build_from_nfa(nfa.clone())
+        .ok()
+}
+
+/// The engines of a chunk, or `None` when its NFA is over the limits.
+fn build(patterns: &[&str], rejectable: bool) -> Option<Engines> {
+    let nfa = nfa(patterns)?;
+    let first = dfa(&nfa, MatchKind::LeftmostFirst)?;
+    let all = if rejectable {
+        Some(dfa(&nfa, MatchKind::All)?)
+    } else {
+        None
+    };
+    let (f, a, n) = (first.clone(), all.clone(), nfa.pattern_len());
+    let new: NewScratch = Box::new(move || Scratch {
+        first: f.create_cache(),
+        all: a.as_ref().map(lazy::DFA::create_cache),
+        set: PatternSet::new(n),
+    });
+    Some(Engines {
+        first,
+        all,
+        scratch: Pool::new(new),
+    })
+}
+
+/// The first of `ids` (from position `from`) whose single regex matches `haystack`, and
+/// then the next ones, until `f` returns `Some`.
+fn one_by_one<R>(
+    pool: &[Regex],
+    ids: &[u32],
+    from: usize,
+    haystack: &str,
+    mut f: impl FnMut(usize) -> Option<R>,
+) -> Option<R> {
+    for (i, &id) in ids.iter().enumerate().skip(from) {
+        if pool
+            .get(id as usize)
+            .is_some_and(|re| re.is_match(haystack))
+            && let Some(r) = f(i)
+        {
+            return Some(r);
+        }
+    }
+    None
+}
+
+impl RegexSet {
+    /// The set of the table's regexes `ids` (indexes into `pool`), pattern id = position in
+    /// `ids`. `rejectable`: whether a candidate whose regex matches may still fail its other
+    /// conditions (then the all-matches engines are built too). A list too large for one set
+    /// is split in halves until each part builds; a pattern that builds only alone is matched
+    /// with its own regex.
+    pub(crate) fn new(pool: &[Regex], ids: &[u32], rejectable: bool) -> Self {
+        let patterns: Vec<&str> = ids
+            .iter()
+            .map(|&i| pool.get(i as usize).map_or("[^\\s\\S]", Regex::as_str))
+            .collect();
+        let mut chunks = Vec::new();
+        Self::chunks(&patterns, ids, 0, rejectable, &mut chunks);
+        Self {
+            chunks: chunks.into_boxed_slice(),
+        }
+    }
+
+    /// Builds `patterns` (list positions from `offset`) as one chunk, or as two halves when
+    /// the whole does not build; each split halves the list, so at most `2n` builds.
+    fn chunks(
+        patterns: &[&str],
+        ids: &[u32],
+        offset: usize,
+        rejectable: bool,
+        out: &mut Vec<Chunk>,
+    ) {
+        let offset32 = u32::try_from(offset).unwrap_or(u32::MAX);
+        if patterns.is_empty() {
+            return;
+        }
+        match build(patterns, rejectable) {
+            Some(engines) => out.push(Chunk::Many {
+                offset: offset32,
+                ids: ids.into(),
+                engines: Box::new(engines),
+            }),
+            None if patterns.len() == 1 => out.push(Chunk::One {
+                offset: offset32,
+                id: ids.first().copied().unwrap_or(u32::MAX),
+            }),
+            None => {
+                let half = patterns.len() / 2;
+                let ((pa, pb), (ia, ib)) = (patterns.split_at(half), ids.split_at(half));
+                Self::chunks(pa, ia, offset, rejectable, out);
+                Self::chunks(pb, ib, offset + half, rejectable, out);
+            }
+        }
+    }
+
+    /// Calls `f` with the list position of every pattern that fully matches `haystack`, in
+    /// ascending order, until `f` returns `Some`. `pool` is the table's compiled regexes.
+    #[inline]
+    pub(crate) fn find<R>(
+        &self,
+        pool: &[Regex],
+        haystack: &str,
+        mut f: impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
+        let input = Input::new(haystack).anchored(Anchored::Yes);
+        for chunk in self.chunks.iter() {
+            match chunk {
+                Chunk::Many {
+                    offset,
+                    ids,
+                    engines,
+                } => {
+                    let offset = *offset as usize;
+                    let mut scratch = engines.scratch.get();
+                    let s = &mut *scratch;
+                    let lowest = match engines.first.try_search_fwd(&mut s.first, &input) {
+                        Ok(None) => continue,
+                        Ok(Some(m)) => m.pattern().as_usize(),
+                        Err(_) => match one_by_one(pool, ids, 0, haystack, |i| f(offset + i)) {
+                            Some(r) => return Some(r),
+                            None => continue,
+                        },
+                    };
+                    if let Some(r) = f(offset + lowest) {
+                        return Some(r);
+                    }
+                    let later = |i| f(offset + i);
+                    let hay = (&input, haystack);
+                    if let Some(r) = Self::after(pool, ids, (engines, s), hay, lowest, later) {
+                        return Some(r);
+                    }
+                }
+                Chunk::One { offset, id } => {
+                    if pool
+                        .get(*id as usize)
+                        .is_some_and(|re| re.is_match(haystack))
+                        && let Some(r) = f(*offset as usize)
+                    {
+                        return Some(r);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The matching patterns of one chunk after `lowest` (the lowest match, rejected), in
+    /// ascending order, until `f` returns `Some`.
+    #[cold]
+    fn after<R>(
+        pool: &[Regex],
+        ids: &[u32],
+        (engines, s): (&Engines, &mut Scratch),
+        (input, haystack): (&Input<'_>, &str),
+        lowest: usize,
+        mut f: impl FnMut(usize) -> Option<R>,
+    ) -> Option<R> {
+        s.set.clear();
+        let every = match (&engines.all, s.all.as_mut()) {
+            (Some(dfa), Some(cache)) => dfa
+                .try_which_overlapping_matches(cache, input, &mut s.set)
+                .is_ok(),
+            _ => false,
+        };
+        if !every {
+            // no all-matches DFA (no candidate was expected to be rejected), or it gave up
+            return one_by_one(pool, ids, lowest + 1, haystack, f);
+        }
+        let mut left = s.set.len();
+        // ascending pattern ids = list order
+        for pid in s.set.iter() {
+            let i = pid.as_usize();
+            if i > lowest
+                && let Some(r) = f(i)
+            {
+                return Some(r);
+            }
+            // once every match is visited, the rest of the chunk cannot match
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+        None
+    }
+
+    /// Number of chunks (one unless the list was too large for one set).
+    #[cfg(test)]
+    fn chunk_count(&self) -> usize {
+        self.chunks.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cond::RegexPool;
+
+    /// The set of `patterns` (as written in routes) over a fresh pool.
+    fn set_of(patterns: &[&str]) -> (RegexPool, RegexSet) {
+        set_of_kind(patterns, true)
+    }
+
+    fn set_of_kind(patterns: &[&str], rejectable: bool) -> (RegexPool, RegexSet) {
+        let mut pool = RegexPool::default();
+        let ids: Vec<u32> = patterns.iter().map(|p| pool.intern(p).unwrap()).collect();
+        let set = RegexSet::new(pool.compiled(), &ids, rejectable);
+        (pool, set)
+    }
+
+    fn all(pool: &RegexPool, set: &RegexSet, h: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        set.find(pool.compiled(), h, |i| {
+            out.push(i);
+            None::<()>
+        });
+        out
+    }
+
+    // Gateway API HTTPPathMatch RegularExpression: this implementation matches the whole path, as
+    // the single regexes do; every matching pattern is reported, in list order, repeated
+    // patterns at each of their positions.
+    #[test]
+    fn reports_every_full_match_in_list_order() {
+        let (pool, set) = set_of(&["/a/.*", "/a/[0-9]+", "/b", "a|/a/1", "/a/.*"]);
+        assert_eq!(all(&pool, &set, "/a/1"), vec![0, 1, 3, 4]);
+        assert_eq!(all(&pool, &set, "/a/x"), vec![0, 4]);
+        assert_eq!(all(&pool, &set, "/b"), vec![2]);
+        // full match only: no substring, and alternation stays inside the anchors
+        assert_eq!(all(&pool, &set, "/b/c"), Vec::<usize>::new());
+        assert_eq!(all(&pool, &set, "xa"), Vec::<usize>::new());
+        assert_eq!(all(&pool, &set, "a"), vec![3]);
+    }
+
+    #[test]
+    fn stops_at_the_first_some() {
+        let (pool, set) = set_of(&["x", ".*", "x+"]);
+        let mut seen = Vec::new();
+        let r = set.find(pool.compiled(), "x", |i| {
+            seen.push(i);
+            (i == 1).then_some(i)
+        });
+        assert_eq!(r, Some(1));
+        assert_eq!(seen, vec![0, 1]);
+    }
+
+    // A list whose patterns exceed one set's size limit is split, and positions stay those of
+    // the whole list.
+    #[test]
+    fn oversized_lists_are_split_keeping_positions() {
+        // a large pattern: the largest `\\w{0,k}x` (k doubling) that compiles alone
+        let mut k = 1;
+        while RegexPool::default()
+            .intern(&format!("\\w{{0,{}}}x", k * 2))
+            .is_ok()
+        {
+            k *= 2;
+        }
+        let big = format!("\\w{{0,{k}}}x");
+        // enough copies for twice the set limit
+        let one = nfa(&[big.as_str()]).map_or(1, |n| n.memory_usage());
+        let copies = 2 * REGEX_SET_SIZE_LIMIT / one + 1;
+        let mut patterns = vec![big.as_str(); copies];
+        patterns.push("/last");
+        let (pool, set) = set_of(&patterns);
+        assert!(set.chunk_count() > 1, "{} chunks", set.chunk_count());
+        assert_eq!(all(&pool, &set, "/last"), vec![copies]);
+        assert_eq!(all(&pool, &set, "abéx"), (0..copies).collect::<Vec<_>>());
+        assert_eq!(all(&pool, &set, "abé"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn empty_list_matches_nothing() {
+        let (pool, set) = set_of(&[]);
+        assert_eq!(all(&pool, &set, ""), Vec::<usize>::new());
+    }
+
+    /// Pieces random patterns are made of: literals, classes, repetitions, alternations,
+    /// groups, inner anchors and flags (all valid alone and in sequence).
+    const PIECES: &[&str] = &[
+        "/", "a", "b", "x", "[ab]", "[0-9]+", ".*", ".+", "(a|b)", "(/x)?", "a*", "b{1,2}", "^",
+        "$", "(?i)A", "\\b", "|", "[^/]*", "é",
+    ];
+
+    fn pattern() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..5).prop_map(|v| v.concat())
+    }
+
+    fn haystack() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::collection::vec(
+            proptest::sample::select(&["/", "a", "b", "x", "A", "0", "7", "é", ""][..]),
+            0..7,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        // The set matcher visits exactly the regexes the sequential scan finds matching (each
+        // single regex tried in list order), in the same order, so the first one (the winner
+        // in precedence order) and every later one (when the winner's other conditions fail)
+        // agree; with and without the all-matches regex, and stopping at any position.
+        #[test]
+        fn set_matches_the_sequential_scan(
+            patterns in proptest::collection::vec(pattern(), 0..12),
+            paths in proptest::collection::vec(haystack(), 1..8),
+            rejectable in any::<bool>(),
+            stop_at in 0usize..4,
+        ) {
+            let (pool, set) = set_of_kind(
+                &patterns.iter().map(String::as_str).collect::<Vec<_>>(),
+                rejectable,
+            );
+            let ids: Vec<u32> = patterns
+                .iter()
+                .map(|p| pool.intern_existing(p).unwrap())
+                .collect();
+            for path in &paths {
+                let sequential: Vec<usize> = ids
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, id)| pool.is_match(**id, path))
+                    .map(|(i, _)| i)
+                    .collect();
+                prop_assert_eq!(&all(&pool, &set, path), &sequential, "path {:?}", path);
+                // accepting the `stop_at`-th match stops there
+                let mut seen = 0usize;
+                let got = set.find(pool.compiled(), path, |i| {
+                    seen += 1;
+                    (seen > stop_at).then_some(i)
+                });
+                prop_assert_eq!(got, sequential.get(stop_at).copied(), "path {:?}", path);
+            }
+        }
+    }
+}
