@@ -12,6 +12,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use gamma_benches::hostile::{hostile, hot_port_only, hot_request};
+use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request};
 use gamma_benches::{LinearScan, Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_resolve::reference as oracle;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
@@ -127,9 +128,41 @@ fn hostile_resolve(c: &mut Criterion) {
     g.finish();
 }
 
+/// The regex mix (10,000 rules on one port, 2% of them regex paths over 190 distinct
+/// patterns): path hits (random rules), regex-only hits and 404s (every regex of the port
+/// tried).
+fn regex_mix_resolve(c: &mut Criterion) {
+    let mut g = c.benchmark_group("resolve/regex-mix-10000");
+    let rules = 10_000;
+    let table = RouteTable::from_input(&regex_mix(rules), &BuildOptions::default());
+    let dst = svc_ip(0);
+    for (name, kind) in [
+        ("path-hit", MixRequest::PathHit),
+        ("regex-only-hit", MixRequest::RegexHit),
+        ("404", MixRequest::NotFound),
+    ] {
+        let mut rng = Rng::new(17);
+        let reqs: Vec<(String, String)> = (0..1024)
+            .map(|_| regex_mix_request(&mut rng, rules, kind))
+            .collect();
+        let mut i = 0usize;
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let (p, t) = &reqs[i & 1023];
+                i += 1;
+                let h = [("x-tenant", t.as_str())];
+                let req = Request::http(dst, 80, "GET", p).with_headers(&h);
+                black_box(table.resolve(black_box(&req), i as u64));
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     one_port_resolve,
+    regex_mix_resolve,
     many_services_resolve,
     hostile_resolve
 );

@@ -9,7 +9,8 @@
 //! no exact or prefix key matches its path) and a 404 (no rule matches, so every regex of the
 //! port is tried).
 
-use gamma_resolve::ir::*;
+use gamma_model::RouteKind;
+use gamma_resolve::input::*;
 
 use crate::{Rng, http_rule, one_port_rule, parent, service, svc_ip};
 

@@ -10,11 +10,10 @@ use std::net::IpAddr;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use gamma_model::RouteKind;
-
 use crate::input::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, TableInput};
 use crate::listener;
 use crate::status::{ACCEPTED, RESOLVED_REFS, RouteCondition};
+use gamma_model::RouteKind;
 
 /// Condition type `Conflicted`.
 pub const CONFLICTED: &str = "Conflicted";

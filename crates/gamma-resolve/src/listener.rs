@@ -4,9 +4,8 @@
 
 use gamma_model::gateway::RouteGroupKind;
 
-use gamma_model::RouteKind;
-
 use crate::input::{ListenerIr, ListenerProtocol};
+use gamma_model::RouteKind;
 
 /// Reason `HostnameConflict` (Gateway API ListenerConditionReason).
 pub(crate) const HOSTNAME_CONFLICT: &str = "HostnameConflict";
