@@ -134,7 +134,7 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
         .listeners
         .iter()
         .enumerate()
-        .filter(|(li, _)| !accepted(gw, &conflicts, *li))
+        .filter(|(li, l)| !implementation_specific(l) && !accepted(gw, &conflicts, *li))
         .map(|(_, l)| l.name.as_str())
         .collect();
     // Gateway Listener docs: a Gateway with some invalid or Conflicted listeners MAY be
@@ -168,13 +168,16 @@ fn listener_status(
     attached_routes: u32,
 ) -> ListenerStatus {
     let accepted = match (&l.unsupported_protocol, conflict) {
-        (Some(p), _) => RouteCondition::new(
+        // a protocol other than the five of the Gateway API is the controller's own: so is
+        // that listener's Accepted
+        _ if implementation_specific(l) => None,
+        (Some(p), _) => Some(RouteCondition::new(
             ACCEPTED,
             false,
             UNSUPPORTED_PROTOCOL,
             format!("protocol {p:?} is not supported"),
-        ),
-        (None, Some(reason)) => RouteCondition::new(
+        )),
+        (None, Some(reason)) => Some(RouteCondition::new(
             ACCEPTED,
             false,
             PORT_UNAVAILABLE,
@@ -182,8 +185,13 @@ fn listener_status(
                 "port {} is shared with listeners it is not distinct from ({reason})",
                 l.port
             ),
-        ),
-        (None, None) => RouteCondition::new(ACCEPTED, true, ACCEPTED, "the listener is accepted"),
+        )),
+        (None, None) => Some(RouteCondition::new(
+            ACCEPTED,
+            true,
+            ACCEPTED,
+            "the listener is accepted",
+        )),
     };
     let conflicted = match conflict {
         Some(reason) => RouteCondition::new(
@@ -198,8 +206,18 @@ fn listener_status(
         name: l.name.clone(),
         supported_kinds: l.route_kinds().to_vec(),
         attached_routes,
-        conditions: vec![accepted, resolved_refs(gw, l, grants), conflicted],
+        conditions: accepted
+            .into_iter()
+            .chain([resolved_refs(gw, l, grants), conflicted])
+            .collect(),
     }
+}
+
+/// A listener of a protocol other than HTTP, HTTPS, TLS, TCP and UDP: gamma-rs serves none,
+/// but the embedding controller may (Istio's `HBONE`), so it decides that listener's `Accepted`
+/// (`True`, or `False` with [`UNSUPPORTED_PROTOCOL`]).
+fn implementation_specific(l: &ListenerIr) -> bool {
+    l.unsupported_protocol.is_some()
 }
 
 /// `ResolvedRefs`: route kinds first (ListenerConditionReason InvalidRouteKinds), then each

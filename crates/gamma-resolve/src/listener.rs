@@ -30,7 +30,7 @@ pub(crate) fn listener_kinds(
     for k in listed {
         let group = k.group.as_deref().unwrap_or(GATEWAY_GROUP);
         let kind = (group == GATEWAY_GROUP)
-            .then(|| route_kind(&k.kind))
+            .then(|| RouteKind::from_kind_name(&k.kind))
             .flatten()
             .filter(|kind| protocol.default_kinds().contains(kind));
         match kind {
@@ -40,17 +40,6 @@ pub(crate) fn listener_kinds(
         }
     }
     (kinds, invalid)
-}
-
-fn route_kind(kind: &str) -> Option<RouteKind> {
-    Some(match kind {
-        "HTTPRoute" => RouteKind::Http,
-        "GRPCRoute" => RouteKind::Grpc,
-        "TLSRoute" => RouteKind::Tls,
-        "TCPRoute" => RouteKind::Tcp,
-        "UDPRoute" => RouteKind::Udp,
-        _ => return None,
-    })
 }
 
 /// Why each listener of one Gateway is not distinct (`None`: distinct), in listener order.

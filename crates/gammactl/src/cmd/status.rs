@@ -9,6 +9,8 @@ use gamma_arbiter::{MergeOutcome, ParentConditions};
 use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
+use gamma_resolve::gateway_status::GatewayStatus;
+use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteTable};
 use serde::Serialize;
 
@@ -188,7 +190,19 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     }
     match (args.output.format(), args.form) {
         (Format::Text, form) => {
-            emit(&render_text(&updates, &me.name, form, &Style::stdout()));
+            let style = Style::stdout();
+            let mut text = render_text(&updates, &me.name, form, &style);
+            // Gateways of classes this controller runs: their computed status
+            let owned = table.gateway_status().iter().filter(|g| {
+                snapshot
+                    .gateway(&g.namespace, &g.name)
+                    .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
+                    .is_some_and(|c| me.answers_to(&c.spec.controller_name))
+            });
+            for g in owned {
+                text.push_str(&render_gateway(g, &style));
+            }
+            emit(&text);
             Ok(())
         }
         (f, StatusForm::Full) => {
@@ -326,6 +340,46 @@ fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) ->
     }
     out.push_str(&summary);
     out.push('\n');
+    out
+}
+
+/// A Gateway's computed status (gamma-resolve's `gateway_status`): the Gateway's conditions,
+/// then one line per listener with attachedRoutes, supportedKinds and its conditions.
+fn render_gateway(g: &GatewayStatus, style: &Style) -> String {
+    let conditions = |list: &[RouteCondition]| -> String {
+        list.iter()
+            .map(|c| {
+                let text = format!(
+                    "{}={} {}",
+                    c.type_,
+                    if c.status { "True" } else { "False" },
+                    c.reason
+                );
+                // Conflicted is the one condition whose True is bad news
+                if c.status != (c.type_ == "Conflicted") {
+                    style.green(&text)
+                } else {
+                    style.red(&text)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut out = format!(
+        "\n{}: {}\n",
+        style.bold(&format!("Gateway {}/{}", g.namespace, g.name)),
+        conditions(&g.conditions)
+    );
+    for l in &g.listeners {
+        let kinds: Vec<&str> = l.supported_kinds.iter().map(|k| k.as_str()).collect();
+        out.push_str(&format!(
+            "  listener {}: attachedRoutes {}, supportedKinds [{}]: {}\n",
+            l.name,
+            l.attached_routes,
+            kinds.join(", "),
+            conditions(&l.conditions)
+        ));
+    }
     out
 }
 
