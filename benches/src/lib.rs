@@ -136,6 +136,12 @@ pub(crate) fn http_rule(
 
 /// `rules` HTTPRoute rules on one Service port (`10.96.0.1:80`), 100 rules per route.
 pub fn one_port(rules: usize) -> TableInput {
+    one_port_of(rules, one_port_rule)
+}
+
+/// `rules` HTTPRoute rules made by `rule(i)` on one Service port (`10.96.0.1:80`) with eight
+/// backend Services, 100 rules per route: the layout every one-port fixture shares.
+pub(crate) fn one_port_of(rules: usize, rule: fn(usize) -> RuleIr) -> TableInput {
     let mut services = vec![service("app", "web", svc_ip(0))];
     for b in 0..8 {
         services.push(service("app", &format!("b{b}"), svc_ip(1000 + b)));
@@ -150,7 +156,7 @@ pub fn one_port(rules: usize) -> TableInput {
             hostnames: vec![],
             parents: vec![parent("web")],
             rules: (r * per_route..((r + 1) * per_route).min(rules))
-                .map(one_port_rule)
+                .map(rule)
                 .collect(),
             invalid: None,
         })

@@ -9,10 +9,9 @@
 //! no exact or prefix key matches its path) and a 404 (no rule matches, so every regex of the
 //! port is tried).
 
-use gamma_model::RouteKind;
 use gamma_resolve::input::*;
 
-use crate::{Rng, http_rule, one_port_rule, parent, service, svc_ip};
+use crate::{Rng, http_rule, one_port_rule};
 
 /// One rule in `REGEX_EVERY` has a regex path.
 pub const REGEX_EVERY: usize = 50;
@@ -69,30 +68,7 @@ fn mix_rule(i: usize) -> RuleIr {
 
 /// `rules` HTTPRoute rules of the mix on one Service port, 100 rules per route.
 pub fn regex_mix(rules: usize) -> TableInput {
-    let mut services = vec![service("app", "web", svc_ip(0))];
-    for b in 0..8 {
-        services.push(service("app", &format!("b{b}"), svc_ip(1000 + b)));
-    }
-    let per_route = 100;
-    let routes = (0..rules.div_ceil(per_route))
-        .map(|r| RouteIr {
-            kind: RouteKind::Http,
-            namespace: "app".into(),
-            name: format!("route-{r:05}"),
-            created: Some((1_700_000_000 + r as i64, 0)),
-            hostnames: vec![],
-            parents: vec![parent("web")],
-            rules: (r * per_route..((r + 1) * per_route).min(rules))
-                .map(mix_rule)
-                .collect(),
-            invalid: None,
-        })
-        .collect();
-    TableInput {
-        services,
-        routes,
-        ..TableInput::default()
-    }
+    crate::one_port_of(rules, mix_rule)
 }
 
 /// What a request of the mix aims at.

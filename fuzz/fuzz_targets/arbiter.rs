@@ -13,12 +13,12 @@ use gamma_arbiter::{Arbiter, ArbiterConfig, Identity, MergeOutcome, ParentCondit
 use gamma_fuzz::{cluster, frame, generate};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
-use gamma_model::{ObjectKey, AnyResource, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use libfuzzer_sys::fuzz_target;
 
 fn pairs(d: &gamma_arbiter::Decisions) -> Vec<(ObjectKey, usize, gamma_arbiter::Verdict)> {
     d.pairs()
-        .map(|(r, i, v)| (r.to_object_ref(), i, v.clone()))
+        .map(|(r, i, v)| (r.to_object_key(), i, v.clone()))
         .collect()
 }
 
@@ -35,7 +35,8 @@ fn foreign<'a>(
 fuzz_target!(|data: &[u8]| {
     let (values, mut u) = frame::resources(data);
     let mut g = generate::Gen::new(&mut u, 2_000);
-    let Ok(config) = serde_json::from_value::<ArbiterConfig>(generate::arbiter_config(&mut g)) else {
+    let Ok(config) = serde_json::from_value::<ArbiterConfig>(generate::arbiter_config(&mut g))
+    else {
         return;
     };
     let Ok(arbiter) = Arbiter::new(config.clone()) else {

@@ -18,8 +18,8 @@ pub struct OwnedRequest {
     pub port: u16,
     /// Protocol.
     pub protocol: Protocol,
-    /// Scheme.
-    pub scheme: Scheme,
+    /// Scheme; `None` takes the listener's.
+    pub scheme: Option<Scheme>,
     /// Host header.
     pub host: Option<String>,
     /// Method.
@@ -196,10 +196,10 @@ pub fn request(g: &mut Gen, addresses: &[IpAddr]) -> OwnedRequest {
         destination,
         port,
         protocol,
-        scheme: if g.chance(64) {
-            Scheme::Https
-        } else {
-            Scheme::Http
+        scheme: match g.below(3) {
+            0 => None,
+            1 => Some(Scheme::Http),
+            _ => Some(Scheme::Https),
         },
         host,
         method,
