@@ -56,6 +56,12 @@ pub(crate) fn lower_into(
     opts: &ValidateOptions,
     regexes: &mut RegexPool,
 ) -> TableInput {
+    // Header values with CR, LF or NUL are never programmed, on either channel and whatever
+    // the caller's options: the rule is refused (UnsupportedValue, naming the field), which the
+    // standard CRD leaves to us. Header injection is not a validation preference.
+    let mut opts = opts.clone();
+    opts.refuse_control_characters = true;
+    let opts = &opts;
     let mut input = TableInput::default();
     for svc in snapshot.services() {
         let ns = ns_of(&svc.metadata);

@@ -59,3 +59,16 @@ fn header_values_with_control_characters_are_never_programmed() {
         assert!(matches!(d, Decision::Forward(_)), "{channel:?}: {d:?}");
     }
 }
+
+// The same through the two-step API (`lower`, then `RouteTable::from_input`) with default
+// validation options: refusing CR, LF and NUL is not an option a caller can forget to set.
+#[test]
+fn lowering_with_default_options_never_programs_control_characters() {
+    let snap = Snapshot::from_resources(gamma_model::decode(ROUTE).unwrap());
+    let t = RouteTable::from_input(&gamma_resolve::lower(&snap), &BuildOptions::default());
+    let ip = "10.96.0.11".parse().unwrap();
+    let d = t.resolve(&Request::http(ip, 80, "GET", "/inject"), 0);
+    assert_eq!(d.status(), Some(Status::Http(404)), "{d:?}");
+    let d = t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0);
+    assert!(matches!(d, Decision::Forward(_)), "{d:?}");
+}

@@ -86,10 +86,7 @@ impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        let mut opts = gamma_model::validate::ValidateOptions::channel(options.channel);
-        // Header values with CR, LF or NUL are never programmed, on either channel: the rule
-        // is refused (UnsupportedValue, naming the field), which the standard CRD leaves to us.
-        opts.refuse_control_characters = true;
+        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
         // lowering validates every regex by compiling it; the build reuses those
         let mut regexes = crate::cond::RegexPool::default();
         let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
