@@ -556,3 +556,41 @@ fn policy_status_does_not_depend_on_input_order() {
         get(&reversed, "/a").to_string()
     );
 }
+
+// RouteTable::update must report as a full build would: a ConfigMap that appears makes the
+// CA reference valid (requests forwarded, policy accepted), and a route change moves the
+// policy's ancestors.
+#[test]
+fn updates_report_policy_status_and_decisions_as_full_builds() {
+    let extra = policy(
+        "later-ca",
+        "2025-01-01T00:00:00Z",
+        "web",
+        None,
+        &ca_refs(&["ca"], "abc.example.com"),
+    );
+    let yaml = gateway_with(&["web"], &extra);
+    let mut snapshot = Snapshot::from_resources(gamma_model::decode(&yaml).unwrap());
+    let options = BuildOptions::default();
+    let table = RouteTable::build(&snapshot, &options);
+    assert_eq!(get(&table, "/web").status(), Some(Status::Http(500)));
+    let mut ca = gamma_model::decode(CA).unwrap();
+    let key = gamma_model::ObjectKey::of(&ca[0]);
+    let previous = snapshot.upsert(ca.remove(0));
+    let updated = table.update(&snapshot, &options, &key, previous.as_deref());
+    let built = RouteTable::build(&snapshot, &options);
+    assert_eq!(
+        updated.backend_tls_policy_status(),
+        built.backend_tls_policy_status()
+    );
+    assert_eq!(
+        cond(at_gateway(&updated, "later-ca"), ACCEPTED),
+        (true, bt::ACCEPTED.into())
+    );
+    assert!(matches!(get(&updated, "/web"), Decision::Forward(_)));
+    // the route goes: the policy has no ancestor left
+    let route = gamma_model::ObjectKey::new(gamma_model::ResourceKind::HttpRoute, "infra", "r");
+    let previous = snapshot.remove(&route);
+    let updated = updated.update(&snapshot, &options, &route, previous.as_deref());
+    assert!(status(&updated, "later-ca").ancestors.is_empty());
+}
