@@ -1,7 +1,9 @@
 //! Leader election on a real Kubernetes API server (tools/kube-testenv): replicas of one
 //! controller share a `coordination.k8s.io/v1` Lease, and only its holder writes status, so
 //! two replicas never both write the same entries (each would otherwise read-modify-write the
-//! route in turn, one write per replica for every change).
+//! route in turn, one write per replica for every change). Also checked on the way: the
+//! Prometheus counters agree with the runtime's state, and status writes carry the
+//! controller's field manager.
 
 mod common;
 
@@ -10,6 +12,7 @@ use std::time::Duration;
 use common::*;
 use gamma_arbiter::Identity;
 use gamma_kube::LeaseConfig;
+use gamma_kube::metrics::{Metrics, VerdictLabels};
 use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -53,14 +56,17 @@ async fn only_the_lease_holder_writes_and_a_replica_takes_over_when_it_stops() {
     }
     let config = sample_config();
     let me = Identity::of_mesh(&config, "istio").unwrap();
+    let metrics = [Metrics::default(), Metrics::default()];
     let mut replicas: Vec<_> = ["replica-a", "replica-b"]
         .into_iter()
-        .map(|holder| {
+        .zip(&metrics)
+        .map(|(holder, metrics)| {
             spawn_runtime(&client, &config, me.clone(), |c| {
                 let mut lease = LeaseConfig::new(ns.clone(), "istio-leader", holder);
                 lease.duration_seconds = 4;
                 lease.grace_seconds = 1;
                 c.lease = Some(lease);
+                c.metrics = metrics.clone();
             })
         })
         .collect();
@@ -86,6 +92,30 @@ async fn only_the_lease_holder_writes_and_a_replica_takes_over_when_it_stops() {
         "the follower wrote: {follower_state:?}"
     );
     assert_eq!(follower_state.reconciles, 0, "the follower reconciled");
+    // The Prometheus counters say the same.
+    let leader_writes = replicas[leader].0.borrow().writes;
+    assert_eq!(metrics[leader].status_writes.get(), leader_writes);
+    assert_eq!(metrics[follower].status_writes.get(), 0);
+    let owned = VerdictLabels { verdict: "owned" };
+    assert!(metrics[leader].decisions.get_or_create(&owned).get() >= 1);
+    assert_eq!(metrics[follower].decisions.get_or_create(&owned).get(), 0);
+    // The write is recorded under the controller's own field manager (one per controller
+    // identity), so `managedFields` shows who wrote the status.
+    let r1 = api_of(&client, ResourceKind::HttpRoute, Some(&ns))
+        .get("r1")
+        .await
+        .unwrap();
+    let managers: Vec<(String, Option<String>)> = r1
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .map(|m| (m.manager.clone().unwrap_or_default(), m.subresource.clone()))
+        .collect();
+    assert!(
+        managers.contains(&(ISTIO.to_owned(), Some("status".to_owned()))),
+        "{managers:?}"
+    );
 
     // The holder stops (releasing the Lease); the other replica takes it over.
     let (_, stop, task) = replicas.remove(leader);
