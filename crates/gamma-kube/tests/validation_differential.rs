@@ -960,7 +960,7 @@ async fn core_components(client: &kube::Client) -> serde_json::Map<String, Value
     out
 }
 
-/// Unknown fields on the core kinds (Service, Namespace, EndpointSlice): the API server decodes
+/// Unknown fields on the core kinds (Service, Namespace, EndpointSlice, ConfigMap): the API server decodes
 /// built-in types strictly under `fieldValidation=Strict` and refuses any field its OpenAPI
 /// schema does not declare (400, `strict decoding error: unknown field "spec.zz"`), whether
 /// gamma-rs models the field's parent or not. gamma-model embeds the server's field names
@@ -1011,6 +1011,12 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
         "ports": [{"name": "http", "port": 80}]
     });
     let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "web"}});
+    let config_map = json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "ca", "namespace": "default"},
+        "data": {"ca.crt": "-----BEGIN CERTIFICATE-----"}
+    });
+    let config_maps = collection("", "v1", "configmaps", Some("default"));
     let services = collection("", "v1", "services", Some("default"));
     let slices = collection("discovery.k8s.io", "v1", "endpointslices", Some("default"));
     let namespaces = collection("", "v1", "namespaces", None);
@@ -1019,6 +1025,7 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
         ("Service", &services, &service),
         ("EndpointSlice", &slices, &slice),
         ("Namespace", &namespaces, &namespace),
+        ("ConfigMap", &config_maps, &config_map),
     ] {
         cases.push((format!("{kind} base"), url.clone(), base.clone()));
         for (label, object) in differential::core::unknown_field_objects(&derived, kind, base) {
@@ -1069,6 +1076,14 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
         "Namespace with spec.finalizers".into(),
         namespaces.clone(),
         known_namespace,
+    ));
+    let mut known_config_map = config_map.clone();
+    known_config_map["binaryData"] = json!({"a.bin": "AAEC"});
+    known_config_map["immutable"] = json!(true);
+    cases.push((
+        "ConfigMap with binaryData and immutable".into(),
+        config_maps.clone(),
+        known_config_map,
     ));
 
     let requests: Vec<(String, Value, bool)> = cases

@@ -1,4 +1,4 @@
-//! The core kinds gamma-rs reads (Service, Namespace, EndpointSlice) have no CRD: their field
+//! The core kinds gamma-rs reads (Service, Namespace, EndpointSlice, ConfigMap) have no CRD: their field
 //! names come from the API server's own OpenAPI v3 document (`/openapi/v3/api/v1`,
 //! `/openapi/v3/apis/discovery.k8s.io/v1`). gamma-model embeds them, reduced to field names
 //! ([`field_schema`]), to report unknown fields as strict decoding does; this module derives
@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 /// The core kinds and their OpenAPI component names.
 pub const KINDS: &[(&str, &str)] = &[
+    ("ConfigMap", "io.k8s.api.core.v1.ConfigMap"),
     ("EndpointSlice", "io.k8s.api.discovery.v1.EndpointSlice"),
     ("Namespace", "io.k8s.api.core.v1.Namespace"),
     ("Service", "io.k8s.api.core.v1.Service"),

@@ -17,11 +17,11 @@
 //! [`FieldValidation`] mode. It runs only when asked ([`DecodeOptions::check_fields`]), so the
 //! ordinary decode path does no per-field work for it.
 //!
-//! The core Service, Namespace and EndpointSlice have no CRD, and gamma-rs models them only in
-//! part, so their wire types' schemas are not the API server's: they are walked against the
-//! field names of the API server's own OpenAPI document instead ([`CORE_FIELD_SCHEMA`]), for
-//! unknown fields only (the API server's strict decoding of built-in types; their required
-//! fields are the typed validation's). The SMI kinds are not walked. `metadata` is checked
+//! The core Service, Namespace, EndpointSlice and ConfigMap have no CRD, and gamma-rs models
+//! them only in part, so their wire types' schemas are not the API server's: they are walked
+//! against the field names of the API server's own OpenAPI document instead
+//! ([`CORE_FIELD_SCHEMA`]), for unknown fields only (the API server's strict decoding of
+//! built-in types; their required fields are the typed validation's). The SMI kinds are not walked. `metadata` is checked
 //! against the whole Kubernetes `ObjectMeta`.
 //!
 //! [`DecodeOptions::check_fields`]: crate::decode::DecodeOptions::check_fields
@@ -97,8 +97,8 @@ pub const OBJECT_META_FIELDS: &[&str] = &[
     "managedFields",
 ];
 
-/// The field names of the core kinds (Service, Namespace, EndpointSlice) as the API server
-/// knows them: its OpenAPI v3 document (`/openapi/v3/api/v1`,
+/// The field names of the core kinds (Service, Namespace, EndpointSlice, ConfigMap) as the API
+/// server knows them: its OpenAPI v3 document (`/openapi/v3/api/v1`,
 /// `/openapi/v3/apis/discovery.k8s.io/v1`, Kubernetes v1.37) reduced to `properties`, `items`,
 /// `additionalProperties` and `$ref`s, `{"kinds": {Kind: {"$ref"}}, "$defs": {...}}`. Derived
 /// from a live API server and held equal to it by gamma-kube's
@@ -112,6 +112,7 @@ fn core_schema(kind: ResourceKind) -> Option<Value> {
         ResourceKind::Service => "Service",
         ResourceKind::Namespace => "Namespace",
         ResourceKind::EndpointSlice => "EndpointSlice",
+        ResourceKind::ConfigMap => "ConfigMap",
         _ => return None,
     };
     // The embedded text is checked by a test; a parse failure would be a build defect, and
