@@ -73,6 +73,7 @@ mod lower;
 mod regex_set;
 mod request;
 mod resolve;
+mod status_model;
 mod table;
 
 pub use decision::{
