@@ -131,16 +131,13 @@ impl RouteTable {
         }
     }
 
-    /// A table sharing every part of `self`.
+    /// A table sharing every part of `self` (its rendered conditions are rendered again on
+    /// first use).
     fn share(&self) -> RouteTable {
-        let statuses = OnceLock::new();
-        if let Some(s) = self.statuses.get() {
-            let _ = statuses.set(s.clone());
-        }
         RouteTable {
             parts: self.parts.clone(),
             bindings: self.bindings.clone(),
-            statuses,
+            statuses: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
@@ -211,6 +208,13 @@ impl RouteTable {
         self.statuses = OnceLock::new();
         self.parts.push(part);
         true
+    }
+}
+
+/// Cheap: the clone shares every compiled part (and bindings shard) with the original.
+impl Clone for RouteTable {
+    fn clone(&self) -> Self {
+        self.share()
     }
 }
 
