@@ -59,10 +59,7 @@ impl Route {
             r: Result<Partial<T>, ValidationErrors>,
             f: fn(T) -> Route,
         ) -> Result<Partial<Route>, ValidationErrors> {
-            r.map(|p| Partial {
-                value: f(p.value),
-                dropped: p.dropped,
-            })
+            r.map(|p| p.map(f))
         }
         Some(match resource {
             AnyResource::HttpRoute(r) => wrap(HttpRoute::from_wire_partial(r, opts), Route::Http),
