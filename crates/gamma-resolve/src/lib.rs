@@ -79,7 +79,7 @@ pub use decision::{
 };
 pub use explain::{CandidateExplanation, Explanation};
 pub use headers::{HeaderLookup, NoHeaders};
-pub use lower::{lower, lower_with};
+pub use lower::{lower, lower_route, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,

@@ -17,8 +17,6 @@ use crate::cond::RegexPool;
 use crate::input::*;
 use gamma_model::RouteKind;
 
-pub(crate) use route::lower_route;
-
 fn ns_of(meta: &ObjectMeta) -> String {
     meta.namespace_or_default().to_string()
 }
@@ -32,6 +30,13 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
 /// invalid under them is left out of the table, and says so ([`crate::RouteTable::left_out_at`]).
 pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
     lower_into(snapshot, opts, &mut RegexPool::default())
+}
+
+/// Lowers one route (`None` for a resource that is not a route) as [`lower_with`] lowers the
+/// routes of a snapshot: for embedders and tools that look at one object, e.g. to show how a
+/// route will be served before it is applied.
+pub fn lower_route(resource: &gamma_model::AnyResource, opts: &ValidateOptions) -> Option<RouteIr> {
+    route::lower_route(resource, opts, &mut RegexPool::default())
 }
 
 /// [`lower_with`], validating the routes' regexes by compiling them into `regexes`: the
@@ -133,7 +138,8 @@ pub(crate) fn lower_into(
                 .collect(),
         });
     }
-    // Routes in kind order (HTTP, gRPC, TLS, TCP, UDP), each lowered on its own.
+    // Routes in kind order (HTTP, gRPC, TLS, TCP, UDP), each lowered on its own; the snapshot
+    // keeps each route's validation verdict, so a route is validated once, not per build.
     for kind in [
         RouteKind::Http,
         RouteKind::Grpc,
@@ -141,8 +147,10 @@ pub(crate) fn lower_into(
         RouteKind::Tcp,
         RouteKind::Udp,
     ] {
-        for r in snapshot.of_kind(kind.resource_kind()) {
-            input.routes.extend(lower_route(r, opts, regexes));
+        for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
+            input
+                .routes
+                .extend(route::lower_checked_route(r, opts, valid, regexes));
         }
     }
     input

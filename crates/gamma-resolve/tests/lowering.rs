@@ -248,3 +248,56 @@ fn timeouts_are_forwarded_as_gateway_api_durations() {
         &serde_json::json!({"request": "1h30m", "backendRequest": "1s500ms"})
     );
 }
+
+// One route lowers alone as it lowers within its snapshot (the per-route step an incremental
+// build reruns), and a snapshot's validation verdicts are kept: a second build from the same
+// snapshot (or a clone) lowers the same input.
+#[test]
+fn a_route_lowers_alone_as_within_its_snapshot() {
+    let yaml = format!(
+        "{SERVICE}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {{name: r, namespace: app}}
+spec:
+  parentRefs: [{{group: \"\", kind: Service, name: web}}]
+{}",
+        with_valid_rule(
+            "  - matches: [{path: {type: RegularExpression, value: '/r[0-9]+'}}]
+    backendRefs: [{name: web, port: 80}]
+  - matches: [{path: {value: /a/..}}]
+    backendRefs: [{name: web, port: 80}]
+"
+        )
+    );
+    // and a valid route, whose second lowering skips validation
+    let yaml = format!(
+        "{yaml}---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {{name: s, namespace: app}}
+spec:
+  parentRefs: [{{group: \"\", kind: Service, name: web}}]
+  rules:
+  - matches: [{{path: {{type: PathPrefix, value: /v2/}}, headers: [{{name: X-A, value: b}}]}}]
+    timeouts: {{request: 10s}}
+    backendRefs: [{{name: web, port: 80, weight: 2}}]
+"
+    );
+    let snapshot = Snapshot::from_resources(gamma_model::decode(&yaml).unwrap());
+    let opts = gamma_model::validate::ValidateOptions::default();
+    let alone: Vec<String> = snapshot
+        .of_kind(gamma_model::ResourceKind::HttpRoute)
+        .map(|r| format!("{:?}", lower_route(r, &opts).unwrap()))
+        .collect();
+    let alone = format!("[{}]", alone.join(", "));
+    let within = || format!("{:?}", lower_with(&snapshot, &opts).routes);
+    assert_eq!(alone, within());
+    // the second lowering reads the kept verdicts
+    assert_eq!(alone, within());
+    assert_eq!(
+        format!("{:?}", lower_with(&snapshot.clone(), &opts).routes),
+        alone
+    );
+    assert!(lower_route(&gamma_model::decode(SERVICE).unwrap()[0], &opts).is_none());
+}

@@ -158,11 +158,18 @@ impl DroppedRule {
 /// Every validation error of `object`, after a cheap counting pass (no paths are built for a
 /// valid object). Also returns the base path conversion should use: detached when the object
 /// is valid (conversion cannot fail then, so its paths are never read), the root otherwise.
+///
+/// `known_valid`: the caller already knows the object is valid under `opts` (a verdict the
+/// [`Snapshot`](crate::Snapshot) keeps): nothing is validated again.
 fn collect<T: crate::validate::Validate + ?Sized>(
     object: &T,
     opts: &crate::validate::ValidateOptions,
+    known_valid: bool,
 ) -> (Vec<ValidationError>, crate::validate::FieldPath) {
     use crate::validate::{Errors, FieldPath};
+    if known_valid {
+        return (Vec::new(), FieldPath::detached());
+    }
     let mut probe = Errors::counting();
     object.collect_errors(&FieldPath::detached(), opts, &mut probe);
     if probe.is_empty() {

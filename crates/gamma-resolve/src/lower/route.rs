@@ -41,17 +41,36 @@ use crate::request::Scheme;
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";
 
-/// Lowers one route resource of any kind (`None` for other resources): the per-route step of
-/// [`super::lower_into`], also what an incremental build reruns for a changed route. Every
-/// regex the route uses is compiled into `regexes` (which the table then reuses).
+/// Lowers one route resource of any kind (`None` for other resources), validating it under
+/// `opts` (header values with CR, LF or NUL always refused) and its regexes by compiling
+/// them into `regexes`.
 pub(crate) fn lower_route(
     resource: &AnyResource,
     opts: &ValidateOptions,
     regexes: &mut RegexPool,
 ) -> Option<RouteIr> {
+    lower_checked_route(resource, &engine_options(opts), false, regexes)
+}
+
+/// The per-route step of [`super::lower_into`] (and what an incremental build reruns for a
+/// changed route): [`lower_route`] with the engine's options (`engine_options`) and, when
+/// `known_valid`, the snapshot's verdict that the route is valid under them ([`Snapshot::validated_routes`]):
+/// then it is converted without validating it again.
+///
+/// [`Snapshot::validated_routes`]: gamma_model::Snapshot::validated_routes
+pub(crate) fn lower_checked_route(
+    resource: &AnyResource,
+    opts: &ValidateOptions,
+    known_valid: bool,
+    regexes: &mut RegexPool,
+) -> Option<RouteIr> {
     let view = resource.as_route()?;
-    let opts = engine_options(opts);
-    Some(match ir::Route::from_resource(resource, &opts)? {
+    let converted = if known_valid {
+        ir::Route::from_valid_resource(resource, opts)?
+    } else {
+        ir::Route::from_resource(resource, opts)?
+    };
+    Some(match converted {
         Ok(partial) => lower_partial(view, partial, regexes),
         Err(errors) => invalid_route(view, &errors),
     })
