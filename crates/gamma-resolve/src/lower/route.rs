@@ -22,7 +22,6 @@
 //! route whose every rule is dropped is still lowered rule by rule, so that the table reports
 //! each rule's reason. Field paths are formatted only for the message of an error.
 
-use std::borrow::Cow;
 use std::time::Duration;
 
 use gamma_model::gateway::ParentKind;
@@ -41,20 +40,9 @@ use crate::request::Scheme;
 const UNSUPPORTED: &str = "UnsupportedValue";
 const INCOMPATIBLE: &str = "IncompatibleFilters";
 
-/// Lowers one route resource of any kind (`None` for other resources), validating it under
-/// `opts` (header values with CR, LF or NUL always refused) and its regexes by compiling
-/// them into `regexes`.
-pub(crate) fn lower_route(
-    resource: &AnyResource,
-    opts: &ValidateOptions,
-    regexes: &mut RegexPool,
-) -> Option<RouteIr> {
-    lower_checked_route(resource, &engine_options(opts), false, regexes)
-}
-
-/// The per-route step of [`super::lower_into`] (and what an incremental build reruns for a
-/// changed route): [`lower_route`] with the engine's options (`engine_options`) and, when
-/// `known_valid`, the snapshot's verdict that the route is valid under them ([`Snapshot::validated_routes`]):
+/// Lowers one route resource of any kind (`None` for other resources) under `opts` (the
+/// engine's, [`super::lowering_options`]), compiling its regexes into `regexes`; when
+/// `known_valid`, with the snapshot's verdict that the route is valid under them ([`Snapshot::validated_routes`]):
 /// then it is converted without validating it again.
 ///
 /// [`Snapshot::validated_routes`]: gamma_model::Snapshot::validated_routes
@@ -74,18 +62,6 @@ pub(crate) fn lower_checked_route(
         Ok(partial) => lower_partial(view, partial, regexes),
         Err(errors) => invalid_route(view, &errors),
     })
-}
-
-/// The validation options the engine applies: the caller's, and header values with CR, LF
-/// or NUL refused on either channel (the standard CRD admits them; programmed into a data
-/// plane they are header injection, RFC 9110 section 5.5).
-pub(crate) fn engine_options(opts: &ValidateOptions) -> Cow<'_, ValidateOptions> {
-    if opts.refuse_control_characters {
-        return Cow::Borrowed(opts);
-    }
-    let mut opts = opts.clone();
-    opts.refuse_control_characters = true;
-    Cow::Owned(opts)
 }
 
 fn base(view: RouteView<'_>, parents: Vec<ParentRefIr>, hostnames: Vec<String>) -> RouteIr {
