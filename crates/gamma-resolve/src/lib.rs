@@ -47,6 +47,7 @@
     )
 )]
 
+pub mod backend_tls;
 pub mod gateway_status;
 pub mod hostname;
 pub mod input;
