@@ -74,6 +74,7 @@ mod lower;
 mod regex_set;
 mod request;
 mod resolve;
+mod status_model;
 mod table;
 
 pub use decision::{
