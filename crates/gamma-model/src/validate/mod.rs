@@ -45,7 +45,9 @@ pub mod update;
 mod xbackend;
 
 pub use common::MAX_TOTAL_MATCHES;
-pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
+pub use fields::{
+    CORE_FIELD_SCHEMA, FieldCheck, FieldValidation, Report, check_fields, validate_checked,
+};
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
 pub use update::validate_update;
