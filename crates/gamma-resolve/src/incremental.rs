@@ -139,6 +139,7 @@ impl RouteTable {
             bindings: self.bindings.clone(),
             statuses: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
+            backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
         }
     }
@@ -282,6 +283,24 @@ fn is_route_kind(k: ResourceKind) -> bool {
 fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) -> Effect {
     let mut s = Scope::default();
     let current = snapshot.get(key);
+    // BackendTLSPolicy: which policy a backend uses, and each policy's ancestors, depend on
+    // every route, Service and ConfigMap; with policies in the cluster any change the table
+    // reads rebuilds it whole (their status is computed over the whole input).
+    let policies = snapshot.backend_tls_policies().next().is_some()
+        || matches!(previous, Some(AnyResource::BackendTlsPolicy(_)));
+    if policies
+        && !matches!(
+            key.kind,
+            ResourceKind::XMesh
+                | ResourceKind::TrafficSplit
+                | ResourceKind::HttpRouteGroup
+                | ResourceKind::SmiTcpRoute
+                | ResourceKind::SmiUdpRoute
+                | ResourceKind::TrafficTarget
+        )
+    {
+        return Effect::Full;
+    }
     match key.kind {
         k if is_route_kind(k) => {
             // the route, its old parents and its new parents (and, by closure, the routes
@@ -345,7 +364,9 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
             }
         }
         // read by the arbiter and the SMI conversion, never by the table
+        // no BackendTLSPolicy (checked above): nothing reads ConfigMaps
         ResourceKind::XMesh
+        | ResourceKind::ConfigMap
         | ResourceKind::TrafficSplit
         | ResourceKind::HttpRouteGroup
         | ResourceKind::SmiTcpRoute
