@@ -201,20 +201,7 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
 /// Lowers one Gateway (addresses, listeners with their namespace selectors resolved).
 pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway) -> GatewayIr {
     let ns = ns_of(&gw.metadata);
-    let mut addresses: Vec<IpAddr> = gw
-        .status
-        .iter()
-        .flat_map(|s| s.addresses.iter())
-        .filter_map(|a| a.value.parse().ok())
-        .collect();
-    if addresses.is_empty() {
-        addresses = gw
-            .spec
-            .addresses
-            .iter()
-            .filter_map(|a| a.value.as_deref()?.parse().ok())
-            .collect();
-    }
+    let addresses = gateway_addresses(gw);
     let listeners = gw
         .spec
         .listeners
@@ -227,6 +214,24 @@ pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gate
         addresses,
         listeners,
     }
+}
+
+/// The addresses a Gateway binds: `status.addresses`, else `spec.addresses`.
+pub(crate) fn gateway_addresses(gw: &gamma_model::gateway::Gateway) -> Vec<IpAddr> {
+    let addresses: Vec<IpAddr> = gw
+        .status
+        .iter()
+        .flat_map(|s| s.addresses.iter())
+        .filter_map(|a| a.value.parse().ok())
+        .collect();
+    if !addresses.is_empty() {
+        return addresses;
+    }
+    gw.spec
+        .addresses
+        .iter()
+        .filter_map(|a| a.value.as_deref()?.parse().ok())
+        .collect()
 }
 
 /// Lowers one ReferenceGrant.
