@@ -940,3 +940,395 @@ fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The OpenAPI v3 `components.schemas` of the core kinds, from the server itself.
+async fn core_components(client: &kube::Client) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    for (root, version) in [
+        ("/openapi/v3/api", "v1"),
+        ("/openapi/v3/apis/discovery.k8s.io", "v1"),
+    ] {
+        let request = kube::core::Request::new(root)
+            .get(version, &kube::api::GetParams::default())
+            .unwrap();
+        let text = client.request_text(request).await.unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        if let Some(schemas) = doc["components"]["schemas"].as_object() {
+            out.extend(schemas.clone());
+        }
+    }
+    out
+}
+
+/// Unknown fields on the core kinds (Service, Namespace, EndpointSlice): the API server decodes
+/// built-in types strictly under `fieldValidation=Strict` and refuses any field its OpenAPI
+/// schema does not declare (400, `strict decoding error: unknown field "spec.zz"`), whether
+/// gamma-rs models the field's parent or not. gamma-model embeds the server's field names
+/// (`CORE_FIELD_SCHEMA`); this test derives them again from the server's own OpenAPI document
+/// and requires the two to be equal (`GAMMA_BLESS=1` rewrites the embedded file), then sends an
+/// unknown member on every object node of each kind, and objects that set known fields
+/// gamma-rs does not model, which must not count as unknown.
+#[test]
+fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
+    if upstream().is_none() {
+        return;
+    }
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    let derived = differential::core::field_schema(&runtime.block_on(core_components(&client)));
+    let embedded_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../gamma-model/src/validate/core_fields.json");
+    if env_flag("GAMMA_BLESS") {
+        let text = serde_json::to_string_pretty(&derived).unwrap() + "\n";
+        std::fs::write(&embedded_path, text).unwrap();
+    }
+    let embedded: Value = serde_json::from_str(gamma_model::validate::CORE_FIELD_SCHEMA).unwrap();
+    assert!(
+        embedded == derived,
+        "{} differs from the API server's OpenAPI document; rerun with GAMMA_BLESS=1 and \
+         review the diff",
+        embedded_path.display()
+    );
+
+    let service = json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]}
+    });
+    let slice = json!({
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "web-1", "namespace": "default",
+                     "labels": {"kubernetes.io/service-name": "web"}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.1"], "conditions": {"ready": true}}],
+        "ports": [{"name": "http", "port": 80}]
+    });
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "web"}});
+    let services = collection("", "v1", "services", Some("default"));
+    let slices = collection("discovery.k8s.io", "v1", "endpointslices", Some("default"));
+    let namespaces = collection("", "v1", "namespaces", None);
+    let mut cases: Vec<(String, String, Value)> = Vec::new();
+    for (kind, url, base) in [
+        ("Service", &services, &service),
+        ("EndpointSlice", &slices, &slice),
+        ("Namespace", &namespaces, &namespace),
+    ] {
+        cases.push((format!("{kind} base"), url.clone(), base.clone()));
+        for (label, object) in differential::core::unknown_field_objects(&derived, kind, base) {
+            cases.push((format!("{kind} {label}"), url.clone(), object));
+        }
+    }
+    // Known fields gamma-rs does not model, set to valid values.
+    let mut known_service = service.clone();
+    known_service["spec"]["sessionAffinity"] = json!("ClientIP");
+    known_service["spec"]["sessionAffinityConfig"] = json!({"clientIP": {"timeoutSeconds": 60}});
+    known_service["spec"]["internalTrafficPolicy"] = json!("Local");
+    known_service["spec"]["publishNotReadyAddresses"] = json!(true);
+    known_service["spec"]["ipFamilyPolicy"] = json!("SingleStack");
+    known_service["spec"]["ipFamilies"] = json!(["IPv4"]);
+    known_service["spec"]["trafficDistribution"] = json!("PreferClose");
+    known_service["status"] = json!({"loadBalancer": {"ingress": [{"ip": "10.1.0.1"}]}});
+    cases.push((
+        "Service with known fields gamma-rs does not model".into(),
+        services.clone(),
+        known_service,
+    ));
+    let mut lb = service.clone();
+    lb["spec"]["type"] = json!("LoadBalancer");
+    lb["spec"]["externalTrafficPolicy"] = json!("Local");
+    lb["spec"]["allocateLoadBalancerNodePorts"] = json!(true);
+    lb["spec"]["loadBalancerSourceRanges"] = json!(["10.0.0.0/8"]);
+    cases.push((
+        "LoadBalancer Service with its fields".into(),
+        services.clone(),
+        lb,
+    ));
+    let mut known_slice = slice.clone();
+    known_slice["endpoints"][0]["hostname"] = json!("pod-1");
+    known_slice["endpoints"][0]["nodeName"] = json!("node-1");
+    known_slice["endpoints"][0]["zone"] = json!("zone-a");
+    known_slice["endpoints"][0]["hints"] = json!({"forZones": [{"name": "zone-a"}]});
+    known_slice["endpoints"][0]["targetRef"] = json!({"kind": "Pod", "name": "pod-1"});
+    known_slice["endpoints"][0]["conditions"] =
+        json!({"ready": true, "serving": true, "terminating": false});
+    cases.push((
+        "EndpointSlice with known fields gamma-rs does not model".into(),
+        slices.clone(),
+        known_slice,
+    ));
+    let mut known_namespace = namespace.clone();
+    known_namespace["spec"] = json!({"finalizers": ["kubernetes"]});
+    cases.push((
+        "Namespace with spec.finalizers".into(),
+        namespaces.clone(),
+        known_namespace,
+    ));
+
+    let requests: Vec<(String, Value, bool)> = cases
+        .iter()
+        .map(|(_, u, o)| (u.clone(), o.clone(), false))
+        .collect();
+    let answers = runtime.block_on(answers(&client, &requests));
+    let mut accepted = 0;
+    let mut failures = Vec::new();
+    for ((what, _, object), answer) in cases.iter().zip(&answers) {
+        let ours = gamma_answer(object, ModelChannel::Standard);
+        accepted += usize::from(matches!(answer, Answer::Accepted));
+        if matches!(answer, Answer::Accepted) != ours.is_ok() {
+            failures.push(format!(
+                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "core kinds, unknown fields: {} objects, {accepted} accepted by the server, {} disagreements",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Service validation on the real server (Kubernetes `ValidateService` for the fields routing
+/// reads; docs/validation.md, "Kubernetes core validation"): `type`, `clusterIP`/`clusterIPs`
+/// (syntax, agreement, one per family, `None` only for headless ClusterIP Services, none for
+/// ExternalName), ports (required unless headless or ExternalName, numbers, names, protocols,
+/// unique port and protocol, target ports, app protocols), selector labels, `externalName`.
+/// Cluster IPs are inside the test server's service range (10.96.0.0/16): one outside is the
+/// allocator's answer about that cluster, not validation. Every case runs every time.
+#[test]
+fn services_are_validated_as_the_api_server_validates_them() {
+    if upstream().is_none() {
+        return;
+    }
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let svc = |spec: Value| {
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "web", "namespace": "default"}, "spec": spec})
+    };
+    let port = |p: Value| json!({"selector": {"app": "web"}, "ports": [p]});
+    let mut cases: Vec<(String, Value)> = Vec::new();
+    let mut add = |what: String, spec: Value| cases.push((what, svc(spec)));
+    add("base".into(), port(json!({"port": 80})));
+    for ty in ["ClusterIP", "NodePort", "LoadBalancer", "Foo", ""] {
+        add(format!("type {ty:?}"), {
+            let mut s = port(json!({"port": 80}));
+            s["type"] = json!(ty);
+            s
+        });
+    }
+    add(
+        "ExternalName with externalName".into(),
+        json!({"type": "ExternalName", "externalName": "db.example.com"}),
+    );
+    add(
+        "ExternalName without externalName".into(),
+        json!({"type": "ExternalName"}),
+    );
+    add(
+        "ExternalName with an invalid externalName".into(),
+        json!({"type": "ExternalName", "externalName": "db_example.com"}),
+    );
+    add(
+        "ExternalName with a clusterIP".into(),
+        json!({"type": "ExternalName", "externalName": "db.example.com", "clusterIP": "10.96.0.20"}),
+    );
+    add(
+        "ExternalName with ports".into(),
+        json!({"type": "ExternalName", "externalName": "db.example.com", "ports": [{"port": 80}]}),
+    );
+    for ip in [
+        "10.96.0.20",
+        "10.96.0.300",
+        "10.96.00.20",
+        "abc",
+        "None",
+        "none",
+        "",
+        " 10.96.0.20",
+    ] {
+        add(format!("clusterIP {ip:?}"), {
+            let mut s = port(json!({"port": 80}));
+            s["clusterIP"] = json!(ip);
+            s
+        });
+    }
+    for (what, ips) in [
+        ("one", json!(["10.96.0.21"])),
+        ("two of one family", json!(["10.96.0.21", "10.96.0.22"])),
+        ("None", json!(["None"])),
+        ("None and an IP", json!(["None", "10.96.0.21"])),
+        ("an invalid IP", json!(["10.96.0.256"])),
+        ("empty", json!([])),
+    ] {
+        add(format!("clusterIPs {what}"), {
+            let mut s = port(json!({"port": 80}));
+            s["clusterIPs"] = ips;
+            s
+        });
+    }
+    add("clusterIP and clusterIPs that differ".into(), {
+        let mut s = port(json!({"port": 80}));
+        s["clusterIP"] = json!("10.96.0.23");
+        s["clusterIPs"] = json!(["10.96.0.24"]);
+        s
+    });
+    add("clusterIP and clusterIPs that agree".into(), {
+        let mut s = port(json!({"port": 80}));
+        s["clusterIP"] = json!("10.96.0.23");
+        s["clusterIPs"] = json!(["10.96.0.23"]);
+        s
+    });
+    add(
+        "headless without ports".into(),
+        json!({"clusterIP": "None", "selector": {"app": "web"}}),
+    );
+    add(
+        "ClusterIP without ports".into(),
+        json!({"selector": {"app": "web"}}),
+    );
+    add(
+        "headless NodePort".into(),
+        json!({"type": "NodePort", "clusterIP": "None", "ports": [{"port": 80}]}),
+    );
+    for p in [0, 1, 65535, 65536, -1] {
+        add(format!("port {p}"), port(json!({"port": p})));
+    }
+    for t in [
+        json!(0),
+        json!(8080),
+        json!(65536),
+        json!("http"),
+        json!("HTTP"),
+        json!("http-alt"),
+        json!("a-"),
+        json!("-a"),
+        json!("a--b"),
+        json!("1234"),
+        json!("abcdefghijklmnop"),
+        json!(""),
+    ] {
+        add(
+            format!("targetPort {t}"),
+            port(json!({"port": 80, "targetPort": t})),
+        );
+    }
+    for name in [
+        "http",
+        "Http",
+        "a.b",
+        "-a",
+        "",
+        &"a".repeat(63),
+        &"a".repeat(64),
+    ] {
+        add(
+            format!("port name {name:?}"),
+            port(json!({"name": name, "port": 80})),
+        );
+    }
+    for protocol in ["TCP", "UDP", "SCTP", "tcp", "HTTP", ""] {
+        add(
+            format!("protocol {protocol:?}"),
+            port(json!({"port": 80, "protocol": protocol})),
+        );
+    }
+    for app in [
+        "http",
+        "kubernetes.io/h2c",
+        "a/b/c",
+        "a b",
+        "example.com/custom",
+    ] {
+        add(
+            format!("appProtocol {app:?}"),
+            port(json!({"port": 80, "appProtocol": app})),
+        );
+    }
+    for (what, ports) in [
+        ("two unnamed ports", json!([{"port": 80}, {"port": 81}])),
+        (
+            "two named ports",
+            json!([{"name": "a", "port": 80}, {"name": "b", "port": 81}]),
+        ),
+        (
+            "one port twice",
+            json!([{"name": "a", "port": 80}, {"name": "b", "port": 80}]),
+        ),
+        (
+            "one port, two protocols",
+            json!([{"name": "a", "port": 53}, {"name": "b", "port": 53, "protocol": "UDP"}]),
+        ),
+        (
+            "a name twice",
+            json!([{"name": "a", "port": 80}, {"name": "a", "port": 81}]),
+        ),
+    ] {
+        add(
+            format!("ports: {what}"),
+            json!({"selector": {"app": "web"}, "ports": ports}),
+        );
+    }
+    for (what, selector) in [
+        ("a prefixed key", json!({"example.com/app": "web"})),
+        ("a key with a space", json!({"a b": "web"})),
+        ("a value with a space", json!({"app": "a b"})),
+        ("a value of 64", json!({"app": "a".repeat(64)})),
+        ("an empty value", json!({"app": ""})),
+    ] {
+        add(
+            format!("selector {what}"),
+            json!({"selector": selector, "ports": [{"port": 80}]}),
+        );
+    }
+    for name in [
+        "web",
+        "a.b",
+        "Web",
+        &"a".repeat(63),
+        &"a".repeat(64),
+        "1web",
+    ] {
+        let mut s = svc(port(json!({"port": 80})));
+        s["metadata"]["name"] = json!(name);
+        cases.push((format!("Service name {name:?}"), s));
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    let url = collection("", "v1", "services", Some("default"));
+    let requests: Vec<(String, Value, bool)> = cases
+        .iter()
+        .map(|(_, o)| (url.clone(), o.clone(), false))
+        .collect();
+    let answers = runtime.block_on(answers(&client, &requests));
+    let mut accepted = 0;
+    let mut failures = Vec::new();
+    for ((what, object), answer) in cases.iter().zip(&answers) {
+        let ours = gamma_answer(object, ModelChannel::Standard);
+        accepted += usize::from(matches!(answer, Answer::Accepted));
+        if matches!(answer, Answer::Accepted) != ours.is_ok() {
+            failures.push(format!(
+                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "Services: {} objects, {accepted} accepted by the server, {} disagreements",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

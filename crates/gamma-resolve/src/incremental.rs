@@ -155,7 +155,7 @@ impl RouteTable {
         previous: &[&AnyResource],
         limit: usize,
     ) -> bool {
-        let Some(scope) = close(snapshot, seeds, previous, limit) else {
+        let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
             return false;
         };
         let vopts = crate::lower::lowering_options(
@@ -479,7 +479,14 @@ fn close(
     mut scope: Scope,
     previous: &[&AnyResource],
     limit: usize,
+    core_group_alias: bool,
 ) -> Option<Scope> {
+    // `group: core` names a Service only under `BuildOptions::core_group_alias`
+    let groups: &[&str] = if core_group_alias {
+        &["", "core"]
+    } else {
+        &[""]
+    };
     let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
@@ -499,9 +506,9 @@ fn close(
         let services: Vec<(String, String)> =
             scope.services.difference(&done_services).cloned().collect();
         for (ns, name) in services {
-            for g in ["", "core"] {
+            for g in groups {
                 let key = ParentKey {
-                    group: g.into(),
+                    group: (*g).into(),
                     kind: "Service".into(),
                     namespace: ns.clone(),
                     name: name.clone(),
@@ -528,7 +535,7 @@ fn close(
             );
             let mut ips = Vec::new();
             for gw in previous_or_current_gateways(snapshot, previous, &ns, &name) {
-                ips.extend(crate::lower::lower_gateway(snapshot, gw).addresses);
+                ips.extend(crate::lower::gateway_addresses(gw));
             }
             share_addresses(snapshot, &ips, &mut scope);
             done_gateways.insert((ns, name));
@@ -569,9 +576,14 @@ fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
         }
     }
     for gw in snapshot.gateways() {
-        let g = crate::lower::lower_gateway(snapshot, gw);
-        if g.addresses.iter().any(|a| ips.contains(a)) {
-            scope.gateways.insert((g.namespace, g.name));
+        if crate::lower::gateway_addresses(gw)
+            .iter()
+            .any(|a| ips.contains(a))
+        {
+            scope.gateways.insert((
+                gw.metadata.namespace_or_default().to_string(),
+                gw.metadata.name.clone(),
+            ));
         }
     }
 }
@@ -650,7 +662,7 @@ fn scope_input(
     let mut input = TableInput::default();
     for k in &scope.routes {
         if let Some(r) = snapshot.get(k)
-            && let Some(ir) = crate::lower::lower_route(r, regexes, opts)
+            && let Some(ir) = crate::lower::lower_route_into(r, opts, regexes)
         {
             input.routes.push(ir);
         }

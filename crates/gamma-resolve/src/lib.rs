@@ -7,8 +7,9 @@
 //!
 //! ## Pipeline
 //!
-//! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: defaults, label selectors,
-//!    readiness, validation under [`BuildOptions::channel`]) into the table input ([`input`]),
+//! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: each route translated from its
+//!    [`gamma_model::ir`] conversion, which applies the defaults and the validation under
+//!    [`BuildOptions::channel`]; label selectors, readiness) into the table input ([`input`]),
 //! 2. compiles it ([`RouteTable::from_input`]): attachment of every (route, parentRef),
 //!    backend validity, rule compilation, one indexed route set per Service port or listener,
 //!    and the (route, parentRef) conditions ([`RouteTable::parent_conditions`]);
@@ -82,7 +83,7 @@ pub use decision::{
 };
 pub use explain::{CandidateExplanation, Explanation};
 pub use headers::{HeaderLookup, NoHeaders};
-pub use lower::{lower, lower_with};
+pub use lower::{lower, lower_route, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,

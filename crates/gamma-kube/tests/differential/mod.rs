@@ -2,6 +2,7 @@
 //! building, the dry-run client and CEL rule coverage.
 
 pub mod apply;
+pub mod core;
 pub mod coverage;
 pub mod crd;
 pub mod generate;
