@@ -284,9 +284,9 @@ impl Runtime {
                     let Some(mut r) = reconciler.take() else { break };
                     let snapshot = l.store.snapshot().clone();
                     let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
-                    // Every reconcile_change builds the route table again: a large batch
-                    // (many objects created at once) costs one build as a full reconcile,
-                    // not one per object.
+                    // Each reconcile_change updates the route table for its object: a large
+                    // batch (many objects created at once) costs one full build instead of
+                    // many updates.
                     let full = std::mem::take(&mut l.full) || changes.len() > MAX_CHANGES_PER_BATCH;
                     l.deadline = None;
                     let now = Time::now();
