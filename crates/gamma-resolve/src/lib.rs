@@ -49,6 +49,7 @@
 pub mod gateway_status;
 pub mod hostname;
 pub mod input;
+pub mod listener_set_status;
 pub mod path;
 pub mod precedence;
 pub mod redirect;
@@ -66,6 +67,7 @@ mod explain;
 mod headers;
 mod index;
 mod listener;
+mod listener_set;
 mod lower;
 mod regex_set;
 mod request;

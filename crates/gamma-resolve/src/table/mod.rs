@@ -39,6 +39,10 @@ pub struct RouteTable {
     pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
+    /// ListenerSet names, by input index (explanations).
+    pub(crate) listener_sets: Vec<ServiceInfo>,
+    /// Every ListenerSet's status, by (namespace, name).
+    pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
     /// What the parent conditions are made of (compact, kept from the build).
     pub(crate) status: StatusSource,
     /// The rendered conditions, on first use: a resolver that never reports status never
@@ -130,6 +134,16 @@ impl RouteTable {
     /// the Gateways it owns; `Programmed` is its own to add.
     pub fn gateway_status(&self) -> &[crate::gateway_status::GatewayStatus] {
         &self.gateway_status
+    }
+
+    /// The status of every ListenerSet of the input, ordered by namespace and name (GEP-1713):
+    /// its `Accepted` (`NotAllowed` when its Gateway's `allowedListeners` does not admit it,
+    /// `ParentNotAccepted`, `ListenersNotValid`), and per listener `Accepted`, `ResolvedRefs`,
+    /// `Conflicted` (in GEP-1713 listener precedence), `attachedRoutes` and `supportedKinds`
+    /// (see [`crate::listener_set_status`]). A controller writes those whose parent Gateway it
+    /// owns, and decides `Programmed=True` itself.
+    pub fn listener_set_status(&self) -> &[crate::listener_set_status::ListenerSetStatus] {
+        &self.listener_set_status
     }
 
     /// Why routes that named a Service with cluster IP `ip` as parent are not in the table
