@@ -60,11 +60,13 @@ pub mod schema;
 pub mod status;
 pub mod weights;
 
+mod bindings;
 mod build;
 mod cond;
 mod decision;
 mod explain;
 mod headers;
+mod incremental;
 mod index;
 mod listener;
 mod listener_set;

@@ -14,7 +14,7 @@ use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
+use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, RuleEntry, Target};
 use crate::weights;
 
 /// Where the request was bound, for decisions and explanations.
@@ -23,8 +23,8 @@ pub(crate) enum Bound<'a> {
     Nothing,
     /// A Gateway port with no listener for the host.
     NoListener,
-    /// A route set, and the scheme of requests that give none (the listener's).
-    Set(&'a RouteSet, Scheme),
+    /// A route set of a part, and the scheme of requests that give none (the listener's).
+    Set(&'a Part, &'a RouteSet, Scheme),
 }
 
 /// What the route set lookup found.
@@ -42,9 +42,10 @@ impl RouteTable {
         } else {
             L4::Tcp
         };
-        let Some(binding) = self.bindings.get(&(req.destination, req.port, l4)) else {
+        let Some((part, binding)) = self.bindings.get(&(req.destination, req.port, l4)) else {
             return Bound::Nothing;
         };
+        let part: &Part = part;
         match binding {
             Binding::Service {
                 producer,
@@ -59,9 +60,9 @@ impl RouteTable {
                 };
                 match consumer
                     .or(*producer)
-                    .and_then(|s| self.sets.get(s as usize))
+                    .and_then(|s| part.sets.get(s as usize))
                 {
-                    Some(set) => Bound::Set(set, Scheme::Http),
+                    Some(set) => Bound::Set(part, set, Scheme::Http),
                     None => Bound::Nothing,
                 }
             }
@@ -78,14 +79,25 @@ impl RouteTable {
                     (Some(h), Some(req_host)) => hostname::matches(h, req_host),
                     (Some(_), None) => false,
                 });
-                match l.and_then(|l| Some((self.sets.get(l.set as usize)?, l.scheme))) {
-                    Some((set, scheme)) => Bound::Set(set, scheme),
+                match l.and_then(|l| Some((part.sets.get(l.set as usize)?, l.scheme))) {
+                    Some((set, scheme)) => Bound::Set(part, set, scheme),
                     None => Bound::NoListener,
                 }
             }
         }
     }
 
+    /// [`RouteTable::resolve`]: bind, match in the route set, act.
+    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+        match self.bind(req) {
+            Bound::Nothing => Decision::Passthrough,
+            Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
+            Bound::Set(part, set, scheme) => part.decide_in(set, req, scheme, entropy),
+        }
+    }
+}
+
+impl Part {
     /// Finds the winning rule in a route set.
     pub(crate) fn match_in_set(
         &self,
@@ -173,25 +185,26 @@ impl RouteTable {
         }
     }
 
-    /// [`RouteTable::resolve`]: bind, match in the route set, act.
-    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
-        match self.bind(req) {
-            Bound::Nothing => Decision::Passthrough,
-            Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
-            Bound::Set(set, scheme) => {
-                // split once; both matching and the action need it
-                let pq = split_path_query(req.path_and_query);
-                match self.match_in_set(set, req, pq) {
-                    Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                    Matched::ProtocolMismatch => {
-                        respond(req.protocol, None, RespondReason::ProtocolMismatch)
-                    }
-                    Matched::Rule(id) => match self.rules.get(id as usize) {
-                        Some(rule) => self.act(rule, req, scheme, pq, entropy),
-                        None => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                    },
-                }
+    /// Matches in one of this part's route sets and acts.
+    #[inline]
+    pub(crate) fn decide_in<'a>(
+        &'a self,
+        set: &'a RouteSet,
+        req: &Request<'a>,
+        scheme: Scheme,
+        entropy: u64,
+    ) -> Decision<'a> {
+        // split once; both matching and the action need it
+        let pq = split_path_query(req.path_and_query);
+        match self.match_in_set(set, req, pq) {
+            Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
+            Matched::ProtocolMismatch => {
+                respond(req.protocol, None, RespondReason::ProtocolMismatch)
             }
+            Matched::Rule(id) => match self.rules.get(id as usize) {
+                Some(rule) => self.act(rule, req, scheme, pq, entropy),
+                None => respond(req.protocol, None, RespondReason::NoMatchingRule),
+            },
         }
     }
 

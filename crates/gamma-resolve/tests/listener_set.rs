@@ -512,3 +512,97 @@ spec:
     assert_eq!((c.status, c.reason.as_str()), (false, PARENT_NOT_ACCEPTED));
     assert_eq!(s.gateway, None);
 }
+
+// RouteTable::update answers as a full build: a change to a Gateway that ListenerSets join, to
+// a route on that Gateway, or to the Namespace labels its allowedListeners selector reads,
+// reaches the ListenerSets' status and bindings too (GEP-1713: the merged listener list).
+#[test]
+fn updates_of_a_gateway_with_listener_sets_agree_with_full_builds() {
+    let selector = "\n  allowedListeners: {namespaces: {from: Selector, selector: {matchLabels: {listeners: allowed}}}}";
+    let base = format!(
+        "{}{}{}{}",
+        gateway(selector),
+        listener_set(
+            "team",
+            "ls",
+            "2025-01-01T00:00:00Z",
+            &http_listener("extra", 8081, "ls.example.com")
+        ),
+        route("team", "on-set", &format!("{LS_PARENT}ls}}"), "/ls"),
+        route("infra", "on-gateway", "{name: gw}", "/gw"),
+    );
+    let mut snapshot = Snapshot::from_resources(gamma_model::decode(&base).unwrap());
+    let options = BuildOptions::default();
+    let mut table = RouteTable::build(&snapshot, &options);
+    use gamma_model::{ObjectKey, ResourceKind as K};
+    let gw_key = ObjectKey::new(K::Gateway, "infra", "gw");
+    let changes = [
+        // the Gateway now admits no ListenerSet
+        (
+            gw_key.clone(),
+            gateway("").split("---").nth(4).unwrap().to_string(),
+        ),
+        // and again all of them, with its listener moved onto the ListenerSet's port
+        (
+            gw_key,
+            gateway(ALL)
+                .split("---")
+                .nth(4)
+                .unwrap()
+                .replace("port: 80", "port: 8081")
+                .replace("gw.example.com", "ls.example.com"),
+        ),
+        // a route on the Gateway
+        (
+            ObjectKey::new(K::HttpRoute, "infra", "on-gateway"),
+            route("infra", "on-gateway", "{name: gw}", "/other")
+                .split("---")
+                .nth(1)
+                .unwrap()
+                .to_string(),
+        ),
+        // the Namespace label the selector read
+        (
+            ObjectKey::new(K::Namespace, "", "team"),
+            "\napiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n".to_string(),
+        ),
+    ];
+    let grid = |t: &RouteTable| -> Vec<String> {
+        let mut out = Vec::new();
+        for port in [80, 8081] {
+            for host in ["gw.example.com", "ls.example.com"] {
+                for path in ["/ls", "/gw", "/other"] {
+                    let req =
+                        Request::http(GW_IP.parse().unwrap(), port, "GET", path).with_host(host);
+                    out.push(format!("{port} {host} {path}: {:?}", t.resolve(&req, 0)));
+                }
+            }
+        }
+        out
+    };
+    for (step, (key, yaml)) in changes.iter().enumerate() {
+        let mut objects = gamma_model::decode(yaml).unwrap();
+        assert_eq!(objects.len(), 1, "{yaml}");
+        let object = objects.remove(0);
+        let previous = snapshot.upsert(object);
+        let updated = table.update(&snapshot, &options, key, previous.as_deref());
+        let built = RouteTable::build(&snapshot, &options);
+        assert_eq!(grid(&updated), grid(&built), "step {step}");
+        assert_eq!(
+            updated.parent_conditions(),
+            built.parent_conditions(),
+            "step {step}"
+        );
+        assert_eq!(
+            updated.gateway_status(),
+            built.gateway_status(),
+            "step {step}"
+        );
+        assert_eq!(
+            updated.listener_set_status(),
+            built.listener_set_status(),
+            "step {step}"
+        );
+        table = updated;
+    }
+}
