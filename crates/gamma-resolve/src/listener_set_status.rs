@@ -298,3 +298,94 @@ fn conflict_message(l: &ListenerIr, c: Conflict) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{AllowedNamespaces, GatewayIr, ListenerProtocol};
+    use crate::listener_set::merge;
+
+    fn http(name: &str, port: u16, host: &str) -> ListenerIr {
+        ListenerIr {
+            name: name.into(),
+            port,
+            protocol: ListenerProtocol::Http,
+            hostname: Some(host.into()),
+            ..ListenerIr::default()
+        }
+    }
+
+    fn input(gateway: Vec<ListenerIr>, set: Vec<ListenerIr>) -> TableInput {
+        TableInput {
+            gateways: vec![GatewayIr {
+                namespace: "infra".into(),
+                name: "gw".into(),
+                listeners: gateway,
+                allowed_listeners: Some(AllowedNamespaces::All),
+                ..GatewayIr::default()
+            }],
+            listener_sets: vec![ListenerSetIr {
+                namespace: "team".into(),
+                name: "ls".into(),
+                created: None,
+                parent: Some(("infra".into(), "gw".into())),
+                listeners: set,
+            }],
+            ..TableInput::default()
+        }
+    }
+
+    fn status(input: &TableInput) -> ListenerSetStatus {
+        let merged = merge(input);
+        compute(input, &merged, |_, _| 0).remove(0)
+    }
+
+    // GEP-1713 ListenerSet Conditions: ListenersNotValid, "one or more listeners in the set are
+    // invalid"; the ListenerSet stays accepted while one listener is valid.
+    #[test]
+    fn some_invalid_listeners_keep_the_listener_set_accepted_with_listeners_not_valid() {
+        let gw = vec![http("web", 80, "a.example.com")];
+        let s = status(&input(
+            gw.clone(),
+            vec![
+                http("dup", 80, "a.example.com"),
+                http("ok", 80, "b.example.com"),
+            ],
+        ));
+        let c = s.condition(ACCEPTED).cloned().unwrap();
+        assert_eq!((c.status, c.reason.as_str()), (true, LISTENERS_NOT_VALID));
+        assert!(
+            c.message.contains("dup") && !c.message.contains("ok"),
+            "{c:?}"
+        );
+        assert!(
+            s.condition(PROGRAMMED).is_none(),
+            "Programmed=True is the controller's"
+        );
+        // with no valid listener left, not accepted, and nothing can be programmed
+        let s = status(&input(gw, vec![http("dup", 80, "a.example.com")]));
+        for type_ in [ACCEPTED, PROGRAMMED] {
+            let c = s.condition(type_).cloned().unwrap();
+            assert_eq!((c.status, c.reason.as_str()), (false, LISTENERS_NOT_VALID));
+        }
+    }
+
+    // ListenerSetConditionReason ParentNotAccepted: "the parent Gateway is not accepted" (here
+    // every listener of the Gateway conflicts, Gateway Listener docs: no winner).
+    #[test]
+    fn a_listener_set_of_a_gateway_not_accepted_is_parent_not_accepted() {
+        let gw = vec![
+            http("a", 80, "x.example.com"),
+            http("b", 80, "x.example.com"),
+        ];
+        let s = status(&input(gw, vec![http("ok", 8080, "y.example.com")]));
+        let c = s.condition(ACCEPTED).cloned().unwrap();
+        assert_eq!((c.status, c.reason.as_str()), (false, PARENT_NOT_ACCEPTED));
+        // its listeners are still reported, each valid on its own
+        assert!(
+            s.listener("ok")
+                .and_then(|l| l.condition(ACCEPTED))
+                .is_some_and(|c| c.status)
+        );
+    }
+}
