@@ -6,7 +6,8 @@
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
 //! inclusive).
-//! Method in benches/README.md.
+//! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
+//! or one Service (see `update_scenario`). Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -14,7 +15,7 @@ use std::hint::black_box;
 use std::net::IpAddr;
 
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
-use gamma_benches::manifests::http_routes_yaml;
+use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
 use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_model::Snapshot;
@@ -115,10 +116,61 @@ fn snapshot_scenario(routes: usize) {
     println!("snapshot-{routes}: {:?}", table.stats());
 }
 
+/// `update-<routes>` / `update-service-<routes>`: [`mesh_cluster_yaml`] (5 routes per
+/// Service), built once; then `n` one-object changes, each applied to the snapshot and the
+/// table updated from the previous one with `RouteTable::update`: route 0's first path
+/// toggled, or (`service`) Service 0's second port toggled. Read `RouteTable::update`
+/// inclusive (`--toggle-collect`), per change.
+fn update_scenario(routes: usize, n: usize, service: bool) {
+    let per = 5;
+    let services = routes.div_ceil(per);
+    let mut snapshot = Snapshot::from_resources(mesh_cluster(routes, per));
+    let options = BuildOptions::default();
+    let mut table = RouteTable::build(&snapshot, &options);
+    let versions: Vec<gamma_model::AnyResource> = (0..2)
+        .map(|v| {
+            let yaml = if service {
+                format!(
+                    "apiVersion: v1\nkind: Service\nmetadata: {{name: svc-0, namespace: team-0}}\n\
+                     spec: {{clusterIP: {}, ports: [{{port: 80, name: http}}{}]}}\n",
+                    svc_ip(0),
+                    if v == 0 {
+                        ", {port: 8080, name: alt}"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                mesh_route_yaml(0, per, services, 2 + v)
+            };
+            gamma_model::decode(&yaml).unwrap().remove(0)
+        })
+        .collect();
+    for k in 0..n {
+        let object = versions[k % 2].clone();
+        let key = gamma_model::ObjectKey::of(&object);
+        let previous = snapshot.upsert(object);
+        table = black_box(table.update(&snapshot, &options, &key, previous.as_deref()));
+    }
+    println!("update-{routes}: {n} changes, {:?}", table.stats());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
+    if let Some(routes) = scenario
+        .strip_prefix("update-service-")
+        .and_then(|r| r.parse().ok())
+    {
+        return update_scenario(routes, n, true);
+    }
+    if let Some(routes) = scenario
+        .strip_prefix("update-")
+        .and_then(|r| r.parse().ok())
+    {
+        return update_scenario(routes, n, false);
+    }
     if let Some(routes) = scenario
         .strip_prefix("snapshot-")
         .and_then(|r| r.parse().ok())

@@ -69,7 +69,7 @@ use gamma_arbiter::{Directive, Handoff};
 use gamma_arbiter::{MergeOutcome, merge_outcome};
 use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
 use gamma_model::meta::Time;
-use gamma_model::{ObjectKey, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
@@ -157,6 +157,14 @@ pub struct Reconciler {
     /// The table conditions per pair from the previous reconciliation, to find routes whose
     /// status must be recomputed after an incremental change.
     conditions: BTreeMap<PairKey, Vec<RouteCondition>>,
+    /// The last table (sharing its parts with the one returned), what an incremental change
+    /// updates, and the pairs it included.
+    table: Option<(RouteTable, BTreeSet<RouteParentKey>)>,
+    /// The objects as of the last reconciliation: a copy of the snapshot taken by the full
+    /// reconcile (sharing the objects, not copying them), kept in step one changed object at
+    /// a time, so that an incremental change knows the object it replaced (the frontends a
+    /// route left, the addresses a Service had).
+    seen: Option<Snapshot>,
 }
 
 fn to_condition(c: &RouteCondition) -> Condition {
@@ -180,6 +188,8 @@ impl Reconciler {
             handoff: Handoff::new(config.handoff_grace_seconds),
             decisions: None,
             conditions: BTreeMap::new(),
+            table: None,
+            seen: None,
         })
     }
 
@@ -199,13 +209,17 @@ impl Reconciler {
         let routes: BTreeSet<ObjectKey> =
             decisions.routes().map(|(r, _)| r.to_object_key()).collect();
         self.decisions = Some(decisions);
-        self.finish(snapshot, now, routes, true)
+        self.seen = Some(snapshot.clone());
+        self.finish(snapshot, now, routes, None)
     }
 
     /// The incremental path: `changed` was inserted, replaced or removed in `snapshot`. Only
     /// the (route, parent) pairs it influences are re-decided, and status is recomputed only
     /// for routes whose verdicts or table conditions changed (and `changed` itself, when it
-    /// is a route). The table is rebuilt (gamma-resolve builds tables whole).
+    /// is a route). The table is updated, not rebuilt: [`RouteTable::update`] rebuilds the
+    /// frontends the change affects (and those of routes whose ownership it changed) and shares
+    /// the rest with the previous table. Call it once for every object that changed since the
+    /// last reconciliation (in any order, against the latest snapshot).
     pub fn reconcile_change(
         &mut self,
         snapshot: &Snapshot,
@@ -216,6 +230,19 @@ impl Reconciler {
             return self.reconcile(snapshot, now);
         };
         let changed_pairs = self.arbiter.update(decisions, snapshot, changed);
+        // the object `changed` replaced, as the last reconciliation saw it
+        let previous = self.seen.as_mut().and_then(|seen| {
+            let previous = seen.get_shared(changed).cloned();
+            match snapshot.get(changed) {
+                Some(now) => {
+                    seen.upsert(now.clone());
+                }
+                None => {
+                    seen.remove(changed);
+                }
+            }
+            previous
+        });
         let mut routes: BTreeSet<ObjectKey> = changed_pairs.into_iter().map(|p| p.route).collect();
         if changed.kind.is_route() {
             routes.insert(changed.clone());
@@ -223,7 +250,41 @@ impl Reconciler {
                 self.handoff.forget_route(changed);
             }
         }
-        self.finish(snapshot, now, routes, false)
+        self.finish(snapshot, now, routes, Some((changed, previous.as_deref())))
+    }
+
+    /// The table for `include`: updated from the last one (`last`) after `change` (the
+    /// changed object and the one it replaced), or built whole.
+    fn table_for(
+        build: &BuildOptions,
+        last: &mut Option<(RouteTable, BTreeSet<RouteParentKey>)>,
+        snapshot: &Snapshot,
+        include: BTreeSet<RouteParentKey>,
+        change: Option<(&ObjectKey, Option<&AnyResource>)>,
+    ) -> RouteTable {
+        let mut options = build.clone();
+        options.include = Some(include.clone());
+        let table = match (change, last.take()) {
+            (Some((key, previous)), Some((last, last_include))) => {
+                let mut table = last.update(snapshot, &options, key, previous);
+                // routes whose pairs `me` gained or lost program differently: update them too
+                let moved: BTreeSet<ObjectKey> = last_include
+                    .symmetric_difference(&include)
+                    .map(|p| {
+                        ObjectKey::new(p.kind.resource_kind(), p.namespace.clone(), p.name.clone())
+                    })
+                    .filter(|r| r != key)
+                    .collect();
+                for route in moved {
+                    let current = snapshot.get(&route);
+                    table = table.update(snapshot, &options, &route, current);
+                }
+                table
+            }
+            _ => RouteTable::build(snapshot, &options),
+        };
+        *last = Some((table.clone(), include));
+        table
     }
 
     fn finish(
@@ -231,8 +292,9 @@ impl Reconciler {
         snapshot: &Snapshot,
         now: Time,
         mut routes: BTreeSet<ObjectKey>,
-        full: bool,
+        change: Option<(&ObjectKey, Option<&AnyResource>)>,
     ) -> Reconciliation {
+        let full = change.is_none();
         let mut diagnostics = Vec::new();
         let Some(decisions) = self.decisions.as_ref() else {
             return Reconciliation {
@@ -291,9 +353,7 @@ impl Reconciler {
             }
             out_decisions.push((pair, decision, directive));
         }
-        let mut options = self.build.clone();
-        options.include = Some(include);
-        let table = RouteTable::build(snapshot, &options);
+        let table = Self::table_for(&self.build, &mut self.table, snapshot, include, change);
         // Table conditions per pair; routes whose conditions changed need new status.
         let mut conditions: BTreeMap<PairKey, Vec<RouteCondition>> = BTreeMap::new();
         for ps in table.parent_conditions() {

@@ -28,10 +28,13 @@ use gamma_testenv::Channel;
 use serde_json::{Value, json};
 
 use differential::apply::{apply, present_depth};
-use differential::coverage::{self, Rule};
+use differential::coverage::{self, Rule, shape};
 use differential::crd::{self, Version};
 use differential::generate::{self, Mutation, minimal};
-use differential::server::{Answer, collection, dry_run_create};
+use differential::server::{
+    Answer, STATUS_TARGET, collection, create_status_target, dry_run_create, dry_run_status,
+};
+use differential::targeted;
 
 /// A disagreement the test accepts, with its reason (docs/validation.md lists each).
 struct Known {
@@ -50,6 +53,34 @@ const KNOWN: &[Known] = &[Known {
              enforced), gamma-rs's wire types are i32",
 }];
 
+/// One side of a CEL rule's coverage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// A refused case named the rule at its node.
+    Violated,
+    /// An accepted case had the rule's node.
+    Satisfied,
+}
+
+/// A side of a CEL rule no create can reach, with the reason. Matched on every version of
+/// every kind by the rule's node and the start of its message.
+struct Unreachable {
+    node: &'static str,
+    message: &'static str,
+    side: Side,
+    #[allow(dead_code)] // read by people: the list is the documentation
+    reason: &'static str,
+}
+
+const UNREACHABLE: &[Unreachable] = &[Unreachable {
+    node: "spec.rules[].matches[].path",
+    message: "type must be one of ['Exact', 'PathPrefix', 'RegularExpression']",
+    side: Side::Violated,
+    reason: "the `type` enum lists the same three values, and the API server does not \
+                 evaluate CEL rules once an enum check failed (\"some validation rules were not \
+                 checked because the object was invalid\")",
+}];
+
 struct Case {
     kind: String,
     api_version: String,
@@ -58,6 +89,8 @@ struct Case {
     object: Value,
     /// Index into the channel's versions (for rule coverage).
     version: usize,
+    /// A write of `status` to the status subresource of [`STATUS_TARGET`], not a create.
+    status: bool,
 }
 
 impl Case {
@@ -150,13 +183,15 @@ fn url_of(version: &Version) -> String {
     )
 }
 
-/// gamma-model's answer: decoded with the field check and validated on `channel`, Strict.
-fn gamma_answer(object: &Value, channel: ModelChannel) -> Result<(), String> {
+/// gamma-model's errors, each as its field path and message: decoded with the field check and
+/// validated on `channel`, Strict.
+fn gamma_errors(object: &Value, channel: ModelChannel) -> Result<(), Vec<(String, String)>> {
     let text = serde_json::to_string(object).unwrap();
-    let decoded =
-        decode_documents(&text, &DecodeOptions::checking_fields()).map_err(|e| e.to_string())?;
+    let decoded = decode_documents(&text, &DecodeOptions::checking_fields())
+        .map_err(|e| vec![(String::new(), e.to_string())])?;
     let [doc] = decoded.documents.as_slice() else {
-        return Err(format!("{} documents", decoded.documents.len()));
+        let n = decoded.documents.len();
+        return Err(vec![(String::new(), format!("{n} documents"))]);
     };
     let report = doc.validate_with(&ValidateOptions::channel(channel));
     if report.errors.is_empty() {
@@ -165,10 +200,73 @@ fn gamma_answer(object: &Value, channel: ModelChannel) -> Result<(), String> {
         Err(report
             .errors
             .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("; "))
+            .map(|e| (e.path.as_str().to_owned(), e.kind.to_string()))
+            .collect())
     }
+}
+
+/// gamma-model's answer as one text (`path: message; ...`).
+fn gamma_answer(object: &Value, channel: ModelChannel) -> Result<(), String> {
+    gamma_errors(object, channel).map_err(|errors| {
+        errors
+            .iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The cases the sample always holds: for every CEL rule, the case gamma-model refuses with
+/// the fewest errors among those it refuses with the rule's message at the rule's node (or
+/// below it: the path match rules are reported at `path.value`), and the first case it accepts
+/// with the rule's node present. gamma-model only picks them; the server's answers decide the
+/// coverage, and the test fails on any rule they leave uncovered, so a wrong pick cannot hide
+/// a rule. (Fewest errors: the API server does not evaluate CEL rules once a type or enum
+/// check failed, where gamma-model still reports the rule.)
+fn covering_cases(
+    corpus: &[Case],
+    rules: &[Vec<Rule>],
+    versions: &[Version],
+    channel: ModelChannel,
+) -> BTreeSet<usize> {
+    // (version, rule) -> (errors, case)
+    let mut broken: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
+    let mut held: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for (i, case) in corpus.iter().enumerate() {
+        let v = case.version;
+        match gamma_errors(&case.object, channel) {
+            Ok(()) => {
+                let present = coverage::present_nodes(&case.object, &versions[v].schema);
+                for (j, r) in rules[v].iter().enumerate() {
+                    if !r.transition && present.contains(&r.node) {
+                        held.entry((v, j)).or_insert(i);
+                    }
+                }
+            }
+            Err(errors) => {
+                for (j, r) in rules[v].iter().enumerate() {
+                    let named = errors.iter().any(|(path, message)| {
+                        let s = shape(path);
+                        let at_node = s == r.node
+                            || s.strip_prefix(r.node.as_str())
+                                .is_some_and(|t| t.starts_with('.'));
+                        at_node && message.contains(&r.message)
+                    });
+                    if !r.transition && named {
+                        let best = broken.entry((v, j)).or_insert((errors.len(), i));
+                        if errors.len() < best.0 {
+                            *best = (errors.len(), i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    broken
+        .into_values()
+        .map(|(_, i)| i)
+        .chain(held.into_values())
+        .collect()
 }
 
 async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
@@ -182,10 +280,18 @@ async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
-/// Sends every object, a few at a time, answers in input order.
-async fn answers(client: &kube::Client, cases: &[(String, Value)]) -> Vec<Answer> {
+/// Sends every object (a dry-run create, or a dry-run status write when the flag is set), a
+/// few at a time; answers in input order.
+async fn answers(client: &kube::Client, cases: &[(String, Value, bool)]) -> Vec<Answer> {
     let mut out: Vec<(usize, Answer)> = futures::stream::iter(cases.iter().enumerate())
-        .map(|(i, (url, object))| async move { (i, dry_run_create(client, url, object).await) })
+        .map(|(i, (url, object, status))| async move {
+            let answer = if *status {
+                dry_run_status(client, url, object).await
+            } else {
+                dry_run_create(client, url, object).await
+            };
+            (i, answer)
+        })
         .buffer_unordered(8)
         .collect()
         .await;
@@ -245,9 +351,9 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
         }
         base_candidates.push((i, document(v, minimal(&v.schema))));
     }
-    let probe: Vec<(String, Value)> = base_candidates
+    let probe: Vec<(String, Value, bool)> = base_candidates
         .iter()
-        .map(|(i, o)| (url_of(&versions[*i]), o.clone()))
+        .map(|(i, o)| (url_of(&versions[*i]), o.clone(), false))
         .collect();
     let probed = runtime.block_on(answers(&client, &probe));
     let mut bases: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
@@ -281,7 +387,10 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
                 &fallback[..]
             }
         };
-        for m in generate::mutations(v) {
+        for m in generate::mutations(v)
+            .into_iter()
+            .chain(targeted::mutations(v))
+        {
             let Mutation { path, .. } = &m;
             let base = candidates
                 .iter()
@@ -295,20 +404,64 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
                 object: apply(base, &v.schema, &m),
                 label: m.label,
                 version: i,
+                status: false,
             });
         }
+        // Status: written to the subresource of one object created for real from the
+        // kind's first base.
+        let status_cases = targeted::status_mutations(v);
+        if !status_cases.is_empty() {
+            let mut target = candidates[0].clone();
+            target["metadata"]["name"] = STATUS_TARGET.into();
+            runtime.block_on(create_status_target(&client, &url_of(v), &target));
+            for m in status_cases {
+                corpus.push(Case {
+                    kind: v.kind.clone(),
+                    api_version: v.api_version(),
+                    url: url_of(v),
+                    object: apply(&target, &v.schema, &m),
+                    label: m.label,
+                    version: i,
+                    status: true,
+                });
+            }
+        }
+    }
+    // For working on the generator: only the cases whose title contains this text, each
+    // printed with both answers (the coverage check is then skipped).
+    let only = std::env::var("GAMMA_DIFF_ONLY").ok();
+    if let Some(only) = &only {
+        corpus.retain(|c| c.title().contains(only.as_str()));
     }
     let total = corpus.len();
     let seed = seed();
-    let full = env_flag("GAMMA_DIFF_FULL");
+    let full = env_flag("GAMMA_DIFF_FULL") || only.is_some();
+    let mut covering = 0;
     if !full {
-        // Fisher-Yates on a seeded generator, then the first n.
+        // The sample: the covering cases (the same every run), then a seeded share of the
+        // others, Fisher-Yates on a seeded generator, up to the sample size in all.
+        let started = Instant::now();
+        let cover = covering_cases(&corpus, &rules, &versions, model_channel);
+        covering = cover.len();
+        eprintln!(
+            "{dir}: {covering} covering cases chosen in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        type Numbered = Vec<(usize, Case)>;
+        let (mut chosen, mut rest): (Numbered, Numbered) = corpus
+            .into_iter()
+            .enumerate()
+            .partition(|(i, _)| cover.contains(i));
         let mut rng = SplitMix(seed);
-        for i in (1..corpus.len()).rev() {
+        for i in (1..rest.len()).rev() {
             let j = (rng.next() % (i as u64 + 1)) as usize;
-            corpus.swap(i, j);
+            rest.swap(i, j);
         }
-        corpus.truncate(sample_size());
+        rest.truncate(sample_size().saturating_sub(chosen.len()));
+        chosen.extend(rest);
+        // Corpus order again, so a run reads in schema order.
+        chosen.sort_by_key(|(i, _)| *i);
+        corpus = chosen.into_iter().map(|(_, c)| c).collect();
     }
     eprintln!(
         "{dir}: {} versions ({} not modelled by gamma-rs: {}), {total} objects generated, {} sent ({}; seed {seed}, GAMMA_DIFF_SEED={seed} to repeat)",
@@ -316,16 +469,20 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
         not_modelled.len(),
         not_modelled.join(", "),
         corpus.len(),
-        if full { "full corpus" } else { "seeded sample" },
+        if full {
+            "full corpus".to_owned()
+        } else {
+            format!("{covering} covering every CEL rule, the rest a seeded sample")
+        },
     );
     if !no_base.is_empty() {
         eprintln!("{dir}: no accepted base for {}", no_base.join(", "));
     }
 
     let started = Instant::now();
-    let requests: Vec<(String, Value)> = corpus
+    let requests: Vec<(String, Value, bool)> = corpus
         .iter()
-        .map(|c| (c.url.clone(), c.object.clone()))
+        .map(|c| (c.url.clone(), c.object.clone(), c.status))
         .collect();
     let server = runtime.block_on(answers(&client, &requests));
     let server_time = started.elapsed();
@@ -341,6 +498,13 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     let mut satisfied: BTreeSet<(usize, usize)> = BTreeSet::new();
     for (case, answer) in corpus.iter().zip(&server) {
         let ours = gamma_answer(&case.object, model_channel);
+        if only.is_some() {
+            eprintln!(
+                "{}\n  object: {}\n  server: {answer:?}\n  gamma:  {ours:?}",
+                case.title(),
+                case.object
+            );
+        }
         let version_rules = &rules[case.version];
         match answer {
             Answer::Accepted => {
@@ -352,10 +516,10 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
                     }
                 }
             }
-            Answer::Refused(code, message) => {
+            Answer::Refused(code, _, causes) => {
                 *codes.entry(*code).or_default() += 1;
                 for (j, r) in version_rules.iter().enumerate() {
-                    if message.contains(&r.message) {
+                    if r.broken_by(causes) {
                         violated.insert((case.version, j));
                     }
                 }
@@ -396,19 +560,38 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
         satisfied.len(),
     );
     eprintln!("{dir}: refusals by HTTP code: {codes:?}");
-    if full {
-        // The rules no generated object broke: what the generator does not construct yet.
-        let unbroken: Vec<String> = rules
-            .iter()
-            .enumerate()
-            .flat_map(|(v, rs)| rs.iter().enumerate().map(move |(j, r)| (v, j, r)))
-            .filter(|(v, j, r)| !r.transition && !violated.contains(&(*v, *j)))
-            .map(|(_, _, r)| format!("  {} {}: {}", r.owner, r.node, r.message))
-            .collect();
+    // Every rule must have been seen broken and seen holding, but for the few `UNREACHABLE`
+    // lists with its reason; a listed rule that was reached is an error too (the list is
+    // stale).
+    let mut uncovered = Vec::new();
+    for (v, rs) in rules.iter().enumerate() {
+        for (j, r) in rs.iter().enumerate().filter(|(_, r)| !r.transition) {
+            for (side, seen) in [
+                (Side::Violated, violated.contains(&(v, j))),
+                (Side::Satisfied, satisfied.contains(&(v, j))),
+            ] {
+                let listed = UNREACHABLE.iter().any(|u| {
+                    u.side == side && r.node == u.node && r.message.starts_with(u.message)
+                });
+                match (seen, listed) {
+                    (false, false) => uncovered.push(format!("never seen {side:?}: {}", r.title())),
+                    (true, true) => uncovered.push(format!(
+                        "seen {side:?} but listed in UNREACHABLE: {}",
+                        r.title()
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    if only.is_some() {
+        uncovered.clear();
+    }
+    if !uncovered.is_empty() {
         eprintln!(
-            "{dir}: {} rules never seen violated:\n{}",
-            unbroken.len(),
-            unbroken.join("\n")
+            "{dir}: {} CEL rule sides not covered:\n  {}",
+            uncovered.len(),
+            uncovered.join("\n  ")
         );
     }
     for (reason, n) in &known {
@@ -416,6 +599,7 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     }
     let mut failures = base_disagreements;
     failures.extend(unexplained);
+    failures.extend(uncovered);
     if !failures.is_empty() {
         // Every disagreement in full beside the build, for reading at leisure.
         let report = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -425,7 +609,7 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     }
     assert!(
         failures.is_empty(),
-        "{} disagreements with the API server ({dir}):\n{}",
+        "{} disagreements with the API server or CEL rules not covered ({dir}):\n{}",
         failures.len(),
         failures
             .iter()
@@ -735,9 +919,9 @@ fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them
         .build()
         .unwrap();
     let client = runtime.block_on(client(env));
-    let requests: Vec<(String, Value)> = cases
+    let requests: Vec<(String, Value, bool)> = cases
         .iter()
-        .map(|(_, u, o)| (u.clone(), o.clone()))
+        .map(|(_, u, o)| (u.clone(), o.clone(), false))
         .collect();
     let answers = runtime.block_on(answers(&client, &requests));
     let mut accepted = 0;

@@ -10,7 +10,7 @@ use crate::gateway::{
     Gateway, GatewayClass, GrpcRoute, HttpRoute, ParentKind, ParentReference, ReferenceGrant,
     TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{EndpointSlice, Namespace, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Service};
 use crate::resource::{AnyResource, ObjectKey, ResourceKind};
 use crate::xmesh::XMesh;
 
@@ -418,6 +418,8 @@ typed_accessors! {
     services, service, Service, Service, namespaced: true;
     namespaces, namespace, Namespace, Namespace, namespaced: false;
     endpoint_slices, endpoint_slice, EndpointSlice, EndpointSlice, namespaced: true;
+    config_maps, config_map, ConfigMap, ConfigMap, namespaced: true;
+    backend_tls_policies, backend_tls_policy, BackendTlsPolicy, crate::gateway::BackendTlsPolicy, namespaced: true;
     xmeshes, xmesh, XMesh, XMesh, namespaced: false;
     traffic_splits, traffic_split, TrafficSplit, crate::smi::TrafficSplit, namespaced: true;
     http_route_groups, http_route_group, HttpRouteGroup, crate::smi::HttpRouteGroup, namespaced: true;

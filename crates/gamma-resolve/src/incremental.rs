@@ -131,18 +131,16 @@ impl RouteTable {
         }
     }
 
-    /// A table sharing every part of `self`.
+    /// A table sharing every part of `self` (its rendered conditions are rendered again on
+    /// first use).
     fn share(&self) -> RouteTable {
-        let statuses = OnceLock::new();
-        if let Some(s) = self.statuses.get() {
-            let _ = statuses.set(s.clone());
-        }
         RouteTable {
             parts: self.parts.clone(),
             bindings: self.bindings.clone(),
-            statuses,
+            statuses: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
             listener_set_status: self.listener_set_status.clone(),
+            backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
         }
     }
@@ -220,6 +218,13 @@ impl RouteTable {
     }
 }
 
+/// Cheap: the clone shares every compiled part (and bindings shard) with the original.
+impl Clone for RouteTable {
+    fn clone(&self) -> Self {
+        self.share()
+    }
+}
+
 /// Renders the parent conditions of every route from the newest part that covers it, in the
 /// order of a full build: route kind, namespace, name (each route's entries in their own
 /// order).
@@ -285,6 +290,24 @@ fn is_route_kind(k: ResourceKind) -> bool {
 fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) -> Effect {
     let mut s = Scope::default();
     let current = snapshot.get(key);
+    // BackendTLSPolicy: which policy a backend uses, and each policy's ancestors, depend on
+    // every route, Service and ConfigMap; with policies in the cluster any change the table
+    // reads rebuilds it whole (their status is computed over the whole input).
+    let policies = snapshot.backend_tls_policies().next().is_some()
+        || matches!(previous, Some(AnyResource::BackendTlsPolicy(_)));
+    if policies
+        && !matches!(
+            key.kind,
+            ResourceKind::XMesh
+                | ResourceKind::TrafficSplit
+                | ResourceKind::HttpRouteGroup
+                | ResourceKind::SmiTcpRoute
+                | ResourceKind::SmiUdpRoute
+                | ResourceKind::TrafficTarget
+        )
+    {
+        return Effect::Full;
+    }
     match key.kind {
         k if is_route_kind(k) => {
             // the route, its old parents and its new parents (and, by closure, the routes
@@ -348,7 +371,9 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
             }
         }
         // read by the arbiter and the SMI conversion, never by the table
+        // no BackendTLSPolicy (checked above): nothing reads ConfigMaps
         ResourceKind::XMesh
+        | ResourceKind::ConfigMap
         | ResourceKind::TrafficSplit
         | ResourceKind::HttpRouteGroup
         | ResourceKind::SmiTcpRoute

@@ -46,6 +46,7 @@
     )
 )]
 
+pub mod backend_tls;
 pub mod gateway_status;
 pub mod hostname;
 pub mod input;

@@ -8,10 +8,11 @@ use std::net::IpAddr;
 
 use gamma_model::Snapshot;
 use gamma_model::gateway::{
-    AllowedListeners, BackendRef, BackendRefExt, FromNamespaces, GrpcRoute, GrpcRouteFilter,
-    GrpcRouteFilterType, HttpHeaderFilter, HttpPathModifier, HttpRequestMirrorFilter, HttpRoute,
-    HttpRouteFilter, HttpRouteFilterType, L4RouteRule, LabelSelector, Listener, ListenerSet,
-    MatchType, ParentKind, ParentReference, PathMatchType, PathModifierType, RedirectScheme,
+    AllowedListeners, BackendRef, BackendRefExt, BackendTlsPolicy, FromNamespaces, GrpcRoute,
+    GrpcRouteFilter, GrpcRouteFilterType, HttpHeaderFilter, HttpPathModifier,
+    HttpRequestMirrorFilter, HttpRoute, HttpRouteFilter, HttpRouteFilterType, L4RouteRule,
+    LabelSelector, Listener, ListenerSet, MatchType, ParentKind, ParentReference, PathMatchType,
+    PathModifierType, RedirectScheme, SubjectAltNameType,
 };
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::{Validate, ValidateOptions, ValidationErrors};
@@ -70,6 +71,18 @@ pub(crate) fn lower_into(
     for g in snapshot.reference_grants() {
         input.grants.push(lower_grant(g));
     }
+    for p in snapshot.backend_tls_policies() {
+        input
+            .backend_tls_policies
+            .push(lower_backend_tls_policy(p, opts));
+    }
+    for cm in snapshot.config_maps() {
+        input.config_maps.push(ConfigMapIr {
+            namespace: ns_of(&cm.metadata),
+            name: cm.metadata.name.clone(),
+            has_ca_certificate: cm.ca_certificate().is_some(),
+        });
+    }
     for r in snapshot.http_routes() {
         input.routes.push(lower_http(r, regexes, opts));
     }
@@ -120,6 +133,68 @@ pub(crate) fn lower_into(
         input.routes.push(lowered);
     }
     input
+}
+
+/// A BackendTLSPolicy with its references as written; one that fails validation (CRD markers
+/// and CEL rules of the channel) applies to nothing and is reported `Invalid`.
+fn lower_backend_tls_policy(p: &BackendTlsPolicy, opts: &ValidateOptions) -> BackendTlsPolicyIr {
+    let v = &p.spec.validation;
+    BackendTlsPolicyIr {
+        namespace: ns_of(&p.metadata),
+        name: p.metadata.name.clone(),
+        created: created(&p.metadata),
+        targets: p
+            .spec
+            .target_refs
+            .iter()
+            .map(|t| PolicyTargetIr {
+                group: t.group.clone(),
+                kind: t.kind.clone(),
+                name: t.name.clone(),
+                section_name: t.section_name.clone().filter(|s| !s.is_empty()),
+            })
+            .collect(),
+        hostname: v.hostname.clone(),
+        ca_certificate_refs: v
+            .ca_certificate_refs
+            .iter()
+            .map(|c| CaCertificateRefIr {
+                group: c.group.clone(),
+                kind: c.kind.clone(),
+                name: c.name.clone(),
+            })
+            .collect(),
+        well_known_ca_certificates: v
+            .well_known_ca_certificates
+            .clone()
+            .filter(|w| !w.is_empty()),
+        subject_alt_names: v
+            .subject_alt_names
+            .iter()
+            .filter_map(|san| match san.type_ {
+                SubjectAltNameType::Hostname => san
+                    .hostname
+                    .clone()
+                    .map(crate::backend_tls::SubjectAltName::Hostname),
+                SubjectAltNameType::Uri => {
+                    san.uri.clone().map(crate::backend_tls::SubjectAltName::Uri)
+                }
+                _ => None,
+            })
+            .collect(),
+        options: p
+            .spec
+            .options
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        invalid: p.validate_with(opts).err().and_then(|e| {
+            e.errors().first().map(|first| Invalid {
+                reason: crate::backend_tls::INVALID,
+                message: first.to_string(),
+            })
+        }),
+    }
 }
 
 /// Lowers one Service (ports, cluster IPs, readiness from its EndpointSlices).

@@ -6,3 +6,4 @@ pub mod coverage;
 pub mod crd;
 pub mod generate;
 pub mod server;
+pub mod targeted;

@@ -173,6 +173,7 @@ fn has_crd(kind: ResourceKind) -> bool {
         ResourceKind::Service
             | ResourceKind::Namespace
             | ResourceKind::EndpointSlice
+            | ResourceKind::ConfigMap
             | ResourceKind::TrafficSplit
             | ResourceKind::HttpRouteGroup
             | ResourceKind::SmiTcpRoute

@@ -24,6 +24,7 @@
 //! ```
 
 mod common;
+mod configmap;
 mod core;
 mod endpointslice;
 pub mod fields;

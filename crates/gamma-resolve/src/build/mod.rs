@@ -30,6 +30,7 @@ use crate::table::{
 mod arena;
 mod attach;
 mod backend;
+mod backend_tls;
 mod bind;
 mod canonical;
 mod rule;
@@ -38,6 +39,7 @@ mod touch;
 
 use arena::TargetKey;
 use attach::RuleIds;
+pub(crate) use backend_tls::TlsSlot;
 use canonical::canonical_order;
 
 pub(crate) struct Builder<'i> {
@@ -100,6 +102,12 @@ pub(crate) struct Builder<'i> {
     /// Compiled header and query match lists by their input (`None`: a bad regex).
     header_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
     query_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+    /// BackendTLSPolicies by target, winner first (empty without policies).
+    tls_candidates: backend_tls::Candidates<'i>,
+    /// The policy settings in effect, by slot ([`Target::tls`]).
+    tls_slots: Vec<backend_tls::TlsSlot>,
+    /// (winning policy, its slot).
+    tls_slot_of: Vec<(usize, u32)>,
 }
 
 /// The distinct routes attached to listener `li` of `owner`.
@@ -185,6 +193,9 @@ impl<'i> Builder<'i> {
             names: String::new(),
             status: StatusBuilder::default(),
             listener_routes: std::collections::BTreeSet::new(),
+            tls_candidates: backend_tls::candidates(input),
+            tls_slots: Vec::new(),
+            tls_slot_of: Vec::new(),
         }
     }
 
@@ -226,6 +237,7 @@ impl<'i> Builder<'i> {
             statuses: std::sync::OnceLock::new(),
             gateway_status: built.gateway_status,
             listener_set_status: built.listener_set_status,
+            backend_tls_status: built.backend_tls_status,
             left_out: built.left_out,
         }
     }
@@ -262,6 +274,7 @@ impl<'i> Builder<'i> {
     ) -> Built {
         let input = self.input;
         let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let backend_tls_status = self.backend_tls_status(&status);
         let listener_routes = std::mem::take(&mut self.listener_routes);
         let ls_status = std::mem::take(&mut self.ls_status);
         let merged = std::mem::take(&mut self.merged);
@@ -327,6 +340,7 @@ impl<'i> Builder<'i> {
             listener_sets,
             status,
             covers,
+            backend_tls: self.tls_slots,
             methods: self.methods,
             targets: self.targets,
             backends: self.backends,
@@ -340,6 +354,7 @@ impl<'i> Builder<'i> {
             bindings,
             gateway_status,
             listener_set_status: ls_status,
+            backend_tls_status,
             left_out: self.left_out,
         }
     }
@@ -352,5 +367,6 @@ pub(crate) struct Built {
     pub(crate) bindings: bind::Bindings,
     pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
     pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
+    pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     pub(crate) left_out: Vec<LeftOut>,
 }
