@@ -450,6 +450,7 @@ typed_accessors! {
     tcp_routes, tcp_route, TcpRoute, TcpRoute, namespaced: true;
     udp_routes, udp_route, UdpRoute, UdpRoute, namespaced: true;
     gateways, gateway, Gateway, Gateway, namespaced: true;
+    listener_sets, listener_set, ListenerSet, crate::gateway::ListenerSet, namespaced: true;
     gateway_classes, gateway_class, GatewayClass, GatewayClass, namespaced: false;
     reference_grants, reference_grant, ReferenceGrant, ReferenceGrant, namespaced: true;
     services, service, Service, Service, namespaced: true;

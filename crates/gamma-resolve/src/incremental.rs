@@ -139,6 +139,7 @@ impl RouteTable {
             bindings: self.bindings.clone(),
             statuses: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
+            listener_set_status: self.listener_set_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
         }
@@ -158,6 +159,12 @@ impl RouteTable {
         let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
             return false;
         };
+        // A Gateway's ListenerSets join its listeners (GEP-1713): merged listener conflicts,
+        // attachedListenerSets and their bindings span them all, so a scope with a Gateway
+        // some ListenerSet names is rebuilt whole (as a ListenerSet change is)
+        if names_a_scope_gateway(snapshot, &scope) {
+            return false;
+        }
         let vopts = crate::lower::lowering_options(
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
@@ -375,6 +382,19 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
         _ => return Effect::Full,
     }
     Effect::Seeds(s)
+}
+
+/// Whether a ListenerSet of the snapshot names one of the scope's Gateways as its parent.
+fn names_a_scope_gateway(snapshot: &Snapshot, scope: &Scope) -> bool {
+    !scope.gateways.is_empty()
+        && snapshot.listener_sets().any(|ls| {
+            let p = &ls.spec.parent_ref;
+            let ns = p
+                .namespace
+                .as_deref()
+                .unwrap_or(ls.metadata.namespace_or_default());
+            scope.gateways.contains(&(ns.to_string(), p.name.clone()))
+        })
 }
 
 /// Whether a route names a ListenerSet as parent (ListenerSets are rebuilt whole).

@@ -10,7 +10,8 @@ use std::net::IpAddr;
 
 use gamma_model::Snapshot;
 use gamma_model::gateway::{
-    BackendTlsPolicy, FromNamespaces, LabelSelector, Listener, SubjectAltNameType,
+    AllowedListeners, BackendTlsPolicy, FromNamespaces, LabelSelector, Listener, ListenerSet,
+    SubjectAltNameType,
 };
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::{Validate, ValidateOptions};
@@ -61,6 +62,9 @@ pub(crate) fn lower_into(
     }
     for gw in snapshot.gateways() {
         input.gateways.push(lower_gateway(snapshot, gw));
+    }
+    for ls in snapshot.listener_sets() {
+        input.listener_sets.push(listener_set(snapshot, ls));
     }
     for g in snapshot.reference_grants() {
         input.grants.push(lower_grant(g));
@@ -212,6 +216,55 @@ pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gate
         namespace: ns,
         name: gw.metadata.name.clone(),
         addresses,
+        allowed_listeners: allowed_listeners(snapshot, gw.spec.allowed_listeners.as_ref()),
+        listeners,
+    }
+}
+
+/// Gateway `spec.allowedListeners.namespaces`: absent, `from: None` and unknown values admit
+/// no ListenerSet (Gateway API AllowedListeners: "The default value is to allow no
+/// ListenerSets").
+fn allowed_listeners(
+    snapshot: &Snapshot,
+    allowed: Option<&AllowedListeners>,
+) -> Option<AllowedNamespaces> {
+    let ns = allowed.and_then(|a| a.namespaces.as_ref())?;
+    match ns.from.as_ref()? {
+        FromNamespaces::Same => Some(AllowedNamespaces::Same),
+        FromNamespaces::All => Some(AllowedNamespaces::All),
+        FromNamespaces::Selector => Some(AllowedNamespaces::Only(select_namespaces(
+            snapshot,
+            ns.selector.as_ref(),
+        ))),
+        _ => None,
+    }
+}
+
+/// A ListenerSet with its parentRef defaulted (group `gateway.networking.k8s.io`, kind
+/// `Gateway`, the ListenerSet's namespace) and its listeners lowered as a Gateway's are, in the
+/// ListenerSet's namespace.
+fn listener_set(snapshot: &Snapshot, ls: &ListenerSet) -> ListenerSetIr {
+    let ns = ns_of(&ls.metadata);
+    let p = &ls.spec.parent_ref;
+    let group = p.group.as_deref().unwrap_or(gamma_model::gateway::GROUP);
+    let kind = p.kind.as_deref().unwrap_or("Gateway");
+    let parent = (group == gamma_model::gateway::GROUP && kind == "Gateway").then(|| {
+        (
+            p.namespace.clone().unwrap_or_else(|| ns.clone()),
+            p.name.clone(),
+        )
+    });
+    let listeners = ls
+        .spec
+        .listeners
+        .iter()
+        .filter_map(|l| listener(snapshot, &ns, l))
+        .collect();
+    ListenerSetIr {
+        created: created(&ls.metadata),
+        name: ls.metadata.name.clone(),
+        namespace: ns,
+        parent,
         listeners,
     }
 }

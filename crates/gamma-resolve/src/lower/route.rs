@@ -84,6 +84,7 @@ fn parent(p: ir::ParentRef) -> ParentRefIr {
     let kind = match p.parent_kind() {
         ParentKind::Service => ParentRefKind::Service,
         ParentKind::Gateway => ParentRefKind::Gateway,
+        ParentKind::ListenerSet => ParentRefKind::ListenerSet,
         _ => ParentRefKind::Other(format!("{}/{}", p.group, p.kind)),
     };
     ParentRefIr {
