@@ -5,7 +5,8 @@
 //! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
-//! inclusive).
+//! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
+//! manifests (`regex_mix_yaml`).
 //! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
 //! or one Service (see `update_scenario`). Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
@@ -16,7 +17,7 @@ use std::net::IpAddr;
 
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
-use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request};
+use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request, regex_mix_yaml};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_model::Snapshot;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
@@ -116,6 +117,18 @@ fn snapshot_scenario(routes: usize) {
     println!("snapshot-{routes}: {:?}", table.stats());
 }
 
+/// `snapshot-regex-mix-<rules>`: the regex mix's manifests decoded into a snapshot; one
+/// `RouteTable::build` of it. `snapshot-regex-mix-twice-<rules>`: two builds of the same
+/// snapshot (the second reads the validation verdicts the first left in it): the second build
+/// costs the difference of the two scenarios' `RouteTable::build` totals.
+fn snapshot_regex_mix_scenario(rules: usize, builds: usize) {
+    let snapshot = Snapshot::from_resources(gamma_model::decode(&regex_mix_yaml(rules)).unwrap());
+    for _ in 0..builds {
+        let table = black_box(RouteTable::build(&snapshot, &BuildOptions::default()));
+        println!("snapshot-regex-mix-{rules}: {:?}", table.stats());
+    }
+}
+
 /// `update-<routes>` / `update-service-<routes>`: [`mesh_cluster_yaml`] (5 routes per
 /// Service), built once; then `n` one-object changes, each applied to the snapshot and the
 /// table updated from the previous one with `RouteTable::update`: route 0's first path
@@ -159,6 +172,18 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-twice-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 2);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 1);
+    }
     if let Some(routes) = scenario
         .strip_prefix("update-service-")
         .and_then(|r| r.parse().ok())

@@ -66,8 +66,9 @@ use gamma_arbiter::{
 };
 use gamma_arbiter::{DesiredStatus, ParentConditions};
 use gamma_arbiter::{Directive, Handoff};
+use gamma_arbiter::{GatewayMergeOutcome, merge_gateway_status};
 use gamma_arbiter::{MergeOutcome, merge_outcome};
-use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
+use gamma_model::gateway::{Condition, ConditionStatus, GatewayStatus, RouteStatus};
 use gamma_model::meta::Time;
 use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
@@ -118,6 +119,16 @@ pub enum Diagnostic {
         /// The generation in the snapshot.
         known: i64,
     },
+    /// The stored status of a Gateway `me` controls is newer than the Gateway copy in the
+    /// snapshot: not written.
+    StaleGateway {
+        /// The Gateway.
+        gateway: ObjectKey,
+        /// The newest stored observedGeneration.
+        stored: i64,
+        /// The generation in the snapshot.
+        known: i64,
+    },
     /// Entries `me` wanted that did not fit under the 32-entry cap.
     StatusFull {
         /// The route.
@@ -136,6 +147,12 @@ pub struct Reconciliation {
     /// The status writes to make (a read-modify-write on the route copy in the snapshot);
     /// only routes whose status would change.
     pub status_updates: Vec<(ObjectKey, RouteStatus)>,
+    /// The Gateway status writes to make, for the Gateways whose GatewayClass names `me` as
+    /// `controllerName` (a Gateway has one controller): the computed `Accepted` and listener
+    /// status merged into the stored status (`gamma_arbiter::merge_gateway_status`: other
+    /// condition types, such as `Programmed`, and the addresses stay as stored); only Gateways
+    /// whose status would change. A read-modify-write on the Gateway copy in the snapshot.
+    pub gateway_status_updates: Vec<(ObjectKey, GatewayStatus)>,
     /// What `me` wants on each route of `status_updates`: a writer that finds the stored
     /// status changed (a conflict) merges this again into the status it reads back, with
     /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
@@ -300,6 +317,7 @@ impl Reconciler {
             return Reconciliation {
                 table: RouteTable::build(snapshot, &self.build),
                 status_updates: Vec::new(),
+                gateway_status_updates: Vec::new(),
                 desired: BTreeMap::new(),
                 decisions: Vec::new(),
                 diagnostics,
@@ -475,12 +493,56 @@ impl Reconciler {
             }
         }
         self.conditions = conditions;
+        let gateway_status_updates = self.gateway_updates(snapshot, &table, now, &mut diagnostics);
         Reconciliation {
             table,
             status_updates,
+            gateway_status_updates,
             desired: desired_of,
             decisions: out_decisions,
             diagnostics,
         }
+    }
+
+    /// The status writes of the Gateways `me` controls.
+    fn gateway_updates(
+        &self,
+        snapshot: &Snapshot,
+        table: &RouteTable,
+        now: Time,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<(ObjectKey, GatewayStatus)> {
+        let mut out = Vec::new();
+        for g in table.gateway_status() {
+            let Some(gw) = snapshot.gateway(&g.namespace, &g.name) else {
+                continue;
+            };
+            let mine = snapshot
+                .gateway_class(&gw.spec.gateway_class_name)
+                .is_some_and(|c| self.me.answers_to(&c.spec.controller_name));
+            if !mine {
+                continue;
+            }
+            let key = ObjectKey::new(
+                gamma_model::ResourceKind::Gateway,
+                g.namespace.clone(),
+                g.name.clone(),
+            );
+            let empty = GatewayStatus::default();
+            let stored = gw.status.as_ref().unwrap_or(&empty);
+            let generation = gw.metadata.generation_or_zero();
+            match merge_gateway_status(stored, &g.to_status(), generation, now) {
+                GatewayMergeOutcome::Write { status } => out.push((key, status)),
+                GatewayMergeOutcome::Stale { stored, known } => {
+                    diagnostics.push(Diagnostic::StaleGateway {
+                        gateway: key,
+                        stored,
+                        known,
+                    })
+                }
+                _ => {}
+            }
+        }
+        out
     }
 }

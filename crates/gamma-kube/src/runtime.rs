@@ -284,9 +284,9 @@ impl Runtime {
                     let Some(mut r) = reconciler.take() else { break };
                     let snapshot = l.store.snapshot().clone();
                     let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
-                    // Every reconcile_change builds the route table again: a large batch
-                    // (many objects created at once) costs one build as a full reconcile,
-                    // not one per object.
+                    // Each reconcile_change updates the route table for its object: a large
+                    // batch (many objects created at once) costs one full build instead of
+                    // many updates.
                     let full = std::mem::take(&mut l.full) || changes.len() > MAX_CHANGES_PER_BATCH;
                     l.deadline = None;
                     let now = Time::now();
@@ -301,16 +301,7 @@ impl Runtime {
                         mode: if full { "full" } else { "change" },
                     }).inc();
                     l.state.reconciles += 1;
-                    l.write(
-                        &writer,
-                        &metrics,
-                        results,
-                        full,
-                        now,
-                        config.debounce,
-                        config.writes_in_flight,
-                    )
-                    .await;
+                    l.write(&writer, &config, results, full, now).await;
                 }
             }
         }
@@ -507,17 +498,15 @@ impl Loop {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn write(
         &mut self,
         writer: &StatusWriter,
-        metrics: &Metrics,
+        config: &RunConfig,
         results: Vec<Reconciliation>,
         full: bool,
         now: Time,
-        debounce: Duration,
-        writes_in_flight: usize,
     ) {
+        let metrics = &config.metrics;
         // The last reconciliation of a route in the batch has the newest desired status.
         let mut updates = BTreeMap::new();
         // Routes reconciled now are reported full again below if they still are.
@@ -574,16 +563,15 @@ impl Loop {
                 })
             })
             .collect();
-        // Futures made in a plain loop, not in a stream's `map` closure: the closure's
-        // borrow of its argument would make the runtime's future not `Send` for every
-        // lifetime (a known limit of the
-        // compiler's higher-ranked lifetime inference).
+        // The futures are made by an iterator, not in a stream's `map` closure: that
+        // closure's borrow of its argument would make the runtime's future not `Send` (a
+        // known limit of the compiler's higher-ranked lifetime inference).
         let writes: Vec<_> = updates
             .iter()
             .map(|update| write_one(writer, update, now))
             .collect();
         let outcomes: Vec<(ObjectKey, status::Result<Written>)> = futures::stream::iter(writes)
-            .buffer_unordered(writes_in_flight.max(1))
+            .buffer_unordered(config.writes_in_flight.max(1))
             .collect()
             .await;
         for (route, outcome) in outcomes {
@@ -602,7 +590,7 @@ impl Loop {
                         && self.store.wrote(*stored).is_some()
                     {
                         self.pending.insert(route);
-                        self.touch(debounce);
+                        self.touch(config.debounce);
                     }
                 }
                 Ok(Written::Unchanged { conflicts }) => {

@@ -410,6 +410,21 @@ impl Part {
                     gw.map_or("?", |g| self.text(g.name))
                 )
             }
+            SetLabel::ListenerSetListener {
+                listener_set,
+                gateway,
+                listener,
+            } => {
+                let ls = self.listener_sets.get(*listener_set as usize);
+                let gw = self.gateways.get(*gateway as usize);
+                format!(
+                    "listener {listener} of ListenerSet {}/{} (Gateway {}/{})",
+                    ls.map_or("?", |l| &l.namespace),
+                    ls.map_or("?", |l| self.text(l.name)),
+                    gw.map_or("?", |g| &g.namespace),
+                    gw.map_or("?", |g| self.text(g.name))
+                )
+            }
         }
     }
 

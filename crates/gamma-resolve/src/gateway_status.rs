@@ -52,6 +52,10 @@ pub struct GatewayStatus {
     pub conditions: Vec<RouteCondition>,
     /// One entry per listener, in spec order.
     pub listeners: Vec<ListenerStatus>,
+    /// GatewayStatus.attachedListenerSets: the ListenerSets its `allowedListeners` admits whose
+    /// parentRef selects it and whose `Accepted` is `True` (see
+    /// [`crate::listener_set_status`]).
+    pub attached_listener_sets: u32,
 }
 
 impl GatewayStatus {
@@ -99,16 +103,39 @@ pub(crate) fn accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>], li: u
         && conflicts.get(li).copied().flatten().is_none()
 }
 
-/// Computes every Gateway's status; `attached(gi, li)` counts the routes attached to a listener.
+/// The names of the listeners of `gw` that are not accepted, leaving out those of
+/// implementation-specific protocols (the controller's to judge).
+fn not_accepted<'g>(gw: &'g GatewayIr, conflicts: &[Option<&'static str>]) -> Vec<&'g str> {
+    gw.listeners
+        .iter()
+        .enumerate()
+        .filter(|(li, l)| !implementation_specific(l) && !accepted(gw, conflicts, *li))
+        .map(|(_, l)| l.name.as_str())
+        .collect()
+}
+
+/// Whether the Gateway is accepted: not every listener of it is rejected (see [`compute`]).
+pub(crate) fn gateway_accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>]) -> bool {
+    let not = not_accepted(gw, conflicts);
+    not.is_empty() || not.len() != gw.listeners.len()
+}
+
+/// Computes every Gateway's status; `attached(gi, li)` counts the routes attached to a listener,
+/// `attached_sets(gi)` the ListenerSets attached to the Gateway.
 pub(crate) fn compute(
     input: &TableInput,
     attached: impl Fn(usize, usize) -> u32,
+    attached_sets: impl Fn(usize) -> u32,
 ) -> Vec<GatewayStatus> {
     let mut out: Vec<GatewayStatus> = input
         .gateways
         .iter()
         .enumerate()
-        .map(|(gi, gw)| gateway(gw, &input.grants, |li| attached(gi, li)))
+        .map(|(gi, gw)| {
+            let mut s = gateway(gw, &input.grants, |li| attached(gi, li));
+            s.attached_listener_sets = attached_sets(gi);
+            s
+        })
         .collect();
     out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     out
@@ -130,13 +157,7 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
             )
         })
         .collect();
-    let not_accepted: Vec<&str> = gw
-        .listeners
-        .iter()
-        .enumerate()
-        .filter(|(li, l)| !implementation_specific(l) && !accepted(gw, &conflicts, *li))
-        .map(|(_, l)| l.name.as_str())
-        .collect();
+    let not_accepted = not_accepted(gw, &conflicts);
     // Gateway Listener docs: a Gateway with some invalid or Conflicted listeners MAY be
     // accepted with the distinct ones, and MUST carry ListenersNotValid naming them; with no
     // valid listener left it is not accepted.
@@ -157,6 +178,7 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
         addresses: gw.addresses.clone(),
         conditions: vec![condition],
         listeners,
+        attached_listener_sets: 0,
     }
 }
 
@@ -208,7 +230,10 @@ fn listener_status(
         attached_routes,
         conditions: accepted
             .into_iter()
-            .chain([resolved_refs(gw, l, grants), conflicted])
+            .chain([
+                resolved_refs("Gateway", &gw.namespace, l, grants),
+                conflicted,
+            ])
             .collect(),
     }
 }
@@ -216,15 +241,22 @@ fn listener_status(
 /// A listener of a protocol other than HTTP, HTTPS, TLS, TCP and UDP: gamma-rs serves none,
 /// but the embedding controller may (Istio's `HBONE`), so it decides that listener's `Accepted`
 /// (`True`, or `False` with [`UNSUPPORTED_PROTOCOL`]).
-fn implementation_specific(l: &ListenerIr) -> bool {
+pub(crate) fn implementation_specific(l: &ListenerIr) -> bool {
     l.unsupported_protocol.is_some()
 }
 
 /// `ResolvedRefs`: route kinds first (ListenerConditionReason InvalidRouteKinds), then each
 /// certificate ref: a kind other than core Secret is InvalidCertificateRef, a Secret in another
-/// namespace without a ReferenceGrant from the Gateway is RefNotPermitted (Gateway API
-/// GatewayTLSConfig.certificateRefs). The first problem gives the reason; the message lists all.
-fn resolved_refs(gw: &GatewayIr, l: &ListenerIr, grants: &[GrantIr]) -> RouteCondition {
+/// namespace without a ReferenceGrant from the listener's resource (`from_kind` in `from_ns`:
+/// a Gateway, or a ListenerSet, whose grants are its own, GEP-1713 ReferenceGrant Semantics)
+/// is RefNotPermitted (Gateway API GatewayTLSConfig.certificateRefs). The first problem gives
+/// the reason; the message lists all.
+pub(crate) fn resolved_refs(
+    from_kind: &str,
+    from_ns: &str,
+    l: &ListenerIr,
+    grants: &[GrantIr],
+) -> RouteCondition {
     let mut problems: Vec<(&'static str, String)> = Vec::new();
     if !l.invalid_kinds.is_empty() {
         problems.push((
@@ -241,7 +273,7 @@ fn resolved_refs(gw: &GatewayIr, l: &ListenerIr, grants: &[GrantIr]) -> RouteCon
                     c.group, c.kind
                 ),
             ));
-        } else if c.namespace != gw.namespace && !cert_granted(gw, c, grants) {
+        } else if c.namespace != from_ns && !cert_granted(from_kind, from_ns, c, grants) {
             problems.push((
                 REF_NOT_PERMITTED,
                 format!(
@@ -271,13 +303,13 @@ fn resolved_refs(gw: &GatewayIr, l: &ListenerIr, grants: &[GrantIr]) -> RouteCon
     }
 }
 
-/// ReferenceGrant: from (gateway.networking.k8s.io, Gateway, the Gateway's namespace) to
-/// (core, Secret, optional name), in the Secret's namespace.
-fn cert_granted(gw: &GatewayIr, c: &CertificateRefIr, grants: &[GrantIr]) -> bool {
+/// ReferenceGrant: from (gateway.networking.k8s.io, `from_kind`, `from_ns`) to (core, Secret,
+/// optional name), in the Secret's namespace.
+fn cert_granted(from_kind: &str, from_ns: &str, c: &CertificateRefIr, grants: &[GrantIr]) -> bool {
     grants.iter().any(|g| {
         g.namespace == c.namespace
             && g.from.iter().any(|(grp, kind, ns)| {
-                grp == "gateway.networking.k8s.io" && kind == "Gateway" && *ns == gw.namespace
+                grp == "gateway.networking.k8s.io" && kind == from_kind && *ns == from_ns
             })
             && g.to.iter().any(|(grp, kind, name)| {
                 grp.is_empty() && kind == "Secret" && name.as_ref().is_none_or(|n| *n == c.name)

@@ -139,6 +139,7 @@ impl RouteTable {
             bindings: self.bindings.clone(),
             statuses: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
+            listener_set_status: self.listener_set_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
         }
@@ -155,9 +156,15 @@ impl RouteTable {
         previous: &[&AnyResource],
         limit: usize,
     ) -> bool {
-        let Some(scope) = close(snapshot, seeds, previous, limit) else {
+        let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
             return false;
         };
+        // A Gateway's ListenerSets join its listeners (GEP-1713): merged listener conflicts,
+        // attachedListenerSets and their bindings span them all, so a scope with a Gateway
+        // some ListenerSet names is rebuilt whole (as a ListenerSet change is)
+        if names_a_scope_gateway(snapshot, &scope) {
+            return false;
+        }
         let vopts = crate::lower::lowering_options(
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
@@ -377,6 +384,19 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
     Effect::Seeds(s)
 }
 
+/// Whether a ListenerSet of the snapshot names one of the scope's Gateways as its parent.
+fn names_a_scope_gateway(snapshot: &Snapshot, scope: &Scope) -> bool {
+    !scope.gateways.is_empty()
+        && snapshot.listener_sets().any(|ls| {
+            let p = &ls.spec.parent_ref;
+            let ns = p
+                .namespace
+                .as_deref()
+                .unwrap_or(ls.metadata.namespace_or_default());
+            scope.gateways.contains(&(ns.to_string(), p.name.clone()))
+        })
+}
+
 /// Whether a route names a ListenerSet as parent (ListenerSets are rebuilt whole).
 fn route_names_listener_set(r: &AnyResource) -> bool {
     r.as_route().is_some_and(|v| {
@@ -479,7 +499,14 @@ fn close(
     mut scope: Scope,
     previous: &[&AnyResource],
     limit: usize,
+    core_group_alias: bool,
 ) -> Option<Scope> {
+    // `group: core` names a Service only under `BuildOptions::core_group_alias`
+    let groups: &[&str] = if core_group_alias {
+        &["", "core"]
+    } else {
+        &[""]
+    };
     let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
@@ -499,9 +526,9 @@ fn close(
         let services: Vec<(String, String)> =
             scope.services.difference(&done_services).cloned().collect();
         for (ns, name) in services {
-            for g in ["", "core"] {
+            for g in groups {
                 let key = ParentKey {
-                    group: g.into(),
+                    group: (*g).into(),
                     kind: "Service".into(),
                     namespace: ns.clone(),
                     name: name.clone(),
@@ -528,7 +555,7 @@ fn close(
             );
             let mut ips = Vec::new();
             for gw in previous_or_current_gateways(snapshot, previous, &ns, &name) {
-                ips.extend(crate::lower::lower_gateway(snapshot, gw).addresses);
+                ips.extend(crate::lower::gateway_addresses(gw));
             }
             share_addresses(snapshot, &ips, &mut scope);
             done_gateways.insert((ns, name));
@@ -569,9 +596,14 @@ fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
         }
     }
     for gw in snapshot.gateways() {
-        let g = crate::lower::lower_gateway(snapshot, gw);
-        if g.addresses.iter().any(|a| ips.contains(a)) {
-            scope.gateways.insert((g.namespace, g.name));
+        if crate::lower::gateway_addresses(gw)
+            .iter()
+            .any(|a| ips.contains(a))
+        {
+            scope.gateways.insert((
+                gw.metadata.namespace_or_default().to_string(),
+                gw.metadata.name.clone(),
+            ));
         }
     }
 }
@@ -650,7 +682,7 @@ fn scope_input(
     let mut input = TableInput::default();
     for k in &scope.routes {
         if let Some(r) = snapshot.get(k)
-            && let Some(ir) = crate::lower::lower_route(r, regexes, opts)
+            && let Some(ir) = crate::lower::lower_route_into(r, opts, regexes)
         {
             input.routes.push(ir);
         }

@@ -36,6 +36,9 @@ pub struct TableInput {
     pub routes: Vec<RouteIr>,
     /// ReferenceGrants.
     pub grants: Vec<GrantIr>,
+    /// ListenerSets (GEP-1713): more listeners for a Gateway, each attached to it when the
+    /// Gateway's [`GatewayIr::allowed_listeners`] admits the ListenerSet's namespace.
+    pub listener_sets: Vec<ListenerSetIr>,
     /// BackendTLSPolicies.
     pub backend_tls_policies: Vec<BackendTlsPolicyIr>,
     /// ConfigMaps (what BackendTLSPolicy `caCertificateRefs` resolve to).
@@ -88,6 +91,28 @@ pub struct GatewayIr {
     /// Addresses requests arrive on (from `status.addresses`, else `spec.addresses`).
     pub addresses: Vec<IpAddr>,
     /// Listeners, in spec order.
+    pub listeners: Vec<ListenerIr>,
+    /// `spec.allowedListeners.namespaces`: which namespaces' ListenerSets may attach, resolved
+    /// at lowering time; `None` is `from: None`, the default ("By default, Gateways do not
+    /// allow ListenerSet attachment", ListenerSet API reference).
+    pub allowed_listeners: Option<AllowedNamespaces>,
+}
+
+/// A ListenerSet (GEP-1713): listeners that join their parent Gateway, bound on its addresses.
+#[derive(Debug, Clone, Default)]
+pub struct ListenerSetIr {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `creationTimestamp` as (seconds, nanoseconds) since the epoch: the ListenerSet
+    /// precedence of GEP-1713 (oldest first, then `namespace/name`).
+    pub created: Option<(i64, u32)>,
+    /// `spec.parentRef`, defaulted: the Gateway's namespace and name, or `None` when the
+    /// reference is not to a `gateway.networking.k8s.io` Gateway.
+    pub parent: Option<(String, String)>,
+    /// Listeners, in spec order. Their `allowedRoutes.namespaces: Same` means the
+    /// ListenerSet's namespace, and their certificate refs default to it.
     pub listeners: Vec<ListenerIr>,
 }
 
@@ -315,6 +340,8 @@ pub enum ParentRefKind {
     Service,
     /// `gateway.networking.k8s.io/Gateway`.
     Gateway,
+    /// `gateway.networking.k8s.io/ListenerSet` (GEP-1713).
+    ListenerSet,
     /// Anything else, as `group/kind`.
     Other(String),
 }

@@ -52,6 +52,11 @@ pub(crate) fn listener_kinds(
 /// or SNI), HTTPS and TLS share a port (SNI tells them apart), and UDP never conflicts with
 /// the TCP-based protocols. Listeners of unsupported protocols take no part.
 pub(crate) fn conflicts(listeners: &[ListenerIr]) -> Vec<Option<&'static str>> {
+    conflicts_among(&listeners.iter().collect::<Vec<_>>())
+}
+
+/// [`conflicts`] of listeners given by reference (a subset of a resource's).
+pub(crate) fn conflicts_among(listeners: &[&ListenerIr]) -> Vec<Option<&'static str>> {
     let mut out = vec![None; listeners.len()];
     let served = |l: &ListenerIr| l.unsupported_protocol.is_none();
     for (i, a) in listeners.iter().enumerate().filter(|(_, l)| served(l)) {
@@ -73,6 +78,16 @@ pub(crate) fn conflicts(listeners: &[ListenerIr]) -> Vec<Option<&'static str>> {
         }
     }
     out
+}
+
+/// Whether two listeners are not distinct, and how ([`conflicts`] for one pair): both of a
+/// served protocol, on one port, and not told apart by protocol or hostname.
+pub(crate) fn conflict_between(a: &ListenerIr, b: &ListenerIr) -> Option<&'static str> {
+    let served = |l: &ListenerIr| l.unsupported_protocol.is_none();
+    if !served(a) || !served(b) || a.port != b.port {
+        return None;
+    }
+    pair_conflict(a, b)
 }
 
 /// Whether two listeners on one port conflict, and how.

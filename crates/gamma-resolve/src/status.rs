@@ -121,7 +121,8 @@ struct Extra {
     problem: Option<(&'static str, String)>,
     /// Each unresolved reference of `problem`.
     unresolved: Vec<UnresolvedRef>,
-    /// Why no parent matched (`Outcome::NoParent`).
+    /// Why no parent matched (`Outcome::NoParent`), or why no listener admits the route when
+    /// it is not the listeners' `allowedRoutes` (`Outcome::NotAllowed`).
     no_parent: &'static str,
 }
 
@@ -200,6 +201,17 @@ impl StatusBuilder {
     }
     pub(crate) fn not_allowed(&mut self, ri: usize, pi: usize) {
         self.set(ri, pi, Outcome::NotAllowed);
+    }
+    /// `NotAllowedByListeners` with a message of its own (a ListenerSet that is not attached).
+    pub(crate) fn not_allowed_because(&mut self, ri: usize, pi: usize, why: &'static str) {
+        if let Some(e) = self.set(ri, pi, Outcome::NotAllowed)
+            && matches!(e.outcome, Outcome::NotAllowed)
+        {
+            let extra = e.extra.get_or_insert_with(Box::default);
+            if extra.no_parent.is_empty() {
+                extra.no_parent = why;
+            }
+        }
     }
     pub(crate) fn no_hostname(&mut self, ri: usize, pi: usize) {
         self.set(ri, pi, Outcome::NoHostname);
@@ -424,7 +436,11 @@ impl StatusSource {
                 Outcome::NotAllowed => conditions.push(accepted(
                     false,
                     NOT_ALLOWED_BY_LISTENERS,
-                    "no listener's allowedRoutes admits the route's kind and namespace".into(),
+                    if extra.no_parent.is_empty() {
+                        "no listener's allowedRoutes admits the route's kind and namespace".into()
+                    } else {
+                        extra.no_parent.into()
+                    },
                 )),
                 Outcome::NoHostname => conditions.push(accepted(
                     false,

@@ -285,7 +285,8 @@ pub struct RequestArgs {
     #[arg(long, value_name = "NAMESPACE")]
     pub from: Option<String>,
     /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP;
-    /// `SERVICE:PORT` with --from is `SERVICE.FROM`), or `gateway/NAMESPACE/NAME:PORT`.
+    /// `SERVICE:PORT` with --from is `SERVICE.FROM`), `gateway/NAMESPACE/NAME:PORT`, or
+    /// `listenerset/NAMESPACE/NAME:PORT` (a ListenerSet listener's port on its Gateway).
     #[arg(long, value_name = "DESTINATION")]
     pub to: Option<String>,
     /// The Host header (or :authority).

@@ -171,6 +171,11 @@ impl Engine {
                         .ok_or_else(|| format!("Gateway {namespace}/{name} has no IP address"))?;
                     (ip, *port)
                 }
+                Destination::ListenerSet {
+                    namespace,
+                    name,
+                    port,
+                } => (self.listener_set_address(namespace, name, *port)?, *port),
             };
         let protocol = match line.protocol() {
             ProtocolArg::Http => Protocol::Http,
@@ -243,7 +248,8 @@ impl Engine {
             .explain(&Self::request(p), p.line.entropy.unwrap_or(entropy))
     }
 
-    /// The address gammactl gave a Gateway destination, if it had none of its own.
+    /// The address gammactl gave a Gateway destination (or a ListenerSet's Gateway), if it
+    /// had none of its own.
     pub fn assigned_address(&self, d: &Destination) -> Option<IpAddr> {
         match d {
             Destination::Gateway {
@@ -252,19 +258,114 @@ impl Engine {
                 .assigned
                 .get(&(namespace.clone(), name.clone()))
                 .copied(),
+            Destination::ListenerSet {
+                namespace, name, ..
+            } => {
+                let (gns, gname) = self.listener_set_gateway(namespace, name)?;
+                self.assigned.get(&(gns, gname)).copied()
+            }
             _ => None,
         }
+    }
+
+    /// The Gateway (namespace, name) a ListenerSet's parentRef names.
+    fn listener_set_gateway(&self, namespace: &str, name: &str) -> Option<(String, String)> {
+        let ls = self.snapshot.listener_set(namespace, name)?;
+        let p = &ls.spec.parent_ref;
+        Some((
+            p.namespace.clone().unwrap_or_else(|| namespace.to_owned()),
+            p.name.clone(),
+        ))
+    }
+
+    /// Where a request to a ListenerSet's listener on `port` goes: its parent Gateway's
+    /// address (ListenerSetSpec.listeners: "Listeners define logical endpoints that are bound
+    /// on this referenced parent Gateway's addresses"). Refused, with the reason, when the
+    /// ListenerSet is not accepted (its listeners are bound nowhere) or has no listener on
+    /// the port.
+    fn listener_set_address(
+        &self,
+        namespace: &str,
+        name: &str,
+        port: u16,
+    ) -> Result<IpAddr, String> {
+        let ls = self
+            .snapshot
+            .listener_set(namespace, name)
+            .ok_or_else(|| format!("ListenerSet {namespace}/{name} is not in the manifests"))?;
+        let status = self
+            .table
+            .listener_set_status()
+            .iter()
+            .find(|s| s.namespace == namespace && s.name == name);
+        if let Some(c) = status
+            .and_then(|s| s.condition(gamma_resolve::status::ACCEPTED))
+            .filter(|c| !c.status)
+        {
+            return Err(format!(
+                "ListenerSet {namespace}/{name} is not accepted ({}: {}): its listeners are \
+                 bound on no Gateway (GEP-1713)",
+                c.reason, c.message
+            ));
+        }
+        if !ls.spec.listeners.iter().any(|l| l.port == i32::from(port)) {
+            let ports: Vec<String> = ls
+                .spec
+                .listeners
+                .iter()
+                .map(|l| l.port.to_string())
+                .collect();
+            return Err(format!(
+                "ListenerSet {namespace}/{name} has no listener on port {port} (its ports: {})",
+                ports.join(", ")
+            ));
+        }
+        let (gns, gname) = self
+            .listener_set_gateway(namespace, name)
+            .ok_or_else(|| format!("ListenerSet {namespace}/{name} is not in the manifests"))?;
+        let gw = self
+            .snapshot
+            .gateway(&gns, &gname)
+            .ok_or_else(|| format!("Gateway {gns}/{gname} is not in the manifests"))?;
+        gateway_ips(gw)
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("Gateway {gns}/{gname} has no IP address"))
     }
 
     /// Whether a Gateway at `ip` has a listener on `port` that terminates TLS for HTTP
     /// (protocol HTTPS): requests through it have scheme https (Gateway API reference,
     /// `Listener.protocol`; the RequestRedirect filter keeps the request's scheme).
     fn terminates_tls(&self, ip: IpAddr, port: u16) -> bool {
-        self.snapshot
+        let https = |l: &gamma_mesh::model::gateway::Listener| {
+            l.port == i32::from(port) && l.protocol == "HTTPS"
+        };
+        let at_ip: Vec<_> = self
+            .snapshot
             .gateways()
             .filter(|g| gateway_ips(g).contains(&ip))
+            .collect();
+        // and the listeners of the accepted ListenerSets of those Gateways (GEP-1713)
+        let of_sets = self.table.listener_set_status().iter().filter(|s| {
+            s.is_accepted()
+                && s.gateway.as_deref().is_some_and(|g| {
+                    at_ip.iter().any(|gw| {
+                        format!(
+                            "{}/{}",
+                            gw.metadata.namespace_or_default(),
+                            gw.metadata.name
+                        ) == g
+                    })
+                })
+        });
+        at_ip
+            .iter()
             .flat_map(|g| g.spec.listeners.iter())
-            .any(|l| l.port == i32::from(port) && l.protocol == "HTTPS")
+            .any(https)
+            || of_sets
+                .filter_map(|s| self.snapshot.listener_set(&s.namespace, &s.name))
+                .flat_map(|ls| ls.spec.listeners.iter())
+                .any(https)
     }
 
     /// The stand-in cluster IP gammactl gave a Service destination, if its manifest has none.

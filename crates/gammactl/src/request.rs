@@ -1,6 +1,7 @@
 //! Requests as people and scripts write them: by flags, or as JSON lines
 //! (`{"from":"shop","to":"checkout.shop:80","method":"GET","path":"/api/orders"}`), and the
-//! destination forms `IP:PORT`, `SERVICE.NAMESPACE:PORT` and `gateway/NAMESPACE/NAME:PORT`.
+//! destination forms `IP:PORT`, `SERVICE.NAMESPACE:PORT`, `gateway/NAMESPACE/NAME:PORT` and
+//! `listenerset/NAMESPACE/NAME:PORT`.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,7 +20,8 @@ pub struct RequestLine {
     /// The client's namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
-    /// `IP:PORT`, `SERVICE.NAMESPACE:PORT` or `gateway/NAMESPACE/NAME:PORT`.
+    /// `IP:PORT`, `SERVICE.NAMESPACE:PORT`, `gateway/NAMESPACE/NAME:PORT` or
+    /// `listenerset/NAMESPACE/NAME:PORT`.
     pub to: String,
     /// The Host header (or :authority).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,7 +81,7 @@ impl RequestLine {
         let to = args
             .to
             .clone()
-            .ok_or("a destination is required: --to IP:PORT, SERVICE.NAMESPACE:PORT or gateway/NAMESPACE/NAME:PORT")?;
+            .ok_or("a destination is required: --to IP:PORT, SERVICE.NAMESPACE:PORT, gateway/NAMESPACE/NAME:PORT or listenerset/NAMESPACE/NAME:PORT")?;
         let mut headers = Vec::with_capacity(args.headers.len());
         for h in &args.headers {
             let (name, value) = h
@@ -206,6 +208,16 @@ pub enum Destination {
         /// The listener port.
         port: u16,
     },
+    /// A ListenerSet (GEP-1713), by name: its listeners are bound on its parent Gateway's
+    /// addresses, so the request goes to that Gateway's address and the port.
+    ListenerSet {
+        /// The ListenerSet's namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+        /// The port of one of its listeners.
+        port: u16,
+    },
 }
 
 impl fmt::Display for Destination {
@@ -222,6 +234,11 @@ impl fmt::Display for Destination {
                 name,
                 port,
             } => write!(f, "gateway/{namespace}/{name}:{port}"),
+            Destination::ListenerSet {
+                namespace,
+                name,
+                port,
+            } => write!(f, "listenerset/{namespace}/{name}:{port}"),
         }
     }
 }
@@ -235,13 +252,15 @@ impl Destination {
     }
 
     /// Parses `IP:PORT` (`[v6]:PORT` for IPv6), `SERVICE.NAMESPACE[.svc...]:PORT`,
-    /// `gateway/NAMESPACE/NAME:PORT`, and a bare `SERVICE:PORT` as the Service in `namespace`
+    /// `gateway/NAMESPACE/NAME:PORT`, `listenerset/NAMESPACE/NAME:PORT`, and a bare
+    /// `SERVICE:PORT` as the Service in `namespace`
     /// (the client's, `--from`), as DNS search paths resolve `web` to `web.NS` inside NS.
     pub fn parse_in(text: &str, namespace: Option<&str>) -> Result<Self, String> {
         if let Ok(addr) = text.parse::<SocketAddr>() {
             return Ok(Destination::Address(addr));
         }
-        let expected = "expected IP:PORT, SERVICE.NAMESPACE:PORT or gateway/NAMESPACE/NAME:PORT";
+        let expected = "expected IP:PORT, SERVICE.NAMESPACE:PORT, gateway/NAMESPACE/NAME:PORT or \
+                        listenerset/NAMESPACE/NAME:PORT";
         let (host, port) = text
             .rsplit_once(':')
             .ok_or_else(|| format!("destination {text:?}: no port; {expected}"))?;
@@ -250,15 +269,27 @@ impl Destination {
             .ok()
             .filter(|p| *p != 0)
             .ok_or_else(|| format!("destination {text:?}: port {port:?} is not 1-65535"))?;
-        if let Some(rest) = host.strip_prefix("gateway/") {
+        for (prefix, listener_set) in [("gateway/", false), ("listenerset/", true)] {
+            let Some(rest) = host.strip_prefix(prefix) else {
+                continue;
+            };
             let (namespace, name) = rest
                 .split_once('/')
                 .filter(|(ns, n)| !ns.is_empty() && !n.is_empty() && !n.contains('/'))
                 .ok_or_else(|| format!("destination {text:?}: {expected}"))?;
-            return Ok(Destination::Gateway {
-                namespace: namespace.to_owned(),
-                name: name.to_owned(),
-                port,
+            let (namespace, name) = (namespace.to_owned(), name.to_owned());
+            return Ok(if listener_set {
+                Destination::ListenerSet {
+                    namespace,
+                    name,
+                    port,
+                }
+            } else {
+                Destination::Gateway {
+                    namespace,
+                    name,
+                    port,
+                }
             });
         }
         if host.parse::<IpAddr>().is_ok() {
@@ -337,6 +368,17 @@ mod tests {
                 port: 80
             })
         );
+        // GEP-1713: a ListenerSet's listeners are addressed through it
+        let ls = Destination::parse("listenerset/team/extra:8443");
+        assert_eq!(
+            ls,
+            Ok(Destination::ListenerSet {
+                namespace: "team".into(),
+                name: "extra".into(),
+                port: 8443
+            })
+        );
+        assert_eq!(ls.unwrap().to_string(), "listenerset/team/extra:8443");
     }
 
     #[test]
@@ -366,6 +408,8 @@ mod tests {
             "checkout.shop:0",
             "checkout.shop:http",
             "gateway/edge:80",
+            "listenerset/team:80",
+            "listenerset//x:80",
             "fd00::1:80",
             "a.b.c:80",
         ] {

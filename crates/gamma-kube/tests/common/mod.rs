@@ -12,6 +12,7 @@ use gamma_kube::watch::decode_object;
 use gamma_model::gateway::RouteParentStatus;
 use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 use kube::api::{Api, DynamicObject, PostParams};
+use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
 use serde_json::{Value, json};
 
@@ -186,7 +187,13 @@ impl History {
             let (synced_tx, synced) = tokio::sync::oneshot::channel();
             tokio::spawn(async move {
                 let mut synced_tx = Some(synced_tx);
-                let mut s = watcher::watcher(api, watcher::Config::default()).boxed();
+                // With backoff, as the runtime's watches: without it, once the test's
+                // server is gone at the end of a test, the watcher retries at once, forever,
+                // never yielding, and dropping the test's tokio runtime waits for it (a hang
+                // seen in the concurrent-writer fault test).
+                let mut s = watcher::watcher(api, watcher::Config::default())
+                    .default_backoff()
+                    .boxed();
                 while let Some(e) = s.next().await {
                     match e {
                         Ok(Event::Apply(o) | Event::InitApply(o)) => {

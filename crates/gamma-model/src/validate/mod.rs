@@ -217,6 +217,21 @@ impl ValidationError {
         matches!(self.kind, ErrorKind::UnsupportedValue { .. })
     }
 
+    /// Whether this error is one of the CEL rules on combinations of filters (a
+    /// `RequestRedirect` with a `URLRewrite`, or with backendRefs): a route condition caused by
+    /// it has reason `IncompatibleFilters` (Gateway API HTTPRouteRule.filters: "In cases where
+    /// incompatible or unsupported filters are specified and cause the `Accepted` condition to
+    /// be set to status `False`, implementations may use the `IncompatibleFilters` reason").
+    pub fn is_incompatible_filters(&self) -> bool {
+        match &self.kind {
+            ErrorKind::Rule { message } => {
+                message == httproute::REDIRECT_AND_REWRITE
+                    || message == httproute::REDIRECT_WITH_BACKENDS
+            }
+            _ => false,
+        }
+    }
+
     /// `Some(i)` when the error lies in route rule `i` (its path is `spec.rules[i]` or below
     /// it): the rule to drop from a partially invalid route (Gateway API HTTPRouteRule: an
     /// invalid rule makes only that rule invalid). `None` for errors of the route as a whole.

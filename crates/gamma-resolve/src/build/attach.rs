@@ -7,7 +7,9 @@ use std::rc::Rc;
 
 use crate::hostname;
 use crate::index::Map;
-use crate::input::{AllowedNamespaces, GatewayIr, L4, ParentRefIr, ParentRefKind, RouteIr};
+use crate::input::{
+    AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
+};
 use crate::precedence::RouteRank;
 use crate::table::{LeftOut, MeshHostnames, RouteInfo, RouteParentKey};
 use gamma_model::RouteKind;
@@ -82,8 +84,17 @@ pub(super) struct AttachedRoute {
 /// A run (start, length) of `Builder::rule_id_pool`: no allocation per route.
 pub(super) type RuleIds = (u32, u32);
 
-/// The routes attached to each (Gateway, listener index), while building.
-pub(super) type GwAttached = BTreeMap<(usize, usize), Attached>;
+/// Whose listener: a Gateway's own, or a ListenerSet's (GEP-1713), by input index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Owner {
+    /// `spec.listeners` of a Gateway.
+    Gateway(usize),
+    /// `spec.listeners` of a ListenerSet.
+    Set(usize),
+}
+
+/// The routes attached to each (listener owner, listener index), while building.
+pub(super) type GwAttached = BTreeMap<(Owner, usize), Attached>;
 
 impl<'i> Builder<'i> {
     /// Attaches every (route, parentRef) in canonical order: mesh parents to (Service, port,
@@ -102,7 +113,7 @@ impl<'i> Builder<'i> {
             ids: Map::with_hasher(self.hash),
             lists: Vec::new(),
         };
-        let mut gw_attached: BTreeMap<(usize, usize), Attached> = BTreeMap::new();
+        let mut gw_attached: GwAttached = BTreeMap::new();
         for (pos, &ri) in order.iter().enumerate() {
             let Some(route) = input.routes.get(ri) else {
                 continue;
@@ -123,6 +134,9 @@ impl<'i> Builder<'i> {
                     }
                     ParentRefKind::Gateway => {
                         self.attach_gateway(ri, rank, route, pi, parent, &mut gw_attached);
+                    }
+                    ParentRefKind::ListenerSet => {
+                        self.attach_listener_set(ri, rank, route, pi, parent, &mut gw_attached);
                     }
                     ParentRefKind::Other(gk)
                         if gk == "core/Service" && self.options.core_group_alias =>
@@ -338,7 +352,7 @@ impl<'i> Builder<'i> {
         route: &'i RouteIr,
         pi: usize,
         parent: &ParentRefIr,
-        out: &mut BTreeMap<(usize, usize), Attached>,
+        out: &mut GwAttached,
     ) {
         let Some(route_id) = self.route(ri, rank, route) else {
             self.status.route_invalid(ri, pi);
@@ -353,12 +367,80 @@ impl<'i> Builder<'i> {
                 .no_parent(ri, pi, "the parent Gateway does not exist");
             return;
         };
-        let gw: &GatewayIr = gw;
+        let gw: &'i GatewayIr = gw;
+        // GEP-1713 (Gateway Parents and sectionName): a Gateway parentRef attaches to the
+        // Gateway's own `spec.listeners` only, never to those of its ListenerSets
+        let target = (
+            Owner::Gateway(gi.unwrap_or_default()),
+            &gw.listeners[..],
+            gw.namespace.as_str(),
+        );
+        self.attach_listeners(ri, route_id, route, pi, parent, target, out);
+    }
+
+    /// A ListenerSet parentRef (GEP-1713 Route Attachment): the ListenerSet is the direct
+    /// parent, `sectionName`/`port` select among its own listeners, and its listeners'
+    /// `allowedRoutes.namespaces: Same` is the ListenerSet's namespace.
+    pub(super) fn attach_listener_set(
+        &mut self,
+        ri: usize,
+        rank: RouteRank,
+        route: &'i RouteIr,
+        pi: usize,
+        parent: &ParentRefIr,
+        out: &mut GwAttached,
+    ) {
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
+        let lsi = self
+            .ls_by_name
+            .get(&(parent.namespace.as_str(), parent.name.as_str()))
+            .copied();
+        let Some((lsi, ls)) = lsi.and_then(|i| self.input.listener_sets.get(i).map(|l| (i, l)))
+        else {
+            self.status
+                .no_parent(ri, pi, "the parent ListenerSet does not exist");
+            return;
+        };
+        let attached =
+            self.merged.sets.get(lsi).is_some_and(|f| {
+                matches!(f.attachment, crate::listener_set::Attachment::Attached(_))
+            });
+        if !attached {
+            // its listeners are part of no Gateway: none can admit the route
+            self.status.not_allowed_because(
+                ri,
+                pi,
+                "the ListenerSet is not attached to a Gateway (its Accepted condition says why)",
+            );
+            return;
+        }
+        let ls: &'i crate::input::ListenerSetIr = ls;
+        let target = (Owner::Set(lsi), &ls.listeners[..], ls.namespace.as_str());
+        self.attach_listeners(ri, route_id, route, pi, parent, target, out);
+    }
+
+    /// Attaches (route, parentRef) to the listeners of one parent resource: `target` is
+    /// (whose listeners, the listeners, the namespace `allowedRoutes: Same` means).
+    #[allow(clippy::too_many_arguments)]
+    fn attach_listeners(
+        &mut self,
+        ri: usize,
+        route_id: u32,
+        route: &'i RouteIr,
+        pi: usize,
+        parent: &ParentRefIr,
+        target: (Owner, &'i [ListenerIr], &'i str),
+        out: &mut GwAttached,
+    ) {
+        let (owner, listeners, own_ns) = target;
         let mut matched_section = false;
         let mut allowed = false;
         let mut attached = false;
         let mut attach_to = Vec::new();
-        for (li, l) in gw.listeners.iter().enumerate() {
+        for (li, l) in listeners.iter().enumerate() {
             if parent.section_name.as_ref().is_some_and(|s| *s != l.name)
                 || parent.port.is_some_and(|p| p != l.port)
             {
@@ -370,7 +452,7 @@ impl<'i> Builder<'i> {
             // NoMatchingParent (RouteConditionReason docs)
             let kinds = l.route_kinds();
             let ns_ok = match &l.allowed_namespaces {
-                AllowedNamespaces::Same => route.namespace == gw.namespace,
+                AllowedNamespaces::Same => route.namespace == own_ns,
                 AllowedNamespaces::All => true,
                 AllowedNamespaces::Only(set) => set.contains(&route.namespace),
             };
@@ -430,11 +512,10 @@ impl<'i> Builder<'i> {
         }
         self.status.attached_gateway(ri, pi);
         for (li, _) in &attach_to {
-            self.listener_routes
-                .insert((gi.unwrap_or_default(), *li, ri));
+            self.listener_routes.insert((owner, *li, ri));
         }
         for (li, hosts) in attach_to {
-            out.entry((gi.unwrap_or_default(), li)).or_default().push(
+            out.entry((owner, li)).or_default().push(
                 route.kind,
                 AttachedRoute {
                     route_id,

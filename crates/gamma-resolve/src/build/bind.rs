@@ -10,7 +10,7 @@ use crate::index::Map;
 use crate::input::{L4, ListenerProtocol};
 use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
 
-use super::attach::{Group, GwAttached, SvcAttached, group_key};
+use super::attach::{Group, GwAttached, Owner, SvcAttached, group_key};
 use super::{Builder, touch};
 
 /// Every (address, port, transport) bound, to what it leads.
@@ -105,7 +105,8 @@ impl<'i> Builder<'i> {
     ) {
         let input = self.input;
         // Index Gateway listeners, grouped by (address, port, l4).
-        type PortListeners = Vec<(ListenerSpecificity, usize, ListenerEntry)>;
+        // (specificity, (resource precedence, listener index), entry)
+        type PortListeners = Vec<(ListenerSpecificity, (usize, usize), ListenerEntry)>;
         let mut gw_ports: BTreeMap<(usize, u16, L4), PortListeners> = BTreeMap::new();
         // Every listener is bound, with or without routes: HTTPRouteRule.matches, "When no
         // rules matching a request have been successfully attached to the parent a request is
@@ -114,19 +115,46 @@ impl<'i> Builder<'i> {
         // listener of an unsupported protocol serves nothing and is not bound.
         // Conflicted listeners are not accepted for processing either (Gateway API Listener
         // docs: "ALL indistinct Listeners must not be accepted").
-        let listeners = input.gateways.iter().enumerate().flat_map(|(gi, gw)| {
-            let conflicts = crate::listener::conflicts(&gw.listeners);
+        let merged = &self.merged;
+        let own = input.gateways.iter().enumerate().flat_map(|(gi, gw)| {
+            let conflicts = merged.gateway_conflicts.get(gi).map_or(&[][..], |c| &c[..]);
             gw.listeners
                 .iter()
                 .enumerate()
-                .filter(move |(li, _)| crate::gateway_status::accepted(gw, &conflicts, *li))
-                .map(move |(li, l)| (gi, li, l))
+                .filter(move |(li, _)| crate::gateway_status::accepted(gw, conflicts, *li))
+                .map(move |(li, l)| (gi, (0, li), Owner::Gateway(gi), l))
         });
-        for (gi, li, l) in listeners {
-            let attached = gw_attached.remove(&(gi, li)).unwrap_or_default();
-            let label = SetLabel::Listener {
-                gateway: u32::try_from(gi).unwrap_or(u32::MAX),
-                listener: self.intern(&l.name),
+        // GEP-1713: the listeners of an accepted ListenerSet are bound on its Gateway's
+        // addresses, after the Gateway's own in listener precedence; conflicted ones are not
+        let ls_status = &self.ls_status;
+        let of_sets = merged.order.iter().enumerate().flat_map(|(gi, order)| {
+            order.iter().enumerate().flat_map(move |(rank, &lsi)| {
+                let accepted = ls_status.get(lsi).is_some_and(|s| s.is_accepted());
+                input
+                    .listener_sets
+                    .get(lsi)
+                    .filter(|_| accepted)
+                    .into_iter()
+                    .flat_map(|ls| ls.listeners.iter().enumerate())
+                    .filter(move |(li, _)| {
+                        crate::listener_set_status::listener_accepted(input, merged, lsi, *li)
+                    })
+                    .map(move |(li, l)| (gi, (rank + 1, li), Owner::Set(lsi), l))
+            })
+        });
+        let listeners: Vec<_> = own.chain(of_sets).collect();
+        for (gi, order, owner, l) in listeners {
+            let attached = gw_attached.remove(&(owner, order.1)).unwrap_or_default();
+            let label = match owner {
+                Owner::Gateway(_) => SetLabel::Listener {
+                    gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                    listener: self.intern(&l.name),
+                },
+                Owner::Set(lsi) => SetLabel::ListenerSetListener {
+                    listener_set: u32::try_from(lsi).unwrap_or(u32::MAX),
+                    gateway: u32::try_from(gi).unwrap_or(u32::MAX),
+                    listener: self.intern(&l.name),
+                },
             };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
             let set = self.index_set(attached, false, label, (usize::MAX, l.port, None));
@@ -138,7 +166,7 @@ impl<'i> Builder<'i> {
             };
             gw_ports.entry((gi, l.port, l4)).or_default().push((
                 ListenerSpecificity::of(l.hostname.as_deref()),
-                li,
+                order,
                 ListenerEntry {
                     hostname: l.hostname.as_deref().map(Into::into),
                     set: set_id,
@@ -154,7 +182,8 @@ impl<'i> Builder<'i> {
             let Some(gw) = input.gateways.get(gi) else {
                 continue;
             };
-            // most specific listener first; spec order breaks ties
+            // most specific listener first; listener precedence (the Gateway's own in spec order,
+            // then its ListenerSets') breaks ties
             ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             let entries: Box<[ListenerEntry]> = ls.into_iter().map(|(_, _, e)| e).collect();
             for ip in &gw.addresses {

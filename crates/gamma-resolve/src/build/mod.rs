@@ -47,6 +47,13 @@ pub(crate) struct Builder<'i> {
     options: &'i BuildOptions,
     svc_by_name: Map<(&'i str, &'i str), usize>,
     gw_by_name: Map<(&'i str, &'i str), usize>,
+    /// ListenerSets by (namespace, name); the first of duplicates wins.
+    ls_by_name: Map<(&'i str, &'i str), usize>,
+    /// Which ListenerSets join which Gateway, and the merged listeners' conflicts (GEP-1713).
+    merged: crate::listener_set::Merged,
+    /// The ListenerSets' status, computed once routes are attached (binding reads which
+    /// ListenerSets are accepted).
+    ls_status: Vec<crate::listener_set_status::ListenerSetStatus>,
     regexes: RegexPool,
     routes: Vec<RouteInfo>,
     /// Ranks of the compiled routes (by route id): build-time only.
@@ -79,9 +86,9 @@ pub(crate) struct Builder<'i> {
     /// Routes left out (invalid as a whole) with the Service parents they named.
     left_out: Vec<LeftOut>,
     status: StatusBuilder,
-    /// (Gateway, listener, input route) for every route attached to a listener with
+    /// (listener owner, listener, input route) for every route attached to a listener with
     /// `Accepted=True`, for ListenerStatus.attachedRoutes (distinct routes per listener).
-    listener_routes: std::collections::BTreeSet<(usize, usize, usize)>,
+    listener_routes: std::collections::BTreeSet<(attach::Owner, usize, usize)>,
     strings: HashSet<Arc<str>, HashKeys>,
     methods: Vec<Box<str>>,
     targets: Vec<Target>,
@@ -101,6 +108,18 @@ pub(crate) struct Builder<'i> {
     tls_slots: Vec<backend_tls::TlsSlot>,
     /// (winning policy, its slot).
     tls_slot_of: Vec<(usize, u32)>,
+}
+
+/// The distinct routes attached to listener `li` of `owner`.
+fn count_routes(
+    routes: &std::collections::BTreeSet<(attach::Owner, usize, usize)>,
+    owner: attach::Owner,
+    li: usize,
+) -> u32 {
+    let n = routes
+        .range((owner, li, 0)..=(owner, li, usize::MAX))
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl<'i> Builder<'i> {
@@ -129,7 +148,16 @@ impl<'i> Builder<'i> {
                 .enumerate()
                 .map(|(i, g)| ((g.namespace.as_str(), g.name.as_str()), i)),
         );
+        let mut ls_by_name = Map::with_capacity_and_hasher(input.listener_sets.len(), hash);
+        for (i, l) in input.listener_sets.iter().enumerate() {
+            ls_by_name
+                .entry((l.namespace.as_str(), l.name.as_str()))
+                .or_insert(i);
+        }
         Self {
+            ls_by_name,
+            merged: crate::listener_set::merge(input),
+            ls_status: Vec::new(),
             hash,
             header_lists: Map::with_hasher(hash),
             query_lists: Map::with_hasher(hash),
@@ -208,6 +236,7 @@ impl<'i> Builder<'i> {
             parts: vec![part],
             statuses: std::sync::OnceLock::new(),
             gateway_status: built.gateway_status,
+            listener_set_status: built.listener_set_status,
             backend_tls_status: built.backend_tls_status,
             left_out: built.left_out,
         }
@@ -226,6 +255,9 @@ impl<'i> Builder<'i> {
         self.route_ns = canonical.route_ns;
 
         let (svc_attached, gw_attached) = self.attach_all(&order, &ranks);
+        self.ls_status = crate::listener_set_status::compute(input, &self.merged, |lsi, li| {
+            count_routes(&self.listener_routes, attach::Owner::Set(lsi), li)
+        });
         let mut sets: Vec<RouteSet> = Vec::new();
         let mut bindings: bind::Bindings = Map::with_hasher(self.hash);
         self.bind_services(svc_attached, &mut sets, &mut bindings);
@@ -244,12 +276,35 @@ impl<'i> Builder<'i> {
         let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
         let backend_tls_status = self.backend_tls_status(&status);
         let listener_routes = std::mem::take(&mut self.listener_routes);
-        let gateway_status = crate::gateway_status::compute(input, |gi, li| {
-            let n = listener_routes
-                .range((gi, li, 0)..=(gi, li, usize::MAX))
-                .count();
-            u32::try_from(n).unwrap_or(u32::MAX)
-        });
+        let ls_status = std::mem::take(&mut self.ls_status);
+        let merged = std::mem::take(&mut self.merged);
+        let gateway_status = crate::gateway_status::compute(
+            input,
+            |gi, li| count_routes(&listener_routes, attach::Owner::Gateway(gi), li),
+            |gi| {
+                // GatewayStatus.attachedListenerSets: selected by allowedListeners, a parentRef
+                // selecting the Gateway, and Accepted=True
+                let n = merged
+                    .sets
+                    .iter()
+                    .zip(&ls_status)
+                    .filter(|(f, s)| {
+                        f.attachment == crate::listener_set::Attachment::Attached(gi)
+                            && s.is_accepted()
+                    })
+                    .count();
+                u32::try_from(n).unwrap_or(u32::MAX)
+            },
+        );
+        let mut ls_status = ls_status;
+        ls_status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        // duplicates of one namespace/name: the first in input order, as the build keeps
+        ls_status.dedup_by(|b, a| a.namespace == b.namespace && a.name == b.name);
+        let listener_sets: Vec<ServiceInfo> = input
+            .listener_sets
+            .iter()
+            .map(|l| self.parent_info(&l.namespace, &l.name))
+            .collect();
         let services: Vec<ServiceInfo> = input
             .services
             .iter()
@@ -282,6 +337,7 @@ impl<'i> Builder<'i> {
             sets,
             services,
             gateways,
+            listener_sets,
             status,
             covers,
             backend_tls: self.tls_slots,
@@ -297,6 +353,7 @@ impl<'i> Builder<'i> {
             part,
             bindings,
             gateway_status,
+            listener_set_status: ls_status,
             backend_tls_status,
             left_out: self.left_out,
         }
@@ -309,6 +366,7 @@ pub(crate) struct Built {
     pub(crate) part: Part,
     pub(crate) bindings: bind::Bindings,
     pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
     pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     pub(crate) left_out: Vec<LeftOut>,
 }

@@ -235,6 +235,12 @@ pub(crate) enum SetLabel {
         gateway: u32,
         listener: Arc<str>,
     },
+    /// A listener of a ListenerSet (GEP-1713), bound on its Gateway's addresses.
+    ListenerSetListener {
+        listener_set: u32,
+        gateway: u32,
+        listener: Arc<str>,
+    },
 }
 
 #[derive(Debug, Clone)]

@@ -36,6 +36,8 @@ pub struct RouteTable {
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Every Gateway's computed status, by (namespace, name).
     pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    /// Every ListenerSet's computed status, by (namespace, name).
+    pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
     /// Every BackendTLSPolicy's status, by (namespace, name).
     pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     /// Routes left out of the table, per Service parent they named (rare).
@@ -62,6 +64,8 @@ pub(crate) struct Part {
     pub(crate) sets: Vec<RouteSet>,
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
+    /// ListenerSet names, by input index (explanations).
+    pub(crate) listener_sets: Vec<ServiceInfo>,
     /// What the parent conditions of this part's routes are made of (compact, kept from the
     /// build).
     pub(crate) status: StatusSource,
@@ -149,6 +153,16 @@ impl RouteTable {
     /// the Gateways it owns; `Programmed` is its own to add.
     pub fn gateway_status(&self) -> &[crate::gateway_status::GatewayStatus] {
         &self.gateway_status
+    }
+
+    /// The status of every ListenerSet of the input, ordered by namespace and name (GEP-1713):
+    /// its `Accepted` (`NotAllowed` when its Gateway's `allowedListeners` does not admit it,
+    /// `ParentNotAccepted`, `ListenersNotValid`), and per listener `Accepted`, `ResolvedRefs`,
+    /// `Conflicted` (in GEP-1713 listener precedence), `attachedRoutes` and `supportedKinds`
+    /// (see [`crate::listener_set_status`]). A controller writes those whose parent Gateway it
+    /// owns, and decides `Programmed=True` itself.
+    pub fn listener_set_status(&self) -> &[crate::listener_set_status::ListenerSetStatus] {
+        &self.listener_set_status
     }
 
     /// Every BackendTLSPolicy's status, by (namespace, name): per ancestor (the Gateways and

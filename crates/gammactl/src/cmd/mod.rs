@@ -3,6 +3,7 @@
 mod authorize;
 mod convert;
 mod explain;
+mod listener_sets;
 mod owners;
 mod resolve;
 mod schema;

@@ -202,6 +202,9 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             for g in owned {
                 text.push_str(&render_gateway(g, &style));
             }
+            text.push_str(&super::listener_sets::render(
+                &table, &snapshot, &me, &style,
+            ));
             emit(&text);
             Ok(())
         }
@@ -370,6 +373,13 @@ fn render_gateway(g: &GatewayStatus, style: &Style) -> String {
         style.bold(&format!("Gateway {}/{}", g.namespace, g.name)),
         conditions(&g.conditions)
     );
+    if g.attached_listener_sets > 0 {
+        // GatewayStatus.attachedListenerSets (GEP-1713)
+        out.push_str(&format!(
+            "  attachedListenerSets {}\n",
+            g.attached_listener_sets
+        ));
+    }
     for l in &g.listeners {
         let kinds: Vec<&str> = l.supported_kinds.iter().map(|k| k.as_str()).collect();
         out.push_str(&format!(
