@@ -63,6 +63,7 @@ mod build;
 mod cond;
 mod decision;
 mod explain;
+mod fraction;
 mod headers;
 mod index;
 mod listener;
@@ -71,12 +72,15 @@ mod regex_set;
 mod request;
 mod resolve;
 mod table;
+mod trace;
+mod view;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
 };
 pub use explain::{CandidateExplanation, Explanation};
+pub use fraction::Fraction;
 pub use headers::{HeaderLookup, NoHeaders};
 pub use lower::{lower, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
@@ -84,3 +88,8 @@ pub use table::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,
     TableStats,
 };
+pub use trace::{
+    Distribution, DistributionError, EditedHeaders, EndShare, Forwarded, HeaderState, Hop,
+    HopOutcome, HopRequest, NextClient, Trace, TraceEnd, TraceOptions,
+};
+pub use view::{Frontend, RouteSetKind};

@@ -27,6 +27,16 @@ pub(crate) enum Bound<'a> {
     Set(&'a RouteSet, Scheme),
 }
 
+/// What binding and matching found for a request.
+pub(crate) enum Located<'a> {
+    /// Nothing is bound: passthrough.
+    Nothing,
+    /// The engine answers itself, with no rule.
+    Answer(RespondReason),
+    /// A rule decides; the scheme is the listener's (for requests that give none).
+    Rule(&'a RuleEntry, Scheme),
+}
+
 /// What the route set lookup found.
 pub(crate) enum Matched {
     /// A rule (by id), and the candidate that matched.
@@ -173,25 +183,39 @@ impl RouteTable {
         }
     }
 
+    /// Binds a request and finds the rule that decides it (or why none does), with the route
+    /// set it was found in. `pq` is the request's path and query, split.
+    #[inline]
+    pub(crate) fn locate<'a>(
+        &'a self,
+        req: &Request<'_>,
+        pq: (&str, Option<&str>),
+    ) -> (Located<'a>, Option<&'a RouteSet>) {
+        match self.bind(req) {
+            Bound::Nothing => (Located::Nothing, None),
+            Bound::NoListener => (Located::Answer(RespondReason::NoMatchingListener), None),
+            Bound::Set(set, scheme) => {
+                let located = match self.match_in_set(set, req, pq) {
+                    Matched::NoMatch => Located::Answer(RespondReason::NoMatchingRule),
+                    Matched::ProtocolMismatch => Located::Answer(RespondReason::ProtocolMismatch),
+                    Matched::Rule(id) => match self.rules.get(id as usize) {
+                        Some(rule) => Located::Rule(rule, scheme),
+                        None => Located::Answer(RespondReason::NoMatchingRule),
+                    },
+                };
+                (located, Some(set))
+            }
+        }
+    }
+
     /// [`RouteTable::resolve`]: bind, match in the route set, act.
     pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
-        match self.bind(req) {
-            Bound::Nothing => Decision::Passthrough,
-            Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
-            Bound::Set(set, scheme) => {
-                // split once; both matching and the action need it
-                let pq = split_path_query(req.path_and_query);
-                match self.match_in_set(set, req, pq) {
-                    Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                    Matched::ProtocolMismatch => {
-                        respond(req.protocol, None, RespondReason::ProtocolMismatch)
-                    }
-                    Matched::Rule(id) => match self.rules.get(id as usize) {
-                        Some(rule) => self.act(rule, req, scheme, pq, entropy),
-                        None => respond(req.protocol, None, RespondReason::NoMatchingRule),
-                    },
-                }
-            }
+        // split once; both matching and the action need it
+        let pq = split_path_query(req.path_and_query);
+        match self.locate(req, pq).0 {
+            Located::Nothing => Decision::Passthrough,
+            Located::Answer(reason) => respond(req.protocol, None, reason),
+            Located::Rule(rule, scheme) => self.act(rule, req, scheme, pq, entropy),
         }
     }
 

@@ -251,6 +251,7 @@ impl<'i> Builder<'i> {
             gateways,
             status,
             statuses: std::sync::OnceLock::new(),
+            frontend_index: std::sync::OnceLock::new(),
             gateway_status,
             methods: self.methods,
             targets: self.targets,
