@@ -50,6 +50,12 @@ pub struct TraceOptions {
     /// The most branches [`RouteTable::trace_distribution`] explores (every weighted pick of
     /// every hop counts one; default 4096): weighted splits behind weighted splits multiply.
     pub max_paths: usize,
+    /// Whether a Gateway route's backend Service with mesh routes is a next hop (default
+    /// `true`: the Gateway sends to the Service frontend, "Service routing", and the mesh
+    /// applies the Service's routes). `false`: the Gateway picks the Service's endpoints
+    /// itself ("endpoint routing"), and mesh routes on that Service are not applied on top
+    /// (GEP-1294, multiple routes for a Service).
+    pub gateway_to_mesh: bool,
 }
 
 impl Default for TraceOptions {
@@ -58,6 +64,7 @@ impl Default for TraceOptions {
             max_hops: 8,
             next_client: NextClient::Caller,
             max_paths: 4096,
+            gateway_to_mesh: true,
         }
     }
 }
@@ -72,6 +79,12 @@ impl TraceOptions {
     /// Sets [`TraceOptions::next_client`].
     pub fn with_next_client(mut self, c: NextClient) -> Self {
         self.next_client = c;
+        self
+    }
+
+    /// Sets [`TraceOptions::gateway_to_mesh`].
+    pub fn with_gateway_to_mesh(mut self, follow: bool) -> Self {
+        self.gateway_to_mesh = follow;
         self
     }
 
@@ -343,8 +356,9 @@ pub struct Hop<'t> {
 #[serde(tag = "end", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum TraceEnd<'t> {
-    /// The last hop forwarded to a backend without routes of its own on that port (or not a
-    /// Service): the request reaches its endpoints.
+    /// The last hop forwarded to a backend without routes of its own on that port, to its own
+    /// parent Service, or to something other than a Service: the request reaches the
+    /// backend's endpoints.
     Delivered {
         /// The backend.
         backend: BackendTarget<'t>,
@@ -719,7 +733,18 @@ impl RouteTable {
             header_edits,
         };
         hop.forwarded = Some(forwarded.clone());
-        let (Some(destination), Some(port)) = (self.backend_frontend(t, r.protocol), t.port) else {
+        // Routes apply at a Service's frontend and a backendRef names its backend: a route
+        // whose backend is its own parent Service sends to that Service's endpoints, never
+        // through its routes again (GEP-1294, multiple routes for a Service).
+        let own_service = matches!(hop.frontend, Some(Frontend::Service { namespace, name, .. })
+            if namespace == backend.namespace && name == backend.name);
+        let from_gateway = matches!(hop.frontend, Some(Frontend::Listener { .. }));
+        let next_bound = if own_service || (from_gateway && !place.options.gateway_to_mesh) {
+            None
+        } else {
+            self.backend_frontend(t, r.protocol)
+        };
+        let (Some(destination), Some(port)) = (next_bound, t.port) else {
             return Step {
                 hop,
                 next: Err(TraceEnd::Delivered { backend }),

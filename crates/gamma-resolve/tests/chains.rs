@@ -21,9 +21,10 @@ fn ip(s: &str) -> std::net::IpAddr {
     s.parse().unwrap()
 }
 
-/// Gateway infra/gw -> shop/a (mesh: 1:3 split to b-v1 and b-v2, b-v2's share rewritten and
-/// header-edited) -> b-v2 (mesh: needs the header the previous hop set) -> c (no routes).
-/// A consumer route of the Gateway's namespace on shop/a sends `/admin` elsewhere.
+/// Gateway infra/gw -> shop/a (mesh, from infra: the consumer route of infra) -> shop/mid
+/// (mesh, from shop: a 1:3 split to b-v1 and b-v2, b-v2's share rewritten and header-edited)
+/// -> b-v2 (mesh: needs the headers the hops before set) -> c (no routes; its own route sends
+/// to itself).
 const CHAIN: &str = r#"
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -58,6 +59,11 @@ spec: {clusterIP: 10.96.0.10, ports: [{port: 80}]}
 ---
 apiVersion: v1
 kind: Service
+metadata: {name: mid, namespace: shop}
+spec: {clusterIP: 10.96.0.11, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
 metadata: {name: b-v1, namespace: shop}
 spec: {clusterIP: 10.96.0.21, ports: [{port: 8080}]}
 ---
@@ -78,9 +84,16 @@ spec: {clusterIP: 10.96.0.40, ports: [{port: 80}]}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: a-split, namespace: shop}
+metadata: {name: a-producer, namespace: shop}
 spec:
   parentRefs: [{group: "", kind: Service, name: a, port: 80}]
+  rules: [{backendRefs: [{name: b-v1, port: 8080}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mid-split, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: mid, port: 80}]
   rules:
   - backendRefs:
     - {name: b-v1, port: 8080, weight: 1}
@@ -101,7 +114,7 @@ spec:
   rules:
   - matches: [{path: {type: PathPrefix, value: /admin}}]
     backendRefs: [{name: admin, port: 80}]
-  - backendRefs: [{name: a, namespace: shop, port: 80}]
+  - backendRefs: [{name: mid, namespace: shop, port: 80}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -113,6 +126,13 @@ spec:
     - path: {type: Exact, value: /v2/api}
       headers: [{name: x-track, value: v2}, {name: x-via, value: edge}]
     backendRefs: [{name: c, port: 9090}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: c-self, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: c}]
+  rules: [{backendRefs: [{name: c, port: 9090}]}]
 "#;
 
 fn service<'a>(t: &BackendTarget<'a>) -> (&'a str, &'a str, Option<u16>) {
@@ -133,31 +153,32 @@ fn end_backend<'a>(e: &TraceEnd<'a>) -> Option<(&'a str, Option<u16>)> {
 // (its consumer routes win there, namespace boundaries), with the rewrite and header edits of
 // the hop before (HTTPURLRewriteFilter, HTTPHeaderFilter) carried along.
 #[test]
-fn a_gateway_request_is_followed_through_three_hops() {
+fn a_gateway_request_is_followed_through_every_hop() {
     let t = table(CHAIN);
     let req = Request::http(ip("192.0.2.1"), 80, "GET", "/api?q=1").with_host("shop.example");
     // entropy in the upper three quarters: b-v2 at the second hop
     let trace = t.trace(&req, u64::MAX / 2);
-    assert_eq!(trace.hops.len(), 4, "{trace:#?}");
-    let [gw, a, a_again, b] = &trace.hops[..] else {
+    assert_eq!(trace.hops.len(), 5, "{trace:#?}");
+    let [gw, a, mid, b, c] = &trace.hops[..] else {
         unreachable!()
     };
     assert!(matches!(
         gw.frontend,
         Some(Frontend::Listener { gateway: "gw", .. })
     ));
-    // hop 2: Service a from the Gateway's namespace: the consumer route of infra applies,
-    // whose second rule sends it to a again; from a's namespace the producer split applies
+    // hop 2: Service a from the Gateway's namespace: the consumer route of infra applies
     assert_eq!(a.request.destination, ip("10.96.0.10"));
     assert_eq!(a.request.source_namespace.as_deref(), Some("infra"));
     assert_eq!(
         a.route_set,
         Some(RouteSetKind::Consumer { namespace: "infra" })
     );
-    assert_eq!(a_again.request.source_namespace.as_deref(), Some("shop"));
-    assert_eq!(a_again.route_set, Some(RouteSetKind::Producer));
-    let HopOutcome::Forward { backend, .. } = &a_again.outcome else {
-        panic!("{:?}", a_again.outcome)
+    // hop 3: mid, called from a's namespace: its producer split
+    assert_eq!(mid.request.destination, ip("10.96.0.11"));
+    assert_eq!(mid.request.source_namespace.as_deref(), Some("shop"));
+    assert_eq!(mid.route_set, Some(RouteSetKind::Producer));
+    let HopOutcome::Forward { backend, .. } = &mid.outcome else {
+        panic!("{:?}", mid.outcome)
     };
     assert_eq!(service(backend), ("shop", "b-v2", Some(8080)));
     // the rewrite keeps the query; both header edits reach b-v2, whose match needs them
@@ -171,6 +192,9 @@ fn a_gateway_request_is_followed_through_three_hops() {
         .map(|h| (h.name.as_str(), h.value.as_deref()))
         .collect();
     assert_eq!(edits, [("x-track", Some("v2")), ("x-via", Some("edge"))]);
+    // c's own route sends to c itself: its endpoints, where the chain ends
+    assert_eq!(c.request.destination, ip("10.96.0.30"));
+    assert!(matches!(&c.outcome, HopOutcome::Forward { rule, .. } if rule.route.name == "c-self"));
     assert_eq!(
         trace.end,
         TraceEnd::Delivered {
@@ -201,8 +225,25 @@ fn the_next_client_namespace_is_an_option() {
     assert_eq!(end_backend(&original.end), Some(("b-v1", Some(8080))));
 }
 
+// GEP-1294 multiple routes for a Service: a backendRef naming the route's own parent Service
+// reaches its endpoints, not its routes again (c-self); and with `gateway_to_mesh` off, a
+// Gateway route's backend is its endpoints (endpoint routing), so the chain ends at a.
+#[test]
+fn own_service_and_endpoint_routing_end_the_chain() {
+    let t = table(CHAIN);
+    let to_c = Request::http(ip("10.96.0.30"), 9090, "GET", "/").from_namespace("shop");
+    let trace = t.trace(&to_c, 0);
+    assert_eq!(trace.hops.len(), 1);
+    assert_eq!(end_backend(&trace.end), Some(("c", Some(9090))));
+    let req = Request::http(ip("192.0.2.1"), 80, "GET", "/api");
+    let opts = TraceOptions::default().with_gateway_to_mesh(false);
+    let trace = t.trace_with(&req, 0, &opts);
+    assert_eq!(trace.hops.len(), 1);
+    assert_eq!(end_backend(&trace.end), Some(("a", Some(80))));
+}
+
 // Gateway API BackendRef.weight: share = weight / sum at each split; chained splits multiply.
-// a's split is 1:3; b-v1 has no routes; b-v2 forwards to c.
+// mid's split is 1:3; b-v1 has no routes; b-v2 forwards to c.
 #[test]
 fn the_distribution_is_exact_and_matches_a_sweep() {
     let t = table(CHAIN);
