@@ -14,7 +14,7 @@ use crate::index::{GrpcIndex, HostIndex, PathIndex};
 use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
-use crate::table::{Action, Binding, RouteSet, RouteTable, SetLabel};
+use crate::table::{Action, Binding, Part, RouteSet, RouteTable, SetLabel};
 
 /// One candidate rule match, in precedence order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -160,7 +160,11 @@ impl RouteTable {
         } else {
             L4::Tcp
         };
-        let Some(binding) = self.bindings.get(&(req.destination, req.port, l4)) else {
+        let found = self
+            .bindings
+            .get(&(req.destination, req.port, l4))
+            .map(|(p, b)| (&**p, b));
+        let Some((part, binding)) = found else {
             ex.binding = format!(
                 "nothing is bound to {}:{} ({}): no Service cluster IP or Gateway address with routes; \
                  pod IPs and headless Services never bind",
@@ -177,11 +181,11 @@ impl RouteTable {
                 producer,
                 consumers,
             } => {
-                let svc = self.services.get(*service as usize);
+                let svc = part.services.get(*service as usize);
                 ex.binding = format!(
                     "Service {}/{} port {} (destination {} is one of its cluster IPs)",
                     svc.map_or("?", |s| &s.namespace),
-                    svc.map_or("?", |s| self.text(s.name)),
+                    svc.map_or("?", |s| part.text(s.name)),
                     port,
                     req.destination
                 );
@@ -189,7 +193,7 @@ impl RouteTable {
                     .source_namespace
                     .and_then(|ns| crate::table::consumer_set(consumers, ns));
                 match consumer.or(*producer) {
-                    Some(s) => self.sets.get(s as usize),
+                    Some(s) => part.sets.get(s as usize),
                     None => {
                         ex.route_set = Some(format!(
                             "none: the client namespace {} has no consumer routes and there are no producer routes",
@@ -200,11 +204,11 @@ impl RouteTable {
                 }
             }
             Binding::Gateway { gateway, listeners } => {
-                let gw = self.gateways.get(*gateway as usize);
+                let gw = part.gateways.get(*gateway as usize);
                 ex.binding = format!(
                     "Gateway {}/{} port {}",
                     gw.map_or("?", |g| &g.namespace),
-                    gw.map_or("?", |g| self.text(g.name)),
+                    gw.map_or("?", |g| part.text(g.name)),
                     req.port
                 );
                 let host = match req.protocol {
@@ -218,7 +222,7 @@ impl RouteTable {
                     (Some(_), None) => false,
                 });
                 match l {
-                    Some(l) => self.sets.get(l.set as usize),
+                    Some(l) => part.sets.get(l.set as usize),
                     None => {
                         ex.route_set = Some(format!(
                             "none: no listener hostname matches {:?} (listener isolation: no fallback)",
@@ -230,9 +234,9 @@ impl RouteTable {
             }
         };
         let Some(set) = set else { return ex };
-        ex.route_set = Some(self.describe(&set.label));
+        ex.route_set = Some(part.describe(&set.label));
         ex.route_kind = set.mesh_kind.map(|k| k.to_string());
-        ex.candidates = self.explain_candidates(set, req);
+        ex.candidates = part.explain_candidates(set, req);
         if let Some(rule) = decision.rule()
             && let crate::Decision::Forward(f) = decision
         {
@@ -242,10 +246,10 @@ impl RouteTable {
             ));
         } else if let crate::Decision::Respond(r) = decision
             && let Some(rule) = r.rule
-            && let Some(entry) = self.rules.iter().find(|e| self.rule_ref(e) == rule)
+            && let Some(entry) = part.rules.iter().find(|e| part.rule_ref(e) == rule)
             && let Action::Backends(..) = &entry.action
         {
-            let bs = self.backends_of(&entry.action);
+            let bs = part.backends_of(&entry.action);
             let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
             let mut pick = format!("weights [{}]: {}", weights.join(", "), r.reason);
             // which backend the weights picked, and why it is invalid
@@ -253,14 +257,14 @@ impl RouteTable {
                 && let Action::Backends(start, _) = &entry.action
                 && let Some(i) = crate::weights::pick(bs.iter().map(|b| b.weight), entropy)
                 && let Some(b) = bs.get(i)
-                && let Some(t) = self.targets.get(b.target as usize)
+                && let Some(t) = part.targets.get(b.target as usize)
             {
                 let at = u32::try_from(*start as usize + i).unwrap_or(u32::MAX);
-                let why = self
+                let why = part
                     .backend_problems
                     .binary_search_by_key(&at, |(k, _)| *k)
                     .ok()
-                    .and_then(|k| self.backend_problems.get(k))
+                    .and_then(|k| part.backend_problems.get(k))
                     .map_or("", |(_, why)| &**why);
                 pick.push_str(&format!(
                     ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {why}",
@@ -272,7 +276,9 @@ impl RouteTable {
         }
         ex
     }
+}
 
+impl Part {
     fn explain_candidates(&self, set: &RouteSet, req: &Request<'_>) -> Vec<CandidateExplanation> {
         let (path, query) = split_path_query(req.path_and_query);
         let (service, method) = split_grpc_path(path);

@@ -59,12 +59,14 @@ pub mod schema;
 pub mod status;
 pub mod weights;
 
+mod bindings;
 mod build;
 mod cond;
 mod decision;
 mod explain;
 mod fraction;
 mod headers;
+mod incremental;
 mod index;
 mod listener;
 mod lower;

@@ -56,97 +56,16 @@ pub(crate) fn lower_into(
     opts: &ValidateOptions,
     regexes: &mut RegexPool,
 ) -> TableInput {
-    // Header values with CR, LF or NUL are never programmed, on either channel and whatever
-    // the caller's options: the rule is refused (UnsupportedValue, naming the field), which the
-    // standard CRD leaves to us. Header injection is not a validation preference.
-    let mut opts = opts.clone();
-    opts.refuse_control_characters = true;
-    let opts = &opts;
+    let opts = &lowering_options(opts);
     let mut input = TableInput::default();
     for svc in snapshot.services() {
-        let ns = ns_of(&svc.metadata);
-        let external_name = svc
-            .spec
-            .type_
-            .as_ref()
-            .is_some_and(|t| t.as_str() == "ExternalName");
-        let slices: Vec<_> = snapshot
-            .endpoint_slices_for(&ns, &svc.metadata.name)
-            .collect();
-        let ready = (!slices.is_empty()).then(|| slices.iter().any(|s| s.has_ready_endpoint()));
-        input.services.push(ServiceIr {
-            namespace: ns,
-            name: svc.metadata.name.clone(),
-            cluster_ips: svc.frontend_ips(),
-            headless: svc.is_headless(),
-            external_name,
-            ports: svc
-                .spec
-                .ports
-                .iter()
-                .filter_map(|p| {
-                    let protocol = match p.protocol.as_deref() {
-                        None | Some("TCP") => L4::Tcp,
-                        Some("UDP") => L4::Udp,
-                        // SCTP and unknown protocols carry no routes here
-                        Some(_) => return None,
-                    };
-                    Some(ServicePortIr {
-                        name: p.name.clone(),
-                        port: u16::try_from(p.port).ok()?,
-                        protocol,
-                        app_protocol: p.app_protocol.clone(),
-                    })
-                })
-                .collect(),
-            ready,
-        });
+        input.services.push(lower_service(snapshot, svc));
     }
     for gw in snapshot.gateways() {
-        let ns = ns_of(&gw.metadata);
-        let mut addresses: Vec<IpAddr> = gw
-            .status
-            .iter()
-            .flat_map(|s| s.addresses.iter())
-            .filter_map(|a| a.value.parse().ok())
-            .collect();
-        if addresses.is_empty() {
-            addresses = gw
-                .spec
-                .addresses
-                .iter()
-                .filter_map(|a| a.value.as_deref()?.parse().ok())
-                .collect();
-        }
-        let listeners = gw
-            .spec
-            .listeners
-            .iter()
-            .filter_map(|l| listener(snapshot, &ns, l))
-            .collect();
-        input.gateways.push(GatewayIr {
-            namespace: ns,
-            name: gw.metadata.name.clone(),
-            addresses,
-            listeners,
-        });
+        input.gateways.push(lower_gateway(snapshot, gw));
     }
     for g in snapshot.reference_grants() {
-        input.grants.push(GrantIr {
-            namespace: ns_of(&g.metadata),
-            from: g
-                .spec
-                .iter()
-                .flat_map(|s| s.from.iter())
-                .map(|f| (f.group.clone(), f.kind.clone(), f.namespace.clone()))
-                .collect(),
-            to: g
-                .spec
-                .iter()
-                .flat_map(|s| s.to.iter())
-                .map(|t| (t.group.clone(), t.kind.clone(), t.name.clone()))
-                .collect(),
-        });
+        input.grants.push(lower_grant(g));
     }
     for r in snapshot.http_routes() {
         input.routes.push(lower_http(r, regexes, opts));
@@ -198,6 +117,151 @@ pub(crate) fn lower_into(
         input.routes.push(lowered);
     }
     input
+}
+
+/// Lowers one Service (ports, cluster IPs, readiness from its EndpointSlices).
+pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service) -> ServiceIr {
+    let ns = ns_of(&svc.metadata);
+    let external_name = svc
+        .spec
+        .type_
+        .as_ref()
+        .is_some_and(|t| t.as_str() == "ExternalName");
+    let slices: Vec<_> = snapshot
+        .endpoint_slices_for(&ns, &svc.metadata.name)
+        .collect();
+    let ready = (!slices.is_empty()).then(|| slices.iter().any(|s| s.has_ready_endpoint()));
+    ServiceIr {
+        namespace: ns,
+        name: svc.metadata.name.clone(),
+        cluster_ips: svc.frontend_ips(),
+        headless: svc.is_headless(),
+        external_name,
+        ports: svc
+            .spec
+            .ports
+            .iter()
+            .filter_map(|p| {
+                let protocol = match p.protocol.as_deref() {
+                    None | Some("TCP") => L4::Tcp,
+                    Some("UDP") => L4::Udp,
+                    // SCTP and unknown protocols carry no routes here
+                    Some(_) => return None,
+                };
+                Some(ServicePortIr {
+                    name: p.name.clone(),
+                    port: u16::try_from(p.port).ok()?,
+                    protocol,
+                    app_protocol: p.app_protocol.clone(),
+                })
+            })
+            .collect(),
+        ready,
+    }
+}
+
+/// Lowers one Gateway (addresses, listeners with their namespace selectors resolved).
+pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway) -> GatewayIr {
+    let ns = ns_of(&gw.metadata);
+    let mut addresses: Vec<IpAddr> = gw
+        .status
+        .iter()
+        .flat_map(|s| s.addresses.iter())
+        .filter_map(|a| a.value.parse().ok())
+        .collect();
+    if addresses.is_empty() {
+        addresses = gw
+            .spec
+            .addresses
+            .iter()
+            .filter_map(|a| a.value.as_deref()?.parse().ok())
+            .collect();
+    }
+    let listeners = gw
+        .spec
+        .listeners
+        .iter()
+        .filter_map(|l| listener(snapshot, &ns, l))
+        .collect();
+    GatewayIr {
+        namespace: ns,
+        name: gw.metadata.name.clone(),
+        addresses,
+        listeners,
+    }
+}
+
+/// Lowers one ReferenceGrant.
+pub(crate) fn lower_grant(g: &gamma_model::gateway::ReferenceGrant) -> GrantIr {
+    GrantIr {
+        namespace: ns_of(&g.metadata),
+        from: g
+            .spec
+            .iter()
+            .flat_map(|s| s.from.iter())
+            .map(|f| (f.group.clone(), f.kind.clone(), f.namespace.clone()))
+            .collect(),
+        to: g
+            .spec
+            .iter()
+            .flat_map(|s| s.to.iter())
+            .map(|t| (t.group.clone(), t.kind.clone(), t.name.clone()))
+            .collect(),
+    }
+}
+
+/// Lowers one route of any kind (`None` for a resource that is not a route): the per-route
+/// step of [`lower_into`], which an incremental update runs for the routes it rebuilds.
+pub(crate) fn lower_route(
+    resource: &gamma_model::AnyResource,
+    regexes: &mut RegexPool,
+    opts: &ValidateOptions,
+) -> Option<RouteIr> {
+    use gamma_model::AnyResource as R;
+    let no_hostnames: &[String] = &[];
+    let (kind, metadata, parents, hostnames, rules, validation) = match resource {
+        R::HttpRoute(r) => return Some(lower_http(r, regexes, opts)),
+        R::GrpcRoute(r) => return Some(lower_grpc(r, regexes, opts)),
+        R::TlsRoute(r) => (
+            RouteKind::Tls,
+            &r.metadata,
+            r.spec.parent_refs.as_slice(),
+            r.spec.hostnames.as_slice(),
+            r.spec.rules.as_slice(),
+            r.validate_with(opts),
+        ),
+        R::TcpRoute(r) => (
+            RouteKind::Tcp,
+            &r.metadata,
+            r.spec.parent_refs.as_slice(),
+            no_hostnames,
+            r.spec.rules.as_slice(),
+            r.validate_with(opts),
+        ),
+        R::UdpRoute(r) => (
+            RouteKind::Udp,
+            &r.metadata,
+            r.spec.parent_refs.as_slice(),
+            no_hostnames,
+            r.spec.rules.as_slice(),
+            r.validate_with(opts),
+        ),
+        _ => return None,
+    };
+    let mut lowered = lower_l4(kind, metadata, parents, hostnames, rules);
+    apply_validation(&mut lowered, validation);
+    Some(lowered)
+}
+
+/// The validation options every lowering uses: the caller's, with header values carrying
+/// CR, LF or NUL always refused.
+pub(crate) fn lowering_options(opts: &ValidateOptions) -> ValidateOptions {
+    // Header values with CR, LF or NUL are never programmed, on either channel and whatever
+    // the caller's options: the rule is refused (UnsupportedValue, naming the field), which the
+    // standard CRD leaves to us. Header injection is not a validation preference.
+    let mut opts = opts.clone();
+    opts.refuse_control_characters = true;
+    opts
 }
 
 fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr> {

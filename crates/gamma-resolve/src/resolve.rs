@@ -14,7 +14,7 @@ use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{Action, BackendState, Binding, RouteSet, RouteTable, RuleEntry, Target};
+use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, RuleEntry, Target};
 use crate::weights;
 
 /// Where the request was bound, for decisions and explanations.
@@ -23,18 +23,19 @@ pub(crate) enum Bound<'a> {
     Nothing,
     /// A Gateway port with no listener for the host.
     NoListener,
-    /// A route set, and the scheme of requests that give none (the listener's).
-    Set(&'a RouteSet, Scheme),
+    /// A route set of a part, and the scheme of requests that give none (the listener's).
+    Set(&'a Part, &'a RouteSet, Scheme),
 }
 
-/// What binding and matching found for a request.
+/// What binding and matching found for a request (the steps of [`RouteTable::resolve`] before
+/// the action, for traces).
 pub(crate) enum Located<'a> {
     /// Nothing is bound: passthrough.
     Nothing,
     /// The engine answers itself, with no rule.
     Answer(RespondReason),
-    /// A rule decides; the scheme is the listener's (for requests that give none).
-    Rule(&'a RuleEntry, Scheme),
+    /// A rule of a part decides; the scheme is the listener's (for requests that give none).
+    Rule(&'a Part, &'a RuleEntry, Scheme),
 }
 
 /// What the route set lookup found.
@@ -52,9 +53,10 @@ impl RouteTable {
         } else {
             L4::Tcp
         };
-        let Some(binding) = self.bindings.get(&(req.destination, req.port, l4)) else {
+        let Some((part, binding)) = self.bindings.get(&(req.destination, req.port, l4)) else {
             return Bound::Nothing;
         };
+        let part: &Part = part;
         match binding {
             Binding::Service {
                 producer,
@@ -69,9 +71,9 @@ impl RouteTable {
                 };
                 match consumer
                     .or(*producer)
-                    .and_then(|s| self.sets.get(s as usize))
+                    .and_then(|s| part.sets.get(s as usize))
                 {
-                    Some(set) => Bound::Set(set, Scheme::Http),
+                    Some(set) => Bound::Set(part, set, Scheme::Http),
                     None => Bound::Nothing,
                 }
             }
@@ -88,14 +90,47 @@ impl RouteTable {
                     (Some(h), Some(req_host)) => hostname::matches(h, req_host),
                     (Some(_), None) => false,
                 });
-                match l.and_then(|l| Some((self.sets.get(l.set as usize)?, l.scheme))) {
-                    Some((set, scheme)) => Bound::Set(set, scheme),
+                match l.and_then(|l| Some((part.sets.get(l.set as usize)?, l.scheme))) {
+                    Some((set, scheme)) => Bound::Set(part, set, scheme),
                     None => Bound::NoListener,
                 }
             }
         }
     }
 
+    /// [`RouteTable::resolve`]: bind, match in the route set, act.
+    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
+        match self.bind(req) {
+            Bound::Nothing => Decision::Passthrough,
+            Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
+            Bound::Set(part, set, scheme) => part.decide_in(set, req, scheme, entropy),
+        }
+    }
+}
+
+impl RouteTable {
+    /// Binds a request and finds the rule that decides it (or why none does), with the part
+    /// and route set it was found in: [`RouteTable::resolve`] up to the action.
+    pub(crate) fn locate<'a>(
+        &'a self,
+        req: &Request<'_>,
+        pq: (&str, Option<&str>),
+    ) -> (Located<'a>, Option<(&'a Part, &'a RouteSet)>) {
+        match self.bind(req) {
+            Bound::Nothing => (Located::Nothing, None),
+            Bound::NoListener => (Located::Answer(RespondReason::NoMatchingListener), None),
+            Bound::Set(part, set, scheme) => {
+                let located = match part.rule_in(set, req, pq) {
+                    Ok(rule) => Located::Rule(part, rule, scheme),
+                    Err(reason) => Located::Answer(reason),
+                };
+                (located, Some((part, set)))
+            }
+        }
+    }
+}
+
+impl Part {
     /// Finds the winning rule in a route set.
     pub(crate) fn match_in_set(
         &self,
@@ -183,39 +218,39 @@ impl RouteTable {
         }
     }
 
-    /// Binds a request and finds the rule that decides it (or why none does), with the route
-    /// set it was found in. `pq` is the request's path and query, split.
+    /// Matches in one of this part's route sets and acts.
     #[inline]
-    pub(crate) fn locate<'a>(
+    pub(crate) fn decide_in<'a>(
         &'a self,
-        req: &Request<'_>,
-        pq: (&str, Option<&str>),
-    ) -> (Located<'a>, Option<&'a RouteSet>) {
-        match self.bind(req) {
-            Bound::Nothing => (Located::Nothing, None),
-            Bound::NoListener => (Located::Answer(RespondReason::NoMatchingListener), None),
-            Bound::Set(set, scheme) => {
-                let located = match self.match_in_set(set, req, pq) {
-                    Matched::NoMatch => Located::Answer(RespondReason::NoMatchingRule),
-                    Matched::ProtocolMismatch => Located::Answer(RespondReason::ProtocolMismatch),
-                    Matched::Rule(id) => match self.rules.get(id as usize) {
-                        Some(rule) => Located::Rule(rule, scheme),
-                        None => Located::Answer(RespondReason::NoMatchingRule),
-                    },
-                };
-                (located, Some(set))
-            }
+        set: &'a RouteSet,
+        req: &Request<'a>,
+        scheme: Scheme,
+        entropy: u64,
+    ) -> Decision<'a> {
+        // split once; both matching and the action need it
+        let pq = split_path_query(req.path_and_query);
+        match self.rule_in(set, req, pq) {
+            Ok(rule) => self.act(rule, req, scheme, pq, entropy),
+            Err(reason) => respond(req.protocol, None, reason),
         }
     }
 
-    /// [`RouteTable::resolve`]: bind, match in the route set, act.
-    pub(crate) fn decide<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
-        // split once; both matching and the action need it
-        let pq = split_path_query(req.path_and_query);
-        match self.locate(req, pq).0 {
-            Located::Nothing => Decision::Passthrough,
-            Located::Answer(reason) => respond(req.protocol, None, reason),
-            Located::Rule(rule, scheme) => self.act(rule, req, scheme, pq, entropy),
+    /// The rule of one of this part's route sets that decides `req` (`pq`: its path and
+    /// query, split), or why none does.
+    #[inline]
+    pub(crate) fn rule_in<'a>(
+        &'a self,
+        set: &RouteSet,
+        req: &Request<'_>,
+        pq: (&str, Option<&str>),
+    ) -> Result<&'a RuleEntry, RespondReason> {
+        match self.match_in_set(set, req, pq) {
+            Matched::NoMatch => Err(RespondReason::NoMatchingRule),
+            Matched::ProtocolMismatch => Err(RespondReason::ProtocolMismatch),
+            Matched::Rule(id) => self
+                .rules
+                .get(id as usize)
+                .ok_or(RespondReason::NoMatchingRule),
         }
     }
 

@@ -592,10 +592,10 @@ impl RouteTable {
     /// picks it and its share; a single `(0, 1)` when the hop does not split.
     fn split_at(&self, r: &Request<'_>) -> Vec<(u64, Fraction)> {
         let pq = split_path_query(r.path_and_query);
-        if let (Located::Rule(rule, _), _) = self.locate(r, pq)
+        if let (Located::Rule(part, rule, _), _) = self.locate(r, pq)
             && let Action::Backends(..) = rule.action
         {
-            let bs = self.backends_of(&rule.action);
+            let bs = part.backends_of(&rule.action);
             let ws = || bs.iter().map(|b| b.weight);
             let total: u64 = ws().map(u64::from).sum();
             let picks: Vec<(u64, Fraction)> = bs
@@ -623,7 +623,7 @@ impl RouteTable {
     ) -> Step<'t> {
         let pq = split_path_query(r.path_and_query);
         let (located, set) = self.locate(r, pq);
-        let (frontend, route_set) = set.and_then(|s| self.set_frontend(s)).unzip();
+        let (frontend, route_set) = set.and_then(|(p, s)| p.set_frontend(s)).unzip();
         let mut hop = Hop {
             request: current.clone(),
             entropy,
@@ -642,7 +642,7 @@ impl RouteTable {
                 rest: entropy,
             }
         };
-        let (rule, scheme) = match located {
+        let (part, rule, scheme) = match located {
             Located::Nothing => {
                 return Step {
                     hop,
@@ -658,10 +658,10 @@ impl RouteTable {
                 });
                 return answered(hop);
             }
-            Located::Rule(rule, scheme) => (rule, scheme),
+            Located::Rule(part, rule, scheme) => (part, rule, scheme),
         };
-        let rref = self.rule_ref(rule);
-        let forward = match self.act(rule, r, scheme, pq, entropy) {
+        let rref = part.rule_ref(rule);
+        let forward = match part.act(rule, r, scheme, pq, entropy) {
             Decision::Forward(f) => f,
             Decision::Redirect(d) => {
                 hop.outcome = HopOutcome::Redirect {
@@ -686,10 +686,10 @@ impl RouteTable {
                 };
             }
         };
-        let bs = self.backends_of(&rule.action);
+        let bs = part.backends_of(&rule.action);
         let Some(t) = bs
             .get(usize::from(forward.backend_index))
-            .and_then(|b| self.targets.get(b.target as usize))
+            .and_then(|b| part.targets.get(b.target as usize))
         else {
             return Step {
                 hop,

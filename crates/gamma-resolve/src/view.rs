@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::input::L4;
 use crate::request::Protocol;
-use crate::table::{Binding, RouteSet, RouteTable, SetLabel, Target};
+use crate::table::{Binding, Part, RouteSet, RouteTable, SetLabel, Target};
 
 /// A frontend of the table: what a request binds to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -110,13 +110,13 @@ impl RouteTable {
     fn frontend_index(&self) -> &FrontendIndex {
         self.frontend_index.get_or_init(|| {
             let mut service_ips: BTreeMap<_, Vec<IpAddr>> = BTreeMap::new();
-            for ((ip, _, l4), binding) in &self.bindings {
+            for ((ip, _, l4), (part, binding)) in self.bindings.iter() {
                 if let Binding::Service { service, port, .. } = binding
-                    && let Some(svc) = self.services.get(*service as usize)
+                    && let Some(svc) = part.services.get(*service as usize)
                 {
                     let key = (
                         Arc::clone(&svc.namespace),
-                        Box::from(self.text(svc.name)),
+                        Box::from(part.text(svc.name)),
                         *port,
                         *l4,
                     );
@@ -130,7 +130,34 @@ impl RouteTable {
         })
     }
 
-    /// The frontend and route set kind a compiled route set belongs to.
+    /// Where a backend is bound as a mesh frontend: the lowest cluster IP of its Service with
+    /// routes on that port for `protocol`'s transport (every cluster IP of a Service port leads
+    /// to the same route sets, so the choice only fixes what a trace shows). `None` for
+    /// anything but a core Service with routes on that port.
+    pub(crate) fn backend_frontend(&self, t: &Target, protocol: Protocol) -> Option<IpAddr> {
+        if !t.group.is_empty() || &*t.kind != "Service" {
+            return None;
+        }
+        let l4 = if protocol == Protocol::Udp {
+            L4::Udp
+        } else {
+            L4::Tcp
+        };
+        let key: ServicePortKey = (
+            Arc::clone(&t.namespace),
+            Box::<str>::from(&*t.name),
+            t.port?,
+            l4,
+        );
+        self.frontend_index()
+            .service_ips
+            .get(&key)
+            .and_then(|ips| ips.first().copied())
+    }
+}
+
+impl Part {
+    /// The frontend and route set kind one of this part's route sets belongs to.
     pub(crate) fn set_frontend<'t>(
         &'t self,
         set: &'t RouteSet,
@@ -167,30 +194,5 @@ impl RouteTable {
                 ))
             }
         }
-    }
-
-    /// Where a backend is bound as a mesh frontend: the lowest cluster IP of its Service with
-    /// routes on that port for `protocol`'s transport (every cluster IP of a Service port leads
-    /// to the same route sets, so the choice only fixes what a trace shows). `None` for
-    /// anything but a core Service with routes on that port.
-    pub(crate) fn backend_frontend(&self, t: &Target, protocol: Protocol) -> Option<IpAddr> {
-        if !t.group.is_empty() || &*t.kind != "Service" {
-            return None;
-        }
-        let l4 = if protocol == Protocol::Udp {
-            L4::Udp
-        } else {
-            L4::Tcp
-        };
-        let key: ServicePortKey = (
-            Arc::clone(&t.namespace),
-            Box::<str>::from(&*t.name),
-            t.port?,
-            l4,
-        );
-        self.frontend_index()
-            .service_ips
-            .get(&key)
-            .and_then(|ips| ips.first().copied())
     }
 }

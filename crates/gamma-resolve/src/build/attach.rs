@@ -198,6 +198,11 @@ impl<'i> Builder<'i> {
             .map(|s| s.cluster_ips.clone().into_boxed_slice())
             .unwrap_or_default();
         let note = LeftOut {
+            route: (
+                route.kind,
+                route.namespace.as_str().into(),
+                route.name.as_str().into(),
+            ),
             namespace: parent.namespace.as_str().into(),
             name: parent.name.as_str().into(),
             ips,

@@ -23,7 +23,7 @@ use crate::input::{StrMatch, TableInput};
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::status::{RuleProblem, StatusBuilder};
 use crate::table::{
-    BackendEntry, BackendState, BuildOptions, Cand, Extras, LeftOut, RouteInfo, RouteSet,
+    BackendEntry, BackendState, BuildOptions, Cand, Extras, LeftOut, Part, RouteInfo, RouteSet,
     RouteTable, RuleEntry, ServiceInfo, Target,
 };
 
@@ -187,7 +187,24 @@ impl<'i> Builder<'i> {
         self.status.reserve(pairs);
     }
 
-    pub(crate) fn build(mut self) -> RouteTable {
+    /// Builds the whole table.
+    pub(crate) fn build(self) -> RouteTable {
+        let hash = self.hash;
+        let built = self.build_part(crate::incremental::Covers::All);
+        let part = Arc::new(built.part);
+        RouteTable {
+            bindings: crate::bindings::Bindings::from_map(built.bindings, &part, hash),
+            parts: vec![part],
+            statuses: std::sync::OnceLock::new(),
+            frontend_index: std::sync::OnceLock::new(),
+            gateway_status: built.gateway_status,
+            left_out: built.left_out,
+        }
+    }
+
+    /// Builds the part of the input's routes, Services and Gateways, with the bindings that
+    /// lead to its route sets: the whole table, or the frontends an update rebuilds.
+    pub(crate) fn build_part(mut self, covers: crate::incremental::Covers) -> Built {
         let input = self.input;
         self.reserve();
         // Deterministic processing order regardless of input order: kind, namespace, name;
@@ -202,11 +219,16 @@ impl<'i> Builder<'i> {
         let mut bindings: bind::Bindings = Map::with_hasher(self.hash);
         self.bind_services(svc_attached, &mut sets, &mut bindings);
         self.bind_listeners(gw_attached, &mut sets, &mut bindings);
-        self.freeze(sets, bindings)
+        self.freeze(sets, bindings, covers)
     }
 
     /// Turns the build state and the route sets into the table, dropping the arrays' slack.
-    fn freeze(mut self, mut sets: Vec<RouteSet>, bindings: bind::Bindings) -> RouteTable {
+    fn freeze(
+        mut self,
+        mut sets: Vec<RouteSet>,
+        bindings: bind::Bindings,
+        covers: crate::incremental::Covers,
+    ) -> Built {
         let input = self.input;
         let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
         let listener_routes = std::mem::take(&mut self.listener_routes);
@@ -236,7 +258,7 @@ impl<'i> Builder<'i> {
         self.rule_names.shrink_to_fit();
         self.routes.shrink_to_fit();
         sets.shrink_to_fit();
-        RouteTable {
+        let part = Part {
             paths: self.paths.freeze(),
             routes: self.routes,
             namespaces: self.namespaces.into_boxed_slice(),
@@ -246,21 +268,32 @@ impl<'i> Builder<'i> {
             conds: self.conds,
             regexes: self.regexes,
             sets,
-            bindings,
             services,
             gateways,
             status,
-            statuses: std::sync::OnceLock::new(),
-            frontend_index: std::sync::OnceLock::new(),
-            gateway_status,
+            covers,
             methods: self.methods,
             targets: self.targets,
             backends: self.backends,
             backend_problems: self.backend_problems,
-            left_out: self.left_out,
             extras: self.extras,
             rule_names: self.rule_names,
             names: self.names,
+        };
+        Built {
+            part,
+            bindings,
+            gateway_status,
+            left_out: self.left_out,
         }
     }
+}
+
+/// One build's output: its part, and the bindings, Gateway status and left-out routes of the
+/// input it read.
+pub(crate) struct Built {
+    pub(crate) part: Part,
+    pub(crate) bindings: bind::Bindings,
+    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    pub(crate) left_out: Vec<LeftOut>,
 }

@@ -48,6 +48,8 @@ pub(crate) enum BackendState {
 /// A route left out of the table (invalid as a whole) and a Service parent it named.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LeftOut {
+    /// The route left out: (kind, namespace, name).
+    pub(crate) route: (RouteKind, Box<str>, Box<str>),
     pub(crate) namespace: Box<str>,
     pub(crate) name: Box<str>,
     /// The Service's cluster IPs, so a request to one finds the note.
@@ -242,7 +244,7 @@ pub(crate) struct ListenerEntry {
     pub(crate) scheme: crate::request::Scheme,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Binding {
     Service {
         service: u32,

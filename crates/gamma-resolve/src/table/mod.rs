@@ -2,12 +2,13 @@
 //! has (building it, resolving and explaining requests, its conditions and counters).
 
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::cond::{Cond, RegexPool};
 use crate::decision::Decision;
 use crate::explain::Explanation;
-use crate::index::{Map, PathKeys};
-use crate::input::{L4, TableInput};
+use crate::index::PathKeys;
+use crate::input::TableInput;
 use crate::precedence::PrecedenceKey;
 use crate::request::Request;
 use crate::status::{ParentStatus, StatusSource};
@@ -20,9 +21,32 @@ pub use options::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey,
 };
 
-/// A compiled, indexed route table. Build once per snapshot change; resolve many times.
+/// A compiled, indexed route table. Build once per snapshot; resolve many times; after one
+/// object changed, [`RouteTable::update`] rebuilds only the frontends it affects and shares
+/// the rest with the previous table (see `docs/incremental.md`).
 #[derive(Debug)]
 pub struct RouteTable {
+    /// The compiled arrays, oldest first: the full build's, then one per update (the frontends
+    /// it rebuilt). A binding names the part its route sets live in.
+    pub(crate) parts: Vec<Arc<Part>>,
+    /// Every (address, port, transport) bound: the part of its route sets, and the binding.
+    pub(crate) bindings: crate::bindings::Bindings,
+    /// The rendered conditions, on first use: a resolver that never reports status never
+    /// pays for their strings.
+    pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
+    /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
+    pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
+    /// Every Gateway's computed status, by (namespace, name).
+    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    /// Routes left out of the table, per Service parent they named (rare).
+    pub(crate) left_out: Vec<LeftOut>,
+}
+
+/// One build's compiled arrays: the whole table's after a full build, the rebuilt frontends'
+/// after an update. Route sets index only their own part's arrays, so a part is shared
+/// between tables (by `Arc`) for as long as any of its frontends is unchanged.
+#[derive(Debug)]
+pub(crate) struct Part {
     pub(crate) routes: Vec<RouteInfo>,
     /// Namespaces of the routes ([`RouteInfo::namespace`]).
     pub(crate) namespaces: Box<[Box<str>]>,
@@ -36,29 +60,24 @@ pub struct RouteTable {
     /// Keys and candidate lists of every path index.
     pub(crate) paths: PathKeys,
     pub(crate) sets: Vec<RouteSet>,
-    pub(crate) bindings: Map<(IpAddr, u16, L4), Binding>,
     pub(crate) services: Vec<ServiceInfo>,
     pub(crate) gateways: Vec<ServiceInfo>,
-    /// What the parent conditions are made of (compact, kept from the build).
+    /// What the parent conditions of this part's routes are made of (compact, kept from the
+    /// build).
     pub(crate) status: StatusSource,
-    /// The rendered conditions, on first use: a resolver that never reports status never
-    /// pays for their strings.
-    pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
-    /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
-    pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
-    /// Every Gateway's computed status, by (namespace, name).
-    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    /// The routes whose parent conditions this part holds (every route its build read,
+    /// and the routes an update removed): a newer part's conditions of a route replace an
+    /// older part's.
+    pub(crate) covers: crate::incremental::Covers,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
     pub(crate) targets: Vec<Target>,
     /// Backends of every rule, by runs.
     pub(crate) backends: Vec<BackendEntry>,
-    /// Why each invalid backend of [`RouteTable::backends`] is invalid (reason first), by
+    /// Why each invalid backend of [`Part::backends`] is invalid (reason first), by
     /// index: sparse, for explanations.
     pub(crate) backend_problems: Vec<(u32, Box<str>)>,
-    /// Routes left out of the table, per Service parent they named (rare).
-    pub(crate) left_out: Vec<LeftOut>,
     /// Filters, timeouts and the like of rules and backends; index 0 is the empty set.
     pub(crate) extras: Vec<Extras>,
     /// Rule names; index 0 is unused (unnamed).
@@ -118,12 +137,8 @@ impl RouteTable {
     /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
-        self.statuses.get_or_init(|| {
-            self.status.render(|id| {
-                let r = self.routes.get(id as usize)?;
-                Some((r.kind, self.route_namespace(r), &*r.name))
-            })
-        })
+        self.statuses
+            .get_or_init(|| crate::incremental::render_statuses(&self.parts))
     }
 
     /// Every Gateway's status for a gateway controller, by (namespace, name): the Gateway's
@@ -157,21 +172,27 @@ impl RouteTable {
             .map(|l| &*l.text)
     }
 
-    /// Counters describing the table.
+    /// Counters describing the table. After [`RouteTable::update`] the compiled counts
+    /// include what the shared parts still hold of frontends an update replaced, until the
+    /// next full build.
     pub fn stats(&self) -> TableStats {
-        TableStats {
-            routes: self.routes.len(),
-            rules: self.rules.len(),
-            candidates: self.cands.len(),
-            regexes: self.regexes.len(),
+        let mut s = TableStats {
             bindings: self.bindings.len(),
-            route_sets: self.sets.len(),
+            ..TableStats::default()
+        };
+        for p in &self.parts {
+            s.routes += p.routes.len();
+            s.rules += p.rules.len();
+            s.candidates += p.cands.len();
+            s.regexes += p.regexes.len();
+            s.route_sets += p.sets.len();
         }
+        s
     }
 }
 
 /// Crate-internal accessors of the compiled arrays (the resolve and explain paths).
-impl RouteTable {
+impl Part {
     /// The namespace of a compiled route.
     #[inline]
     pub(crate) fn route_namespace(&self, r: &RouteInfo) -> &str {
@@ -261,7 +282,7 @@ spec:
             .build();
         assert_eq!(table.stats().regexes, 2);
         let built: Vec<*const u8> = (0..2)
-            .filter_map(|i| table.regexes.get(i).map(|re| re.as_str().as_ptr()))
+            .filter_map(|i| table.parts[0].regexes.get(i).map(|re| re.as_str().as_ptr()))
             .collect();
         assert_eq!(lowered, built);
         // and the table built through `RouteTable::build` has the same regexes

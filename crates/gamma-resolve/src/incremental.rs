@@ -1,0 +1,667 @@
+//! Incremental updates of a [`RouteTable`]: after one object changed in the snapshot, rebuild
+//! only the frontends (Service ports, Gateway listeners) and routes it affects, and share
+//! everything else with the previous table. The design is in `docs/incremental.md`.
+//!
+//! An update finds a *scope*: the Services and Gateways whose frontends it rebuilds and the
+//! routes it lowers again, closed so that every route in it has all of its parents in it and
+//! every frontend in it has all of its routes in it (and every frontend bound at one of its
+//! addresses). The scope is lowered and built by the same [`Builder`] as a full build, into a
+//! new [`Part`]; its bindings replace the scope's old ones, and its route conditions replace
+//! the older parts' conditions of the same routes. A change whose effect this module cannot
+//! bound rebuilds the whole table.
+
+use std::collections::BTreeSet;
+use std::net::IpAddr;
+use std::sync::{Arc, OnceLock};
+
+use gamma_model::gateway::{BackendRefExt, HttpRequestMirrorFilter};
+use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
+
+use crate::bindings::Key;
+use crate::build::Builder;
+use crate::cond::RegexPool;
+use crate::input::{L4, ListenerProtocol, TableInput};
+use crate::status::ParentStatus;
+use crate::table::{BuildOptions, Part, RouteTable};
+
+/// At most this many parts: past it, an update first merges the parts of earlier updates
+/// into one (rebuilding their scopes together), so a table never holds more.
+const MAX_PARTS: usize = 16;
+
+/// A route by kind, namespace and name.
+pub(crate) type RouteId = (RouteKind, String, String);
+
+/// The routes whose parent conditions a part holds.
+#[derive(Debug)]
+pub(crate) enum Covers {
+    /// Every route of the snapshot (a full build).
+    All,
+    /// The routes of an update's scope (present or removed), and the scope itself (an
+    /// update that merges parts rebuilds their scopes together).
+    Scope(Scope),
+}
+
+impl Covers {
+    fn contains(&self, id: &RouteId) -> bool {
+        match self {
+            Covers::All => true,
+            Covers::Scope(s) => s.route_ids.contains(id),
+        }
+    }
+}
+
+/// What an update rebuilds.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Scope {
+    /// Services (namespace, name) whose frontends are rebuilt.
+    services: BTreeSet<(String, String)>,
+    /// Gateways (namespace, name) whose listeners are rebuilt.
+    gateways: BTreeSet<(String, String)>,
+    /// Routes lowered and compiled again (those still in the snapshot) or dropped.
+    routes: BTreeSet<ObjectKey>,
+    /// `routes` as route ids.
+    route_ids: BTreeSet<RouteId>,
+}
+
+/// What one change does to the table.
+enum Effect {
+    /// Nothing the table reads.
+    Nothing,
+    /// More than an update can bound: rebuild the whole table.
+    Full,
+    /// Rebuild from these seeds (closed by [`close`]).
+    Seeds(Scope),
+}
+
+impl RouteTable {
+    /// The table after one object changed: `key` was upserted into `snapshot` or removed
+    /// from it, and `previous` is the object it replaced (what [`Snapshot::upsert`] or
+    /// [`Snapshot::remove`] returned; `None` when it is new). Rebuilds only the frontends and
+    /// routes the change affects and shares the rest with `self`, which stays valid: a data
+    /// plane keeps resolving against the old table while the new one is built, then swaps.
+    ///
+    /// `options` must be those `self` was built with, except for
+    /// [`BuildOptions::include`] entries of routes passed as changed (an ownership change of
+    /// a route is an update with that route as `key` and `previous` itself). The result
+    /// resolves every request, and reports every parent condition and Gateway status,
+    /// exactly as `RouteTable::build(snapshot, options)` would. Changes whose effect cannot
+    /// be bounded (a GatewayClass, ListenerSet, BackendTLSPolicy or XBackend, any kind the
+    /// table does not know) rebuild the whole table, as does a scope past a quarter of the
+    /// table's routes.
+    pub fn update(
+        &self,
+        snapshot: &Snapshot,
+        options: &BuildOptions,
+        key: &ObjectKey,
+        previous: Option<&AnyResource>,
+    ) -> RouteTable {
+        let seeds = match effect(snapshot, key, previous) {
+            Effect::Nothing => return self.share(),
+            Effect::Full => return RouteTable::build(snapshot, options),
+            Effect::Seeds(s) => s,
+        };
+        let limit = self.parts.first().map_or(0, |p| p.routes.len()) / 4;
+        let mut table = self.share();
+        if table.parts.len() >= MAX_PARTS {
+            // merge the parts of earlier updates: rebuild their scopes as one part, which
+            // supersedes them (their bindings are all rebound, their routes all covered)
+            let mut merged = Scope::default();
+            for p in table.parts.iter().skip(1) {
+                if let Covers::Scope(s) = &p.covers {
+                    merged.absorb(s);
+                }
+            }
+            if !table.rebuild(snapshot, options, merged, &[], limit) {
+                return RouteTable::build(snapshot, options);
+            }
+            let last = table.parts.pop();
+            table.parts.truncate(1);
+            table.parts.extend(last);
+        }
+        if table.rebuild(
+            snapshot,
+            options,
+            seeds,
+            &previous.into_iter().collect::<Vec<_>>(),
+            limit,
+        ) {
+            table
+        } else {
+            RouteTable::build(snapshot, options)
+        }
+    }
+
+    /// A table sharing every part of `self`.
+    fn share(&self) -> RouteTable {
+        let statuses = OnceLock::new();
+        if let Some(s) = self.statuses.get() {
+            let _ = statuses.set(s.clone());
+        }
+        RouteTable {
+            parts: self.parts.clone(),
+            bindings: self.bindings.clone(),
+            statuses,
+            // derived from the bindings, which the update changes
+            frontend_index: OnceLock::new(),
+            gateway_status: self.gateway_status.clone(),
+            left_out: self.left_out.clone(),
+        }
+    }
+
+    /// Rebuilds the closure of `seeds` into a new part; `previous` are the objects the change
+    /// replaced (their old addresses are unbound). `false` when the scope has more than
+    /// `limit` routes (a full build is cheaper).
+    fn rebuild(
+        &mut self,
+        snapshot: &Snapshot,
+        options: &BuildOptions,
+        seeds: Scope,
+        previous: &[&AnyResource],
+        limit: usize,
+    ) -> bool {
+        let Some(scope) = close(snapshot, seeds, previous, limit) else {
+            return false;
+        };
+        let vopts = crate::lower::lowering_options(
+            &gamma_model::validate::ValidateOptions::channel(options.channel),
+        );
+        let mut regexes = RegexPool::default();
+        let input = scope_input(snapshot, &scope, &vopts, &mut regexes);
+        // the keys the scope's frontends were bound at, and are bound at now
+        let mut old_keys: Vec<Key> = Vec::new();
+        for (ns, name) in &scope.services {
+            for svc in previous_or_current_services(snapshot, previous, ns, name) {
+                service_keys(snapshot, svc, &mut old_keys);
+            }
+        }
+        for (ns, name) in &scope.gateways {
+            for gw in previous_or_current_gateways(snapshot, previous, ns, name) {
+                gateway_keys(snapshot, gw, &mut old_keys);
+            }
+        }
+        let built = Builder::new(&input, options)
+            .with_regexes(regexes)
+            .build_part(Covers::Scope(scope));
+        let part = Arc::new(built.part);
+        for k in &old_keys {
+            self.bindings.remove(k);
+        }
+        for (k, b) in built.bindings {
+            self.bindings.insert(k, (Arc::clone(&part), b));
+        }
+        let Covers::Scope(scope) = &part.covers else {
+            return false;
+        };
+        // Gateway status: the scope's Gateways are recomputed whole
+        self.gateway_status.retain(|g| {
+            !scope
+                .gateways
+                .contains(&(g.namespace.clone(), g.name.clone()))
+        });
+        self.gateway_status.extend(built.gateway_status);
+        self.gateway_status
+            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        // left-out notes are per route: the scope's routes have new ones
+        self.left_out.retain(|l| {
+            !scope
+                .route_ids
+                .contains(&(l.route.0, l.route.1.to_string(), l.route.2.to_string()))
+        });
+        self.left_out.extend(built.left_out);
+        self.left_out.sort_by(|a, b| a.route.cmp(&b.route));
+        self.statuses = OnceLock::new();
+        self.parts.push(part);
+        true
+    }
+}
+
+/// Renders the parent conditions of every route from the newest part that covers it, in the
+/// order of a full build: route kind, namespace, name (each route's entries in their own
+/// order).
+pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
+    let render = |p: &Part| {
+        p.status.render(|id| {
+            let r = p.routes.get(id as usize)?;
+            Some((r.kind, p.route_namespace(r), &*r.name))
+        })
+    };
+    match parts {
+        [one] => render(one),
+        _ => {
+            let mut out = Vec::new();
+            for (i, p) in parts.iter().enumerate() {
+                let newer = parts.get(i + 1..).unwrap_or(&[]);
+                out.extend(render(p).into_iter().filter(|s| {
+                    let id = (s.kind, s.namespace.clone(), s.name.clone());
+                    !newer.iter().any(|n| n.covers.contains(&id))
+                }));
+            }
+            out.sort_by(|a, b| {
+                (a.kind, &a.namespace, &a.name).cmp(&(b.kind, &b.namespace, &b.name))
+            });
+            out
+        }
+    }
+}
+
+impl Scope {
+    fn absorb(&mut self, o: &Scope) {
+        self.services.extend(o.services.iter().cloned());
+        self.gateways.extend(o.gateways.iter().cloned());
+        self.routes.extend(o.routes.iter().cloned());
+    }
+
+    fn add_parents(&mut self, route: &AnyResource) {
+        let Some(view) = route.as_route() else { return };
+        let ns = view.metadata.namespace_or_default();
+        for p in view.parent_refs {
+            let k = ParentKey::of(p, ns);
+            match k.kind.as_str() {
+                // the core group, and `core` (read as core under `core_group_alias`)
+                "Service" if k.group.is_empty() || k.group == "core" => {
+                    self.services.insert((k.namespace, k.name));
+                }
+                "Gateway" if k.group == gamma_model::gateway::GROUP => {
+                    self.gateways.insert((k.namespace, k.name));
+                }
+                // other kinds never attach, whatever exists
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The route kinds.
+fn is_route_kind(k: ResourceKind) -> bool {
+    RouteKind::ALL.iter().any(|r| r.resource_kind() == k)
+}
+
+/// What a change seeds.
+fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) -> Effect {
+    let mut s = Scope::default();
+    let current = snapshot.get(key);
+    match key.kind {
+        k if is_route_kind(k) => {
+            // the route, its old parents and its new parents (and, by closure, the routes
+            // competing with it there)
+            s.routes.insert(key.clone());
+            for r in previous.into_iter().chain(current) {
+                if route_names_listener_set(r) {
+                    return Effect::Full;
+                }
+                s.add_parents(r);
+            }
+        }
+        ResourceKind::Service => {
+            // its frontends, and every route that has it as a backend (validity, ports,
+            // appProtocol, readiness)
+            s.services.insert((key.namespace.clone(), key.name.clone()));
+            routes_with_backend(snapshot, &mut s.routes, |_, ns, name| {
+                ns == key.namespace && name == key.name
+            });
+        }
+        ResourceKind::EndpointSlice => {
+            // readiness of its Service: the routes that have that Service as a backend
+            let services: BTreeSet<String> = previous
+                .into_iter()
+                .chain(current)
+                .filter_map(|r| match r {
+                    AnyResource::EndpointSlice(e) => e.service_name().map(str::to_string),
+                    _ => None,
+                })
+                .collect();
+            if services.is_empty() {
+                return Effect::Nothing;
+            }
+            routes_with_backend(snapshot, &mut s.routes, |_, ns, name| {
+                ns == key.namespace && services.contains(name)
+            });
+        }
+        ResourceKind::Namespace => {
+            // listener allowedRoutes selectors read Namespace labels: every Gateway
+            for gw in snapshot.gateways() {
+                s.gateways.insert((
+                    gw.metadata.namespace_or_default().to_string(),
+                    gw.metadata.name.clone(),
+                ));
+            }
+        }
+        ResourceKind::Gateway => {
+            s.gateways.insert((key.namespace.clone(), key.name.clone()));
+        }
+        ResourceKind::ReferenceGrant => {
+            // references into its namespace from others: backends (and, under
+            // MeshReferenceGrants::Enforce, mesh ones), listener certificateRefs
+            routes_with_backend(snapshot, &mut s.routes, |route_ns, ns, _| {
+                ns == key.namespace && route_ns != key.namespace
+            });
+            for gw in snapshot.gateways() {
+                s.gateways.insert((
+                    gw.metadata.namespace_or_default().to_string(),
+                    gw.metadata.name.clone(),
+                ));
+            }
+        }
+        // read by the arbiter and the SMI conversion, never by the table
+        ResourceKind::XMesh
+        | ResourceKind::TrafficSplit
+        | ResourceKind::HttpRouteGroup
+        | ResourceKind::SmiTcpRoute
+        | ResourceKind::SmiUdpRoute
+        | ResourceKind::TrafficTarget => return Effect::Nothing,
+        _ => return Effect::Full,
+    }
+    Effect::Seeds(s)
+}
+
+/// Whether a route names a ListenerSet as parent (ListenerSets are rebuilt whole).
+fn route_names_listener_set(r: &AnyResource) -> bool {
+    r.as_route().is_some_and(|v| {
+        v.parent_refs
+            .iter()
+            .any(|p| p.kind_or_default() == "ListenerSet")
+    })
+}
+
+/// Adds every route of the snapshot with a backendRef or mirror backend that `hit(route
+/// namespace, backend namespace, backend name)` accepts. A pass over every route: what a
+/// Service, EndpointSlice or ReferenceGrant change costs besides its rebuild.
+fn routes_with_backend(
+    snapshot: &Snapshot,
+    out: &mut BTreeSet<ObjectKey>,
+    hit: impl Fn(&str, &str, &str) -> bool,
+) {
+    fn mirror(m: Option<&HttpRequestMirrorFilter>) -> Option<&dyn BackendRefExt> {
+        m.map(|m| &m.backend_ref as &dyn BackendRefExt)
+    }
+    for kind in RouteKind::ALL {
+        for r in snapshot.of_kind(kind.resource_kind()) {
+            let ns = r.metadata().namespace_or_default();
+            let mut refs: Vec<&dyn BackendRefExt> = Vec::new();
+            match r {
+                AnyResource::HttpRoute(h) => {
+                    for rule in h.spec.rules.iter().flatten() {
+                        refs.extend(
+                            rule.filters
+                                .iter()
+                                .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                        );
+                        for b in &rule.backend_refs {
+                            refs.push(&b.backend_ref);
+                            refs.extend(
+                                b.filters
+                                    .iter()
+                                    .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                            );
+                        }
+                    }
+                }
+                AnyResource::GrpcRoute(g) => {
+                    for rule in &g.spec.rules {
+                        refs.extend(
+                            rule.filters
+                                .iter()
+                                .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                        );
+                        for b in &rule.backend_refs {
+                            refs.push(&b.backend_ref);
+                            refs.extend(
+                                b.filters
+                                    .iter()
+                                    .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                            );
+                        }
+                    }
+                }
+                AnyResource::TlsRoute(t) => {
+                    refs.extend(
+                        t.spec
+                            .rules
+                            .iter()
+                            .flat_map(|r| r.backend_refs.iter())
+                            .map(|b| b as &dyn BackendRefExt),
+                    );
+                }
+                AnyResource::TcpRoute(t) => {
+                    refs.extend(
+                        t.spec
+                            .rules
+                            .iter()
+                            .flat_map(|r| r.backend_refs.iter())
+                            .map(|b| b as &dyn BackendRefExt),
+                    );
+                }
+                AnyResource::UdpRoute(t) => {
+                    refs.extend(
+                        t.spec
+                            .rules
+                            .iter()
+                            .flat_map(|r| r.backend_refs.iter())
+                            .map(|b| b as &dyn BackendRefExt),
+                    );
+                }
+                _ => {}
+            }
+            if refs.iter().any(|b| hit(ns, b.namespace_or(ns), b.name())) {
+                out.insert(ObjectKey::of(r));
+            }
+        }
+    }
+}
+
+/// Closes a scope: every route of a frontend in it, every parent of a route in it, every
+/// frontend bound at an address of one in it. `None` past `limit` routes.
+fn close(
+    snapshot: &Snapshot,
+    mut scope: Scope,
+    previous: &[&AnyResource],
+    limit: usize,
+) -> Option<Scope> {
+    let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
+    loop {
+        let mut grew = false;
+        let routes: Vec<ObjectKey> = scope.routes.difference(&done_routes).cloned().collect();
+        for k in routes {
+            if let Some(r) = snapshot.get(&k) {
+                if route_names_listener_set(r) {
+                    return None;
+                }
+                scope.add_parents(r);
+            }
+            done_routes.insert(k);
+            grew = true;
+        }
+        let services: Vec<(String, String)> =
+            scope.services.difference(&done_services).cloned().collect();
+        for (ns, name) in services {
+            for g in ["", "core"] {
+                let key = ParentKey {
+                    group: g.into(),
+                    kind: "Service".into(),
+                    namespace: ns.clone(),
+                    name: name.clone(),
+                };
+                scope
+                    .routes
+                    .extend(snapshot.routes_for_parent(&key).map(ObjectKey::of));
+            }
+            let mut ips = Vec::new();
+            for svc in previous_or_current_services(snapshot, previous, &ns, &name) {
+                ips.extend(svc.frontend_ips());
+            }
+            share_addresses(snapshot, &ips, &mut scope);
+            done_services.insert((ns, name));
+            grew = true;
+        }
+        let gateways: Vec<(String, String)> =
+            scope.gateways.difference(&done_gateways).cloned().collect();
+        for (ns, name) in gateways {
+            scope.routes.extend(
+                snapshot
+                    .routes_for_parent(&ParentKey::gateway(&ns, &name))
+                    .map(ObjectKey::of),
+            );
+            let mut ips = Vec::new();
+            for gw in previous_or_current_gateways(snapshot, previous, &ns, &name) {
+                ips.extend(crate::lower::lower_gateway(snapshot, gw).addresses);
+            }
+            share_addresses(snapshot, &ips, &mut scope);
+            done_gateways.insert((ns, name));
+            grew = true;
+        }
+        if scope.routes.len() > limit.max(64) {
+            return None;
+        }
+        if !grew {
+            break;
+        }
+    }
+    scope.route_ids = scope
+        .routes
+        .iter()
+        .filter_map(|k| {
+            let kind = RouteKind::ALL
+                .into_iter()
+                .find(|r| r.resource_kind() == k.kind)?;
+            Some((kind, k.namespace.clone(), k.name.clone()))
+        })
+        .collect();
+    Some(scope)
+}
+
+/// Adds the Services and Gateways bound at any of `ips` (one address can bind several: the
+/// first in canonical order wins, so they are rebuilt together).
+fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
+    if ips.is_empty() {
+        return;
+    }
+    for ip in ips {
+        for svc in snapshot.services_by_ip(*ip) {
+            scope.services.insert((
+                svc.metadata.namespace_or_default().to_string(),
+                svc.metadata.name.clone(),
+            ));
+        }
+    }
+    for gw in snapshot.gateways() {
+        let g = crate::lower::lower_gateway(snapshot, gw);
+        if g.addresses.iter().any(|a| ips.contains(a)) {
+            scope.gateways.insert((g.namespace, g.name));
+        }
+    }
+}
+
+/// Service `ns/name` as it was (among `previous`) and as it is.
+fn previous_or_current_services<'a>(
+    snapshot: &'a Snapshot,
+    previous: &'a [&'a AnyResource],
+    ns: &'a str,
+    name: &'a str,
+) -> impl Iterator<Item = &'a gamma_model::k8s::Service> {
+    previous
+        .iter()
+        .filter_map(move |r| match r {
+            AnyResource::Service(s)
+                if s.metadata.name == name && s.metadata.namespace_or_default() == ns =>
+            {
+                Some(s)
+            }
+            _ => None,
+        })
+        .chain(snapshot.service(ns, name))
+}
+
+/// Gateway `ns/name` as it was (among `previous`) and as it is.
+fn previous_or_current_gateways<'a>(
+    snapshot: &'a Snapshot,
+    previous: &'a [&'a AnyResource],
+    ns: &'a str,
+    name: &'a str,
+) -> impl Iterator<Item = &'a gamma_model::gateway::Gateway> {
+    previous
+        .iter()
+        .filter_map(move |r| match r {
+            AnyResource::Gateway(g)
+                if g.metadata.name == name && g.metadata.namespace_or_default() == ns =>
+            {
+                Some(g)
+            }
+            _ => None,
+        })
+        .chain(snapshot.gateway(ns, name))
+}
+
+/// The keys a Service's frontends bind.
+fn service_keys(snapshot: &Snapshot, svc: &gamma_model::k8s::Service, out: &mut Vec<Key>) {
+    let s = crate::lower::lower_service(snapshot, svc);
+    for ip in &s.cluster_ips {
+        out.extend(s.ports.iter().map(|p| (*ip, p.port, p.protocol)));
+    }
+}
+
+/// The keys a Gateway's listeners bind.
+fn gateway_keys(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway, out: &mut Vec<Key>) {
+    let g = crate::lower::lower_gateway(snapshot, gw);
+    for ip in &g.addresses {
+        out.extend(g.listeners.iter().map(|l| {
+            let l4 = if l.protocol == ListenerProtocol::Udp {
+                L4::Udp
+            } else {
+                L4::Tcp
+            };
+            (*ip, l.port, l4)
+        }));
+    }
+}
+
+/// The input of a scope: its Services and Gateways, the Services its routes name as
+/// backends (for backend validity), every ReferenceGrant, its routes (lowered again).
+fn scope_input(
+    snapshot: &Snapshot,
+    scope: &Scope,
+    opts: &gamma_model::validate::ValidateOptions,
+    regexes: &mut RegexPool,
+) -> TableInput {
+    let mut input = TableInput::default();
+    for k in &scope.routes {
+        if let Some(r) = snapshot.get(k)
+            && let Some(ir) = crate::lower::lower_route(r, regexes, opts)
+        {
+            input.routes.push(ir);
+        }
+    }
+    let mut services = scope.services.clone();
+    for r in &input.routes {
+        for rule in &r.rules {
+            let filters =
+                std::iter::once(&rule.filters).chain(rule.backends.iter().map(|b| &b.filters));
+            let mirrors = filters.flat_map(|f| f.mirrors.iter().map(|m| &m.backend));
+            for b in rule.backends.iter().chain(mirrors) {
+                if !services.contains(&(b.namespace.clone(), b.name.clone())) {
+                    services.insert((b.namespace.clone(), b.name.clone()));
+                }
+            }
+        }
+    }
+    // in snapshot order, as a full build reads them
+    for (ns, name) in &services {
+        if let Some(svc) = snapshot.service(ns, name) {
+            input
+                .services
+                .push(crate::lower::lower_service(snapshot, svc));
+        }
+    }
+    for (ns, name) in &scope.gateways {
+        if let Some(gw) = snapshot.gateway(ns, name) {
+            input
+                .gateways
+                .push(crate::lower::lower_gateway(snapshot, gw));
+        }
+    }
+    for g in snapshot.reference_grants() {
+        input.grants.push(crate::lower::lower_grant(g));
+    }
+    input
+}

@@ -1,0 +1,442 @@
+//! Incremental updates agree with full builds: after any sequence of upserts and removes
+//! (routes of several kinds, Services, EndpointSlices, Namespaces, Gateways,
+//! ReferenceGrants), the table updated one change at a time with `RouteTable::update`
+//! decides every generated request exactly as `RouteTable::build` of the same snapshot, and
+//! reports the same parent conditions (Gateway API route status `parents[].conditions`),
+//! Gateway status and left-out notes. The generated cluster is small so that changes
+//! collide: shared cluster IPs, a Gateway on a Service's address, consumer and producer routes,
+//! kinds competing on one Service port (GEP-1294 route types), cross-namespace backends
+//! needing a ReferenceGrant (Gateway API ReferenceGrant), listener namespace selectors.
+//!
+//! Case count: `INCREMENTAL_CASES` sequences (default 96) of up to 24 changes, each change
+//! compared on every request of the grid.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::net::IpAddr;
+
+use gamma_model::{ObjectKey, Snapshot};
+use gamma_resolve::{BuildOptions, Protocol, Request, RouteTable};
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("INCREMENTAL_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96)
+}
+
+const NAMESPACES: &[&str] = &["a", "b"];
+/// Services: (namespace, name); index i.
+const SERVICES: &[(&str, &str)] = &[("a", "s0"), ("a", "s1"), ("b", "s2"), ("b", "s3")];
+const GATEWAYS: &[(&str, &str)] = &[("a", "g0"), ("b", "g1")];
+/// Cluster IPs and Gateway addresses come from one pool, so they collide.
+const IPS: &[&str] = &["10.0.0.1", "10.0.0.2", "10.0.0.3"];
+const PATHS: &[&str] = &["/", "/x", "/x/y", "/z"];
+
+/// One object of the universe, by its parameters.
+#[derive(Debug, Clone)]
+enum Obj {
+    Namespace {
+        i: usize,
+        labeled: bool,
+    },
+    Service {
+        i: usize,
+        ip: usize,
+        /// Bit 0: port 80, bit 1: port 8080 (none: no ports).
+        ports: u8,
+        headless: bool,
+    },
+    Slice {
+        service: usize,
+        ready: bool,
+    },
+    Gateway {
+        i: usize,
+        ip: usize,
+        host: bool,
+        /// 0 Same, 1 All, 2 Selector env=x.
+        from: u8,
+    },
+    Grant {
+        allow_grpc: bool,
+    },
+    Http {
+        i: usize,
+        parents: Vec<(usize, bool)>,
+        rules: Vec<(usize, usize, u8)>,
+        ts: u8,
+        bad_host: bool,
+        bad_regex: bool,
+    },
+    Grpc {
+        i: usize,
+        parents: Vec<(usize, bool)>,
+        backend: usize,
+        ts: u8,
+    },
+    Tcp {
+        i: usize,
+        parents: Vec<(usize, bool)>,
+        backend: usize,
+        ts: u8,
+    },
+}
+
+fn route_ns(i: usize) -> &'static str {
+    NAMESPACES[i % 2]
+}
+
+/// A parentRef: index < 4 a Service (optionally with port 80), else a Gateway.
+fn parent_yaml(p: usize, port: bool) -> String {
+    if p < SERVICES.len() {
+        let (ns, name) = SERVICES[p];
+        let port = if port { ", port: 80" } else { "" };
+        format!("{{group: \"\", kind: Service, name: {name}, namespace: {ns}{port}}}")
+    } else {
+        let (ns, name) = GATEWAYS[(p - SERVICES.len()) % GATEWAYS.len()];
+        format!("{{name: {name}, namespace: {ns}}}")
+    }
+}
+
+fn backend_yaml(b: usize, weight: u8) -> String {
+    let (ns, name) = SERVICES[b % SERVICES.len()];
+    format!("{{name: {name}, namespace: {ns}, port: 80, weight: {weight}}}")
+}
+
+fn parents_yaml(parents: &[(usize, bool)]) -> String {
+    let v: Vec<String> = parents
+        .iter()
+        .map(|(p, port)| parent_yaml(*p, *port))
+        .collect();
+    format!("[{}]", v.join(", "))
+}
+
+impl Obj {
+    fn key(&self) -> ObjectKey {
+        use gamma_model::ResourceKind as K;
+        match self {
+            Obj::Namespace { i, .. } => ObjectKey::new(K::Namespace, "", NAMESPACES[*i]),
+            Obj::Service { i, .. } => ObjectKey::new(K::Service, SERVICES[*i].0, SERVICES[*i].1),
+            Obj::Slice { service, .. } => ObjectKey::new(
+                K::EndpointSlice,
+                SERVICES[*service].0,
+                format!("{}-1", SERVICES[*service].1),
+            ),
+            Obj::Gateway { i, .. } => ObjectKey::new(K::Gateway, GATEWAYS[*i].0, GATEWAYS[*i].1),
+            Obj::Grant { .. } => ObjectKey::new(K::ReferenceGrant, "b", "allow"),
+            Obj::Http { i, .. } => ObjectKey::new(K::HttpRoute, route_ns(*i), format!("r{i}")),
+            Obj::Grpc { i, .. } => ObjectKey::new(K::GrpcRoute, route_ns(*i), format!("g{i}")),
+            Obj::Tcp { i, .. } => ObjectKey::new(K::TcpRoute, route_ns(*i), format!("t{i}")),
+        }
+    }
+
+    fn yaml(&self) -> String {
+        match self {
+            Obj::Namespace { i, labeled } => format!(
+                "apiVersion: v1\nkind: Namespace\nmetadata: {{name: {}{}}}\n",
+                NAMESPACES[*i],
+                if *labeled { ", labels: {env: x}" } else { "" }
+            ),
+            Obj::Service {
+                i,
+                ip,
+                ports,
+                headless,
+            } => {
+                let (ns, name) = SERVICES[*i];
+                let mut p = Vec::new();
+                if ports & 1 != 0 {
+                    p.push("{name: http, port: 80}");
+                }
+                if ports & 2 != 0 {
+                    p.push("{name: alt, port: 8080}");
+                }
+                let ip = if *headless { "None" } else { IPS[*ip] };
+                format!(
+                    "apiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: {ns}}}\n\
+                     spec: {{clusterIP: {ip}, ports: [{}]}}\n",
+                    p.join(", ")
+                )
+            }
+            Obj::Slice { service, ready } => {
+                let (ns, name) = SERVICES[*service];
+                format!(
+                    "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\n\
+                     metadata: {{name: {name}-1, namespace: {ns}, labels: {{kubernetes.io/service-name: {name}}}}}\n\
+                     addressType: IPv4\nendpoints: [{{addresses: [10.1.0.1], conditions: {{ready: {ready}}}}}]\n"
+                )
+            }
+            Obj::Gateway { i, ip, host, from } => {
+                let (ns, name) = GATEWAYS[*i];
+                let host = if *host { ", hostname: h.example" } else { "" };
+                let from = match from {
+                    0 => "{from: Same}".to_string(),
+                    1 => "{from: All}".to_string(),
+                    _ => "{from: Selector, selector: {matchLabels: {env: x}}}".to_string(),
+                };
+                format!(
+                    "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n\
+                     metadata: {{name: {name}, namespace: {ns}}}\n\
+                     spec:\n  gatewayClassName: c\n  addresses: [{{type: IPAddress, value: {}}}]\n\
+                     \x20 listeners:\n  - {{name: web, port: 80, protocol: HTTP{host}, allowedRoutes: {{namespaces: {from}}}}}\n",
+                    IPS[*ip]
+                )
+            }
+            Obj::Grant { allow_grpc } => format!(
+                "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\n\
+                 metadata: {{name: allow, namespace: b}}\n\
+                 spec:\n  from: [{{group: gateway.networking.k8s.io, kind: {}, namespace: a}}]\n\
+                 \x20 to: [{{group: \"\", kind: Service}}]\n",
+                if *allow_grpc {
+                    "GRPCRoute"
+                } else {
+                    "HTTPRoute"
+                }
+            ),
+            Obj::Http {
+                i,
+                parents,
+                rules,
+                ts,
+                bad_host,
+                bad_regex,
+            } => {
+                let mut r = String::new();
+                for (k, (path, backend, weight)) in rules.iter().enumerate() {
+                    let m = if *bad_regex && k == 0 {
+                        "{path: {type: RegularExpression, value: '(('}}".to_string()
+                    } else {
+                        format!("{{path: {{type: PathPrefix, value: {}}}}}", PATHS[*path])
+                    };
+                    r.push_str(&format!(
+                        "  - matches: [{m}]\n    backendRefs: [{}]\n",
+                        backend_yaml(*backend, *weight)
+                    ));
+                }
+                let hosts = if *bad_host {
+                    "  hostnames: [Bad_Host]\n"
+                } else {
+                    ""
+                };
+                format!(
+                    "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+                     metadata: {{name: r{i}, namespace: {}, creationTimestamp: \"2024-01-01T00:00:0{ts}Z\"}}\n\
+                     spec:\n  parentRefs: {}\n{hosts}  rules:\n{r}",
+                    route_ns(*i),
+                    parents_yaml(parents)
+                )
+            }
+            Obj::Grpc {
+                i,
+                parents,
+                backend,
+                ts,
+            } => format!(
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: GRPCRoute\n\
+                 metadata: {{name: g{i}, namespace: {}, creationTimestamp: \"2024-01-01T00:00:0{ts}Z\"}}\n\
+                 spec:\n  parentRefs: {}\n  rules:\n  - matches: [{{method: {{service: pkg.S}}}}]\n    backendRefs: [{}]\n",
+                route_ns(*i),
+                parents_yaml(parents),
+                backend_yaml(*backend, 1)
+            ),
+            Obj::Tcp {
+                i,
+                parents,
+                backend,
+                ts,
+            } => format!(
+                "apiVersion: gateway.networking.k8s.io/v1alpha2\nkind: TCPRoute\n\
+                 metadata: {{name: t{i}, namespace: {}, creationTimestamp: \"2024-01-01T00:00:0{ts}Z\"}}\n\
+                 spec:\n  parentRefs: {}\n  rules:\n  - backendRefs: [{}]\n",
+                route_ns(*i),
+                parents_yaml(parents),
+                backend_yaml(*backend, 1)
+            ),
+        }
+    }
+}
+
+fn parents() -> impl Strategy<Value = Vec<(usize, bool)>> {
+    proptest::collection::vec((0usize..6, any::<bool>()), 1..3)
+}
+
+fn obj() -> impl Strategy<Value = Obj> {
+    prop_oneof![
+        1 => (0usize..2, any::<bool>()).prop_map(|(i, labeled)| Obj::Namespace { i, labeled }),
+        4 => (0usize..4, 0usize..3, 0u8..4, proptest::bool::weighted(0.1)).prop_map(
+            |(i, ip, ports, headless)| Obj::Service { i, ip, ports, headless }
+        ),
+        1 => (0usize..4, any::<bool>()).prop_map(|(service, ready)| Obj::Slice { service, ready }),
+        2 => (0usize..2, 0usize..3, any::<bool>(), 0u8..3)
+            .prop_map(|(i, ip, host, from)| Obj::Gateway { i, ip, host, from }),
+        1 => any::<bool>().prop_map(|allow_grpc| Obj::Grant { allow_grpc }),
+        6 => (
+            0usize..4,
+            parents(),
+            proptest::collection::vec((0usize..4, 0usize..4, 0u8..3), 1..3),
+            0u8..4,
+            proptest::bool::weighted(0.1),
+            proptest::bool::weighted(0.1),
+        )
+            .prop_map(|(i, parents, rules, ts, bad_host, bad_regex)| Obj::Http {
+                i,
+                parents,
+                rules,
+                ts,
+                bad_host,
+                bad_regex,
+            }),
+        2 => (0usize..2, parents(), 0usize..4, 0u8..4)
+            .prop_map(|(i, parents, backend, ts)| Obj::Grpc { i, parents, backend, ts }),
+        1 => (0usize..2, parents(), 0usize..4, 0u8..4)
+            .prop_map(|(i, parents, backend, ts)| Obj::Tcp { i, parents, backend, ts }),
+    ]
+}
+
+/// A change: upsert the object, or (`false`) remove the object with its key.
+fn change() -> impl Strategy<Value = (Obj, bool)> {
+    (obj(), proptest::bool::weighted(0.75))
+}
+
+/// Every decision of the request grid, printed.
+fn decisions(table: &RouteTable) -> Vec<String> {
+    let mut out = Vec::new();
+    for ip in IPS {
+        let ip: IpAddr = ip.parse().unwrap();
+        for port in [80u16, 8080] {
+            for src in [None, Some("a"), Some("b")] {
+                let mut reqs: Vec<Request<'_>> = Vec::new();
+                for path in PATHS {
+                    reqs.push(Request::http(ip, port, "GET", path));
+                    reqs.push(Request::http(ip, port, "GET", path).with_host("h.example"));
+                }
+                reqs.push(Request::grpc(ip, port, "/pkg.S/Get"));
+                reqs.push(Request::connection(ip, port, Protocol::Tcp));
+                for mut r in reqs {
+                    if let Some(ns) = src {
+                        r = r.from_namespace(ns);
+                    }
+                    for entropy in [0u64, u64::MAX / 2] {
+                        out.push(format!("{r:?} {entropy}: {:?}", table.resolve(&r, entropy)));
+                    }
+                }
+            }
+            out.extend(table.left_out_at(ip).map(|l| format!("{ip}: {l}")));
+        }
+    }
+    for (ns, name) in SERVICES {
+        out.extend(
+            table
+                .left_out_for_service(ns, name)
+                .map(|l| format!("{ns}/{name}: {l}")),
+        );
+    }
+    out
+}
+
+fn assert_same(updated: &RouteTable, built: &RouteTable, step: usize) {
+    let (u, b) = (decisions(updated), decisions(built));
+    for (x, y) in u.iter().zip(&b) {
+        assert_eq!(x, y, "decision differs after change {step}");
+    }
+    assert_eq!(
+        u.len(),
+        b.len(),
+        "left-out notes differ after change {step}"
+    );
+    assert_eq!(
+        updated.parent_conditions(),
+        built.parent_conditions(),
+        "parent conditions differ after change {step}"
+    );
+    assert_eq!(
+        updated.gateway_status(),
+        built.gateway_status(),
+        "Gateway status differs after change {step}"
+    );
+}
+
+fn run(initial: &[Obj], changes: &[(Obj, bool)], options: &BuildOptions) {
+    let mut snapshot = Snapshot::new();
+    for o in initial {
+        for r in gamma_model::decode(&o.yaml()).unwrap() {
+            snapshot.upsert(r);
+        }
+    }
+    let mut table = RouteTable::build(&snapshot, options);
+    for (step, (o, upsert)) in changes.iter().enumerate() {
+        let key = o.key();
+        let previous = if *upsert {
+            let mut objects = gamma_model::decode(&o.yaml()).unwrap();
+            assert_eq!(objects.len(), 1, "{}", o.yaml());
+            snapshot.upsert(objects.remove(0))
+        } else {
+            snapshot.remove(&key)
+        };
+        let updated = table.update(&snapshot, options, &key, previous.as_deref());
+        let built = RouteTable::build(&snapshot, options);
+        assert_same(&updated, &built, step);
+        // the previous table is unchanged by the update (readers keep it until they swap)
+        table = updated;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn updated_tables_decide_and_report_as_full_builds(
+        initial in proptest::collection::vec(obj(), 0..14),
+        changes in proptest::collection::vec(change(), 1..24),
+        enforce in proptest::bool::weighted(0.25),
+    ) {
+        let options = if enforce {
+            BuildOptions::default()
+                .with_mesh_reference_grants(gamma_resolve::MeshReferenceGrants::Enforce)
+        } else {
+            BuildOptions::default()
+        };
+        run(&initial, &changes, &options);
+    }
+}
+
+// The old table keeps answering as before the change: an update never touches what a data
+// plane still reads (structural sharing, not mutation).
+#[test]
+fn the_previous_table_is_unchanged_by_an_update() {
+    let svc = Obj::Service {
+        i: 0,
+        ip: 0,
+        ports: 1,
+        headless: false,
+    };
+    let route = |path| Obj::Http {
+        i: 0,
+        parents: vec![(0, false)],
+        rules: vec![(path, 1, 1)],
+        ts: 0,
+        bad_host: false,
+        bad_regex: false,
+    };
+    let mut snapshot = Snapshot::new();
+    for o in [&svc, &route(1)] {
+        for r in gamma_model::decode(&o.yaml()).unwrap() {
+            snapshot.upsert(r);
+        }
+    }
+    let options = BuildOptions::default();
+    let old = RouteTable::build(&snapshot, &options);
+    let before = decisions(&old);
+    let changed = route(3);
+    let previous = snapshot.upsert(gamma_model::decode(&changed.yaml()).unwrap().remove(0));
+    let new = old.update(&snapshot, &options, &changed.key(), previous.as_deref());
+    assert_eq!(decisions(&old), before);
+    assert_ne!(decisions(&new), before, "the route moved from /x to /z");
+    assert_same(&new, &RouteTable::build(&snapshot, &options), 0);
+}
