@@ -5,7 +5,8 @@
 //! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
-//! inclusive).
+//! inclusive). `chain-3` runs `N` traces (`RouteTable::trace`) of a request through the
+//! three-hop chain of `gamma_benches::chain` instead of resolves.
 //! Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
@@ -115,10 +116,32 @@ fn snapshot_scenario(routes: usize) {
     println!("snapshot-{routes}: {:?}", table.stats());
 }
 
+/// `chain-3`: `n` traces through the three-hop chain, after 2,048 to warm up.
+fn chain_scenario(n: usize) {
+    let table = gamma_benches::chain::chain3();
+    let dst: IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
+    let run = |count: usize| {
+        let mut hops = 0usize;
+        for k in 0..count {
+            let req = Request::http(dst, 80, "GET", "/api/orders");
+            hops += black_box(table.trace(&req, (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+                .hops
+                .len();
+        }
+        hops
+    };
+    black_box(run(2048));
+    let hops = run(n);
+    println!("chain-3: {n} traces, {hops} hops");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
+    if scenario == "chain-3" {
+        return chain_scenario(n);
+    }
     if let Some(routes) = scenario
         .strip_prefix("snapshot-")
         .and_then(|r| r.parse().ok())

@@ -94,4 +94,7 @@ pub use trace::{
     Distribution, DistributionError, EditedHeaders, EndShare, Forwarded, HeaderState, Hop,
     HopOutcome, HopRequest, NextClient, Trace, TraceEnd, TraceOptions,
 };
-pub use view::{Frontend, RouteSetKind};
+pub use view::{
+    ActionView, BackendView, BindingView, EntryView, Frontend, PathView, RouteSetKind, SetView,
+    ValueView,
+};
