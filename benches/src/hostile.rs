@@ -183,6 +183,8 @@ pub fn hot_port_only(input: &TableInput) -> TableInput {
         services: input.services.clone(),
         gateways: input.gateways.clone(),
         grants: input.grants.clone(),
+        backend_tls_policies: input.backend_tls_policies.clone(),
+        config_maps: input.config_maps.clone(),
     }
 }
 

@@ -143,11 +143,19 @@ pub fn one_port(rules: usize) -> TableInput {
 /// `rules` HTTPRoute rules made by `rule(i)` on one Service port (`10.96.0.1:80`) with eight
 /// backend Services, 100 rules per route: the layout every one-port fixture shares.
 pub(crate) fn one_port_of(rules: usize, rule: fn(usize) -> RuleIr) -> TableInput {
+    one_port_grouped(rules, 100, rule)
+}
+
+/// [`one_port_of`] with `per_route` rules per route.
+pub(crate) fn one_port_grouped(
+    rules: usize,
+    per_route: usize,
+    rule: fn(usize) -> RuleIr,
+) -> TableInput {
     let mut services = vec![service("app", "web", svc_ip(0))];
     for b in 0..8 {
         services.push(service("app", &format!("b{b}"), svc_ip(1000 + b)));
     }
-    let per_route = 100;
     let routes = (0..rules.div_ceil(per_route))
         .map(|r| RouteIr {
             kind: RouteKind::Http,

@@ -63,6 +63,77 @@ pub fn http_routes_json(n: usize) -> String {
     serde_json::to_string(&objects).unwrap_or_default()
 }
 
+/// A mesh cluster, decoded: `routes` HTTPRoutes, `per_service` on each Service (so
+/// `routes / per_service` Services, `svc-{j}` in namespace `team-{j % 20}` at
+/// [`crate::svc_ip`]`(j)`, port 80), each route as [`mesh_route_yaml`]. Decoded in pieces (a
+/// document stream is limited to 16 MiB). Deterministic.
+pub fn mesh_cluster(routes: usize, per_service: usize) -> Vec<gamma_model::AnyResource> {
+    let per = per_service.max(1);
+    let services = routes.div_ceil(per).max(1);
+    let mut out = Vec::with_capacity(services + routes);
+    let mut yaml = String::new();
+    for j in 0..services {
+        let _ = write!(
+            yaml,
+            "---\napiVersion: v1\nkind: Service\nmetadata: {{name: svc-{j}, namespace: team-{}}}\n\
+             spec: {{clusterIP: {}, ports: [{{port: 80}}]}}\n",
+            j % 20,
+            crate::svc_ip(j)
+        );
+        if j % 2_000 == 1_999 {
+            out.extend(gamma_model::decode(&std::mem::take(&mut yaml)).unwrap_or_default());
+        }
+    }
+    for i in 0..routes {
+        yaml.push_str(&mesh_route_yaml(i, per, services, 1));
+        if i % 2_000 == 1_999 {
+            out.extend(gamma_model::decode(&std::mem::take(&mut yaml)).unwrap_or_default());
+        }
+    }
+    out.extend(gamma_model::decode(&yaml).unwrap_or_default());
+    out
+}
+
+/// Route `i` of [`mesh_cluster`]: three rules (a path prefix with a header match, an exact
+/// path with a method, a catch-all) whose backends are its own Service and the next one, with
+/// `/r{i}/api/v{v}` as its first path (the change the incremental-update benches apply).
+pub fn mesh_route_yaml(i: usize, per_service: usize, services: usize, v: usize) -> String {
+    let j = i / per_service.max(1);
+    let next = (j + 1) % services.max(1);
+    format!(
+        r#"---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: route-{i}
+  namespace: team-{ns}
+  creationTimestamp: "2026-01-05T10:00:00Z"
+spec:
+  parentRefs:
+  - {{group: "", kind: Service, name: svc-{j}, port: 80}}
+  rules:
+  - matches:
+    - path: {{type: PathPrefix, value: /r{i}/api/v{v}}}
+      headers:
+      - {{name: x-canary, value: "true"}}
+    backendRefs:
+    - {{name: svc-{j}, port: 80, weight: 10}}
+    - {{name: svc-{next}, namespace: team-{nns}, port: 80, weight: 90}}
+  - matches:
+    - path: {{type: Exact, value: /r{i}/healthz}}
+      method: GET
+    backendRefs:
+    - {{name: svc-{j}, port: 80}}
+  - matches:
+    - path: {{type: PathPrefix, value: /r{i}}}
+    backendRefs:
+    - {{name: svc-{j}, port: 80}}
+"#,
+        ns = j % 20,
+        nns = next % 20,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

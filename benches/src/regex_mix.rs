@@ -71,6 +71,16 @@ pub fn regex_mix(rules: usize) -> TableInput {
     crate::one_port_of(rules, mix_rule)
 }
 
+/// Rules per route of [`regex_mix_yaml`]: a valid HTTPRoute has at most 16 rules (and 128
+/// matches), so the manifests group ten rules per route.
+pub const YAML_RULES_PER_ROUTE: usize = 10;
+
+/// The mix as [`regex_mix`] lowers it, in routes of [`YAML_RULES_PER_ROUTE`] rules: what
+/// [`regex_mix_yaml`] lowers to.
+pub fn regex_mix_small_routes(rules: usize) -> TableInput {
+    crate::one_port_grouped(rules, YAML_RULES_PER_ROUTE, mix_rule)
+}
+
 /// What a request of the mix aims at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MixRequest {
@@ -101,4 +111,73 @@ pub fn regex_mix_request(rng: &mut Rng, rules: usize, kind: MixRequest) -> (Stri
         }
         MixRequest::NotFound => (format!("/none{}/x/y", rng.below(1000)), "t0".into()),
     }
+}
+
+/// The regex mix as manifests: the same Services and rules as [`regex_mix`], in routes of
+/// [`YAML_RULES_PER_ROUTE`] rules ([`regex_mix_small_routes`]), written as YAML (multi-document) for builds from a [`gamma_model::Snapshot`], so that
+/// `RouteTable::build` measures lowering (validation, defaults, regex checks) and compiling.
+pub fn regex_mix_yaml(rules: usize) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(rules * 260);
+    let service = |out: &mut String, name: &str, ip: std::net::IpAddr| {
+        let _ = write!(
+            out,
+            "---\napiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: app}}\n\
+             spec: {{clusterIP: {ip}, ports: [{{name: http, port: 80}}]}}\n"
+        );
+    };
+    service(&mut out, "web", crate::svc_ip(0));
+    for b in 0..8 {
+        service(&mut out, &format!("b{b}"), crate::svc_ip(1000 + b));
+    }
+    let per_route = YAML_RULES_PER_ROUTE;
+    for r in 0..rules.div_ceil(per_route) {
+        // creationTimestamp 1,700,000,000 + r seconds (2023-11-14T22:13:20Z + r), as in
+        // `one_port_of`
+        let t = 22 * 3600 + 13 * 60 + 20 + r;
+        let _ = write!(
+            out,
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+             metadata: {{name: route-{r:05}, namespace: app, creationTimestamp: \
+             \"2023-11-{:02}T{:02}:{:02}:{:02}Z\"}}\n\
+             spec:\n  parentRefs: [{{group: \"\", kind: Service, name: web}}]\n  rules:\n",
+            14 + t / 86_400,
+            t % 86_400 / 3600,
+            t % 3600 / 60,
+            t % 60
+        );
+        for i in r * per_route..((r + 1) * per_route).min(rules) {
+            let (path_type, value) = if is_regex_rule(i) {
+                (
+                    "RegularExpression",
+                    regex_pattern((i / REGEX_EVERY) % REGEX_DISTINCT),
+                )
+            } else if i.is_multiple_of(2) {
+                ("PathPrefix", format!("/s{i}/api"))
+            } else {
+                ("Exact", format!("/s{i}/exact"))
+            };
+            let _ = write!(
+                out,
+                "  - matches:\n    - path: {{type: {path_type}, value: '{value}'}}\n"
+            );
+            if i.is_multiple_of(3) {
+                let _ = writeln!(
+                    out,
+                    "      headers: [{{name: x-tenant, value: t{}}}]",
+                    i % 7
+                );
+            }
+            if !is_regex_rule(i) && i.is_multiple_of(5) {
+                out.push_str("      method: GET\n");
+            }
+            let _ = writeln!(
+                out,
+                "    backendRefs: [{{name: b{}, port: 80, weight: 3}}, {{name: b{}, port: 80, weight: 1}}]",
+                i % 8,
+                (i + 1) % 8
+            );
+        }
+    }
+    out
 }

@@ -5,9 +5,11 @@
 //! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
-//! inclusive). `chain-3` runs `N` traces (`RouteTable::trace`) of a request through the
-//! three-hop chain of `gamma_benches::chain` instead of resolves.
-//! Method in benches/README.md.
+//! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
+//! manifests (`regex_mix_yaml`).
+//! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
+//! or one Service (see `update_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
+//! through the three-hop chain of `gamma_benches::chain`. Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -15,8 +17,8 @@ use std::hint::black_box;
 use std::net::IpAddr;
 
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
-use gamma_benches::manifests::http_routes_yaml;
-use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request};
+use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
+use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request, regex_mix_yaml};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_model::Snapshot;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
@@ -135,12 +137,87 @@ fn chain_scenario(n: usize) {
     println!("chain-3: {n} traces, {hops} hops");
 }
 
+/// `snapshot-regex-mix-<rules>`: the regex mix's manifests decoded into a snapshot; one
+/// `RouteTable::build` of it. `snapshot-regex-mix-twice-<rules>`: two builds of the same
+/// snapshot (the second reads the validation verdicts the first left in it): the second build
+/// costs the difference of the two scenarios' `RouteTable::build` totals.
+fn snapshot_regex_mix_scenario(rules: usize, builds: usize) {
+    let snapshot = Snapshot::from_resources(gamma_model::decode(&regex_mix_yaml(rules)).unwrap());
+    for _ in 0..builds {
+        let table = black_box(RouteTable::build(&snapshot, &BuildOptions::default()));
+        println!("snapshot-regex-mix-{rules}: {:?}", table.stats());
+    }
+}
+
+/// `update-<routes>` / `update-service-<routes>`: [`mesh_cluster_yaml`] (5 routes per
+/// Service), built once; then `n` one-object changes, each applied to the snapshot and the
+/// table updated from the previous one with `RouteTable::update`: route 0's first path
+/// toggled, or (`service`) Service 0's second port toggled. Read `RouteTable::update`
+/// inclusive (`--toggle-collect`), per change.
+fn update_scenario(routes: usize, n: usize, service: bool) {
+    let per = 5;
+    let services = routes.div_ceil(per);
+    let mut snapshot = Snapshot::from_resources(mesh_cluster(routes, per));
+    let options = BuildOptions::default();
+    let mut table = RouteTable::build(&snapshot, &options);
+    let versions: Vec<gamma_model::AnyResource> = (0..2)
+        .map(|v| {
+            let yaml = if service {
+                format!(
+                    "apiVersion: v1\nkind: Service\nmetadata: {{name: svc-0, namespace: team-0}}\n\
+                     spec: {{clusterIP: {}, ports: [{{port: 80, name: http}}{}]}}\n",
+                    svc_ip(0),
+                    if v == 0 {
+                        ", {port: 8080, name: alt}"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                mesh_route_yaml(0, per, services, 2 + v)
+            };
+            gamma_model::decode(&yaml).unwrap().remove(0)
+        })
+        .collect();
+    for k in 0..n {
+        let object = versions[k % 2].clone();
+        let key = gamma_model::ObjectKey::of(&object);
+        let previous = snapshot.upsert(object);
+        table = black_box(table.update(&snapshot, &options, &key, previous.as_deref()));
+    }
+    println!("update-{routes}: {n} changes, {:?}", table.stats());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
     if scenario == "chain-3" {
         return chain_scenario(n);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-twice-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 2);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 1);
+    }
+    if let Some(routes) = scenario
+        .strip_prefix("update-service-")
+        .and_then(|r| r.parse().ok())
+    {
+        return update_scenario(routes, n, true);
+    }
+    if let Some(routes) = scenario
+        .strip_prefix("update-")
+        .and_then(|r| r.parse().ok())
+    {
+        return update_scenario(routes, n, false);
     }
     if let Some(routes) = scenario
         .strip_prefix("snapshot-")

@@ -38,6 +38,7 @@ mod arbiter;
 mod config;
 mod decision;
 mod dense;
+mod gateway_merge;
 mod handoff;
 mod index;
 mod ladder;
@@ -54,6 +55,7 @@ pub use config::{
     NONE_VALUE,
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
+pub use gateway_merge::{GatewayMergeOutcome, MAX_LISTENERS, merge_gateway_status};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;
 pub use merge::{

@@ -66,10 +66,11 @@ use gamma_arbiter::{
 };
 use gamma_arbiter::{DesiredStatus, ParentConditions};
 use gamma_arbiter::{Directive, Handoff};
+use gamma_arbiter::{GatewayMergeOutcome, merge_gateway_status};
 use gamma_arbiter::{MergeOutcome, merge_outcome};
-use gamma_model::gateway::{Condition, ConditionStatus, RouteStatus};
+use gamma_model::gateway::{Condition, ConditionStatus, GatewayStatus, RouteStatus};
 use gamma_model::meta::Time;
-use gamma_model::{ObjectKey, Snapshot};
+use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
@@ -118,6 +119,16 @@ pub enum Diagnostic {
         /// The generation in the snapshot.
         known: i64,
     },
+    /// The stored status of a Gateway `me` controls is newer than the Gateway copy in the
+    /// snapshot: not written.
+    StaleGateway {
+        /// The Gateway.
+        gateway: ObjectKey,
+        /// The newest stored observedGeneration.
+        stored: i64,
+        /// The generation in the snapshot.
+        known: i64,
+    },
     /// Entries `me` wanted that did not fit under the 32-entry cap.
     StatusFull {
         /// The route.
@@ -136,6 +147,12 @@ pub struct Reconciliation {
     /// The status writes to make (a read-modify-write on the route copy in the snapshot);
     /// only routes whose status would change.
     pub status_updates: Vec<(ObjectKey, RouteStatus)>,
+    /// The Gateway status writes to make, for the Gateways whose GatewayClass names `me` as
+    /// `controllerName` (a Gateway has one controller): the computed `Accepted` and listener
+    /// status merged into the stored status (`gamma_arbiter::merge_gateway_status`: other
+    /// condition types, such as `Programmed`, and the addresses stay as stored); only Gateways
+    /// whose status would change. A read-modify-write on the Gateway copy in the snapshot.
+    pub gateway_status_updates: Vec<(ObjectKey, GatewayStatus)>,
     /// What `me` wants on each route of `status_updates`: a writer that finds the stored
     /// status changed (a conflict) merges this again into the status it reads back, with
     /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
@@ -157,6 +174,14 @@ pub struct Reconciler {
     /// The table conditions per pair from the previous reconciliation, to find routes whose
     /// status must be recomputed after an incremental change.
     conditions: BTreeMap<PairKey, Vec<RouteCondition>>,
+    /// The last table (sharing its parts with the one returned), what an incremental change
+    /// updates, and the pairs it included.
+    table: Option<(RouteTable, BTreeSet<RouteParentKey>)>,
+    /// The objects as of the last reconciliation: a copy of the snapshot taken by the full
+    /// reconcile (sharing the objects, not copying them), kept in step one changed object at
+    /// a time, so that an incremental change knows the object it replaced (the frontends a
+    /// route left, the addresses a Service had).
+    seen: Option<Snapshot>,
 }
 
 fn to_condition(c: &RouteCondition) -> Condition {
@@ -180,6 +205,8 @@ impl Reconciler {
             handoff: Handoff::new(config.handoff_grace_seconds),
             decisions: None,
             conditions: BTreeMap::new(),
+            table: None,
+            seen: None,
         })
     }
 
@@ -199,13 +226,17 @@ impl Reconciler {
         let routes: BTreeSet<ObjectKey> =
             decisions.routes().map(|(r, _)| r.to_object_key()).collect();
         self.decisions = Some(decisions);
-        self.finish(snapshot, now, routes, true)
+        self.seen = Some(snapshot.clone());
+        self.finish(snapshot, now, routes, None)
     }
 
     /// The incremental path: `changed` was inserted, replaced or removed in `snapshot`. Only
     /// the (route, parent) pairs it influences are re-decided, and status is recomputed only
     /// for routes whose verdicts or table conditions changed (and `changed` itself, when it
-    /// is a route). The table is rebuilt (gamma-resolve builds tables whole).
+    /// is a route). The table is updated, not rebuilt: [`RouteTable::update`] rebuilds the
+    /// frontends the change affects (and those of routes whose ownership it changed) and shares
+    /// the rest with the previous table. Call it once for every object that changed since the
+    /// last reconciliation (in any order, against the latest snapshot).
     pub fn reconcile_change(
         &mut self,
         snapshot: &Snapshot,
@@ -216,6 +247,19 @@ impl Reconciler {
             return self.reconcile(snapshot, now);
         };
         let changed_pairs = self.arbiter.update(decisions, snapshot, changed);
+        // the object `changed` replaced, as the last reconciliation saw it
+        let previous = self.seen.as_mut().and_then(|seen| {
+            let previous = seen.get_shared(changed).cloned();
+            match snapshot.get(changed) {
+                Some(now) => {
+                    seen.upsert(now.clone());
+                }
+                None => {
+                    seen.remove(changed);
+                }
+            }
+            previous
+        });
         let mut routes: BTreeSet<ObjectKey> = changed_pairs.into_iter().map(|p| p.route).collect();
         if changed.kind.is_route() {
             routes.insert(changed.clone());
@@ -223,7 +267,41 @@ impl Reconciler {
                 self.handoff.forget_route(changed);
             }
         }
-        self.finish(snapshot, now, routes, false)
+        self.finish(snapshot, now, routes, Some((changed, previous.as_deref())))
+    }
+
+    /// The table for `include`: updated from the last one (`last`) after `change` (the
+    /// changed object and the one it replaced), or built whole.
+    fn table_for(
+        build: &BuildOptions,
+        last: &mut Option<(RouteTable, BTreeSet<RouteParentKey>)>,
+        snapshot: &Snapshot,
+        include: BTreeSet<RouteParentKey>,
+        change: Option<(&ObjectKey, Option<&AnyResource>)>,
+    ) -> RouteTable {
+        let mut options = build.clone();
+        options.include = Some(include.clone());
+        let table = match (change, last.take()) {
+            (Some((key, previous)), Some((last, last_include))) => {
+                let mut table = last.update(snapshot, &options, key, previous);
+                // routes whose pairs `me` gained or lost program differently: update them too
+                let moved: BTreeSet<ObjectKey> = last_include
+                    .symmetric_difference(&include)
+                    .map(|p| {
+                        ObjectKey::new(p.kind.resource_kind(), p.namespace.clone(), p.name.clone())
+                    })
+                    .filter(|r| r != key)
+                    .collect();
+                for route in moved {
+                    let current = snapshot.get(&route);
+                    table = table.update(snapshot, &options, &route, current);
+                }
+                table
+            }
+            _ => RouteTable::build(snapshot, &options),
+        };
+        *last = Some((table.clone(), include));
+        table
     }
 
     fn finish(
@@ -231,13 +309,15 @@ impl Reconciler {
         snapshot: &Snapshot,
         now: Time,
         mut routes: BTreeSet<ObjectKey>,
-        full: bool,
+        change: Option<(&ObjectKey, Option<&AnyResource>)>,
     ) -> Reconciliation {
+        let full = change.is_none();
         let mut diagnostics = Vec::new();
         let Some(decisions) = self.decisions.as_ref() else {
             return Reconciliation {
                 table: RouteTable::build(snapshot, &self.build),
                 status_updates: Vec::new(),
+                gateway_status_updates: Vec::new(),
                 desired: BTreeMap::new(),
                 decisions: Vec::new(),
                 diagnostics,
@@ -291,9 +371,7 @@ impl Reconciler {
             }
             out_decisions.push((pair, decision, directive));
         }
-        let mut options = self.build.clone();
-        options.include = Some(include);
-        let table = RouteTable::build(snapshot, &options);
+        let table = Self::table_for(&self.build, &mut self.table, snapshot, include, change);
         // Table conditions per pair; routes whose conditions changed need new status.
         let mut conditions: BTreeMap<PairKey, Vec<RouteCondition>> = BTreeMap::new();
         for ps in table.parent_conditions() {
@@ -415,12 +493,56 @@ impl Reconciler {
             }
         }
         self.conditions = conditions;
+        let gateway_status_updates = self.gateway_updates(snapshot, &table, now, &mut diagnostics);
         Reconciliation {
             table,
             status_updates,
+            gateway_status_updates,
             desired: desired_of,
             decisions: out_decisions,
             diagnostics,
         }
+    }
+
+    /// The status writes of the Gateways `me` controls.
+    fn gateway_updates(
+        &self,
+        snapshot: &Snapshot,
+        table: &RouteTable,
+        now: Time,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<(ObjectKey, GatewayStatus)> {
+        let mut out = Vec::new();
+        for g in table.gateway_status() {
+            let Some(gw) = snapshot.gateway(&g.namespace, &g.name) else {
+                continue;
+            };
+            let mine = snapshot
+                .gateway_class(&gw.spec.gateway_class_name)
+                .is_some_and(|c| self.me.answers_to(&c.spec.controller_name));
+            if !mine {
+                continue;
+            }
+            let key = ObjectKey::new(
+                gamma_model::ResourceKind::Gateway,
+                g.namespace.clone(),
+                g.name.clone(),
+            );
+            let empty = GatewayStatus::default();
+            let stored = gw.status.as_ref().unwrap_or(&empty);
+            let generation = gw.metadata.generation_or_zero();
+            match merge_gateway_status(stored, &g.to_status(), generation, now) {
+                GatewayMergeOutcome::Write { status } => out.push((key, status)),
+                GatewayMergeOutcome::Stale { stored, known } => {
+                    diagnostics.push(Diagnostic::StaleGateway {
+                        gateway: key,
+                        stored,
+                        known,
+                    })
+                }
+                _ => {}
+            }
+        }
+        out
     }
 }

@@ -114,6 +114,83 @@ mod tests {
         assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
     }
 
+    /// The documents as written, read by k8s-openapi itself, convert to what
+    /// `gamma_model::decode` gives from the same text: both read the Kubernetes API's JSON
+    /// alike (the bundled sample's Services, Namespaces and EndpointSlices, and the upstream
+    /// examples' Namespaces where `GAMMA_UPSTREAM_DIR` is set).
+    #[test]
+    fn documents_read_by_k8s_openapi_convert_as_decode_reads_them() {
+        let mut dirs =
+            vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/manifests")];
+        if let Some(up) = std::env::var_os("GAMMA_UPSTREAM_DIR") {
+            // Every directory under the examples.
+            let mut stack = vec![std::path::PathBuf::from(up).join("examples")];
+            while let Some(dir) = stack.pop() {
+                for entry in std::fs::read_dir(&dir).unwrap() {
+                    let path = entry.unwrap().path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    }
+                }
+                dirs.push(dir);
+            }
+        }
+        let mut seen = [0usize; 3];
+        for dir in dirs {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_none_or(|e| e != "yaml") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let documents: Vec<serde_json::Value> = serde_saphyr::from_multiple(&text).unwrap();
+                let decoded = gamma_model::decode(&text).unwrap();
+                for d in documents.into_iter().filter(|d| d.is_object()) {
+                    let name = d["metadata"]["name"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                    let kind = d["kind"].as_str().unwrap_or_default().to_owned();
+                    let ours = || {
+                        decoded
+                            .iter()
+                            .find(|r| r.kind().as_str() == kind && r.metadata().name == name)
+                            .unwrap_or_else(|| panic!("{}: {kind} {name}", path.display()))
+                    };
+                    match (kind.as_str(), d["apiVersion"].as_str()) {
+                        ("Service", Some("v1")) => {
+                            let theirs: core::Service = serde_json::from_value(d).unwrap();
+                            let AnyResource::Service(o) = ours() else {
+                                unreachable!()
+                            };
+                            assert_eq!(&service_from_k8s(&theirs).unwrap(), o);
+                            seen[0] += 1;
+                        }
+                        ("Namespace", Some("v1")) => {
+                            let theirs: core::Namespace = serde_json::from_value(d).unwrap();
+                            let AnyResource::Namespace(o) = ours() else {
+                                unreachable!()
+                            };
+                            assert_eq!(&namespace_from_k8s(&theirs).unwrap(), o);
+                            seen[1] += 1;
+                        }
+                        ("EndpointSlice", Some("discovery.k8s.io/v1")) => {
+                            let theirs: discovery::EndpointSlice =
+                                serde_json::from_value(d).unwrap();
+                            let AnyResource::EndpointSlice(o) = ours() else {
+                                unreachable!()
+                            };
+                            assert_eq!(&endpoint_slice_from_k8s(&theirs).unwrap(), o);
+                            seen[2] += 1;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    }
+
     #[test]
     fn k8s_openapi_fields_reach_the_model() {
         let theirs: core::Service = serde_json::from_value(serde_json::json!({

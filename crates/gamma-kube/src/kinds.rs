@@ -6,8 +6,9 @@ use kube::core::{ApiResource, GroupVersionKind};
 
 /// Every kind the engines read (SMI aside: see [`watched`]), in [`ResourceKind`] order, and the
 /// experimental XBackend and XBackendTrafficPolicy (watched where their CRDs are installed, so a
-/// snapshot holds them for an embedder's own use).
-pub const WATCHED: [ResourceKind; 16] = [
+/// snapshot holds them for an embedder's own use). ConfigMaps are watched for the CA bundles
+/// BackendTLSPolicies name (`caCertificateRefs`).
+pub const WATCHED: [ResourceKind; 17] = [
     ResourceKind::HttpRoute,
     ResourceKind::GrpcRoute,
     ResourceKind::TlsRoute,
@@ -24,6 +25,7 @@ pub const WATCHED: [ResourceKind; 16] = [
     ResourceKind::Service,
     ResourceKind::Namespace,
     ResourceKind::EndpointSlice,
+    ResourceKind::ConfigMap,
 ];
 
 /// The SMI kinds watched with the feature `smi` (their CRDs come with an SMI installation): the
@@ -53,11 +55,14 @@ pub fn watched() -> impl Iterator<Item = ResourceKind> {
 }
 
 /// Whether `kind` is served by a CustomResourceDefinition (every Gateway API kind and XMesh),
-/// rather than built into the API server (Service, Namespace, EndpointSlice).
+/// rather than built into the API server (Service, Namespace, EndpointSlice, ConfigMap).
 pub fn is_custom(kind: ResourceKind) -> bool {
     !matches!(
         kind,
-        ResourceKind::Service | ResourceKind::Namespace | ResourceKind::EndpointSlice
+        ResourceKind::Service
+            | ResourceKind::Namespace
+            | ResourceKind::EndpointSlice
+            | ResourceKind::ConfigMap
     )
 }
 
@@ -202,6 +207,8 @@ mod tests {
             "xbackendtrafficpolicies"
         );
         assert_eq!(plural(ResourceKind::EndpointSlice), "endpointslices");
+        assert_eq!(plural(ResourceKind::ConfigMap), "configmaps");
+        assert_eq!(builtin_version(ResourceKind::ConfigMap), Some("v1"));
         let svc = api_resource(ResourceKind::Service, "v1");
         assert_eq!((svc.group.as_str(), svc.version.as_str()), ("", "v1"));
     }

@@ -21,11 +21,22 @@
 //!   Prometheus counters ([`metrics`]).
 //! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
 //! - [`convert`]: Service, Namespace and EndpointSlice to and from k8s-openapi.
+//! - `gateway_api_rs` (feature `gateway-api-rs`): the Gateway API kinds to and from the
+//!   `gateway-api` crate's types (0.22, Gateway API v1.5.1), refusing with the field path
+//!   what v1.5.1 cannot hold.
 //!
 //! Features: `k8s-v1_33` (default) builds k8s-openapi for the Kubernetes 1.33 API, the oldest
 //! k8s-openapi 0.29 supports; every type read here is GA there and served by newer API
 //! servers. k8s-openapi allows one version feature per build: a binary choosing another turns
 //! off this crate's default features and enables `k8s-openapi/v1_*` itself.
+//!
+//! `gateway-api-rs` (off by default) adds gateway-api 0.22, which is built on kube 4 and
+//! k8s-openapi 0.28: a second Kubernetes type stack beside this crate's kube 5 and
+//! k8s-openapi 0.29. Two k8s-openapi releases can share a build (each has its own `links`
+//! key), but each needs its own version feature; the feature enables 0.28's `v1_33`. It costs
+//! about half a minute to a minute of extra compilation (k8s-openapi 0.28, kube-core 4,
+//! gateway-api with its experimental types), and the feature needs Rust 1.92
+//! (gateway-api's minimum).
 //!
 //! How watches, readiness, status writes, leader election and handoff fit together:
 //! `docs/kube.md` in the repository.
@@ -42,6 +53,8 @@
 )]
 
 pub mod convert;
+#[cfg(feature = "gateway-api-rs")]
+pub mod gateway_api_rs;
 pub mod kinds;
 pub mod list;
 pub mod metrics;

@@ -22,8 +22,8 @@ pub struct Listed {
 }
 
 /// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
-/// version their CRD serves (as [`crate::watch`] chooses), and Service, Namespace and
-/// EndpointSlice. Pages through large lists (500 objects a page).
+/// version their CRD serves (as [`crate::watch`] chooses), and Service, Namespace,
+/// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page).
 pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut served = std::collections::BTreeMap::new();

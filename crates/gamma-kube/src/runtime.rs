@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 use std::time::Duration;
 
+use futures::StreamExt;
 use gamma_arbiter::Ownership;
 use gamma_controller::{Diagnostic, Reconciler, ReconcilerConfig, Reconciliation};
 use gamma_model::meta::Time;
@@ -88,6 +89,8 @@ pub struct RunConfig {
     pub debounce: Duration,
     /// Retries after status write conflicts.
     pub backoff: Backoff,
+    /// Status writes in flight at once (each to another route; at least 1).
+    pub writes_in_flight: usize,
     /// Leader election; `None` for a single replica.
     pub lease: Option<LeaseConfig>,
     /// Counters to update (register them with [`Metrics::register`]).
@@ -95,12 +98,13 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
-    /// A single-replica configuration with a 50 ms debounce.
+    /// A single-replica configuration with a 50 ms debounce and 8 status writes in flight.
     pub fn new(reconciler: ReconcilerConfig) -> RunConfig {
         RunConfig {
             reconciler,
             debounce: Duration::from_millis(50),
             backoff: Backoff::default(),
+            writes_in_flight: 8,
             lease: None,
             metrics: Metrics::default(),
         }
@@ -297,7 +301,16 @@ impl Runtime {
                         mode: if full { "full" } else { "change" },
                     }).inc();
                     l.state.reconciles += 1;
-                    l.write(&writer, &metrics, results, full, now).await;
+                    l.write(
+                        &writer,
+                        &metrics,
+                        results,
+                        full,
+                        now,
+                        config.debounce,
+                        config.writes_in_flight,
+                    )
+                    .await;
                 }
             }
         }
@@ -336,6 +349,15 @@ fn reconcile(
         .iter()
         .map(|c| r.reconcile_change(snapshot, c, now))
         .collect()
+}
+
+/// One status write, with the route it was for.
+async fn write_one(
+    writer: &StatusWriter,
+    update: &Update<'_>,
+    now: Time,
+) -> (ObjectKey, status::Result<Written>) {
+    (update.route.clone(), writer.write(update, now).await)
 }
 
 fn verdict(d: &Ownership) -> &'static str {
@@ -485,6 +507,7 @@ impl Loop {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     async fn write(
         &mut self,
         writer: &StatusWriter,
@@ -492,6 +515,8 @@ impl Loop {
         results: Vec<Reconciliation>,
         full: bool,
         now: Time,
+        debounce: Duration,
+        writes_in_flight: usize,
     ) {
         // The last reconciliation of a route in the batch has the newest desired status.
         let mut updates = BTreeMap::new();
@@ -531,26 +556,54 @@ impl Loop {
                 }
             }
         }
-        let snapshot = self.store.snapshot();
-        for (route, (status, desired)) in updates {
-            let Some(copy) = snapshot.get(&route) else {
-                continue;
-            };
-            let update = Update {
-                route: &route,
-                api_version: copy.api_version(),
-                resource_version: copy.metadata().resource_version.as_deref(),
-                generation: copy.metadata().generation_or_zero(),
-                status,
-                desired,
-            };
-            match writer.write(&update, now).await {
-                Ok(Written::Written { conflicts }) => {
+        // Writes to different routes are independent (each has its own resourceVersion
+        // precondition): up to `writes_in_flight` at once, as one write waits mostly on the
+        // API server's round trip. One route is written at most once per batch.
+        let snapshot = self.store.snapshot().clone();
+        let updates: Vec<Update<'_>> = updates
+            .iter()
+            .filter_map(|(route, (status, desired))| {
+                let copy = snapshot.get(route)?;
+                Some(Update {
+                    route,
+                    api_version: copy.api_version(),
+                    resource_version: copy.metadata().resource_version.as_deref(),
+                    generation: copy.metadata().generation_or_zero(),
+                    status,
+                    desired,
+                })
+            })
+            .collect();
+        // Futures made in a plain loop, not in a stream's `map` closure: the closure's
+        // borrow of its argument would make the runtime's future not `Send` for every
+        // lifetime (a known limit of the
+        // compiler's higher-ranked lifetime inference).
+        let writes: Vec<_> = updates
+            .iter()
+            .map(|update| write_one(writer, update, now))
+            .collect();
+        let outcomes: Vec<(ObjectKey, status::Result<Written>)> = futures::stream::iter(writes)
+            .buffer_unordered(writes_in_flight.max(1))
+            .collect()
+            .await;
+        for (route, outcome) in outcomes {
+            match outcome {
+                Ok(Written::Written { conflicts, stored }) => {
                     self.state.conflicts += u64::from(conflicts);
                     metrics.status_writes.inc();
                     metrics.conflicts.inc_by(u64::from(conflicts));
                     metrics.retries.inc_by(u64::from(conflicts));
                     self.state.writes += 1;
+                    // The snapshot sees the write now, not when the watch brings it back: a
+                    // reconciliation before that would merge into the older copy and meet 409.
+                    // The route is reconciled again on the new copy, as the watch event
+                    // would have made it (that event then changes nothing).
+                    if let Some(stored) = stored
+                        && self.store.wrote(*stored).is_some()
+                    {
+                        self.pending.insert(route);
+                        self.touch(debounce);
+                    }
                 }
                 Ok(Written::Unchanged { conflicts }) => {
                     self.state.conflicts += u64::from(conflicts);

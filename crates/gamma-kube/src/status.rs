@@ -58,13 +58,17 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What one write did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Written {
     /// The status was written after `conflicts` conflicts.
     Written {
         /// 409s met (each followed by a re-read and re-merge).
         conflicts: u32,
+        /// The route as the API server stored it with this write (its new
+        /// `resourceVersion`), for the snapshot to see the write before the watch brings it
+        /// back; `None` if the response does not decode.
+        stored: Option<Box<AnyResource>>,
     },
     /// After a conflict, the merge with what was read back changes nothing: nothing written.
     Unchanged {
@@ -204,7 +208,13 @@ impl StatusWriter {
             }
             let body = body(route, update.api_version, resource_version.clone(), &status);
             match api.replace_status(&route.name, &self.params, &body).await {
-                Ok(_) => return Ok(Written::Written { conflicts }),
+                Ok(object) => {
+                    let stored =
+                        crate::watch::decode_object(route.kind, update.api_version, object)
+                            .ok()
+                            .map(Box::new);
+                    return Ok(Written::Written { conflicts, stored });
+                }
                 Err(kube::Error::Api(s)) if s.is_conflict() => {
                     debug!(attempt, "conflict: re-reading");
                     conflicts += 1;

@@ -4,6 +4,13 @@
 //! buffered and applied at `InitDone` as one atomic replacement of that kind's objects, so a
 //! relist never leaves an object deleted while the watch was down, and readers never see half
 //! a list. The store is ready once every expected kind has completed one list.
+//!
+//! The runtime's own status writes enter the store as soon as the API server accepts them
+//! ([`Store::wrote`]), not only when the watch brings them back: a reconciliation that ran
+//! on the copy from before the write would merge into it and meet 409 Conflict (its
+//! `resourceVersion` precondition is stale), once per route written. Until the watch
+//! delivers the written version, the events it delivers for that route are older than it
+//! (a watch sends one resource's versions in order), and are skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -32,6 +39,9 @@ pub struct Store {
     expected: BTreeSet<ResourceKind>,
     /// Kinds that listed at least once.
     synced: BTreeSet<ResourceKind>,
+    /// Objects written by the runtime and stored here ahead of the watch: the
+    /// `resourceVersion` the API server gave the write, until the watch delivers it.
+    ahead: BTreeMap<ObjectKey, String>,
 }
 
 impl Store {
@@ -65,16 +75,48 @@ impl Store {
         self.expected.difference(&self.synced).copied()
     }
 
+    /// Stores `object` as the API server returned it from a write of ours, ahead of the
+    /// watch. Returns its key, or `None` (nothing stored) without a `resourceVersion`.
+    ///
+    /// Watch events for the object are then skipped until the one with this
+    /// `resourceVersion` arrives: the watch delivers one resource's versions in order, so
+    /// every event before it is older than what is stored. A relist of the kind, a delete
+    /// or [`Store::forget_kind`] ends the wait (a list is newer than anything it replaces).
+    pub fn wrote(&mut self, object: AnyResource) -> Option<ObjectKey> {
+        let version = object.metadata().resource_version.clone()?;
+        let key = ObjectKey::of(&object);
+        self.snapshot.upsert(object);
+        self.ahead.insert(key.clone(), version);
+        Some(key)
+    }
+
+    /// Objects stored by [`Store::wrote`] whose version the watch has not delivered yet.
+    pub fn ahead_of_watch(&self) -> usize {
+        self.ahead.len()
+    }
+
     /// Applies one watcher event for objects of `kind`.
     pub fn apply(&mut self, kind: ResourceKind, event: Event<AnyResource>) -> Change {
         match event {
             Event::Apply(r) => {
                 let key = ObjectKey::of(&r);
+                if let Some(version) = self.ahead.get(&key) {
+                    if r.metadata().resource_version.as_ref() != Some(version) {
+                        // Older than our write, which is stored already.
+                        return Change::None;
+                    }
+                    self.ahead.remove(&key);
+                    if self.snapshot.get(&key) == Some(&r) {
+                        // Our own write coming back: already seen.
+                        return Change::None;
+                    }
+                }
                 self.snapshot.upsert(r);
                 Change::Object(key)
             }
             Event::Delete(r) => {
                 let key = ObjectKey::of(&r);
+                self.ahead.remove(&key);
                 self.snapshot.remove(&key);
                 Change::Object(key)
             }
@@ -88,6 +130,9 @@ impl Store {
             }
             Event::InitDone => {
                 let listed = self.relisting.remove(&kind).unwrap_or_default();
+                // The list is the newest word on every object of the kind: a write of ours
+                // that it predates comes after it through the watch.
+                self.ahead.retain(|key, _| key.kind != kind);
                 self.replace_kind(kind, listed);
                 self.synced.insert(kind);
                 Change::Relisted(kind)
@@ -101,6 +146,7 @@ impl Store {
         self.expected.remove(&kind);
         self.synced.remove(&kind);
         self.relisting.remove(&kind);
+        self.ahead.retain(|key, _| key.kind != kind);
         let stale: Vec<ObjectKey> = self.snapshot.of_kind(kind).map(ObjectKey::of).collect();
         for key in &stale {
             self.snapshot.remove(key);
@@ -141,6 +187,103 @@ mod tests {
         ))
         .unwrap()
         .remove(0)
+    }
+
+    fn route(version: &str, message: &str) -> AnyResource {
+        decode(&format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+             metadata: {{name: web, namespace: shop, resourceVersion: '{version}'}}\n\
+             spec: {{parentRefs: [{{name: gw}}]}}\n\
+             status: {{parents: [{{parentRef: {{name: gw}}, controllerName: example.com/x,\
+             conditions: [{{type: Accepted, status: 'True', reason: Accepted,\
+             message: '{message}', lastTransitionTime: '2026-01-01T00:00:00Z'}}]}}]}}\n"
+        ))
+        .unwrap()
+        .remove(0)
+    }
+
+    fn version(store: &Store) -> Option<String> {
+        let key = ObjectKey::new(ResourceKind::HttpRoute, "shop", "web");
+        store
+            .snapshot()
+            .get(&key)
+            .and_then(|r| r.metadata().resource_version.clone())
+    }
+
+    /// A watch delivers one resource's versions in order (Kubernetes API concepts, "Efficient
+    /// detection of changes"): after a write of ours is stored, the events still on their way
+    /// are older than it and must not take the stored copy back; the write's own event comes
+    /// back as no change, and the events after it apply.
+    #[test]
+    fn a_write_is_seen_at_once_and_older_watch_events_do_not_undo_it() {
+        let kind = ResourceKind::HttpRoute;
+        let mut s = Store::new();
+        s.apply(kind, Event::Apply(route("5", "before")));
+        let key = s.wrote(route("7", "ours")).unwrap();
+        assert_eq!(version(&s).as_deref(), Some("7"));
+        assert_eq!(s.ahead_of_watch(), 1);
+        // Another controller's write (6) that ours conflicted with and merged: older.
+        assert_eq!(
+            s.apply(kind, Event::Apply(route("6", "theirs"))),
+            Change::None
+        );
+        assert_eq!(version(&s).as_deref(), Some("7"));
+        // Ours comes back through the watch: nothing new.
+        assert_eq!(
+            s.apply(kind, Event::Apply(route("7", "ours"))),
+            Change::None
+        );
+        assert_eq!(s.ahead_of_watch(), 0);
+        // Later versions apply as usual.
+        assert_eq!(
+            s.apply(kind, Event::Apply(route("8", "later"))),
+            Change::Object(key)
+        );
+        assert_eq!(version(&s).as_deref(), Some("8"));
+    }
+
+    /// A relist is newer than everything it replaces (its list is read after the write, or
+    /// the watch sends the write after it), so it ends the wait for a write's event: a wait
+    /// kept across it would skip every later event if the write's own was never sent again.
+    #[test]
+    fn a_relist_or_a_delete_ends_the_wait_for_a_write() {
+        let kind = ResourceKind::HttpRoute;
+        let mut s = Store::new();
+        s.wrote(route("7", "ours")).unwrap();
+        s.apply(kind, Event::Init);
+        s.apply(kind, Event::InitApply(route("9", "listed")));
+        s.apply(kind, Event::InitDone);
+        assert_eq!(version(&s).as_deref(), Some("9"));
+        assert_eq!(s.ahead_of_watch(), 0);
+        s.wrote(route("10", "ours")).unwrap();
+        let key = ObjectKey::new(kind, "shop", "web");
+        assert_eq!(
+            s.apply(kind, Event::Delete(route("11", "gone"))),
+            Change::Object(key.clone())
+        );
+        assert_eq!(s.ahead_of_watch(), 0);
+        assert_eq!(
+            s.apply(kind, Event::Apply(route("12", "new"))),
+            Change::Object(key)
+        );
+        s.wrote(route("13", "ours")).unwrap();
+        s.expect(kind);
+        s.forget_kind(kind);
+        assert_eq!(s.ahead_of_watch(), 0);
+        assert!(
+            s.snapshot()
+                .get(&ObjectKey::new(kind, "shop", "web"))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_write_without_a_resource_version_is_not_stored() {
+        let mut s = Store::new();
+        let mut r = route("1", "x");
+        r.metadata_mut().resource_version = None;
+        assert_eq!(s.wrote(r), None);
+        assert!(s.snapshot().is_empty());
     }
 
     fn names(store: &Store) -> Vec<String> {

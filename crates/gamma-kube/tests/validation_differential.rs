@@ -28,10 +28,13 @@ use gamma_testenv::Channel;
 use serde_json::{Value, json};
 
 use differential::apply::{apply, present_depth};
-use differential::coverage::{self, Rule};
+use differential::coverage::{self, Rule, shape};
 use differential::crd::{self, Version};
 use differential::generate::{self, Mutation, minimal};
-use differential::server::{Answer, collection, dry_run_create};
+use differential::server::{
+    Answer, STATUS_TARGET, collection, create_status_target, dry_run_create, dry_run_status,
+};
+use differential::targeted;
 
 /// A disagreement the test accepts, with its reason (docs/validation.md lists each).
 struct Known {
@@ -50,6 +53,34 @@ const KNOWN: &[Known] = &[Known {
              enforced), gamma-rs's wire types are i32",
 }];
 
+/// One side of a CEL rule's coverage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// A refused case named the rule at its node.
+    Violated,
+    /// An accepted case had the rule's node.
+    Satisfied,
+}
+
+/// A side of a CEL rule no create can reach, with the reason. Matched on every version of
+/// every kind by the rule's node and the start of its message.
+struct Unreachable {
+    node: &'static str,
+    message: &'static str,
+    side: Side,
+    #[allow(dead_code)] // read by people: the list is the documentation
+    reason: &'static str,
+}
+
+const UNREACHABLE: &[Unreachable] = &[Unreachable {
+    node: "spec.rules[].matches[].path",
+    message: "type must be one of ['Exact', 'PathPrefix', 'RegularExpression']",
+    side: Side::Violated,
+    reason: "the `type` enum lists the same three values, and the API server does not \
+                 evaluate CEL rules once an enum check failed (\"some validation rules were not \
+                 checked because the object was invalid\")",
+}];
+
 struct Case {
     kind: String,
     api_version: String,
@@ -58,6 +89,8 @@ struct Case {
     object: Value,
     /// Index into the channel's versions (for rule coverage).
     version: usize,
+    /// A write of `status` to the status subresource of [`STATUS_TARGET`], not a create.
+    status: bool,
 }
 
 impl Case {
@@ -150,13 +183,15 @@ fn url_of(version: &Version) -> String {
     )
 }
 
-/// gamma-model's answer: decoded with the field check and validated on `channel`, Strict.
-fn gamma_answer(object: &Value, channel: ModelChannel) -> Result<(), String> {
+/// gamma-model's errors, each as its field path and message: decoded with the field check and
+/// validated on `channel`, Strict.
+fn gamma_errors(object: &Value, channel: ModelChannel) -> Result<(), Vec<(String, String)>> {
     let text = serde_json::to_string(object).unwrap();
-    let decoded =
-        decode_documents(&text, &DecodeOptions::checking_fields()).map_err(|e| e.to_string())?;
+    let decoded = decode_documents(&text, &DecodeOptions::checking_fields())
+        .map_err(|e| vec![(String::new(), e.to_string())])?;
     let [doc] = decoded.documents.as_slice() else {
-        return Err(format!("{} documents", decoded.documents.len()));
+        let n = decoded.documents.len();
+        return Err(vec![(String::new(), format!("{n} documents"))]);
     };
     let report = doc.validate_with(&ValidateOptions::channel(channel));
     if report.errors.is_empty() {
@@ -165,10 +200,73 @@ fn gamma_answer(object: &Value, channel: ModelChannel) -> Result<(), String> {
         Err(report
             .errors
             .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("; "))
+            .map(|e| (e.path.as_str().to_owned(), e.kind.to_string()))
+            .collect())
     }
+}
+
+/// gamma-model's answer as one text (`path: message; ...`).
+fn gamma_answer(object: &Value, channel: ModelChannel) -> Result<(), String> {
+    gamma_errors(object, channel).map_err(|errors| {
+        errors
+            .iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// The cases the sample always holds: for every CEL rule, the case gamma-model refuses with
+/// the fewest errors among those it refuses with the rule's message at the rule's node (or
+/// below it: the path match rules are reported at `path.value`), and the first case it accepts
+/// with the rule's node present. gamma-model only picks them; the server's answers decide the
+/// coverage, and the test fails on any rule they leave uncovered, so a wrong pick cannot hide
+/// a rule. (Fewest errors: the API server does not evaluate CEL rules once a type or enum
+/// check failed, where gamma-model still reports the rule.)
+fn covering_cases(
+    corpus: &[Case],
+    rules: &[Vec<Rule>],
+    versions: &[Version],
+    channel: ModelChannel,
+) -> BTreeSet<usize> {
+    // (version, rule) -> (errors, case)
+    let mut broken: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
+    let mut held: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for (i, case) in corpus.iter().enumerate() {
+        let v = case.version;
+        match gamma_errors(&case.object, channel) {
+            Ok(()) => {
+                let present = coverage::present_nodes(&case.object, &versions[v].schema);
+                for (j, r) in rules[v].iter().enumerate() {
+                    if !r.transition && present.contains(&r.node) {
+                        held.entry((v, j)).or_insert(i);
+                    }
+                }
+            }
+            Err(errors) => {
+                for (j, r) in rules[v].iter().enumerate() {
+                    let named = errors.iter().any(|(path, message)| {
+                        let s = shape(path);
+                        let at_node = s == r.node
+                            || s.strip_prefix(r.node.as_str())
+                                .is_some_and(|t| t.starts_with('.'));
+                        at_node && message.contains(&r.message)
+                    });
+                    if !r.transition && named {
+                        let best = broken.entry((v, j)).or_insert((errors.len(), i));
+                        if errors.len() < best.0 {
+                            *best = (errors.len(), i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    broken
+        .into_values()
+        .map(|(_, i)| i)
+        .chain(held.into_values())
+        .collect()
 }
 
 async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
@@ -182,10 +280,18 @@ async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
-/// Sends every object, a few at a time, answers in input order.
-async fn answers(client: &kube::Client, cases: &[(String, Value)]) -> Vec<Answer> {
+/// Sends every object (a dry-run create, or a dry-run status write when the flag is set), a
+/// few at a time; answers in input order.
+async fn answers(client: &kube::Client, cases: &[(String, Value, bool)]) -> Vec<Answer> {
     let mut out: Vec<(usize, Answer)> = futures::stream::iter(cases.iter().enumerate())
-        .map(|(i, (url, object))| async move { (i, dry_run_create(client, url, object).await) })
+        .map(|(i, (url, object, status))| async move {
+            let answer = if *status {
+                dry_run_status(client, url, object).await
+            } else {
+                dry_run_create(client, url, object).await
+            };
+            (i, answer)
+        })
         .buffer_unordered(8)
         .collect()
         .await;
@@ -245,9 +351,9 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
         }
         base_candidates.push((i, document(v, minimal(&v.schema))));
     }
-    let probe: Vec<(String, Value)> = base_candidates
+    let probe: Vec<(String, Value, bool)> = base_candidates
         .iter()
-        .map(|(i, o)| (url_of(&versions[*i]), o.clone()))
+        .map(|(i, o)| (url_of(&versions[*i]), o.clone(), false))
         .collect();
     let probed = runtime.block_on(answers(&client, &probe));
     let mut bases: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
@@ -281,7 +387,10 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
                 &fallback[..]
             }
         };
-        for m in generate::mutations(v) {
+        for m in generate::mutations(v)
+            .into_iter()
+            .chain(targeted::mutations(v))
+        {
             let Mutation { path, .. } = &m;
             let base = candidates
                 .iter()
@@ -295,20 +404,64 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
                 object: apply(base, &v.schema, &m),
                 label: m.label,
                 version: i,
+                status: false,
             });
         }
+        // Status: written to the subresource of one object created for real from the
+        // kind's first base.
+        let status_cases = targeted::status_mutations(v);
+        if !status_cases.is_empty() {
+            let mut target = candidates[0].clone();
+            target["metadata"]["name"] = STATUS_TARGET.into();
+            runtime.block_on(create_status_target(&client, &url_of(v), &target));
+            for m in status_cases {
+                corpus.push(Case {
+                    kind: v.kind.clone(),
+                    api_version: v.api_version(),
+                    url: url_of(v),
+                    object: apply(&target, &v.schema, &m),
+                    label: m.label,
+                    version: i,
+                    status: true,
+                });
+            }
+        }
+    }
+    // For working on the generator: only the cases whose title contains this text, each
+    // printed with both answers (the coverage check is then skipped).
+    let only = std::env::var("GAMMA_DIFF_ONLY").ok();
+    if let Some(only) = &only {
+        corpus.retain(|c| c.title().contains(only.as_str()));
     }
     let total = corpus.len();
     let seed = seed();
-    let full = env_flag("GAMMA_DIFF_FULL");
+    let full = env_flag("GAMMA_DIFF_FULL") || only.is_some();
+    let mut covering = 0;
     if !full {
-        // Fisher-Yates on a seeded generator, then the first n.
+        // The sample: the covering cases (the same every run), then a seeded share of the
+        // others, Fisher-Yates on a seeded generator, up to the sample size in all.
+        let started = Instant::now();
+        let cover = covering_cases(&corpus, &rules, &versions, model_channel);
+        covering = cover.len();
+        eprintln!(
+            "{dir}: {covering} covering cases chosen in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        type Numbered = Vec<(usize, Case)>;
+        let (mut chosen, mut rest): (Numbered, Numbered) = corpus
+            .into_iter()
+            .enumerate()
+            .partition(|(i, _)| cover.contains(i));
         let mut rng = SplitMix(seed);
-        for i in (1..corpus.len()).rev() {
+        for i in (1..rest.len()).rev() {
             let j = (rng.next() % (i as u64 + 1)) as usize;
-            corpus.swap(i, j);
+            rest.swap(i, j);
         }
-        corpus.truncate(sample_size());
+        rest.truncate(sample_size().saturating_sub(chosen.len()));
+        chosen.extend(rest);
+        // Corpus order again, so a run reads in schema order.
+        chosen.sort_by_key(|(i, _)| *i);
+        corpus = chosen.into_iter().map(|(_, c)| c).collect();
     }
     eprintln!(
         "{dir}: {} versions ({} not modelled by gamma-rs: {}), {total} objects generated, {} sent ({}; seed {seed}, GAMMA_DIFF_SEED={seed} to repeat)",
@@ -316,16 +469,20 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
         not_modelled.len(),
         not_modelled.join(", "),
         corpus.len(),
-        if full { "full corpus" } else { "seeded sample" },
+        if full {
+            "full corpus".to_owned()
+        } else {
+            format!("{covering} covering every CEL rule, the rest a seeded sample")
+        },
     );
     if !no_base.is_empty() {
         eprintln!("{dir}: no accepted base for {}", no_base.join(", "));
     }
 
     let started = Instant::now();
-    let requests: Vec<(String, Value)> = corpus
+    let requests: Vec<(String, Value, bool)> = corpus
         .iter()
-        .map(|c| (c.url.clone(), c.object.clone()))
+        .map(|c| (c.url.clone(), c.object.clone(), c.status))
         .collect();
     let server = runtime.block_on(answers(&client, &requests));
     let server_time = started.elapsed();
@@ -341,6 +498,13 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     let mut satisfied: BTreeSet<(usize, usize)> = BTreeSet::new();
     for (case, answer) in corpus.iter().zip(&server) {
         let ours = gamma_answer(&case.object, model_channel);
+        if only.is_some() {
+            eprintln!(
+                "{}\n  object: {}\n  server: {answer:?}\n  gamma:  {ours:?}",
+                case.title(),
+                case.object
+            );
+        }
         let version_rules = &rules[case.version];
         match answer {
             Answer::Accepted => {
@@ -352,10 +516,10 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
                     }
                 }
             }
-            Answer::Refused(code, message) => {
+            Answer::Refused(code, _, causes) => {
                 *codes.entry(*code).or_default() += 1;
                 for (j, r) in version_rules.iter().enumerate() {
-                    if message.contains(&r.message) {
+                    if r.broken_by(causes) {
                         violated.insert((case.version, j));
                     }
                 }
@@ -396,19 +560,38 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
         satisfied.len(),
     );
     eprintln!("{dir}: refusals by HTTP code: {codes:?}");
-    if full {
-        // The rules no generated object broke: what the generator does not construct yet.
-        let unbroken: Vec<String> = rules
-            .iter()
-            .enumerate()
-            .flat_map(|(v, rs)| rs.iter().enumerate().map(move |(j, r)| (v, j, r)))
-            .filter(|(v, j, r)| !r.transition && !violated.contains(&(*v, *j)))
-            .map(|(_, _, r)| format!("  {} {}: {}", r.owner, r.node, r.message))
-            .collect();
+    // Every rule must have been seen broken and seen holding, but for the few `UNREACHABLE`
+    // lists with its reason; a listed rule that was reached is an error too (the list is
+    // stale).
+    let mut uncovered = Vec::new();
+    for (v, rs) in rules.iter().enumerate() {
+        for (j, r) in rs.iter().enumerate().filter(|(_, r)| !r.transition) {
+            for (side, seen) in [
+                (Side::Violated, violated.contains(&(v, j))),
+                (Side::Satisfied, satisfied.contains(&(v, j))),
+            ] {
+                let listed = UNREACHABLE.iter().any(|u| {
+                    u.side == side && r.node == u.node && r.message.starts_with(u.message)
+                });
+                match (seen, listed) {
+                    (false, false) => uncovered.push(format!("never seen {side:?}: {}", r.title())),
+                    (true, true) => uncovered.push(format!(
+                        "seen {side:?} but listed in UNREACHABLE: {}",
+                        r.title()
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    if only.is_some() {
+        uncovered.clear();
+    }
+    if !uncovered.is_empty() {
         eprintln!(
-            "{dir}: {} rules never seen violated:\n{}",
-            unbroken.len(),
-            unbroken.join("\n")
+            "{dir}: {} CEL rule sides not covered:\n  {}",
+            uncovered.len(),
+            uncovered.join("\n  ")
         );
     }
     for (reason, n) in &known {
@@ -416,6 +599,7 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     }
     let mut failures = base_disagreements;
     failures.extend(unexplained);
+    failures.extend(uncovered);
     if !failures.is_empty() {
         // Every disagreement in full beside the build, for reading at leisure.
         let report = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -425,7 +609,7 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     }
     assert!(
         failures.is_empty(),
-        "{} disagreements with the API server ({dir}):\n{}",
+        "{} disagreements with the API server or CEL rules not covered ({dir}):\n{}",
         failures.len(),
         failures
             .iter()
@@ -735,9 +919,9 @@ fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them
         .build()
         .unwrap();
     let client = runtime.block_on(client(env));
-    let requests: Vec<(String, Value)> = cases
+    let requests: Vec<(String, Value, bool)> = cases
         .iter()
-        .map(|(_, u, o)| (u.clone(), o.clone()))
+        .map(|(_, u, o)| (u.clone(), o.clone(), false))
         .collect();
     let answers = runtime.block_on(answers(&client, &requests));
     let mut accepted = 0;
@@ -751,6 +935,398 @@ fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them
     }
     eprintln!(
         "core kinds: {} objects, {accepted} accepted by the server, {} disagreements",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The OpenAPI v3 `components.schemas` of the core kinds, from the server itself.
+async fn core_components(client: &kube::Client) -> serde_json::Map<String, Value> {
+    let mut out = serde_json::Map::new();
+    for (root, version) in [
+        ("/openapi/v3/api", "v1"),
+        ("/openapi/v3/apis/discovery.k8s.io", "v1"),
+    ] {
+        let request = kube::core::Request::new(root)
+            .get(version, &kube::api::GetParams::default())
+            .unwrap();
+        let text = client.request_text(request).await.unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        if let Some(schemas) = doc["components"]["schemas"].as_object() {
+            out.extend(schemas.clone());
+        }
+    }
+    out
+}
+
+/// Unknown fields on the core kinds (Service, Namespace, EndpointSlice): the API server decodes
+/// built-in types strictly under `fieldValidation=Strict` and refuses any field its OpenAPI
+/// schema does not declare (400, `strict decoding error: unknown field "spec.zz"`), whether
+/// gamma-rs models the field's parent or not. gamma-model embeds the server's field names
+/// (`CORE_FIELD_SCHEMA`); this test derives them again from the server's own OpenAPI document
+/// and requires the two to be equal (`GAMMA_BLESS=1` rewrites the embedded file), then sends an
+/// unknown member on every object node of each kind, and objects that set known fields
+/// gamma-rs does not model, which must not count as unknown.
+#[test]
+fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
+    if upstream().is_none() {
+        return;
+    }
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    let derived = differential::core::field_schema(&runtime.block_on(core_components(&client)));
+    let embedded_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../gamma-model/src/validate/core_fields.json");
+    if env_flag("GAMMA_BLESS") {
+        let text = serde_json::to_string_pretty(&derived).unwrap() + "\n";
+        std::fs::write(&embedded_path, text).unwrap();
+    }
+    let embedded: Value = serde_json::from_str(gamma_model::validate::CORE_FIELD_SCHEMA).unwrap();
+    assert!(
+        embedded == derived,
+        "{} differs from the API server's OpenAPI document; rerun with GAMMA_BLESS=1 and \
+         review the diff",
+        embedded_path.display()
+    );
+
+    let service = json!({
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]}
+    });
+    let slice = json!({
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "web-1", "namespace": "default",
+                     "labels": {"kubernetes.io/service-name": "web"}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": ["10.0.0.1"], "conditions": {"ready": true}}],
+        "ports": [{"name": "http", "port": 80}]
+    });
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "web"}});
+    let services = collection("", "v1", "services", Some("default"));
+    let slices = collection("discovery.k8s.io", "v1", "endpointslices", Some("default"));
+    let namespaces = collection("", "v1", "namespaces", None);
+    let mut cases: Vec<(String, String, Value)> = Vec::new();
+    for (kind, url, base) in [
+        ("Service", &services, &service),
+        ("EndpointSlice", &slices, &slice),
+        ("Namespace", &namespaces, &namespace),
+    ] {
+        cases.push((format!("{kind} base"), url.clone(), base.clone()));
+        for (label, object) in differential::core::unknown_field_objects(&derived, kind, base) {
+            cases.push((format!("{kind} {label}"), url.clone(), object));
+        }
+    }
+    // Known fields gamma-rs does not model, set to valid values.
+    let mut known_service = service.clone();
+    known_service["spec"]["sessionAffinity"] = json!("ClientIP");
+    known_service["spec"]["sessionAffinityConfig"] = json!({"clientIP": {"timeoutSeconds": 60}});
+    known_service["spec"]["internalTrafficPolicy"] = json!("Local");
+    known_service["spec"]["publishNotReadyAddresses"] = json!(true);
+    known_service["spec"]["ipFamilyPolicy"] = json!("SingleStack");
+    known_service["spec"]["ipFamilies"] = json!(["IPv4"]);
+    known_service["spec"]["trafficDistribution"] = json!("PreferClose");
+    known_service["status"] = json!({"loadBalancer": {"ingress": [{"ip": "10.1.0.1"}]}});
+    cases.push((
+        "Service with known fields gamma-rs does not model".into(),
+        services.clone(),
+        known_service,
+    ));
+    let mut lb = service.clone();
+    lb["spec"]["type"] = json!("LoadBalancer");
+    lb["spec"]["externalTrafficPolicy"] = json!("Local");
+    lb["spec"]["allocateLoadBalancerNodePorts"] = json!(true);
+    lb["spec"]["loadBalancerSourceRanges"] = json!(["10.0.0.0/8"]);
+    cases.push((
+        "LoadBalancer Service with its fields".into(),
+        services.clone(),
+        lb,
+    ));
+    let mut known_slice = slice.clone();
+    known_slice["endpoints"][0]["hostname"] = json!("pod-1");
+    known_slice["endpoints"][0]["nodeName"] = json!("node-1");
+    known_slice["endpoints"][0]["zone"] = json!("zone-a");
+    known_slice["endpoints"][0]["hints"] = json!({"forZones": [{"name": "zone-a"}]});
+    known_slice["endpoints"][0]["targetRef"] = json!({"kind": "Pod", "name": "pod-1"});
+    known_slice["endpoints"][0]["conditions"] =
+        json!({"ready": true, "serving": true, "terminating": false});
+    cases.push((
+        "EndpointSlice with known fields gamma-rs does not model".into(),
+        slices.clone(),
+        known_slice,
+    ));
+    let mut known_namespace = namespace.clone();
+    known_namespace["spec"] = json!({"finalizers": ["kubernetes"]});
+    cases.push((
+        "Namespace with spec.finalizers".into(),
+        namespaces.clone(),
+        known_namespace,
+    ));
+
+    let requests: Vec<(String, Value, bool)> = cases
+        .iter()
+        .map(|(_, u, o)| (u.clone(), o.clone(), false))
+        .collect();
+    let answers = runtime.block_on(answers(&client, &requests));
+    let mut accepted = 0;
+    let mut failures = Vec::new();
+    for ((what, _, object), answer) in cases.iter().zip(&answers) {
+        let ours = gamma_answer(object, ModelChannel::Standard);
+        accepted += usize::from(matches!(answer, Answer::Accepted));
+        if matches!(answer, Answer::Accepted) != ours.is_ok() {
+            failures.push(format!(
+                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "core kinds, unknown fields: {} objects, {accepted} accepted by the server, {} disagreements",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Service validation on the real server (Kubernetes `ValidateService` for the fields routing
+/// reads; docs/validation.md, "Kubernetes core validation"): `type`, `clusterIP`/`clusterIPs`
+/// (syntax, agreement, one per family, `None` only for headless ClusterIP Services, none for
+/// ExternalName), ports (required unless headless or ExternalName, numbers, names, protocols,
+/// unique port and protocol, target ports, app protocols), selector labels, `externalName`.
+/// Cluster IPs are inside the test server's service range (10.96.0.0/16): one outside is the
+/// allocator's answer about that cluster, not validation. Every case runs every time.
+#[test]
+fn services_are_validated_as_the_api_server_validates_them() {
+    if upstream().is_none() {
+        return;
+    }
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let svc = |spec: Value| {
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "web", "namespace": "default"}, "spec": spec})
+    };
+    let port = |p: Value| json!({"selector": {"app": "web"}, "ports": [p]});
+    let mut cases: Vec<(String, Value)> = Vec::new();
+    let mut add = |what: String, spec: Value| cases.push((what, svc(spec)));
+    add("base".into(), port(json!({"port": 80})));
+    for ty in ["ClusterIP", "NodePort", "LoadBalancer", "Foo", ""] {
+        add(format!("type {ty:?}"), {
+            let mut s = port(json!({"port": 80}));
+            s["type"] = json!(ty);
+            s
+        });
+    }
+    add(
+        "ExternalName with externalName".into(),
+        json!({"type": "ExternalName", "externalName": "db.example.com"}),
+    );
+    add(
+        "ExternalName without externalName".into(),
+        json!({"type": "ExternalName"}),
+    );
+    add(
+        "ExternalName with an invalid externalName".into(),
+        json!({"type": "ExternalName", "externalName": "db_example.com"}),
+    );
+    add(
+        "ExternalName with a clusterIP".into(),
+        json!({"type": "ExternalName", "externalName": "db.example.com", "clusterIP": "10.96.0.20"}),
+    );
+    add(
+        "ExternalName with ports".into(),
+        json!({"type": "ExternalName", "externalName": "db.example.com", "ports": [{"port": 80}]}),
+    );
+    for ip in [
+        "10.96.0.20",
+        "10.96.0.300",
+        "10.96.00.20",
+        "abc",
+        "None",
+        "none",
+        "",
+        " 10.96.0.20",
+    ] {
+        add(format!("clusterIP {ip:?}"), {
+            let mut s = port(json!({"port": 80}));
+            s["clusterIP"] = json!(ip);
+            s
+        });
+    }
+    for (what, ips) in [
+        ("one", json!(["10.96.0.21"])),
+        ("two of one family", json!(["10.96.0.21", "10.96.0.22"])),
+        ("None", json!(["None"])),
+        ("None and an IP", json!(["None", "10.96.0.21"])),
+        ("an invalid IP", json!(["10.96.0.256"])),
+        ("empty", json!([])),
+    ] {
+        add(format!("clusterIPs {what}"), {
+            let mut s = port(json!({"port": 80}));
+            s["clusterIPs"] = ips;
+            s
+        });
+    }
+    add("clusterIP and clusterIPs that differ".into(), {
+        let mut s = port(json!({"port": 80}));
+        s["clusterIP"] = json!("10.96.0.23");
+        s["clusterIPs"] = json!(["10.96.0.24"]);
+        s
+    });
+    add("clusterIP and clusterIPs that agree".into(), {
+        let mut s = port(json!({"port": 80}));
+        s["clusterIP"] = json!("10.96.0.23");
+        s["clusterIPs"] = json!(["10.96.0.23"]);
+        s
+    });
+    add(
+        "headless without ports".into(),
+        json!({"clusterIP": "None", "selector": {"app": "web"}}),
+    );
+    add(
+        "ClusterIP without ports".into(),
+        json!({"selector": {"app": "web"}}),
+    );
+    add(
+        "headless NodePort".into(),
+        json!({"type": "NodePort", "clusterIP": "None", "ports": [{"port": 80}]}),
+    );
+    for p in [0, 1, 65535, 65536, -1] {
+        add(format!("port {p}"), port(json!({"port": p})));
+    }
+    for t in [
+        json!(0),
+        json!(8080),
+        json!(65536),
+        json!("http"),
+        json!("HTTP"),
+        json!("http-alt"),
+        json!("a-"),
+        json!("-a"),
+        json!("a--b"),
+        json!("1234"),
+        json!("abcdefghijklmnop"),
+        json!(""),
+    ] {
+        add(
+            format!("targetPort {t}"),
+            port(json!({"port": 80, "targetPort": t})),
+        );
+    }
+    for name in [
+        "http",
+        "Http",
+        "a.b",
+        "-a",
+        "",
+        &"a".repeat(63),
+        &"a".repeat(64),
+    ] {
+        add(
+            format!("port name {name:?}"),
+            port(json!({"name": name, "port": 80})),
+        );
+    }
+    for protocol in ["TCP", "UDP", "SCTP", "tcp", "HTTP", ""] {
+        add(
+            format!("protocol {protocol:?}"),
+            port(json!({"port": 80, "protocol": protocol})),
+        );
+    }
+    for app in [
+        "http",
+        "kubernetes.io/h2c",
+        "a/b/c",
+        "a b",
+        "example.com/custom",
+    ] {
+        add(
+            format!("appProtocol {app:?}"),
+            port(json!({"port": 80, "appProtocol": app})),
+        );
+    }
+    for (what, ports) in [
+        ("two unnamed ports", json!([{"port": 80}, {"port": 81}])),
+        (
+            "two named ports",
+            json!([{"name": "a", "port": 80}, {"name": "b", "port": 81}]),
+        ),
+        (
+            "one port twice",
+            json!([{"name": "a", "port": 80}, {"name": "b", "port": 80}]),
+        ),
+        (
+            "one port, two protocols",
+            json!([{"name": "a", "port": 53}, {"name": "b", "port": 53, "protocol": "UDP"}]),
+        ),
+        (
+            "a name twice",
+            json!([{"name": "a", "port": 80}, {"name": "a", "port": 81}]),
+        ),
+    ] {
+        add(
+            format!("ports: {what}"),
+            json!({"selector": {"app": "web"}, "ports": ports}),
+        );
+    }
+    for (what, selector) in [
+        ("a prefixed key", json!({"example.com/app": "web"})),
+        ("a key with a space", json!({"a b": "web"})),
+        ("a value with a space", json!({"app": "a b"})),
+        ("a value of 64", json!({"app": "a".repeat(64)})),
+        ("an empty value", json!({"app": ""})),
+    ] {
+        add(
+            format!("selector {what}"),
+            json!({"selector": selector, "ports": [{"port": 80}]}),
+        );
+    }
+    for name in [
+        "web",
+        "a.b",
+        "Web",
+        &"a".repeat(63),
+        &"a".repeat(64),
+        "1web",
+    ] {
+        let mut s = svc(port(json!({"port": 80})));
+        s["metadata"]["name"] = json!(name);
+        cases.push((format!("Service name {name:?}"), s));
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    let url = collection("", "v1", "services", Some("default"));
+    let requests: Vec<(String, Value, bool)> = cases
+        .iter()
+        .map(|(_, o)| (url.clone(), o.clone(), false))
+        .collect();
+    let answers = runtime.block_on(answers(&client, &requests));
+    let mut accepted = 0;
+    let mut failures = Vec::new();
+    for ((what, object), answer) in cases.iter().zip(&answers) {
+        let ours = gamma_answer(object, ModelChannel::Standard);
+        accepted += usize::from(matches!(answer, Answer::Accepted));
+        if matches!(answer, Answer::Accepted) != ours.is_ok() {
+            failures.push(format!(
+                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "Services: {} objects, {accepted} accepted by the server, {} disagreements",
         cases.len(),
         failures.len()
     );

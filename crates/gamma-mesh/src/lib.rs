@@ -17,7 +17,8 @@
 //!   the status writes to make, its decisions and diagnostics.
 //! - `kube` (feature `kube`, off by default): run on a live cluster with kube-rs — watches into
 //!   a `Snapshot`, route status writes that never clobber another controller (read-modify-write
-//!   with the `resourceVersion` precondition), leader election, metrics.
+//!   with the `resourceVersion` precondition), leader election, metrics; with the feature
+//!   `gateway-api-rs`, conversions with the `gateway-api` crate's types.
 //! - `resolve::reference` (feature `reference`, off by default): a naive, obviously-correct
 //!   matcher to test fast engines against; slow by design, not for production.
 //! - `smi` (feature `smi`): migration off the Service Mesh Interface — SMI TrafficSplits and

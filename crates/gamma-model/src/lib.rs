@@ -55,6 +55,7 @@ mod macros;
 mod resource;
 mod route;
 mod snapshot;
+mod verdict;
 
 pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
 pub use resource::{AnyResource, ObjectKey, ResourceKind};

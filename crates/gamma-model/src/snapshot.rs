@@ -10,8 +10,10 @@ use crate::gateway::{
     Gateway, GatewayClass, GrpcRoute, HttpRoute, ParentKind, ParentReference, ReferenceGrant,
     TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{EndpointSlice, Namespace, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Service};
 use crate::resource::{AnyResource, ObjectKey, ResourceKind};
+use crate::validate::ValidateOptions;
+use crate::verdict::Verdicts;
 use crate::xmesh::XMesh;
 
 /// The identity of a parent a route refers to, after upstream defaulting: group, kind,
@@ -86,7 +88,7 @@ pub struct Snapshot {
     /// Every route (the kinds with a [`RouteDigest`]) and its digest, in key order.
     /// (In sorted runs rather than a `BTreeMap`: a full pass over them is the point, see
     /// [`Chunked`].)
-    route_digests: Chunked<ObjectKey, (Arc<AnyResource>, RouteDigest)>,
+    route_digests: Chunked<ObjectKey, (Arc<AnyResource>, RouteDigest, Arc<Verdicts>)>,
     /// Every Service and its digest, in key order.
     service_digests: Chunked<ObjectKey, (Arc<AnyResource>, ServiceDigest)>,
     services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectKey>>,
@@ -118,8 +120,9 @@ impl Snapshot {
         self.index(&key, &resource);
         let shared = Arc::new(resource);
         if let Some(digest) = RouteDigest::of(&shared) {
+            let verdicts = Arc::new(Verdicts::default());
             self.route_digests
-                .insert(key.clone(), (Arc::clone(&shared), digest));
+                .insert(key.clone(), (Arc::clone(&shared), digest, verdicts));
         } else if let Some(digest) = ServiceDigest::of(&shared) {
             self.service_digests
                 .insert(key.clone(), (Arc::clone(&shared), digest));
@@ -255,7 +258,42 @@ impl Snapshot {
             .min();
         self.route_digests
             .values_in(&start, next.map(|n| ObjectKey::new(n, "", "")))
-            .map(|(r, d)| (r, d))
+            .map(|(r, d, _)| (r, d))
+    }
+
+    /// Every route of `kind`, in (namespace, name) order, with whether it passes validation
+    /// under `opts`. The verdict is computed the first time it is asked for an object and
+    /// these options, then kept with the object (clones of the snapshot share it; an upsert
+    /// starts afresh): repeated builds from one snapshot validate each route once.
+    ///
+    /// ```
+    /// use gamma_model::{ResourceKind, Snapshot, decode};
+    /// use gamma_model::validate::ValidateOptions;
+    /// let snap = Snapshot::from_resources(decode(r#"
+    /// apiVersion: gateway.networking.k8s.io/v1
+    /// kind: HTTPRoute
+    /// metadata: {name: r, namespace: shop}
+    /// spec: {rules: [{backendRefs: [{name: svc}]}]}
+    /// "#)?);
+    /// let opts = ValidateOptions::default();
+    /// let (route, valid) = snap.validated_routes(ResourceKind::HttpRoute, &opts).next().unwrap();
+    /// assert_eq!((route.metadata().name.as_str(), valid), ("r", false)); // a Service needs a port
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn validated_routes<'a>(
+        &'a self,
+        kind: ResourceKind,
+        opts: &'a ValidateOptions,
+    ) -> impl Iterator<Item = (&'a Arc<AnyResource>, bool)> + 'a {
+        let start = ObjectKey::new(kind, "", "");
+        let next = ResourceKind::ALL
+            .iter()
+            .copied()
+            .filter(|k| *k > kind)
+            .min();
+        self.route_digests
+            .values_in(&start, next.map(|n| ObjectKey::new(n, "", "")))
+            .map(move |(r, _, v)| (r, v.is_valid(r, opts)))
     }
 
     /// Every Service, in (namespace, name) order, with its [`ServiceDigest`] (see
@@ -417,6 +455,8 @@ typed_accessors! {
     services, service, Service, Service, namespaced: true;
     namespaces, namespace, Namespace, Namespace, namespaced: false;
     endpoint_slices, endpoint_slice, EndpointSlice, EndpointSlice, namespaced: true;
+    config_maps, config_map, ConfigMap, ConfigMap, namespaced: true;
+    backend_tls_policies, backend_tls_policy, BackendTlsPolicy, crate::gateway::BackendTlsPolicy, namespaced: true;
     xmeshes, xmesh, XMesh, XMesh, namespaced: false;
     traffic_splits, traffic_split, TrafficSplit, crate::smi::TrafficSplit, namespaced: true;
     http_route_groups, http_route_group, HttpRouteGroup, crate::smi::HttpRouteGroup, namespaced: true;
@@ -500,6 +540,41 @@ spec:
         assert_eq!(snap.service_by_ip(v6).unwrap().metadata.name, "a");
         snap.remove(&ObjectKey::new(ResourceKind::Service, "ns", "a"));
         assert!(snap.service_by_ip(v6).is_none());
+    }
+
+    #[test]
+    fn validation_verdicts_are_kept_per_object_and_options() {
+        use crate::validate::{Channel, ValidateOptions};
+        let route = |port: &str| {
+            decode(&format!(
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+                 metadata: {{name: r, namespace: ns}}\n\
+                 spec: {{rules: [{{backendRefs: [{{name: b{port}}}]}}]}}\n"
+            ))
+            .unwrap()
+            .remove(0)
+        };
+        let verdict = |s: &Snapshot, opts: &ValidateOptions| {
+            let v: Vec<bool> = s
+                .validated_routes(ResourceKind::HttpRoute, opts)
+                .map(|(_, ok)| ok)
+                .collect();
+            v
+        };
+        let std = ValidateOptions::default();
+        let exp = ValidateOptions::channel(Channel::Experimental);
+        // a Service backendRef without a port is invalid (Gateway API BackendObjectReference)
+        let mut snap = Snapshot::from_resources([route("")]);
+        assert_eq!(verdict(&snap, &std), [false]);
+        assert_eq!(verdict(&snap, &std), [false]);
+        let before = snap.clone();
+        // an upsert starts afresh: the kept verdict was the old object's
+        snap.upsert(route(", port: 80"));
+        assert_eq!(verdict(&snap, &std), [true]);
+        assert_eq!(verdict(&snap, &exp), [true]);
+        assert_eq!(verdict(&before, &std), [false]);
+        // a cache: equality ignores it
+        assert_eq!(before, Snapshot::from_resources([route("")]));
     }
 
     #[test]

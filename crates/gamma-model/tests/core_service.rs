@@ -28,6 +28,8 @@ fn cluster_ips_must_be_ip_addresses_and_agree() {
         "{clusterIP: None}",
         "{ports: [{port: 80}]}",
         "{type: ExternalName, externalName: db.example.com}",
+        // `type: ""` and `protocol: ""` are defaulted (ClusterIP, TCP) before validation.
+        "{type: '', ports: [{port: 80, protocol: ''}]}",
     ];
     for spec in ok {
         assert!(paths(spec).is_empty(), "{spec}: {:?}", paths(spec));
@@ -59,6 +61,15 @@ fn cluster_ips_must_be_ip_addresses_and_agree() {
         ),
         ("{type: ExternalName}", "spec.externalName"),
         ("{type: Headless, ports: [{port: 80}]}", "spec.type"),
+        // clusterIPs is defaulted from clusterIP, never the reverse.
+        (
+            "{clusterIPs: [10.0.0.1], ports: [{port: 80}]}",
+            "spec.clusterIPs",
+        ),
+        (
+            "{clusterIPs: [None], ports: [{port: 80}]}",
+            "spec.clusterIPs",
+        ),
     ];
     for (spec, at) in bad {
         assert!(

@@ -240,15 +240,52 @@ fn partial_conversion_drops_only_invalid_rules() {
     );
 }
 
-// Gateway API HTTPRouteRule.filters: if every rule is invalid the route is invalid.
+// Gateway API HTTPRouteRule.filters: "If all Route Rules in a Route are invalid, the entire
+// Route would be considered invalid". The conversion still answers rule by rule (each dropped
+// rule with its own errors), so that an engine reports every rule's reason, as for a partially
+// invalid route; a route-level error is still an error.
 #[test]
-fn partial_conversion_fails_when_every_rule_is_invalid() {
+fn partial_conversion_reports_each_rule_when_every_rule_is_invalid() {
     let wire = wire_http(json!({"rules": [
         {"backendRefs": [{"name": "b"}]},
         {"matches": [{"path": {"value": "/a/.."}}]}]}));
-    let e = ir::HttpRoute::from_wire_partial(&wire, &std_opts()).unwrap_err();
-    assert!(e.has_error_at("spec.rules[0].backendRefs[0]"));
-    assert!(e.has_error_at("spec.rules[1].matches[0].path.value"));
+    let p = ir::HttpRoute::from_wire_partial(&wire, &std_opts()).unwrap();
+    assert!(p.all_rules_dropped());
+    assert!(p.value.rules.is_empty());
+    let dropped: Vec<usize> = p.dropped.iter().map(|d| d.index).collect();
+    assert_eq!(dropped, [0, 1]);
+    assert!(
+        p.dropped[0]
+            .errors
+            .has_error_at("spec.rules[0].backendRefs[0]")
+    );
+    assert!(
+        !p.dropped[0]
+            .errors
+            .has_error_at("spec.rules[1].matches[0].path.value")
+    );
+    assert!(
+        p.dropped[1]
+            .errors
+            .has_error_at("spec.rules[1].matches[0].path.value")
+    );
+    // the same for the other kinds
+    let grpc: gateway::GrpcRoute = serde_json::from_value(json!({
+        "metadata": {"name": "g", "namespace": "shop"},
+        "spec": {"rules": [{"backendRefs": [{"name": "b"}]}]}}))
+    .unwrap();
+    let p = ir::GrpcRoute::from_wire_partial(&grpc, &std_opts()).unwrap();
+    assert!(p.all_rules_dropped() && p.value.rules.is_empty());
+    let tcp: gateway::TcpRoute = serde_json::from_value(json!({
+        "metadata": {"name": "t", "namespace": "shop"},
+        "spec": {"rules": [{"backendRefs": [{"name": "b"}]}]}}))
+    .unwrap();
+    let p = ir::TcpRoute::from_wire_partial(&tcp, &std_opts()).unwrap();
+    assert!(p.all_rules_dropped() && p.value.rules.is_empty());
+    // a valid route keeps its rules and drops none
+    let ok = wire_http(json!({"rules": [{"backendRefs": [{"name": "b", "port": 80}]}]}));
+    let p = ir::HttpRoute::from_wire_partial(&ok, &std_opts()).unwrap();
+    assert!(!p.all_rules_dropped() && !p.is_partially_invalid());
 }
 
 // Route-level errors (metadata, parentRefs, hostnames, totals) reject the whole route.
@@ -388,4 +425,27 @@ fn single_grpc_rule_conversion() {
         serde_json::from_value(json!({"matches": [{"method": {"type": "Exact"}}]})).unwrap();
     let e = ir::GrpcRule::from_wire(&bad, 1, "shop", &std_opts()).unwrap_err();
     assert!(e.has_error_at("spec.rules[1].matches[0].method"));
+}
+
+// Gateway API HTTPRouteRule.filters: incompatible filters may be reported with reason
+// IncompatibleFilters; the CEL rules on filter combinations say which errors those are.
+#[test]
+fn filter_combination_errors_are_marked_incompatible_filters() {
+    let redirect = json!({"type": "RequestRedirect", "requestRedirect": {"statusCode": 301}});
+    let rewrite = json!({"type": "URLRewrite", "urlRewrite": {"hostname": "a.example"}});
+    for (rule, incompatible) in [
+        (json!({"filters": [redirect.clone(), rewrite]}), true),
+        (
+            json!({"filters": [redirect], "backendRefs": [{"name": "b", "port": 80}]}),
+            true,
+        ),
+        (json!({"matches": [{"path": {"value": "/a/.."}}]}), false),
+    ] {
+        let e = ir::HttpRoute::from_wire(&wire_http(json!({"rules": [rule.clone()]}))).unwrap_err();
+        assert_eq!(
+            e.errors().iter().any(|e| e.is_incompatible_filters()),
+            incompatible,
+            "{rule}: {e}"
+        );
+    }
 }

@@ -154,8 +154,9 @@ fn core_kinds_name_objects_by_their_own_rules() {
         .remove(0)
     };
     assert!(paths(&service("web-1")).is_empty());
-    // DNS-1035: a Service name must start with a letter.
-    assert_eq!(paths(&service("1web")), ["metadata.name"]);
+    // A DNS-1123 label (Kubernetes v1.37, KEP-5311 relaxed Service names): a digit may lead.
+    assert!(paths(&service("1web")).is_empty());
+    assert_eq!(paths(&service("Web")), ["metadata.name"]);
     assert_eq!(paths(&service("web.shop")), ["metadata.name"]);
     let namespace = |name: &str| {
         decode(&format!(

@@ -225,7 +225,7 @@ proptest! {
                 let written = route.spec.rules.as_ref().map_or(0, Vec::len);
                 if written > 0 {
                     prop_assert_eq!(p.value.rules.len() + p.dropped.len(), written);
-                    prop_assert!(!p.value.rules.is_empty());
+                    prop_assert_eq!(p.value.rules.is_empty(), p.all_rules_dropped());
                 }
                 prop_assert_eq!(p.dropped.is_empty(), valid);
             }

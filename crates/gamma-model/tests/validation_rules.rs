@@ -1422,6 +1422,49 @@ fn gateway_addresses() {
     rejected_at(g(many), STD, "spec.addresses");
 }
 
+// Gateway CRD, `status.addresses` (`GatewayStatusAddress`): the API server checks it on
+// writes to the status subresource: values of 1-253 characters, Hostname values match
+// `Hostname` ("Hostname value must only contain valid characters"), IPAddress values IPv4 or
+// IPv6 (the item's `oneOf`), at most 16; no uniqueness rule.
+#[test]
+fn gateway_status_addresses() {
+    let g = |addrs: Value| {
+        let v = json!({
+            "apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+            "metadata": {"name": "r", "namespace": "ns"},
+            "spec": {"gatewayClassName": "c", "listeners": [listener("a", "HTTP", 80)]},
+            "status": {"addresses": addrs},
+        });
+        gamma_model::decode(&v.to_string()).unwrap().remove(0)
+    };
+    accepted(
+        g(json!([{"value": "10.0.0.1"}, {"value": "10.0.0.1"},
+                 {"type": "Hostname", "value": "*.gw.example.com"},
+                 {"type": "NamedAddress", "value": "pool-a"}])),
+        STD,
+    );
+    for bad in ["a_b", "A.example.com", ""] {
+        rejected_with(
+            g(json!([{"type": "Hostname", "value": bad}])),
+            STD,
+            "status.addresses[0]",
+            "Hostname value must only contain valid characters",
+        );
+    }
+    rejected_at(g(json!([{"value": ""}])), STD, "status.addresses[0].value");
+    rejected_at(
+        g(json!([{"type": "IPAddress", "value": "gw.example.com"}])),
+        STD,
+        "status.addresses[0].value",
+    );
+    let many = Value::Array(
+        (0..17)
+            .map(|i| json!({"value": format!("10.0.0.{i}")}))
+            .collect(),
+    );
+    rejected_at(g(many), STD, "status.addresses");
+}
+
 // Gateway CRD: infrastructure labels/annotations and allowedRoutes.
 #[test]
 fn gateway_infrastructure_and_allowed_routes() {

@@ -2,9 +2,11 @@
 //! bound, to the part its route sets live in and the binding itself.
 //!
 //! Stored in shards, each behind its own `Arc`, so that an update copies only the shards
-//! holding the keys it rebinds and shares every other one with the previous table. The shard
-//! of a key is a multiply-shift of its address and port (a few instructions on the resolve
-//! path); within a shard, the seeded hash map of every table map.
+//! holding the keys it rebinds and shares every other one with the previous table. An update
+//! pays one reference count per shard (sharing the list) and a copy per shard it rebinds in,
+//! so a full build makes about √n shards of about √n keys. The shard of a key is a
+//! multiply-shift of its address and port (a few instructions on the resolve path); within a
+//! shard, the seeded hash map of every table map.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -19,10 +21,7 @@ pub(crate) type Key = (IpAddr, u16, L4);
 /// What a key leads to: the part whose route sets the binding names, and the binding.
 pub(crate) type Slot = (Arc<Part>, Binding);
 
-/// About this many keys per shard after a full build: an update copies one shard per
-/// rebound key.
-const KEYS_PER_SHARD: usize = 16;
-/// At most 2^12 shards (a full build of 65,536 bound keys and more).
+/// At most 2^12 shards (a full build of 16.7 million bound keys and more).
 const MAX_SHARD_BITS: u32 = 12;
 
 /// Sharded bindings; cheap to clone (one `Arc` per shard).
@@ -52,7 +51,9 @@ fn shard_of(key: &Key, bits: u32) -> usize {
 impl Bindings {
     /// Bindings of a full build, every one naming `part`.
     pub(crate) fn from_map(map: Map<Key, Binding>, part: &Arc<Part>, hash: HashKeys) -> Self {
-        let want = map.len().div_ceil(KEYS_PER_SHARD).max(1);
+        // about √n shards: an update's two costs (a count per shard, the copy of a shard)
+        // balance
+        let want = map.len().isqrt().max(1);
         let bits = want
             .next_power_of_two()
             .trailing_zeros()
@@ -106,5 +107,70 @@ impl Bindings {
         {
             self.len += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::L4;
+    use std::net::Ipv4Addr;
+
+    fn key(i: u32) -> Key {
+        (IpAddr::V4(Ipv4Addr::from(0x0a60_0000 + i)), 80, L4::Tcp)
+    }
+
+    fn binding(service: u32) -> Binding {
+        Binding::Service {
+            service,
+            port: 80,
+            producer: Some(0),
+            consumers: Box::new([]),
+        }
+    }
+
+    fn service_of(b: &Bindings, k: &Key) -> Option<u32> {
+        match b.get(k) {
+            Some((_, Binding::Service { service, .. })) => Some(*service),
+            _ => None,
+        }
+    }
+
+    // Structural sharing: a changed copy shares every shard but the one it wrote, and the
+    // original keeps answering as before.
+    #[test]
+    fn a_write_copies_one_shard_and_leaves_the_original_as_it_was() {
+        let hash = HashKeys::default();
+        let mut map = Map::with_hasher(hash);
+        for i in 0..1_000 {
+            map.insert(key(i), binding(i));
+        }
+        let empty = crate::RouteTable::from_input(
+            &crate::input::TableInput::default(),
+            &crate::BuildOptions::default(),
+        );
+        let part = Arc::clone(&empty.parts[0]);
+        let old = Bindings::from_map(map, &part, hash);
+        assert_eq!(old.shards.len(), 32, "about √1000 shards");
+        let mut new = old.clone();
+        new.remove(&key(7));
+        new.insert(key(5_000), (Arc::clone(&part), binding(5_000)));
+        let copied = old
+            .shards
+            .iter()
+            .zip(new.shards.iter())
+            .filter(|(a, b)| !Arc::ptr_eq(a, b))
+            .count();
+        assert!(copied <= 2, "{copied} shards copied");
+        assert_eq!((old.len(), new.len()), (1_000, 1_000));
+        assert_eq!(service_of(&old, &key(7)), Some(7));
+        assert_eq!(service_of(&new, &key(7)), None);
+        assert_eq!(service_of(&old, &key(5_000)), None);
+        assert_eq!(service_of(&new, &key(5_000)), Some(5_000));
+        assert!(
+            (0..1_000)
+                .filter(|i| *i != 7)
+                .all(|i| service_of(&new, &key(i)) == Some(i))
+        );
     }
 }

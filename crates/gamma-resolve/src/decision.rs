@@ -133,6 +133,10 @@ pub struct Forward<'a> {
     pub retry: Option<&'a serde_json::Value>,
     /// `ExtensionRef` filters passed through (only with `ExtensionRefs::PassThrough`).
     pub extensions: &'a [String],
+    /// The TLS settings of the connection to the backend, when a BackendTLSPolicy applies to
+    /// it (HTTPRoute and GRPCRoute backends; see [`crate::backend_tls`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_tls: Option<&'a crate::backend_tls::BackendTls>,
 }
 
 /// Redirect the client (`RequestRedirect`, Gateway API HTTPRequestRedirectFilter).
@@ -205,6 +209,10 @@ pub enum RespondReason {
     UnsupportedFilter,
     /// The request's protocol cannot be carried by the kind of routes bound here.
     ProtocolMismatch,
+    /// The BackendTLSPolicy of the picked backend cannot be satisfied (500; Gateway API
+    /// BackendTLSPolicyValidation.caCertificateRefs: "Connections using an invalid
+    /// CACertificateRef MUST fail, and the client MUST receive an HTTP 5xx error response").
+    InvalidBackendTls,
 }
 
 impl fmt::Display for RespondReason {
@@ -218,6 +226,7 @@ impl fmt::Display for RespondReason {
             Self::NoReadyEndpoints => "the picked backend has no ready endpoints",
             Self::UnsupportedFilter => "the rule uses an unsupported filter",
             Self::ProtocolMismatch => "the request protocol does not fit the bound routes",
+            Self::InvalidBackendTls => "the picked backend's BackendTLSPolicy cannot be satisfied",
         })
     }
 }
@@ -275,6 +284,9 @@ impl fmt::Display for Decision<'_> {
         match self {
             Self::Forward(fw) => {
                 write!(f, "forward to {} (by {})", fw.backend, fw.rule)?;
+                if let Some(tls) = fw.backend_tls {
+                    write!(f, ", TLS to {}", tls.hostname)?;
+                }
                 if let Some(rw) = fw.rewrite {
                     if let Some(p) = rw.path {
                         write!(f, ", path rewritten to {p}")?;

@@ -272,6 +272,19 @@ impl RouteTable {
                     rule.index
                 ));
             }
+            if r.reason == crate::RespondReason::InvalidBackendTls
+                && let Some(i) = crate::weights::pick(bs.iter().map(|b| b.weight), entropy)
+                && let Some(b) = bs.get(i)
+                && let Some(t) = part.targets.get(b.target as usize)
+                && let Some(slot) = t.tls.and_then(|s| part.backend_tls.get(s as usize))
+            {
+                pick.push_str(&format!(
+                    ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {}",
+                    crate::resolve::target(t),
+                    rule.index,
+                    slot.failure.as_deref().unwrap_or("")
+                ));
+            }
             ex.backend_pick = Some(pick);
         }
         ex

@@ -131,19 +131,17 @@ impl RouteTable {
         }
     }
 
-    /// A table sharing every part of `self`.
+    /// A table sharing every part of `self` (its rendered conditions are rendered again on
+    /// first use).
     fn share(&self) -> RouteTable {
-        let statuses = OnceLock::new();
-        if let Some(s) = self.statuses.get() {
-            let _ = statuses.set(s.clone());
-        }
         RouteTable {
             parts: self.parts.clone(),
             bindings: self.bindings.clone(),
-            statuses,
+            statuses: OnceLock::new(),
             // derived from the bindings, which the update changes
             frontend_index: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
+            backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
         }
     }
@@ -159,7 +157,7 @@ impl RouteTable {
         previous: &[&AnyResource],
         limit: usize,
     ) -> bool {
-        let Some(scope) = close(snapshot, seeds, previous, limit) else {
+        let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
             return false;
         };
         let vopts = crate::lower::lowering_options(
@@ -212,6 +210,13 @@ impl RouteTable {
         self.statuses = OnceLock::new();
         self.parts.push(part);
         true
+    }
+}
+
+/// Cheap: the clone shares every compiled part (and bindings shard) with the original.
+impl Clone for RouteTable {
+    fn clone(&self) -> Self {
+        self.share()
     }
 }
 
@@ -280,6 +285,24 @@ fn is_route_kind(k: ResourceKind) -> bool {
 fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) -> Effect {
     let mut s = Scope::default();
     let current = snapshot.get(key);
+    // BackendTLSPolicy: which policy a backend uses, and each policy's ancestors, depend on
+    // every route, Service and ConfigMap; with policies in the cluster any change the table
+    // reads rebuilds it whole (their status is computed over the whole input).
+    let policies = snapshot.backend_tls_policies().next().is_some()
+        || matches!(previous, Some(AnyResource::BackendTlsPolicy(_)));
+    if policies
+        && !matches!(
+            key.kind,
+            ResourceKind::XMesh
+                | ResourceKind::TrafficSplit
+                | ResourceKind::HttpRouteGroup
+                | ResourceKind::SmiTcpRoute
+                | ResourceKind::SmiUdpRoute
+                | ResourceKind::TrafficTarget
+        )
+    {
+        return Effect::Full;
+    }
     match key.kind {
         k if is_route_kind(k) => {
             // the route, its old parents and its new parents (and, by closure, the routes
@@ -343,7 +366,9 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
             }
         }
         // read by the arbiter and the SMI conversion, never by the table
+        // no BackendTLSPolicy (checked above): nothing reads ConfigMaps
         ResourceKind::XMesh
+        | ResourceKind::ConfigMap
         | ResourceKind::TrafficSplit
         | ResourceKind::HttpRouteGroup
         | ResourceKind::SmiTcpRoute
@@ -456,7 +481,14 @@ fn close(
     mut scope: Scope,
     previous: &[&AnyResource],
     limit: usize,
+    core_group_alias: bool,
 ) -> Option<Scope> {
+    // `group: core` names a Service only under `BuildOptions::core_group_alias`
+    let groups: &[&str] = if core_group_alias {
+        &["", "core"]
+    } else {
+        &[""]
+    };
     let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
@@ -476,9 +508,9 @@ fn close(
         let services: Vec<(String, String)> =
             scope.services.difference(&done_services).cloned().collect();
         for (ns, name) in services {
-            for g in ["", "core"] {
+            for g in groups {
                 let key = ParentKey {
-                    group: g.into(),
+                    group: (*g).into(),
                     kind: "Service".into(),
                     namespace: ns.clone(),
                     name: name.clone(),
@@ -505,7 +537,7 @@ fn close(
             );
             let mut ips = Vec::new();
             for gw in previous_or_current_gateways(snapshot, previous, &ns, &name) {
-                ips.extend(crate::lower::lower_gateway(snapshot, gw).addresses);
+                ips.extend(crate::lower::gateway_addresses(gw));
             }
             share_addresses(snapshot, &ips, &mut scope);
             done_gateways.insert((ns, name));
@@ -546,9 +578,14 @@ fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
         }
     }
     for gw in snapshot.gateways() {
-        let g = crate::lower::lower_gateway(snapshot, gw);
-        if g.addresses.iter().any(|a| ips.contains(a)) {
-            scope.gateways.insert((g.namespace, g.name));
+        if crate::lower::gateway_addresses(gw)
+            .iter()
+            .any(|a| ips.contains(a))
+        {
+            scope.gateways.insert((
+                gw.metadata.namespace_or_default().to_string(),
+                gw.metadata.name.clone(),
+            ));
         }
     }
 }
@@ -627,7 +664,7 @@ fn scope_input(
     let mut input = TableInput::default();
     for k in &scope.routes {
         if let Some(r) = snapshot.get(k)
-            && let Some(ir) = crate::lower::lower_route(r, regexes, opts)
+            && let Some(ir) = crate::lower::lower_route_into(r, opts, regexes)
         {
             input.routes.push(ir);
         }

@@ -36,6 +36,10 @@ pub struct TableInput {
     pub routes: Vec<RouteIr>,
     /// ReferenceGrants.
     pub grants: Vec<GrantIr>,
+    /// BackendTLSPolicies.
+    pub backend_tls_policies: Vec<BackendTlsPolicyIr>,
+    /// ConfigMaps (what BackendTLSPolicy `caCertificateRefs` resolve to).
+    pub config_maps: Vec<ConfigMapIr>,
 }
 
 /// A Service: frontend (cluster IPs and ports) and backend facts.
@@ -193,6 +197,70 @@ pub struct GrantIr {
     pub from: Vec<(String, String, String)>,
     /// `to`: (group, kind, optional name).
     pub to: Vec<(String, String, Option<String>)>,
+}
+
+/// A BackendTLSPolicy (Gateway API BackendTLSPolicySpec): how connections to the backends it
+/// targets are made with TLS.
+#[derive(Debug, Clone, Default)]
+pub struct BackendTlsPolicyIr {
+    /// Namespace (the targets' and CA references' too: both are local references).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `creationTimestamp` as (seconds, nanoseconds) since the epoch: the older policy takes
+    /// precedence on a shared target (BackendTLSPolicySpec.targetRefs).
+    pub created: Option<(i64, u32)>,
+    /// `targetRefs`.
+    pub targets: Vec<PolicyTargetIr>,
+    /// `validation.hostname`: the SNI, and the name the certificate must match unless
+    /// `subject_alt_names` are given.
+    pub hostname: String,
+    /// `validation.caCertificateRefs`, as written (group `""` is core).
+    pub ca_certificate_refs: Vec<CaCertificateRefIr>,
+    /// `validation.wellKnownCACertificates` (`System`), when set and not empty.
+    pub well_known_ca_certificates: Option<String>,
+    /// `validation.subjectAltNames`.
+    pub subject_alt_names: Vec<crate::backend_tls::SubjectAltName>,
+    /// `options`.
+    pub options: Vec<(String, String)>,
+    /// Set when the policy failed validation: it applies to nothing and is reported
+    /// `Accepted=False` with this reason.
+    pub invalid: Option<Invalid>,
+}
+
+/// A BackendTLSPolicy `targetRefs` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PolicyTargetIr {
+    /// API group (`""`: core).
+    pub group: String,
+    /// Kind (`Service`).
+    pub kind: String,
+    /// Name.
+    pub name: String,
+    /// `sectionName`: a Service port name.
+    pub section_name: Option<String>,
+}
+
+/// A BackendTLSPolicy `caCertificateRefs` entry (a local object reference).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CaCertificateRefIr {
+    /// API group (`""`: core).
+    pub group: String,
+    /// Kind (`ConfigMap`).
+    pub kind: String,
+    /// Name.
+    pub name: String,
+}
+
+/// A ConfigMap, as far as a CA reference reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ConfigMapIr {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// Whether it holds a non-empty `ca.crt` entry in `data`.
+    pub has_ca_certificate: bool,
 }
 
 /// Why a route, rule or parent is not usable, with the upstream reason.

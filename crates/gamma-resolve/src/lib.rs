@@ -7,8 +7,9 @@
 //!
 //! ## Pipeline
 //!
-//! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: defaults, label selectors,
-//!    readiness, validation under [`BuildOptions::channel`]) into the table input ([`input`]),
+//! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: each route translated from its
+//!    [`gamma_model::ir`] conversion, which applies the defaults and the validation under
+//!    [`BuildOptions::channel`]; label selectors, readiness) into the table input ([`input`]),
 //! 2. compiles it ([`RouteTable::from_input`]): attachment of every (route, parentRef),
 //!    backend validity, rule compilation, one indexed route set per Service port or listener,
 //!    and the (route, parentRef) conditions ([`RouteTable::parent_conditions`]);
@@ -46,6 +47,7 @@
     )
 )]
 
+pub mod backend_tls;
 pub mod gateway_status;
 pub mod hostname;
 pub mod input;
@@ -73,6 +75,7 @@ mod lower;
 mod regex_set;
 mod request;
 mod resolve;
+mod status_model;
 mod table;
 mod trace;
 mod view;
@@ -84,7 +87,7 @@ pub use decision::{
 pub use explain::{CandidateExplanation, Explanation};
 pub use fraction::Fraction;
 pub use headers::{HeaderLookup, NoHeaders};
-pub use lower::{lower, lower_with};
+pub use lower::{lower, lower_route, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,

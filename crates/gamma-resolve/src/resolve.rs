@@ -16,6 +16,7 @@ use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
 use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, RuleEntry, Target};
 use crate::weights;
+use gamma_model::RouteKind;
 
 /// Where the request was bound, for decisions and explanations.
 #[derive(Debug, Clone, Copy)]
@@ -338,18 +339,29 @@ impl Part {
                         .as_ref()
                         .map(|m| RewrittenPath::apply(modifier(m), path)),
                 });
+                let Some(t) = self.targets.get(b.target as usize) else {
+                    return respond(req.protocol, Some(rref), RespondReason::InvalidBackend);
+                };
+                // BackendTLSPolicy applies to HTTPRoute and GRPCRoute backends (its Extended
+                // support); a policy whose CA certificates cannot be used fails the request.
+                let backend_tls = match t.tls {
+                    Some(i) if matches!(rref.route.kind, RouteKind::Http | RouteKind::Grpc) => {
+                        match self.backend_tls.get(i as usize) {
+                            Some(slot) if slot.failure.is_none() => Some(&slot.tls),
+                            _ => {
+                                return respond(
+                                    req.protocol,
+                                    Some(rref),
+                                    RespondReason::InvalidBackendTls,
+                                );
+                            }
+                        }
+                    }
+                    _ => None,
+                };
                 Decision::Forward(Forward {
                     rule: rref,
-                    backend: match self.targets.get(b.target as usize) {
-                        Some(t) => target(t),
-                        None => {
-                            return respond(
-                                req.protocol,
-                                Some(rref),
-                                RespondReason::InvalidBackend,
-                            );
-                        }
-                    },
+                    backend: target(t),
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
                     request_headers: &rx.request_headers,
                     response_headers: &rx.response_headers,
@@ -361,6 +373,7 @@ impl Part {
                     timeouts: rx.timeouts.as_ref(),
                     retry: rx.retry.as_ref(),
                     extensions: &rx.extensions,
+                    backend_tls,
                 })
             }
         }

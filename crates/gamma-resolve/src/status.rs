@@ -373,6 +373,16 @@ pub(crate) struct StatusSource {
 }
 
 impl StatusSource {
+    /// The (compiled route id, parentRef index) of every pair rendered `Accepted=True`.
+    pub(crate) fn accepted_pairs(&self) -> impl Iterator<Item = (u32, usize)> + '_ {
+        self.entries.iter().filter_map(|e| {
+            let accepted = matches!(e.outcome, Outcome::Attached)
+                && e.lost_to.is_none()
+                && !(e.kept_rules == 0 && e.total_rules > 0);
+            (accepted && e.route & OWNED == 0).then_some((e.route, e.pi as usize))
+        })
+    }
+
     /// Renders every pair's conditions; `route` names a compiled route (kind, namespace,
     /// name) by its id.
     pub(crate) fn render<'r>(

@@ -20,7 +20,7 @@ kind: Deployment
 metadata: {name: web, namespace: shop}
 ---
 apiVersion: v1
-kind: ConfigMap
+kind: Secret
 metadata: {name: cfg, namespace: shop}
 ---
 apiVersion: gateway.networking.k8s.io/v1alpha2
@@ -68,7 +68,7 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(
         summaries,
         [
-            "warning: skipped 4 objects of 3 kinds gamma-rs does not read: ConfigMap, Deployment, \
+            "warning: skipped 4 objects of 3 kinds gamma-rs does not read: Deployment, Secret, \
              ServiceAccount (--quiet hides this)"
         ]
     );
@@ -80,7 +80,7 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(v["skipped"]["objects"], 4);
     assert_eq!(
         v["skipped"]["kinds"],
-        serde_json::json!(["ConfigMap", "Deployment", "ServiceAccount"])
+        serde_json::json!(["Deployment", "Secret", "ServiceAccount"])
     );
     // The same summary on the commands that answer from the manifests.
     let r = run_with_stdin(

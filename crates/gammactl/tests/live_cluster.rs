@@ -93,7 +93,8 @@ async fn dump(client: &kube::Client, dir: &Path) -> usize {
 }
 
 /// gammactl's read-only commands give the same answer for the cluster (`--kubeconfig`) as for
-/// its objects as files (`-f`): ownership, status writes, and request resolution.
+/// its objects as files (`-f`): ownership, status writes, request resolution, and reference
+/// checks (`validate --refs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_cluster_answers_as_its_objects_given_as_files() {
     let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
@@ -151,6 +152,41 @@ async fn a_live_cluster_answers_as_its_objects_given_as_files() {
             "{command:?}: the cluster and its files differ"
         );
     }
+    // `validate --refs`: the same findings on the same objects; only where each was read
+    // from (a file and line, or `cluster:<Kind>/...`) differs.
+    let findings = |source: &[&str]| {
+        let mut args = vec![
+            "validate",
+            "--refs",
+            "--channel",
+            "experimental",
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(source);
+        let run = run(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        let mut report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let problems = report["problems"].as_array_mut().unwrap();
+        for p in problems.iter_mut() {
+            let p = p.as_object_mut().unwrap();
+            for position in ["file", "document", "line"] {
+                p.remove(position);
+            }
+        }
+        problems.sort_by_key(|p| p.to_string());
+        report
+    };
+    let live = findings(&["--kubeconfig", &kubeconfig]);
+    assert!(
+        !live["problems"].as_array().unwrap().is_empty(),
+        "the sample has reference findings: {live}"
+    );
+    assert_eq!(
+        live,
+        findings(&["-f", &files]),
+        "validate --refs: the cluster and its files differ"
+    );
     // Files and the cluster together are refused: one source or the other.
     let both = run(&["owners", "--all", "-f", &files, "--kubeconfig", &kubeconfig]);
     assert_eq!(both.code, 2, "{}", both.stderr);

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::generate::{Mutation, Op, Seg, minimal};
+use super::generate::{Members, Mutation, Op, Seg, minimal};
 
 /// The schema of the node at `path` (`Value::Null` past the schema, e.g. inside `metadata`).
 pub fn schema_at<'a>(schema: &'a Value, path: &[Seg]) -> &'a Value {
@@ -109,6 +109,24 @@ fn distinct(item: &Value, i: usize, schema: &Value) -> Value {
     }
 }
 
+/// `members` set (or removed, for `None`) on `node`, made an object first if it is not one.
+fn set_members(node: &mut Value, members: &Members) {
+    if !node.is_object() {
+        *node = json!({});
+    }
+    let o = node.as_object_mut().unwrap();
+    for (k, value) in members {
+        match value {
+            Some(value) => {
+                o.insert(k.clone(), value.clone());
+            }
+            None => {
+                o.remove(k);
+            }
+        }
+    }
+}
+
 /// The case's object: `base` with the mutation applied.
 pub fn apply(base: &Value, schema: &Value, m: &Mutation) -> Value {
     let mut v = base.clone();
@@ -121,22 +139,7 @@ pub fn apply(base: &Value, schema: &Value, m: &Mutation) -> Value {
                 o.remove(k);
             }
         }
-        Op::Members(members) => {
-            if !node.is_object() {
-                *node = json!({});
-            }
-            let o = node.as_object_mut().unwrap();
-            for (k, value) in members {
-                match value {
-                    Some(value) => {
-                        o.insert(k.clone(), value.clone());
-                    }
-                    None => {
-                        o.remove(k);
-                    }
-                }
-            }
-        }
+        Op::Members(members) => set_members(node, members),
         Op::Items(n) => {
             let items_schema = &node_schema["items"];
             let first = node
@@ -165,6 +168,21 @@ pub fn apply(base: &Value, schema: &Value, m: &Mutation) -> Value {
                 o.insert(k.clone(), minimal(&items_schema["properties"][k.as_str()]));
             }
             *node = json!([first, second]);
+        }
+        Op::Copies(copies) => {
+            let first = node
+                .get(0)
+                .cloned()
+                .unwrap_or_else(|| minimal(&node_schema["items"]));
+            let items = copies
+                .iter()
+                .map(|members| {
+                    let mut item = first.clone();
+                    set_members(&mut item, members);
+                    item
+                })
+                .collect();
+            *node = Value::Array(items);
         }
         Op::Entries(n) => {
             let value = minimal(&node_schema["additionalProperties"]);

@@ -1,21 +1,62 @@
 //! Which CEL rules the cases exercised: a rule counts as violated when the API server refused a
-//! case with its message, and as satisfied when it accepted a case in which the rule's node is
-//! present (the server evaluates every rule of every present node, so all of them held).
+//! case with a cause at the rule's node carrying its message (several nodes share a message:
+//! the filter rules of `rules[].filters` and `rules[].backendRefs[].filters`), and as satisfied
+//! when it accepted a case in which the rule's node is present (the server evaluates every rule
+//! of every present node, so all of them held).
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::server::Cause;
+
 /// One `x-kubernetes-validations` rule of a CRD version.
 pub struct Rule {
     /// `group/version kind`.
     pub owner: String,
-    /// The node's path with `[]` for list items and `[*]` for map entries.
+    /// The node's path with `[]` for list items and map entries (as [`shape`] writes a
+    /// server's field path).
     pub node: String,
     /// What the server says when it fails: the rule's `message`, else `failed rule: <rule>`.
     pub message: String,
     /// Rules comparing with `oldSelf` are only evaluated on updates.
     pub transition: bool,
+}
+
+impl Rule {
+    /// Whether the server's causes name this rule: a cause at the rule's node (list indexes
+    /// and map keys ignored) with the rule's message.
+    pub fn broken_by(&self, causes: &[Cause]) -> bool {
+        causes
+            .iter()
+            .any(|c| shape(&c.field) == self.node && c.message.contains(&self.message))
+    }
+
+    /// The rule as people read it in a coverage report.
+    pub fn title(&self) -> String {
+        format!("{} {}: {}", self.owner, self.node, self.message)
+    }
+}
+
+/// A concrete field path (`spec.rules[0].filters`, `spec.infrastructure.labels[a/b]`) as a
+/// node shape (`spec.rules[].filters`, `spec.infrastructure.labels[]`).
+pub fn shape(field: &str) -> String {
+    let mut out = String::with_capacity(field.len());
+    let mut depth = 0_usize;
+    for c in field.chars() {
+        match c {
+            '[' => {
+                if depth == 0 {
+                    out.push_str("[]");
+                }
+                depth += 1;
+            }
+            ']' => depth = depth.saturating_sub(1),
+            _ if depth > 0 => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Every rule of a schema, in schema order.
@@ -60,7 +101,7 @@ fn collect(owner: &str, schema: &Value, node: String, out: &mut Vec<Rule>) {
         collect(
             owner,
             &schema["additionalProperties"],
-            format!("{node}[*]"),
+            format!("{node}[]"),
             out,
         );
     }
@@ -90,12 +131,7 @@ fn walk(value: &Value, schema: &Value, node: String, out: &mut BTreeSet<String>)
                     };
                     walk(v, s, n, out);
                 } else if schema["additionalProperties"].is_object() {
-                    walk(
-                        v,
-                        &schema["additionalProperties"],
-                        format!("{node}[*]"),
-                        out,
-                    );
+                    walk(v, &schema["additionalProperties"], format!("{node}[]"), out);
                 }
             }
         }

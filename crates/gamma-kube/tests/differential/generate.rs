@@ -47,6 +47,10 @@ pub enum Op {
     Pair(String),
     /// Make the node (a map) hold this many entries.
     Entries(usize),
+    /// Make the node (a list) hold one copy of its first item per entry, with that entry's
+    /// members set or removed: items that differ in chosen fields only (two rules of one
+    /// name, two addresses of one value).
+    Copies(Vec<Members>),
 }
 
 /// Members of an object to set (`Some`) or remove (`None`).

@@ -2,7 +2,9 @@
 //! building, the dry-run client and CEL rule coverage.
 
 pub mod apply;
+pub mod core;
 pub mod coverage;
 pub mod crd;
 pub mod generate;
 pub mod server;
+pub mod targeted;

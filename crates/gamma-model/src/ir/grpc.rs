@@ -252,7 +252,17 @@ impl GrpcRoute {
         wire: &gateway::GrpcRoute,
         opts: &ValidateOptions,
     ) -> Result<Partial<GrpcRoute>, ValidationErrors> {
-        let (all, base) = super::collect(wire, opts);
+        GrpcRoute::convert(wire, opts, false)
+    }
+
+    /// [`GrpcRoute::from_wire_partial`]; `known_valid` skips validation (see
+    /// [`super::Route::from_valid_resource`]).
+    pub(crate) fn convert(
+        wire: &gateway::GrpcRoute,
+        opts: &ValidateOptions,
+        known_valid: bool,
+    ) -> Result<Partial<GrpcRoute>, ValidationErrors> {
+        let (all, base) = super::collect(wire, opts, known_valid);
         let ns = wire.metadata.namespace_or_default().to_owned();
         let rules = &wire.spec.rules;
         let names: Vec<Option<String>> = rules.iter().map(|r| r.name.clone()).collect();

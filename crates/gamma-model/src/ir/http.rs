@@ -871,7 +871,17 @@ impl HttpRoute {
         wire: &gateway::HttpRoute,
         opts: &ValidateOptions,
     ) -> Result<Partial<HttpRoute>, ValidationErrors> {
-        let (all, base) = super::collect(wire, opts);
+        HttpRoute::convert(wire, opts, false)
+    }
+
+    /// [`HttpRoute::from_wire_partial`]; `known_valid` skips validation (see
+    /// [`super::Route::from_valid_resource`]).
+    pub(crate) fn convert(
+        wire: &gateway::HttpRoute,
+        opts: &ValidateOptions,
+        known_valid: bool,
+    ) -> Result<Partial<HttpRoute>, ValidationErrors> {
+        let (all, base) = super::collect(wire, opts, known_valid);
         let ns = wire.metadata.namespace_or_default().to_owned();
         let default_rules;
         let rules: &[gateway::HttpRouteRule] = match &wire.spec.rules {

@@ -125,10 +125,20 @@ macro_rules! l4_ir {
             /// Validates with `opts` and converts, dropping invalid rules (see the [module
             /// docs](super)).
             pub fn from_wire_partial(
-                $w: &$wire,
+                wire: &$wire,
                 opts: &ValidateOptions,
             ) -> Result<Partial<$name>, ValidationErrors> {
-                let (collected, $base) = super::collect($w, opts);
+                $name::convert(wire, opts, false)
+            }
+
+            /// `from_wire_partial`; `known_valid` skips validation (see
+            /// [`super::Route::from_valid_resource`]).
+            pub(crate) fn convert(
+                $w: &$wire,
+                opts: &ValidateOptions,
+                known_valid: bool,
+            ) -> Result<Partial<$name>, ValidationErrors> {
+                let (collected, $base) = super::collect($w, opts, known_valid);
                 let mut $errors = Errors::default();
                 for e in collected {
                     $errors.push(e.path, e.kind);

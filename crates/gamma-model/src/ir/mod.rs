@@ -31,7 +31,12 @@
 //! - errors outside `spec.rules[i]` (metadata, parentRefs, hostnames, the rule count, the total
 //!   number of matches, rule-name uniqueness) reject the route;
 //! - a rule with errors is dropped and reported in [`Partial::dropped`], with its errors;
-//! - when every rule is dropped the route is rejected.
+//! - when every rule is dropped the route is still returned, without rules, and every rule is
+//!   in [`Partial::dropped`] ([`Partial::all_rules_dropped`]): such a route is invalid (Gateway
+//!   API HTTPRouteRule.filters: "If all Route Rules in a Route are invalid, the entire Route
+//!   would be considered invalid"), and an engine
+//!   reports it rule by rule, with each rule's own reason, as it does for a partially invalid
+//!   one.
 //!
 //! ```
 //! use gamma_model::gateway::HttpRoute as WireRoute;
@@ -100,12 +105,30 @@ pub struct Partial<T> {
     pub value: T,
     /// The rules that were dropped, in rule order.
     pub dropped: Vec<DroppedRule>,
+    /// How many rules were kept.
+    #[serde(skip)]
+    kept: usize,
 }
 
 impl<T> Partial<T> {
     /// Whether any rule was dropped (the route's condition should carry `PartiallyInvalid`).
     pub fn is_partially_invalid(&self) -> bool {
         !self.dropped.is_empty()
+    }
+
+    /// The same conversion result around `f(value)` (e.g. a route kind wrapped in [`Route`]).
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Partial<U> {
+        Partial {
+            value: f(self.value),
+            dropped: self.dropped,
+            kept: self.kept,
+        }
+    }
+
+    /// Whether every written rule was dropped (none was kept): the route is invalid, and
+    /// [`Partial::dropped`] says why rule by rule.
+    pub fn all_rules_dropped(&self) -> bool {
+        !self.dropped.is_empty() && self.kept == 0
     }
 }
 
@@ -135,11 +158,18 @@ impl DroppedRule {
 /// Every validation error of `object`, after a cheap counting pass (no paths are built for a
 /// valid object). Also returns the base path conversion should use: detached when the object
 /// is valid (conversion cannot fail then, so its paths are never read), the root otherwise.
+///
+/// `known_valid`: the caller already knows the object is valid under `opts` (a verdict the
+/// [`Snapshot`](crate::Snapshot) keeps): nothing is validated again.
 fn collect<T: crate::validate::Validate + ?Sized>(
     object: &T,
     opts: &crate::validate::ValidateOptions,
+    known_valid: bool,
 ) -> (Vec<ValidationError>, crate::validate::FieldPath) {
     use crate::validate::{Errors, FieldPath};
+    if known_valid {
+        return (Vec::new(), FieldPath::detached());
+    }
     let mut probe = Errors::counting();
     object.collect_errors(&FieldPath::detached(), opts, &mut probe);
     if probe.is_empty() {
@@ -194,14 +224,8 @@ fn convert_partial<R, T>(
             }),
         }
     }
-    if kept.is_empty() && !dropped.is_empty() {
-        let all = dropped
-            .into_iter()
-            .flat_map(|d| d.errors.into_vec())
-            .collect();
-        return Err(ValidationErrors::from_vec(all).unwrap_or_else(unreachable_errors));
-    }
     Ok(Partial {
+        kept: kept.len(),
         value: build(kept),
         dropped,
     })

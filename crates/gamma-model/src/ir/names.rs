@@ -43,6 +43,11 @@ fn check(
 pub struct Hostname(String);
 
 impl Hostname {
+    /// The value as an owned string (no copy).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// Validates `s` against upstream's `Hostname` type.
     pub fn new(s: &str) -> Result<Hostname, ErrorKind> {
         check(s, 253, p::is_hostname, p::HOSTNAME_PATTERN)?;
@@ -113,6 +118,11 @@ impl fmt::Display for Hostname {
 pub struct PreciseHostname(String);
 
 impl PreciseHostname {
+    /// The value as an owned string (no copy).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// Validates `s` against upstream's `PreciseHostname` type.
     pub fn new(s: &str) -> Result<PreciseHostname, ErrorKind> {
         check(s, 253, p::is_precise_hostname, p::PRECISE_HOSTNAME_PATTERN)?;
@@ -144,6 +154,11 @@ impl fmt::Display for PreciseHostname {
 pub struct HeaderName(String);
 
 impl HeaderName {
+    /// The value as an owned string (no copy).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// Validates `s` as a `HeaderName` and lower-cases it.
     pub fn new(s: &str) -> Result<HeaderName, ErrorKind> {
         check(s, 256, p::is_header_name, p::HEADER_NAME_PATTERN)?;

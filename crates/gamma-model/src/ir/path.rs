@@ -35,6 +35,11 @@ fn check_path(s: &str) -> Result<(), ErrorKind> {
 pub struct Path(String);
 
 impl Path {
+    /// The value as an owned string (no copy).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// Validates an `Exact` path value.
     pub fn new(s: &str) -> Result<Path, ErrorKind> {
         check_path(s)?;
@@ -70,6 +75,11 @@ impl Path {
 pub struct PathPrefix(String);
 
 impl PathPrefix {
+    /// The value as an owned string (no copy).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// Validates a `PathPrefix` value and drops a trailing `/` (keeping the root `/`).
     pub fn new(s: &str) -> Result<PathPrefix, ErrorKind> {
         check_path(s)?;

@@ -32,8 +32,11 @@ pub struct ParentRef {
 }
 
 impl ParentRef {
-    /// Applies the defaults to a (valid) wire reference of a route in `route_namespace`.
-    pub(crate) fn from_wire(
+    /// Applies the defaults to a wire reference (number `index` of its route's `parentRefs`)
+    /// of a route in `route_namespace`. Engines also use it for routes that failed validation
+    /// as a whole, which are still reported per parentRef (a port outside `u16` becomes
+    /// `None`).
+    pub fn from_wire(
         index: usize,
         r: &gateway::ParentReference,
         route_namespace: &str,

@@ -55,21 +55,38 @@ impl Route {
         resource: &AnyResource,
         opts: &ValidateOptions,
     ) -> Option<Result<Partial<Route>, ValidationErrors>> {
+        Route::convert(resource, opts, false)
+    }
+
+    /// [`Route::from_resource`] for a route already known to be valid under `opts` (the
+    /// verdict [`Snapshot::validated_routes`](crate::Snapshot::validated_routes) keeps): the
+    /// defaults are applied without validating again. The caller vouches for the verdict; a
+    /// route that is not valid after all may convert with values validation would refuse.
+    pub fn from_valid_resource(
+        resource: &AnyResource,
+        opts: &ValidateOptions,
+    ) -> Option<Result<Partial<Route>, ValidationErrors>> {
+        Route::convert(resource, opts, true)
+    }
+
+    fn convert(
+        resource: &AnyResource,
+        opts: &ValidateOptions,
+        known_valid: bool,
+    ) -> Option<Result<Partial<Route>, ValidationErrors>> {
         fn wrap<T>(
             r: Result<Partial<T>, ValidationErrors>,
             f: fn(T) -> Route,
         ) -> Result<Partial<Route>, ValidationErrors> {
-            r.map(|p| Partial {
-                value: f(p.value),
-                dropped: p.dropped,
-            })
+            r.map(|p| p.map(f))
         }
+        let v = known_valid;
         Some(match resource {
-            AnyResource::HttpRoute(r) => wrap(HttpRoute::from_wire_partial(r, opts), Route::Http),
-            AnyResource::GrpcRoute(r) => wrap(GrpcRoute::from_wire_partial(r, opts), Route::Grpc),
-            AnyResource::TlsRoute(r) => wrap(TlsRoute::from_wire_partial(r, opts), Route::Tls),
-            AnyResource::TcpRoute(r) => wrap(TcpRoute::from_wire_partial(r, opts), Route::Tcp),
-            AnyResource::UdpRoute(r) => wrap(UdpRoute::from_wire_partial(r, opts), Route::Udp),
+            AnyResource::HttpRoute(r) => wrap(HttpRoute::convert(r, opts, v), Route::Http),
+            AnyResource::GrpcRoute(r) => wrap(GrpcRoute::convert(r, opts, v), Route::Grpc),
+            AnyResource::TlsRoute(r) => wrap(TlsRoute::convert(r, opts, v), Route::Tls),
+            AnyResource::TcpRoute(r) => wrap(TcpRoute::convert(r, opts, v), Route::Tcp),
+            AnyResource::UdpRoute(r) => wrap(UdpRoute::convert(r, opts, v), Route::Udp),
             _ => return None,
         })
     }

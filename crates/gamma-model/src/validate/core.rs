@@ -1,12 +1,12 @@
-//! Validation of the Kubernetes core subset (Service, Namespace, EndpointSlice).
+//! Validation of the Kubernetes core subset (Service, Namespace, EndpointSlice, ConfigMap).
 //!
 //! What gamma-rs reads is checked as the API server checks it: Service in `service.rs`,
-//! EndpointSlice in `endpointslice.rs`, a Namespace's name here. Fields gamma-rs does not model
+//! EndpointSlice in `endpointslice.rs`, ConfigMap in `configmap.rs`, a Namespace's name here. Fields gamma-rs does not model
 //! are not checked.
 
 use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
-use crate::k8s::{EndpointSlice, Namespace, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Service};
 
 impl Validate for Service {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
@@ -24,5 +24,11 @@ impl Validate for Namespace {
 impl Validate for EndpointSlice {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
         super::endpointslice::endpoint_slice(self, path, errors);
+    }
+}
+
+impl Validate for ConfigMap {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        super::configmap::config_map(self, path, errors);
     }
 }

@@ -17,9 +17,12 @@
 //! [`FieldValidation`] mode. It runs only when asked ([`DecodeOptions::check_fields`]), so the
 //! ordinary decode path does no per-field work for it.
 //!
-//! Kinds with no CRD (the core Service, Namespace and EndpointSlice, which gamma-rs models only
-//! in part, and the SMI kinds) are not walked: their unmodelled fields are not unknown to the
-//! API server. `metadata` is checked against the whole Kubernetes `ObjectMeta`.
+//! The core Service, Namespace and EndpointSlice have no CRD, and gamma-rs models them only in
+//! part, so their wire types' schemas are not the API server's: they are walked against the
+//! field names of the API server's own OpenAPI document instead ([`CORE_FIELD_SCHEMA`]), for
+//! unknown fields only (the API server's strict decoding of built-in types; their required
+//! fields are the typed validation's). The SMI kinds are not walked. `metadata` is checked
+//! against the whole Kubernetes `ObjectMeta`.
 //!
 //! [`DecodeOptions::check_fields`]: crate::decode::DecodeOptions::check_fields
 
@@ -94,11 +97,38 @@ pub const OBJECT_META_FIELDS: &[&str] = &[
     "managedFields",
 ];
 
+/// The field names of the core kinds (Service, Namespace, EndpointSlice) as the API server
+/// knows them: its OpenAPI v3 document (`/openapi/v3/api/v1`,
+/// `/openapi/v3/apis/discovery.k8s.io/v1`, Kubernetes v1.37) reduced to `properties`, `items`,
+/// `additionalProperties` and `$ref`s, `{"kinds": {Kind: {"$ref"}}, "$defs": {...}}`. Derived
+/// from a live API server and held equal to it by gamma-kube's
+/// `core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones` (`GAMMA_BLESS=1` rewrites
+/// it), so no field name is written by hand.
+pub const CORE_FIELD_SCHEMA: &str = include_str!("core_fields.json");
+
+/// The schema [`Walk`] reads for a core kind: the kind's root and every definition.
+fn core_schema(kind: ResourceKind) -> Option<Value> {
+    let name = match kind {
+        ResourceKind::Service => "Service",
+        ResourceKind::Namespace => "Namespace",
+        ResourceKind::EndpointSlice => "EndpointSlice",
+        _ => return None,
+    };
+    // The embedded text is checked by a test; a parse failure would be a build defect, and
+    // then the kind is not walked rather than the decode failing.
+    let mut all: Value = serde_json::from_str(CORE_FIELD_SCHEMA).ok()?;
+    let root = all.get("kinds")?.get(name)?.clone();
+    let defs = all.get_mut("$defs")?.take();
+    let mut schema = root;
+    schema.as_object_mut()?.insert("$defs".into(), defs);
+    Some(schema)
+}
+
 /// What [`check_fields`] found in one document.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct FieldCheck {
-    /// Whether the document was walked (false for kinds with no CRD, see the module docs).
+    /// Whether the document was walked (false for the SMI kinds, see the module docs).
     pub checked: bool,
     /// Fields no schema of the kind declares, in document order.
     pub unknown: Vec<FieldPath>,
@@ -131,8 +161,11 @@ pub(crate) struct KindSchema {
 }
 
 impl KindSchema {
-    /// `None` for kinds with no CRD.
+    /// `None` for the kinds that are not walked (SMI).
     pub(crate) fn new(kind: ResourceKind) -> Option<KindSchema> {
+        if let Some(schema) = core_schema(kind) {
+            return Some(KindSchema { kind, schema });
+        }
         has_crd(kind).then(|| KindSchema {
             kind,
             schema: Value::from(kind.json_schema()),
@@ -173,6 +206,7 @@ fn has_crd(kind: ResourceKind) -> bool {
         ResourceKind::Service
             | ResourceKind::Namespace
             | ResourceKind::EndpointSlice
+            | ResourceKind::ConfigMap
             | ResourceKind::TrafficSplit
             | ResourceKind::HttpRouteGroup
             | ResourceKind::SmiTcpRoute
@@ -444,6 +478,41 @@ mod tests {
             paths,
             ["spec.rules[0].matches[0]", "spec.rules[0].timeouts"]
         );
+    }
+
+    #[test]
+    fn core_kinds_are_walked_against_the_api_servers_field_names() {
+        // Known to the API server though gamma-rs does not model them: sessionAffinity,
+        // status.loadBalancer, an endpoint's hints; unknown: the misspellings.
+        let service = json!({
+            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+            "spec": {"sessionAffinity": "ClientIP", "ports": [{"port": 80, "zz": 1}], "selectr": {}},
+            "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.1", "zz": 1}]}}
+        });
+        let found = check_fields(ResourceKind::Service, &service);
+        let paths: Vec<_> = found.unknown.iter().map(FieldPath::as_str).collect();
+        assert_eq!(
+            paths,
+            [
+                "spec.ports[0].zz",
+                "spec.selectr",
+                "status.loadBalancer.ingress[0].zz"
+            ]
+        );
+        assert!(found.missing.is_empty());
+        let slice = json!({
+            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "s"}, "addressType": "IPv4",
+            "endpoints": [{"addresses": [], "hints": {"forZones": [{"name": "a", "zz": 1}]}}]
+        });
+        let found = check_fields(ResourceKind::EndpointSlice, &slice);
+        let paths: Vec<_> = found.unknown.iter().map(FieldPath::as_str).collect();
+        assert_eq!(paths, ["endpoints[0].hints.forZones[0].zz"]);
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"},
+                        "spec": {"finalizers": []}, "zz": 1});
+        let found = check_fields(ResourceKind::Namespace, &ns);
+        let paths: Vec<_> = found.unknown.iter().map(FieldPath::as_str).collect();
+        assert_eq!(paths, ["zz"]);
     }
 
     #[test]

@@ -6,8 +6,8 @@ use super::common;
 use super::patterns as p;
 use super::{ErrorKind, Errors, FieldPath, Validate, ValidateOptions};
 use crate::gateway::{
-    AllowedRoutes, FromNamespaces, Gateway, GatewayClass, GatewaySpecAddress, Listener,
-    ListenerSet, ListenerTlsConfig, TlsModeType,
+    AllowedRoutes, FromNamespaces, Gateway, GatewayClass, GatewaySpecAddress, GatewayStatusAddress,
+    Listener, ListenerSet, ListenerTlsConfig, TlsModeType,
 };
 
 impl Validate for GatewayClass {
@@ -32,6 +32,13 @@ impl Validate for Gateway {
         errors.object_name(&spath.field("gatewayClassName"), &s.gateway_class_name);
         listeners(&s.listeners, &spath.field("listeners"), false, opts, errors);
         addresses(&s.addresses, &spath.field("addresses"), errors);
+        if let Some(status) = &self.status {
+            status_addresses(
+                &status.addresses,
+                &path.field("status").field("addresses"),
+                errors,
+            );
+        }
         if let Some(infra) = &s.infrastructure {
             let ipath = spath.field("infrastructure");
             common::label_map(&infra.labels, &ipath.field("labels"), 8, true, errors);
@@ -234,6 +241,37 @@ fn allowed_routes(a: &AllowedRoutes, path: &FieldPath, errors: &mut Errors) {
             errors.group(&ipath.field("group"), g);
         }
         errors.kind(&ipath.field("kind"), &k.kind);
+    }
+}
+
+/// Gateway `status.addresses` (`GatewayStatusAddress`, written by controllers): at most 16;
+/// types match `AddressType`; values of 1 to 253 characters; Hostname values match `Hostname`
+/// (the status variant of the rule: no empty value); IPAddress values IPv4 or IPv6 addresses
+/// (the item's `oneOf`). No uniqueness rules, unlike `spec.addresses`.
+fn status_addresses(list: &[GatewayStatusAddress], path: &FieldPath, errors: &mut Errors) {
+    errors.items(path, list.len(), 0, 16);
+    for (i, a) in list.iter().enumerate() {
+        let ipath = path.index(i);
+        if let Some(t) = &a.type_ {
+            let tpath = ipath.field("type");
+            if errors.length(&tpath, t, 1, 253) {
+                errors.pattern(&tpath, t, p::is_address_type, p::ADDRESS_TYPE_PATTERN);
+            }
+        }
+        errors.length(&ipath.field("value"), &a.value, 1, 253);
+        let t = a.type_.as_deref().unwrap_or("IPAddress");
+        if t == "Hostname" && !p::is_hostname(&a.value) {
+            errors.rule(
+                ipath.clone(),
+                "Hostname value must only contain valid characters (matching ^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$)",
+            );
+        }
+        if t == "IPAddress" && !p::is_ip(&a.value) {
+            errors.rule(
+                ipath.field("value"),
+                "IPAddress value must be an IPv4 or IPv6 address",
+            );
+        }
     }
 }
 

@@ -79,14 +79,17 @@ impl Validate for HttpRouteRule {
     }
 }
 
+/// The CEL rule on `HTTPRouteRule`: a redirect answers, so it cannot go with backends.
+pub(crate) const REDIRECT_WITH_BACKENDS: &str =
+    "RequestRedirect filter must not be used together with backendRefs";
+/// The CEL rule on HTTPRoute filter lists: a redirect and a rewrite exclude each other.
+pub(crate) const REDIRECT_AND_REWRITE: &str = "May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both";
+
 /// The CEL rules on `HTTPRouteRule` (Gateway API HTTPRouteRule.filters and
 /// HTTPRequestRedirectFilter).
 fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
     if !rule.backend_refs.is_empty() && rule.filters.iter().any(|f| f.request_redirect.is_some()) {
-        errors.rule(
-            path.clone(),
-            "RequestRedirect filter must not be used together with backendRefs",
-        );
+        errors.rule(path.clone(), REDIRECT_WITH_BACKENDS);
     }
     // After defaulting, omitted matches/path/type all mean `PathPrefix`.
     let single_prefix_match = match &rule.matches {
@@ -287,10 +290,7 @@ pub(crate) fn filters(
     let count = |t: HttpRouteFilterType| list.iter().filter(|f| f.type_ == t).count();
     if count(HttpRouteFilterType::RequestRedirect) > 0 && count(HttpRouteFilterType::UrlRewrite) > 0
     {
-        errors.rule(
-            path.clone(),
-            "May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both",
-        );
+        errors.rule(path.clone(), REDIRECT_AND_REWRITE);
     }
     for (t, message) in [
         (HttpRouteFilterType::Cors, "CORS filter cannot be repeated"),

@@ -4,8 +4,9 @@
 //! the annotations' total size.
 //!
 //! Custom resources (every Gateway API kind) name objects with DNS-1123 subdomains
-//! (`NameIsDNSSubdomain`); core kinds choose their own rule (a Service name is a DNS-1035
-//! label, a Namespace name a DNS-1123 label). A cluster-scoped object's `namespace` is not an
+//! (`NameIsDNSSubdomain`); core kinds choose their own rule (Service and Namespace names are
+//! DNS-1123 labels: Kubernetes v1.37 validates Service names with `NameIsDNSLabel`, the
+//! relaxed rule of KEP-5311, so `1web` is a valid Service name). A cluster-scoped object's `namespace` is not an
 //! error: the API server clears it before validating.
 
 use super::patterns as p;
@@ -21,7 +22,8 @@ pub const DNS1123_SUBDOMAIN_PATTERN: &str =
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
 pub const DNS1123_LABEL_PATTERN: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
-/// `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters.
+/// `[a-z]([-a-z0-9]*[a-z0-9])?`, at most 63 characters (the Service name rule before
+/// Kubernetes' relaxed Service name validation, KEP-5311; no kind uses it now).
 pub const DNS1035_LABEL_PATTERN: &str = r"^[a-z]([-a-z0-9]*[a-z0-9])?$";
 /// A qualified name (label and annotation keys): an optional DNS-1123 subdomain prefix of at
 /// most 253 characters and `/`, then a name of 1 to 63 characters.
@@ -32,10 +34,8 @@ pub const QUALIFIED_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-
 pub(crate) enum NameRule {
     /// DNS-1123 subdomain (custom resources, EndpointSlice).
     Subdomain,
-    /// DNS-1123 label (Namespace).
+    /// DNS-1123 label (Namespace, Service).
     Label,
-    /// DNS-1035 label (Service).
-    Dns1035Label,
 }
 
 impl NameRule {
@@ -53,17 +53,12 @@ impl NameRule {
         let (max, ok, pattern): (usize, fn(&str) -> bool, &'static str) = match self {
             NameRule::Subdomain => (253, p::is_dns_subdomain, DNS1123_SUBDOMAIN_PATTERN),
             NameRule::Label => (63, p::is_dns_label, DNS1123_LABEL_PATTERN),
-            NameRule::Dns1035Label => (63, is_dns1035_label, DNS1035_LABEL_PATTERN),
         };
         if name.len() > max {
             errors.push(path.clone(), ErrorKind::TooLong { max });
         }
         errors.pattern(path, name, ok, pattern);
     }
-}
-
-fn is_dns1035_label(s: &str) -> bool {
-    s.as_bytes().first().is_some_and(u8::is_ascii_lowercase) && p::is_dns_label(s)
 }
 
 /// A qualified name: `prefix/name` or `name` (label and annotation keys).

@@ -24,6 +24,7 @@
 //! ```
 
 mod common;
+mod configmap;
 mod core;
 mod endpointslice;
 pub mod fields;
@@ -44,7 +45,9 @@ pub mod update;
 mod xbackend;
 
 pub use common::MAX_TOTAL_MATCHES;
-pub use fields::{FieldCheck, FieldValidation, Report, check_fields, validate_checked};
+pub use fields::{
+    CORE_FIELD_SCHEMA, FieldCheck, FieldValidation, Report, check_fields, validate_checked,
+};
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
 pub use update::validate_update;
@@ -212,6 +215,21 @@ impl ValidationError {
     /// Whether this error is an unknown enum value (maps to condition reason `UnsupportedValue`).
     pub fn is_unsupported_value(&self) -> bool {
         matches!(self.kind, ErrorKind::UnsupportedValue { .. })
+    }
+
+    /// Whether this error is one of the CEL rules on combinations of filters (a
+    /// `RequestRedirect` with a `URLRewrite`, or with backendRefs): a route condition caused by
+    /// it has reason `IncompatibleFilters` (Gateway API HTTPRouteRule.filters: "In cases where
+    /// incompatible or unsupported filters are specified and cause the `Accepted` condition to
+    /// be set to status `False`, implementations may use the `IncompatibleFilters` reason").
+    pub fn is_incompatible_filters(&self) -> bool {
+        match &self.kind {
+            ErrorKind::Rule { message } => {
+                message == httproute::REDIRECT_AND_REWRITE
+                    || message == httproute::REDIRECT_WITH_BACKENDS
+            }
+            _ => false,
+        }
     }
 
     /// `Some(i)` when the error lies in route rule `i` (its path is `spec.rules[i]` or below

@@ -16,14 +16,26 @@ use crate::k8s::{IntOrString, Service, ServiceType};
 const PROTOCOLS: &[&str] = &["TCP", "UDP", "SCTP"];
 
 pub(crate) fn service(svc: &Service, path: &FieldPath, errors: &mut Errors) {
-    meta::object_meta(&svc.metadata, path, true, NameRule::Dns1035Label, errors);
+    // A DNS-1123 label: Kubernetes v1.37 validates Service names with `NameIsDNSLabel`
+    // (KEP-5311, relaxed Service name validation), so a name may start with a digit.
+    meta::object_meta(&svc.metadata, path, true, NameRule::Label, errors);
     let spec = &svc.spec;
     let sp = path.field("spec");
-    if let Some(t) = &spec.type_ {
+    // `type: ""` is defaulted to ClusterIP before validation (`SetDefaults_Service`).
+    if let Some(t) = spec.type_.as_ref().filter(|t| !t.as_str().is_empty()) {
         errors.known(&sp.field("type"), t);
     }
     let external = spec.type_ == Some(ServiceType::ExternalName);
-    // The API server defaults each of clusterIP and clusterIPs from the other before validating.
+    // `clusterIPs` is defaulted from `clusterIP`, not the reverse: a create that sets
+    // `clusterIPs` without `clusterIP` is refused ("must be empty when `clusterIP` is not
+    // specified", `ValidateService`).
+    if spec.cluster_ip.as_deref().is_none_or(str::is_empty) && !spec.cluster_ips.is_empty() {
+        errors.rule(
+            sp.field("clusterIPs"),
+            "must be empty when `clusterIP` is not specified",
+        );
+    }
+    // The API server defaults clusterIPs from clusterIP before validating.
     let ips: Vec<&str> = if spec.cluster_ips.is_empty() {
         spec.cluster_ip
             .iter()
@@ -167,7 +179,12 @@ fn ports(svc: &Service, sp: &FieldPath, may_be_empty: bool, errors: &mut Errors)
             }
         }
         errors.port(&ip.field("port"), port.port);
-        let protocol = port.protocol.as_deref().unwrap_or("TCP");
+        // Absent and "" are defaulted to TCP (`SetDefaults_ServicePort`).
+        let protocol = port
+            .protocol
+            .as_deref()
+            .filter(|p| !p.is_empty())
+            .unwrap_or("TCP");
         if !PROTOCOLS.contains(&protocol) {
             errors.unsupported(&ip.field("protocol"), protocol, PROTOCOLS);
         }

@@ -78,12 +78,14 @@ impl<'i> Builder<'i> {
             return *id;
         }
         let id = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
+        let tls = self.tls_slot(&b.group, &b.kind, &b.namespace, &b.name, b.port);
         let target = Target {
             group: self.intern(&b.group),
             kind: self.intern(&b.kind),
             namespace: self.intern(&b.namespace),
             name: self.intern(&b.name),
             port: b.port,
+            tls,
         };
         self.targets.push(target);
         self.target_states.push([None; 5]);

@@ -30,6 +30,7 @@ use crate::table::{
 mod arena;
 mod attach;
 mod backend;
+mod backend_tls;
 mod bind;
 mod canonical;
 mod rule;
@@ -38,6 +39,7 @@ mod touch;
 
 use arena::TargetKey;
 use attach::RuleIds;
+pub(crate) use backend_tls::TlsSlot;
 use canonical::canonical_order;
 
 pub(crate) struct Builder<'i> {
@@ -93,6 +95,12 @@ pub(crate) struct Builder<'i> {
     /// Compiled header and query match lists by their input (`None`: a bad regex).
     header_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
     query_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+    /// BackendTLSPolicies by target, winner first (empty without policies).
+    tls_candidates: backend_tls::Candidates<'i>,
+    /// The policy settings in effect, by slot ([`Target::tls`]).
+    tls_slots: Vec<backend_tls::TlsSlot>,
+    /// (winning policy, its slot).
+    tls_slot_of: Vec<(usize, u32)>,
 }
 
 impl<'i> Builder<'i> {
@@ -157,6 +165,9 @@ impl<'i> Builder<'i> {
             names: String::new(),
             status: StatusBuilder::default(),
             listener_routes: std::collections::BTreeSet::new(),
+            tls_candidates: backend_tls::candidates(input),
+            tls_slots: Vec::new(),
+            tls_slot_of: Vec::new(),
         }
     }
 
@@ -198,6 +209,7 @@ impl<'i> Builder<'i> {
             statuses: std::sync::OnceLock::new(),
             frontend_index: std::sync::OnceLock::new(),
             gateway_status: built.gateway_status,
+            backend_tls_status: built.backend_tls_status,
             left_out: built.left_out,
         }
     }
@@ -231,6 +243,7 @@ impl<'i> Builder<'i> {
     ) -> Built {
         let input = self.input;
         let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let backend_tls_status = self.backend_tls_status(&status);
         let listener_routes = std::mem::take(&mut self.listener_routes);
         let gateway_status = crate::gateway_status::compute(input, |gi, li| {
             let n = listener_routes
@@ -272,6 +285,7 @@ impl<'i> Builder<'i> {
             gateways,
             status,
             covers,
+            backend_tls: self.tls_slots,
             methods: self.methods,
             targets: self.targets,
             backends: self.backends,
@@ -284,6 +298,7 @@ impl<'i> Builder<'i> {
             part,
             bindings,
             gateway_status,
+            backend_tls_status,
             left_out: self.left_out,
         }
     }
@@ -295,5 +310,6 @@ pub(crate) struct Built {
     pub(crate) part: Part,
     pub(crate) bindings: bind::Bindings,
     pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     pub(crate) left_out: Vec<LeftOut>,
 }

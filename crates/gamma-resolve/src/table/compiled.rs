@@ -87,6 +87,8 @@ pub(crate) struct Target {
     pub(crate) namespace: Arc<str>,
     pub(crate) name: Arc<str>,
     pub(crate) port: Option<u16>,
+    /// The BackendTLSPolicy in effect: index into [`RouteTable::backend_tls`].
+    pub(crate) tls: Option<u32>,
 }
 
 #[derive(Debug)]

@@ -38,6 +38,8 @@ pub struct RouteTable {
     pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
     /// Every Gateway's computed status, by (namespace, name).
     pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    /// Every BackendTLSPolicy's status, by (namespace, name).
+    pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     /// Routes left out of the table, per Service parent they named (rare).
     pub(crate) left_out: Vec<LeftOut>,
 }
@@ -69,6 +71,8 @@ pub(crate) struct Part {
     /// and the routes an update removed): a newer part's conditions of a route replace an
     /// older part's.
     pub(crate) covers: crate::incremental::Covers,
+    /// The BackendTLSPolicy settings in effect, by [`Target::tls`].
+    pub(crate) backend_tls: Vec<crate::build::TlsSlot>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
@@ -147,6 +151,14 @@ impl RouteTable {
     /// the Gateways it owns; `Programmed` is its own to add.
     pub fn gateway_status(&self) -> &[crate::gateway_status::GatewayStatus] {
         &self.gateway_status
+    }
+
+    /// Every BackendTLSPolicy's status, by (namespace, name): per ancestor (the Gateways and
+    /// mesh parent Services of the accepted routes whose backends the policy targets),
+    /// `Accepted` and `ResolvedRefs` (see [`crate::backend_tls`]). A controller writes the
+    /// entries of the ancestors it owns, with its `controllerName`.
+    pub fn backend_tls_policy_status(&self) -> &[crate::backend_tls::BackendTlsPolicyStatus] {
+        &self.backend_tls_status
     }
 
     /// Why routes that named a Service with cluster IP `ip` as parent are not in the table

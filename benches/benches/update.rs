@@ -1,0 +1,76 @@
+//! Incremental updates: `RouteTable::update` after one HTTPRoute or one Service changed, in
+//! mesh clusters of 5,000 and 50,000 HTTPRoutes (five per Service: 1,000 and 10,000
+//! Services), each measured from the fully built table (so every iteration is the same
+//! change), beside a full build of the 5,000-route snapshot. Figures in benches/README.md
+//! ("Incremental updates").
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use gamma_benches::manifests::{mesh_cluster, mesh_route_yaml};
+use gamma_benches::svc_ip;
+use gamma_model::{AnyResource, ObjectKey, Snapshot};
+use gamma_resolve::{BuildOptions, RouteTable};
+
+/// The snapshot before and after the change, the table built before, and the change.
+struct Case {
+    table: RouteTable,
+    after: Snapshot,
+    key: ObjectKey,
+    previous: Option<std::sync::Arc<AnyResource>>,
+}
+
+fn case(routes: usize, service: bool) -> Case {
+    let per = 5;
+    let services = routes.div_ceil(per);
+    let mut after = Snapshot::from_resources(mesh_cluster(routes, per));
+    let table = RouteTable::build(&after, &BuildOptions::default());
+    let yaml = if service {
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata: {{name: svc-0, namespace: team-0}}\n\
+             spec: {{clusterIP: {}, ports: [{{port: 80, name: http}}, {{port: 8080, name: alt}}]}}\n",
+            svc_ip(0)
+        )
+    } else {
+        mesh_route_yaml(0, per, services, 2)
+    };
+    let object = gamma_model::decode(&yaml).unwrap().remove(0);
+    let key = ObjectKey::of(&object);
+    let previous = after.upsert(object);
+    Case {
+        table,
+        after,
+        key,
+        previous,
+    }
+}
+
+fn update(c: &mut Criterion) {
+    let mut g = c.benchmark_group("update");
+    g.sample_size(20);
+    let options = BuildOptions::default();
+    for (name, routes, service) in [
+        ("one-route-change-5k-routes", 5_000, false),
+        ("one-route-change-50k-routes", 50_000, false),
+        ("one-service-change-50k-routes", 50_000, true),
+    ] {
+        let c = case(routes, service);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    c.table
+                        .update(&c.after, &options, &c.key, c.previous.as_deref()),
+                )
+            })
+        });
+    }
+    let c = case(5_000, false);
+    g.bench_function("full-build-5k-routes", |b| {
+        b.iter(|| black_box(RouteTable::build(&c.after, &options)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, update);
+criterion_main!(benches);

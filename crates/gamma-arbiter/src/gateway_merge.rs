@@ -1,0 +1,314 @@
+//! The pure Gateway status merge (Gateway API GatewayStatus): the Gateway's controller (its
+//! GatewayClass's `controllerName`, the only one that writes a Gateway's status) rewrites the
+//! conditions it computes and leaves the rest as stored, and writes nothing when nothing would
+//! change.
+//!
+//! What is `me`'s: the condition types present in `desired` (gamma-resolve computes the
+//! Gateway's `Accepted`, and each listener's `Accepted`, `ResolvedRefs` and `Conflicted`), each
+//! listener's `attachedRoutes` and `supportedKinds`, and the listener list itself (a listener
+//! no longer in the spec has no status). What is not: other condition types, such as
+//! `Programmed` (which the controller adds when its data plane took the configuration), and
+//! `addresses` and `attachedListenerSets`, stored as they are.
+
+use gamma_model::gateway::{Condition, GatewayStatus, ListenerStatus};
+use gamma_model::meta::Time;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::merge::MAX_CONDITIONS;
+
+/// Upstream `GatewayStatus.listeners` MaxItems.
+pub const MAX_LISTENERS: usize = 64;
+
+/// The result of [`merge_gateway_status`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum GatewayMergeOutcome {
+    /// Nothing would change (ignoring `lastTransitionTime`): do not write.
+    Unchanged,
+    /// Write this status (a read-modify-write on the copy `existing` came from).
+    Write {
+        /// The new status.
+        status: GatewayStatus,
+    },
+    /// The stored status was written for a newer generation than the Gateway copy `me` has:
+    /// do not write (Condition.observedGeneration).
+    Stale {
+        /// The newest `observedGeneration` stored.
+        stored: i64,
+        /// The generation `me` knows.
+        known: i64,
+    },
+}
+
+/// Merges `desired` into `existing` for the Gateway's controller at `generation`.
+///
+/// - Refuses ([`GatewayMergeOutcome::Stale`]) when a stored condition (of the Gateway or a
+///   listener) has an `observedGeneration` newer than `generation`.
+/// - Conditions of the types `desired` has (per Gateway, per listener) are replaced, stamped
+///   with `generation`; one whose status is unchanged keeps its `lastTransitionTime`, others
+///   get `now`. Other condition types stay as stored, in place.
+/// - Listeners follow `desired` (its order and names); a listener's stored conditions of other
+///   types are kept.
+/// - `addresses` and `attachedListenerSets` stay as stored.
+///
+/// ```
+/// use gamma_arbiter::{GatewayMergeOutcome, merge_gateway_status};
+/// use gamma_model::gateway::GatewayStatus;
+/// use gamma_model::meta::Time;
+///
+/// let now = Time::from_unix(1_700_000_000, 0);
+/// let nothing = GatewayStatus::default();
+/// assert_eq!(merge_gateway_status(&nothing, &nothing, 1, now), GatewayMergeOutcome::Unchanged);
+/// ```
+pub fn merge_gateway_status(
+    existing: &GatewayStatus,
+    desired: &GatewayStatus,
+    generation: i64,
+    now: Time,
+) -> GatewayMergeOutcome {
+    let stored = existing
+        .conditions
+        .iter()
+        .chain(existing.listeners.iter().flat_map(|l| &l.conditions))
+        .filter_map(|c| c.observed_generation)
+        .max();
+    if let Some(stored) = stored
+        && stored > generation
+    {
+        return GatewayMergeOutcome::Stale {
+            stored,
+            known: generation,
+        };
+    }
+    let listeners = desired
+        .listeners
+        .iter()
+        .take(MAX_LISTENERS)
+        .map(|d| {
+            let old = existing.listeners.iter().find(|l| l.name == d.name);
+            ListenerStatus {
+                name: d.name.clone(),
+                supported_kinds: d.supported_kinds.clone(),
+                attached_routes: d.attached_routes,
+                conditions: merge_conditions(
+                    old.map_or(&[], |l| &l.conditions),
+                    &d.conditions,
+                    generation,
+                    now,
+                ),
+            }
+        })
+        .collect();
+    let status = GatewayStatus {
+        addresses: existing.addresses.clone(),
+        conditions: merge_conditions(&existing.conditions, &desired.conditions, generation, now),
+        listeners,
+        attached_listener_sets: existing.attached_listener_sets,
+    };
+    if same_ignoring_time(existing, &status) {
+        GatewayMergeOutcome::Unchanged
+    } else {
+        GatewayMergeOutcome::Write { status }
+    }
+}
+
+/// `old` with the types of `desired` replaced (in `old`'s place, new types appended).
+fn merge_conditions(
+    old: &[Condition],
+    desired: &[Condition],
+    generation: i64,
+    now: Time,
+) -> Vec<Condition> {
+    let stamp = |d: &Condition| -> Condition {
+        let mut c = d.clone();
+        c.observed_generation = Some(generation);
+        c.last_transition_time = match old.iter().find(|o| o.type_ == d.type_) {
+            Some(o) if o.status == d.status => o.last_transition_time,
+            _ => now,
+        };
+        c
+    };
+    let mut out: Vec<Condition> = Vec::with_capacity(old.len().max(desired.len()));
+    for o in old {
+        match desired.iter().find(|d| d.type_ == o.type_) {
+            Some(d) => {
+                if !out.iter().any(|c| c.type_ == d.type_) {
+                    out.push(stamp(d));
+                }
+            }
+            None => out.push(o.clone()),
+        }
+    }
+    for d in desired {
+        if !out.iter().any(|c| c.type_ == d.type_) {
+            out.push(stamp(d));
+        }
+    }
+    out.truncate(MAX_CONDITIONS);
+    out
+}
+
+fn same_conditions(a: &[Condition], b: &[Condition]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.type_ == y.type_
+                && x.status == y.status
+                && x.reason == y.reason
+                && x.message == y.message
+                && x.observed_generation == y.observed_generation
+        })
+}
+
+/// Whether two Gateway statuses are the same but for `lastTransitionTime`.
+fn same_ignoring_time(a: &GatewayStatus, b: &GatewayStatus) -> bool {
+    a.addresses == b.addresses
+        && a.attached_listener_sets == b.attached_listener_sets
+        && same_conditions(&a.conditions, &b.conditions)
+        && a.listeners.len() == b.listeners.len()
+        && a.listeners.iter().zip(&b.listeners).all(|(x, y)| {
+            x.name == y.name
+                && x.supported_kinds == y.supported_kinds
+                && x.attached_routes == y.attached_routes
+                && same_conditions(&x.conditions, &y.conditions)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gamma_model::gateway::ConditionStatus;
+
+    fn cond(type_: &str, ok: bool, reason: &str) -> Condition {
+        Condition {
+            type_: type_.into(),
+            status: ConditionStatus::from(ok),
+            observed_generation: None,
+            last_transition_time: Time::UNIX_EPOCH,
+            reason: reason.into(),
+            message: String::new(),
+        }
+    }
+
+    fn listener(name: &str, attached: i32, conditions: Vec<Condition>) -> ListenerStatus {
+        ListenerStatus {
+            name: name.into(),
+            supported_kinds: Vec::new(),
+            attached_routes: attached,
+            conditions,
+        }
+    }
+
+    fn desired() -> GatewayStatus {
+        GatewayStatus {
+            conditions: vec![cond("Accepted", true, "Accepted")],
+            listeners: vec![listener(
+                "http",
+                2,
+                vec![cond("Accepted", true, "Accepted")],
+            )],
+            ..GatewayStatus::default()
+        }
+    }
+
+    fn written(o: GatewayMergeOutcome) -> GatewayStatus {
+        match o {
+            GatewayMergeOutcome::Write { status } => status,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    // The controller owns Accepted (computed) but Programmed is its data plane's: a merge of
+    // the computed conditions keeps Programmed, and the addresses, as stored.
+    #[test]
+    fn a_gateway_merge_keeps_conditions_it_does_not_compute_and_the_addresses() {
+        let t0 = Time::from_unix(1_000, 0);
+        let mut existing = GatewayStatus {
+            conditions: vec![cond("Programmed", true, "Programmed")],
+            listeners: vec![listener(
+                "http",
+                0,
+                vec![cond("Programmed", true, "Programmed")],
+            )],
+            ..GatewayStatus::default()
+        };
+        existing
+            .addresses
+            .push(gamma_model::gateway::GatewayStatusAddress {
+                type_: None,
+                value: "192.0.2.1".into(),
+            });
+        let s = written(merge_gateway_status(&existing, &desired(), 3, t0));
+        let types: Vec<&str> = s.conditions.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["Programmed", "Accepted"]);
+        assert_eq!(s.conditions[1].observed_generation, Some(3));
+        assert_eq!(s.conditions[1].last_transition_time, t0);
+        assert_eq!(s.listeners[0].attached_routes, 2);
+        assert_eq!(s.listeners[0].conditions.len(), 2);
+        assert_eq!(s.addresses, existing.addresses);
+    }
+
+    // Write nothing when unchanged; a later merge of the same conditions keeps their
+    // lastTransitionTime (Condition.lastTransitionTime: "the last time the condition
+    // transitioned from one status to another").
+    #[test]
+    fn a_gateway_merge_writes_nothing_when_unchanged_and_keeps_transition_times() {
+        let (t0, t1) = (Time::from_unix(1_000, 0), Time::from_unix(2_000, 0));
+        let first = written(merge_gateway_status(
+            &GatewayStatus::default(),
+            &desired(),
+            1,
+            t0,
+        ));
+        assert_eq!(
+            merge_gateway_status(&first, &desired(), 1, t1),
+            GatewayMergeOutcome::Unchanged
+        );
+        // a new generation with the same status: observedGeneration moves, the time stays
+        let second = written(merge_gateway_status(&first, &desired(), 2, t1));
+        assert_eq!(second.conditions[0].observed_generation, Some(2));
+        assert_eq!(second.conditions[0].last_transition_time, t0);
+        // a status change gets the new time
+        let mut down = desired();
+        down.conditions[0] = cond("Accepted", false, "ListenersNotValid");
+        let third = written(merge_gateway_status(&second, &down, 2, t1));
+        assert_eq!(third.conditions[0].last_transition_time, t1);
+    }
+
+    // observedGeneration: a status written for a newer generation than the copy at hand is
+    // never overwritten from it.
+    #[test]
+    fn a_gateway_merge_refuses_a_stale_copy() {
+        let t0 = Time::from_unix(1_000, 0);
+        let stored = written(merge_gateway_status(
+            &GatewayStatus::default(),
+            &desired(),
+            5,
+            t0,
+        ));
+        assert_eq!(
+            merge_gateway_status(&stored, &desired(), 4, t0),
+            GatewayMergeOutcome::Stale {
+                stored: 5,
+                known: 4
+            }
+        );
+    }
+
+    // A listener removed from the spec loses its status entry; listeners follow the spec order.
+    #[test]
+    fn a_gateway_merge_drops_listeners_no_longer_in_the_spec() {
+        let t0 = Time::from_unix(1_000, 0);
+        let existing = GatewayStatus {
+            listeners: vec![
+                listener("gone", 1, Vec::new()),
+                listener("http", 0, Vec::new()),
+            ],
+            ..GatewayStatus::default()
+        };
+        let s = written(merge_gateway_status(&existing, &desired(), 1, t0));
+        let names: Vec<&str> = s.listeners.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["http"]);
+    }
+}

@@ -1,0 +1,109 @@
+//! Gateway status writes for an embedding gateway controller (Gateway API GatewayStatus): the
+//! Gateways whose GatewayClass names `me` get their computed status merged into what is
+//! stored, nothing when unchanged, and no other controller's Gateway is touched.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use gamma_arbiter::{ArbiterConfig, Identity};
+use gamma_controller::{Reconciler, ReconcilerConfig};
+use gamma_model::gateway::ConditionStatus;
+use gamma_model::meta::Time;
+use gamma_model::{AnyResource, Snapshot, decode};
+
+const CLUSTER: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: ours}
+spec: {controllerName: example.com/gateway}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: theirs}
+spec: {controllerName: other.example/gateway}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra, generation: 3}
+spec:
+  gatewayClassName: ours
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+status:
+  addresses: [{type: IPAddress, value: 192.0.2.1}]
+  conditions:
+  - {type: Programmed, status: "True", reason: Programmed, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: other, namespace: infra, generation: 1}
+spec:
+  gatewayClassName: theirs
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {clusterIP: 10.96.0.5, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra, generation: 1}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+"#;
+
+// GatewayStatus: the Gateway's controller writes Accepted and per listener attachedRoutes,
+// supportedKinds and conditions; Programmed (the data plane's) and the addresses stay as
+// stored; a Gateway of another controller's class gets nothing.
+#[test]
+fn a_gateway_controller_gets_merged_status_writes_for_its_own_gateways_only() {
+    let me = Identity::new("example.com/gateway");
+    let mut r = Reconciler::new(ReconcilerConfig::new(ArbiterConfig::default(), me)).unwrap();
+    let mut snapshot = Snapshot::from_resources(decode(CLUSTER).unwrap());
+    let now = Time::parse("2026-02-01T00:00:00Z").unwrap();
+    let out = r.reconcile(&snapshot, now);
+    assert_eq!(
+        out.gateway_status_updates.len(),
+        1,
+        "{:?}",
+        out.gateway_status_updates
+    );
+    let (key, status) = &out.gateway_status_updates[0];
+    assert_eq!((key.namespace.as_str(), key.name.as_str()), ("infra", "gw"));
+    let types: Vec<&str> = status.conditions.iter().map(|c| c.type_.as_str()).collect();
+    assert_eq!(types, ["Programmed", "Accepted"]);
+    let accepted = &status.conditions[1];
+    assert_eq!(accepted.status, ConditionStatus::True);
+    assert_eq!(accepted.observed_generation, Some(3));
+    assert_eq!(status.addresses[0].value, "192.0.2.1");
+    assert_eq!(status.listeners[0].name, "http");
+    assert_eq!(status.listeners[0].attached_routes, 1);
+    let kinds: Vec<&str> = status.listeners[0]
+        .supported_kinds
+        .iter()
+        .map(|k| k.kind.as_str())
+        .collect();
+    assert_eq!(kinds, ["HTTPRoute", "GRPCRoute"]);
+    // once written, the next reconciliation has nothing to write
+    let mut gw = snapshot
+        .get(key)
+        .cloned()
+        .map(|a| match a {
+            AnyResource::Gateway(g) => g,
+            _ => unreachable!(),
+        })
+        .unwrap();
+    gw.status = Some(status.clone());
+    snapshot.upsert(gw.into());
+    let later = Time::parse("2026-02-01T00:05:00Z").unwrap();
+    let again = r.reconcile(&snapshot, later);
+    assert!(
+        again.gateway_status_updates.is_empty(),
+        "{:?}",
+        again.gateway_status_updates
+    );
+}
