@@ -159,8 +159,32 @@ fn regex_mix_resolve(c: &mut Criterion) {
     g.finish();
 }
 
+/// `RouteTable::trace` through the three-hop chain of `gamma_benches::chain` (listener, a,
+/// b1 or b2, delivered to c), and its exact distribution.
+fn chain_trace(c: &mut Criterion) {
+    let table = gamma_benches::chain::chain3();
+    let dst: std::net::IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
+    let mut g = c.benchmark_group("trace/chain-3");
+    let mut i = 0u64;
+    g.bench_function("trace", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let req = Request::http(dst, 80, "GET", "/api/orders");
+            black_box(table.trace(black_box(&req), i));
+        })
+    });
+    g.bench_function("trace_distribution", |b| {
+        b.iter(|| {
+            let req = Request::http(dst, 80, "GET", "/api/orders");
+            black_box(table.trace_distribution(black_box(&req)).ok());
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
+    chain_trace,
     one_port_resolve,
     regex_mix_resolve,
     many_services_resolve,

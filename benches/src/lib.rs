@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+pub mod chain;
 pub mod counting;
 pub mod hostile;
 pub mod manifests;

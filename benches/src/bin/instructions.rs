@@ -8,7 +8,8 @@
 //! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
 //! manifests (`regex_mix_yaml`).
 //! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
-//! or one Service (see `update_scenario`). Method in benches/README.md.
+//! or one Service (see `update_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
+//! through the three-hop chain of `gamma_benches::chain`. Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -117,6 +118,25 @@ fn snapshot_scenario(routes: usize) {
     println!("snapshot-{routes}: {:?}", table.stats());
 }
 
+/// `chain-3`: `n` traces through the three-hop chain, after 2,048 to warm up.
+fn chain_scenario(n: usize) {
+    let table = gamma_benches::chain::chain3();
+    let dst: IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
+    let run = |count: usize| {
+        let mut hops = 0usize;
+        for k in 0..count {
+            let req = Request::http(dst, 80, "GET", "/api/orders");
+            hops += black_box(table.trace(&req, (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+                .hops
+                .len();
+        }
+        hops
+    };
+    black_box(run(2048));
+    let hops = run(n);
+    println!("chain-3: {n} traces, {hops} hops");
+}
+
 /// `snapshot-regex-mix-<rules>`: the regex mix's manifests decoded into a snapshot; one
 /// `RouteTable::build` of it. `snapshot-regex-mix-twice-<rules>`: two builds of the same
 /// snapshot (the second reads the validation verdicts the first left in it): the second build
@@ -172,6 +192,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
+    if scenario == "chain-3" {
+        return chain_scenario(n);
+    }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-twice-")
         .and_then(|r| r.parse().ok())

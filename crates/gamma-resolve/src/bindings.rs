@@ -80,6 +80,11 @@ impl Bindings {
         self.shards.get(shard_of(key, self.bits))?.get(key)
     }
 
+    /// Every key bound and its slot, in no particular order (callers sort).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Key, &Slot)> {
+        self.shards.iter().flat_map(|s| s.iter())
+    }
+
     /// Number of keys bound.
     pub(crate) fn len(&self) -> usize {
         self.len

@@ -138,6 +138,8 @@ impl RouteTable {
             parts: self.parts.clone(),
             bindings: self.bindings.clone(),
             statuses: OnceLock::new(),
+            // derived from the bindings, which the update changes
+            frontend_index: OnceLock::new(),
             gateway_status: self.gateway_status.clone(),
             listener_set_status: self.listener_set_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),

@@ -67,6 +67,7 @@ mod build;
 mod cond;
 mod decision;
 mod explain;
+mod fraction;
 mod headers;
 mod incremental;
 mod index;
@@ -78,16 +79,27 @@ mod request;
 mod resolve;
 mod status_model;
 mod table;
+mod trace;
+mod view;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
 };
 pub use explain::{CandidateExplanation, Explanation};
+pub use fraction::Fraction;
 pub use headers::{HeaderLookup, NoHeaders};
 pub use lower::{lower, lower_route, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
     BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,
     TableStats,
+};
+pub use trace::{
+    Distribution, DistributionError, EditedHeaders, EndShare, Forwarded, HeaderState, Hop,
+    HopOutcome, HopRequest, NextClient, Trace, TraceEnd, TraceOptions,
+};
+pub use view::{
+    ActionView, BackendView, BindingView, EntryView, Frontend, PathView, RouteSetKind, SetView,
+    ValueView,
 };

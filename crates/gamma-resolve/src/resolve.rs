@@ -28,6 +28,17 @@ pub(crate) enum Bound<'a> {
     Set(&'a Part, &'a RouteSet, Scheme),
 }
 
+/// What binding and matching found for a request (the steps of [`RouteTable::resolve`] before
+/// the action, for traces).
+pub(crate) enum Located<'a> {
+    /// Nothing is bound: passthrough.
+    Nothing,
+    /// The engine answers itself, with no rule.
+    Answer(RespondReason),
+    /// A rule of a part decides; the scheme is the listener's (for requests that give none).
+    Rule(&'a Part, &'a RuleEntry, Scheme),
+}
+
 /// What the route set lookup found.
 pub(crate) enum Matched {
     /// A rule (by id), and the candidate that matched.
@@ -94,6 +105,28 @@ impl RouteTable {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
             Bound::Set(part, set, scheme) => part.decide_in(set, req, scheme, entropy),
+        }
+    }
+}
+
+impl RouteTable {
+    /// Binds a request and finds the rule that decides it (or why none does), with the part
+    /// and route set it was found in: [`RouteTable::resolve`] up to the action.
+    pub(crate) fn locate<'a>(
+        &'a self,
+        req: &Request<'_>,
+        pq: (&str, Option<&str>),
+    ) -> (Located<'a>, Option<(&'a Part, &'a RouteSet)>) {
+        match self.bind(req) {
+            Bound::Nothing => (Located::Nothing, None),
+            Bound::NoListener => (Located::Answer(RespondReason::NoMatchingListener), None),
+            Bound::Set(part, set, scheme) => {
+                let located = match part.rule_in(set, req, pq) {
+                    Ok(rule) => Located::Rule(part, rule, scheme),
+                    Err(reason) => Located::Answer(reason),
+                };
+                (located, Some((part, set)))
+            }
         }
     }
 }
@@ -197,15 +230,28 @@ impl Part {
     ) -> Decision<'a> {
         // split once; both matching and the action need it
         let pq = split_path_query(req.path_and_query);
+        match self.rule_in(set, req, pq) {
+            Ok(rule) => self.act(rule, req, scheme, pq, entropy),
+            Err(reason) => respond(req.protocol, None, reason),
+        }
+    }
+
+    /// The rule of one of this part's route sets that decides `req` (`pq`: its path and
+    /// query, split), or why none does.
+    #[inline]
+    pub(crate) fn rule_in<'a>(
+        &'a self,
+        set: &RouteSet,
+        req: &Request<'_>,
+        pq: (&str, Option<&str>),
+    ) -> Result<&'a RuleEntry, RespondReason> {
         match self.match_in_set(set, req, pq) {
-            Matched::NoMatch => respond(req.protocol, None, RespondReason::NoMatchingRule),
-            Matched::ProtocolMismatch => {
-                respond(req.protocol, None, RespondReason::ProtocolMismatch)
-            }
-            Matched::Rule(id) => match self.rules.get(id as usize) {
-                Some(rule) => self.act(rule, req, scheme, pq, entropy),
-                None => respond(req.protocol, None, RespondReason::NoMatchingRule),
-            },
+            Matched::NoMatch => Err(RespondReason::NoMatchingRule),
+            Matched::ProtocolMismatch => Err(RespondReason::ProtocolMismatch),
+            Matched::Rule(id) => self
+                .rules
+                .get(id as usize)
+                .ok_or(RespondReason::NoMatchingRule),
         }
     }
 

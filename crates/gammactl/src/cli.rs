@@ -343,6 +343,11 @@ pub struct ResolveArgs {
     /// how the outcomes are distributed (a weighted split at a glance).
     #[arg(long, value_name = "N", conflicts_with = "entropy")]
     pub sample: Option<u32>,
+    /// Follow the request through every hop: a backend Service with routes of its own on that
+    /// port is the next hop, resolved from the caller's namespace (docs/chains.md). With
+    /// --sample, count how chains end and print the exact end-to-end split too.
+    #[arg(long, conflicts_with = "requests")]
+    pub follow: bool,
 }
 
 /// `gammactl explain`.
@@ -358,6 +363,10 @@ pub struct ExplainArgs {
     pub channel: ChannelArg,
     #[command(flatten)]
     pub request: RequestArgs,
+    /// Explain every hop: a backend Service with routes of its own on that port is the next
+    /// hop, explained in turn (docs/chains.md).
+    #[arg(long)]
+    pub follow: bool,
 }
 
 /// `gammactl owners`.

@@ -8,7 +8,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use gamma_mesh::model::gateway::GatewaySpecAddress;
 use gamma_mesh::model::k8s::Service;
 use gamma_mesh::model::{AnyResource, Snapshot};
-use gamma_resolve::{BuildOptions, Decision, Explanation, Protocol, Request, RouteTable, Scheme};
+use gamma_resolve::{
+    BuildOptions, Decision, Explanation, Hop, Protocol, Request, RouteTable, Scheme, Trace,
+};
 
 use crate::cli::{ProtocolArg, SchemeArg};
 use crate::request::{Destination, RequestLine, method_case_warning};
@@ -240,6 +242,20 @@ impl Engine {
     pub fn resolve<'a>(&'a self, p: &'a Prepared, entropy: u64) -> Decision<'a> {
         self.table
             .resolve(&Self::request(p), p.line.entropy.unwrap_or(entropy))
+    }
+
+    /// Traces a prepared request through every hop, with its own entropy, else `entropy`.
+    pub fn trace<'a>(&'a self, p: &Prepared, entropy: u64) -> Trace<'a> {
+        self.table
+            .trace(&Self::request(p), p.line.entropy.unwrap_or(entropy))
+    }
+
+    /// Explains one later hop of a trace of `p` (whose headers the hop's edits apply over).
+    pub fn explain_hop(&self, p: &Prepared, hop: &Hop<'_>) -> Explanation {
+        let first = Self::request(p);
+        let headers = hop.request.headers_over(first.headers);
+        self.table
+            .explain(&hop.request.as_request(&headers), hop.entropy)
     }
 
     /// Explains a prepared request with its own entropy, else `entropy`.

@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 the input has problems, 2 usage errors.
 #![forbid(unsafe_code)]
 
+mod chain;
 mod check;
 mod cli;
 mod cluster;

@@ -235,6 +235,7 @@ impl<'i> Builder<'i> {
             bindings: crate::bindings::Bindings::from_map(built.bindings, &part, hash),
             parts: vec![part],
             statuses: std::sync::OnceLock::new(),
+            frontend_index: std::sync::OnceLock::new(),
             gateway_status: built.gateway_status,
             listener_set_status: built.listener_set_status,
             backend_tls_status: built.backend_tls_status,

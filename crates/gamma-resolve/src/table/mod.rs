@@ -34,6 +34,8 @@ pub struct RouteTable {
     /// The rendered conditions, on first use: a resolver that never reports status never
     /// pays for their strings.
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
+    /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
+    pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
     /// Every Gateway's computed status, by (namespace, name).
     pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
     /// Every ListenerSet's computed status, by (namespace, name).

@@ -17,6 +17,9 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let prepared = engine.prepare(&line).map_err(input)?;
     super::resolve::warn_about(&prepared, "");
     let explanation = engine.explain(&prepared, 0);
+    if args.follow {
+        return follow(&engine, &prepared, explanation, args.output.format());
+    }
     match args.output.format() {
         Format::Text => {
             let style = Style::stdout();
@@ -40,6 +43,64 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
         }
         f => print(&explanation, f),
     }
+}
+
+/// `--follow`: the first hop's explanation, then each later hop's, then how the chain ended.
+fn follow(
+    engine: &Engine,
+    prepared: &crate::engine::Prepared,
+    first: Explanation,
+    format: Format,
+) -> Result<(), Failure> {
+    let trace = engine.trace(prepared, 0);
+    let mut explanations = vec![first];
+    explanations.extend(
+        trace
+            .hops
+            .iter()
+            .skip(1)
+            .map(|h| engine.explain_hop(prepared, h)),
+    );
+    match format {
+        Format::Text => {
+            let style = Style::stdout();
+            emit_line(&format!(
+                "hop 1:     {}",
+                style.bold(&super::resolve::describe(prepared))
+            ));
+            for (i, (hop, ex)) in trace.hops.iter().zip(&explanations).enumerate() {
+                if i > 0 {
+                    emit_line("");
+                    emit_line(&format!(
+                        "hop {}:     {}",
+                        i + 1,
+                        style.bold(&crate::chain::describe_hop(&hop.request))
+                    ));
+                }
+                emit(&render(ex, &style));
+            }
+            emit_line("");
+            emit_line(&format!(
+                "end:       {}",
+                style.bold(&trace.end.to_string())
+            ));
+            Ok(())
+        }
+        f => print(
+            &Followed {
+                trace: &trace,
+                explanations: &explanations,
+            },
+            f,
+        ),
+    }
+}
+
+/// `explain --follow -o json`: the trace and every hop's explanation, in hop order.
+#[derive(serde::Serialize)]
+struct Followed<'a> {
+    trace: &'a gamma_resolve::Trace<'a>,
+    explanations: &'a [Explanation],
 }
 
 /// The explanation for people: gamma-resolve's steps, with the candidates that also matched

@@ -43,6 +43,9 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         if n == 0 {
             return Err(usage("--sample needs at least 1"));
         }
+        if args.follow {
+            return sample_chains(&engine, &prepared, n, args.output.format());
+        }
         let dist = Distribution::count(
             (0..n).map(|i| outcome(&engine.resolve(&prepared, sample::entropy(i, n)))),
         );
@@ -53,6 +56,16 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
                 Ok(())
             }
             f => print(&dist, f),
+        };
+    }
+    if args.follow {
+        let trace = engine.trace(&prepared, 0);
+        return match args.output.format() {
+            Format::Text => {
+                emit(&crate::chain::render_trace(&trace, &Style::stdout()));
+                Ok(())
+            }
+            f => print(&trace, f),
         };
     }
     let decision = engine.resolve(&prepared, 0);
@@ -180,6 +193,62 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
         Err(Failure::Reported)
     } else {
         Ok(())
+    }
+}
+
+/// `--sample N --follow`: how N chains (entropies spread evenly) end, then the exact split.
+fn sample_chains(
+    engine: &Engine,
+    prepared: &Prepared,
+    n: u32,
+    format: Format,
+) -> Result<(), Failure> {
+    let sampled = Distribution::count((0..n).map(|i| {
+        engine
+            .trace(prepared, sample::entropy(i, n))
+            .end
+            .to_string()
+    }));
+    let exact = engine
+        .table
+        .trace_distribution(&Engine::request(prepared))
+        .map_err(|e| e.to_string());
+    match format {
+        Format::Text => {
+            emit_line(&format!(
+                "{} samples of {}, followed to the end:",
+                n,
+                describe(prepared)
+            ));
+            emit(&sampled.render());
+            match &exact {
+                Ok(d) => {
+                    emit_line("exact end-to-end split:");
+                    emit(&crate::chain::render_distribution(d));
+                }
+                Err(e) => warn(&format!("note: no exact split: {e}")),
+            }
+            Ok(())
+        }
+        f => {
+            #[derive(Serialize)]
+            struct Sampled<'a> {
+                #[serde(flatten)]
+                sampled: &'a Distribution,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                exact: Option<&'a gamma_resolve::Distribution<'a>>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                exact_error: Option<&'a str>,
+            }
+            print(
+                &Sampled {
+                    sampled: &sampled,
+                    exact: exact.as_ref().ok(),
+                    exact_error: exact.as_ref().err().map(String::as_str),
+                },
+                f,
+            )
+        }
     }
 }
 
