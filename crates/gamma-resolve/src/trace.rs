@@ -738,7 +738,10 @@ impl RouteTable {
         // through its routes again (GEP-1294, multiple routes for a Service).
         let own_service = matches!(hop.frontend, Some(Frontend::Service { namespace, name, .. })
             if namespace == backend.namespace && name == backend.name);
-        let from_gateway = matches!(hop.frontend, Some(Frontend::Listener { .. }));
+        let from_gateway = matches!(
+            hop.frontend,
+            Some(Frontend::Listener { .. } | Frontend::ListenerSetListener { .. })
+        );
         let next_bound = if own_service || (from_gateway && !place.options.gateway_to_mesh) {
             None
         } else {

@@ -42,13 +42,32 @@ pub enum Frontend<'t> {
         /// The listener's name.
         listener: &'t str,
     },
+    /// A listener of a ListenerSet, served on its parent Gateway's addresses (GEP-1713).
+    #[serde(rename_all = "camelCase")]
+    ListenerSetListener {
+        /// Namespace of the ListenerSet.
+        namespace: &'t str,
+        /// Name of the ListenerSet.
+        listener_set: &'t str,
+        /// Namespace of the parent Gateway.
+        gateway_namespace: &'t str,
+        /// Name of the parent Gateway.
+        gateway: &'t str,
+        /// The listener's name.
+        listener: &'t str,
+    },
 }
 
 impl Frontend<'_> {
-    /// The namespace of the Service or Gateway.
+    /// The namespace of the component that serves this frontend and makes the next call: the
+    /// Service's, or the Gateway's (for a ListenerSet listener, its parent Gateway's: the
+    /// Gateway is what forwards the request).
     pub fn namespace(&self) -> &str {
         match self {
             Self::Service { namespace, .. } | Self::Listener { namespace, .. } => namespace,
+            Self::ListenerSetListener {
+                gateway_namespace, ..
+            } => gateway_namespace,
         }
     }
 }
@@ -66,6 +85,17 @@ impl std::fmt::Display for Frontend<'_> {
                 gateway,
                 listener,
             } => write!(f, "listener {listener} of Gateway {namespace}/{gateway}"),
+            Self::ListenerSetListener {
+                namespace,
+                listener_set,
+                gateway_namespace,
+                gateway,
+                listener,
+            } => write!(
+                f,
+                "listener {listener} of ListenerSet {namespace}/{listener_set} \
+                 (Gateway {gateway_namespace}/{gateway})"
+            ),
         }
     }
 }
@@ -189,6 +219,24 @@ impl Part {
                 Some((
                     Frontend::Listener {
                         namespace: &gw.namespace,
+                        gateway: self.text(gw.name),
+                        listener,
+                    },
+                    RouteSetKind::Listener,
+                ))
+            }
+            SetLabel::ListenerSetListener {
+                listener_set,
+                gateway,
+                listener,
+            } => {
+                let ls = self.listener_sets.get(*listener_set as usize)?;
+                let gw = self.gateways.get(*gateway as usize)?;
+                Some((
+                    Frontend::ListenerSetListener {
+                        namespace: &ls.namespace,
+                        listener_set: self.text(ls.name),
+                        gateway_namespace: &gw.namespace,
                         gateway: self.text(gw.name),
                         listener,
                     },
