@@ -185,6 +185,7 @@ pub fn hot_port_only(input: &TableInput) -> TableInput {
         grants: input.grants.clone(),
         backend_tls_policies: input.backend_tls_policies.clone(),
         config_maps: input.config_maps.clone(),
+        listener_sets: input.listener_sets.clone(),
     }
 }
 
