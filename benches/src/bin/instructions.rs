@@ -149,7 +149,7 @@ fn snapshot_regex_mix_scenario(rules: usize, builds: usize) {
     }
 }
 
-/// `update-<routes>` / `update-service-<routes>`: [`mesh_cluster_yaml`] (5 routes per
+/// `update-<routes>` / `update-service-<routes>`: [`gamma_benches::manifests::mesh_cluster`] (5 routes per
 /// Service), built once; then `n` one-object changes, each applied to the snapshot and the
 /// table updated from the previous one with `RouteTable::update`: route 0's first path
 /// toggled, or (`service`) Service 0's second port toggled. Read `RouteTable::update`
