@@ -15,7 +15,7 @@ use gamma_arbiter::Identity;
 use gamma_model::{ObjectKey, ResourceKind};
 use gamma_testenv::{Channel, Error, Options, REQUIRE_ENV, TestEnv};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, PostParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -290,7 +290,30 @@ async fn concurrent_writer_conflicts_and_keeps_its_entry() {
     let (mut state, stop, task) = spawn_runtime(&client, &sample_config(), istio(), |c| {
         c.debounce = Duration::from_millis(5);
     });
-    until(&mut state, 90, "a conflict", |s| s.conflicts > 0).await;
+    // A runtime that sees its own writes at once may write only once and win that race, so
+    // the test makes it write again and again: each spec change (a new generation) needs a
+    // status write, racing the other writer, until one meets 409 (bounded, never hangs).
+    let mut weight = 1;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    while state.borrow().conflicts == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no conflict in 120 s: {:?}",
+            *state.borrow()
+        );
+        weight = 3 - weight;
+        let spec = json!({"spec": {"rules": [{"backendRefs": [
+            {"name": "back", "port": 80, "weight": weight}
+        ]}]}});
+        api.patch("r1", &PatchParams::default(), &Patch::Merge(spec))
+            .await
+            .unwrap();
+        let _ = tokio::time::timeout(
+            Duration::from_millis(500),
+            state.wait_for(|s| s.conflicts > 0),
+        )
+        .await;
+    }
     done.store(true, Ordering::SeqCst);
     tokio::time::timeout(Duration::from_secs(60), writer)
         .await
