@@ -9,7 +9,7 @@
 //! manifests (`regex_mix_yaml`).
 //! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
 //! or one Service (see `update_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
-//! through the three-hop chain of `gamma_benches::chain`. Method in benches/README.md.
+//! through the chain of `gamma_benches::chain` (three or five hops). Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -118,7 +118,7 @@ fn snapshot_scenario(routes: usize) {
     println!("snapshot-{routes}: {:?}", table.stats());
 }
 
-/// `chain-3`: `n` traces through the three-hop chain, after 2,048 to warm up.
+/// `chain-3`: `n` traces through the chain (three or five hops), after 2,048 to warm up.
 fn chain_scenario(n: usize) {
     let table = gamma_benches::chain::chain3();
     let dst: IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
