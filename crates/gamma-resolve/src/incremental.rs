@@ -114,8 +114,8 @@ impl RouteTable {
     /// a route is an update with that route as `key` and `previous` itself). The result
     /// resolves every request, and reports every parent condition and Gateway status,
     /// exactly as `RouteTable::build(snapshot, options)` would. Changes whose effect cannot
-    /// be bounded (a GatewayClass, ListenerSet, BackendTLSPolicy or XBackend, any kind the
-    /// table does not know) rebuild the whole table, as does a scope past a quarter of the
+    /// be bounded (a BackendTLSPolicy, any change while one exists, a kind the table does
+    /// not know) rebuild the whole table, as does a scope past a quarter of the
     /// table's routes.
     pub fn update(
         &self,
