@@ -222,7 +222,13 @@ impl RouteTable {
         // a ListenerSet's listeners are bound at its Gateway's addresses: at every address of
         // the scope's Gateways (whatever is bound there is in the scope, and rebound)
         for (ns, name) in &scope.listener_sets {
-            for ls in previous_or_current_listener_sets(snapshot, previous, ns, name) {
+            for ls in previous_or_current(
+                previous,
+                ns,
+                name,
+                as_listener_set,
+                snapshot.listener_set(ns, name),
+            ) {
                 for l in &ls.spec.listeners {
                     let l4 = if l.protocol == "UDP" {
                         L4::Udp
@@ -614,7 +620,13 @@ fn close(
                     })
                     .map(ObjectKey::of),
             );
-            for ls in previous_or_current_listener_sets(snapshot, previous, &ns, &name) {
+            for ls in previous_or_current(
+                previous,
+                &ns,
+                &name,
+                as_listener_set,
+                snapshot.listener_set(&ns, &name),
+            ) {
                 scope.gateways.insert(listener_set_parent(ls));
             }
             done_sets.insert((ns, name));
@@ -700,24 +712,11 @@ fn as_gateway(r: &AnyResource) -> Option<&gamma_model::gateway::Gateway> {
     }
 }
 
-/// ListenerSet `ns/name` as it was (among `previous`) and as it is.
-fn previous_or_current_listener_sets<'a>(
-    snapshot: &'a Snapshot,
-    previous: &'a [&'a AnyResource],
-    ns: &'a str,
-    name: &'a str,
-) -> impl Iterator<Item = &'a gamma_model::gateway::ListenerSet> {
-    previous
-        .iter()
-        .filter_map(move |r| match r {
-            AnyResource::ListenerSet(l)
-                if l.metadata.name == name && l.metadata.namespace_or_default() == ns =>
-            {
-                Some(l)
-            }
-            _ => None,
-        })
-        .chain(snapshot.listener_set(ns, name))
+fn as_listener_set(r: &AnyResource) -> Option<&gamma_model::gateway::ListenerSet> {
+    match r {
+        AnyResource::ListenerSet(l) => Some(l),
+        _ => None,
+    }
 }
 
 /// The keys a Service's frontends bind.
