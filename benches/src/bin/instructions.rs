@@ -9,7 +9,10 @@
 //! manifests (`regex_mix_yaml`).
 //! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
 //! or one Service (see `update_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
-//! through the three-hop chain of `gamma_benches::chain`. Method in benches/README.md.
+//! through the three-hop chain of `gamma_benches::chain`; `chain-3-distribution` runs `N`
+//! exact distributions (`RouteTable::trace_distribution`) of the same request.
+//! `view-<services>` builds [`many_services`] (`services` Services × 5 rules) and takes `N`
+//! views of it (`RouteTable::view`, dropped each time). Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -137,6 +140,47 @@ fn chain_scenario(n: usize) {
     println!("chain-3: {n} traces, {hops} hops");
 }
 
+/// `chain-3-distribution`: `n` exact distributions of the three-hop chain's request, after
+/// 2,048 to warm up.
+fn chain_distribution_scenario(n: usize) {
+    let table = gamma_benches::chain::chain3();
+    let dst: IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
+    let run = |count: usize| {
+        let mut ends = 0usize;
+        for _ in 0..count {
+            let req = Request::http(dst, 80, "GET", "/api/orders");
+            ends +=
+                black_box(table.trace_distribution(black_box(&req))).map_or(0, |d| d.ends.len());
+        }
+        ends
+    };
+    black_box(run(2048));
+    let ends = run(n);
+    println!("chain-3-distribution: {n} distributions, {ends} ends");
+}
+
+/// `view-<services>`: `n` views of the many-services table (each built and dropped), after
+/// one to warm up (the view's lookups are built on first use).
+fn view_scenario(services: usize, n: usize) {
+    let table = RouteTable::from_input(&many_services(services, 5), &BuildOptions::default());
+    let entries = |t: &RouteTable| {
+        let v = black_box(t.view());
+        v.iter()
+            .flat_map(|b| &b.sets)
+            .map(|s| s.http.len() + s.grpc.len() + s.tls.len())
+            .sum::<usize>()
+    };
+    black_box(entries(&table));
+    let mut total = 0;
+    for _ in 0..n {
+        total += entries(&table);
+    }
+    println!(
+        "view-{services}: {n} views, {total} entries, {:?}",
+        table.stats()
+    );
+}
+
 /// `snapshot-regex-mix-<rules>`: the regex mix's manifests decoded into a snapshot; one
 /// `RouteTable::build` of it. `snapshot-regex-mix-twice-<rules>`: two builds of the same
 /// snapshot (the second reads the validation verdicts the first left in it): the second build
@@ -194,6 +238,12 @@ fn main() {
     let scenario = args.get(2).map(String::as_str).unwrap_or("one-port-10000");
     if scenario == "chain-3" {
         return chain_scenario(n);
+    }
+    if scenario == "chain-3-distribution" {
+        return chain_distribution_scenario(n);
+    }
+    if let Some(services) = scenario.strip_prefix("view-").and_then(|r| r.parse().ok()) {
+        return view_scenario(services, n);
     }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-twice-")

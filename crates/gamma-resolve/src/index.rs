@@ -263,20 +263,6 @@ impl<G> HostIndex<G> {
         }
         self.any.as_ref().and_then(f)
     }
-
-    /// All groups with their hostname (for explanations), in no particular order.
-    pub(crate) fn groups(&self) -> impl Iterator<Item = (Option<String>, &G)> {
-        let named = self.named.as_deref();
-        named
-            .into_iter()
-            .flat_map(|n| n.exact.iter().map(|(k, g)| (Some(k.to_string()), g)))
-            .chain(
-                named
-                    .into_iter()
-                    .flat_map(|n| n.wild.iter().map(|(k, g)| (Some(format!("*{k}")), g))),
-            )
-            .chain(self.any.iter().map(|g| (None, g)))
-    }
 }
 
 /// A run of candidate ids: (start, length) in [`PathKeys::ids`], except that a run of length

@@ -100,6 +100,7 @@ pub use trace::{
     HopOutcome, HopRequest, NextClient, Trace, TraceEnd, TraceOptions,
 };
 pub use view::{
-    ActionView, BackendView, BindingView, EntryView, Frontend, PathView, RouteSetKind, SetView,
-    ValueView,
+    ActionView, BackendView, BindingView, EntryView, ExcludedView, ExclusionView, FiltersView,
+    Frontend, HostView, MatchView, NameView, PathModifierView, PathView, RewriteView, RouteSetKind,
+    RuleView, SetView, ValueView,
 };

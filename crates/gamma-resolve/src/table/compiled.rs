@@ -208,6 +208,32 @@ pub(crate) struct RouteSet {
     pub(crate) udp: Option<u32>,
     /// What the set is, for explanations.
     pub(crate) label: SetLabel,
+    /// Routes and rules attached to the set that are not in it, and why, by (route id, rule):
+    /// for views and explanations (empty, and unallocated, for most sets).
+    pub(crate) excluded: Box<[Excluded]>,
+}
+
+/// A route or rule attached to a route set but left out of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Excluded {
+    /// The compiled route (in the set's part).
+    pub(crate) route: u32,
+    /// The rule index; `None`: the whole route.
+    pub(crate) rule: Option<u16>,
+    pub(crate) why: ExcludedWhy,
+}
+
+/// Why a route or rule is not in a route set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ExcludedWhy {
+    /// The rule failed validation and was dropped (`PartiallyInvalid`): the upstream reason
+    /// and the message.
+    RuleInvalid(&'static str, Box<str>),
+    /// Another route kind won the Service port (GEP-1294 route types); `None`: no kind won.
+    LostToKind(Option<RouteKind>),
+    /// A TCPRoute or UDPRoute: the oldest route of the set (then namespace/name) takes every
+    /// connection; this one is shadowed by that route's rule (compiled rule id).
+    Shadowed(u32),
 }
 
 impl RouteSet {
