@@ -63,9 +63,10 @@ pub struct Explanation {
     /// as a whole): `HTTPRoute ns/x was left out: <error>`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
-    /// Routes and rules attached to the route set used that are not in it, and why (a
-    /// dropped rule, a kind that lost the Service port, a shadowed TCPRoute): the set's
-    /// [`crate::SetView::excluded`].
+    /// Routes the destination's Service or Gateway did not accept
+    /// ([`crate::BindingView::not_accepted`]), then the routes and rules attached to the route
+    /// set used that are not in it, and why (a dropped rule, a kind that lost the Service
+    /// port, a shadowed TCPRoute): the set's [`crate::SetView::excluded`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
     /// The decision, as a sentence.
@@ -190,6 +191,11 @@ impl RouteTable {
                 producer,
                 consumers,
             } => {
+                ex.excluded.extend(
+                    part.not_accepted_of(crate::table::ParentIx::Service(*service))
+                        .iter()
+                        .map(ToString::to_string),
+                );
                 let svc = part.services.get(*service as usize);
                 ex.binding = format!(
                     "Service {}/{} port {} (destination {} is one of its cluster IPs)",
@@ -213,6 +219,11 @@ impl RouteTable {
                 }
             }
             Binding::Gateway { gateway, listeners } => {
+                ex.excluded.extend(
+                    part.not_accepted_of(crate::table::ParentIx::Gateway(*gateway))
+                        .iter()
+                        .map(ToString::to_string),
+                );
                 let gw = part.gateways.get(*gateway as usize);
                 ex.binding = format!(
                     "Gateway {}/{} port {}",
@@ -247,7 +258,8 @@ impl RouteTable {
         ex.route_kind = set.mesh_kind.map(|k| k.to_string());
         // listener_hostname is not shown: the binding line names the listener
         if let Some(view) = part.set_view(set, None) {
-            ex.excluded = view.excluded.iter().map(ToString::to_string).collect();
+            ex.excluded
+                .extend(view.excluded.iter().map(ToString::to_string));
             ex.candidates = part.explain_candidates(&view, set, req);
         }
         if let Some(rule) = decision.rule()

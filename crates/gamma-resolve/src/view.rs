@@ -16,8 +16,8 @@ use crate::index::HostIndex;
 use crate::input::{HeaderEdits, L4, PathModifierIr};
 use crate::request::Protocol;
 use crate::table::{
-    Action, BackendState, Binding, Excluded, ExcludedWhy, Part, RouteSet, RouteTable, RuleEntry,
-    SetLabel, Target,
+    Action, BackendState, Binding, Excluded, ExcludedWhy, ParentIx, Part, RouteSet, RouteTable,
+    RuleEntry, SetLabel, Target,
 };
 
 /// A frontend of the table: what a request binds to.
@@ -276,6 +276,12 @@ pub struct BindingView<'t> {
     /// invalid as a whole (`HTTPRoute ns/x was left out: <error>`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<&'t str>,
+    /// Routes that named this Service, Gateway (or one of its ListenerSets) as parent but
+    /// that the parent did not accept, with the `Accepted=False` reason: no Service port or
+    /// listener matches the parentRef, no listener admits the route, no hostname intersects,
+    /// or every rule is invalid. Ordered by parent, then route.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_accepted: Vec<ExcludedView<'t>>,
 }
 
 /// One route set: what a proxy programs for one frontend and one kind of client.
@@ -630,8 +636,19 @@ pub enum ExclusionView<'t> {
         #[serde(skip_serializing_if = "Option::is_none")]
         winner: Option<gamma_model::RouteKind>,
     },
+    /// The parent did not accept the route (`Accepted=False`, Gateway API
+    /// RouteConditionReason).
+    #[serde(rename_all = "camelCase")]
+    NotAccepted {
+        /// The upstream reason (`NoMatchingParent`, `NotAllowedByListeners`,
+        /// `NoMatchingListenerHostname`, or the reason of an invalid rule).
+        reason: &'t str,
+        /// Why, for people.
+        message: &'t str,
+    },
     /// A TCPRoute or UDPRoute: every connection goes to the oldest route's rule (then
-    /// namespace/name order; GEP-2644 conflict resolution).
+    /// namespace/name order; Gateway API TCPRoute reference, "Merging": all are accepted, the
+    /// oldest gets the traffic).
     #[serde(rename_all = "camelCase")]
     Shadowed {
         /// The rule that takes the connections.
@@ -673,6 +690,9 @@ impl std::fmt::Display for ExcludedView<'_> {
             ExclusionView::Shadowed { by } => {
                 write!(f, " is shadowed: {by} takes every connection")
             }
+            ExclusionView::NotAccepted { reason, message } => {
+                write!(f, " is not accepted ({reason}): {message}")
+            }
         }
     }
 }
@@ -690,7 +710,7 @@ impl RouteTable {
         keys.into_iter()
             .map(|(&(address, port, transport), (part, binding))| {
                 let part: &Part = part;
-                let (sets, left_out) = match binding {
+                let (sets, left_out, not_accepted) = match binding {
                     Binding::Service {
                         service,
                         producer,
@@ -709,17 +729,32 @@ impl RouteTable {
                         let sets = ids
                             .filter_map(|s| part.set_view(part.sets.get(*s as usize)?, None))
                             .collect();
-                        (sets, left_out)
+                        let not_accepted = part.not_accepted_of(ParentIx::Service(*service));
+                        (sets, left_out, not_accepted)
                     }
-                    Binding::Gateway { listeners, .. } => (
-                        listeners
+                    Binding::Gateway { gateway, listeners } => {
+                        let mut parents = vec![ParentIx::Gateway(*gateway)];
+                        for l in listeners.iter() {
+                            if let Some(SetLabel::ListenerSetListener { listener_set, .. }) =
+                                part.sets.get(l.set as usize).map(|s| &s.label)
+                            {
+                                parents.push(ParentIx::ListenerSet(*listener_set));
+                            }
+                        }
+                        parents.sort_unstable();
+                        parents.dedup();
+                        let not_accepted = parents
+                            .into_iter()
+                            .flat_map(|p| part.not_accepted_of(p))
+                            .collect();
+                        let sets = listeners
                             .iter()
                             .filter_map(|l| {
                                 part.set_view(part.sets.get(l.set as usize)?, l.hostname.as_deref())
                             })
-                            .collect(),
-                        Vec::new(),
-                    ),
+                            .collect();
+                        (sets, Vec::new(), not_accepted)
+                    }
                 };
                 BindingView {
                     address,
@@ -727,6 +762,7 @@ impl RouteTable {
                     transport: if transport == L4::Udp { "UDP" } else { "TCP" },
                     sets,
                     left_out,
+                    not_accepted,
                 }
             })
             .collect()
@@ -995,6 +1031,32 @@ impl Part {
             action: self.action_view(rule),
             cand: c,
         })
+    }
+
+    /// The routes `parent` did not accept (a range of the sorted notes).
+    pub(crate) fn not_accepted_of(&self, parent: ParentIx) -> Vec<ExcludedView<'_>> {
+        let start = self.not_accepted.partition_point(|n| n.parent < parent);
+        let end = self.not_accepted.partition_point(|n| n.parent <= parent);
+        self.not_accepted
+            .get(start..end)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|n| {
+                let route = self.routes.get(n.route as usize)?;
+                Some(ExcludedView {
+                    route: RouteRef {
+                        kind: route.kind,
+                        namespace: self.route_namespace(route),
+                        name: &route.name,
+                    },
+                    rule: None,
+                    reason: ExclusionView::NotAccepted {
+                        reason: n.reason,
+                        message: n.message,
+                    },
+                })
+            })
+            .collect()
     }
 
     fn excluded_view<'t>(&'t self, e: &'t Excluded) -> Option<ExcludedView<'t>> {

@@ -188,11 +188,20 @@ spec:
       filters:
       - type: RequestHeaderModifier
         requestHeaderModifier: {add: [{name: x-backend, value: db}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: stray, namespace: infra}
+spec:
+  parentRefs: [{name: gw, sectionName: nope}]
+  rules: [{backendRefs: [{name: db, port: 80}]}]
 "#;
 
 // TLSRoute hostnames most specific first (Gateway API listener and hostname matching); the
 // oldest TCPRoute takes every connection and the younger is named as shadowed; redirects,
-// rewrites and header edits of rules and backendRefs are data (Gateway API HTTPRouteFilter).
+// rewrites and header edits of rules and backendRefs are data (Gateway API HTTPRouteFilter);
+// a route whose sectionName names no listener is named as not accepted (NoMatchingParent)
+// on the Gateway's bindings.
 #[test]
 fn the_view_lists_tls_hostnames_the_tcp_rule_and_filters_as_data() {
     let t = table(LISTENERS);
@@ -247,6 +256,17 @@ fn the_view_lists_tls_hostnames_the_tcp_rule_and_filters_as_data() {
         panic!();
     };
     assert_eq!(backends[0].filters.request_headers.add[0].0, "x-backend");
+    for b in &view {
+        assert_eq!(b.not_accepted.len(), 1, "{:?}", b.not_accepted);
+        assert_eq!(b.not_accepted[0].route.name, "stray");
+        assert_eq!(
+            b.not_accepted[0].reason,
+            ExclusionView::NotAccepted {
+                reason: status::NO_MATCHING_PARENT,
+                message: "no listener matches the parentRef sectionName/port"
+            }
+        );
+    }
     // the JSON form names the kinds and carries the filters
     let json = serde_json::to_value(&view).unwrap();
     let text = json.to_string();
@@ -300,7 +320,7 @@ fn route_strategy(i: usize) -> impl Strategy<Value = RouteIr> {
             Just(kind),
             prop_oneof![3 => Just("app"), 1 => Just("client")],
             proptest::option::of(0i64..4),
-            proptest::option::of(proptest::sample::select(&[80u16, 8080][..])),
+            proptest::option::of(proptest::sample::select(&[80u16, 8080, 80, 9090][..])),
             0u8..12,
             rules,
         )
@@ -364,6 +384,8 @@ proptest! {
     //   view has the route in no set's entries and names it as having lost to another kind;
     // - the rules `PartiallyInvalid` lists as dropped are exactly the rules the view names as
     //   dropped for that route;
+    // - a route the Service did not accept for another reason (no such port, every rule
+    //   invalid) is named with that reason by the Service's bindings and is in no set;
     // - a route invalid as a whole is in no set, and each binding's left-out notes are
     //   explain's for a request to that address.
     #[test]
@@ -374,7 +396,14 @@ proptest! {
         let mut lost: BTreeSet<Key> = BTreeSet::new();
         let mut dropped: BTreeMap<Key, BTreeSet<u16>> = BTreeMap::new();
         let mut shadowed: BTreeSet<Key> = BTreeSet::new();
+        let mut not_accepted: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
         for b in &view {
+            for x in &b.not_accepted {
+                let ExclusionView::NotAccepted { reason, .. } = x.reason else {
+                    panic!("{x:?}");
+                };
+                not_accepted.entry(key(&x.route)).or_default().insert(reason.to_owned());
+            }
             let req = Request::http(b.address, b.port, "GET", "/");
             let ex = table.explain(&req, 0);
             prop_assert_eq!(
@@ -419,7 +448,19 @@ proptest! {
                 .any(|r| (r.kind, r.namespace.as_str(), r.name.as_str()) == (k.0, k.1.as_str(), k.2.as_str()) && r.invalid.is_some());
             if route_invalid {
                 prop_assert!(!present.contains(&k) && !lost.contains(&k) && !dropped.contains_key(&k));
+                prop_assert!(!not_accepted.contains_key(&k));
                 continue;
+            }
+            // not accepted by the parent, for another reason than the kind: the Service's
+            // bindings name it with that reason (when the Service is bound at all)
+            let refused = !accepted.status && !conflicted;
+            prop_assert_eq!(
+                refused && !view.is_empty(),
+                not_accepted.get(&k).is_some_and(|r| r.contains(&accepted.reason)),
+                "{:?}: {:?} / {:?}", k, st.conditions, not_accepted.get(&k)
+            );
+            if refused {
+                prop_assert!(!present.contains(&k) && !lost.contains(&k));
             }
             // "Dropped Rule(s) 0, 2: ..."
             let listed: BTreeSet<u16> = st

@@ -11,7 +11,8 @@ use crate::input::{
     AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
 };
 use crate::precedence::RouteRank;
-use crate::table::{LeftOut, MeshHostnames, RouteInfo, RouteParentKey};
+use crate::status::{NO_MATCHING_LISTENER_HOSTNAME, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS};
+use crate::table::{LeftOut, MeshHostnames, NotAccepted, ParentIx, RouteInfo, RouteParentKey};
 use gamma_model::RouteKind;
 
 use super::{Builder, touch};
@@ -286,12 +287,12 @@ impl<'i> Builder<'i> {
                 })
                 .filter(move |(_, p)| p.protocol == want_l4)
         };
+        let parent_ix =
+            ParentIx::Service(u32::try_from(si.unwrap_or_default()).unwrap_or(u32::MAX));
         if ports().next().is_none() {
-            self.status.no_parent(
-                ri,
-                pi,
-                "no Service port matches the parentRef port/sectionName",
-            );
+            let why = "no Service port matches the parentRef port/sectionName";
+            self.status.no_parent(ri, pi, why);
+            self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, why);
             return;
         }
         let rules = self.rules_of(ri, route_id, route, true);
@@ -304,6 +305,7 @@ impl<'i> Builder<'i> {
         if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of GEP-1294 route types)
+            self.all_rules_invalid(parent_ix, route_id, route);
             return;
         }
         let group = if route.namespace == parent.namespace {
@@ -375,7 +377,9 @@ impl<'i> Builder<'i> {
             &gw.listeners[..],
             gw.namespace.as_str(),
         );
-        self.attach_listeners(ri, route_id, route, pi, parent, target, out);
+        let parent_ix =
+            ParentIx::Gateway(u32::try_from(gi.unwrap_or_default()).unwrap_or(u32::MAX));
+        self.attach_listeners(ri, route_id, route, pi, parent, target, parent_ix, out);
     }
 
     /// A ListenerSet parentRef (GEP-1713 Route Attachment): the ListenerSet is the direct
@@ -408,18 +412,18 @@ impl<'i> Builder<'i> {
             self.merged.sets.get(lsi).is_some_and(|f| {
                 matches!(f.attachment, crate::listener_set::Attachment::Attached(_))
             });
+        let parent_ix = ParentIx::ListenerSet(u32::try_from(lsi).unwrap_or(u32::MAX));
         if !attached {
             // its listeners are part of no Gateway: none can admit the route
-            self.status.not_allowed_because(
-                ri,
-                pi,
-                "the ListenerSet is not attached to a Gateway (its Accepted condition says why)",
-            );
+            let why =
+                "the ListenerSet is not attached to a Gateway (its Accepted condition says why)";
+            self.status.not_allowed_because(ri, pi, why);
+            self.not_accepted(parent_ix, route_id, NOT_ALLOWED_BY_LISTENERS, why);
             return;
         }
         let ls: &'i crate::input::ListenerSetIr = ls;
         let target = (Owner::Set(lsi), &ls.listeners[..], ls.namespace.as_str());
-        self.attach_listeners(ri, route_id, route, pi, parent, target, out);
+        self.attach_listeners(ri, route_id, route, pi, parent, target, parent_ix, out);
     }
 
     /// Attaches (route, parentRef) to the listeners of one parent resource: `target` is
@@ -433,6 +437,7 @@ impl<'i> Builder<'i> {
         pi: usize,
         parent: &ParentRefIr,
         target: (Owner, &'i [ListenerIr], &'i str),
+        parent_ix: ParentIx,
         out: &mut GwAttached,
     ) {
         let (owner, listeners, own_ns) = target;
@@ -486,16 +491,29 @@ impl<'i> Builder<'i> {
             attach_to.push((li, hosts));
         }
         if !matched_section {
-            self.status
-                .no_parent(ri, pi, "no listener matches the parentRef sectionName/port");
+            let why = "no listener matches the parentRef sectionName/port";
+            self.status.no_parent(ri, pi, why);
+            self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, why);
             return;
         }
         if !allowed {
             self.status.not_allowed(ri, pi);
+            self.not_accepted(
+                parent_ix,
+                route_id,
+                NOT_ALLOWED_BY_LISTENERS,
+                "no listener's allowedRoutes admits the route's kind and namespace",
+            );
             return;
         }
         if !attached {
             self.status.no_hostname(ri, pi);
+            self.not_accepted(
+                parent_ix,
+                route_id,
+                NO_MATCHING_LISTENER_HOSTNAME,
+                "no route hostname intersects a listener hostname",
+            );
             return;
         }
         let rules = self.rules_of(ri, route_id, route, false);
@@ -508,6 +526,7 @@ impl<'i> Builder<'i> {
         if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of GEP-1294 route types)
+            self.all_rules_invalid(parent_ix, route_id, route);
             return;
         }
         self.status.attached_gateway(ri, pi);
@@ -532,5 +551,34 @@ pub(super) fn group_key(g: &Group) -> Option<String> {
     match g {
         Group::Producer => None,
         Group::Consumer(ns) => Some(ns.clone()),
+    }
+}
+
+impl Builder<'_> {
+    /// Notes that `parent` did not accept the route, for views of the parent's bindings.
+    fn not_accepted(
+        &mut self,
+        parent: ParentIx,
+        route: u32,
+        reason: &'static str,
+        message: &'static str,
+    ) {
+        self.not_accepted.push(NotAccepted {
+            parent,
+            route,
+            reason,
+            message,
+        });
+    }
+
+    /// Every rule of the route was dropped: not accepted, with the first rule's reason (its
+    /// `Accepted=False` condition).
+    fn all_rules_invalid(&mut self, parent: ParentIx, route_id: u32, route: &RouteIr) {
+        let reason = route
+            .rules
+            .iter()
+            .find_map(|r| r.invalid.as_ref())
+            .map_or("UnsupportedValue", |i| i.reason);
+        self.not_accepted(parent, route_id, reason, "all rules are invalid");
     }
 }

@@ -213,6 +213,26 @@ pub(crate) struct RouteSet {
     pub(crate) excluded: Box<[Excluded]>,
 }
 
+/// A (route, parentRef) its parent did not accept, by the parent it named: for views and
+/// explanations of that parent's bindings.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct NotAccepted {
+    pub(crate) parent: ParentIx,
+    /// The compiled route (in the part).
+    pub(crate) route: u32,
+    /// The `Accepted=False` reason.
+    pub(crate) reason: &'static str,
+    pub(crate) message: &'static str,
+}
+
+/// A parent resource by input index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ParentIx {
+    Service(u32),
+    Gateway(u32),
+    ListenerSet(u32),
+}
+
 /// A route or rule attached to a route set but left out of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Excluded {

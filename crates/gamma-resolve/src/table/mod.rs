@@ -92,6 +92,9 @@ pub(crate) struct Part {
     pub(crate) rule_names: Vec<Box<str>>,
     /// Service and Gateway names ([`NameRef`]s point here).
     pub(crate) names: String,
+    /// The (route, parentRef) pairs this part's build read that their parent did not accept
+    /// (sorted by parent): rare, for views and explanations.
+    pub(crate) not_accepted: Box<[NotAccepted]>,
 }
 
 /// Build counters, for reports and benches.
