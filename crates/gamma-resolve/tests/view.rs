@@ -360,11 +360,9 @@ fn input_strategy() -> impl Strategy<Value = TableInput> {
                         &[(80, "")],
                     ));
                 }
-                TableInput {
-                    services,
-                    routes,
-                    ..TableInput::default()
-                }
+                TableInput::new()
+                    .with_services(services)
+                    .with_routes(routes)
             })
     })
 }
