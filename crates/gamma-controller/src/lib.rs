@@ -71,15 +71,17 @@ use gamma_arbiter::{Directive, Handoff};
 use gamma_arbiter::{MergeOutcome, merge_outcome};
 use gamma_model::ResourceKind;
 use gamma_model::gateway::{
-    Condition, ConditionStatus, GatewayStatus, ListenerSetStatus, ParentKind, PolicyStatus,
-    RouteStatus,
+    Condition, ConditionStatus, GatewayStatus, ListenerSetStatus, PolicyStatus, RouteStatus,
 };
 use gamma_model::meta::Time;
 use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
-pub use objects::{DesiredObjectStatus, ObjectMerge, ObjectStatus};
+pub use objects::{
+    DesiredObjectStatus, ObjectMerge, ObjectStatus, controls_gateway, desired_object_statuses,
+    owned_service_parents,
+};
 
 /// What a [`Reconciler`] needs: the shared arbiter configuration, who `me` is, how to build
 /// tables, and how long a handoff may last.
@@ -535,25 +537,7 @@ impl Reconciler {
             }
         }
         self.conditions = conditions;
-        // The mesh parent Services `me` owns a route on: the Service ancestors of a
-        // BackendTLSPolicy that are `me`'s to report.
-        let owned_services: BTreeSet<(String, String)> = out_decisions
-            .iter()
-            .filter(|(_, d, _)| matches!(d, Ownership::Owned { .. }))
-            .filter_map(|(pair, _, _)| {
-                let pref = snapshot
-                    .get(&pair.route)
-                    .and_then(|r| r.as_route())?
-                    .parent_refs
-                    .get(pair.parent_index)?;
-                matches!(pref.parent_kind_core_alias(), ParentKind::Service).then(|| {
-                    (
-                        pref.namespace_or(&pair.route.namespace).to_owned(),
-                        pref.name.clone(),
-                    )
-                })
-            })
-            .collect();
+        let owned_services = objects::owned_service_parents(decisions, snapshot, &self.me);
         let objects = self.object_updates(snapshot, &table, &owned_services, now, &mut diagnostics);
         Reconciliation {
             table,
@@ -568,14 +552,6 @@ impl Reconciler {
         }
     }
 
-    /// Whether `me` controls the Gateway `namespace/name`: its GatewayClass names `me`.
-    fn controls_gateway(&self, snapshot: &Snapshot, namespace: &str, name: &str) -> bool {
-        snapshot
-            .gateway(namespace, name)
-            .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
-            .is_some_and(|c| self.me.answers_to(&c.spec.controller_name))
-    }
-
     /// The status writes of the Gateways `me` controls, the ListenerSets of those Gateways, and
     /// `me`'s ancestor entries on BackendTLSPolicies, each merged into the copy in the snapshot.
     fn object_updates(
@@ -586,52 +562,14 @@ impl Reconciler {
         now: Time,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> ObjectUpdates {
-        let mut wanted: Vec<(ObjectKey, DesiredObjectStatus)> = Vec::new();
-        for g in table.gateway_status() {
-            if self.controls_gateway(snapshot, &g.namespace, &g.name) {
-                let key =
-                    ObjectKey::new(ResourceKind::Gateway, g.namespace.clone(), g.name.clone());
-                wanted.push((key, DesiredObjectStatus::Gateway(g.to_status())));
-            }
-        }
-        for ls in table.listener_set_status() {
-            // GEP-1713: the parent Gateway's controller reports on a ListenerSet; one whose
-            // parent is missing has no controller to report on it
-            let mine = ls
-                .gateway
-                .as_deref()
-                .and_then(|g| g.split_once('/'))
-                .is_some_and(|(ns, name)| self.controls_gateway(snapshot, ns, name));
-            if mine {
-                let key = ObjectKey::new(
-                    ResourceKind::ListenerSet,
-                    ls.namespace.clone(),
-                    ls.name.clone(),
-                );
-                wanted.push((key, DesiredObjectStatus::ListenerSet(ls.to_status())));
-            }
-        }
-        for p in table.backend_tls_policy_status() {
-            // PolicyStatus.ancestors: "implementations MUST ONLY populate ancestor status for
-            // the Ancestor resources they are responsible for"
-            let entries = p.to_ancestors(|a| match a.kind.as_str() {
-                "Gateway" => self.controls_gateway(snapshot, &a.namespace, &a.name),
-                "Service" => owned_services.contains(&(a.namespace.clone(), a.name.clone())),
-                _ => false,
-            });
-            let key = ObjectKey::new(
-                ResourceKind::BackendTlsPolicy,
-                p.namespace.clone(),
-                p.name.clone(),
-            );
-            wanted.push((key, DesiredObjectStatus::BackendTlsPolicy(entries)));
-        }
+        let wanted = desired_object_statuses(snapshot, table, &self.me, owned_services);
         let mut out = ObjectUpdates::default();
         for (key, desired) in wanted {
             let Some(object) = snapshot.get(&key) else {
                 continue;
             };
-            match desired.merge_into(object, &self.me, now) {
+            let generation = object.metadata().generation_or_zero();
+            match desired.merge_into(object, generation, &self.me, now) {
                 ObjectMerge::Write { status, dropped } => {
                     if !dropped.is_empty() {
                         diagnostics.push(Diagnostic::AncestorsFull {

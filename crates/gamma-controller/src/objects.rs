@@ -4,16 +4,114 @@
 //! snapshot, or after a write conflict, one read back from the API server) with the pure merges
 //! of gamma-arbiter, so the first write and every retry follow one rule.
 
+use std::collections::BTreeSet;
+
 use gamma_arbiter::{
-    GatewayMergeOutcome, Identity, ListenerSetMergeOutcome, PolicyMergeOutcome,
-    merge_gateway_status, merge_listener_set_status, merge_policy_status,
+    Decisions, GatewayMergeOutcome, Identity, ListenerSetMergeOutcome, Ownership,
+    PolicyMergeOutcome, merge_gateway_status, merge_listener_set_status, merge_policy_status,
 };
-use gamma_model::AnyResource;
 use gamma_model::gateway::{
-    GatewayStatus, ListenerSetStatus, ParentReference, PolicyAncestorStatus, PolicyStatus,
+    GatewayStatus, ListenerSetStatus, ParentKind, ParentReference, PolicyAncestorStatus,
+    PolicyStatus,
 };
 use gamma_model::meta::Time;
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
+use gamma_resolve::RouteTable;
 use serde::Serialize;
+
+/// Whether `me` controls the Gateway `namespace/name`: its GatewayClass names `me` (a Gateway
+/// has one controller).
+pub fn controls_gateway(snapshot: &Snapshot, me: &Identity, namespace: &str, name: &str) -> bool {
+    snapshot
+        .gateway(namespace, name)
+        .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
+        .is_some_and(|c| me.answers_to(&c.spec.controller_name))
+}
+
+/// The mesh parent Services (namespace, name) on which `me` owns some route's parentRef: the
+/// Service ancestors of a BackendTLSPolicy that are `me`'s to report.
+pub fn owned_service_parents(
+    decisions: &Decisions,
+    snapshot: &Snapshot,
+    me: &Identity,
+) -> BTreeSet<(String, String)> {
+    decisions
+        .pairs()
+        .filter(|(route, i, _)| {
+            matches!(
+                decisions.decision(*route, *i, me),
+                Some(Ownership::Owned { .. })
+            )
+        })
+        .filter_map(|(route, i, _)| {
+            let route = route.to_object_key();
+            let pref = snapshot
+                .get(&route)
+                .and_then(|r| r.as_route())?
+                .parent_refs
+                .get(i)?;
+            matches!(pref.parent_kind_core_alias(), ParentKind::Service).then(|| {
+                (
+                    pref.namespace_or(&route.namespace).to_owned(),
+                    pref.name.clone(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// What `me` wants on every Gateway, ListenerSet and BackendTLSPolicy of `table`, in that
+/// order (each by namespace and name): the Gateways `me` controls, the ListenerSets whose
+/// parent Gateway `me` controls (GEP-1713), and on every BackendTLSPolicy `me`'s ancestor
+/// entries (the Gateways `me` controls and the Services in `owned_services`; none, to remove
+/// entries `me` wrote before, when `me` is responsible for no ancestor of it).
+pub fn desired_object_statuses(
+    snapshot: &Snapshot,
+    table: &RouteTable,
+    me: &Identity,
+    owned_services: &BTreeSet<(String, String)>,
+) -> Vec<(ObjectKey, DesiredObjectStatus)> {
+    let mut wanted: Vec<(ObjectKey, DesiredObjectStatus)> = Vec::new();
+    for g in table.gateway_status() {
+        if controls_gateway(snapshot, me, &g.namespace, &g.name) {
+            let key = ObjectKey::new(ResourceKind::Gateway, g.namespace.clone(), g.name.clone());
+            wanted.push((key, DesiredObjectStatus::Gateway(g.to_status())));
+        }
+    }
+    for ls in table.listener_set_status() {
+        // GEP-1713: the parent Gateway's controller reports on a ListenerSet; one whose parent
+        // is missing has no controller to report on it
+        let mine = ls
+            .gateway
+            .as_deref()
+            .and_then(|g| g.split_once('/'))
+            .is_some_and(|(ns, name)| controls_gateway(snapshot, me, ns, name));
+        if mine {
+            let key = ObjectKey::new(
+                ResourceKind::ListenerSet,
+                ls.namespace.clone(),
+                ls.name.clone(),
+            );
+            wanted.push((key, DesiredObjectStatus::ListenerSet(ls.to_status())));
+        }
+    }
+    for p in table.backend_tls_policy_status() {
+        // PolicyStatus.ancestors: "implementations MUST ONLY populate ancestor status for the
+        // Ancestor resources they are responsible for"
+        let entries = p.to_ancestors(|a| match a.kind.as_str() {
+            "Gateway" => controls_gateway(snapshot, me, &a.namespace, &a.name),
+            "Service" => owned_services.contains(&(a.namespace.clone(), a.name.clone())),
+            _ => false,
+        });
+        let key = ObjectKey::new(
+            ResourceKind::BackendTlsPolicy,
+            p.namespace.clone(),
+            p.name.clone(),
+        );
+        wanted.push((key, DesiredObjectStatus::BackendTlsPolicy(entries)));
+    }
+    wanted
+}
 
 /// What `me` wants on the status of one Gateway, ListenerSet or BackendTLSPolicy: the computed
 /// status, unstamped (the merge stamps `observedGeneration` and `lastTransitionTime`).
@@ -70,9 +168,17 @@ pub enum ObjectMerge {
 }
 
 impl DesiredObjectStatus {
-    /// Merges this into `object`'s stored status at `object`'s generation, for `me`.
-    pub fn merge_into(&self, object: &AnyResource, me: &Identity, now: Time) -> ObjectMerge {
-        let generation = object.metadata().generation_or_zero();
+    /// Merges this into `object`'s stored status for `me`, as computed for the object's
+    /// `generation` (that of the copy the desired status was computed from: a copy read back
+    /// after a conflict may be newer, and its status must not claim a generation nobody
+    /// computed it for).
+    pub fn merge_into(
+        &self,
+        object: &AnyResource,
+        generation: i64,
+        me: &Identity,
+        now: Time,
+    ) -> ObjectMerge {
         match (self, object) {
             (DesiredObjectStatus::Gateway(desired), AnyResource::Gateway(g)) => {
                 let empty = GatewayStatus::default();

@@ -265,7 +265,7 @@ fn a_policy_remerge_keeps_an_entry_written_meanwhile() {
     let ObjectMerge::Write {
         status: ObjectStatus::BackendTlsPolicy(s),
         ..
-    } = desired.merge_into(&fresh.clone().into(), &Identity::new(ME), now())
+    } = desired.merge_into(&fresh.clone().into(), 3, &Identity::new(ME), now())
     else {
         panic!()
     };
