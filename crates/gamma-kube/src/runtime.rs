@@ -93,6 +93,12 @@ pub struct RunConfig {
     pub backoff: Backoff,
     /// Status writes in flight at once (each to another route; at least 1).
     pub writes_in_flight: usize,
+    /// Watch `kubernetes.io/tls` Secrets (field selector `type=kubernetes.io/tls`), so that
+    /// listener `tls.certificateRefs` to a missing or unusable Secret get
+    /// `ResolvedRefs=False InvalidCertificateRef`. Off by default: it needs RBAC `list` and
+    /// `watch` on `secrets` cluster-wide. Only a Secret's name, type and entry names are kept
+    /// (`gamma_model::k8s::Secret`); the values are dropped while decoding.
+    pub watch_secrets: bool,
     /// Leader election; `None` for a single replica.
     pub lease: Option<LeaseConfig>,
     /// Counters to update (register them with [`Metrics::register`]).
@@ -107,6 +113,7 @@ impl RunConfig {
             debounce: Duration::from_millis(50),
             backoff: Backoff::default(),
             writes_in_flight: 8,
+            watch_secrets: false,
             lease: None,
             metrics: Metrics::default(),
         }
@@ -251,6 +258,9 @@ impl Runtime {
             if let Some(v) = kinds::builtin_version(kind) {
                 l.start(kind, v);
             }
+        }
+        if config.watch_secrets {
+            l.start(ResourceKind::Secret, "v1");
         }
         let crd_task = watch::spawn_crds(client.clone(), l.tx.clone());
         let mut shutdown = std::pin::pin!(shutdown);

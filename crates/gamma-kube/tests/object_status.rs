@@ -210,3 +210,98 @@ async fn gateway_listener_set_and_policy_status_are_written_keeping_other_contro
     stop.send(true).unwrap();
     task.await.unwrap().unwrap();
 }
+
+/// A Secret of `type_` with entries `tls.crt` and `tls.key` (placeholder bytes).
+fn tls_like_secret(ns: &str, name: &str, type_: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": ns},
+           "type": type_, "data": {"tls.crt": "Y2VydA==", "tls.key": "a2V5"}})
+}
+
+/// The `ResolvedRefs` condition of listener `https` of Gateway `ns/gw`: (status, reason, message).
+async fn listener_resolved_refs(
+    client: &kube::Client,
+    ns: &str,
+) -> Option<(ConditionStatus, String, String)> {
+    let AnyResource::Gateway(g) = get(client, ResourceKind::Gateway, ns, "gw").await else {
+        return None;
+    };
+    let c = g
+        .status?
+        .listeners
+        .into_iter()
+        .find(|l| l.name == "https")?
+        .conditions
+        .into_iter()
+        .find(|c| c.type_ == "ResolvedRefs")?;
+    Some((c.status, c.reason, c.message))
+}
+
+// RunConfig::watch_secrets: Secrets are watched with the field selector type=kubernetes.io/tls
+// (the real API server supports it for Secrets), so an Opaque Secret is never received: a
+// certificate reference to it reads as missing (GatewayTLSConfig.certificateRefs:
+// InvalidCertificateRef); a kubernetes.io/tls Secret of that name resolves it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs() {
+    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
+        return;
+    };
+    let client = client(env).await;
+    let ns = env.namespace_name("secrets");
+    create_value(&client, namespace(&ns, json!({}))).await;
+    let class = ns.clone();
+    create_value(
+        &client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+               "metadata": {"name": class}, "spec": {"controllerName": ME}}),
+    )
+    .await;
+    create_value(
+        &client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+               "metadata": {"name": "gw", "namespace": ns},
+               "spec": {"gatewayClassName": class,
+                        "listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
+                                       "hostname": "a.example.com",
+                                       "tls": {"certificateRefs": [{"name": "cert"}]}}]}}),
+    )
+    .await;
+    // an Opaque Secret named as the reference, and some other TLS Secret
+    create_value(&client, tls_like_secret(&ns, "cert", "Opaque")).await;
+    create_value(
+        &client,
+        tls_like_secret(&ns, "unrelated", "kubernetes.io/tls"),
+    )
+    .await;
+
+    let (mut state, stop, task) =
+        spawn_runtime(&client, &ArbiterConfig::default(), Identity::new(ME), |c| {
+            c.watch_secrets = true;
+        });
+    until(&mut state, 60, "ready", |s| s.ready).await;
+    let (status, reason, message) = eventually(60, "ResolvedRefs on the listener", || async {
+        listener_resolved_refs(&client, &ns).await
+    })
+    .await;
+    assert_eq!(status, ConditionStatus::False, "{message}");
+    assert_eq!(reason, "InvalidCertificateRef");
+    // the Opaque Secret was never received (the selector filtered it): it reads as missing
+    assert!(
+        message.contains(&format!("Secret {ns}/cert does not exist")),
+        "{message}"
+    );
+
+    // replaced by a kubernetes.io/tls Secret: the reference resolves
+    api_of(&client, ResourceKind::Secret, Some(&ns))
+        .delete("cert", &Default::default())
+        .await
+        .unwrap();
+    create_value(&client, tls_like_secret(&ns, "cert", "kubernetes.io/tls")).await;
+    eventually(60, "ResolvedRefs=True", || async {
+        listener_resolved_refs(&client, &ns)
+            .await
+            .filter(|(s, _, _)| *s == ConditionStatus::True)
+    })
+    .await;
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+}
