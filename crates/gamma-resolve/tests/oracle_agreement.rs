@@ -204,8 +204,8 @@ fn parent_strategy() -> impl Strategy<Value = ParentRefIr> {
     )
         .prop_map(|(dice, ls, section)| {
             let mut p = match dice {
-                0..=4 => return svc_parent("app", "web"),
-                5..=7 => gw_parent("infra", "edge"),
+                0..=3 => return svc_parent("app", "web"),
+                4..=7 => gw_parent("infra", "edge"),
                 _ => ParentRefIr {
                     kind: ParentRefKind::ListenerSet,
                     namespace: LISTENER_SET_NAMESPACES[ls].into(),
@@ -362,7 +362,7 @@ fn req_strategy() -> impl Strategy<Value = Req> {
             (proptest::sample::select(HEADER_NAMES).prop_map(String::from), proptest::sample::select(VALUES).prop_map(String::from)),
             0..3,
         ),
-        proptest::option::of(proptest::sample::select(&["foo.example.com", "Bar.Example.com:80", "x.y.example.com", "web"][..])),
+        proptest::option::weighted(0.8, proptest::sample::select(&["foo.example.com", "Bar.Example.com:80", "x.y.example.com", "web"][..])),
         any::<u64>(),
     )
         .prop_map(|(dst, port, protocol, ns, method, path, headers, host, entropy)| Req {
