@@ -20,7 +20,8 @@
 //! validity), and HTTPRoutes on the `HTTP` listeners of Gateways and their ListenerSets
 //! (GEP-1713: `allowedListeners`, listener precedence and conflicts, listener selection by
 //! hostname, `allowedRoutes.namespaces`, hostname intersection). Pass an input through
-//! [`modelled`] before comparing: it keeps the Gateways and ListenerSets the reference models.
+//! [`modelled`] before comparing: it cuts the Gateways and ListenerSets to what the reference
+//! models.
 //! Decisions are compared in the owned form [`Outcome`], which keeps what both sides decide
 //! (route, rule, backend, redirect location, status) and drops what only the engine computes
 //! (header edits, rewrites, mirrors, timeouts).

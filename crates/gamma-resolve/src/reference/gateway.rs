@@ -2,8 +2,8 @@
 //! ListenerSets', GEP-1713) a request binds to, and which routes that listener serves, written
 //! out from the spec's rules with no code shared with the engine's attachment, merge or index.
 //!
-//! Scope: Gateways and ListenerSets whose listeners are all `HTTP` (no implementation-specific
-//! protocol, no `allowedRoutes.kinds`) and HTTPRoutes on them; [`modelled`] keeps an input to
+//! Scope: the `HTTP` listeners of Gateways and ListenerSets (no implementation-specific
+//! protocol, no `allowedRoutes.kinds`) and HTTPRoutes on them; [`modelled`] cuts an input to
 //! that scope.
 
 use std::collections::BTreeSet;
@@ -290,10 +290,12 @@ pub(super) fn find<'i>(
     Found::Routes(routes)
 }
 
-/// `input` cut down to what the reference models on the Gateway side: Gateways (first of each
-/// `namespace/name`) and ListenerSets whose listeners are all plain `HTTP`, with addresses no
-/// Service and no earlier Gateway has; Gateway and ListenerSet parentRefs of other route kinds
-/// dropped. Mesh parents are kept as they are.
+/// `input` cut down to what the reference models on the Gateway side: of Gateways (the first
+/// of each `namespace/name`, with addresses no Service and no earlier Gateway has) and
+/// ListenerSets (the first of each `namespace/name`), only the plain `HTTP` listeners (no
+/// `allowedRoutes.kinds`, no certificates); Gateway and ListenerSet parentRefs of other route
+/// kinds dropped. Mesh parents are kept as they are. Both sides of a comparison read the cut
+/// input, so what is cut changes nothing but what is compared.
 pub fn modelled(input: &TableInput) -> TableInput {
     let plain = |l: &ListenerIr| {
         l.protocol == ListenerProtocol::Http
@@ -310,18 +312,22 @@ pub fn modelled(input: &TableInput) -> TableInput {
         .collect();
     let mut names = BTreeSet::new();
     out.gateways.retain(|g| {
-        let keep = g.listeners.iter().all(plain)
-            && names.insert((g.namespace.clone(), g.name.clone()))
+        let keep = names.insert((g.namespace.clone(), g.name.clone()))
             && g.addresses.iter().all(|a| !taken.contains(a));
         if keep {
             taken.extend(g.addresses.iter().copied());
         }
         keep
     });
+    for g in &mut out.gateways {
+        g.listeners.retain(plain);
+    }
     let mut names = BTreeSet::new();
-    out.listener_sets.retain(|ls| {
-        ls.listeners.iter().all(plain) && names.insert((ls.namespace.clone(), ls.name.clone()))
-    });
+    out.listener_sets
+        .retain(|ls| names.insert((ls.namespace.clone(), ls.name.clone())));
+    for ls in &mut out.listener_sets {
+        ls.listeners.retain(plain);
+    }
     for r in &mut out.routes {
         if r.kind != RouteKind::Http {
             r.parents
