@@ -150,3 +150,135 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     }
     assert!(!e.stdout.contains("infra/refused rule"), "{}", e.stdout);
 }
+
+/// The same verdicts from a live cluster (tools/kube-testenv, standard channel): the API
+/// server refuses `refused` (so in a cluster it cannot exist), stores `dropped` and `fine`, and
+/// `status` and `validate` read from the cluster say of them what they say of the files.
+/// Skipped with a message when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
+    use gamma_mesh::kube::kinds::api_resource;
+    use gamma_mesh::model::AnyResource;
+    use kube::api::{Api, DynamicObject, PostParams};
+
+    let Some(env) = gamma_testenv::shared_or_skip(gamma_testenv::Channel::Standard) else {
+        return;
+    };
+    // the fixture moved to a namespace and class of its own: the server is shared
+    let text = std::fs::read_to_string(common::root().join(INPUT))
+        .unwrap()
+        .replace("namespace: infra", "namespace: one-verdict")
+        .replace("{name: ours}", "{name: one-verdict}")
+        .replace("gatewayClassName: ours", "gatewayClassName: one-verdict")
+        .replace("example.com/gateway", "example.com/one-verdict");
+    let text =
+        format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: one-verdict}}\n---\n{text}");
+    let kubeconfig = kube::config::Kubeconfig::read_from(env.kubeconfig()).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let mut stored = Vec::new();
+    for r in gamma_mesh::model::decode(&text).unwrap() {
+        let kind = r.kind();
+        let ar = api_resource(kind, kind.api_versions()[0]);
+        let api: Api<DynamicObject> = match r.metadata().namespace.as_deref() {
+            Some(ns) if kind.is_namespaced() => Api::namespaced_with(client.clone(), ns, &ar),
+            _ => Api::all_with(client.clone(), &ar),
+        };
+        let object: DynamicObject =
+            serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+        let created = api.create(&PostParams::default(), &object).await;
+        let name = r.metadata().name.clone();
+        // the files hold the objects as the API server stored them (defaults applied)
+        let created = match created {
+            Err(kube::Error::Api(e)) if e.code == 409 => api.get(&name).await,
+            other => other,
+        };
+        match created {
+            Ok(mut o) => {
+                o.metadata.managed_fields = None;
+                let mut v = serde_json::to_value(&o).unwrap();
+                v["apiVersion"] = kind.api_versions()[0].into();
+                v["kind"] = kind.as_str().into();
+                stored.push((r, v));
+            }
+            // the one the API server refuses: the CRD's CEL rule on that rule
+            Err(kube::Error::Api(e)) if name == "refused" => {
+                assert_eq!(e.code, 422, "{e:?}");
+                assert!(
+                    e.message.contains(
+                        "RequestRedirect filter must not be used together with backendRefs"
+                    ),
+                    "{e:?}"
+                );
+            }
+            Err(e) => panic!("{name}: {e:?}"),
+        }
+    }
+    assert!(
+        !stored
+            .iter()
+            .any(|(r, _): &(AnyResource, Value)| r.metadata().name == "refused")
+    );
+    // the stored objects as files
+    let dir = env.work_dir().join("one-verdict");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, (_, v)) in stored.iter().enumerate() {
+        std::fs::write(
+            dir.join(format!("{i:02}.json")),
+            serde_json::to_string(v).unwrap(),
+        )
+        .unwrap();
+    }
+    let files = dir;
+    let (kubeconfig, files) = (
+        env.kubeconfig().to_str().unwrap().to_owned(),
+        files.to_str().unwrap().to_owned(),
+    );
+    let status = |source: &[&str]| {
+        let mut args = vec![
+            "status",
+            "-q",
+            "--as",
+            "example.com/one-verdict",
+            "--now",
+            "2026-11-29T12:00:00Z",
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(source);
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        serde_json::from_str::<Value>(&r.stdout).unwrap()
+    };
+    let live = status(&["--kubeconfig", &kubeconfig]);
+    let (ok, reason, pi) = condition(&live, "dropped", "PartiallyInvalid");
+    assert_eq!((ok.as_str(), reason.as_str()), ("True", "UnsupportedValue"));
+    assert!(pi.starts_with("Dropped Rule(s) 0: "), "{pi}");
+    assert_eq!(condition(&live, "fine", "Accepted").0, "True");
+    // the status objects carry no resourceVersion from files; compare the statuses
+    let statuses = |v: &Value| -> Vec<(Value, Value)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["metadata"]["name"].clone(), o["status"].clone()))
+            .collect()
+    };
+    assert_eq!(
+        statuses(&live),
+        statuses(&status(&["-f", &files])),
+        "the cluster and its files differ"
+    );
+    // validate, on the cluster: the dropped rule is the same warning as for the file
+    let v = run(&["validate", "-q", "--kubeconfig", &kubeconfig]);
+    let why = pi.strip_prefix("Dropped Rule(s) 0: rule 0: ").unwrap();
+    assert!(
+        v.stdout.contains(&format!(
+            "HTTPRoute one-verdict/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
+             (UnsupportedValue): {why}"
+        )),
+        "{}",
+        v.stdout
+    );
+}
