@@ -17,7 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gamma_model::validate::{Channel, Validate, ValidateOptions};
+use gamma_model::Validate;
+use gamma_model::validate::{Channel, ValidateOptions};
 use gamma_model::{AnyResource, Snapshot};
 use gamma_resolve::status::{ACCEPTED, PARTIALLY_INVALID};
 use gamma_resolve::{BuildOptions, RouteTable, lower_route};

@@ -33,8 +33,9 @@ use gamma_model::ir::{
     ValueMatch,
 };
 use gamma_model::meta::ObjectMeta;
-use gamma_model::validate::{ErrorKind, ValidateOptions, ValidationError, ValidationErrors};
+use gamma_model::validate::{ErrorKind, ValidateOptions};
 use gamma_model::{AnyResource, RouteView};
+use gamma_model::{ValidationError, ValidationErrors};
 
 use crate::cond::RegexPool;
 use crate::input::*;
