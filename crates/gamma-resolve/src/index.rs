@@ -1074,9 +1074,10 @@ impl GrpcIndex {
             list?.iter().find_map(|&c| f(c))
         }
         // Whether the split found `/service/method` (the path is exactly them and two
-        // slashes; an empty part is still a part): else both are empty and only the rest,
-        // scanned, can match.
-        let split = service.len() + method.len() + 2 == path.len();
+        // slashes, the second right after the service; an empty part is still a part): else
+        // both are empty (`/a` as much as `/a/b/c`) and only the rest, scanned, can match.
+        let split = service.len() + method.len() + 2 == path.len()
+            && path.as_bytes().get(service.len() + 1) == Some(&b'/');
         if split {
             if let Some(key) = path.get(1..)
                 && let Some(r) = scan(self.both.get(key), &mut f)

@@ -117,7 +117,7 @@ fn path() -> impl Strategy<Value = String> {
     prop_oneof![
         6 => (name.clone(), name.clone()).prop_map(|(s, m)| format!("/{s}/{m}")),
         1 => (name.clone(), name.clone(), name).prop_map(|(a, b, c)| format!("/{a}/{b}/{c}")),
-        1 => proptest::sample::select(&["", "/", "pkg.S/Get", "/pkg.S"][..]).prop_map(String::from),
+        1 => proptest::sample::select(&["", "/", "/a", "//", "pkg.S/Get", "/pkg.S", "/pkg.S/"][..]).prop_map(String::from),
     ]
 }
 
