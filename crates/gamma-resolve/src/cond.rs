@@ -6,11 +6,10 @@
 
 use std::collections::HashMap;
 
-use regex::{Regex, RegexBuilder};
-
 use crate::headers::HeaderLookup;
 use crate::path::query_param;
 use crate::regex_set::RegexSet;
+use crate::single_regex::SingleRegex;
 
 /// Compiled-program size limit per regex (bytes).
 pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
@@ -25,7 +24,7 @@ type SetsByIds = HashMap<Box<[u32]>, u32>;
 #[derive(Debug, Default)]
 pub(crate) struct RegexPool {
     by_pattern: HashMap<String, u32>,
-    compiled: Vec<Regex>,
+    compiled: Vec<SingleRegex>,
     sets: Vec<RegexSet>,
     /// Sets by their regexes, without and with the all-matches regex.
     set_by_ids: (SetsByIds, SetsByIds),
@@ -64,10 +63,7 @@ impl RegexPool {
         if let Some(i) = self.by_pattern.get(pattern) {
             return Ok(*i);
         }
-        let re = RegexBuilder::new(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1))
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(REGEX_DFA_LIMIT)
-            .build()
+        let re = SingleRegex::new(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1))
             .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
         let i = u32::try_from(self.compiled.len()).map_err(|_| "too many regexes".to_string())?;
         self.compiled.push(re);
@@ -81,7 +77,7 @@ impl RegexPool {
         self.by_pattern.get(pattern).copied()
     }
 
-    pub(crate) fn get(&self, i: u32) -> Option<&Regex> {
+    pub(crate) fn get(&self, i: u32) -> Option<&SingleRegex> {
         self.compiled.get(i as usize)
     }
 
@@ -91,7 +87,7 @@ impl RegexPool {
 
     /// The compiled regexes, by index.
     #[cfg(test)]
-    pub(crate) fn compiled(&self) -> &[Regex] {
+    pub(crate) fn compiled(&self) -> &[SingleRegex] {
         &self.compiled
     }
 

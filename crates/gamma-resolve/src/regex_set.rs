@@ -32,7 +32,6 @@
 //! locking, and other threads a value from a stack; a new value is allocated only the first
 //! time a thread needs one at once with others), as the `regex` crate's own regexes do.
 
-use regex::Regex;
 use regex_automata::hybrid::dfa as lazy;
 use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
 use regex_automata::util::pool::Pool;
@@ -40,6 +39,7 @@ use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
+use crate::single_regex::SingleRegex;
 
 /// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
 /// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
@@ -163,7 +163,7 @@ fn build(patterns: &[&str], rejectable: bool) -> Option<Engines> {
 /// then the next ones, until `f` returns `Some`. Without `ids` (a prefilter set), every
 /// position from `from` to `len`: the caller checks each one itself.
 fn one_by_one<R>(
-    pool: &[Regex],
+    pool: &[SingleRegex],
     (ids, len): (&[u32], u32),
     from: usize,
     haystack: &str,
@@ -190,10 +190,13 @@ impl RegexSet {
     /// conditions (then the all-matches engines are built too). A list too large for one set
     /// is split in halves until each part builds; a pattern that builds only alone is matched
     /// with its own regex.
-    pub(crate) fn new(pool: &[Regex], ids: &[u32], rejectable: bool) -> Self {
+    pub(crate) fn new(pool: &[SingleRegex], ids: &[u32], rejectable: bool) -> Self {
         let patterns: Vec<&str> = ids
             .iter()
-            .map(|&i| pool.get(i as usize).map_or("[^\\s\\S]", Regex::as_str))
+            .map(|&i| {
+                pool.get(i as usize)
+                    .map_or("[^\\s\\S]", SingleRegex::as_str)
+            })
             .collect();
         let mut chunks = Vec::new();
         Self::chunks(&patterns, Some(ids), 0, rejectable, &mut chunks);
@@ -262,7 +265,7 @@ impl RegexSet {
     #[inline]
     pub(crate) fn find<R>(
         &self,
-        pool: &[Regex],
+        pool: &[SingleRegex],
         haystack: &str,
         mut f: impl FnMut(usize) -> Option<R>,
     ) -> Option<R> {
@@ -316,7 +319,7 @@ impl RegexSet {
     /// ascending order, until `f` returns `Some`.
     #[cold]
     fn after<R>(
-        pool: &[Regex],
+        pool: &[SingleRegex],
         ids: (&[u32], u32),
         (engines, s): (&Engines, &mut Scratch),
         (input, haystack): (&Input<'_>, &str),
