@@ -83,27 +83,32 @@ fn input(routes: usize) -> impl Strategy<Value = TableInput> {
             .prop_map(|m| rule(m, vec![backend("app", "b0", 80, 1)])),
         1..6,
     );
-    proptest::collection::vec(rules, 1..=routes).prop_map(|routes| TableInput {
-        services: vec![
-            service("app", "web", "10.96.0.1", &[(80, "grpc")]),
-            service("app", "b0", "10.96.9.0", &[(80, "")]),
-        ],
-        routes: routes
-            .into_iter()
-            .enumerate()
-            .map(|(i, rules)| {
-                let r = route(
-                    RouteKind::Grpc,
-                    "app",
-                    &format!("g{i}"),
-                    vec![svc_parent("app", "web")],
-                    rules,
-                );
-                created(r, i64::try_from(i % 3).unwrap())
-            })
-            .collect(),
-        ..TableInput::default()
+    proptest::collection::vec(rules, 1..=routes).prop_map(|routes| {
+        TableInput::new().with_services(services()).with_routes(
+            routes
+                .into_iter()
+                .enumerate()
+                .map(|(i, rules)| {
+                    let r = route(
+                        RouteKind::Grpc,
+                        "app",
+                        &format!("g{i}"),
+                        vec![svc_parent("app", "web")],
+                        rules,
+                    );
+                    created(r, i64::try_from(i % 3).unwrap())
+                })
+                .collect(),
+        )
     })
+}
+
+/// `app/web` (the parent, a gRPC port) and `app/b0` (the backend).
+fn services() -> Vec<ServiceIr> {
+    vec![
+        service("app", "web", "10.96.0.1", &[(80, "grpc")]),
+        service("app", "b0", "10.96.9.0", &[(80, "")]),
+    ]
 }
 
 /// Request paths: well-formed `/service/method`s (empty parts too), and malformed ones the
@@ -181,20 +186,15 @@ fn many_grpc_regexes_pick_the_first_matching_rule() {
         }],
         vec![backend("app", "b0", 80, 1)],
     ));
-    let input = TableInput {
-        services: vec![
-            service("app", "web", "10.96.0.1", &[(80, "grpc")]),
-            service("app", "b0", "10.96.9.0", &[(80, "")]),
-        ],
-        routes: vec![route(
+    let input = TableInput::new()
+        .with_services(services())
+        .with_routes(vec![route(
             RouteKind::Grpc,
             "app",
             "g",
             vec![svc_parent("app", "web")],
             rules,
-        )],
-        ..TableInput::default()
-    };
+        )]);
     let policy = Policy::default();
     let table = RouteTable::from_input(&input, &policy.build_options());
     let rule_of = |p: &str| {
