@@ -1,6 +1,7 @@
 //! Runs `N` resolves (first argument, default 0) of a scenario (second argument: `one-port-10`,
 //! `one-port-<rules>`, `many-services[-<services>]`, `hostile-<routes>`,
-//! `hostile-cold-<routes>`, `regex-mix-<rules>`, `regex-only-<rules>`, `regex-404-<rules>`)
+//! `hostile-cold-<routes>`, `regex-mix-<rules>`, `regex-only-<rules>`, `regex-404-<rules>`, `grpc-mix-<rules>`,
+//! `grpc-only-<rules>`, `grpc-404-<rules>`)
 //! after building and warming up, so that `valgrind --tool=callgrind`
 //! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
@@ -11,13 +12,17 @@
 //! `update-namespace-<routes>` and `update-listenerset-<routes>` run `N` incremental updates
 //! of one route, of a different route each time, of one Service, Namespace or ListenerSet
 //! (see `update_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
-//! through the chain of `gamma_benches::chain` (three or five hops). Method in benches/README.md.
+//! through the chain of `gamma_benches::chain` (three or five hops); `chain-3-distribution`
+//! runs `N` exact distributions (`RouteTable::trace_distribution`) of the three-hop request.
+//! `view-<services>` builds [`many_services`] (`services` Services × 5 rules) and takes `N`
+//! views of it (`RouteTable::view`, dropped each time). Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
 use std::hint::black_box;
 use std::net::IpAddr;
 
+use gamma_benches::grpc_mix::{grpc_mix, grpc_mix_request};
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
 use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request, regex_mix_yaml};
@@ -31,11 +36,21 @@ type Req<'a> = (IpAddr, &'a str, &'a [(&'a str, &'a str)]);
 /// Warms up (regex caches, page faults) with 2,048 resolves, then resolves `n` requests
 /// cycling through `reqs` (1,024 of them); returns how many were forwarded.
 fn warm_then_run(table: &RouteTable, reqs: &[Req<'_>], n: usize) -> usize {
+    warm_then_run_as(table, reqs, n, false)
+}
+
+/// [`warm_then_run`] with gRPC calls (the path is the `:path`) when `grpc`.
+fn warm_then_run_as(table: &RouteTable, reqs: &[Req<'_>], n: usize, grpc: bool) -> usize {
     let run = |count: usize| {
         let mut forwards = 0usize;
         for k in 0..count {
             let (dst, path, headers) = reqs[k & 1023];
-            let req = Request::http(dst, 80, "GET", path).with_headers(&headers);
+            let req = if grpc {
+                Request::grpc(dst, 80, path)
+            } else {
+                Request::http(dst, 80, "GET", path)
+            }
+            .with_headers(&headers);
             if matches!(
                 black_box(table.resolve(&req, k as u64)),
                 gamma_resolve::Decision::Forward(_)
@@ -102,6 +117,27 @@ fn regex_scenario(scenario: &str, rules: usize, n: usize, kind: MixRequest) {
     println!("{scenario}: {n} resolves, {forwards} forwarded");
 }
 
+/// `grpc-mix-<rules>` (random rules: exact hits, 2% of them regexes), `grpc-only-<rules>`
+/// (regex-only hits) and `grpc-404-<rules>` (no rule matches): the gRPC mix on one port.
+fn grpc_scenario(scenario: &str, rules: usize, n: usize, kind: MixRequest) {
+    let table = RouteTable::from_input(&grpc_mix(rules), &BuildOptions::default());
+    let mut rng = Rng::new(5);
+    let reqs: Vec<(String, String)> = (0..1024)
+        .map(|_| grpc_mix_request(&mut rng, rules, kind))
+        .collect();
+    let headers: Vec<[(&str, &str); 1]> = reqs
+        .iter()
+        .map(|(_, t)| [("x-tenant", t.as_str())])
+        .collect();
+    let view: Vec<Req<'_>> = reqs
+        .iter()
+        .zip(&headers)
+        .map(|((p, _), h)| (svc_ip(0), p.as_str(), h.as_slice()))
+        .collect();
+    let forwards = warm_then_run_as(&table, &view, n, true);
+    println!("{scenario}: {n} resolves, {forwards} forwarded");
+}
+
 /// `snapshot-<routes>`: [`http_routes_yaml`] and the 100 Services they name (one per
 /// (namespace, name) pair), decoded into a snapshot; one `RouteTable::build` of it.
 fn snapshot_scenario(routes: usize) {
@@ -137,6 +173,47 @@ fn chain_scenario(n: usize) {
     black_box(run(2048));
     let hops = run(n);
     println!("chain-3: {n} traces, {hops} hops");
+}
+
+/// `chain-3-distribution`: `n` exact distributions of the three-hop chain's request, after
+/// 2,048 to warm up.
+fn chain_distribution_scenario(n: usize) {
+    let table = gamma_benches::chain::chain3();
+    let dst: IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
+    let run = |count: usize| {
+        let mut ends = 0usize;
+        for _ in 0..count {
+            let req = Request::http(dst, 80, "GET", "/api/orders");
+            ends +=
+                black_box(table.trace_distribution(black_box(&req))).map_or(0, |d| d.ends.len());
+        }
+        ends
+    };
+    black_box(run(2048));
+    let ends = run(n);
+    println!("chain-3-distribution: {n} distributions, {ends} ends");
+}
+
+/// `view-<services>`: `n` views of the many-services table (each built and dropped), after
+/// one to warm up (the view's lookups are built on first use).
+fn view_scenario(services: usize, n: usize) {
+    let table = RouteTable::from_input(&many_services(services, 5), &BuildOptions::default());
+    let entries = |t: &RouteTable| {
+        let v = black_box(t.view());
+        v.iter()
+            .flat_map(|b| &b.sets)
+            .map(|s| s.http.len() + s.grpc.len() + s.tls.len())
+            .sum::<usize>()
+    };
+    black_box(entries(&table));
+    let mut total = 0;
+    for _ in 0..n {
+        total += entries(&table);
+    }
+    println!(
+        "view-{services}: {n} views, {total} entries, {:?}",
+        table.stats()
+    );
 }
 
 /// `snapshot-regex-mix-<rules>`: the regex mix's manifests decoded into a snapshot; one
@@ -259,6 +336,12 @@ fn main() {
     if scenario == "chain-3" {
         return chain_scenario(n);
     }
+    if scenario == "chain-3-distribution" {
+        return chain_distribution_scenario(n);
+    }
+    if let Some(services) = scenario.strip_prefix("view-").and_then(|r| r.parse().ok()) {
+        return view_scenario(services, n);
+    }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-twice-")
         .and_then(|r| r.parse().ok())
@@ -307,6 +390,15 @@ fn main() {
     ] {
         if let Some(rules) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
             return regex_scenario(scenario, rules, n, kind);
+        }
+    }
+    for (prefix, kind) in [
+        ("grpc-mix-", MixRequest::PathHit),
+        ("grpc-only-", MixRequest::RegexHit),
+        ("grpc-404-", MixRequest::NotFound),
+    ] {
+        if let Some(rules) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
+            return grpc_scenario(scenario, rules, n, kind);
         }
     }
     // `one-port-<rules>` puts every rule on one Service port; `many-services[-<services>]`

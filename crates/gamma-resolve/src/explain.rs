@@ -10,11 +10,11 @@ use serde::Serialize;
 
 use crate::cond::{Cond, Failed, Probe, split_grpc_path};
 use crate::hostname::{self, normalize_host};
-use crate::index::{GrpcIndex, HostIndex, PathIndex};
 use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
 use crate::table::{Action, Binding, Part, RouteSet, RouteTable, SetLabel};
+use crate::view::{EntryView, HostView, MatchView, NameView, PathView, SetView};
 
 /// One candidate rule match, in precedence order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -59,10 +59,18 @@ pub struct Explanation {
     /// The backend pick, when the rule has backends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_pick: Option<String>,
-    /// Routes that named the destination Service as parent but are not in the table (invalid
-    /// as a whole): `HTTPRoute ns/x was left out: <error>`.
+    /// Routes that named the destination Service as parent but are not in the table (refused
+    /// as a whole: `HTTPRoute ns/x was left out: <error>`), and their rules that are not
+    /// (dropped: `HTTPRoute ns/x rule 1 was dropped (<reason>): <error>`); see
+    /// [`RouteTable::left_out_at`](crate::RouteTable::left_out_at).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
+    /// Routes the destination's Service or Gateway did not accept
+    /// ([`crate::BindingView::not_accepted`]), then the routes and rules attached to the route
+    /// set used that are not in it, and why (a dropped rule, a kind that lost the Service
+    /// port, a shadowed TCPRoute): the set's [`crate::SetView::excluded`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
     /// The decision, as a sentence.
     pub decision: String,
     /// The decision in its JSON shape.
@@ -83,6 +91,9 @@ impl fmt::Display for Explanation {
                 f,
                 "kind:      {k} (GRPCRoute > HTTPRoute > TLSRoute > TCPRoute)"
             )?;
+        }
+        for e in &self.excluded {
+            writeln!(f, "excluded:  {e}")?;
         }
         if !self.candidates.is_empty() {
             writeln!(f, "candidates, in precedence order:")?;
@@ -152,6 +163,7 @@ impl RouteTable {
                 .left_out_at(req.destination)
                 .map(str::to_owned)
                 .collect(),
+            excluded: Vec::new(),
             decision: decision_text,
             decision_json,
         };
@@ -181,6 +193,11 @@ impl RouteTable {
                 producer,
                 consumers,
             } => {
+                ex.excluded.extend(
+                    part.not_accepted_of(crate::table::ParentIx::Service(*service))
+                        .iter()
+                        .map(ToString::to_string),
+                );
                 let svc = part.services.get(*service as usize);
                 ex.binding = format!(
                     "Service {}/{} port {} (destination {} is one of its cluster IPs)",
@@ -204,6 +221,11 @@ impl RouteTable {
                 }
             }
             Binding::Gateway { gateway, listeners } => {
+                ex.excluded.extend(
+                    part.not_accepted_of(crate::table::ParentIx::Gateway(*gateway))
+                        .iter()
+                        .map(ToString::to_string),
+                );
                 let gw = part.gateways.get(*gateway as usize);
                 ex.binding = format!(
                     "Gateway {}/{} port {}",
@@ -236,7 +258,12 @@ impl RouteTable {
         let Some(set) = set else { return ex };
         ex.route_set = Some(part.describe(&set.label));
         ex.route_kind = set.mesh_kind.map(|k| k.to_string());
-        ex.candidates = part.explain_candidates(set, req);
+        // listener_hostname is not shown: the binding line names the listener
+        if let Some(view) = part.set_view(set, None) {
+            ex.excluded
+                .extend(view.excluded.iter().map(ToString::to_string));
+            ex.candidates = part.explain_candidates(&view, set, req);
+        }
         if let Some(rule) = decision.rule()
             && let crate::Decision::Forward(f) = decision
         {
@@ -292,7 +319,15 @@ impl RouteTable {
 }
 
 impl Part {
-    fn explain_candidates(&self, set: &RouteSet, req: &Request<'_>) -> Vec<CandidateExplanation> {
+    /// Every candidate of the route set a request tries, in the order it tries them, each
+    /// with the first condition the request fails: the set's view (its entries and their
+    /// conditions, in precedence order), checked against the request.
+    fn explain_candidates(
+        &self,
+        view: &SetView<'_>,
+        set: &RouteSet,
+        req: &Request<'_>,
+    ) -> Vec<CandidateExplanation> {
         let (path, query) = split_path_query(req.path_and_query);
         let (service, method) = split_grpc_path(path);
         let probe = Probe {
@@ -309,58 +344,50 @@ impl Part {
             _ => req.host,
         }
         .map(normalize_host);
-        let mut rows: Vec<Row> = Vec::new();
-        let host_rank = |h: &Option<String>| -> (u8, usize) {
+        // how the request's host ranks a hostname group: the matching groups in the order the
+        // engine tries them (exact, longer wildcard, any host), then those that do not match
+        let host_rank = |h: &Option<HostView<'_>>| -> (u8, usize) {
             match (h, host) {
                 (None, _) => (2, 0),
-                (Some(p), Some(rh)) if hostname::matches(p, rh) => {
-                    if hostname::is_wildcard(p) {
-                        (1, usize::MAX - p.len())
-                    } else {
-                        (0, 0)
-                    }
+                (Some(HostView::Exact(p)), Some(rh)) if hostname::matches(p, rh) => (0, 0),
+                (Some(w @ HostView::Wildcard(suffix)), Some(rh))
+                    if hostname::matches(&w.to_string(), rh) =>
+                {
+                    (1, usize::MAX - suffix.len() - 1)
                 }
                 (Some(_), _) => (3, 0),
             }
         };
+        let mut rows: Vec<Row> = Vec::new();
         let use_grpc = req.protocol == Protocol::Grpc && set.grpc.is_some();
         // The same order as `match_in_set`: GRPCRoutes first for gRPC requests; on a Gateway
         // listener (kinds coexist, Gateway API GRPCRoute cross serving) a gRPC request no GRPCRoute
         // takes falls through to the HTTPRoutes, so those are candidates too, after every gRPC one.
         // In mesh only one kind is bound (GEP-1294 route types).
         let http_too = !use_grpc || (set.mesh_kind.is_none() && set.http.is_some());
-        if use_grpc && let Some(g) = &set.grpc {
-            self.rows_grpc(g, &probe, &host_rank, &mut rows);
+        if use_grpc {
+            for e in &view.grpc {
+                rows.push(self.row(e, host_rank(&e.hostname), 0, &probe));
+            }
         }
         if req.protocol.is_http() && http_too {
-            if let Some(h) = &set.http {
-                let first = rows.len();
-                self.rows_http(h, &probe, &host_rank, &mut rows);
-                for r in rows.get_mut(first..).into_iter().flatten() {
-                    r.phase = 1;
-                }
+            for e in &view.http {
+                rows.push(self.row(e, host_rank(&e.hostname), 1, &probe));
             }
-        } else if req.protocol == Protocol::Tls
-            && let Some(t) = &set.tls
-        {
-            for (h, list) in t.groups() {
-                let hr = host_rank(&h);
-                for &c in list.iter() {
-                    let key = self.keys.get(c as usize).map_or(0, |k| k.0);
-                    let failed = (hr.0 == 3).then(|| "SNI does not match the hostname".to_string());
-                    rows.push(Row {
-                        phase: 0,
-                        key: (hr.0, hr.1, key),
-                        cand: c,
-                        hostname: h.clone(),
-                        condition: "SNI".into(),
-                        failed,
-                    });
-                }
+        } else if req.protocol == Protocol::Tls {
+            for e in &view.tls {
+                let hr = host_rank(&e.hostname);
+                rows.push(Row {
+                    phase: 0,
+                    key: (hr.0, hr.1, self.key_of(e.cand)),
+                    cand: e.cand,
+                    hostname: e.hostname.map(|h| h.to_string()),
+                    condition: "SNI".into(),
+                    failed: (hr.0 == 3).then(|| "SNI does not match the hostname".to_string()),
+                });
             }
         }
-        // the hostname and candidate id break ties between groups: groups come out of hash
-        // maps, whose order depends on `BuildOptions::hash_seed`, and explanations must not
+        // the hostname and candidate id break ties between groups, as they always have
         rows.sort_by(|a, b| {
             (a.phase, a.key, &a.hostname, a.cand).cmp(&(b.phase, b.key, &b.hostname, b.cand))
         });
@@ -380,6 +407,10 @@ impl Part {
                 })
             })
             .collect()
+    }
+
+    fn key_of(&self, cand: u32) -> u128 {
+        self.keys.get(cand as usize).map_or(0, |k| k.0)
     }
 
     fn describe(&self, label: &SetLabel) -> String {
@@ -454,115 +485,63 @@ impl Part {
         }
     }
 
-    /// One candidate row: the first condition that fails, in the order the engine checks them
-    /// (the hostname, what the index matched on (`index_miss`), then the remaining conditions).
-    fn row(
-        &self,
-        c: u32,
-        hostname: &Option<String>,
-        host_rank: (u8, usize),
-        condition: String,
-        index_miss: Option<&str>,
-        probe: &Probe<'_>,
-    ) -> Row {
-        let key = self.keys.get(c as usize).map_or(0, |k| k.0);
+    /// One candidate row of an HTTP or gRPC entry: the first condition that fails, in the
+    /// order the engine checks them (the hostname, what the index matched on, then the
+    /// remaining conditions).
+    fn row(&self, e: &EntryView<'_>, host_rank: (u8, usize), phase: u8, probe: &Probe<'_>) -> Row {
+        let (condition, index_ok) = match &e.condition {
+            MatchView::Http { path, .. } => match path {
+                PathView::Exact(p) => (format!("Exact {p}"), *p == probe.path),
+                PathView::PathPrefix(p) => {
+                    (format!("PathPrefix {p}"), prefix_matches(p, probe.path))
+                }
+                _ => ("RegularExpression".to_string(), true),
+            },
+            MatchView::Grpc {
+                service, method, ..
+            } => {
+                fn exact<'t>(n: &Option<NameView<'t>>) -> Option<&'t str> {
+                    n.filter(|n| !n.regex).map(|n| n.value)
+                }
+                let has_service = !probe.grpc_service.is_empty();
+                match (exact(service), exact(method)) {
+                    (Some(s), Some(m)) => (
+                        format!("service/method {s}/{m}"),
+                        has_service && s == probe.grpc_service && m == probe.grpc_method,
+                    ),
+                    (Some(s), None) => (format!("service {s}"), s == probe.grpc_service),
+                    (None, Some(m)) => {
+                        (format!("method {m}"), has_service && m == probe.grpc_method)
+                    }
+                    (None, None) => ("any service/method".to_string(), true),
+                }
+            }
+            _ => (String::new(), true),
+        };
+        let miss = match &e.condition {
+            MatchView::Grpc { .. } => "gRPC service/method does not match",
+            _ => "path does not match",
+        };
         let failed = if host_rank.0 == 3 {
             Some("Host does not match the hostname".to_string())
-        } else if let Some(miss) = index_miss {
+        } else if !index_ok {
             Some(miss.to_string())
         } else {
             self.cands
-                .get(c as usize)
+                .get(e.cand as usize)
                 .and_then(|x| {
                     let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
                     Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
                 })
-                .map(|f| self.failure_text(c, &f))
+                .map(|f| self.failure_text(e.cand, &f))
         };
         Row {
-            phase: 0,
-            key: (host_rank.0, host_rank.1, key),
-            cand: c,
-            hostname: hostname.clone(),
+            phase,
+            key: (host_rank.0, host_rank.1, self.key_of(e.cand)),
+            cand: e.cand,
+            hostname: e.hostname.map(|h| h.to_string()),
             condition,
             failed,
-        }
-    }
-
-    fn rows_http(
-        &self,
-        h: &HostIndex<PathIndex>,
-        probe: &Probe<'_>,
-        host_rank: &dyn Fn(&Option<String>) -> (u8, usize),
-        rows: &mut Vec<Row>,
-    ) {
-        for (hn, pi) in h.groups() {
-            let hr = host_rank(&hn);
-            let mut push = |c: u32, condition: String, path_ok: bool| {
-                let miss = (!path_ok).then_some("path does not match");
-                rows.push(self.row(c, &hn, hr, condition, miss, probe));
-            };
-            for (p, list) in self.paths.exact_keys(pi) {
-                for &c in list {
-                    push(c, format!("Exact {p}"), p == probe.path);
-                }
-            }
-            for (p, list) in self.paths.prefix_keys(pi) {
-                let shown = if p.is_empty() { "/" } else { p };
-                for &c in list {
-                    push(
-                        c,
-                        format!("PathPrefix {shown}"),
-                        prefix_matches(shown, probe.path),
-                    );
-                }
-            }
-            for &c in self.paths.list(pi.regex_run()) {
-                push(c, "RegularExpression".into(), true);
-            }
-        }
-    }
-
-    fn rows_grpc(
-        &self,
-        g: &HostIndex<GrpcIndex>,
-        probe: &Probe<'_>,
-        host_rank: &dyn Fn(&Option<String>) -> (u8, usize),
-        rows: &mut Vec<Row>,
-    ) {
-        for (hn, gi) in g.groups() {
-            let hr = host_rank(&hn);
-            let mut push = |c: u32, condition: String, exact_ok: bool| {
-                let miss = (!exact_ok).then_some("gRPC service/method does not match");
-                rows.push(self.row(c, &hn, hr, condition, miss, probe));
-            };
-            let sm = format!("{}/{}", probe.grpc_service, probe.grpc_method);
-            for (k, list) in &gi.both {
-                for &c in list.iter() {
-                    push(
-                        c,
-                        format!("service/method {k}"),
-                        !probe.grpc_service.is_empty() && **k == *sm,
-                    );
-                }
-            }
-            for (k, list) in &gi.service {
-                for &c in list.iter() {
-                    push(c, format!("service {k}"), **k == *probe.grpc_service);
-                }
-            }
-            for (k, list) in &gi.method {
-                for &c in list.iter() {
-                    push(
-                        c,
-                        format!("method {k}"),
-                        !probe.grpc_service.is_empty() && **k == *probe.grpc_method,
-                    );
-                }
-            }
-            for &c in gi.rest.iter() {
-                push(c, "any service/method".into(), true);
-            }
         }
     }
 }

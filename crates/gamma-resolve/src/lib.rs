@@ -77,6 +77,7 @@ mod lower;
 mod regex_set;
 mod request;
 mod resolve;
+mod single_regex;
 mod status_model;
 mod table;
 mod trace;
@@ -100,6 +101,7 @@ pub use trace::{
     HopOutcome, HopRequest, NextClient, Trace, TraceEnd, TraceOptions,
 };
 pub use view::{
-    ActionView, BackendView, BindingView, EntryView, Frontend, PathView, RouteSetKind, SetView,
-    ValueView,
+    ActionView, BackendView, BindingView, EntryView, ExcludedView, ExclusionView, FiltersView,
+    Frontend, HostView, MatchView, NameView, PathModifierView, PathView, RewriteView, RouteSetKind,
+    RuleView, SetView, ValueView,
 };

@@ -11,11 +11,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::decision::{BackendTarget, RuleRef};
-use crate::input::HeaderEdits;
-use crate::input::L4;
+use crate::decision::{BackendTarget, Mirror, RouteRef, RuleRef};
+use crate::index::HostIndex;
+use crate::input::{HeaderEdits, L4, PathModifierIr};
 use crate::request::Protocol;
-use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, SetLabel, Target};
+use crate::table::{
+    Action, BackendState, Binding, Excluded, ExcludedWhy, ParentIx, Part, RouteSet, RouteTable,
+    RuleEntry, SetLabel, Target,
+};
 
 /// A frontend of the table: what a request binds to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -269,12 +272,25 @@ pub struct BindingView<'t> {
     /// specific hostname first (the first whose hostname matches serves the request, Gateway
     /// API listener selection).
     pub sets: Vec<SetView<'t>>,
-    /// Routes that named the Service as parent but are not in the table, and why.
+    /// Routes that named the Service as parent but are in none of its route sets, being
+    /// invalid as a whole (`HTTPRoute ns/x was left out: <error>`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<&'t str>,
+    /// Routes that named this Service, Gateway (or one of its ListenerSets) as parent but
+    /// that the parent did not accept, with the `Accepted=False` reason: no Service port or
+    /// listener matches the parentRef, no listener admits the route, no hostname intersects,
+    /// or every rule is invalid. Ordered by parent, then route.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_accepted: Vec<ExcludedView<'t>>,
 }
 
 /// One route set: what a proxy programs for one frontend and one kind of client.
+///
+/// Each route kind has its own list, in the order a request of that kind tries them. A
+/// request carried over TCP tries, by protocol: gRPC, the `grpc` entries (on a Gateway
+/// listener, then the `http` entries: Gateway API GRPCRoute cross serving); HTTP, the `http`
+/// entries; TLS, the `tls` entries; then `tcp` (a request no HTTP entry takes fails, it never
+/// falls through to `tcp`). UDP: `udp`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -290,10 +306,64 @@ pub struct SetView<'t> {
     /// TCPRoute); `None` on listeners, where kinds coexist.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route_kind: Option<gamma_model::RouteKind>,
-    /// The HTTPRoute matches of the set in the order a request tries them (hostname groups
-    /// most specific first, then Gateway API match precedence): the first whose hostname and
-    /// conditions hold decides. Only HTTPRoute sets are listed so far.
-    pub entries: Vec<EntryView<'t>>,
+    /// The HTTPRoute matches in the order a request tries them (hostname groups most
+    /// specific first, then Gateway API match precedence): the first whose hostname and
+    /// conditions hold decides.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<EntryView<'t>>,
+    /// The GRPCRoute matches, in the same order (Gateway API GRPCRoute match precedence).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grpc: Vec<EntryView<'t>>,
+    /// The TLSRoute hostnames (SNI), most specific first; among entries of one hostname the
+    /// first (the oldest route) takes the connection.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tls: Vec<EntryView<'t>>,
+    /// The TCPRoute rule that takes every TCP connection (the oldest route's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<RuleView<'t>>,
+    /// The UDPRoute rule that takes every UDP datagram (the oldest route's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp: Option<RuleView<'t>>,
+    /// Routes and rules attached to this frontend that are not in the set, and why: ordered
+    /// by route (kind, namespace, name), then rule.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<ExcludedView<'t>>,
+}
+
+/// A hostname group: an exact name or a wildcard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HostView<'t> {
+    /// An exact hostname (lower-case).
+    Exact(&'t str),
+    /// A wildcard, by its suffix with the leading dot (`.example.com` for `*.example.com`):
+    /// matches names with at least one more label.
+    Wildcard(&'t str),
+}
+
+impl HostView<'_> {
+    /// Whether a request hostname (lower-case, no port) is in the group.
+    pub fn matches(&self, host: &str) -> bool {
+        match self {
+            Self::Exact(h) => *h == host,
+            Self::Wildcard(suffix) => host.len() > suffix.len() && host.ends_with(suffix),
+        }
+    }
+}
+
+impl std::fmt::Display for HostView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Exact(h) => f.write_str(h),
+            Self::Wildcard(suffix) => write!(f, "*{suffix}"),
+        }
+    }
+}
+
+impl Serialize for HostView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// A path condition.
@@ -323,8 +393,137 @@ pub struct ValueView<'t> {
     pub value: &'t str,
 }
 
-/// A backendRef of a rule.
+/// A gRPC service or method condition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct NameView<'t> {
+    /// `true` for `RegularExpression` (a full match), `false` for `Exact`.
+    pub regex: bool,
+    /// The name or pattern.
+    pub value: &'t str,
+}
+
+/// What one entry matches on, besides its hostname group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum MatchView<'t> {
+    /// An HTTPRouteMatch: all conditions must hold.
+    #[serde(rename_all = "camelCase")]
+    Http {
+        /// The path condition.
+        path: PathView<'t>,
+        /// The method condition.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        method: Option<&'t str>,
+        /// Header conditions (first value of a repeated header).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        headers: Vec<ValueView<'t>>,
+        /// Query parameter conditions (first value of a repeated parameter).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        query: Vec<ValueView<'t>>,
+    },
+    /// A GRPCRouteMatch on the request's `/service/method` path: all conditions must hold
+    /// (an absent condition matches any, but a request without a service/method path
+    /// matches only entries with neither).
+    #[serde(rename_all = "camelCase")]
+    Grpc {
+        /// The service condition.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        service: Option<NameView<'t>>,
+        /// The method condition.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        method: Option<NameView<'t>>,
+        /// Header conditions (first value of a repeated header).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        headers: Vec<ValueView<'t>>,
+    },
+    /// A TLSRoute: the SNI hostname only (the entry's hostname group).
+    Sni,
+}
+
+/// A path modifier of a rewrite or redirect (Gateway API HTTPPathModifier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum PathModifierView<'t> {
+    /// `ReplaceFullPath`.
+    #[serde(rename_all = "camelCase")]
+    ReplaceFullPath {
+        /// The new path.
+        path: &'t str,
+    },
+    /// `ReplacePrefixMatch`: the rule's matched `PathPrefix` is replaced.
+    #[serde(rename_all = "camelCase")]
+    ReplacePrefixMatch {
+        /// The prefix the rule matches (`/` when not kept: any prefix).
+        matched_prefix: &'t str,
+        /// Its replacement.
+        replacement: &'t str,
+    },
+}
+
+/// A `URLRewrite` filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct RewriteView<'t> {
+    /// The new Host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<&'t str>,
+    /// The path modifier.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathModifierView<'t>>,
+}
+
+/// The filters of a rule or backendRef, as data (borrowed from the table).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct FiltersView<'t> {
+    /// `RequestHeaderModifier`.
+    #[serde(skip_serializing_if = "HeaderEdits::is_empty")]
+    pub request_headers: &'t HeaderEdits,
+    /// `ResponseHeaderModifier`.
+    #[serde(skip_serializing_if = "HeaderEdits::is_empty")]
+    pub response_headers: &'t HeaderEdits,
+    /// `URLRewrite`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<RewriteView<'t>>,
+    /// `RequestMirror`s.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub mirrors: &'t [Mirror],
+    /// `CORS`, as the route wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cors: Option<&'t serde_json::Value>,
+    /// The rule's `timeouts`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<&'t serde_json::Value>,
+    /// The rule's `retry`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry: Option<&'t serde_json::Value>,
+    /// `ExtensionRef` filters (`group/kind/name`).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub extensions: &'t [String],
+}
+
+impl FiltersView<'_> {
+    /// No filter, timeout or retry.
+    pub fn is_empty(&self) -> bool {
+        self.request_headers.is_empty()
+            && self.response_headers.is_empty()
+            && self.rewrite.is_none()
+            && self.mirrors.is_empty()
+            && self.cors.is_none()
+            && self.timeouts.is_none()
+            && self.retry.is_none()
+            && self.extensions.is_empty()
+    }
+}
+
+/// A backendRef of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct BackendView<'t> {
@@ -336,10 +535,13 @@ pub struct BackendView<'t> {
     /// `RefNotPermitted`, `InvalidKind`, `UnsupportedProtocol`: 500; `NoReadyEndpoints`: 503).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unusable: Option<&'static str>,
+    /// The backendRef's own filters.
+    #[serde(skip_serializing_if = "FiltersView::is_empty")]
+    pub filters: FiltersView<'t>,
 }
 
 /// What a matching rule does.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum ActionView<'t> {
@@ -348,10 +550,23 @@ pub enum ActionView<'t> {
         /// The backendRefs, in rule order.
         backends: Vec<BackendView<'t>>,
     },
-    /// Redirect (RequestRedirect).
+    /// Redirect (`RequestRedirect`).
+    #[serde(rename_all = "camelCase")]
     Redirect {
         /// The status code.
         status: u16,
+        /// The new scheme.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        scheme: Option<crate::Scheme>,
+        /// The new hostname.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hostname: Option<&'t str>,
+        /// The new port.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        port: Option<u16>,
+        /// The path modifier.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        path: Option<PathModifierView<'t>>,
     },
     /// Answer with an error.
     Fail {
@@ -360,8 +575,22 @@ pub enum ActionView<'t> {
     },
 }
 
+/// A rule and what it does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct RuleView<'t> {
+    /// The rule.
+    pub rule: RuleRef<'t>,
+    /// Its filters, timeouts and retry.
+    #[serde(skip_serializing_if = "FiltersView::is_empty")]
+    pub filters: FiltersView<'t>,
+    /// What it does.
+    pub action: ActionView<'t>,
+}
+
 /// One (rule, match, hostname group) of a route set.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct EntryView<'t> {
@@ -369,39 +598,119 @@ pub struct EntryView<'t> {
     pub rule: RuleRef<'t>,
     /// Index of the match in the rule.
     pub match_index: u16,
-    /// The hostname the entry is for (`*.example.com` for a wildcard; `None`: any host).
+    /// The hostname group the entry is in (`None`: any host).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hostname: Option<String>,
-    /// The path condition.
-    pub path: PathView<'t>,
-    /// The method condition.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub method: Option<&'t str>,
-    /// Header conditions (all must hold; first value of a repeated header).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub headers: Vec<ValueView<'t>>,
-    /// Query parameter conditions (all must hold; first value of a repeated parameter).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub query: Vec<ValueView<'t>>,
-    /// The rule's `RequestHeaderModifier`.
-    #[serde(skip_serializing_if = "HeaderEdits::is_empty")]
-    pub request_headers: &'t HeaderEdits,
+    pub hostname: Option<HostView<'t>>,
+    /// What the entry matches on.
+    #[serde(rename = "match")]
+    pub condition: MatchView<'t>,
+    /// The rule's filters, timeouts and retry.
+    #[serde(skip_serializing_if = "FiltersView::is_empty")]
+    pub filters: FiltersView<'t>,
     /// What the rule does.
     pub action: ActionView<'t>,
+    /// The candidate (explanations check its conditions).
+    #[serde(skip)]
+    pub(crate) cand: u32,
+}
+
+/// Why a route or rule attached to a frontend is not in its route set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ExclusionView<'t> {
+    /// The rule failed validation and was dropped (the route's `PartiallyInvalid`
+    /// condition, Gateway API RouteConditionType).
+    #[serde(rename_all = "camelCase")]
+    RuleInvalid {
+        /// The upstream reason.
+        reason: &'t str,
+        /// What is wrong.
+        message: &'t str,
+    },
+    /// Another route kind won the Service port (GEP-1294 route types: GRPCRoute >
+    /// HTTPRoute > TLSRoute > TCPRoute); `None`: no kind has usable routes.
+    #[serde(rename_all = "camelCase")]
+    LostToKind {
+        /// The kind in force.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        winner: Option<gamma_model::RouteKind>,
+    },
+    /// The parent did not accept the route (`Accepted=False`, Gateway API
+    /// RouteConditionReason).
+    #[serde(rename_all = "camelCase")]
+    NotAccepted {
+        /// The upstream reason (`NoMatchingParent`, `NotAllowedByListeners`,
+        /// `NoMatchingListenerHostname`, or the reason of an invalid rule).
+        reason: &'t str,
+        /// Why, for people.
+        message: &'t str,
+    },
+    /// A TCPRoute or UDPRoute: every connection goes to the oldest route's rule (then
+    /// namespace/name order; Gateway API TCPRoute reference, "Merging": all are accepted, the
+    /// oldest gets the traffic).
+    #[serde(rename_all = "camelCase")]
+    Shadowed {
+        /// The rule that takes the connections.
+        by: RuleRef<'t>,
+    },
+}
+
+/// A route or rule left out of a route set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ExcludedView<'t> {
+    /// The route.
+    pub route: RouteRef<'t>,
+    /// The rule index; `None`: the whole route.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<u16>,
+    /// Why.
+    pub reason: ExclusionView<'t>,
+}
+
+impl std::fmt::Display for ExcludedView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.route)?;
+        if let Some(i) = self.rule {
+            write!(f, " rule {i}")?;
+        }
+        match self.reason {
+            ExclusionView::RuleInvalid { reason, message } => {
+                write!(f, " was dropped ({reason}): {message}")
+            }
+            ExclusionView::LostToKind { winner: Some(k) } => write!(
+                f,
+                " is not bound: a {k} is attached to the same Service port and takes precedence"
+            ),
+            ExclusionView::LostToKind { winner: None } => {
+                f.write_str(" is not bound: another kind takes the Service port")
+            }
+            ExclusionView::Shadowed { by } => {
+                write!(f, " is shadowed: {by} takes every connection")
+            }
+            ExclusionView::NotAccepted { reason, message } => {
+                write!(f, " is not accepted ({reason}): {message}")
+            }
+        }
+    }
 }
 
 impl RouteTable {
     /// The compiled table as data: every bound (address, port, transport) in address order,
-    /// its route sets and their HTTPRoute matches in the order a request tries them. Borrows
-    /// from the table (strings and filters are not copied); allocates the lists. See
-    /// `examples/examples/proxy-config.rs` for a proxy configuration built from it.
+    /// its route sets, their entries of every route kind in the order a request tries them
+    /// (with filters and weighted backends), and the routes and rules left out with the
+    /// reason. Borrows from the table (strings and filters are not copied); allocates the
+    /// lists only, in proportion to the table. See `examples/examples/proxy-config.rs` for a
+    /// proxy configuration built from it, and `docs/view.md` for its model.
     pub fn view(&self) -> Vec<BindingView<'_>> {
         let mut keys: Vec<_> = self.bindings.iter().collect();
         keys.sort_unstable_by_key(|(k, _)| **k);
         keys.into_iter()
             .map(|(&(address, port, transport), (part, binding))| {
                 let part: &Part = part;
-                let (sets, left_out) = match binding {
+                let (sets, left_out, not_accepted) = match binding {
                     Binding::Service {
                         service,
                         producer,
@@ -420,17 +729,32 @@ impl RouteTable {
                         let sets = ids
                             .filter_map(|s| part.set_view(part.sets.get(*s as usize)?, None))
                             .collect();
-                        (sets, left_out)
+                        let not_accepted = part.not_accepted_of(ParentIx::Service(*service));
+                        (sets, left_out, not_accepted)
                     }
-                    Binding::Gateway { listeners, .. } => (
-                        listeners
+                    Binding::Gateway { gateway, listeners } => {
+                        let mut parents = vec![ParentIx::Gateway(*gateway)];
+                        for l in listeners.iter() {
+                            if let Some(SetLabel::ListenerSetListener { listener_set, .. }) =
+                                part.sets.get(l.set as usize).map(|s| &s.label)
+                            {
+                                parents.push(ParentIx::ListenerSet(*listener_set));
+                            }
+                        }
+                        parents.sort_unstable();
+                        parents.dedup();
+                        let not_accepted = parents
+                            .into_iter()
+                            .flat_map(|p| part.not_accepted_of(p))
+                            .collect();
+                        let sets = listeners
                             .iter()
                             .filter_map(|l| {
                                 part.set_view(part.sets.get(l.set as usize)?, l.hostname.as_deref())
                             })
-                            .collect(),
-                        Vec::new(),
-                    ),
+                            .collect();
+                        (sets, Vec::new(), not_accepted)
+                    }
                 };
                 BindingView {
                     address,
@@ -438,33 +762,51 @@ impl RouteTable {
                     transport: if transport == L4::Udp { "UDP" } else { "TCP" },
                     sets,
                     left_out,
+                    not_accepted,
                 }
             })
             .collect()
     }
 }
 
+/// The hostname groups of an index in the order `HostIndex::find` tries them: exact names,
+/// wildcards by longer suffix, then any host (names sorted among equals: the maps' order
+/// depends on `BuildOptions::hash_seed`, a view's must not).
+fn host_groups<G>(h: &HostIndex<G>) -> Vec<(Option<HostView<'_>>, &G)> {
+    let mut out: Vec<(Option<HostView<'_>>, &G)> = Vec::new();
+    if let Some(n) = h.named.as_deref() {
+        let mut exact: Vec<_> = n.exact.iter().collect();
+        exact.sort_by_key(|(k, _)| *k);
+        let mut wild: Vec<_> = n.wild.iter().collect();
+        wild.sort_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        out.extend(
+            exact
+                .into_iter()
+                .map(|(k, g)| (Some(HostView::Exact(k)), g)),
+        );
+        out.extend(
+            wild.into_iter()
+                .map(|(k, g)| (Some(HostView::Wildcard(k)), g)),
+        );
+    }
+    out.extend(h.any.iter().map(|g| (None, g)));
+    out
+}
+
+/// The exact service and method names a gRPC candidate is indexed under.
+type GrpcNames<'t> = (Option<&'t str>, Option<&'t str>);
+
 impl Part {
-    fn set_view<'t>(
+    /// The view of one of this part's route sets.
+    pub(crate) fn set_view<'t>(
         &'t self,
         set: &'t RouteSet,
         listener_hostname: Option<&'t str>,
     ) -> Option<SetView<'t>> {
         let (frontend, route_set) = self.set_frontend(set)?;
-        let mut entries = Vec::new();
+        let mut http = Vec::new();
         if let Some(h) = &set.http {
-            let mut groups: Vec<_> = h.groups().collect();
-            // the order `HostIndex::find` tries groups: exact names, wildcards by longer
-            // suffix, then any host (names sorted among equals, for a deterministic view)
-            groups.sort_by(|(a, _), (b, _)| {
-                let rank = |h: &Option<String>| match h {
-                    None => (2, 0),
-                    Some(n) if n.starts_with('*') => (1, usize::MAX - n.len()),
-                    Some(_) => (0, 0),
-                };
-                rank(a).cmp(&rank(b)).then_with(|| a.cmp(b))
-            });
-            for (hostname, pi) in groups {
+            for (hostname, pi) in host_groups(h) {
                 let mut cands: Vec<(u32, PathView<'t>)> = Vec::new();
                 for (p, list) in self.paths.exact_keys(pi) {
                     cands.extend(list.iter().map(|c| (*c, PathView::Exact(p))));
@@ -482,21 +824,100 @@ impl Part {
                         .map_or("", |i| self.regex_text(i));
                     cands.push((c, PathView::RegularExpression(pattern)));
                 }
-                cands.sort_by_key(|(c, _)| (self.keys.get(*c as usize).map_or(0, |k| k.0), *c));
-                entries.extend(
-                    cands
-                        .into_iter()
-                        .filter_map(|(c, path)| self.entry_view(c, path, &hostname)),
+                self.sort_cands(&mut cands);
+                http.extend(cands.into_iter().filter_map(|(c, path)| {
+                    let cand = self.cands.get(c as usize)?;
+                    let cond = self.cond_of(cand);
+                    let condition = MatchView::Http {
+                        path,
+                        method: match cand.method {
+                            0 => None,
+                            m => self.methods.get(usize::from(m)).map(|m| &**m),
+                        },
+                        headers: cond.map(|c| self.values(&c.headers)).unwrap_or_default(),
+                        query: cond.map(|c| self.values(&c.query)).unwrap_or_default(),
+                    };
+                    self.entry_view(c, hostname, condition)
+                }));
+            }
+        }
+        let mut grpc = Vec::new();
+        if let Some(g) = &set.grpc {
+            for (hostname, gi) in host_groups(g) {
+                let mut cands: Vec<(u32, GrpcNames<'t>)> = Vec::new();
+                for (k, list) in &gi.both {
+                    let (s, m) = k.split_once('/').unwrap_or((k, ""));
+                    cands.extend(list.iter().map(|c| (*c, (Some(s), Some(m)))));
+                }
+                for (k, list) in &gi.service {
+                    cands.extend(list.iter().map(|c| (*c, (Some(&**k), None))));
+                }
+                for (k, list) in &gi.method {
+                    cands.extend(list.iter().map(|c| (*c, (None, Some(&**k)))));
+                }
+                cands.extend(gi.rest.iter().map(|c| (*c, (None, None))));
+                self.sort_cands(&mut cands);
+                grpc.extend(cands.into_iter().filter_map(|(c, (s, m))| {
+                    let cand = self.cands.get(c as usize)?;
+                    let cond = self.cond_of(cand);
+                    let name = |exact: Option<&'t str>, regex: Option<u32>| match (exact, regex) {
+                        (Some(v), _) => Some(NameView {
+                            regex: false,
+                            value: v,
+                        }),
+                        (None, Some(i)) => Some(NameView {
+                            regex: true,
+                            value: self.regex_text(i),
+                        }),
+                        (None, None) => None,
+                    };
+                    let condition = MatchView::Grpc {
+                        service: name(s, cond.and_then(|c| c.service_regex)),
+                        method: name(m, cond.and_then(|c| c.method_regex)),
+                        headers: cond.map(|c| self.values(&c.headers)).unwrap_or_default(),
+                    };
+                    self.entry_view(c, hostname, condition)
+                }));
+            }
+        }
+        let mut tls = Vec::new();
+        if let Some(t) = &set.tls {
+            for (hostname, list) in host_groups(t) {
+                tls.extend(
+                    list.iter()
+                        .filter_map(|&c| self.entry_view(c, hostname, MatchView::Sni)),
                 );
             }
         }
+        let rule_view = |id: Option<u32>| {
+            let rule = self.rules.get(id? as usize)?;
+            Some(RuleView {
+                rule: self.rule_ref(rule),
+                filters: self.filters_view(rule.extras, Some(rule)),
+                action: self.action_view(rule),
+            })
+        };
         Some(SetView {
             frontend,
             route_set,
             listener_hostname,
             route_kind: set.mesh_kind,
-            entries,
+            http,
+            grpc,
+            tls,
+            tcp: rule_view(set.tcp),
+            udp: rule_view(set.udp),
+            excluded: set
+                .excluded
+                .iter()
+                .filter_map(|e| self.excluded_view(e))
+                .collect(),
         })
+    }
+
+    /// Candidates in precedence order (the candidate id breaks ties, as the index does).
+    fn sort_cands<T>(&self, cands: &mut [(u32, T)]) {
+        cands.sort_by_key(|(c, _)| (self.keys.get(*c as usize).map_or(0, |k| k.0), *c));
     }
 
     /// A regex of the pool as written (the pool compiles it anchored as `^(?:…)$`).
@@ -526,16 +947,43 @@ impl Part {
             .collect()
     }
 
-    fn entry_view<'t>(
+    fn path_modifier<'t>(
         &'t self,
-        c: u32,
-        path: PathView<'t>,
-        hostname: &Option<String>,
-    ) -> Option<EntryView<'t>> {
-        let cand = self.cands.get(c as usize)?;
-        let rule = self.rules.get(cand.rule as usize)?;
-        let cond = self.cond_of(cand);
-        let action = match &rule.action {
+        m: &'t PathModifierIr,
+        rule: Option<&'t RuleEntry>,
+    ) -> PathModifierView<'t> {
+        match m {
+            PathModifierIr::Full(p) => PathModifierView::ReplaceFullPath { path: p },
+            PathModifierIr::Prefix(r) => PathModifierView::ReplacePrefixMatch {
+                matched_prefix: rule
+                    .and_then(|rule| self.extras_of(rule.extras).prefix.as_deref())
+                    .unwrap_or("/"),
+                replacement: r,
+            },
+        }
+    }
+
+    /// The filters at an extras index; `rule` is the rule they belong to (or whose backendRef
+    /// they are on), for the prefix a `ReplacePrefixMatch` replaces.
+    fn filters_view<'t>(&'t self, extras: u32, rule: Option<&'t RuleEntry>) -> FiltersView<'t> {
+        let x = self.extras_of(extras);
+        FiltersView {
+            request_headers: &x.request_headers,
+            response_headers: &x.response_headers,
+            rewrite: x.rewrite.as_ref().map(|rw| RewriteView {
+                hostname: rw.hostname.as_deref(),
+                path: rw.path.as_ref().map(|m| self.path_modifier(m, rule)),
+            }),
+            mirrors: &x.mirrors,
+            cors: x.cors.as_ref(),
+            timeouts: x.timeouts.as_ref(),
+            retry: x.retry.as_ref(),
+            extensions: &x.extensions,
+        }
+    }
+
+    fn action_view<'t>(&'t self, rule: &'t RuleEntry) -> ActionView<'t> {
+        match &rule.action {
             Action::Backends(..) => ActionView::Backends {
                 backends: self
                     .backends_of(&rule.action)
@@ -550,26 +998,86 @@ impl Part {
                                 BackendState::NoEndpoints => Some("NoReadyEndpoints"),
                                 BackendState::Invalid(r) => Some(r.as_str()),
                             },
+                            filters: self.filters_view(b.extras, Some(rule)),
                         })
                     })
                     .collect(),
             },
-            Action::Redirect(r) => ActionView::Redirect { status: r.status },
+            Action::Redirect(r) => ActionView::Redirect {
+                status: r.status,
+                scheme: r.scheme,
+                hostname: r.hostname.as_deref(),
+                port: r.port,
+                path: r.path.as_ref().map(|m| self.path_modifier(m, Some(rule))),
+            },
             Action::Fail(reason) => ActionView::Fail { reason: *reason },
-        };
+        }
+    }
+
+    fn entry_view<'t>(
+        &'t self,
+        c: u32,
+        hostname: Option<HostView<'t>>,
+        condition: MatchView<'t>,
+    ) -> Option<EntryView<'t>> {
+        let cand = self.cands.get(c as usize)?;
+        let rule = self.rules.get(cand.rule as usize)?;
         Some(EntryView {
             rule: self.rule_ref(rule),
             match_index: cand.match_index,
-            hostname: hostname.clone(),
-            path,
-            method: match cand.method {
-                0 => None,
-                m => self.methods.get(usize::from(m)).map(|m| &**m),
+            hostname,
+            condition,
+            filters: self.filters_view(rule.extras, Some(rule)),
+            action: self.action_view(rule),
+            cand: c,
+        })
+    }
+
+    /// The routes `parent` did not accept (a range of the sorted notes).
+    pub(crate) fn not_accepted_of(&self, parent: ParentIx) -> Vec<ExcludedView<'_>> {
+        let start = self.not_accepted.partition_point(|n| n.parent < parent);
+        let end = self.not_accepted.partition_point(|n| n.parent <= parent);
+        self.not_accepted
+            .get(start..end)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|n| {
+                let route = self.routes.get(n.route as usize)?;
+                Some(ExcludedView {
+                    route: RouteRef {
+                        kind: route.kind,
+                        namespace: self.route_namespace(route),
+                        name: &route.name,
+                    },
+                    rule: None,
+                    reason: ExclusionView::NotAccepted {
+                        reason: n.reason,
+                        message: n.message,
+                    },
+                })
+            })
+            .collect()
+    }
+
+    fn excluded_view<'t>(&'t self, e: &'t Excluded) -> Option<ExcludedView<'t>> {
+        let route = self.routes.get(e.route as usize)?;
+        let reason = match &e.why {
+            ExcludedWhy::RuleInvalid(reason, message) => {
+                ExclusionView::RuleInvalid { reason, message }
+            }
+            ExcludedWhy::LostToKind(winner) => ExclusionView::LostToKind { winner: *winner },
+            ExcludedWhy::Shadowed(rule) => ExclusionView::Shadowed {
+                by: self.rule_ref(self.rules.get(*rule as usize)?),
             },
-            headers: cond.map(|c| self.values(&c.headers)).unwrap_or_default(),
-            query: cond.map(|c| self.values(&c.query)).unwrap_or_default(),
-            request_headers: &self.extras_of(rule.extras).request_headers,
-            action,
+        };
+        Some(ExcludedView {
+            route: RouteRef {
+                kind: route.kind,
+                namespace: self.route_namespace(route),
+                name: &route.name,
+            },
+            rule: e.rule,
+            reason,
         })
     }
 }

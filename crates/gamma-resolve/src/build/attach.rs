@@ -11,7 +11,8 @@ use crate::input::{
     AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
 };
 use crate::precedence::RouteRank;
-use crate::table::{LeftOut, MeshHostnames, RouteInfo, RouteParentKey};
+use crate::status::{NO_MATCHING_LISTENER_HOSTNAME, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS};
+use crate::table::{LeftOut, MeshHostnames, NotAccepted, ParentIx, RouteInfo, RouteParentKey};
 use gamma_model::RouteKind;
 
 use super::{Builder, touch};
@@ -199,36 +200,69 @@ impl<'i> Builder<'i> {
         Some(id)
     }
 
-    /// Keeps the note that `route`, invalid as a whole, is not in the table, for the Service
-    /// `parent` it named: a request to that Service must not silently show another route.
+    /// Keeps the notes that `route` is not in the table (invalid as a whole) or that some of
+    /// its rules are not (dropped, `PartiallyInvalid`), for the Service `parent` it named: a
+    /// request to that Service must not silently show another route or rule. The same reasons
+    /// as the route's status conditions (one verdict per object, `docs/validation.md`).
     pub(super) fn note_left_out(&mut self, route: &RouteIr, parent: &ParentRefIr) {
-        let Some(invalid) = &route.invalid else {
-            return;
-        };
-        let ips: Box<[IpAddr]> = self
+        let ips = self
             .svc_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
             .and_then(|i| self.input.services.get(*i))
             .map(|s| s.cluster_ips.clone().into_boxed_slice())
             .unwrap_or_default();
-        let note = LeftOut {
-            route: (
-                route.kind,
-                route.namespace.as_str().into(),
-                route.name.as_str().into(),
-            ),
-            namespace: parent.namespace.as_str().into(),
-            name: parent.name.as_str().into(),
-            ips,
-            text: format!(
+        self.note_left_out_at(route, (&parent.namespace, &parent.name), true, ips);
+    }
+
+    /// [`Self::note_left_out`] for a Gateway parent (`gw`, or the parent Gateway of a
+    /// ListenerSet parent), found by the Gateway's addresses.
+    pub(super) fn note_left_out_at_gateway(&mut self, route: &RouteIr, gw: &GatewayIr) {
+        let ips = gw.addresses.clone().into_boxed_slice();
+        self.note_left_out_at(route, (&gw.namespace, &gw.name), false, ips);
+    }
+
+    fn note_left_out_at(
+        &mut self,
+        route: &RouteIr,
+        (namespace, name): (&str, &str),
+        service: bool,
+        ips: Box<[IpAddr]>,
+    ) {
+        let texts: Vec<String> = match &route.invalid {
+            Some(invalid) => vec![format!(
                 "{} {}/{} was left out: {}",
                 route.kind, route.namespace, route.name, invalid.message
-            )
-            .into(),
+            )],
+            None => route
+                .rules
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    let invalid = r.invalid.as_ref()?;
+                    Some(format!(
+                        "{} {}/{} rule {i} was dropped ({}): {}",
+                        route.kind, route.namespace, route.name, invalid.reason, invalid.message
+                    ))
+                })
+                .collect(),
         };
-        // several parentRefs to one Service (ports, sections) make one note
-        if !self.left_out.contains(&note) {
-            self.left_out.push(note);
+        for text in texts {
+            let note = LeftOut {
+                route: (
+                    route.kind,
+                    route.namespace.as_str().into(),
+                    route.name.as_str().into(),
+                ),
+                namespace: namespace.into(),
+                name: name.into(),
+                service,
+                ips: ips.clone(),
+                text: text.into(),
+            };
+            // several parentRefs to one parent (ports, sections) make one note
+            if !self.left_out.contains(&note) {
+                self.left_out.push(note);
+            }
         }
     }
 
@@ -241,9 +275,9 @@ impl<'i> Builder<'i> {
         parent: &ParentRefIr,
         out: &mut SvcAttached,
     ) {
+        self.note_left_out(route, parent);
         let Some(route_id) = self.route(ri, rank, route) else {
             self.status.route_invalid(ri, pi);
-            self.note_left_out(route, parent);
             return;
         };
         let si = self
@@ -286,12 +320,12 @@ impl<'i> Builder<'i> {
                 })
                 .filter(move |(_, p)| p.protocol == want_l4)
         };
+        let parent_ix =
+            ParentIx::Service(u32::try_from(si.unwrap_or_default()).unwrap_or(u32::MAX));
         if ports().next().is_none() {
-            self.status.no_parent(
-                ri,
-                pi,
-                "no Service port matches the parentRef port/sectionName",
-            );
+            let why = "no Service port matches the parentRef port/sectionName";
+            self.status.no_parent(ri, pi, why);
+            self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, why);
             return;
         }
         let rules = self.rules_of(ri, route_id, route, true);
@@ -304,6 +338,7 @@ impl<'i> Builder<'i> {
         if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of GEP-1294 route types)
+            self.all_rules_invalid(parent_ix, route_id, route);
             return;
         }
         let group = if route.namespace == parent.namespace {
@@ -354,14 +389,17 @@ impl<'i> Builder<'i> {
         parent: &ParentRefIr,
         out: &mut GwAttached,
     ) {
-        let Some(route_id) = self.route(ri, rank, route) else {
-            self.status.route_invalid(ri, pi);
-            return;
-        };
         let gi = self
             .gw_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
             .copied();
+        if let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) {
+            self.note_left_out_at_gateway(route, gw);
+        }
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
         let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) else {
             self.status
                 .no_parent(ri, pi, "the parent Gateway does not exist");
@@ -375,7 +413,9 @@ impl<'i> Builder<'i> {
             &gw.listeners[..],
             gw.namespace.as_str(),
         );
-        self.attach_listeners(ri, route_id, route, pi, parent, target, out);
+        let parent_ix =
+            ParentIx::Gateway(u32::try_from(gi.unwrap_or_default()).unwrap_or(u32::MAX));
+        self.attach_listeners(ri, route_id, route, pi, parent, target, parent_ix, out);
     }
 
     /// A ListenerSet parentRef (GEP-1713 Route Attachment): the ListenerSet is the direct
@@ -390,14 +430,24 @@ impl<'i> Builder<'i> {
         parent: &ParentRefIr,
         out: &mut GwAttached,
     ) {
-        let Some(route_id) = self.route(ri, rank, route) else {
-            self.status.route_invalid(ri, pi);
-            return;
-        };
         let lsi = self
             .ls_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
             .copied();
+        // the note is found at the parent Gateway's addresses, where the ListenerSet's
+        // listeners are served
+        let gw = lsi
+            .and_then(|i| self.input.listener_sets.get(i))
+            .and_then(|ls| ls.parent.as_ref())
+            .and_then(|(ns, name)| self.gw_by_name.get(&(ns.as_str(), name.as_str())))
+            .and_then(|i| self.input.gateways.get(*i));
+        if let Some(gw) = gw {
+            self.note_left_out_at_gateway(route, gw);
+        }
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
         let Some((lsi, ls)) = lsi.and_then(|i| self.input.listener_sets.get(i).map(|l| (i, l)))
         else {
             self.status
@@ -408,18 +458,18 @@ impl<'i> Builder<'i> {
             self.merged.sets.get(lsi).is_some_and(|f| {
                 matches!(f.attachment, crate::listener_set::Attachment::Attached(_))
             });
+        let parent_ix = ParentIx::ListenerSet(u32::try_from(lsi).unwrap_or(u32::MAX));
         if !attached {
             // its listeners are part of no Gateway: none can admit the route
-            self.status.not_allowed_because(
-                ri,
-                pi,
-                "the ListenerSet is not attached to a Gateway (its Accepted condition says why)",
-            );
+            let why =
+                "the ListenerSet is not attached to a Gateway (its Accepted condition says why)";
+            self.status.not_allowed_because(ri, pi, why);
+            self.not_accepted(parent_ix, route_id, NOT_ALLOWED_BY_LISTENERS, why);
             return;
         }
         let ls: &'i crate::input::ListenerSetIr = ls;
         let target = (Owner::Set(lsi), &ls.listeners[..], ls.namespace.as_str());
-        self.attach_listeners(ri, route_id, route, pi, parent, target, out);
+        self.attach_listeners(ri, route_id, route, pi, parent, target, parent_ix, out);
     }
 
     /// Attaches (route, parentRef) to the listeners of one parent resource: `target` is
@@ -433,6 +483,7 @@ impl<'i> Builder<'i> {
         pi: usize,
         parent: &ParentRefIr,
         target: (Owner, &'i [ListenerIr], &'i str),
+        parent_ix: ParentIx,
         out: &mut GwAttached,
     ) {
         let (owner, listeners, own_ns) = target;
@@ -486,16 +537,29 @@ impl<'i> Builder<'i> {
             attach_to.push((li, hosts));
         }
         if !matched_section {
-            self.status
-                .no_parent(ri, pi, "no listener matches the parentRef sectionName/port");
+            let why = "no listener matches the parentRef sectionName/port";
+            self.status.no_parent(ri, pi, why);
+            self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, why);
             return;
         }
         if !allowed {
             self.status.not_allowed(ri, pi);
+            self.not_accepted(
+                parent_ix,
+                route_id,
+                NOT_ALLOWED_BY_LISTENERS,
+                "no listener's allowedRoutes admits the route's kind and namespace",
+            );
             return;
         }
         if !attached {
             self.status.no_hostname(ri, pi);
+            self.not_accepted(
+                parent_ix,
+                route_id,
+                NO_MATCHING_LISTENER_HOSTNAME,
+                "no route hostname intersects a listener hostname",
+            );
             return;
         }
         let rules = self.rules_of(ri, route_id, route, false);
@@ -508,6 +572,7 @@ impl<'i> Builder<'i> {
         if ids.iter().all(Option::is_none) {
             // every rule was dropped: the route is not accepted and takes part in nothing
             // (not even the kind precedence of GEP-1294 route types)
+            self.all_rules_invalid(parent_ix, route_id, route);
             return;
         }
         self.status.attached_gateway(ri, pi);
@@ -532,5 +597,34 @@ pub(super) fn group_key(g: &Group) -> Option<String> {
     match g {
         Group::Producer => None,
         Group::Consumer(ns) => Some(ns.clone()),
+    }
+}
+
+impl Builder<'_> {
+    /// Notes that `parent` did not accept the route, for views of the parent's bindings.
+    fn not_accepted(
+        &mut self,
+        parent: ParentIx,
+        route: u32,
+        reason: &'static str,
+        message: &'static str,
+    ) {
+        self.not_accepted.push(NotAccepted {
+            parent,
+            route,
+            reason,
+            message,
+        });
+    }
+
+    /// Every rule of the route was dropped: not accepted, with the first rule's reason (its
+    /// `Accepted=False` condition).
+    fn all_rules_invalid(&mut self, parent: ParentIx, route_id: u32, route: &RouteIr) {
+        let reason = route
+            .rules
+            .iter()
+            .find_map(|r| r.invalid.as_ref())
+            .map_or("UnsupportedValue", |i| i.reason);
+        self.not_accepted(parent, route_id, reason, "all rules are invalid");
     }
 }

@@ -85,6 +85,8 @@ pub(crate) struct Builder<'i> {
     backend_problems: Vec<(u32, Box<str>)>,
     /// Routes left out (invalid as a whole) with the Service parents they named.
     left_out: Vec<LeftOut>,
+    /// (route, parentRef) pairs the parent did not accept, for views.
+    not_accepted: Vec<crate::table::NotAccepted>,
     status: StatusBuilder,
     /// (listener owner, listener, input route) for every route attached to a listener with
     /// `Accepted=True`, for ListenerStatus.attachedRoutes (distinct routes per listener).
@@ -183,6 +185,7 @@ impl<'i> Builder<'i> {
             rule_problems: Vec::new(),
             backend_problems: Vec::new(),
             left_out: Vec::new(),
+            not_accepted: Vec::new(),
             strings: HashSet::with_hasher(hash),
             methods: vec!["".into()],
             targets: Vec::new(),
@@ -350,6 +353,12 @@ impl<'i> Builder<'i> {
             extras: self.extras,
             rule_names: self.rule_names,
             names: self.names,
+            not_accepted: {
+                let mut n = std::mem::take(&mut self.not_accepted);
+                n.sort();
+                n.dedup();
+                n.into_boxed_slice()
+            },
         };
         Built {
             part,

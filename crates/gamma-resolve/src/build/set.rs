@@ -10,7 +10,7 @@ use crate::hostname::HostSpecificity;
 use crate::index::{GrpcIndex, GrpcIndexBuilder, HostIndex, PathIndex, PathSlot};
 use crate::input::{MatchIr, PathMatchIr, StrMatch};
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
-use crate::table::{RouteSet, SetLabel};
+use crate::table::{Excluded, ExcludedWhy, RouteSet, SetLabel};
 use gamma_model::RouteKind;
 
 use super::Builder;
@@ -55,6 +55,7 @@ impl<'i> Builder<'i> {
             ..RouteSet::default()
         };
         let mut by_kind = attached.by_kind;
+        let mut excluded = Vec::new();
         if mesh {
             // GEP-1294 route types: one TCP-carried kind per Service port and group: GRPC > HTTP >
             // TLS > TCP.
@@ -68,6 +69,11 @@ impl<'i> Builder<'i> {
                 if *k != RouteKind::Udp && Some(*k) != winner {
                     for a in std::mem::take(list) {
                         self.status.conflicted(a.ri, ctx.clone(), winner);
+                        excluded.push(Excluded {
+                            route: a.route_id,
+                            rule: None,
+                            why: ExcludedWhy::LostToKind(winner),
+                        });
                     }
                 }
             }
@@ -76,24 +82,66 @@ impl<'i> Builder<'i> {
             if list.is_empty() {
                 continue;
             }
+            self.dropped_rules(&list, &mut excluded);
             match kind {
                 RouteKind::Http => set.http = Some(self.index_http(&list)),
                 RouteKind::Grpc => set.grpc = Some(Box::new(self.index_grpc(&list))),
                 RouteKind::Tls => set.tls = Some(Box::new(self.index_tls(&list))),
-                RouteKind::Tcp => set.tcp = self.first_rule(&list),
-                RouteKind::Udp => set.udp = self.first_rule(&list),
+                RouteKind::Tcp => set.tcp = self.first_rule(&list, &mut excluded),
+                RouteKind::Udp => set.udp = self.first_rule(&list, &mut excluded),
             }
+        }
+        if !excluded.is_empty() {
+            excluded.sort_by_key(|e| (e.route, e.rule));
+            excluded.dedup();
+            set.excluded = excluded.into_boxed_slice();
         }
         set
     }
 
+    /// The rules of `list`'s routes that failed validation and were dropped (their routes'
+    /// `PartiallyInvalid` condition).
+    fn dropped_rules(&self, list: &[AttachedRoute], out: &mut Vec<Excluded>) {
+        for a in list {
+            let Some(route) = self.input.routes.get(a.ri) else {
+                continue;
+            };
+            for (i, rule) in route.rules.iter().enumerate() {
+                if let Some(inv) = &rule.invalid {
+                    out.push(Excluded {
+                        route: a.route_id,
+                        rule: Some(u16::try_from(i).unwrap_or(u16::MAX)),
+                        why: ExcludedWhy::RuleInvalid(inv.reason, inv.message.as_str().into()),
+                    });
+                }
+            }
+        }
+    }
+
     /// TCP/UDP: the oldest route (then namespace/name) wins (Gateway API GRPCRoute cross serving;
     /// GEP-2644 conflict management); its first rule.
-    pub(super) fn first_rule(&self, list: &[AttachedRoute]) -> Option<u32> {
-        list.iter()
+    /// The routes that lose are noted in `excluded`, shadowed by the winner's rule.
+    pub(super) fn first_rule(
+        &self,
+        list: &[AttachedRoute],
+        excluded: &mut Vec<Excluded>,
+    ) -> Option<u32> {
+        let winner = list
+            .iter()
             .filter_map(|a| self.ranks.get(a.route_id as usize).map(|r| (*r, a)))
             .min_by_key(|(rank, _)| *rank)
-            .and_then(|(_, a)| self.ids(a.rules).first().copied().flatten())
+            .map(|(_, a)| a)?;
+        let rule = self.ids(winner.rules).first().copied().flatten()?;
+        excluded.extend(
+            list.iter()
+                .filter(|a| a.route_id != winner.route_id)
+                .map(|a| Excluded {
+                    route: a.route_id,
+                    rule: None,
+                    why: ExcludedWhy::Shadowed(rule),
+                }),
+        );
+        Some(rule)
     }
 
     pub(super) fn order(keys: &[PrecedenceKey]) -> impl Fn(&u32, &u32) -> std::cmp::Ordering + '_ {
@@ -327,14 +375,16 @@ impl<'i> Builder<'i> {
                 headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
             };
             let key = PrecedenceKey::grpc(facts, site.rank, site.rule_index);
+            let cond_regexes = (cond.service_regex, cond.method_regex);
             if let Some(cid) = this.push_cand(key, (site.rule_id, site.match_index), 0, cond) {
                 builders
                     .group_mut(site.host, this.hash, || GrpcIndexBuilder::new(this.hash))
-                    .add(svc_exact, method_exact, cid);
+                    .add(svc_exact, method_exact, cond_regexes, cid);
             }
         });
         let order = Self::order(&self.keys);
-        builders.map(|b| b.finish(&order))
+        let regexes = &mut self.regexes;
+        builders.map(|b| b.finish(&order, regexes))
     }
 
     /// TLSRoute: by SNI hostname; among routes on the same hostname group the oldest wins.

@@ -50,9 +50,13 @@ pub(crate) enum BackendState {
 pub(crate) struct LeftOut {
     /// The route left out: (kind, namespace, name).
     pub(crate) route: (RouteKind, Box<str>, Box<str>),
+    /// The parent the route named: a Service, or a Gateway (also for a ListenerSet parent).
     pub(crate) namespace: Box<str>,
     pub(crate) name: Box<str>,
-    /// The Service's cluster IPs, so a request to one finds the note.
+    /// Whether the parent is a Service (found by [`crate::RouteTable::left_out_for_service`]).
+    pub(crate) service: bool,
+    /// The Service's cluster IPs or the Gateway's addresses, so a request to one finds the
+    /// note.
     pub(crate) ips: Box<[IpAddr]>,
     /// `HTTPRoute ns/x was left out: <error>`.
     pub(crate) text: Box<str>,
@@ -208,6 +212,52 @@ pub(crate) struct RouteSet {
     pub(crate) udp: Option<u32>,
     /// What the set is, for explanations.
     pub(crate) label: SetLabel,
+    /// Routes and rules attached to the set that are not in it, and why, by (route id, rule):
+    /// for views and explanations (empty, and unallocated, for most sets).
+    pub(crate) excluded: Box<[Excluded]>,
+}
+
+/// A (route, parentRef) its parent did not accept, by the parent it named: for views and
+/// explanations of that parent's bindings.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct NotAccepted {
+    pub(crate) parent: ParentIx,
+    /// The compiled route (in the part).
+    pub(crate) route: u32,
+    /// The `Accepted=False` reason.
+    pub(crate) reason: &'static str,
+    pub(crate) message: &'static str,
+}
+
+/// A parent resource by input index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ParentIx {
+    Service(u32),
+    Gateway(u32),
+    ListenerSet(u32),
+}
+
+/// A route or rule attached to a route set but left out of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Excluded {
+    /// The compiled route (in the set's part).
+    pub(crate) route: u32,
+    /// The rule index; `None`: the whole route.
+    pub(crate) rule: Option<u16>,
+    pub(crate) why: ExcludedWhy,
+}
+
+/// Why a route or rule is not in a route set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ExcludedWhy {
+    /// The rule failed validation and was dropped (`PartiallyInvalid`): the upstream reason
+    /// and the message.
+    RuleInvalid(&'static str, Box<str>),
+    /// Another route kind won the Service port (GEP-1294 route types); `None`: no kind won.
+    LostToKind(Option<RouteKind>),
+    /// A TCPRoute or UDPRoute: the oldest route of the set (then namespace/name) takes every
+    /// connection; this one is shadowed by that route's rule (compiled rule id).
+    Shadowed(u32),
 }
 
 impl RouteSet {

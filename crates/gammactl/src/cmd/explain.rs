@@ -123,6 +123,9 @@ fn render(ex: &Explanation, style: &Style) -> String {
             "kind:      {k} (on one Service port: GRPCRoute > HTTPRoute > TLSRoute > TCPRoute)"
         ));
     }
+    for e in &ex.excluded {
+        line(format!("excluded:  {}", style.yellow(e)));
+    }
     if !ex.candidates.is_empty() {
         line("candidates, in precedence order:".into());
         let mut winner: Option<usize> = None;
