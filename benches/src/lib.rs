@@ -11,6 +11,7 @@
 
 pub mod chain;
 pub mod counting;
+pub mod grpc_mix;
 pub mod hostile;
 pub mod manifests;
 pub mod regex_mix;

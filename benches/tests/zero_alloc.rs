@@ -10,7 +10,9 @@
 use std::alloc::System;
 
 use gamma_benches::counting::{INSTRUMENTED_SYSTEM, Region, StatsAlloc, allocations};
-use gamma_benches::{many_services, one_port, one_port_request, svc_ip};
+use gamma_benches::grpc_mix::{grpc_mix, grpc_mix_request};
+use gamma_benches::regex_mix::MixRequest;
+use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_resolve::input::*;
 use gamma_resolve::{BuildOptions, Decision, Protocol, Request, RouteTable, Scheme};
 
@@ -56,6 +58,17 @@ fn resolve_allocates_nothing() {
     let input = mixed();
     let table = RouteTable::from_input(&input, &BuildOptions::default());
     let big = RouteTable::from_input(&many_services(500, 5), &BuildOptions::default());
+    // gRPC regex service/method matches go through the prefilter set: exact hits, regex-only
+    // hits (some rejected by their header first) and misses
+    let grpc = RouteTable::from_input(&grpc_mix(1000), &BuildOptions::default());
+    let mut rng = Rng::new(3);
+    let grpc_reqs: Vec<(String, String)> = [MixRequest::PathHit, MixRequest::RegexHit]
+        .into_iter()
+        .chain([MixRequest::RegexHit, MixRequest::NotFound])
+        .flat_map(|k| (0..20).map(move |_| k))
+        .map(|k| grpc_mix_request(&mut rng, 1000, k))
+        .collect();
+    let mut grpc_forwards = 0usize;
     let mut reqs: Vec<(String, String)> = (0..300).map(one_port_request).collect();
     reqs.push(("/re/123?q=1".into(), "aaa".into()));
     reqs.push(("/nothing/here".into(), "t0".into()));
@@ -103,10 +116,17 @@ fn resolve_allocates_nothing() {
             let _ = table.resolve(&c, 1);
             let m = Request::http(svc_ip(i % 500), 80, "GET", p).with_headers(&h);
             let _ = big.resolve(&m, 3);
+            let (gp, gt) = &grpc_reqs[i % grpc_reqs.len()];
+            let gh = [("x-tenant", if i % 3 == 0 { "none" } else { gt.as_str() })];
+            let gq = Request::grpc(dst, 80, gp).with_headers(&gh);
+            if matches!(grpc.resolve(&gq, 5), Decision::Forward(_)) && pass == 1 {
+                grpc_forwards += 1;
+            }
         }
     }
     let n = allocations(&counted.expect("pass 1 ran").change());
     assert_eq!(n, 0, "resolve allocated {n} times");
+    assert!(grpc_forwards > 0, "no gRPC call was forwarded");
     // the run exercised forwards, redirects and error responses
     assert!(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0, "{kinds:?}");
     // and the counter does count (explain allocates)

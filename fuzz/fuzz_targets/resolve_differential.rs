@@ -1,8 +1,10 @@
 //! `resolve_differential`: the indexed engine against the naive reference matcher
 //! (`gamma_resolve::reference`, feature `reference`); any disagreement is a crash.
 //!
-//! The oracle covers Service (mesh) parents only, so Gateways are removed from the lowered input
-//! before both sides see it; requests still go to any address.
+//! Both sides see the lowered input cut down to what the reference models
+//! (`reference::modelled`): mesh parents, and HTTPRoutes on the HTTP listeners of Gateways and
+//! their ListenerSets (GEP-1713: `allowedListeners`, listener conflicts and precedence).
+//! Requests go to cluster IPs and to the Gateways' addresses.
 #![no_main]
 
 use gamma_fuzz::{cluster, frame, generate::Gen, request};
@@ -13,8 +15,12 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let (values, mut u) = frame::resources(data);
     let (snapshot, _) = cluster::snapshot(&values);
-    let mut input = gamma_resolve::lower(&snapshot);
-    input.gateways.clear();
+    let input = oracle::modelled(&gamma_resolve::lower(&snapshot));
+    let addresses: Vec<_> = input
+        .gateways
+        .iter()
+        .flat_map(|g| g.addresses.iter().copied())
+        .collect();
     let mut g = Gen::new(&mut u, 10_000);
     let policy = oracle::Policy::default()
         .with_match_host_header(g.chance(96))
@@ -24,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     let table = RouteTable::from_input(&input, &options);
     let n = 1 + g.below(16);
     for _ in 0..n {
-        let owned = request::request(&mut g, &[]);
+        let owned = request::request(&mut g, &addresses);
         let req = owned.as_request();
         let got = oracle::Outcome::of(&table.resolve(&req, owned.entropy));
         let want = oracle::resolve(&input, policy, &req, owned.entropy);

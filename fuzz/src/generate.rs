@@ -933,7 +933,17 @@ fn listener(g: &mut Gen) -> Value {
         g.maybe(m, "hostname", 96, Gen::hostname);
         g.must(m, "port", Gen::port);
         g.must(m, "protocol", |g| {
-            g.str_from(&["HTTP", "HTTPS", "TLS", "TCP", "UDP", "example.com/x", "bad"])
+            // HTTP twice: the listeners resolve_differential's oracle models
+            g.str_from(&[
+                "HTTP",
+                "HTTP",
+                "HTTPS",
+                "TLS",
+                "TCP",
+                "UDP",
+                "example.com/x",
+                "bad",
+            ])
         });
         g.maybe(m, "tls", 48, |g| {
             g.obj(|g, t| {

@@ -1,6 +1,7 @@
 //! Runs `N` resolves (first argument, default 0) of a scenario (second argument: `one-port-10`,
 //! `one-port-<rules>`, `many-services[-<services>]`, `hostile-<routes>`,
-//! `hostile-cold-<routes>`, `regex-mix-<rules>`, `regex-only-<rules>`, `regex-404-<rules>`)
+//! `hostile-cold-<routes>`, `regex-mix-<rules>`, `regex-only-<rules>`, `regex-404-<rules>`, `grpc-mix-<rules>`,
+//! `grpc-only-<rules>`, `grpc-404-<rules>`)
 //! after building and warming up, so that `valgrind --tool=callgrind`
 //! totals for N and 0 differ by exactly N resolves. `snapshot-<routes>` only builds: it decodes
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
@@ -21,6 +22,7 @@ use std::fmt::Write;
 use std::hint::black_box;
 use std::net::IpAddr;
 
+use gamma_benches::grpc_mix::{grpc_mix, grpc_mix_request};
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
 use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request, regex_mix_yaml};
@@ -34,11 +36,21 @@ type Req<'a> = (IpAddr, &'a str, &'a [(&'a str, &'a str)]);
 /// Warms up (regex caches, page faults) with 2,048 resolves, then resolves `n` requests
 /// cycling through `reqs` (1,024 of them); returns how many were forwarded.
 fn warm_then_run(table: &RouteTable, reqs: &[Req<'_>], n: usize) -> usize {
+    warm_then_run_as(table, reqs, n, false)
+}
+
+/// [`warm_then_run`] with gRPC calls (the path is the `:path`) when `grpc`.
+fn warm_then_run_as(table: &RouteTable, reqs: &[Req<'_>], n: usize, grpc: bool) -> usize {
     let run = |count: usize| {
         let mut forwards = 0usize;
         for k in 0..count {
             let (dst, path, headers) = reqs[k & 1023];
-            let req = Request::http(dst, 80, "GET", path).with_headers(&headers);
+            let req = if grpc {
+                Request::grpc(dst, 80, path)
+            } else {
+                Request::http(dst, 80, "GET", path)
+            }
+            .with_headers(&headers);
             if matches!(
                 black_box(table.resolve(&req, k as u64)),
                 gamma_resolve::Decision::Forward(_)
@@ -102,6 +114,27 @@ fn regex_scenario(scenario: &str, rules: usize, n: usize, kind: MixRequest) {
         .map(|((p, _), h)| (svc_ip(0), p.as_str(), h.as_slice()))
         .collect();
     let forwards = warm_then_run(&table, &view, n);
+    println!("{scenario}: {n} resolves, {forwards} forwarded");
+}
+
+/// `grpc-mix-<rules>` (random rules: exact hits, 2% of them regexes), `grpc-only-<rules>`
+/// (regex-only hits) and `grpc-404-<rules>` (no rule matches): the gRPC mix on one port.
+fn grpc_scenario(scenario: &str, rules: usize, n: usize, kind: MixRequest) {
+    let table = RouteTable::from_input(&grpc_mix(rules), &BuildOptions::default());
+    let mut rng = Rng::new(5);
+    let reqs: Vec<(String, String)> = (0..1024)
+        .map(|_| grpc_mix_request(&mut rng, rules, kind))
+        .collect();
+    let headers: Vec<[(&str, &str); 1]> = reqs
+        .iter()
+        .map(|(_, t)| [("x-tenant", t.as_str())])
+        .collect();
+    let view: Vec<Req<'_>> = reqs
+        .iter()
+        .zip(&headers)
+        .map(|((p, _), h)| (svc_ip(0), p.as_str(), h.as_slice()))
+        .collect();
+    let forwards = warm_then_run_as(&table, &view, n, true);
     println!("{scenario}: {n} resolves, {forwards} forwarded");
 }
 
@@ -357,6 +390,15 @@ fn main() {
     ] {
         if let Some(rules) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
             return regex_scenario(scenario, rules, n, kind);
+        }
+    }
+    for (prefix, kind) in [
+        ("grpc-mix-", MixRequest::PathHit),
+        ("grpc-only-", MixRequest::RegexHit),
+        ("grpc-404-", MixRequest::NotFound),
+    ] {
+        if let Some(rules) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
+            return grpc_scenario(scenario, rules, n, kind);
         }
     }
     // `one-port-<rules>` puts every rule on one Service port; `many-services[-<services>]`

@@ -5,12 +5,17 @@
 //!
 //! What is `me`'s: the condition types present in `desired` (gamma-resolve computes the
 //! Gateway's `Accepted`, and each listener's `Accepted`, `ResolvedRefs` and `Conflicted`), each
-//! listener's `attachedRoutes` and `supportedKinds`, and the listener list itself (a listener
-//! no longer in the spec has no status). What is not: other condition types, such as
-//! `Programmed` (which the controller adds when its data plane took the configuration), and
-//! `addresses` and `attachedListenerSets`, stored as they are.
+//! listener's `attachedRoutes` and `supportedKinds`, the listener list itself (a listener
+//! no longer in the spec has no status), and `attachedListenerSets` when `desired` has it (the
+//! count gamma-resolve computes). What is not: other condition types, such as `Programmed`
+//! (which the controller adds when its data plane took the configuration), and `addresses`,
+//! stored as they are.
+//!
+//! A ListenerSet's status is the parent Gateway controller's too (GEP-1713: the ListenerSet's
+//! parent Gateway's GatewayClass `controllerName` decides), merged the same way
+//! ([`merge_listener_set_status`]): its conditions and its listener entries.
 
-use gamma_model::gateway::{Condition, GatewayStatus, ListenerStatus};
+use gamma_model::gateway::{Condition, GatewayStatus, ListenerSetStatus, ListenerStatus};
 use gamma_model::meta::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -51,7 +56,8 @@ pub enum GatewayMergeOutcome {
 ///   get `now`. Other condition types stay as stored, in place.
 /// - Listeners follow `desired` (its order and names); a listener's stored conditions of other
 ///   types are kept.
-/// - `addresses` and `attachedListenerSets` stay as stored.
+/// - `attachedListenerSets` is `desired`'s when it has one, else as stored; `addresses` stay
+///   as stored.
 ///
 /// ```
 /// use gamma_arbiter::{GatewayMergeOutcome, merge_gateway_status};
@@ -68,13 +74,7 @@ pub fn merge_gateway_status(
     generation: i64,
     now: Time,
 ) -> GatewayMergeOutcome {
-    let stored = existing
-        .conditions
-        .iter()
-        .chain(existing.listeners.iter().flat_map(|l| &l.conditions))
-        .filter_map(|c| c.observed_generation)
-        .max();
-    if let Some(stored) = stored
+    if let Some(stored) = newest_generation(&existing.conditions, &existing.listeners)
         && stored > generation
     {
         return GatewayMergeOutcome::Stale {
@@ -82,12 +82,110 @@ pub fn merge_gateway_status(
             known: generation,
         };
     }
-    let listeners = desired
-        .listeners
+    let status = GatewayStatus {
+        addresses: existing.addresses.clone(),
+        conditions: merge_conditions(&existing.conditions, &desired.conditions, generation, now),
+        listeners: merge_listeners(&existing.listeners, &desired.listeners, generation, now),
+        attached_listener_sets: desired
+            .attached_listener_sets
+            .or(existing.attached_listener_sets),
+    };
+    if same_ignoring_time(existing, &status) {
+        GatewayMergeOutcome::Unchanged
+    } else {
+        GatewayMergeOutcome::Write { status }
+    }
+}
+
+/// The result of [`merge_listener_set_status`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ListenerSetMergeOutcome {
+    /// Nothing would change (ignoring `lastTransitionTime`): do not write.
+    Unchanged,
+    /// Write this status (a read-modify-write on the copy `existing` came from).
+    Write {
+        /// The new status.
+        status: ListenerSetStatus,
+    },
+    /// The stored status was written for a newer generation than the ListenerSet copy `me`
+    /// has: do not write (Condition.observedGeneration).
+    Stale {
+        /// The newest `observedGeneration` stored.
+        stored: i64,
+        /// The generation `me` knows.
+        known: i64,
+    },
+}
+
+/// Merges `desired` into a ListenerSet's `existing` status for the parent Gateway's controller
+/// at the ListenerSet's `generation`, as [`merge_gateway_status`] merges a Gateway's: the
+/// condition types `desired` has are replaced (others, such as `Programmed=True` from the data
+/// plane, stay), listeners follow `desired`, nothing is written when nothing changes, and a
+/// stored status of a newer generation is never overwritten.
+///
+/// ```
+/// use gamma_arbiter::{ListenerSetMergeOutcome, merge_listener_set_status};
+/// use gamma_model::gateway::ListenerSetStatus;
+/// use gamma_model::meta::Time;
+///
+/// let now = Time::from_unix(1_700_000_000, 0);
+/// let nothing = ListenerSetStatus::default();
+/// assert_eq!(
+///     merge_listener_set_status(&nothing, &nothing, 1, now),
+///     ListenerSetMergeOutcome::Unchanged
+/// );
+/// ```
+pub fn merge_listener_set_status(
+    existing: &ListenerSetStatus,
+    desired: &ListenerSetStatus,
+    generation: i64,
+    now: Time,
+) -> ListenerSetMergeOutcome {
+    if let Some(stored) = newest_generation(&existing.conditions, &existing.listeners)
+        && stored > generation
+    {
+        return ListenerSetMergeOutcome::Stale {
+            stored,
+            known: generation,
+        };
+    }
+    let status = ListenerSetStatus {
+        conditions: merge_conditions(&existing.conditions, &desired.conditions, generation, now),
+        listeners: merge_listeners(&existing.listeners, &desired.listeners, generation, now),
+    };
+    if same_conditions(&existing.conditions, &status.conditions)
+        && same_listeners(&existing.listeners, &status.listeners)
+    {
+        ListenerSetMergeOutcome::Unchanged
+    } else {
+        ListenerSetMergeOutcome::Write { status }
+    }
+}
+
+/// The newest `observedGeneration` of an object's and its listeners' conditions.
+fn newest_generation(conditions: &[Condition], listeners: &[ListenerStatus]) -> Option<i64> {
+    conditions
+        .iter()
+        .chain(listeners.iter().flat_map(|l| &l.conditions))
+        .filter_map(|c| c.observed_generation)
+        .max()
+}
+
+/// Listener entries following `desired` (its order and names, at most [`MAX_LISTENERS`]), each
+/// listener's stored conditions of other types kept.
+fn merge_listeners(
+    existing: &[ListenerStatus],
+    desired: &[ListenerStatus],
+    generation: i64,
+    now: Time,
+) -> Vec<ListenerStatus> {
+    desired
         .iter()
         .take(MAX_LISTENERS)
         .map(|d| {
-            let old = existing.listeners.iter().find(|l| l.name == d.name);
+            let old = existing.iter().find(|l| l.name == d.name);
             ListenerStatus {
                 name: d.name.clone(),
                 supported_kinds: d.supported_kinds.clone(),
@@ -100,18 +198,7 @@ pub fn merge_gateway_status(
                 ),
             }
         })
-        .collect();
-    let status = GatewayStatus {
-        addresses: existing.addresses.clone(),
-        conditions: merge_conditions(&existing.conditions, &desired.conditions, generation, now),
-        listeners,
-        attached_listener_sets: existing.attached_listener_sets,
-    };
-    if same_ignoring_time(existing, &status) {
-        GatewayMergeOutcome::Unchanged
-    } else {
-        GatewayMergeOutcome::Write { status }
-    }
+        .collect()
 }
 
 /// `old` with the types of `desired` replaced (in `old`'s place, new types appended).
@@ -166,8 +253,12 @@ fn same_ignoring_time(a: &GatewayStatus, b: &GatewayStatus) -> bool {
     a.addresses == b.addresses
         && a.attached_listener_sets == b.attached_listener_sets
         && same_conditions(&a.conditions, &b.conditions)
-        && a.listeners.len() == b.listeners.len()
-        && a.listeners.iter().zip(&b.listeners).all(|(x, y)| {
+        && same_listeners(&a.listeners, &b.listeners)
+}
+
+fn same_listeners(a: &[ListenerStatus], b: &[ListenerStatus]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
             x.name == y.name
                 && x.supported_kinds == y.supported_kinds
                 && x.attached_routes == y.attached_routes
@@ -292,6 +383,80 @@ mod tests {
             GatewayMergeOutcome::Stale {
                 stored: 5,
                 known: 4
+            }
+        );
+    }
+
+    // GatewayStatus.attachedListenerSets: "the total number of ListenerSets that have been
+    // successfully attached to this Gateway": the computed count is written, and a change of
+    // the count alone is a write; a desired status without a count keeps the stored one.
+    #[test]
+    fn a_gateway_merge_writes_the_computed_attached_listener_sets() {
+        let t0 = Time::from_unix(1_000, 0);
+        let stored = GatewayStatus {
+            attached_listener_sets: Some(5),
+            ..written(merge_gateway_status(
+                &GatewayStatus::default(),
+                &desired(),
+                1,
+                t0,
+            ))
+        };
+        let mut counted = desired();
+        counted.attached_listener_sets = Some(2);
+        let s = written(merge_gateway_status(&stored, &counted, 1, t0));
+        assert_eq!(s.attached_listener_sets, Some(2));
+        assert_eq!(
+            merge_gateway_status(&s, &counted, 1, t0),
+            GatewayMergeOutcome::Unchanged
+        );
+        assert_eq!(
+            merge_gateway_status(&stored, &desired(), 1, t0),
+            GatewayMergeOutcome::Unchanged,
+            "no computed count: the stored one stays"
+        );
+    }
+
+    // GEP-1713 ListenerSetStatus: the parent Gateway's controller merges its computed
+    // conditions and listener entries; Programmed from the data plane stays; nothing is
+    // written when unchanged, and lastTransitionTime moves only with the status.
+    #[test]
+    fn a_listener_set_merge_keeps_other_conditions_and_writes_nothing_when_unchanged() {
+        let (t0, t1) = (Time::from_unix(1_000, 0), Time::from_unix(2_000, 0));
+        let desired = ListenerSetStatus {
+            conditions: vec![cond("Accepted", true, "Accepted")],
+            listeners: vec![listener("a", 1, vec![cond("Accepted", true, "Accepted")])],
+        };
+        let existing = ListenerSetStatus {
+            conditions: vec![cond("Programmed", true, "Programmed")],
+            listeners: vec![listener("gone", 0, Vec::new())],
+        };
+        let s = match merge_listener_set_status(&existing, &desired, 4, t0) {
+            ListenerSetMergeOutcome::Write { status } => status,
+            other => panic!("{other:?}"),
+        };
+        let types: Vec<&str> = s.conditions.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["Programmed", "Accepted"]);
+        assert_eq!(s.conditions[1].observed_generation, Some(4));
+        let names: Vec<&str> = s.listeners.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["a"]);
+        assert_eq!(
+            merge_listener_set_status(&s, &desired, 4, t1),
+            ListenerSetMergeOutcome::Unchanged
+        );
+        let mut down = desired.clone();
+        down.conditions[0] = cond("Accepted", false, "ListenersNotValid");
+        let again = match merge_listener_set_status(&s, &down, 4, t1) {
+            ListenerSetMergeOutcome::Write { status } => status,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(again.conditions[1].last_transition_time, t1);
+        assert_eq!(again.listeners[0].conditions[0].last_transition_time, t0);
+        assert_eq!(
+            merge_listener_set_status(&again, &down, 3, t1),
+            ListenerSetMergeOutcome::Stale {
+                stored: 4,
+                known: 3
             }
         );
     }

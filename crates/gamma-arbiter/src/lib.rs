@@ -43,6 +43,7 @@ mod handoff;
 mod index;
 mod ladder;
 mod merge;
+mod policy_merge;
 mod registry;
 mod route_key;
 mod route_verdicts;
@@ -55,12 +56,16 @@ pub use config::{
     NONE_VALUE,
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
-pub use gateway_merge::{GatewayMergeOutcome, MAX_LISTENERS, merge_gateway_status};
+pub use gateway_merge::{
+    GatewayMergeOutcome, ListenerSetMergeOutcome, MAX_LISTENERS, merge_gateway_status,
+    merge_listener_set_status,
+};
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;
 pub use merge::{
     MAX_CONDITIONS, MAX_PARENTS, MergeOutcome, merge, merge_outcome, same_ignoring_order_and_time,
 };
+pub use policy_merge::{MAX_ANCESTORS, PolicyMergeOutcome, merge_policy_status};
 pub use registry::{Identity, Mesh, Registry, RegistryDiagnostic};
 pub use route_key::{RouteKey, RouteName};
 pub use route_verdicts::RouteVerdicts;

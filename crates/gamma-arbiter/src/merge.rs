@@ -90,6 +90,19 @@ pub fn merge_outcome(
     route_generation: i64,
     now: Time,
 ) -> MergeOutcome {
+    merge_capped(existing, desired, me, route_generation, now, MAX_PARENTS)
+}
+
+/// [`merge_outcome`] under a list cap of `cap` entries: the same protocol serves policy
+/// ancestor status (`PolicyStatus.ancestors`, at most 16, see [`crate::merge_policy_status`]).
+pub(crate) fn merge_capped(
+    existing: &RouteStatus,
+    desired: &DesiredStatus,
+    me: &Identity,
+    route_generation: i64,
+    now: Time,
+    cap: usize,
+) -> MergeOutcome {
     let stored = existing
         .parents
         .iter()
@@ -147,7 +160,7 @@ pub fn merge_outcome(
         out.push((merge_entry(previous, d, me, now), true));
     }
     let mut dropped = Vec::new();
-    while out.len() > MAX_PARENTS {
+    while out.len() > cap {
         match out.iter().rposition(|(_, mine)| *mine) {
             Some(i) => dropped.push(out.remove(i).0.parent_ref),
             None => break,

@@ -59,6 +59,8 @@
     )
 )]
 
+mod objects;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use gamma_arbiter::{
@@ -66,13 +68,20 @@ use gamma_arbiter::{
 };
 use gamma_arbiter::{DesiredStatus, ParentConditions};
 use gamma_arbiter::{Directive, Handoff};
-use gamma_arbiter::{GatewayMergeOutcome, merge_gateway_status};
 use gamma_arbiter::{MergeOutcome, merge_outcome};
-use gamma_model::gateway::{Condition, ConditionStatus, GatewayStatus, RouteStatus};
+use gamma_model::ResourceKind;
+use gamma_model::gateway::{
+    Condition, ConditionStatus, GatewayStatus, ListenerSetStatus, PolicyStatus, RouteStatus,
+};
 use gamma_model::meta::Time;
 use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
+
+pub use objects::{
+    DesiredObjectStatus, ObjectMerge, ObjectStatus, controls_gateway, desired_object_statuses,
+    owned_service_parents,
+};
 
 /// What a [`Reconciler`] needs: the shared arbiter configuration, who `me` is, how to build
 /// tables, and how long a handoff may last.
@@ -129,6 +138,25 @@ pub enum Diagnostic {
         /// The generation in the snapshot.
         known: i64,
     },
+    /// The stored status of a ListenerSet or BackendTLSPolicy is newer than the copy in the
+    /// snapshot: not written.
+    StaleObject {
+        /// The ListenerSet or BackendTLSPolicy.
+        object: ObjectKey,
+        /// The newest stored observedGeneration.
+        stored: i64,
+        /// The generation in the snapshot.
+        known: i64,
+    },
+    /// Ancestor entries `me` wanted on a BackendTLSPolicy that did not fit under the 16-entry
+    /// cap (PolicyStatus.ancestors: "If this slice is full, implementations MUST NOT add
+    /// further entries"; other controllers' entries are never evicted).
+    AncestorsFull {
+        /// The policy.
+        policy: ObjectKey,
+        /// How many entries were left out.
+        dropped: usize,
+    },
     /// Entries `me` wanted that did not fit under the 32-entry cap.
     StatusFull {
         /// The route.
@@ -153,6 +181,19 @@ pub struct Reconciliation {
     /// condition types, such as `Programmed`, and the addresses stay as stored); only Gateways
     /// whose status would change. A read-modify-write on the Gateway copy in the snapshot.
     pub gateway_status_updates: Vec<(ObjectKey, GatewayStatus)>,
+    /// The ListenerSet status writes to make, for the ListenerSets whose parent Gateway's
+    /// GatewayClass names `me` (GEP-1713): the computed `Accepted` and listener entries merged
+    /// into the stored status (`gamma_arbiter::merge_listener_set_status`: other condition
+    /// types, such as `Programmed=True`, stay as stored); only those whose status would change.
+    pub listener_set_status_updates: Vec<(ObjectKey, ListenerSetStatus)>,
+    /// The BackendTLSPolicy status writes to make: `me`'s ancestor entries (the Gateways `me`
+    /// controls and the mesh parent Services it owns routes on) merged into the stored
+    /// `ancestors` (`gamma_arbiter::merge_policy_status`: every other controller's entry stays
+    /// as stored); only policies whose status would change.
+    pub backend_tls_policy_status_updates: Vec<(ObjectKey, PolicyStatus)>,
+    /// What `me` wants on each object of the three lists above: a writer that meets a conflict
+    /// merges it again into the copy it reads back ([`DesiredObjectStatus::merge_into`]).
+    pub object_desired: BTreeMap<ObjectKey, DesiredObjectStatus>,
     /// What `me` wants on each route of `status_updates`: a writer that finds the stored
     /// status changed (a conflict) merges this again into the status it reads back, with
     /// `gamma_arbiter::merge`, instead of writing a status computed from an old copy.
@@ -318,6 +359,9 @@ impl Reconciler {
                 table: RouteTable::build(snapshot, &self.build),
                 status_updates: Vec::new(),
                 gateway_status_updates: Vec::new(),
+                listener_set_status_updates: Vec::new(),
+                backend_tls_policy_status_updates: Vec::new(),
+                object_desired: BTreeMap::new(),
                 desired: BTreeMap::new(),
                 decisions: Vec::new(),
                 diagnostics,
@@ -493,56 +537,104 @@ impl Reconciler {
             }
         }
         self.conditions = conditions;
-        let gateway_status_updates = self.gateway_updates(snapshot, &table, now, &mut diagnostics);
+        let owned_services = objects::owned_service_parents(decisions, snapshot, &self.me);
+        let objects = self.object_updates(snapshot, &table, &owned_services, now, &mut diagnostics);
         Reconciliation {
             table,
             status_updates,
-            gateway_status_updates,
+            gateway_status_updates: objects.gateways,
+            listener_set_status_updates: objects.listener_sets,
+            backend_tls_policy_status_updates: objects.policies,
+            object_desired: objects.desired,
             desired: desired_of,
             decisions: out_decisions,
             diagnostics,
         }
     }
 
-    /// The status writes of the Gateways `me` controls.
-    fn gateway_updates(
+    /// The status writes of the Gateways `me` controls, the ListenerSets of those Gateways, and
+    /// `me`'s ancestor entries on BackendTLSPolicies, each merged into the copy in the snapshot.
+    fn object_updates(
         &self,
         snapshot: &Snapshot,
         table: &RouteTable,
+        owned_services: &BTreeSet<(String, String)>,
         now: Time,
         diagnostics: &mut Vec<Diagnostic>,
-    ) -> Vec<(ObjectKey, GatewayStatus)> {
-        let mut out = Vec::new();
-        for g in table.gateway_status() {
-            let Some(gw) = snapshot.gateway(&g.namespace, &g.name) else {
+    ) -> ObjectUpdates {
+        let wanted = desired_object_statuses(snapshot, table, &self.me, owned_services);
+        let mut out = ObjectUpdates::default();
+        for (key, desired) in wanted {
+            let Some(object) = snapshot.get(&key) else {
                 continue;
             };
-            let mine = snapshot
-                .gateway_class(&gw.spec.gateway_class_name)
-                .is_some_and(|c| self.me.answers_to(&c.spec.controller_name));
-            if !mine {
-                continue;
-            }
-            let key = ObjectKey::new(
-                gamma_model::ResourceKind::Gateway,
-                g.namespace.clone(),
-                g.name.clone(),
-            );
-            let empty = GatewayStatus::default();
-            let stored = gw.status.as_ref().unwrap_or(&empty);
-            let generation = gw.metadata.generation_or_zero();
-            match merge_gateway_status(stored, &g.to_status(), generation, now) {
-                GatewayMergeOutcome::Write { status } => out.push((key, status)),
-                GatewayMergeOutcome::Stale { stored, known } => {
-                    diagnostics.push(Diagnostic::StaleGateway {
-                        gateway: key,
-                        stored,
-                        known,
-                    })
+            let generation = object.metadata().generation_or_zero();
+            match desired.merge_into(object, generation, &self.me, now) {
+                ObjectMerge::Write { status, dropped } => {
+                    if !dropped.is_empty() {
+                        diagnostics.push(Diagnostic::AncestorsFull {
+                            policy: key.clone(),
+                            dropped: dropped.len(),
+                        });
+                    }
+                    match status {
+                        ObjectStatus::Gateway(s) => out.gateways.push((key.clone(), s)),
+                        ObjectStatus::ListenerSet(s) => out.listener_sets.push((key.clone(), s)),
+                        ObjectStatus::BackendTlsPolicy(s) => out.policies.push((key.clone(), s)),
+                    }
+                    out.desired.insert(key, desired);
                 }
-                _ => {}
+                ObjectMerge::Stale { stored, known } => {
+                    diagnostics.push(match key.kind {
+                        ResourceKind::Gateway => Diagnostic::StaleGateway {
+                            gateway: key,
+                            stored,
+                            known,
+                        },
+                        _ => Diagnostic::StaleObject {
+                            object: key,
+                            stored,
+                            known,
+                        },
+                    });
+                }
+                _ => {
+                    // nothing to write can still mean that `me`'s entries do not fit a full
+                    // ancestor list
+                    if let (
+                        DesiredObjectStatus::BackendTlsPolicy(entries),
+                        AnyResource::BackendTlsPolicy(p),
+                    ) = (&desired, object)
+                    {
+                        let stored = p.status.as_ref().map_or(&[][..], |s| &s.ancestors[..]);
+                        let missing = entries
+                            .iter()
+                            .filter(|d| {
+                                !stored.iter().any(|e| {
+                                    e.ancestor_ref == d.ancestor_ref
+                                        && self.me.answers_to(&e.controller_name)
+                                })
+                            })
+                            .count();
+                        if missing > 0 && stored.len() >= gamma_arbiter::MAX_ANCESTORS {
+                            diagnostics.push(Diagnostic::AncestorsFull {
+                                policy: key,
+                                dropped: missing,
+                            });
+                        }
+                    }
+                }
             }
         }
         out
     }
+}
+
+/// The object status writes of one reconciliation.
+#[derive(Default)]
+struct ObjectUpdates {
+    gateways: Vec<(ObjectKey, GatewayStatus)>,
+    listener_sets: Vec<(ObjectKey, ListenerSetStatus)>,
+    policies: Vec<(ObjectKey, PolicyStatus)>,
+    desired: BTreeMap<ObjectKey, DesiredObjectStatus>,
 }

@@ -63,7 +63,18 @@ pub fn is_custom(kind: ResourceKind) -> bool {
             | ResourceKind::Namespace
             | ResourceKind::EndpointSlice
             | ResourceKind::ConfigMap
+            | ResourceKind::Secret
     )
+}
+
+/// The field selector Secrets are watched with (when [`crate::RunConfig::watch_secrets`] asks
+/// for them): only `kubernetes.io/tls` Secrets, the only type a listener certificate can be,
+/// so the controller never receives any other Secret.
+pub const SECRET_FIELD_SELECTOR: &str = "type=kubernetes.io/tls";
+
+/// The field selector `kind` is watched with, if any.
+pub fn field_selector(kind: ResourceKind) -> Option<&'static str> {
+    (kind == ResourceKind::Secret).then_some(SECRET_FIELD_SELECTOR)
 }
 
 /// The API resource (group, version, plural) of `kind` at `api_version` (`group/version`, or

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use gamma_arbiter::Ownership;
-use gamma_controller::{Diagnostic, Reconciler, ReconcilerConfig, Reconciliation};
+use gamma_controller::{
+    DesiredObjectStatus, Diagnostic, ObjectStatus, Reconciler, ReconcilerConfig, Reconciliation,
+};
 use gamma_model::meta::Time;
 use gamma_model::{ObjectKey, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -26,7 +28,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
-use crate::status::{self, Backoff, StatusWriter, Update, Written};
+use crate::status::{self, Backoff, ObjectUpdate, StatusWriter, Update, Written};
 use crate::store::{Change, Store};
 use crate::watch::{self, Message};
 
@@ -91,6 +93,12 @@ pub struct RunConfig {
     pub backoff: Backoff,
     /// Status writes in flight at once (each to another route; at least 1).
     pub writes_in_flight: usize,
+    /// Watch `kubernetes.io/tls` Secrets (field selector `type=kubernetes.io/tls`), so that
+    /// listener `tls.certificateRefs` to a missing or unusable Secret get
+    /// `ResolvedRefs=False InvalidCertificateRef`. Off by default: it needs RBAC `list` and
+    /// `watch` on `secrets` cluster-wide. Only a Secret's name, type and entry names are kept
+    /// (`gamma_model::k8s::Secret`); the values are dropped while decoding.
+    pub watch_secrets: bool,
     /// Leader election; `None` for a single replica.
     pub lease: Option<LeaseConfig>,
     /// Counters to update (register them with [`Metrics::register`]).
@@ -105,6 +113,7 @@ impl RunConfig {
             debounce: Duration::from_millis(50),
             backoff: Backoff::default(),
             writes_in_flight: 8,
+            watch_secrets: false,
             lease: None,
             metrics: Metrics::default(),
         }
@@ -250,6 +259,9 @@ impl Runtime {
                 l.start(kind, v);
             }
         }
+        if config.watch_secrets {
+            l.start(ResourceKind::Secret, "v1");
+        }
         let crd_task = watch::spawn_crds(client.clone(), l.tx.clone());
         let mut shutdown = std::pin::pin!(shutdown);
         let mut was_leader = false;
@@ -342,13 +354,22 @@ fn reconcile(
         .collect()
 }
 
-/// One status write, with the route it was for.
+/// One status write of a route or of a Gateway, ListenerSet or BackendTLSPolicy.
+enum AnyUpdate<'a> {
+    Route(Update<'a>),
+    Object(ObjectUpdate<'a>),
+}
+
+/// One status write, with the object it was for.
 async fn write_one(
     writer: &StatusWriter,
-    update: &Update<'_>,
+    update: &AnyUpdate<'_>,
     now: Time,
 ) -> (ObjectKey, status::Result<Written>) {
-    (update.route.clone(), writer.write(update, now).await)
+    match update {
+        AnyUpdate::Route(u) => (u.route.clone(), writer.write(u, now).await),
+        AnyUpdate::Object(u) => (u.object.clone(), writer.write_object(u, now).await),
+    }
 }
 
 fn verdict(d: &Ownership) -> &'static str {
@@ -509,6 +530,8 @@ impl Loop {
         let metrics = &config.metrics;
         // The last reconciliation of a route in the batch has the newest desired status.
         let mut updates = BTreeMap::new();
+        let mut object_updates: BTreeMap<ObjectKey, (ObjectStatus, &DesiredObjectStatus)> =
+            BTreeMap::new();
         // Routes reconciled now are reported full again below if they still are.
         if full {
             self.state.status_full.clear();
@@ -535,6 +558,12 @@ impl Loop {
                     );
                     metrics.entries_dropped.inc_by(*dropped as u64);
                     self.state.status_full.insert(route.clone());
+                } else if let Diagnostic::AncestorsFull { policy, dropped } = d {
+                    warn!(
+                        policy = %policy.namespace, name = %policy.name, dropped,
+                        "status.ancestors is at its 16-entry cap: entries left out (other controllers' entries are never evicted)"
+                    );
+                    metrics.entries_dropped.inc_by(*dropped as u64);
                 } else {
                     debug!(diagnostic = ?d, "reconcile");
                 }
@@ -544,24 +573,60 @@ impl Loop {
                     updates.insert(route.clone(), (status, desired));
                 }
             }
+            // Gateways, ListenerSets and BackendTLSPolicies: the last reconciliation's wins
+            // too; an object it found nothing to write for keeps an earlier one's write.
+            let objects = r
+                .gateway_status_updates
+                .iter()
+                .map(|(k, s)| (k, ObjectStatus::Gateway(s.clone())))
+                .chain(
+                    r.listener_set_status_updates
+                        .iter()
+                        .map(|(k, s)| (k, ObjectStatus::ListenerSet(s.clone()))),
+                )
+                .chain(
+                    r.backend_tls_policy_status_updates
+                        .iter()
+                        .map(|(k, s)| (k, ObjectStatus::BackendTlsPolicy(s.clone()))),
+                );
+            for (key, status) in objects {
+                if let Some(desired) = r.object_desired.get(key) {
+                    object_updates.insert(key.clone(), (status, desired));
+                }
+            }
         }
-        // Writes to different routes are independent (each has its own resourceVersion
+        // Writes to different objects are independent (each has its own resourceVersion
         // precondition): up to `writes_in_flight` at once, as one write waits mostly on the
-        // API server's round trip. One route is written at most once per batch.
+        // API server's round trip. One object is written at most once per batch.
         let snapshot = self.store.snapshot().clone();
-        let updates: Vec<Update<'_>> = updates
+        let updates: Vec<AnyUpdate<'_>> = updates
             .iter()
             .filter_map(|(route, (status, desired))| {
                 let copy = snapshot.get(route)?;
-                Some(Update {
+                Some(AnyUpdate::Route(Update {
                     route,
                     api_version: copy.api_version(),
                     resource_version: copy.metadata().resource_version.as_deref(),
                     generation: copy.metadata().generation_or_zero(),
                     status,
                     desired,
-                })
+                }))
             })
+            .chain(
+                object_updates
+                    .iter()
+                    .filter_map(|(object, (status, desired))| {
+                        let copy = snapshot.get(object)?;
+                        Some(AnyUpdate::Object(ObjectUpdate {
+                            object,
+                            api_version: copy.api_version(),
+                            resource_version: copy.metadata().resource_version.as_deref(),
+                            generation: copy.metadata().generation_or_zero(),
+                            status,
+                            desired,
+                        }))
+                    }),
+            )
             .collect();
         // The futures are made by an iterator, not in a stream's `map` closure: that
         // closure's borrow of its argument would make the runtime's future not `Send` (a

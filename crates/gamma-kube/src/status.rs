@@ -1,17 +1,21 @@
-//! The only writer: route status as a read-modify-write on the `status` subresource.
+//! The only writer: status as a read-modify-write on the `status` subresource, for routes and
+//! for the Gateways, ListenerSets and BackendTLSPolicies a gateway controller reports on.
 //!
 //! `status.parents` is an `x-kubernetes-list-type: atomic` list (Gateway API
-//! `RouteStatus.parents`), so server-side apply by two controllers would replace each other's
-//! entries. Every write here is a `PUT` on `.../status` carrying the `resourceVersion` of the
-//! copy it was merged from: the API server refuses it (409 Conflict) if anyone wrote in between.
-//! On a conflict the writer reads the route again, merges `me`'s desired entries into what it
-//! read with the pure `gamma_arbiter::merge_outcome`, and retries with bounded backoff; when
-//! the merge says nothing changes, nothing is written.
+//! `RouteStatus.parents`), as is a policy's `status.ancestors` (GEP-713 PolicyStatus), so
+//! server-side apply by two controllers would replace each other's entries. Every write here
+//! is a `PUT` on `.../status` carrying the `resourceVersion` of the copy it was merged from:
+//! the API server refuses it (409 Conflict) if anyone wrote in between. On a conflict the
+//! writer reads the object again, merges `me`'s desired status into what it read with the
+//! pure merges of gamma-arbiter (`merge_outcome` for routes,
+//! [`gamma_controller::DesiredObjectStatus::merge_into`] for the others), and retries with
+//! bounded backoff; when the merge says nothing changes, nothing is written.
 
 use std::time::Duration;
 
 use gamma_arbiter::DesiredStatus;
 use gamma_arbiter::{Identity, MergeOutcome, merge_outcome};
+use gamma_controller::{DesiredObjectStatus, ObjectMerge, ObjectStatus};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
 use gamma_model::{AnyResource, DecodeError, ObjectKey};
@@ -29,16 +33,16 @@ pub enum Error {
     /// again) unless the status is refused as invalid (422).
     #[error("writing the status of {route}: {source}")]
     Api {
-        /// The route.
+        /// The route (or Gateway, ListenerSet, BackendTLSPolicy), as `namespace/name`.
         route: String,
         /// The client error.
         #[source]
         source: kube::Error,
     },
-    /// The route read back does not decode. Not retryable until the object changes.
+    /// The object read back does not decode. Not retryable until the object changes.
     #[error("reading back {route}: {source}")]
     Decode {
-        /// The route.
+        /// The object, as `namespace/name`.
         route: String,
         /// Why it does not decode.
         #[source]
@@ -47,7 +51,7 @@ pub enum Error {
     /// Still conflicting after every retry. Retryable: a later reconcile starts over.
     #[error("{route}: still conflicting after {attempts} attempts")]
     Conflicts {
-        /// The route.
+        /// The object, as `namespace/name`.
         route: String,
         /// Attempts made.
         attempts: u32,
@@ -131,7 +135,32 @@ pub struct Update<'a> {
     pub desired: &'a DesiredStatus,
 }
 
-/// Writes route status for one controller identity (its field manager).
+/// One status update of a Gateway, ListenerSet or BackendTLSPolicy (see
+/// `gamma_controller::Reconciliation::object_desired`).
+#[derive(Debug, Clone)]
+pub struct ObjectUpdate<'a> {
+    /// The object.
+    pub object: &'a ObjectKey,
+    /// Its apiVersion as watched (`gateway.networking.k8s.io/v1`).
+    pub api_version: &'a str,
+    /// The `resourceVersion` of the copy `status` was merged into.
+    pub resource_version: Option<&'a str>,
+    /// The generation of that copy.
+    pub generation: i64,
+    /// The status to write.
+    pub status: &'a ObjectStatus,
+    /// What `me` wants, merged again into a fresh copy after a conflict.
+    pub desired: &'a DesiredObjectStatus,
+}
+
+/// What a re-merge into a copy read back says.
+enum Remerged {
+    Write(serde_json::Value),
+    Unchanged,
+    Stale,
+}
+
+/// Writes status for one controller identity (its field manager).
 #[derive(Clone)]
 pub struct StatusWriter {
     client: kube::Client,
@@ -173,19 +202,74 @@ impl StatusWriter {
     /// fresh copy merged again. `now` stamps changed conditions on a re-merge.
     #[instrument(skip_all, fields(route = %update.route.namespace, name = %update.route.name))]
     pub async fn write(&self, update: &Update<'_>, now: Time) -> Result<Written> {
-        let route = update.route;
-        let ar = api_resource(route.kind, update.api_version);
+        let status = serde_json::to_value(update.status).unwrap_or_default();
+        self.write_status(
+            update.route,
+            update.api_version,
+            update.resource_version,
+            status,
+            |fresh| {
+                let empty = RouteStatus::default();
+                let stored = fresh.as_route().and_then(|r| r.status).unwrap_or(&empty);
+                match merge_outcome(stored, update.desired, &self.me, update.generation, now) {
+                    MergeOutcome::Write { status, .. } => {
+                        Remerged::Write(serde_json::to_value(status).unwrap_or_default())
+                    }
+                    MergeOutcome::Stale { .. } => Remerged::Stale,
+                    _ => Remerged::Unchanged,
+                }
+            },
+        )
+        .await
+    }
+
+    /// Writes the status of a Gateway, ListenerSet or BackendTLSPolicy as [`Self::write`]
+    /// writes a route's: on the copy it was merged from, then after each 409 on a fresh copy
+    /// merged again ([`DesiredObjectStatus::merge_into`]), so another controller's ancestor
+    /// entry written meanwhile survives.
+    #[instrument(skip_all, fields(object = %update.object.namespace, name = %update.object.name))]
+    pub async fn write_object(&self, update: &ObjectUpdate<'_>, now: Time) -> Result<Written> {
+        let status = serde_json::to_value(update.status).unwrap_or_default();
+        self.write_status(
+            update.object,
+            update.api_version,
+            update.resource_version,
+            status,
+            |fresh| match update
+                .desired
+                .merge_into(fresh, update.generation, &self.me, now)
+            {
+                ObjectMerge::Write { status, .. } => {
+                    Remerged::Write(serde_json::to_value(status).unwrap_or_default())
+                }
+                ObjectMerge::Stale { .. } => Remerged::Stale,
+                _ => Remerged::Unchanged,
+            },
+        )
+        .await
+    }
+
+    /// The read-modify-write loop: `status` on `resource_version`, and after each 409 what
+    /// `remerge` makes of a fresh copy.
+    async fn write_status(
+        &self,
+        key: &ObjectKey,
+        api_version: &str,
+        resource_version: Option<&str>,
+        mut status: serde_json::Value,
+        remerge: impl Fn(&AnyResource) -> Remerged,
+    ) -> Result<Written> {
+        let ar = api_resource(key.kind, api_version);
         let api: Api<DynamicObject> =
-            Api::namespaced_with(self.client.clone(), &route.namespace, &ar);
-        let label = || format!("{}/{}", route.namespace, route.name);
-        let mut status = update.status.clone();
-        let mut resource_version = update.resource_version.map(str::to_owned);
+            Api::namespaced_with(self.client.clone(), &key.namespace, &ar);
+        let label = || format!("{}/{}", key.namespace, key.name);
+        let mut resource_version = resource_version.map(str::to_owned);
         let mut conflicts = 0;
         for attempt in 0..self.backoff.max_attempts.max(1) {
             if attempt > 0 {
                 tokio::time::sleep(self.backoff.delay(attempt - 1)).await;
                 // Re-read and re-merge: never write a status computed from an old copy.
-                let fresh = match api.get_status(&route.name).await {
+                let fresh = match api.get_status(&key.name).await {
                     Ok(o) => o,
                     Err(kube::Error::Api(s)) if s.is_not_found() => return Ok(Written::Gone),
                     Err(source) => {
@@ -196,23 +280,25 @@ impl StatusWriter {
                     }
                 };
                 resource_version = fresh.metadata.resource_version.clone();
-                let stored = stored_status(fresh).map_err(|source| Error::Decode {
-                    route: label(),
-                    source,
-                })?;
-                match merge_outcome(&stored, update.desired, &self.me, update.generation, now) {
-                    MergeOutcome::Write { status: s, .. } => status = s,
-                    MergeOutcome::Stale { .. } => return Ok(Written::Stale),
-                    _ => return Ok(Written::Unchanged { conflicts }),
+                let fresh =
+                    AnyResource::from_value(crate::watch::to_value(fresh)).map_err(|source| {
+                        Error::Decode {
+                            route: label(),
+                            source,
+                        }
+                    })?;
+                match remerge(&fresh) {
+                    Remerged::Write(s) => status = s,
+                    Remerged::Stale => return Ok(Written::Stale),
+                    Remerged::Unchanged => return Ok(Written::Unchanged { conflicts }),
                 }
             }
-            let body = body(route, update.api_version, resource_version.clone(), &status);
-            match api.replace_status(&route.name, &self.params, &body).await {
+            let body = body(key, api_version, resource_version.clone(), &status);
+            match api.replace_status(&key.name, &self.params, &body).await {
                 Ok(object) => {
-                    let stored =
-                        crate::watch::decode_object(route.kind, update.api_version, object)
-                            .ok()
-                            .map(Box::new);
+                    let stored = crate::watch::decode_object(key.kind, api_version, object)
+                        .ok()
+                        .map(Box::new);
                     return Ok(Written::Written { conflicts, stored });
                 }
                 Err(kube::Error::Api(s)) if s.is_conflict() => {
@@ -241,7 +327,7 @@ fn body(
     route: &ObjectKey,
     api_version: &str,
     resource_version: Option<String>,
-    status: &RouteStatus,
+    status: &serde_json::Value,
 ) -> DynamicObject {
     DynamicObject {
         types: Some(TypeMeta {
@@ -256,16 +342,6 @@ fn body(
         },
         data: serde_json::json!({ "status": status }),
     }
-}
-
-/// The status stored on a route read back from the API server.
-fn stored_status(object: DynamicObject) -> Result<RouteStatus, DecodeError> {
-    let value = crate::watch::to_value(object);
-    let resource = AnyResource::from_value(value)?;
-    Ok(resource
-        .as_route()
-        .and_then(|r| r.status.cloned())
-        .unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -289,7 +365,7 @@ mod tests {
             &route,
             "gateway.networking.k8s.io/v1",
             Some("42".into()),
-            &RouteStatus::default(),
+            &serde_json::to_value(RouteStatus::default()).unwrap(),
         );
         let v = serde_json::to_value(&b).unwrap();
         assert_eq!(v["metadata"]["resourceVersion"], "42");

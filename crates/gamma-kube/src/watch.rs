@@ -68,8 +68,9 @@ pub fn decode_object(
     AnyResource::from_value(value).map_err(|e| (name, e))
 }
 
-/// Starts watching `kind` at `api_version` (cluster-wide); events go to `tx` until the task is
-/// aborted or `tx` closes.
+/// Starts watching `kind` at `api_version` (cluster-wide, with the kind's
+/// [`crate::kinds::field_selector`]); events go to `tx` until the task is aborted or `tx`
+/// closes.
 pub fn spawn_kind(
     client: kube::Client,
     kind: ResourceKind,
@@ -79,11 +80,13 @@ pub fn spawn_kind(
     let ar = api_resource(kind, api_version);
     let api: Api<DynamicObject> = Api::all_with(client, &ar);
     let span = info_span!("watch", kind = kind.as_str(), api_version);
+    let mut config = watcher::Config::default();
+    if let Some(selector) = crate::kinds::field_selector(kind) {
+        config = config.fields(selector);
+    }
     tokio::spawn(
         async move {
-            let mut stream = watcher(api, watcher::Config::default())
-                .default_backoff()
-                .boxed();
+            let mut stream = watcher(api, config).default_backoff().boxed();
             while let Some(item) = stream.next().await {
                 let message = match item {
                     Err(e) => Message::WatchError(kind, e.to_string()),

@@ -9,7 +9,7 @@ use crate::gateway::{
     BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
     RouteStatus, TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Secret, Service};
 use crate::meta::ObjectMeta;
 use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
 use crate::xbackend::{XBackend, XBackendTrafficPolicy};
@@ -203,6 +203,8 @@ resources! {
         versions: ["discovery.k8s.io/v1"];
     /// Core ConfigMap (the CA bundles of BackendTLSPolicy).
     ConfigMap(ConfigMap) => "ConfigMap", namespaced: true, versions: ["v1"];
+    /// Core Secret: name, type and entry names only (listener `tls.certificateRefs`).
+    Secret(Secret) => "Secret", namespaced: true, versions: ["v1"];
     /// SMI `split.smi-spec.io` TrafficSplit.
     TrafficSplit(TrafficSplit) => "TrafficSplit", namespaced: true,
         versions: ["split.smi-spec.io/v1alpha4", "split.smi-spec.io/v1alpha3", "split.smi-spec.io/v1alpha2", "split.smi-spec.io/v1alpha1"];

@@ -101,6 +101,11 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("LocalPolicyTargetReference", &["group", "kind", "name"]),
     ("ObjectReference", &["group", "kind", "name"]),
     ("PolicyTargetReference", &["group", "kind", "name"]),
+    (
+        "PolicyAncestorStatus",
+        &["ancestorRef", "conditions", "controllerName"],
+    ),
+    ("PolicyStatus", &["ancestors"]),
     ("ParentGatewayReference", &["name"]),
     ("ParentReference", &["name"]),
     ("ReferenceGrantFrom", &["group", "kind", "namespace"]),

@@ -10,7 +10,7 @@ use crate::gateway::{
     Gateway, GatewayClass, GrpcRoute, HttpRoute, ParentKind, ParentReference, ReferenceGrant,
     TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Secret, Service};
 use crate::resource::{AnyResource, ObjectKey, ResourceKind};
 use crate::validate::ValidateOptions;
 use crate::verdict::Verdicts;
@@ -523,6 +523,7 @@ typed_accessors! {
     namespaces, namespace, Namespace, Namespace, namespaced: false;
     endpoint_slices, endpoint_slice, EndpointSlice, EndpointSlice, namespaced: true;
     config_maps, config_map, ConfigMap, ConfigMap, namespaced: true;
+    secrets, secret, Secret, Secret, namespaced: true;
     backend_tls_policies, backend_tls_policy, BackendTlsPolicy, crate::gateway::BackendTlsPolicy, namespaced: true;
     xmeshes, xmesh, XMesh, XMesh, namespaced: false;
     traffic_splits, traffic_split, TrafficSplit, crate::smi::TrafficSplit, namespaced: true;

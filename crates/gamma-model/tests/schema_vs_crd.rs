@@ -34,19 +34,13 @@ const ALLOWED: &[(&str, &str, &str, &str)] = &[
         "extra",
         "status reuses ParentReference, so it carries the extension too",
     ),
-    // Kept as opaque JSON values: gamma-rs does not read them, and round-trips them verbatim.
-    (
-        "ListenerSet",
-        "status",
-        "opaque",
-        "ListenerSet status, not read by gamma-rs",
-    ),
     (
         "BackendTLSPolicy",
-        "status",
-        "opaque",
-        "policy ancestor status, not read by gamma-rs",
+        "status.ancestors[].ancestorRef.controllers",
+        "extra",
+        "policy status reuses ParentReference for ancestorRef, so it carries the extension too",
     ),
+    // Kept as opaque JSON values: gamma-rs does not read them, and round-trips them verbatim.
     (
         "XBackend",
         "status",

@@ -1549,6 +1549,132 @@ fn listener_set_rules() {
     );
 }
 
+/// An object with a `status` beside its `spec`.
+fn with_status(api_version: &str, kind: &str, spec: Value, status: Value) -> AnyResource {
+    let v = json!({
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": "r", "namespace": "ns"},
+        "spec": spec,
+        "status": status,
+    });
+    let mut objects = gamma_model::decode(&serde_json::to_string(&v).unwrap()).unwrap();
+    objects.remove(0)
+}
+
+fn condition(type_: &str) -> Value {
+    json!({"type": type_, "status": "True", "reason": "Accepted", "message": "",
+           "lastTransitionTime": "2026-01-01T00:00:00Z"})
+}
+
+// ListenerSet CRD status (ListenerSetStatus): conditions a map keyed by type (at most 8),
+// listeners a map keyed by name (at most 64), each with at most 8 supportedKinds.
+#[test]
+fn listener_set_status_rules() {
+    let ls = |status: Value| {
+        with_status(
+            V1,
+            "ListenerSet",
+            json!({"parentRef": {"name": "gw"}, "listeners": [listener("a", "HTTP", 80)]}),
+            status,
+        )
+    };
+    let entry = |name: &str| {
+        json!({"name": name, "attachedRoutes": 1, "conditions": [condition("Accepted")],
+               "supportedKinds": [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}]})
+    };
+    accepted(
+        ls(
+            json!({"conditions": [condition("Accepted"), condition("Programmed")],
+                  "listeners": [entry("a")]}),
+        ),
+        STD,
+    );
+    rejected_at(
+        ls(json!({"conditions": [condition("Accepted"), condition("Accepted")]})),
+        STD,
+        "status.conditions[1].type",
+    );
+    let nine: Vec<Value> = (0..9).map(|i| condition(&format!("T{i}"))).collect();
+    rejected_at(ls(json!({"conditions": nine})), STD, "status.conditions");
+    rejected_at(
+        ls(json!({"listeners": [entry("a"), entry("a")]})),
+        STD,
+        "status.listeners[1].name",
+    );
+    rejected_at(
+        ls(json!({"listeners": [entry("Not_A_Name")]})),
+        STD,
+        "status.listeners[0].name",
+    );
+    let mut bad_kind = entry("a");
+    bad_kind["supportedKinds"][0]["kind"] = json!("");
+    rejected_at(
+        ls(json!({"listeners": [bad_kind]})),
+        STD,
+        "status.listeners[0].supportedKinds[0].kind",
+    );
+    let many: Vec<Value> = (0..65).map(|i| entry(&format!("l{i}"))).collect();
+    rejected_at(ls(json!({"listeners": many})), STD, "status.listeners");
+}
+
+// BackendTLSPolicy CRD status (PolicyStatus, GEP-713): at most 16 ancestors, each with an
+// ancestorRef, a controllerName of the form DOMAIN/PATH and 1 to 8 conditions.
+#[test]
+fn policy_status_rules() {
+    let policy = |status: Value| {
+        with_status(
+            V1,
+            "BackendTLSPolicy",
+            json!({"targetRefs": [{"group": "", "kind": "Service", "name": "web"}],
+                   "validation": {"hostname": "web.example.com", "wellKnownCACertificates": "System"}}),
+            status,
+        )
+    };
+    let ancestor = |name: &str, controller: &str, conditions: Value| {
+        json!({"ancestorRef": {"name": name}, "controllerName": controller,
+               "conditions": conditions})
+    };
+    accepted(
+        policy(
+            json!({"ancestors": [ancestor("gw", "example.com/gw", json!([condition("Accepted")]))]}),
+        ),
+        STD,
+    );
+    accepted(policy(json!({"ancestors": []})), STD);
+    rejected_at(
+        policy(json!({"ancestors": [ancestor("gw", "example.com/gw", json!([]))]})),
+        STD,
+        "status.ancestors[0].conditions",
+    );
+    rejected_at(
+        policy(json!({"ancestors": [ancestor("gw", "nodomain", json!([condition("Accepted")]))]})),
+        STD,
+        "status.ancestors[0].controllerName",
+    );
+    rejected_at(
+        policy(
+            json!({"ancestors": [ancestor("", "example.com/gw", json!([condition("Accepted")]))]}),
+        ),
+        STD,
+        "status.ancestors[0].ancestorRef.name",
+    );
+    let seventeen: Vec<Value> = (0..17)
+        .map(|i| {
+            ancestor(
+                &format!("gw{i}"),
+                "example.com/gw",
+                json!([condition("Accepted")]),
+            )
+        })
+        .collect();
+    rejected_at(
+        policy(json!({"ancestors": seventeen})),
+        STD,
+        "status.ancestors",
+    );
+}
+
 // GatewayClass and XMesh: controllerName is a GatewayController; description ≤ 64.
 #[test]
 fn controller_names_and_descriptions() {

@@ -6,11 +6,10 @@
 
 use std::collections::HashMap;
 
-use regex::{Regex, RegexBuilder};
-
 use crate::headers::HeaderLookup;
 use crate::path::query_param;
 use crate::regex_set::RegexSet;
+use crate::single_regex::SingleRegex;
 
 /// Compiled-program size limit per regex (bytes).
 pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
@@ -25,10 +24,37 @@ type SetsByIds = HashMap<Box<[u32]>, u32>;
 #[derive(Debug, Default)]
 pub(crate) struct RegexPool {
     by_pattern: HashMap<String, u32>,
-    compiled: Vec<Regex>,
+    compiled: Vec<SingleRegex>,
     sets: Vec<RegexSet>,
     /// Sets by their regexes, without and with the all-matches regex.
     set_by_ids: (SetsByIds, SetsByIds),
+    /// gRPC prefilter sets by their (service, method) regexes, flattened (`u32::MAX`: none).
+    grpc_sets: SetsByIds,
+}
+
+/// Anchors the single regexes wrap every pattern in (a full match).
+const ANCHOR: (&str, &str) = ("^(?:", ")$");
+
+/// The `service/method` pattern of a gRPC service and method regex (`None`: not matched):
+/// a **prefilter** of the two conditions, matched against a well-formed `:path` without its
+/// leading `/` (`service/method`, each part without `/`: the shape [`split_grpc_path`]
+/// accepts). The haystack then holds exactly one `/`, so `S/M` matches it exactly when `S`
+/// fully matches the service and `M` the method, with the same answers for word boundaries
+/// (`/` is a non-word character, as the end of the text is). Only anchors (`^`, `$`, `\A`,
+/// `\z`, and their multi-line forms) see the other part where the single regex sees the end
+/// of its text; a part that has any, or that does not parse alone (a pattern such as
+/// `a)|(b` is valid only inside the single regex's own wrapping), is replaced by `[^/]*`,
+/// which any part matches. So the pattern never misses a match of both conditions; the
+/// candidate's conditions are checked afterwards as always.
+fn grpc_part(raw: Option<&str>) -> &str {
+    const ANY: &str = "[^/]*";
+    let Some(raw) = raw else {
+        return ANY;
+    };
+    match regex_automata::util::syntax::parse(raw) {
+        Ok(hir) if !hir.properties().look_set().contains_anchor() => raw,
+        _ => ANY,
+    }
 }
 
 impl RegexPool {
@@ -37,10 +63,7 @@ impl RegexPool {
         if let Some(i) = self.by_pattern.get(pattern) {
             return Ok(*i);
         }
-        let re = RegexBuilder::new(&format!("^(?:{pattern})$"))
-            .size_limit(REGEX_SIZE_LIMIT)
-            .dfa_size_limit(REGEX_DFA_LIMIT)
-            .build()
+        let re = SingleRegex::new(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1))
             .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
         let i = u32::try_from(self.compiled.len()).map_err(|_| "too many regexes".to_string())?;
         self.compiled.push(re);
@@ -54,7 +77,7 @@ impl RegexPool {
         self.by_pattern.get(pattern).copied()
     }
 
-    pub(crate) fn get(&self, i: u32) -> Option<&Regex> {
+    pub(crate) fn get(&self, i: u32) -> Option<&SingleRegex> {
         self.compiled.get(i as usize)
     }
 
@@ -64,7 +87,7 @@ impl RegexPool {
 
     /// The compiled regexes, by index.
     #[cfg(test)]
-    pub(crate) fn compiled(&self) -> &[Regex] {
+    pub(crate) fn compiled(&self) -> &[SingleRegex] {
         &self.compiled
     }
 
@@ -85,6 +108,41 @@ impl RegexPool {
         self.sets
             .push(RegexSet::new(&self.compiled, ids, rejectable));
         by_ids.insert(ids.into(), i);
+        i
+    }
+
+    /// The pattern of regex `i` as written in the route (without the anchors).
+    fn raw(&self, i: u32) -> Option<&str> {
+        self.get(i)?
+            .as_str()
+            .strip_prefix(ANCHOR.0)?
+            .strip_suffix(ANCHOR.1)
+    }
+
+    /// Index of the prefilter set of a gRPC candidate list whose entry `k` has the service
+    /// and method regexes `parts[k]` (`None`: that part is not a regex), in precedence order;
+    /// built on first use. Each entry's pattern ([`grpc_part`]) matches every `service/method`
+    /// that both its regexes fully match, so the set reports every candidate whose regexes
+    /// match, in order, and maybe a few more (see [`RegexSet::prefilter`]).
+    pub(crate) fn intern_grpc_set(&mut self, parts: &[(Option<u32>, Option<u32>)]) -> u32 {
+        let key: Box<[u32]> = parts
+            .iter()
+            .flat_map(|(s, m)| [s.unwrap_or(u32::MAX), m.unwrap_or(u32::MAX)])
+            .collect();
+        if let Some(i) = self.grpc_sets.get(&key) {
+            return *i;
+        }
+        let patterns: Vec<String> = parts
+            .iter()
+            .map(|(s, m)| {
+                let part = |p: &Option<u32>| grpc_part(p.and_then(|i| self.raw(i)));
+                format!("^(?:{})/(?:{})$", part(s), part(m))
+            })
+            .collect();
+        let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
+        self.sets.push(RegexSet::prefilter(&refs));
+        self.grpc_sets.insert(key, i);
         i
     }
 

@@ -59,8 +59,10 @@ pub struct Explanation {
     /// The backend pick, when the rule has backends.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_pick: Option<String>,
-    /// Routes that named the destination Service as parent but are not in the table (invalid
-    /// as a whole): `HTTPRoute ns/x was left out: <error>`.
+    /// Routes that named the destination Service as parent but are not in the table (refused
+    /// as a whole: `HTTPRoute ns/x was left out: <error>`), and their rules that are not
+    /// (dropped: `HTTPRoute ns/x rule 1 was dropped (<reason>): <error>`); see
+    /// [`RouteTable::left_out_at`](crate::RouteTable::left_out_at).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
     /// Routes the destination's Service or Gateway did not accept

@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::input::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, TableInput};
+use crate::input::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, SecretState, TableInput};
 use crate::listener;
 use crate::status::{ACCEPTED, RESOLVED_REFS, RouteCondition};
 use gamma_model::RouteKind;
@@ -249,7 +249,9 @@ pub(crate) fn implementation_specific(l: &ListenerIr) -> bool {
 /// certificate ref: a kind other than core Secret is InvalidCertificateRef, a Secret in another
 /// namespace without a ReferenceGrant from the listener's resource (`from_kind` in `from_ns`:
 /// a Gateway, or a ListenerSet, whose grants are its own, GEP-1713 ReferenceGrant Semantics)
-/// is RefNotPermitted (Gateway API GatewayTLSConfig.certificateRefs). The first problem gives
+/// is RefNotPermitted, and, when the input carries Secrets, a Secret that does not exist or is
+/// not a `kubernetes.io/tls` Secret with `tls.crt` and `tls.key` is InvalidCertificateRef
+/// (Gateway API GatewayTLSConfig.certificateRefs). The first problem gives
 /// the reason; the message lists all.
 pub(crate) fn resolved_refs(
     from_kind: &str,
@@ -281,6 +283,27 @@ pub(crate) fn resolved_refs(
                     c.namespace, c.name
                 ),
             ));
+        } else {
+            // GatewayTLSConfig.certificateRefs: a reference to a Secret that does not exist or
+            // is not a usable TLS certificate is InvalidCertificateRef (checked only when the
+            // input carries Secrets; the message names the Secret, never its contents)
+            match &c.secret {
+                SecretState::Missing => problems.push((
+                    INVALID_CERTIFICATE_REF,
+                    format!(
+                        "tls.certificateRefs[{i}]: Secret {}/{} does not exist",
+                        c.namespace, c.name
+                    ),
+                )),
+                SecretState::Unusable(why) => problems.push((
+                    INVALID_CERTIFICATE_REF,
+                    format!(
+                        "tls.certificateRefs[{i}]: Secret {}/{} {why}",
+                        c.namespace, c.name
+                    ),
+                )),
+                _ => {}
+            }
         }
     }
     match problems.first() {

@@ -257,6 +257,25 @@ pub struct CertificateRefIr {
     pub namespace: String,
     /// Name.
     pub name: String,
+    /// What the input says of the Secret it names (for a core Secret reference).
+    pub secret: SecretState,
+}
+
+/// What the input says of the Secret a listener certificate reference names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SecretState {
+    /// The input carries no Secrets at all (a snapshot without them, a controller not watching
+    /// them): the reference is not checked beyond its kind and ReferenceGrant.
+    #[default]
+    Unknown,
+    /// The input carries Secrets, and not this one.
+    Missing,
+    /// The Secret exists but cannot serve as a certificate: why (its type, a missing
+    /// `tls.crt`/`tls.key` entry).
+    Unusable(String),
+    /// A `kubernetes.io/tls` Secret with `tls.crt` and `tls.key`.
+    Usable,
 }
 
 impl ListenerIr {

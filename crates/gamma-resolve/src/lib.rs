@@ -77,6 +77,7 @@ mod lower;
 mod regex_set;
 mod request;
 mod resolve;
+mod single_regex;
 mod status_model;
 mod table;
 mod trace;

@@ -337,6 +337,21 @@ pub(crate) fn lowering_options(opts: &ValidateOptions) -> ValidateOptions {
     opts
 }
 
+/// What the snapshot says of Secret `namespace/name`: [`SecretState::Unknown`] when it holds
+/// no Secret at all (Secrets are optional input: gamma-kube watches them only when asked).
+fn secret_state(snapshot: &Snapshot, namespace: &str, name: &str) -> SecretState {
+    if snapshot.secrets().next().is_none() {
+        return SecretState::Unknown;
+    }
+    match snapshot.secret(namespace, name) {
+        None => SecretState::Missing,
+        Some(s) => match s.tls_certificate_problem() {
+            Some(why) => SecretState::Unusable(why),
+            None => SecretState::Usable,
+        },
+    }
+}
+
 fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr> {
     let (protocol, unsupported_protocol) = match l.protocol.as_str() {
         "HTTP" => (ListenerProtocol::Http, None),
@@ -368,11 +383,22 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         .tls
         .iter()
         .flat_map(|t| t.certificate_refs.iter())
-        .map(|c| CertificateRefIr {
-            group: c.group.clone().unwrap_or_default(),
-            kind: c.kind.clone().unwrap_or_else(|| "Secret".into()),
-            namespace: c.namespace.clone().unwrap_or_else(|| gw_ns.to_string()),
-            name: c.name.clone(),
+        .map(|c| {
+            let group = c.group.clone().unwrap_or_default();
+            let kind = c.kind.clone().unwrap_or_else(|| "Secret".into());
+            let namespace = c.namespace.clone().unwrap_or_else(|| gw_ns.to_string());
+            let secret = if group.is_empty() && kind == "Secret" {
+                secret_state(snapshot, &namespace, &c.name)
+            } else {
+                SecretState::Unknown
+            };
+            CertificateRefIr {
+                group,
+                kind,
+                namespace,
+                name: c.name.clone(),
+                secret,
+            }
         })
         .collect();
     let (allowed_kinds, invalid_kinds) =

@@ -14,10 +14,14 @@
 //! the engine can use it the same way. It costs a heap allocation per candidate and a regex
 //! compilation per regex condition per request: milliseconds per request on large tables.
 //!
-//! Scope: Service (mesh) parents only (GEP-1294 binding by cluster IP and Service port,
+//! Scope: Service (mesh) parents (GEP-1294 binding by cluster IP and Service port,
 //! producer and consumer route sets, route kind precedence, HTTPRoute and GRPCRoute matching,
 //! TLSRoute by SNI, TCP/UDP oldest-wins, redirects, weighted backend picks and backend
-//! validity). Gateway parents are not modelled: clear [`TableInput::gateways`] before comparing.
+//! validity), and HTTPRoutes on the `HTTP` listeners of Gateways and their ListenerSets
+//! (GEP-1713: `allowedListeners`, listener precedence and conflicts, listener selection by
+//! hostname, `allowedRoutes.namespaces`, hostname intersection). Pass an input through
+//! [`modelled`] before comparing: it cuts the Gateways and ListenerSets to what the reference
+//! models.
 //! Decisions are compared in the owned form [`Outcome`], which keeps what both sides decide
 //! (route, rule, backend, redirect location, status) and drops what only the engine computes
 //! (header edits, rewrites, mirrors, timeouts).
@@ -91,6 +95,10 @@
 //! ));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+mod gateway;
+
+pub use gateway::modelled;
 
 use std::cmp::Ordering;
 
@@ -404,10 +412,11 @@ fn oldest<'r>(set: &[&'r RouteIr]) -> Option<&'r RouteIr> {
         .min_by(|x, y| compare(&Key::of_route(x), &Key::of_route(y)))
 }
 
-/// Resolves `req` against the Service (mesh) parents of `input` by brute force.
+/// Resolves `req` against the Service (mesh) and Gateway parents of `input` by brute force.
 ///
 /// `entropy` picks the weighted backend exactly as [`crate::RouteTable::resolve`] documents.
-/// Gateways in `input` are ignored.
+/// A request no Service binds goes to a Gateway listener with its address, if any (only what
+/// [`modelled`] keeps is modelled).
 pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u64) -> Outcome {
     let udp = req.protocol == Protocol::Udp;
     let want_l4 = if udp { L4::Udp } else { L4::Tcp };
@@ -420,7 +429,7 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
             .find(|p| p.port == req.port && p.protocol == want_l4)
             .map(|p| (s, p))
     }) else {
-        return Outcome::Passthrough;
+        return at_gateway(input, policy, req, entropy);
     };
     // routes attached to this Service port
     let attached: Vec<&RouteIr> = input
@@ -532,19 +541,71 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
         (RouteKind::Tls, _) => return mismatch(),
         (RouteKind::Http | RouteKind::Grpc, p) if !p.is_http() => return mismatch(),
         (RouteKind::Grpc, Protocol::Http) => return not_found(),
-        (RouteKind::Http | RouteKind::Grpc, _) => match http_winner(kind, &set, policy, req) {
-            Some(w) => w,
-            None => return not_found(),
-        },
+        (RouteKind::Http | RouteKind::Grpc, _) => {
+            // mesh hostnames count only under the policy that says so
+            let set: Vec<(&RouteIr, Vec<Option<String>>)> = set
+                .iter()
+                .map(|r| {
+                    let hosts = if policy.match_host_header && !r.hostnames.is_empty() {
+                        r.hostnames.iter().map(|h| Some(h.clone())).collect()
+                    } else {
+                        vec![None]
+                    };
+                    (*r, hosts)
+                })
+                .collect();
+            match http_winner(kind, &set, req) {
+                Some(w) => w,
+                None => return not_found(),
+            }
+        }
     };
     decide(input, policy, req, entropy, winner)
 }
 
-/// The highest-precedence (route, rule index) of `set` matching the HTTP or gRPC request.
+/// A request no Service binds: a Gateway listener's, if a Gateway has the address (see
+/// [`gateway`] for what is modelled), else passthrough.
+fn at_gateway(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u64) -> Outcome {
+    // HTTP listeners take TCP connections only
+    if req.protocol == Protocol::Udp {
+        return Outcome::Passthrough;
+    }
+    let host = match req.protocol {
+        Protocol::Tls => req.sni,
+        _ => req.host,
+    };
+    let respond = |what: &str| Outcome::Respond {
+        route: None,
+        status: status(req.protocol, what),
+    };
+    let set = match gateway::find(input, req.destination, req.port, host) {
+        gateway::Found::Nothing => return Outcome::Passthrough,
+        // Gateway API listener selection: no listener for the host answers 404
+        gateway::Found::NoListener => return respond("404"),
+        gateway::Found::Routes(set) => set,
+    };
+    // HTTPRouteRule.matches: "When no rules matching a request have been successfully
+    // attached to the parent a request is coming from, a HTTP 404 status code MUST be
+    // returned"
+    if set.is_empty() {
+        return respond("404");
+    }
+    if !req.protocol.is_http() {
+        return respond("mismatch");
+    }
+    match http_winner(RouteKind::Http, &set, req) {
+        // Gateway routes always need a ReferenceGrant for another namespace's backend
+        // (GEP-709); the mesh policy does not apply
+        Some(w) => decide(input, policy.with_enforce_grants(true), req, entropy, w),
+        None => respond("404"),
+    }
+}
+
+/// The highest-precedence (route, rule index) of `set` matching the HTTP or gRPC request;
+/// each route comes with the hostnames it matches (`None`: any host).
 fn http_winner<'r>(
     kind: RouteKind,
-    set: &[&'r RouteIr],
-    policy: Policy,
+    set: &[(&'r RouteIr, Vec<Option<String>>)],
     req: &Request<'_>,
 ) -> Option<(&'r RouteIr, usize)> {
     let (path, query) = match req.path_and_query.split_once('?') {
@@ -555,13 +616,9 @@ fn http_winner<'r>(
     let query = query.map(|q| q.split('#').next().unwrap_or(""));
     let req_host = req.host.map(host_of);
     let mut cands: Vec<(Key, &RouteIr, usize)> = Vec::new();
-    for r in set {
-        let hosts: Vec<Option<&str>> = if policy.match_host_header && !r.hostnames.is_empty() {
-            r.hostnames.iter().map(|h| Some(h.as_str())).collect()
-        } else {
-            vec![None]
-        };
-        for h in hosts {
+    for (r, hosts) in set {
+        let r: &'r RouteIr = r;
+        for h in hosts.iter().map(Option::as_deref) {
             let host_ok = match (h, &req_host) {
                 (None, _) => true,
                 (Some(p), Some(rh)) => host_matches(&p.to_ascii_lowercase(), rh),

@@ -32,7 +32,6 @@
 //! locking, and other threads a value from a stack; a new value is allocated only the first
 //! time a thread needs one at once with others), as the `regex` crate's own regexes do.
 
-use regex::Regex;
 use regex_automata::hybrid::dfa as lazy;
 use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
 use regex_automata::util::pool::Pool;
@@ -40,6 +39,7 @@ use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
+use crate::single_regex::SingleRegex;
 
 /// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
 /// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
@@ -82,14 +82,18 @@ enum Chunk {
     Many {
         /// List position of pattern 0.
         offset: u32,
-        /// The table's regex of each pattern (for the one-by-one fallback).
+        /// The table's regex of each pattern (for the one-by-one fallback); empty in a
+        /// prefilter set, whose fallback reports every position ([`RegexSet::prefilter`]).
         ids: Box<[u32]>,
+        /// Number of patterns.
+        len: u32,
         engines: Box<Engines>,
     },
     One {
         offset: u32,
-        /// Index into the table's compiled regexes.
-        id: u32,
+        /// Index into the table's compiled regexes; `None` in a prefilter set: the position
+        /// is always reported.
+        id: Option<u32>,
     },
 }
 
@@ -156,14 +160,18 @@ fn build(patterns: &[&str], rejectable: bool) -> Option<Engines> {
 }
 
 /// The first of `ids` (from position `from`) whose single regex matches `haystack`, and
-/// then the next ones, until `f` returns `Some`.
+/// then the next ones, until `f` returns `Some`. Without `ids` (a prefilter set), every
+/// position from `from` to `len`: the caller checks each one itself.
 fn one_by_one<R>(
-    pool: &[Regex],
-    ids: &[u32],
+    pool: &[SingleRegex],
+    (ids, len): (&[u32], u32),
     from: usize,
     haystack: &str,
     mut f: impl FnMut(usize) -> Option<R>,
 ) -> Option<R> {
+    if ids.is_empty() {
+        return (from..len as usize).find_map(f);
+    }
     for (i, &id) in ids.iter().enumerate().skip(from) {
         if pool
             .get(id as usize)
@@ -182,13 +190,30 @@ impl RegexSet {
     /// conditions (then the all-matches engines are built too). A list too large for one set
     /// is split in halves until each part builds; a pattern that builds only alone is matched
     /// with its own regex.
-    pub(crate) fn new(pool: &[Regex], ids: &[u32], rejectable: bool) -> Self {
+    pub(crate) fn new(pool: &[SingleRegex], ids: &[u32], rejectable: bool) -> Self {
         let patterns: Vec<&str> = ids
             .iter()
-            .map(|&i| pool.get(i as usize).map_or("[^\\s\\S]", Regex::as_str))
+            .map(|&i| {
+                pool.get(i as usize)
+                    .map_or("[^\\s\\S]", SingleRegex::as_str)
+            })
             .collect();
         let mut chunks = Vec::new();
-        Self::chunks(&patterns, ids, 0, rejectable, &mut chunks);
+        Self::chunks(&patterns, Some(ids), 0, rejectable, &mut chunks);
+        Self {
+            chunks: chunks.into_boxed_slice(),
+        }
+    }
+
+    /// A prefilter set over already anchored `patterns` (pattern id = position): it reports
+    /// every position whose pattern matches, in ascending order, and may report more (every
+    /// position of a chunk a lazy DFA gives up on, or of a pattern that does not build): the
+    /// caller checks each reported position itself. Used where a pattern only approximates
+    /// the conditions of its position from above (the gRPC `service/method` patterns of
+    /// [`crate::cond::RegexPool::intern_grpc_set`]).
+    pub(crate) fn prefilter(patterns: &[&str]) -> Self {
+        let mut chunks = Vec::new();
+        Self::chunks(patterns, None, 0, true, &mut chunks);
         Self {
             chunks: chunks.into_boxed_slice(),
         }
@@ -196,9 +221,10 @@ impl RegexSet {
 
     /// Builds `patterns` (list positions from `offset`) as one chunk, or as two halves when
     /// the whole does not build; each split halves the list, so at most `2n` builds.
+    /// `ids`: the table's regex of each pattern, `None` for a prefilter set.
     fn chunks(
         patterns: &[&str],
-        ids: &[u32],
+        ids: Option<&[u32]>,
         offset: usize,
         rejectable: bool,
         out: &mut Vec<Chunk>,
@@ -210,16 +236,24 @@ impl RegexSet {
         match build(patterns, rejectable) {
             Some(engines) => out.push(Chunk::Many {
                 offset: offset32,
-                ids: ids.into(),
+                ids: ids.unwrap_or_default().into(),
+                len: u32::try_from(patterns.len()).unwrap_or(u32::MAX),
                 engines: Box::new(engines),
             }),
             None if patterns.len() == 1 => out.push(Chunk::One {
                 offset: offset32,
-                id: ids.first().copied().unwrap_or(u32::MAX),
+                id: ids.map(|ids| ids.first().copied().unwrap_or(u32::MAX)),
             }),
             None => {
                 let half = patterns.len() / 2;
-                let ((pa, pb), (ia, ib)) = (patterns.split_at(half), ids.split_at(half));
+                let (pa, pb) = patterns.split_at(half);
+                let (ia, ib) = match ids {
+                    Some(ids) => {
+                        let (a, b) = ids.split_at(half.min(ids.len()));
+                        (Some(a), Some(b))
+                    }
+                    None => (None, None),
+                };
                 Self::chunks(pa, ia, offset, rejectable, out);
                 Self::chunks(pb, ib, offset + half, rejectable, out);
             }
@@ -231,7 +265,7 @@ impl RegexSet {
     #[inline]
     pub(crate) fn find<R>(
         &self,
-        pool: &[Regex],
+        pool: &[SingleRegex],
         haystack: &str,
         mut f: impl FnMut(usize) -> Option<R>,
     ) -> Option<R> {
@@ -241,9 +275,11 @@ impl RegexSet {
                 Chunk::Many {
                     offset,
                     ids,
+                    len,
                     engines,
                 } => {
                     let offset = *offset as usize;
+                    let ids = (&**ids, *len);
                     let mut scratch = engines.scratch.get();
                     let s = &mut *scratch;
                     let lowest = match engines.first.try_search_fwd(&mut s.first, &input) {
@@ -264,11 +300,13 @@ impl RegexSet {
                     }
                 }
                 Chunk::One { offset, id } => {
-                    if pool
-                        .get(*id as usize)
-                        .is_some_and(|re| re.is_match(haystack))
-                        && let Some(r) = f(*offset as usize)
-                    {
+                    let maybe = match id {
+                        Some(id) => pool
+                            .get(*id as usize)
+                            .is_some_and(|re| re.is_match(haystack)),
+                        None => true,
+                    };
+                    if maybe && let Some(r) = f(*offset as usize) {
                         return Some(r);
                     }
                 }
@@ -281,8 +319,8 @@ impl RegexSet {
     /// ascending order, until `f` returns `Some`.
     #[cold]
     fn after<R>(
-        pool: &[Regex],
-        ids: &[u32],
+        pool: &[SingleRegex],
+        ids: (&[u32], u32),
         (engines, s): (&Engines, &mut Scratch),
         (input, haystack): (&Input<'_>, &str),
         lowest: usize,

@@ -175,7 +175,9 @@ impl Part {
                 if req.protocol == Protocol::Grpc
                     && let Some(g) = &set.grpc
                 {
-                    let r = g.find(host, |gi| gi.find(path, service, method, check));
+                    let r = g.find(host, |gi| {
+                        gi.find(&self.regexes, path, service, method, check)
+                    });
                     // On a Gateway listener both kinds coexist (Gateway API GRPCRoute cross
                     // serving): a gRPC request no GRPCRoute takes may still match an HTTPRoute. In
                     // mesh only one kind is bound (GEP-1294 route types).

@@ -1,6 +1,8 @@
 //! Differential tests: the indexed engine and the naive oracle (`gamma_resolve::reference`)
 //! agree on every decision for random route sets and requests, and the engine's decisions do not
-//! depend on input order.
+//! depend on input order. Routes attach to a mesh Service, to the Gateway `infra/edge` or to its
+//! ListenerSets (GEP-1713: `allowedListeners`, conflicts between the Gateway's listeners and
+//! theirs, listener precedence by age then name), and requests go to both.
 //!
 //! Case count: `ORACLE_CASES` route sets (default 400) × `REQUESTS` requests each (25) =
 //! 10,000 compared decisions per run, plus the order-independence property.
@@ -174,10 +176,11 @@ fn route_strategy(i: usize) -> impl Strategy<Value = RouteIr> {
             proptest::option::of(proptest::sample::select(&[80u16, 8080][..])),
             proptest::collection::vec(proptest::sample::select(HOSTS).prop_map(String::from), 0..2),
             rules,
+            parent_strategy(),
         )
-            .prop_map(move |(kind, ns, created, port, hostnames, rules)| {
-                let mut parent = svc_parent("app", "web");
-                parent.port = port;
+            .prop_map(move |(kind, ns, created, port, hostnames, rules, parent)| {
+                let mut parent = parent;
+                parent.port = parent.port.or(port);
                 let mut r = route(kind, ns, &format!("r{i:03}"), vec![parent], rules);
                 r.created = created.map(|c| (c, 0));
                 r.hostnames = hostnames;
@@ -186,15 +189,130 @@ fn route_strategy(i: usize) -> impl Strategy<Value = RouteIr> {
     })
 }
 
+/// The ListenerSets of the generated inputs: `ls{i}` in `LISTENER_SET_NAMESPACES[i]`.
+const LISTENER_SET_NAMESPACES: &[&str] = &["app", "infra", "client"];
+/// Listener names: the Gateway's `g0..`, a ListenerSet's `l0..` (sectionNames pick among them).
+const LISTENER_NAMES: &[&str] = &["g0", "g1", "l0", "l1", "none"];
+
+/// A route's parent: mostly the mesh Service, else the Gateway `infra/edge` or a ListenerSet
+/// (GEP-1713), with a sectionName sometimes.
+fn parent_strategy() -> impl Strategy<Value = ParentRefIr> {
+    (
+        0u8..10,
+        0..LISTENER_SET_NAMESPACES.len(),
+        proptest::option::weighted(0.2, proptest::sample::select(LISTENER_NAMES)),
+    )
+        .prop_map(|(dice, ls, section)| {
+            let mut p = match dice {
+                0..=3 => return svc_parent("app", "web"),
+                4..=7 => gw_parent("infra", "edge"),
+                _ => ParentRefIr {
+                    kind: ParentRefKind::ListenerSet,
+                    namespace: LISTENER_SET_NAMESPACES[ls].into(),
+                    name: format!("ls{ls}"),
+                    section_name: None,
+                    port: None,
+                },
+            };
+            p.section_name = section.map(String::from);
+            p
+        })
+}
+
+/// An HTTP listener `name`: ports and hostnames drawn so that listeners of the Gateway and
+/// its ListenerSets overlap (conflicts) and differ in specificity.
+fn listener_strategy(name: &'static str) -> impl Strategy<Value = ListenerIr> {
+    (
+        prop_oneof![3 => Just(80u16), 1 => Just(8080u16)],
+        proptest::option::of(proptest::sample::select(
+            &[
+                "foo.example.com",
+                "*.example.com",
+                "*.com",
+                "x.y.example.com",
+            ][..],
+        )),
+        prop_oneof![
+            1 => Just(AllowedNamespaces::Same),
+            4 => Just(AllowedNamespaces::All),
+            1 => Just(AllowedNamespaces::Only(["app".to_string()].into())),
+        ],
+    )
+        .prop_map(move |(port, hostname, allowed_namespaces)| ListenerIr {
+            name: name.into(),
+            port,
+            protocol: ListenerProtocol::Http,
+            hostname: hostname.map(String::from),
+            allowed_namespaces,
+            ..ListenerIr::default()
+        })
+}
+
+/// The Gateway `infra/edge` (address 192.0.2.1) and its ListenerSets, with
+/// `allowedListeners` of every kind (GEP-1713).
+fn gateway_strategy() -> impl Strategy<Value = (GatewayIr, Vec<ListenerSetIr>)> {
+    let allowed = proptest::option::weighted(
+        0.8,
+        prop_oneof![
+            1 => Just(AllowedNamespaces::Same),
+            3 => Just(AllowedNamespaces::All),
+            1 => Just(AllowedNamespaces::Only(["app".to_string()].into())),
+        ],
+    );
+    let own = (
+        listener_strategy("g0"),
+        proptest::option::of(listener_strategy("g1")),
+    );
+    let set = (
+        proptest::bool::weighted(0.9),
+        proptest::option::of(0i64..3),
+        listener_strategy("l0"),
+        proptest::option::of(listener_strategy("l1")),
+    );
+    (
+        allowed,
+        own,
+        proptest::collection::vec(proptest::option::of(set), LISTENER_SET_NAMESPACES.len()),
+    )
+        .prop_map(|(allowed_listeners, (g0, g1), sets)| {
+            let gw = GatewayIr {
+                namespace: "infra".into(),
+                name: "edge".into(),
+                addresses: vec![ip("192.0.2.1")],
+                listeners: std::iter::once(g0).chain(g1).collect(),
+                allowed_listeners,
+            };
+            let sets = sets
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    let (to_edge, created, l0, l1) = s?;
+                    Some(ListenerSetIr {
+                        namespace: LISTENER_SET_NAMESPACES[i].into(),
+                        name: format!("ls{i}"),
+                        created: created.map(|c| (c, 0)),
+                        parent: Some((
+                            "infra".into(),
+                            if to_edge { "edge" } else { "gone" }.into(),
+                        )),
+                        listeners: std::iter::once(l0).chain(l1).collect(),
+                    })
+                })
+                .collect();
+            (gw, sets)
+        })
+}
+
 fn input_strategy(max_routes: usize) -> impl Strategy<Value = TableInput> {
     (1..=max_routes).prop_flat_map(|n| {
-        (0..n)
-            .map(route_strategy)
-            .collect::<Vec<_>>()
-            .prop_map(|routes| {
+        (
+            (0..n).map(route_strategy).collect::<Vec<_>>(),
+            gateway_strategy(),
+        )
+            .prop_map(|(routes, (gateway, listener_sets))| {
                 let mut down = service("app", "down", "10.96.9.2", &[(80, "")]);
                 down.ready = Some(false);
-                TableInput::new()
+                let input = TableInput::new()
                     .with_services(vec![
                         service("app", "web", "10.96.0.1", &[(80, "http"), (8080, "alt")]),
                         service("app", "b0", "10.96.9.0", &[(80, "")]),
@@ -203,6 +321,10 @@ fn input_strategy(max_routes: usize) -> impl Strategy<Value = TableInput> {
                         service("other", "b2", "10.96.9.3", &[(80, "")]),
                     ])
                     .with_routes(routes)
+                    .with_gateways(vec![gateway])
+                    .with_listener_sets(listener_sets);
+                // what the oracle models of Gateways (HTTP listeners, HTTPRoutes on them)
+                oracle::modelled(&input)
             })
     })
 }
@@ -228,7 +350,7 @@ fn req_strategy() -> impl Strategy<Value = Req> {
         1 => proptest::sample::select(&["/pkg.S/Get", "/pkg.T/List", "/x/G", "/pkg.S/Lx"][..]).prop_map(String::from),
     ];
     (
-        prop_oneof![8 => Just("10.96.0.1"), 1 => Just("10.96.9.0"), 1 => Just("10.1.1.1")],
+        prop_oneof![8 => Just("10.96.0.1"), 4 => Just("192.0.2.1"), 1 => Just("10.96.9.0"), 1 => Just("10.1.1.1")],
         prop_oneof![3 => Just(80u16), 1 => Just(8080u16)],
         prop_oneof![6 => Just(Protocol::Http), 3 => Just(Protocol::Grpc), 1 => Just(Protocol::Tls), 1 => Just(Protocol::Tcp)],
         proptest::option::of(proptest::sample::select(NAMESPACES)),
@@ -238,7 +360,7 @@ fn req_strategy() -> impl Strategy<Value = Req> {
             (proptest::sample::select(HEADER_NAMES).prop_map(String::from), proptest::sample::select(VALUES).prop_map(String::from)),
             0..3,
         ),
-        proptest::option::of(proptest::sample::select(&["foo.example.com", "Bar.Example.com:80", "x.y.example.com", "web"][..])),
+        proptest::option::weighted(0.8, proptest::sample::select(&["foo.example.com", "Bar.Example.com:80", "x.y.example.com", "web"][..])),
         any::<u64>(),
     )
         .prop_map(|(dst, port, protocol, ns, method, path, headers, host, entropy)| Req {

@@ -278,10 +278,11 @@ endpoints: [{addresses: [10.244.0.9], conditions: {ready: false}}]
     );
 }
 
-// Gateway API HTTPPathMatch and route conditions: an unknown enum value drops the rule with
-// UnsupportedValue; others still route.
+// Gateway API HTTPPathMatch and route conditions: an unknown enum value is Accepted=False with
+// reason UnsupportedValue. The CRD's enum refuses it, so the API server would refuse the whole
+// route: none of its rules is served (one verdict per object, docs/validation.md).
 #[test]
-fn unknown_enum_value_drops_the_rule() {
+fn unknown_enum_value_refuses_the_route() {
     let yaml = r#"
 apiVersion: v1
 kind: Service
@@ -301,27 +302,30 @@ spec:
 "#;
     let t = RouteTable::build(&snapshot(yaml), &BuildOptions::default());
     let st = &t.parent_conditions()[0];
-    assert!(st.condition(ACCEPTED).unwrap().status);
-    let pi = st
-        .condition(gamma_resolve::status::PARTIALLY_INVALID)
-        .unwrap();
-    assert_eq!(pi.reason, "UnsupportedValue");
+    let acc = st.condition(ACCEPTED).unwrap();
+    assert!(!acc.status);
+    assert_eq!(acc.reason, "UnsupportedValue");
+    assert!(
+        acc.message.contains("spec.rules[0].matches[0].path.type"),
+        "{}",
+        acc.message
+    );
+    assert!(
+        st.condition(gamma_resolve::status::PARTIALLY_INVALID)
+            .is_none()
+    );
     let ip = "10.96.0.11".parse().unwrap();
-    assert_eq!(
-        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0)),
-        "echo"
-    );
-    assert_eq!(
-        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/x"), 0)),
-        "HTTP 404"
-    );
+    assert!(matches!(
+        t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0),
+        Decision::Passthrough
+    ));
 }
 
 // Gateway API CRDs v1.6.1, bad input: upstream validation runs while building; an error
-// inside a rule drops that rule, an error elsewhere excludes the route; both are reported, never a
-// panic.
+// inside a rule or elsewhere means the API server would refuse the route, so it is excluded
+// whole and reported with the field at fault, never a panic.
 #[test]
-fn validation_failures_drop_rules_or_exclude_routes() {
+fn validation_failures_exclude_routes() {
     let yaml = r#"
 apiVersion: v1
 kind: Service
@@ -346,6 +350,13 @@ spec:
   parentRefs: [{group: "", kind: Service, name: echo}]
   hostnames: ["Not_A_Hostname"]
   rules: [{backendRefs: [{name: echo, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: good, namespace: app}
+spec:
+  parentRefs: [{group: "", kind: Service, name: echo}]
+  rules: [{matches: [{path: {value: /good}}], backendRefs: [{name: echo, port: 80}]}]
 "#;
     let t = RouteTable::build(&snapshot(yaml), &BuildOptions::default());
     let st = |name: &str| {
@@ -355,25 +366,23 @@ spec:
             .unwrap()
             .clone()
     };
-    let rule_bad = st("rule-bad");
-    assert!(rule_bad.condition(ACCEPTED).unwrap().status);
-    let pi = rule_bad
-        .condition(gamma_resolve::status::PARTIALLY_INVALID)
-        .unwrap();
-    assert!(pi.message.contains("spec.rules[0]"), "{}", pi.message);
-    let route_bad = st("route-bad");
-    let acc = route_bad.condition(ACCEPTED).unwrap();
-    assert!(
-        !acc.status && acc.message.contains("spec.hostnames"),
-        "{acc:?}"
-    );
+    for (name, field) in [
+        ("rule-bad", "spec.rules[0]"),
+        ("route-bad", "spec.hostnames"),
+    ] {
+        let acc = st(name).condition(ACCEPTED).unwrap().clone();
+        assert!(
+            !acc.status && acc.message.contains(field),
+            "{name}: {acc:?}"
+        );
+    }
     let ip = "10.96.0.11".parse().unwrap();
     assert_eq!(
-        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0)),
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/good"), 0)),
         "echo"
     );
     assert_eq!(
-        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/other"), 0)),
+        outcome(&t.resolve(&Request::http(ip, 80, "GET", "/ok"), 0)),
         "HTTP 404"
     );
 }

@@ -329,7 +329,8 @@ pub struct ResolveArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// Which channel's CRD rules routes are validated against; a route invalid under them is
-    /// left out of the table, and `explain`/`resolve` say so for the Service it names.
+    /// left out of the table, and `explain`/`resolve` say so for the Service or Gateway it
+    /// names (docs/validation.md, "One verdict per object").
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
     #[command(flatten)]
@@ -358,7 +359,8 @@ pub struct ExplainArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// Which channel's CRD rules routes are validated against; a route invalid under them is
-    /// left out of the table, and `explain`/`resolve` say so for the Service it names.
+    /// left out of the table, and `explain`/`resolve` say so for the Service or Gateway it
+    /// names (docs/validation.md, "One verdict per object").
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
     #[command(flatten)]
@@ -415,7 +417,8 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// Which channel's CRD rules routes are validated against; a route invalid under them is
-    /// left out of the table, and `explain`/`resolve` say so for the Service it names.
+    /// left out of the table, and `explain`/`resolve` say so for the Service or Gateway it
+    /// names (docs/validation.md, "One verdict per object").
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
     /// The controller whose status entries to compute.

@@ -619,12 +619,12 @@ metadata: {name: web}
 
     #[test]
     fn unsupported_kinds_are_counted_not_warned_about_one_by_one() {
-        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: c}\n";
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: v1\nkind: ServiceAccount\nmetadata: {name: c}\n";
         let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
         assert!(m.problems.is_empty(), "{:?}", m.problems);
         assert_eq!(
             m.skipped_summary().as_deref(),
-            Some("skipped 3 objects of 2 kinds gamma-rs does not read: Deployment, Secret")
+            Some("skipped 3 objects of 2 kinds gamma-rs does not read: Deployment, ServiceAccount")
         );
     }
 

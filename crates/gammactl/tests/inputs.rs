@@ -20,7 +20,7 @@ kind: Deployment
 metadata: {name: web, namespace: shop}
 ---
 apiVersion: v1
-kind: Secret
+kind: PersistentVolumeClaim
 metadata: {name: cfg, namespace: shop}
 ---
 apiVersion: gateway.networking.k8s.io/v1alpha2
@@ -68,8 +68,8 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(
         summaries,
         [
-            "warning: skipped 4 objects of 3 kinds gamma-rs does not read: Deployment, Secret, \
-             ServiceAccount (--quiet hides this)"
+            "warning: skipped 4 objects of 3 kinds gamma-rs does not read: Deployment, \
+             PersistentVolumeClaim, ServiceAccount (--quiet hides this)"
         ]
     );
     assert!(!r.stdout.contains("Deployment"), "{}", r.stdout);
@@ -80,7 +80,7 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(v["skipped"]["objects"], 4);
     assert_eq!(
         v["skipped"]["kinds"],
-        serde_json::json!(["Deployment", "Secret", "ServiceAccount"])
+        serde_json::json!(["Deployment", "PersistentVolumeClaim", "ServiceAccount"])
     );
     // The same summary on the commands that answer from the manifests.
     let r = run_with_stdin(

@@ -186,8 +186,17 @@ fn status_full_objects_for_the_gateway_controller() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     let objects = v.as_array().unwrap();
-    assert_eq!(objects.len(), 1, "only web/storefront");
-    let o = &objects[0];
+    let routes: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "HTTPRoute")
+        .collect();
+    assert_eq!(routes.len(), 1, "only web/storefront");
+    // and the status of its Gateway, whose class this controller runs
+    let gateways: Vec<&serde_json::Value> =
+        objects.iter().filter(|o| o["kind"] == "Gateway").collect();
+    assert_eq!(gateways.len(), 1, "{objects:?}");
+    assert_eq!(gateways[0]["status"]["listeners"][0]["attachedRoutes"], 1);
+    let o = routes[0];
     assert_eq!(o["metadata"]["name"], "storefront");
     let entry = &o["status"]["parents"][0];
     assert_eq!(entry["controllerName"], "example.com/gateway-controller");

@@ -79,8 +79,8 @@ fn a_route_without_resource_version_is_said_to_be_unprotected() {
     assert_eq!(v[0]["patch"][0]["path"], "/metadata/generation");
     assert!(
         r.stderr.contains(
-            "warning: no metadata.resourceVersion in the input for HTTPRoute web/storefront: \
-             the patches cannot detect a concurrent status write"
+            "warning: no metadata.resourceVersion in the input for HTTPRoute web/storefront, \
+             Gateway edge/public: the patches cannot detect a concurrent status write"
         ),
         "{}",
         r.stderr

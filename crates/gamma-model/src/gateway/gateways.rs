@@ -366,9 +366,23 @@ pub struct ListenerSet {
     /// The desired state.
     #[serde(default)]
     pub spec: ListenerSetSpec,
-    /// The observed state.
+    /// The observed state, written by the parent Gateway's controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<serde_json::Value>,
+    pub status: Option<ListenerSetStatus>,
+}
+
+/// The observed state of a [`ListenerSet`] (GEP-1713 ListenerSetStatus): its conditions
+/// (`Accepted`, `Programmed`) and one entry per listener, of the same shape as a Gateway's
+/// listener status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListenerSetStatus {
+    /// Conditions, keyed by `type`; at most 8.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// Per-listener status, keyed by `name`; at most 64.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listeners: Vec<ListenerStatus>,
 }
 
 fn listener_set_kind() -> String {

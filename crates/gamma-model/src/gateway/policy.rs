@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{LocalObjectReference, LocalPolicyTargetReference};
+use super::{Condition, LocalObjectReference, LocalPolicyTargetReference, ParentReference};
 use crate::macros::string_enum;
 use crate::meta::ObjectMeta;
 
@@ -89,9 +89,35 @@ pub struct BackendTlsPolicy {
     /// The desired state.
     #[serde(default)]
     pub spec: BackendTlsPolicySpec,
-    /// The observed state (policy ancestor status), kept opaque.
+    /// The observed state: one entry per (ancestor, controller).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<serde_json::Value>,
+    pub status: Option<PolicyStatus>,
+}
+
+/// The observed state of a policy (GEP-713 PolicyStatus): an entry per ancestor and controller.
+/// Several controllers share the list (`x-kubernetes-list-type: atomic`), each writing only the
+/// entries carrying its own `controllerName`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyStatus {
+    /// At most 16 entries (PolicyStatus.ancestors). Required by the CRDs, so always written.
+    #[serde(default)]
+    pub ancestors: Vec<PolicyAncestorStatus>,
+}
+
+/// A policy's status for one ancestor, written by one controller (PolicyAncestorStatus).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PolicyAncestorStatus {
+    /// The ancestor (a Gateway, or for a mesh the parent Service), as a parent reference.
+    #[serde(default)]
+    pub ancestor_ref: ParentReference,
+    /// The controller that wrote this entry (`DOMAIN/PATH`).
+    #[serde(default)]
+    pub controller_name: String,
+    /// Conditions, keyed by `type`; 1 to 8.
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
 }
 
 fn backend_tls_policy_kind() -> String {

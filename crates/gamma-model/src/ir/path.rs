@@ -8,7 +8,8 @@ use crate::validate::ErrorKind;
 use crate::validate::patterns as p;
 
 fn check_path(s: &str) -> Result<(), ErrorKind> {
-    if s.chars().count() > 1024 {
+    // a string has at most as many characters as bytes: count them only when it may be over
+    if s.len() > 1024 && s.chars().count() > 1024 {
         return Err(ErrorKind::TooLong { max: 1024 });
     }
     match p::http_path_violations(s).first() {

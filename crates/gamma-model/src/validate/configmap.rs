@@ -28,7 +28,7 @@ fn is_config_map_key(k: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_'))
 }
 
-fn key(path: &FieldPath, k: &str, errors: &mut Errors) {
+pub(crate) fn key(path: &FieldPath, k: &str, errors: &mut Errors) {
     let kpath = path.key(k);
     if k.len() > MAX_KEY {
         errors.push(kpath.clone(), ErrorKind::TooLong { max: MAX_KEY });
@@ -77,6 +77,29 @@ pub(crate) fn config_map(cm: &ConfigMap, path: &FieldPath, errors: &mut Errors) 
             path.clone(),
             format!("data and binaryData together must be at most {MAX_CONFIG_MAP_BYTES} bytes"),
         );
+    }
+}
+
+/// A Secret as the API server validates the fields gamma-rs keeps (`ValidateSecret`): the name a
+/// DNS-1123 subdomain, every entry name a ConfigMap-style key, and a `kubernetes.io/tls`
+/// Secret holding `tls.crt` and `tls.key` (`ValidateSecret`: "`tls.crt` and `tls.key` are
+/// required"). Values are not kept, so their size is not checked.
+pub(crate) fn secret(s: &crate::k8s::Secret, path: &FieldPath, errors: &mut Errors) {
+    meta::object_meta(&s.metadata, path, true, NameRule::Subdomain, errors);
+    let dpath = path.field("data");
+    for k in &s.data_keys {
+        key(&dpath, k, errors);
+    }
+    let spath = path.field("stringData");
+    for k in &s.string_data {
+        key(&spath, k, errors);
+    }
+    if s.type_.as_deref() == Some(crate::k8s::SECRET_TYPE_TLS) {
+        for k in [crate::k8s::TLS_CERT_KEY, crate::k8s::TLS_PRIVATE_KEY_KEY] {
+            if !s.has_key(k) {
+                errors.push(dpath.key(k), ErrorKind::Required);
+            }
+        }
     }
 }
 

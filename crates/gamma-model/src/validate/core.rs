@@ -6,7 +6,7 @@
 
 use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Secret, Service};
 
 impl Validate for Service {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
@@ -30,5 +30,11 @@ impl Validate for EndpointSlice {
 impl Validate for ConfigMap {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
         super::configmap::config_map(self, path, errors);
+    }
+}
+
+impl Validate for Secret {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        super::configmap::secret(self, path, errors);
     }
 }

@@ -208,6 +208,7 @@ fn has_crd(kind: ResourceKind) -> bool {
             | ResourceKind::Namespace
             | ResourceKind::EndpointSlice
             | ResourceKind::ConfigMap
+            | ResourceKind::Secret
             | ResourceKind::TrafficSplit
             | ResourceKind::HttpRouteGroup
             | ResourceKind::SmiTcpRoute

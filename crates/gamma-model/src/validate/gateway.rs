@@ -99,6 +99,9 @@ impl Validate for ListenerSet {
             opts,
             errors,
         );
+        if let Some(status) = &self.status {
+            super::status::listener_set_status(status, &path.field("status"), errors);
+        }
     }
 }
 

@@ -90,6 +90,9 @@ impl Validate for BackendTlsPolicy {
         }
 
         tls_validation(&s.validation, &spath.field("validation"), errors);
+        if let Some(status) = &self.status {
+            super::status::policy_status(status, &path.field("status"), errors);
+        }
     }
 }
 

@@ -200,36 +200,69 @@ impl<'i> Builder<'i> {
         Some(id)
     }
 
-    /// Keeps the note that `route`, invalid as a whole, is not in the table, for the Service
-    /// `parent` it named: a request to that Service must not silently show another route.
+    /// Keeps the notes that `route` is not in the table (invalid as a whole) or that some of
+    /// its rules are not (dropped, `PartiallyInvalid`), for the Service `parent` it named: a
+    /// request to that Service must not silently show another route or rule. The same reasons
+    /// as the route's status conditions (one verdict per object, `docs/validation.md`).
     pub(super) fn note_left_out(&mut self, route: &RouteIr, parent: &ParentRefIr) {
-        let Some(invalid) = &route.invalid else {
-            return;
-        };
-        let ips: Box<[IpAddr]> = self
+        let ips = self
             .svc_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
             .and_then(|i| self.input.services.get(*i))
             .map(|s| s.cluster_ips.clone().into_boxed_slice())
             .unwrap_or_default();
-        let note = LeftOut {
-            route: (
-                route.kind,
-                route.namespace.as_str().into(),
-                route.name.as_str().into(),
-            ),
-            namespace: parent.namespace.as_str().into(),
-            name: parent.name.as_str().into(),
-            ips,
-            text: format!(
+        self.note_left_out_at(route, (&parent.namespace, &parent.name), true, ips);
+    }
+
+    /// [`Self::note_left_out`] for a Gateway parent (`gw`, or the parent Gateway of a
+    /// ListenerSet parent), found by the Gateway's addresses.
+    pub(super) fn note_left_out_at_gateway(&mut self, route: &RouteIr, gw: &GatewayIr) {
+        let ips = gw.addresses.clone().into_boxed_slice();
+        self.note_left_out_at(route, (&gw.namespace, &gw.name), false, ips);
+    }
+
+    fn note_left_out_at(
+        &mut self,
+        route: &RouteIr,
+        (namespace, name): (&str, &str),
+        service: bool,
+        ips: Box<[IpAddr]>,
+    ) {
+        let texts: Vec<String> = match &route.invalid {
+            Some(invalid) => vec![format!(
                 "{} {}/{} was left out: {}",
                 route.kind, route.namespace, route.name, invalid.message
-            )
-            .into(),
+            )],
+            None => route
+                .rules
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    let invalid = r.invalid.as_ref()?;
+                    Some(format!(
+                        "{} {}/{} rule {i} was dropped ({}): {}",
+                        route.kind, route.namespace, route.name, invalid.reason, invalid.message
+                    ))
+                })
+                .collect(),
         };
-        // several parentRefs to one Service (ports, sections) make one note
-        if !self.left_out.contains(&note) {
-            self.left_out.push(note);
+        for text in texts {
+            let note = LeftOut {
+                route: (
+                    route.kind,
+                    route.namespace.as_str().into(),
+                    route.name.as_str().into(),
+                ),
+                namespace: namespace.into(),
+                name: name.into(),
+                service,
+                ips: ips.clone(),
+                text: text.into(),
+            };
+            // several parentRefs to one parent (ports, sections) make one note
+            if !self.left_out.contains(&note) {
+                self.left_out.push(note);
+            }
         }
     }
 
@@ -242,9 +275,9 @@ impl<'i> Builder<'i> {
         parent: &ParentRefIr,
         out: &mut SvcAttached,
     ) {
+        self.note_left_out(route, parent);
         let Some(route_id) = self.route(ri, rank, route) else {
             self.status.route_invalid(ri, pi);
-            self.note_left_out(route, parent);
             return;
         };
         let si = self
@@ -356,14 +389,17 @@ impl<'i> Builder<'i> {
         parent: &ParentRefIr,
         out: &mut GwAttached,
     ) {
-        let Some(route_id) = self.route(ri, rank, route) else {
-            self.status.route_invalid(ri, pi);
-            return;
-        };
         let gi = self
             .gw_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
             .copied();
+        if let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) {
+            self.note_left_out_at_gateway(route, gw);
+        }
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
         let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) else {
             self.status
                 .no_parent(ri, pi, "the parent Gateway does not exist");
@@ -394,14 +430,24 @@ impl<'i> Builder<'i> {
         parent: &ParentRefIr,
         out: &mut GwAttached,
     ) {
-        let Some(route_id) = self.route(ri, rank, route) else {
-            self.status.route_invalid(ri, pi);
-            return;
-        };
         let lsi = self
             .ls_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
             .copied();
+        // the note is found at the parent Gateway's addresses, where the ListenerSet's
+        // listeners are served
+        let gw = lsi
+            .and_then(|i| self.input.listener_sets.get(i))
+            .and_then(|ls| ls.parent.as_ref())
+            .and_then(|(ns, name)| self.gw_by_name.get(&(ns.as_str(), name.as_str())))
+            .and_then(|i| self.input.gateways.get(*i));
+        if let Some(gw) = gw {
+            self.note_left_out_at_gateway(route, gw);
+        }
+        let Some(route_id) = self.route(ri, rank, route) else {
+            self.status.route_invalid(ri, pi);
+            return;
+        };
         let Some((lsi, ls)) = lsi.and_then(|i| self.input.listener_sets.get(i).map(|l| (i, l)))
         else {
             self.status

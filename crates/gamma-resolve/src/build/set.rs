@@ -375,14 +375,16 @@ impl<'i> Builder<'i> {
                 headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
             };
             let key = PrecedenceKey::grpc(facts, site.rank, site.rule_index);
+            let cond_regexes = (cond.service_regex, cond.method_regex);
             if let Some(cid) = this.push_cand(key, (site.rule_id, site.match_index), 0, cond) {
                 builders
                     .group_mut(site.host, this.hash, || GrpcIndexBuilder::new(this.hash))
-                    .add(svc_exact, method_exact, cid);
+                    .add(svc_exact, method_exact, cond_regexes, cid);
             }
         });
         let order = Self::order(&self.keys);
-        builders.map(|b| b.finish(&order))
+        let regexes = &mut self.regexes;
+        builders.map(|b| b.finish(&order, regexes))
     }
 
     /// TLSRoute: by SNI hostname; among routes on the same hostname group the oldest wins.

@@ -16,23 +16,26 @@
 //! 4. `ReplacePrefixMatch` without exactly one `PathPrefix` match (the CRD's `exists_one` rule
 //!    misses some combinations of backendRef filters): `UnsupportedValue`.
 //!
-//! A rule the CRD rejects is reported with its first validation error (its field path and
-//! upstream's message) and reason `IncompatibleFilters` when the error is one of the CEL rules
-//! on filter combinations, `UnsupportedValue` otherwise (Gateway API RouteConditionReason). A
-//! route whose every rule is dropped is still lowered rule by rule, so that the table reports
-//! each rule's reason. Field paths are formatted only for the message of an error.
+//! A route the CRD rejects anywhere, in a rule too, is one the API server would refuse: it is
+//! left out whole ([`RouteIr::invalid`]), reported with its first validation error (its field
+//! path and upstream's message) and reason `IncompatibleFilters` when the error is one of the
+//! CEL rules on filter combinations, `UnsupportedValue` otherwise (Gateway API
+//! RouteConditionReason). Rules the CRD admits and gamma-rs refuses (the list above, and header
+//! values with CR, LF or NUL) are dropped one by one: `PartiallyInvalid`. A route whose every
+//! rule is dropped is still lowered rule by rule, so that the table reports each rule's reason.
+//! Field paths are formatted only for the message of an error.
 
 use std::time::Duration;
 
-use gamma_model::ValidationErrors;
 use gamma_model::gateway::ParentKind;
 use gamma_model::ir::{
     self, CorsPolicy, DroppedRule, GrpcFilter, HttpFilter, Partial, PathMatch, PathModifier,
     ValueMatch,
 };
 use gamma_model::meta::ObjectMeta;
-use gamma_model::validate::ValidateOptions;
+use gamma_model::validate::{ErrorKind, ValidateOptions};
 use gamma_model::{AnyResource, RouteView};
+use gamma_model::{ValidationError, ValidationErrors};
 
 use crate::cond::RegexPool;
 use crate::input::*;
@@ -60,9 +63,31 @@ pub(crate) fn lower_checked_route(
         ir::Route::from_resource(resource, opts)?
     };
     Some(match converted {
-        Ok(partial) => lower_partial(view, partial, regexes),
+        Ok(partial) => match refused_by_api_server(&partial.dropped) {
+            Some(errors) => invalid_route(view, &errors),
+            None => lower_partial(view, partial, regexes),
+        },
         Err(errors) => invalid_route(view, &errors),
     })
+}
+
+/// The errors for which the API server would refuse the route (the channel's CRD rules), from
+/// the rules the conversion dropped; `None` when it would admit it.
+///
+/// One verdict per object (`docs/validation.md`, "One verdict per object"): an object the API
+/// server would refuse cannot exist in a cluster, so it is left out whole, with its first error
+/// as the reason, never served with its other rules as if it were fine. Only rules the CRD
+/// admits and gamma-rs refuses (header values with CR, LF or NUL here; regexes and filters in
+/// the lowering below) are dropped one by one, `PartiallyInvalid` (Gateway API
+/// RouteConditionPartiallyInvalid, the "Dropped Rule" approach).
+fn refused_by_api_server(dropped: &[DroppedRule]) -> Option<ValidationErrors> {
+    let crd: Vec<ValidationError> = dropped
+        .iter()
+        .flat_map(|d| d.errors.errors())
+        .filter(|e| e.kind != ErrorKind::ControlCharacter)
+        .cloned()
+        .collect();
+    ValidationErrors::from_vec(crd)
 }
 
 fn base(view: RouteView<'_>, parents: Vec<ParentRefIr>, hostnames: Vec<String>) -> RouteIr {
@@ -115,8 +140,8 @@ fn rejected(errors: &ValidationErrors) -> Invalid {
     }
 }
 
-/// A route invalid as a whole (metadata, parentRefs, hostnames, rule count or totals): left
-/// out of the table and reported on each parentRef as written.
+/// A route the API server would refuse (any CRD error, in a rule or not): left out of the
+/// table and reported on each parentRef as written.
 fn invalid_route(view: RouteView<'_>, errors: &ValidationErrors) -> RouteIr {
     let ns = view.metadata.namespace_or_default();
     let parents = view

@@ -50,9 +50,13 @@ pub(crate) enum BackendState {
 pub(crate) struct LeftOut {
     /// The route left out: (kind, namespace, name).
     pub(crate) route: (RouteKind, Box<str>, Box<str>),
+    /// The parent the route named: a Service, or a Gateway (also for a ListenerSet parent).
     pub(crate) namespace: Box<str>,
     pub(crate) name: Box<str>,
-    /// The Service's cluster IPs, so a request to one finds the note.
+    /// Whether the parent is a Service (found by [`crate::RouteTable::left_out_for_service`]).
+    pub(crate) service: bool,
+    /// The Service's cluster IPs or the Gateway's addresses, so a request to one finds the
+    /// note.
     pub(crate) ips: Box<[IpAddr]>,
     /// `HTTPRoute ns/x was left out: <error>`.
     pub(crate) text: Box<str>,

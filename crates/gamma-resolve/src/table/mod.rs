@@ -180,10 +180,13 @@ impl RouteTable {
         &self.backend_tls_status
     }
 
-    /// Why routes that named a Service with cluster IP `ip` as parent are not in the table
-    /// (`HTTPRoute ns/x was left out: <error>`): routes invalid as a whole, under the build's
-    /// channel. A request to that Service is resolved without them, so a tool explaining it
-    /// should say so rather than show another route (kind) as if it were the only one.
+    /// Why routes (or rules) that named a Service with cluster IP `ip`, or a Gateway (or one
+    /// of its ListenerSets) with address `ip`, as parent are not in the table: routes the API server would refuse under the build's channel
+    /// (`HTTPRoute ns/x was left out: <error>`, their status `Accepted=False`) and rules of
+    /// admitted routes that gamma-rs does not serve (`HTTPRoute ns/x rule 1 was dropped
+    /// (<reason>): <error>`, their status `PartiallyInvalid`). A request to that Service is
+    /// resolved without them, so a tool explaining it should say so rather than show another
+    /// route (kind) as if it were the only one.
     pub fn left_out_at(&self, ip: IpAddr) -> impl Iterator<Item = &str> {
         self.left_out
             .iter()
@@ -199,7 +202,7 @@ impl RouteTable {
     ) -> impl Iterator<Item = &'a str> {
         self.left_out
             .iter()
-            .filter(move |l| &*l.namespace == namespace && &*l.name == name)
+            .filter(move |l| l.service && &*l.namespace == namespace && &*l.name == name)
             .map(|l| &*l.text)
     }
 

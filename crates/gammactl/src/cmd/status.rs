@@ -1,11 +1,14 @@
 //! `gammactl status`: the route status updates one controller would write: its own entries
 //! merged into what is stored, foreign entries untouched (gamma-arbiter's status protocol),
-//! with the `Accepted`/`ResolvedRefs` conditions gamma-resolve computes for owned parents.
+//! with the `Accepted`/`ResolvedRefs` conditions gamma-resolve computes for owned parents; and
+//! the Gateway, ListenerSet and BackendTLSPolicy status writes of a gateway controller, as
+//! gamma-controller computes and merges them (one rule for the CLI and the controller).
 
 use std::collections::BTreeMap;
 
 use gamma_arbiter::merge_outcome;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
+use gamma_controller::{ObjectMerge, ObjectStatus, desired_object_statuses, owned_service_parents};
 use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
@@ -30,6 +33,22 @@ struct Update {
     outcome: MergeOutcome,
 }
 
+/// One Gateway's, ListenerSet's or BackendTLSPolicy's update.
+struct ObjectUpdate {
+    object: ObjectKey,
+    generation: i64,
+    resource_version: Option<String>,
+    merge: ObjectMerge,
+}
+
+/// A status to write: a route's, or a Gateway's, ListenerSet's or BackendTLSPolicy's.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AnyStatus<'a> {
+    Route(&'a RouteStatus),
+    Object(&'a ObjectStatus),
+}
+
 /// A full object carrying only the status, as `kubectl apply --subresource=status` or a
 /// controller's status write would send it.
 #[derive(Serialize)]
@@ -38,7 +57,7 @@ struct StatusObject<'a> {
     api_version: &'static str,
     kind: &'static str,
     metadata: Meta<'a>,
-    status: &'a RouteStatus,
+    status: AnyStatus<'a>,
 }
 
 #[derive(Serialize)]
@@ -57,7 +76,12 @@ struct Meta<'a> {
 /// then replace the status.
 #[derive(Serialize)]
 struct Patch<'a> {
-    route: &'a ObjectKey,
+    /// The route patched (route patches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    route: Option<&'a ObjectKey>,
+    /// The Gateway, ListenerSet or BackendTLSPolicy patched (their patches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    object: Option<&'a ObjectKey>,
     patch: Vec<PatchOp<'a>>,
 }
 
@@ -70,7 +94,7 @@ enum PatchOp<'a> {
     },
     Add {
         path: &'static str,
-        value: &'a RouteStatus,
+        value: AnyStatus<'a>,
     },
 }
 
@@ -159,6 +183,31 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         });
     }
 
+    // Gateways, ListenerSets and BackendTLSPolicies: what gamma-controller would write
+    let owned_services = owned_service_parents(&arb.decisions, &snapshot, &me);
+    let objects: Vec<ObjectUpdate> =
+        desired_object_statuses(&snapshot, &table, &me, &owned_services)
+            .into_iter()
+            .filter_map(|(object, desired)| {
+                let copy = snapshot.get(&object)?;
+                let generation = copy.metadata().generation_or_zero();
+                let merge = desired.merge_into(copy, generation, &me, now);
+                Some(ObjectUpdate {
+                    resource_version: copy.metadata().resource_version.clone(),
+                    object,
+                    generation,
+                    merge,
+                })
+            })
+            .collect();
+    let object_writes: Vec<(&ObjectUpdate, &ObjectStatus)> = objects
+        .iter()
+        .filter_map(|u| match &u.merge {
+            ObjectMerge::Write { status, .. } => Some((u, status)),
+            _ => None,
+        })
+        .collect();
+
     let writes: Vec<(&Update, &RouteStatus)> = updates
         .iter()
         .filter_map(|u| match &u.outcome {
@@ -170,6 +219,14 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         .iter()
         .filter(|(u, _)| u.resource_version.is_none())
         .map(|(u, _)| format!("{} {}/{}", u.route.kind, u.route.namespace, u.route.name))
+        .chain(
+            object_writes
+                .iter()
+                .filter(|(u, _)| u.resource_version.is_none())
+                .map(|(u, _)| {
+                    format!("{} {}/{}", u.object.kind, u.object.namespace, u.object.name)
+                }),
+        )
         .collect();
     // Said where the output is meant to be applied: patches, or objects for programs.
     let applicable = args.form == StatusForm::Patch || args.output.format() != Format::Text;
@@ -205,53 +262,93 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             text.push_str(&super::listener_sets::render(
                 &table, &snapshot, &me, &style,
             ));
+            for (key, desired) in desired_object_statuses(&snapshot, &table, &me, &owned_services) {
+                if let gamma_controller::DesiredObjectStatus::BackendTlsPolicy(entries) = &desired {
+                    text.push_str(&render_policy(&key, entries, &style));
+                }
+            }
             emit(&text);
             Ok(())
         }
+        // Routes first (in route order), then Gateways, ListenerSets and BackendTLSPolicies,
+        // each by namespace and name.
         (f, StatusForm::Full) => {
-            let objects: Vec<StatusObject<'_>> = writes
-                .iter()
-                .map(|(u, status)| StatusObject {
-                    api_version: "gateway.networking.k8s.io/v1",
-                    kind: u.route.kind.as_str(),
-                    metadata: Meta {
-                        name: &u.route.name,
-                        namespace: &u.route.namespace,
-                        resource_version: u.resource_version.as_deref(),
-                    },
-                    status,
-                })
-                .collect();
+            let routes = writes.iter().map(|(u, status)| StatusObject {
+                api_version: "gateway.networking.k8s.io/v1",
+                kind: u.route.kind.as_str(),
+                metadata: Meta {
+                    name: &u.route.name,
+                    namespace: &u.route.namespace,
+                    resource_version: u.resource_version.as_deref(),
+                },
+                status: AnyStatus::Route(status),
+            });
+            let others = object_writes.iter().map(|(u, status)| StatusObject {
+                api_version: "gateway.networking.k8s.io/v1",
+                kind: u.object.kind.as_str(),
+                metadata: Meta {
+                    name: &u.object.name,
+                    namespace: &u.object.namespace,
+                    resource_version: u.resource_version.as_deref(),
+                },
+                status: AnyStatus::Object(status),
+            });
+            let objects: Vec<StatusObject<'_>> = routes.chain(others).collect();
             print(&objects, f)
         }
         (f, StatusForm::Patch) => {
-            let patches: Vec<Patch<'_>> =
-                writes.iter().map(|(u, status)| patch(u, status)).collect();
+            let patches: Vec<Patch<'_>> = writes
+                .iter()
+                .map(|(u, status)| patch(u, status))
+                .chain(object_writes.iter().map(|(u, status)| Patch {
+                    route: None,
+                    object: Some(&u.object),
+                    patch: patch_ops(
+                        u.resource_version.as_deref(),
+                        u.generation,
+                        AnyStatus::Object(status),
+                    ),
+                }))
+                .collect();
             print(&patches, f)
         }
     }
 }
 
 fn patch<'a>(u: &'a Update, status: &'a RouteStatus) -> Patch<'a> {
+    Patch {
+        route: Some(&u.route),
+        object: None,
+        patch: patch_ops(
+            u.resource_version.as_deref(),
+            u.generation,
+            AnyStatus::Route(status),
+        ),
+    }
+}
+
+/// Test the resourceVersion (when known) and the generation, then replace the status.
+fn patch_ops<'a>(
+    resource_version: Option<&'a str>,
+    generation: i64,
+    status: AnyStatus<'a>,
+) -> Vec<PatchOp<'a>> {
     let mut patch = Vec::with_capacity(3);
-    if let Some(rv) = &u.resource_version {
+    if let Some(rv) = resource_version {
         patch.push(PatchOp::Test {
             path: "/metadata/resourceVersion",
-            value: rv.as_str().into(),
+            value: rv.into(),
         });
     }
     patch.push(PatchOp::Test {
         path: "/metadata/generation",
-        value: u.generation.into(),
+        value: generation.into(),
     });
     patch.push(PatchOp::Add {
         path: "/status",
         value: status,
     });
-    Patch {
-        route: &u.route,
-        patch,
-    }
+    patch
 }
 
 /// The fully qualified resource for kubectl (`httproutes.gateway.networking.k8s.io`): a bare
@@ -388,6 +485,41 @@ fn render_gateway(g: &GatewayStatus, style: &Style) -> String {
             l.attached_routes,
             kinds.join(", "),
             conditions(&l.conditions)
+        ));
+    }
+    out
+}
+
+/// `me`'s ancestor entries of one BackendTLSPolicy (GEP-713 PolicyAncestorStatus), one line per
+/// ancestor; nothing when `me` is responsible for none of its ancestors.
+fn render_policy(
+    key: &ObjectKey,
+    entries: &[gamma_mesh::model::gateway::PolicyAncestorStatus],
+    style: &Style,
+) -> String {
+    if entries.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{}\n",
+        style.bold(&format!("BackendTLSPolicy {}/{}", key.namespace, key.name))
+    );
+    for e in entries {
+        let conditions: Vec<String> = e
+            .conditions
+            .iter()
+            .map(|c| {
+                let text = format!("{}={} {}", c.type_, c.status.as_str(), c.reason);
+                match c.status {
+                    ConditionStatus::True => style.green(&text),
+                    _ => style.red(&text),
+                }
+            })
+            .collect();
+        out.push_str(&format!(
+            "  ancestor {}: {}\n",
+            describe_parent(&e.ancestor_ref, &key.namespace),
+            conditions.join(", ")
         ));
     }
     out

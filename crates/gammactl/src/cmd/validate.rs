@@ -70,6 +70,9 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
                 found.push(object.problem(severity, e.path.as_str(), e.kind.to_string()));
             }
         }
+        if report.errors.is_empty() {
+            found.extend(dropped_rule_warnings(object, &report, &opts));
+        }
     }
     found.extend(parent_group_warnings(&manifests));
     if args.refs {
@@ -198,6 +201,46 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
         }
     }
     out
+}
+
+/// The rules of a route the API server would admit that gamma-rs does not serve, as warnings
+/// at `spec.rules[i]`: the engine's own verdict ([`gamma_resolve::lower_route`], the lowering
+/// `status`, `resolve` and `explain` read), so the four commands name the same rules with the
+/// same reasons (the route's status: `PartiallyInvalid` "Dropped Rule", or `Accepted=False`
+/// when no rule is left). A rule already warned about for a header value with CR, LF or NUL is
+/// not warned twice.
+fn dropped_rule_warnings(
+    object: &crate::manifests::Loaded,
+    report: &gamma_mesh::model::validate::Report,
+    opts: &ValidateOptions,
+) -> Vec<Problem> {
+    let Some(route) = gamma_resolve::lower_route(&object.resource, opts) else {
+        return Vec::new();
+    };
+    route
+        .rules
+        .iter()
+        .enumerate()
+        .filter_map(|(i, rule)| {
+            let invalid = rule.invalid.as_ref()?;
+            let at = format!("spec.rules[{i}]");
+            let warned = report.warnings.iter().any(|w| {
+                let p = w.path.as_str();
+                p.strip_prefix(&at)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            });
+            (!warned).then(|| {
+                object.problem(
+                    Severity::Warning,
+                    &at,
+                    format!(
+                        "rule {i} is dropped by gamma-rs ({}): {}",
+                        invalid.reason, invalid.message
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 /// The parentRef group trap, warned by plain `validate` (no `--refs` needed): it is in the

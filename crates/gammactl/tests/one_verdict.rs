@@ -1,0 +1,284 @@
+//! One verdict per object (docs/validation.md, "One verdict per object"), through the real
+//! binary: `validate`, `status`, `resolve` and `explain` say the same of the same manifests.
+//!
+//! - `infra/refused` breaks a CRD rule in one rule: the API server would refuse it, so
+//!   `validate` errors, `status` says `Accepted=False` with that error, and `resolve` and
+//!   `explain` note it as left out and serve none of its rules.
+//! - `infra/dropped` is admitted with a rule gamma-rs cannot serve: `validate` warns at that
+//!   rule, `status` says `Accepted=True` and `PartiallyInvalid=True` "Dropped Rule" (Gateway API
+//!   RouteConditionPartiallyInvalid), `resolve` and `explain` note the dropped rule and serve
+//!   the other one.
+
+mod common;
+
+use common::run;
+use serde_json::Value;
+
+const INPUT: &str = "crates/gammactl/tests/fixtures/one-verdict.yaml";
+
+/// The message of condition `type_` on route `name`'s only parent in `status -o json`.
+fn condition(status: &Value, name: &str, type_: &str) -> (String, String, String) {
+    let route = status
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no status for {name}: {status:#}"));
+    let c = route["status"]["parents"][0]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == type_)
+        .unwrap_or_else(|| panic!("no {type_} on {name}: {route:#}"));
+    let s = |k: &str| c[k].as_str().unwrap().to_owned();
+    (s("status"), s("reason"), s("message"))
+}
+
+#[test]
+fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
+    let status = run(&[
+        "status",
+        "-f",
+        INPUT,
+        "--as",
+        "example.com/gateway",
+        "--now",
+        "2026-11-29T12:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let status: Value = serde_json::from_str(&status.stdout).unwrap();
+
+    // refused: Accepted=False, with the API server's error as the message
+    let (ok, reason, refused) = condition(&status, "refused", "Accepted");
+    assert_eq!(
+        (ok.as_str(), reason.as_str()),
+        ("False", "IncompatibleFilters")
+    );
+    assert!(refused.starts_with("spec.rules[0]: "), "{refused}");
+    // dropped: Accepted=True, PartiallyInvalid=True naming rule 0 and why
+    let (ok, _, _) = condition(&status, "dropped", "Accepted");
+    assert_eq!(ok, "True");
+    let (ok, reason, pi) = condition(&status, "dropped", "PartiallyInvalid");
+    assert_eq!((ok.as_str(), reason.as_str()), ("True", "UnsupportedValue"));
+    let why = pi
+        .strip_prefix("Dropped Rule(s) 0: rule 0: ")
+        .unwrap_or_else(|| panic!("{pi}"));
+
+    // validate: the refusal is an error, the dropped rule a warning, with the same words
+    let validate = run(&["validate", "-f", INPUT]);
+    assert_eq!(validate.code, 1, "{}", validate.stdout);
+    assert!(
+        validate
+            .stdout
+            .contains(&format!(": HTTPRoute infra/refused: {refused}\n")),
+        "{}",
+        validate.stdout
+    );
+    assert!(
+        validate.stdout.contains(&format!(
+            ": warning: HTTPRoute infra/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
+             (UnsupportedValue): {why}\n"
+        )),
+        "{}",
+        validate.stdout
+    );
+    assert!(
+        validate.stdout.contains(": 1 error, 1 warning"),
+        "{}",
+        validate.stdout
+    );
+    assert!(
+        !validate.stdout.contains("infra/fine"),
+        "{}",
+        validate.stdout
+    );
+
+    let left_out = format!("HTTPRoute infra/refused was left out: {refused}");
+    let dropped = format!("HTTPRoute infra/dropped rule 0 was dropped (UnsupportedValue): {why}");
+
+    // resolve: the refused route serves nothing, the dropped route its other rule; both noted
+    for (host, decision) in [
+        ("refused.example", "respond HTTP 404"),
+        (
+            "dropped.example",
+            "forward to infra/web:80 (by HTTPRoute infra/dropped rule 1)",
+        ),
+    ] {
+        let r = run(&[
+            "resolve",
+            "-f",
+            INPUT,
+            "--to",
+            "gateway/infra/edge:80",
+            "--host",
+            host,
+            "GET",
+            "/ok",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.starts_with(decision), "{host}: {}", r.stdout);
+        for note in [&left_out, &dropped] {
+            assert!(
+                r.stderr.contains(&format!("note: {note}\n")),
+                "{host}: {}",
+                r.stderr
+            );
+        }
+    }
+
+    // explain: the same notes
+    let e = run(&[
+        "explain",
+        "-f",
+        INPUT,
+        "--to",
+        "gateway/infra/edge:80",
+        "--host",
+        "refused.example",
+        "GET",
+        "/ok",
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    for note in [&left_out, &dropped] {
+        assert!(
+            e.stdout.contains(&format!("left out:  {note}\n")),
+            "{}",
+            e.stdout
+        );
+    }
+    assert!(!e.stdout.contains("infra/refused rule"), "{}", e.stdout);
+}
+
+/// The same verdicts from a live cluster (tools/kube-testenv, standard channel): the API
+/// server refuses `refused` (so in a cluster it cannot exist), stores `dropped` and `fine`, and
+/// `status` and `validate` read from the cluster say of them what they say of the files.
+/// Skipped with a message when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
+    use gamma_mesh::kube::kinds::api_resource;
+    use gamma_mesh::model::AnyResource;
+    use kube::api::{Api, DynamicObject, PostParams};
+
+    let Some(env) = gamma_testenv::shared_or_skip(gamma_testenv::Channel::Standard) else {
+        return;
+    };
+    // the fixture moved to a namespace and class of its own: the server is shared
+    let text = std::fs::read_to_string(common::root().join(INPUT))
+        .unwrap()
+        .replace("namespace: infra", "namespace: one-verdict")
+        .replace("{name: ours}", "{name: one-verdict}")
+        .replace("gatewayClassName: ours", "gatewayClassName: one-verdict")
+        .replace("example.com/gateway", "example.com/one-verdict");
+    let text =
+        format!("apiVersion: v1\nkind: Namespace\nmetadata: {{name: one-verdict}}\n---\n{text}");
+    let kubeconfig = kube::config::Kubeconfig::read_from(env.kubeconfig()).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let mut stored = Vec::new();
+    for r in gamma_mesh::model::decode(&text).unwrap() {
+        let kind = r.kind();
+        let ar = api_resource(kind, kind.api_versions()[0]);
+        let api: Api<DynamicObject> = match r.metadata().namespace.as_deref() {
+            Some(ns) if kind.is_namespaced() => Api::namespaced_with(client.clone(), ns, &ar),
+            _ => Api::all_with(client.clone(), &ar),
+        };
+        let object: DynamicObject =
+            serde_json::from_value(serde_json::to_value(&r).unwrap()).unwrap();
+        let created = api.create(&PostParams::default(), &object).await;
+        let name = r.metadata().name.clone();
+        // the files hold the objects as the API server stored them (defaults applied)
+        let created = match created {
+            Err(kube::Error::Api(e)) if e.code == 409 => api.get(&name).await,
+            other => other,
+        };
+        match created {
+            Ok(mut o) => {
+                o.metadata.managed_fields = None;
+                let mut v = serde_json::to_value(&o).unwrap();
+                v["apiVersion"] = kind.api_versions()[0].into();
+                v["kind"] = kind.as_str().into();
+                stored.push((r, v));
+            }
+            // the one the API server refuses: the CRD's CEL rule on that rule
+            Err(kube::Error::Api(e)) if name == "refused" => {
+                assert_eq!(e.code, 422, "{e:?}");
+                assert!(
+                    e.message.contains(
+                        "RequestRedirect filter must not be used together with backendRefs"
+                    ),
+                    "{e:?}"
+                );
+            }
+            Err(e) => panic!("{name}: {e:?}"),
+        }
+    }
+    assert!(
+        !stored
+            .iter()
+            .any(|(r, _): &(AnyResource, Value)| r.metadata().name == "refused")
+    );
+    // the stored objects as files
+    let dir = env.work_dir().join("one-verdict");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, (_, v)) in stored.iter().enumerate() {
+        std::fs::write(
+            dir.join(format!("{i:02}.json")),
+            serde_json::to_string(v).unwrap(),
+        )
+        .unwrap();
+    }
+    let files = dir;
+    let (kubeconfig, files) = (
+        env.kubeconfig().to_str().unwrap().to_owned(),
+        files.to_str().unwrap().to_owned(),
+    );
+    let status = |source: &[&str]| {
+        let mut args = vec![
+            "status",
+            "-q",
+            "--as",
+            "example.com/one-verdict",
+            "--now",
+            "2026-11-29T12:00:00Z",
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(source);
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        serde_json::from_str::<Value>(&r.stdout).unwrap()
+    };
+    let live = status(&["--kubeconfig", &kubeconfig]);
+    let (ok, reason, pi) = condition(&live, "dropped", "PartiallyInvalid");
+    assert_eq!((ok.as_str(), reason.as_str()), ("True", "UnsupportedValue"));
+    assert!(pi.starts_with("Dropped Rule(s) 0: "), "{pi}");
+    assert_eq!(condition(&live, "fine", "Accepted").0, "True");
+    // the status objects carry no resourceVersion from files; compare the statuses
+    let statuses = |v: &Value| -> Vec<(Value, Value)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|o| (o["metadata"]["name"].clone(), o["status"].clone()))
+            .collect()
+    };
+    assert_eq!(
+        statuses(&live),
+        statuses(&status(&["-f", &files])),
+        "the cluster and its files differ"
+    );
+    // validate, on the cluster: the dropped rule is the same warning as for the file
+    let v = run(&["validate", "-q", "--kubeconfig", &kubeconfig]);
+    let why = pi.strip_prefix("Dropped Rule(s) 0: rule 0: ").unwrap();
+    assert!(
+        v.stdout.contains(&format!(
+            "HTTPRoute one-verdict/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
+             (UnsupportedValue): {why}"
+        )),
+        "{}",
+        v.stdout
+    );
+}
