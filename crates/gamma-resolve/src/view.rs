@@ -143,7 +143,14 @@ impl RouteTable {
         self.frontend_index.get_or_init(|| {
             let mut service_ips: BTreeMap<_, Vec<IpAddr>> = BTreeMap::new();
             for ((ip, _, l4), (part, binding)) in self.bindings.iter() {
-                if let Binding::Service { service, port, .. } = binding
+                // a trace follows a backend to its Service's cluster IPs (a headless
+                // Service's endpoints are on target ports, not the backendRef's port)
+                if let Binding::Service {
+                    service,
+                    port,
+                    workload: false,
+                    ..
+                } = binding
                     && let Some(svc) = part.services.get(*service as usize)
                 {
                     let key = (
@@ -422,6 +429,9 @@ impl RouteTable {
                             .collect();
                         (sets, left_out)
                     }
+                    // a ready endpoint of several headless Services: none of their sets
+                    // serves it (requests get WorkloadConflict)
+                    Binding::Conflict { .. } => (Vec::new(), Vec::new()),
                     Binding::Gateway { listeners, .. } => (
                         listeners
                             .iter()
