@@ -187,7 +187,9 @@ impl RouteTable {
                     })
                     .collect();
                 ex.binding = format!(
-                    "{} is a ready endpoint of several headless Services with routes: {}                      (a conflict: none of their routes is picked; workload binding, beyond the                      Gateway API spec)",
+                    "{} is a ready endpoint of several headless Services with routes: {} \
+                     (a conflict: none of their routes is picked; workload binding, beyond the \
+                     Gateway API spec)",
                     crate::workload::socket(req.destination, req.port),
                     names.join(", ")
                 );
