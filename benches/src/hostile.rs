@@ -161,11 +161,7 @@ pub fn hostile(routes: usize) -> (TableInput, HostileShape) {
         parent_services: 1 + cold_services,
     };
     (
-        TableInput {
-            services,
-            routes: all,
-            ..TableInput::default()
-        },
+        TableInput::new().with_services(services).with_routes(all),
         shape,
     )
 }
@@ -173,20 +169,11 @@ pub fn hostile(routes: usize) -> (TableInput, HostileShape) {
 /// The part of `input` the hot port sees: its routes and every Service (for backend checks).
 /// What a reference matcher or a linear scan of that one port needs.
 pub fn hot_port_only(input: &TableInput) -> TableInput {
-    TableInput {
-        routes: input
-            .routes
-            .iter()
-            .filter(|r| r.parents.iter().any(|p| p.name == HOT_SERVICE))
-            .cloned()
-            .collect(),
-        services: input.services.clone(),
-        gateways: input.gateways.clone(),
-        grants: input.grants.clone(),
-        backend_tls_policies: input.backend_tls_policies.clone(),
-        config_maps: input.config_maps.clone(),
-        listener_sets: input.listener_sets.clone(),
-    }
+    // Every other part of the input as it is, so an input kind added later is kept too.
+    let mut hot = input.clone();
+    hot.routes
+        .retain(|r| r.parents.iter().any(|p| p.name == HOT_SERVICE));
+    hot
 }
 
 /// A request to the hot port: a path and headers.

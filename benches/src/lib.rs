@@ -171,11 +171,9 @@ pub(crate) fn one_port_grouped(
             invalid: None,
         })
         .collect();
-    TableInput {
-        services,
-        routes,
-        ..TableInput::default()
-    }
+    TableInput::new()
+        .with_services(services)
+        .with_routes(routes)
 }
 
 /// A request of the one-port fixture that matches rule `i`: (path, tenant header value).
@@ -208,11 +206,7 @@ pub fn many_services(services: usize, rules_per: usize) -> TableInput {
             invalid: None,
         })
         .collect();
-    TableInput {
-        services: svcs,
-        routes,
-        ..TableInput::default()
-    }
+    TableInput::new().with_services(svcs).with_routes(routes)
 }
 
 /// One entry of the pre-sorted linear scan.

@@ -55,16 +55,16 @@ fn service_only(input: &TableInput, name: &str) -> TableInput {
         .map(|b| b.name.as_str())
         .chain([name])
         .collect();
-    TableInput {
-        services: input
-            .services
-            .iter()
-            .filter(|s| needed.contains(s.name.as_str()))
-            .cloned()
-            .collect(),
-        routes,
-        ..TableInput::default()
-    }
+    TableInput::new()
+        .with_services(
+            input
+                .services
+                .iter()
+                .filter(|s| needed.contains(s.name.as_str()))
+                .cloned()
+                .collect(),
+        )
+        .with_routes(routes)
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! the same objects under the defaults.
 #![no_main]
 
-use gamma_model::decode::{DecodeOptions, decode_documents};
+use gamma_model::{DecodeOptions, decode_documents};
 use libfuzzer_sys::fuzz_target;
 
 fn tight(len: usize) -> DecodeOptions {

@@ -15,10 +15,11 @@
 //!   `resourceVersion` precondition, re-merge on 409 with the pure `gamma_arbiter` merge,
 //!   bounded backoff, nothing written when nothing changes. Never server-side apply:
 //!   `status.parents` is an atomic list.
-//! - [`runtime`]: [`run`] ties them together with a [`gamma_controller::Reconciler`]: debounced,
+//! - [`run`] ties them together with a [`gamma_controller::Reconciler`]: debounced,
 //!   batched `reconcile_change`, a full reconcile after a relist, leader election on a
 //!   `coordination.k8s.io` Lease (kube-lease-manager), graceful shutdown, `tracing` spans and
-//!   Prometheus counters ([`metrics`]).
+//!   Prometheus counters ([`metrics`]); configured by [`RunConfig`] and [`LeaseConfig`], stopped
+//!   with an [`Error`] that says whether a restart can help.
 //! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
 //! - [`convert`]: Service, Namespace and EndpointSlice to and from k8s-openapi.
 //! - `gateway_api_rs` (feature `gateway-api-rs`): the Gateway API kinds to and from the
@@ -58,9 +59,10 @@ pub mod gateway_api_rs;
 pub mod kinds;
 pub mod list;
 pub mod metrics;
-pub mod runtime;
 pub mod status;
 pub mod store;
 pub mod watch;
 
-pub use runtime::{LeaseConfig, RunConfig, Runtime, State, run};
+mod runtime;
+
+pub use runtime::{Error, LeaseConfig, RunConfig, Runtime, State, run};

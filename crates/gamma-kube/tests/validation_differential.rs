@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use futures::StreamExt;
 use gamma_model::ResourceKind;
-use gamma_model::decode::{DecodeOptions, decode_documents};
 use gamma_model::validate::{Channel as ModelChannel, ValidateOptions};
+use gamma_model::{DecodeOptions, decode_documents};
 use gamma_testenv::Channel;
 use serde_json::{Value, json};
 

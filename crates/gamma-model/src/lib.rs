@@ -6,8 +6,8 @@
 //!    CRDs (v1.6.1, standard and experimental channels) and of the Kubernetes core subset
 //!    routing needs. Unknown enum values decode into `Unknown(String)` variants and unknown
 //!    fields are ignored, so a newer Gateway API never makes an object undecodable.
-//! 2. **Validation** ([`validate`]): every CRD marker and CEL rule, as typed errors with field
-//!    paths.
+//! 2. **Validation** ([`Validate`], options and the rest in [`validate`]): every CRD marker and
+//!    CEL rule, as typed errors with field paths.
 //! 3. **Defaulted IR** ([`ir`]): routes with every API-server default applied, in types that
 //!    cannot hold invalid values, converted whole or rule by rule (partially invalid routes).
 //! 4. The engines (`gamma-resolve`, `gamma-arbiter`) read a [`Snapshot`] and the IR; passes
@@ -18,8 +18,10 @@
 //! [`AnyResource`] (any decoded object) and [`ResourceKind`]; [`ObjectKey`] (kind, namespace,
 //! name); [`RouteKind`] and [`RouteView`] (what engines read from a route of any kind);
 //! [`Snapshot`], the indexed set of objects every engine reads, with [`ParentKey`];
-//! [`decode()`] and [`DecodeOptions`]; the [`Validate`] trait and [`ValidationErrors`]; the IR
-//! route [`ir::Route`]; JSON Schemas through [`schema`].
+//! [`decode()`], [`decode_documents`] and [`DecodeOptions`] (what they return with positions in
+//! [`decode`](mod@decode)); the [`Validate`] trait and [`ValidationErrors`] (options, field
+//! checks and update rules in [`validate`]); the IR route [`ir::Route`]; JSON Schemas through
+//! [`schema`]. Each public item has one path: a main type at the root is not also in its module.
 //!
 //! gamma-rs extensions that are not upstream API are marked as such; the main one is
 //! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
@@ -57,8 +59,12 @@ mod route;
 mod snapshot;
 mod verdict;
 
-pub use decode::{DecodeError, DecodeOptions, decode, decode_documents, decode_value, decode_with};
+pub use decode::entry::{decode, decode_documents, decode_with};
+pub use decode::error::DecodeError;
+pub use decode::options::DecodeOptions;
+pub use decode::value::decode_value;
 pub use resource::{AnyResource, ObjectKey, ResourceKind};
 pub use route::{RouteKind, RouteView};
 pub use snapshot::{ParentKey, Snapshot};
-pub use validate::{Validate, ValidationError, ValidationErrors};
+pub use validate::error::{ValidationError, ValidationErrors};
+pub use validate::traits::Validate;

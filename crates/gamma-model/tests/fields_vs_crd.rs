@@ -15,9 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gamma_model::ResourceKind;
-use gamma_model::decode::{DecodeOptions, decode_documents};
-use gamma_model::validate::fields::EXPERIMENTAL_ONLY;
+use gamma_model::validate::EXPERIMENTAL_ONLY;
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
+use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::{Map, Value, json};
 
 struct Crd {

@@ -5,8 +5,8 @@
 //! them, see `ErrorKind::ControlCharacter`).
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use gamma_model::decode::{DecodeOptions, decode_documents};
 use gamma_model::validate::{Channel, ErrorKind, Report, ValidateOptions};
+use gamma_model::{DecodeOptions, decode_documents};
 
 /// YAML double-quoted strings, so the escapes reach the decoder as control characters.
 const ROUTES: &str = r#"
@@ -45,7 +45,7 @@ fn reports(channel: Channel) -> Vec<Report> {
         .collect()
 }
 
-fn paths(list: &[gamma_model::validate::ValidationError]) -> Vec<String> {
+fn paths(list: &[gamma_model::ValidationError]) -> Vec<String> {
     list.iter().map(|e| e.path.as_str().to_owned()).collect()
 }
 

@@ -11,7 +11,8 @@
 )]
 
 use gamma_model::DecodeError;
-use gamma_model::decode::{DecodeOptions, Limit};
+use gamma_model::DecodeOptions;
+use gamma_model::decode::Limit;
 
 fn namespace_with_labels(labels: &str) -> String {
     format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n  labels:\n{labels}")

@@ -16,7 +16,8 @@
 )]
 
 use gamma_model::DecodeError;
-use gamma_model::decode::{DecodeOptions, Limit, decode_with};
+use gamma_model::decode::Limit;
+use gamma_model::{DecodeOptions, decode_with};
 
 const HEADER: &str = "apiVersion: v1\nkind: Namespace\n";
 /// `x:` is on line 3; its value is level 2.

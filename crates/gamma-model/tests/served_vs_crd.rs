@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use gamma_model::ResourceKind;
-use gamma_model::decode::{DecodeOptions, decode_documents};
 use gamma_model::validate::served::{Served, served};
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
+use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::Value;
 
 #[test]

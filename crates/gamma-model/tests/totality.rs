@@ -1,9 +1,10 @@
 //! Validation and IR conversion are total: on arbitrary (decodable) objects they never panic,
 //! and they agree with each other (Gateway API HTTPPathMatch: bad input must never crash).
 
+use gamma_model::Validate;
 use gamma_model::gateway;
 use gamma_model::ir;
-use gamma_model::validate::{Channel, Validate, ValidateOptions};
+use gamma_model::validate::{Channel, ValidateOptions};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use gamma_model::decode;
-use gamma_model::validate::update::TRANSITION_RULES;
+use gamma_model::validate::TRANSITION_RULES;
 use gamma_model::validate::{ValidateOptions, validate_update};
 use serde_json::Value;
 
@@ -97,7 +97,7 @@ fn controller_name_is_immutable_on_gateway_classes_and_meshes() {
     // Not a transition between versions of one kind: nothing to compare.
     let class = object("GatewayClass", "example.com/a");
     let mesh = object("XMesh", "example.com/b");
-    assert!(gamma_model::validate::update::transition_errors(&class, &mesh).is_empty());
+    assert!(gamma_model::validate::transition_errors(&class, &mesh).is_empty());
 }
 
 /// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test

@@ -10,8 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use gamma_model::decode::{DecodeOptions, decode_documents};
 use gamma_model::{AnyResource, decode};
+use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::Value;
 
 fn upstream_dir() -> Option<PathBuf> {

@@ -3,9 +3,9 @@
 //! as their own kinds, served only by the experimental channel, and every CEL rule of their specs
 //! enforced as the API server enforces it.
 
-use gamma_model::decode::{DecodeOptions, decode_documents};
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
 use gamma_model::{AnyResource, ResourceKind};
+use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::{Value, json};
 
 /// The errors of `doc` validated as the API server would (field check, Strict) on `channel`.

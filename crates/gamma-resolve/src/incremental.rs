@@ -208,12 +208,16 @@ impl RouteTable {
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
         for (ns, name) in &scope.services {
-            for svc in previous_or_current_services(snapshot, previous, ns, name) {
+            for svc in
+                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
+            {
                 service_keys(snapshot, svc, &mut old_keys);
             }
         }
         for (ns, name) in &scope.gateways {
-            for gw in previous_or_current_gateways(snapshot, previous, ns, name) {
+            for gw in
+                previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
+            {
                 gateway_keys(snapshot, gw, &mut old_keys);
             }
         }
@@ -221,7 +225,9 @@ impl RouteTable {
         // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
         let mut old_claims = Vec::new();
         for (ns, name) in &scope.services {
-            for svc in previous_or_current_services(snapshot, previous, ns, name) {
+            for svc in
+                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
+            {
                 let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
                 for e in crate::workload::endpoints(svc, &slices) {
                     old_claims.push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
@@ -651,7 +657,13 @@ fn close(
                     .extend(snapshot.routes_for_parent(&key).map(ObjectKey::of));
             }
             let mut ips = Vec::new();
-            for svc in previous_or_current_services(snapshot, previous, &ns, &name) {
+            for svc in previous_or_current(
+                previous,
+                &ns,
+                &name,
+                as_service,
+                snapshot.service(&ns, &name),
+            ) {
                 ips.extend(svc.frontend_ips());
             }
             share_addresses(snapshot, &ips, &mut scope);
@@ -667,7 +679,13 @@ fn close(
                     .map(ObjectKey::of),
             );
             let mut ips = Vec::new();
-            for gw in previous_or_current_gateways(snapshot, previous, &ns, &name) {
+            for gw in previous_or_current(
+                previous,
+                &ns,
+                &name,
+                as_gateway,
+                snapshot.gateway(&ns, &name),
+            ) {
                 ips.extend(crate::lower::gateway_addresses(gw));
             }
             share_addresses(snapshot, &ips, &mut scope);
@@ -721,44 +739,37 @@ fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
     }
 }
 
-/// Service `ns/name` as it was (among `previous`) and as it is.
-fn previous_or_current_services<'a>(
-    snapshot: &'a Snapshot,
+/// Object `ns/name` of one kind as it was (among `previous`, those `pick` takes) and as it is
+/// (`current`, the snapshot's).
+fn previous_or_current<'a, T>(
     previous: &'a [&'a AnyResource],
     ns: &'a str,
     name: &'a str,
-) -> impl Iterator<Item = &'a gamma_model::k8s::Service> {
+    pick: fn(&'a AnyResource) -> Option<&'a T>,
+    current: Option<&'a T>,
+) -> impl Iterator<Item = &'a T> {
     previous
         .iter()
-        .filter_map(move |r| match r {
-            AnyResource::Service(s)
-                if s.metadata.name == name && s.metadata.namespace_or_default() == ns =>
-            {
-                Some(s)
-            }
-            _ => None,
+        .filter(move |r| {
+            let meta = r.metadata();
+            meta.name == name && meta.namespace_or_default() == ns
         })
-        .chain(snapshot.service(ns, name))
+        .filter_map(move |r| pick(r))
+        .chain(current)
 }
 
-/// Gateway `ns/name` as it was (among `previous`) and as it is.
-fn previous_or_current_gateways<'a>(
-    snapshot: &'a Snapshot,
-    previous: &'a [&'a AnyResource],
-    ns: &'a str,
-    name: &'a str,
-) -> impl Iterator<Item = &'a gamma_model::gateway::Gateway> {
-    previous
-        .iter()
-        .filter_map(move |r| match r {
-            AnyResource::Gateway(g)
-                if g.metadata.name == name && g.metadata.namespace_or_default() == ns =>
-            {
-                Some(g)
-            }
-            _ => None,
-        })
-        .chain(snapshot.gateway(ns, name))
+fn as_service(r: &AnyResource) -> Option<&gamma_model::k8s::Service> {
+    match r {
+        AnyResource::Service(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn as_gateway(r: &AnyResource) -> Option<&gamma_model::gateway::Gateway> {
+    match r {
+        AnyResource::Gateway(g) => Some(g),
+        _ => None,
+    }
 }
 
 /// The keys a Service's frontends bind.

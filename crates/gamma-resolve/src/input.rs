@@ -26,7 +26,19 @@ pub enum L4 {
 }
 
 /// The whole input of a table.
+///
+/// Built with [`TableInput::new`] and the `with_*` methods (or by setting the public fields of
+/// a `default()`), never by a struct literal: the input grows a field with every new object
+/// kind the table reads, and `#[non_exhaustive]` keeps that from breaking callers.
+///
+/// ```
+/// use gamma_resolve::input::{ServiceIr, TableInput};
+/// let input = TableInput::new().with_services(vec![ServiceIr::default()]);
+/// assert_eq!(input.services.len(), 1);
+/// assert!(input.routes.is_empty());
+/// ```
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct TableInput {
     /// Services (mesh parents and backends).
     pub services: Vec<ServiceIr>,
@@ -43,6 +55,55 @@ pub struct TableInput {
     pub backend_tls_policies: Vec<BackendTlsPolicyIr>,
     /// ConfigMaps (what BackendTLSPolicy `caCertificateRefs` resolve to).
     pub config_maps: Vec<ConfigMapIr>,
+}
+
+impl TableInput {
+    /// An empty input: no objects of any kind.
+    pub fn new() -> Self {
+        TableInput::default()
+    }
+
+    /// With these Services.
+    pub fn with_services(mut self, services: Vec<ServiceIr>) -> Self {
+        self.services = services;
+        self
+    }
+
+    /// With these Gateways.
+    pub fn with_gateways(mut self, gateways: Vec<GatewayIr>) -> Self {
+        self.gateways = gateways;
+        self
+    }
+
+    /// With these routes.
+    pub fn with_routes(mut self, routes: Vec<RouteIr>) -> Self {
+        self.routes = routes;
+        self
+    }
+
+    /// With these ReferenceGrants.
+    pub fn with_grants(mut self, grants: Vec<GrantIr>) -> Self {
+        self.grants = grants;
+        self
+    }
+
+    /// With these ListenerSets.
+    pub fn with_listener_sets(mut self, listener_sets: Vec<ListenerSetIr>) -> Self {
+        self.listener_sets = listener_sets;
+        self
+    }
+
+    /// With these BackendTLSPolicies.
+    pub fn with_backend_tls_policies(mut self, policies: Vec<BackendTlsPolicyIr>) -> Self {
+        self.backend_tls_policies = policies;
+        self
+    }
+
+    /// With these ConfigMaps.
+    pub fn with_config_maps(mut self, config_maps: Vec<ConfigMapIr>) -> Self {
+        self.config_maps = config_maps;
+        self
+    }
 }
 
 /// A Service: frontend (cluster IPs and ports) and backend facts.

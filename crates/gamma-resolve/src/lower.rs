@@ -9,12 +9,13 @@ use std::collections::BTreeSet;
 use std::net::IpAddr;
 
 use gamma_model::Snapshot;
+use gamma_model::Validate;
 use gamma_model::gateway::{
     AllowedListeners, BackendTlsPolicy, FromNamespaces, LabelSelector, Listener, ListenerSet,
     SubjectAltNameType,
 };
 use gamma_model::meta::ObjectMeta;
-use gamma_model::validate::{Validate, ValidateOptions};
+use gamma_model::validate::ValidateOptions;
 
 use crate::cond::RegexPool;
 use crate::input::*;

@@ -54,9 +54,9 @@
 //!     }],
 //!     ..RuleIr::default()
 //! };
-//! let input = TableInput {
-//!     services: vec![web, backend],
-//!     routes: vec![RouteIr {
+//! let input = TableInput::new()
+//!     .with_services(vec![web, backend])
+//!     .with_routes(vec![RouteIr {
 //!         kind: RouteKind::Http,
 //!         namespace: "app".into(),
 //!         name: "split".into(),
@@ -71,9 +71,7 @@
 //!         }],
 //!         rules: vec![rule("/", "web"), rule("/v2", "web-v2")],
 //!         invalid: None,
-//!     }],
-//!     ..TableInput::default()
-//! };
+//!     }]);
 //!
 //! // The engine and the reference, built with the same policy...
 //! let policy = Policy::default();

@@ -8,6 +8,9 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::manifest::table;
 use gamma_model::Snapshot;
 use gamma_resolve::backend_tls::{
     self as bt, BackendTlsPolicyStatus, PolicyAncestorStatus, SubjectAltName,
@@ -95,11 +98,6 @@ fn ca_refs(names: &[&str], hostname: &str) -> String {
         "{{caCertificateRefs: [{}], hostname: {hostname}}}",
         refs.join(", ")
     )
-}
-
-fn table(yaml: &str) -> RouteTable {
-    let snapshot = Snapshot::from_resources(gamma_model::decode(yaml).unwrap());
-    RouteTable::build(&snapshot, &BuildOptions::default())
 }
 
 fn get<'t>(t: &'t RouteTable, path: &'t str) -> Decision<'t> {

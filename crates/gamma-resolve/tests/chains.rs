@@ -7,19 +7,11 @@
     clippy::indexing_slicing
 )]
 
-use gamma_model::Snapshot;
+mod common;
+
+use common::ip;
+use common::manifest::table;
 use gamma_resolve::*;
-
-fn table(yaml: &str) -> RouteTable {
-    RouteTable::build(
-        &Snapshot::from_resources(gamma_model::decode(yaml).unwrap()),
-        &BuildOptions::default(),
-    )
-}
-
-fn ip(s: &str) -> std::net::IpAddr {
-    s.parse().unwrap()
-}
 
 /// Gateway infra/gw -> shop/a (mesh, from infra: the consumer route of infra) -> shop/mid
 /// (mesh, from shop: a 1:3 split to b-v1 and b-v2, b-v2's share rewritten and header-edited)

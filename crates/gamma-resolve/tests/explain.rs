@@ -16,13 +16,13 @@ use gamma_resolve::*;
 const IP: &str = "10.96.0.10";
 
 fn table() -> RouteTable {
-    let input = TableInput {
-        services: vec![
+    let input = TableInput::new()
+        .with_services(vec![
             service("app", "web", IP, &[(80, "http")]),
             service("app", "a", "10.96.1.1", &[(80, "")]),
             service("app", "b", "10.96.1.2", &[(80, "")]),
-        ],
-        routes: vec![
+        ])
+        .with_routes(vec![
             http(
                 "app",
                 "r",
@@ -42,9 +42,7 @@ fn table() -> RouteTable {
                 vec![svc_parent("app", "web")],
                 vec![rule(vec![prefix("/")], vec![backend("app", "b", 80, 1)])],
             ),
-        ],
-        ..TableInput::default()
-    };
+        ]);
     RouteTable::from_input(&input, &BuildOptions::default())
 }
 
@@ -153,12 +151,12 @@ fn invalid_regexes_are_dropped_not_fatal() {
         headers: vec![],
         query: vec![],
     };
-    let input = TableInput {
-        services: vec![
+    let input = TableInput::new()
+        .with_services(vec![
             service("app", "web", IP, &[(80, "http")]),
             service("app", "a", "10.96.1.1", &[(80, "")]),
-        ],
-        routes: vec![http(
+        ])
+        .with_routes(vec![http(
             "app",
             "r",
             vec![svc_parent("app", "web")],
@@ -166,9 +164,7 @@ fn invalid_regexes_are_dropped_not_fatal() {
                 vec![bad, huge, exact("/ok")],
                 vec![backend("app", "a", 80, 1)],
             )],
-        )],
-        ..TableInput::default()
-    };
+        )]);
     let t = RouteTable::from_input(&input, &BuildOptions::default());
     let Decision::Forward(_) = t.resolve(&Request::http(ip(IP), 80, "GET", "/ok"), 0) else {
         panic!()
@@ -197,12 +193,12 @@ fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
             vec![backend("app", "a", 80, 1)],
         )],
     );
-    let input = TableInput {
-        services: vec![
+    let input = TableInput::new()
+        .with_services(vec![
             service("app", "a", "10.96.1.1", &[(80, "")]),
             service("app", "b", "10.96.1.2", &[(80, "")]),
-        ],
-        gateways: vec![GatewayIr {
+        ])
+        .with_gateways(vec![GatewayIr {
             namespace: "app".into(),
             name: "gw".into(),
             addresses: vec![ip(GW_IP)],
@@ -212,8 +208,8 @@ fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
                 ..ListenerIr::default()
             }],
             allowed_listeners: None,
-        }],
-        routes: vec![
+        }])
+        .with_routes(vec![
             grpc,
             http(
                 "app",
@@ -224,9 +220,7 @@ fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
                     rule(vec![prefix("/pkg.S")], vec![backend("app", "b", 80, 1)]),
                 ],
             ),
-        ],
-        ..TableInput::default()
-    };
+        ]);
     let t = RouteTable::from_input(&input, &BuildOptions::default());
     let req = Request::grpc(ip(GW_IP), 80, "/pkg.S/M");
     let ex = t.explain(&req, 0);

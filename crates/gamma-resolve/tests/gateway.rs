@@ -7,29 +7,18 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::manifest::{route_condition, table};
 use gamma_model::RouteKind;
-use gamma_model::Snapshot;
 use gamma_resolve::status::{
     ACCEPTED, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS, RESOLVED_REFS, RouteCondition,
 };
 use gamma_resolve::*;
 
-fn snapshot(yaml: &str) -> Snapshot {
-    Snapshot::from_resources(gamma_model::decode(yaml).unwrap())
-}
-
-fn table(yaml: &str) -> RouteTable {
-    RouteTable::build(&snapshot(yaml), &BuildOptions::default())
-}
-
 /// The condition `type_` of the route `name`'s first parentRef.
 fn cond(t: &RouteTable, name: &str, type_: &str) -> RouteCondition {
-    t.parent_conditions()
-        .iter()
-        .find(|s| s.name == name)
-        .and_then(|s| s.condition(type_))
-        .cloned()
-        .unwrap_or_else(|| panic!("no {type_} for {name}: {:?}", t.parent_conditions()))
+    route_condition(t, name, 0, type_)
 }
 
 const GW_IP: &str = "192.0.2.1";

@@ -9,9 +9,11 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
 use std::net::IpAddr;
 
-use gamma_model::Snapshot;
+use common::manifest::outcome;
 use gamma_resolve::status::{ACCEPTED, PARTIALLY_INVALID};
 use gamma_resolve::*;
 
@@ -48,18 +50,7 @@ spec:
 {rules}
 "#
     );
-    let snapshot = Snapshot::from_resources(gamma_model::decode(&yaml).unwrap());
-    RouteTable::build(&snapshot, &BuildOptions::default())
-}
-
-fn outcome(d: &Decision<'_>) -> String {
-    match d {
-        Decision::Forward(f) => f.backend.name.to_string(),
-        Decision::Respond(r) => format!("{}", r.status),
-        Decision::Redirect(r) => format!("redirect {} {}", r.status, r.location),
-        Decision::Passthrough => "passthrough".into(),
-        _ => "other".into(),
-    }
+    common::manifest::table(&yaml)
 }
 
 fn get(t: &RouteTable, path: &str) -> String {

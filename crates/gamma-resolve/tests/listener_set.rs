@@ -8,6 +8,9 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::manifest::{route_condition as route_cond, table};
 use gamma_model::Snapshot;
 use gamma_resolve::gateway_status::{
     CONFLICTED, HOSTNAME_CONFLICT, LISTENERS_NOT_VALID, PROTOCOL_CONFLICT, REF_NOT_PERMITTED,
@@ -20,31 +23,11 @@ use gamma_resolve::status::{
 };
 use gamma_resolve::*;
 
-fn table(yaml: &str) -> RouteTable {
-    let snapshot = Snapshot::from_resources(gamma_model::decode(yaml).unwrap());
-    RouteTable::build(&snapshot, &BuildOptions::default())
-}
-
 fn ls<'t>(t: &'t RouteTable, ns: &str, name: &str) -> &'t ListenerSetStatus {
     t.listener_set_status()
         .iter()
         .find(|s| s.namespace == ns && s.name == name)
         .unwrap_or_else(|| panic!("no ListenerSet {ns}/{name}: {:?}", t.listener_set_status()))
-}
-
-/// The condition `type_` of route `name`'s parentRef `index`.
-fn route_cond(t: &RouteTable, name: &str, index: usize, type_: &str) -> RouteCondition {
-    t.parent_conditions()
-        .iter()
-        .find(|s| s.name == name && s.parent_index == index)
-        .and_then(|s| s.condition(type_))
-        .cloned()
-        .unwrap_or_else(|| {
-            panic!(
-                "no {type_} for {name}[{index}]: {:?}",
-                t.parent_conditions()
-            )
-        })
 }
 
 fn listener_cond(s: &ListenerSetStatus, listener: &str, type_: &str) -> RouteCondition {

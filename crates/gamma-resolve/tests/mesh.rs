@@ -22,16 +22,13 @@ const OTHER_IP: &str = "10.96.0.20";
 /// Producer namespace "app" with Service "web" (ports 80 "http", 8080 "http-alt") and backends
 /// "v1", "v2".
 fn base() -> TableInput {
-    TableInput {
-        services: vec![
-            service("app", "web", SVC_IP, &[(80, "http"), (8080, "http-alt")]),
-            service("app", "other", OTHER_IP, &[(80, "http")]),
-            service("app", "v1", "10.96.1.1", &[(80, "")]),
-            service("app", "v2", "10.96.1.2", &[(80, "")]),
-            service("client", "local", "10.96.2.1", &[(80, "")]),
-        ],
-        ..TableInput::default()
-    }
+    TableInput::new().with_services(vec![
+        service("app", "web", SVC_IP, &[(80, "http"), (8080, "http-alt")]),
+        service("app", "other", OTHER_IP, &[(80, "http")]),
+        service("app", "v1", "10.96.1.1", &[(80, "")]),
+        service("app", "v2", "10.96.1.2", &[(80, "")]),
+        service("client", "local", "10.96.2.1", &[(80, "")]),
+    ])
 }
 
 fn to(backend_name: &str) -> Vec<BackendIr> {

@@ -194,17 +194,15 @@ fn input_strategy(max_routes: usize) -> impl Strategy<Value = TableInput> {
             .prop_map(|routes| {
                 let mut down = service("app", "down", "10.96.9.2", &[(80, "")]);
                 down.ready = Some(false);
-                TableInput {
-                    services: vec![
+                TableInput::new()
+                    .with_services(vec![
                         service("app", "web", "10.96.0.1", &[(80, "http"), (8080, "alt")]),
                         service("app", "b0", "10.96.9.0", &[(80, "")]),
                         service("app", "b1", "10.96.9.1", &[(80, "")]),
                         down,
                         service("other", "b2", "10.96.9.3", &[(80, "")]),
-                    ],
-                    routes,
-                    ..TableInput::default()
-                }
+                    ])
+                    .with_routes(routes)
             })
     })
 }

@@ -17,16 +17,14 @@ use gamma_resolve::*;
 const IP: &str = "10.96.0.10";
 
 fn table(routes: Vec<RouteIr>) -> RouteTable {
-    let input = TableInput {
-        services: vec![
+    let input = TableInput::new()
+        .with_services(vec![
             service("app", "web", IP, &[(80, "http")]),
             service("app", "a", "10.96.1.1", &[(80, "")]),
             service("app", "b", "10.96.1.2", &[(80, "")]),
             service("app", "c", "10.96.1.3", &[(80, "")]),
-        ],
-        routes,
-        ..TableInput::default()
-    };
+        ])
+        .with_routes(routes);
     RouteTable::from_input(&input, &BuildOptions::default())
 }
 
@@ -360,16 +358,14 @@ fn hostname_specificity_is_the_first_criterion() {
     let mut wild = r("w", vec![rule(vec![prefix("/long/path")], to("b"))]);
     wild.hostnames = vec!["*.example.com".into()];
     let none = r("n", vec![rule(vec![exact("/long/path/x")], to("c"))]);
-    let input = TableInput {
-        services: vec![
+    let input = TableInput::new()
+        .with_services(vec![
             service("app", "web", IP, &[(80, "http")]),
             service("app", "a", "10.96.1.1", &[(80, "")]),
             service("app", "b", "10.96.1.2", &[(80, "")]),
             service("app", "c", "10.96.1.3", &[(80, "")]),
-        ],
-        routes: vec![exact_host, wild, none],
-        ..TableInput::default()
-    };
+        ])
+        .with_routes(vec![exact_host, wild, none]);
     let t = RouteTable::from_input(
         &input,
         &BuildOptions::default().with_mesh_hostnames(MeshHostnames::MatchHostHeader),

@@ -6,23 +6,11 @@
     clippy::indexing_slicing
 )]
 
-use gamma_model::Snapshot;
+mod common;
+
+use common::manifest::{outcome, snapshot};
 use gamma_resolve::status::{ACCEPTED, NO_MATCHING_LISTENER_HOSTNAME, NOT_ALLOWED_BY_LISTENERS};
 use gamma_resolve::*;
-
-fn snapshot(yaml: &str) -> Snapshot {
-    Snapshot::from_resources(gamma_model::decode(yaml).unwrap())
-}
-
-fn outcome(d: &Decision<'_>) -> String {
-    match d {
-        Decision::Forward(f) => f.backend.name.to_string(),
-        Decision::Respond(r) => format!("{}", r.status),
-        Decision::Redirect(r) => format!("redirect {} {}", r.status, r.location),
-        Decision::Passthrough => "passthrough".into(),
-        _ => "other".into(),
-    }
-}
 
 const MESH: &str = r#"
 apiVersion: v1

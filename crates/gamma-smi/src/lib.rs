@@ -22,14 +22,13 @@
 )]
 
 mod authz;
-pub mod convert;
+mod convert;
 mod gateway_match;
 pub mod matching;
 mod report;
 pub mod weights;
 
 pub use authz::{AccessRequest, Authorizer, Identity, IdentityParseError, Verdict};
-pub use convert::{Conversion, convert};
+pub use convert::{Conversion, SOURCE_ANNOTATION, convert};
 pub use gateway_match::path_regex_for_gateway;
-pub use matching::HttpRequest;
 pub use report::{Finding, Report, Severity};

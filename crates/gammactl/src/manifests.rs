@@ -8,9 +8,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gamma_mesh::model::decode::{DecodeOptions, Position, decode_documents};
+use gamma_mesh::model::decode::Position;
 use gamma_mesh::model::validate::FieldCheck;
 use gamma_mesh::model::{AnyResource, DecodeError, ObjectKey, Snapshot};
+use gamma_mesh::model::{DecodeOptions, decode_documents};
 
 use crate::input::Source;
 use crate::locate;

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::run;
+use common::status_as;
 
 const INPUT: &str = "crates/gammactl/tests/fixtures/gateway-status.yaml";
 
@@ -12,16 +12,7 @@ const INPUT: &str = "crates/gammactl/tests/fixtures/gateway-status.yaml";
 // ListenerConditionReason).
 #[test]
 fn status_shows_gateway_and_listener_status_of_own_gateways() {
-    let r = run(&[
-        "status",
-        "-f",
-        INPUT,
-        "--as",
-        "example.com/gateway",
-        "--now",
-        "2026-11-29T12:00:00Z",
-    ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = status_as(INPUT, "example.com/gateway");
     assert!(
         r.stdout
             .contains("Gateway infra/edge: Accepted=True Accepted\n"),
@@ -48,16 +39,7 @@ fn status_shows_gateway_and_listener_status_of_own_gateways() {
 
 #[test]
 fn status_shows_no_gateway_of_another_controller() {
-    let r = run(&[
-        "status",
-        "-f",
-        INPUT,
-        "--as",
-        "other.example.com/gateway",
-        "--now",
-        "2026-11-29T12:00:00Z",
-    ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = status_as(INPUT, "other.example.com/gateway");
     assert!(
         r.stdout
             .contains("Gateway infra/other: Accepted=True Accepted"),

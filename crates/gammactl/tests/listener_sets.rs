@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::run;
+use common::{run, status_as};
 
 const INPUT: &str = "crates/gammactl/tests/fixtures/listener-sets.yaml";
 
@@ -13,16 +13,7 @@ const INPUT: &str = "crates/gammactl/tests/fixtures/listener-sets.yaml";
 // namespace); ListenerEntryStatus.attachedRoutes; GatewayStatus.attachedListenerSets.
 #[test]
 fn status_shows_listener_sets_of_own_gateways() {
-    let r = run(&[
-        "status",
-        "-f",
-        INPUT,
-        "--as",
-        "example.com/gateway",
-        "--now",
-        "2026-11-29T12:00:00Z",
-    ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = status_as(INPUT, "example.com/gateway");
     for line in [
         "Gateway infra/edge: Accepted=True Accepted\n  attachedListenerSets 1\n",
         "ListenerSet team/extra (Gateway infra/edge): Accepted=True Accepted\n  listener app: attachedRoutes 1, supportedKinds [HTTPRoute, GRPCRoute]: Accepted=True Accepted, ResolvedRefs=True ResolvedRefs, Conflicted=False NoConflicts\n",
@@ -33,16 +24,7 @@ fn status_shows_listener_sets_of_own_gateways() {
         assert!(r.stdout.contains(line), "{line}\n---\n{}", r.stdout);
     }
     // another controller writes none of them
-    let r = run(&[
-        "status",
-        "-f",
-        INPUT,
-        "--as",
-        "other.example.com/gateway",
-        "--now",
-        "2026-11-29T12:00:00Z",
-    ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = status_as(INPUT, "other.example.com/gateway");
     assert!(
         !r.stdout.contains("ListenerSet team/extra ("),
         "{}",

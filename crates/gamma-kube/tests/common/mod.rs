@@ -278,7 +278,7 @@ pub fn spawn_runtime(
 ) -> (
     tokio::sync::watch::Receiver<State>,
     tokio::sync::watch::Sender<bool>,
-    tokio::task::JoinHandle<Result<(), gamma_kube::runtime::Error>>,
+    tokio::task::JoinHandle<Result<(), gamma_kube::Error>>,
 ) {
     let mut run_config =
         gamma_kube::RunConfig::new(gamma_controller::ReconcilerConfig::new(config.clone(), me));

@@ -15,18 +15,32 @@
 //!
 //! Every error names the document, the List item if any, the 1-based line, and for field errors
 //! the JSON path of the field (`spec.rules[0].backendRefs[0].port`) with the line of that node.
+//!
+//! The entry points, [`DecodeError`] and [`DecodeOptions`] are at the crate root; this module
+//! holds what [`decode_documents`] returns ([`Decoded`], [`Document`], [`Skipped`],
+//! [`Position`]), the [`Limit`]s and [`field_line`].
+//!
+//! [`decode`]: crate::decode()
+//! [`decode_with`]: crate::decode_with
+//! [`decode_value`]: crate::decode_value
+//! [`decode_documents`]: crate::decode_documents
 
-mod error;
+pub(crate) mod entry;
+pub(crate) mod error;
 mod json;
 mod normalize;
-mod options;
-mod value;
+pub(crate) mod options;
+pub(crate) mod value;
 mod yaml;
 mod yaml_lines;
 
-pub use error::{DecodeError, Limit, Position};
-pub use options::DecodeOptions;
-pub use value::decode_value;
+pub use error::{Limit, Position};
+
+// The crate root's surface (`gamma_model::{decode, decode_with, decode_documents,
+// decode_value, DecodeError, DecodeOptions}`): defined here, exported only there, so each has
+// one public path.
+pub(crate) use error::DecodeError;
+pub(crate) use options::DecodeOptions;
 
 use std::cell::RefCell;
 
@@ -51,11 +65,11 @@ pub struct Document {
 
 impl Document {
     /// Validates the object as the API server validates a create of it: unknown fields (see
-    /// [`crate::validate::fields`]; only known when decoded with
+    /// [`crate::validate::check_fields`]; only known when decoded with
     /// [`DecodeOptions::check_fields`]), missing required fields, then every typed rule.
     ///
     /// ```
-    /// use gamma_model::decode::{DecodeOptions, decode_documents};
+    /// use gamma_model::{DecodeOptions, decode_documents};
     /// use gamma_model::validate::{FieldValidation, ValidateOptions};
     /// let input = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
     ///              metadata: {name: r}\nspec: {parentRef: [{name: gw}]}\n";
@@ -85,7 +99,7 @@ pub struct Skipped {
     pub kind: String,
 }
 
-/// The result of [`decode_documents`]: the decoded objects in input order, and the skipped ones.
+/// The result of [`decode_documents`](crate::decode_documents): the decoded objects in input order, and the skipped ones.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Decoded {
@@ -101,69 +115,6 @@ impl Decoded {
     pub fn into_resources(self) -> Vec<AnyResource> {
         self.documents.into_iter().map(|d| d.resource).collect()
     }
-}
-
-/// Decodes every object in `input`, YAML or JSON, with the default [`DecodeOptions`]. Empty YAML
-/// documents are skipped. Stops at the first error.
-///
-/// ```
-/// let docs = gamma_model::decode(r#"
-/// apiVersion: gateway.networking.k8s.io/v1
-/// kind: HTTPRoute
-/// metadata: {name: web, namespace: shop}
-/// spec:
-///   parentRefs: [{group: "", kind: Service, name: web}]
-/// "#).unwrap();
-/// assert_eq!(docs.len(), 1);
-/// assert_eq!(docs[0].kind(), gamma_model::ResourceKind::HttpRoute);
-/// ```
-pub fn decode(input: &str) -> Result<Vec<AnyResource>, DecodeError> {
-    decode_with(input, &DecodeOptions::default())
-}
-
-/// Decodes every object in `input` with explicit [`DecodeOptions`].
-pub fn decode_with(input: &str, options: &DecodeOptions) -> Result<Vec<AnyResource>, DecodeError> {
-    decode_documents(input, options).map(Decoded::into_resources)
-}
-
-/// Decodes every object in `input`, keeping where each one starts.
-///
-/// ```
-/// use gamma_model::decode::{DecodeOptions, decode_documents};
-/// let input = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\n\
-///              apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n---\n\
-///              apiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n";
-/// let decoded = decode_documents(input, &DecodeOptions::skipping_unsupported())?;
-/// let lines: Vec<_> = decoded.documents.iter().map(|d| d.at.line).collect();
-/// assert_eq!(lines, [Some(1), Some(9)]);
-/// assert_eq!(decoded.skipped[0].kind, "Deployment");
-/// assert_eq!(decoded.skipped[0].at.document, 1);
-/// # Ok::<(), gamma_model::DecodeError>(())
-/// ```
-pub fn decode_documents(input: &str, options: &DecodeOptions) -> Result<Decoded, DecodeError> {
-    if input.len() > options.max_input_bytes {
-        return Err(DecodeError::TooLarge {
-            size: input.len(),
-            limit: options.max_input_bytes,
-        });
-    }
-    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
-    let format = format_of(input);
-    let raw = match format {
-        Format::Json => json::parse(input, options)?,
-        Format::Yaml => yaml::parse(input, options)?,
-    };
-    let ctx = Context {
-        input,
-        options,
-        format,
-        schemas: RefCell::new(Vec::new()),
-    };
-    let mut out = Decoded::default();
-    for doc in raw {
-        ctx.document(doc, &mut out)?;
-    }
-    Ok(out)
 }
 
 /// One segment of a field path.
@@ -430,7 +381,7 @@ fn line_in(
 }
 
 /// The 1-based line of the field at `path` in the object decoded at `at` from `input` (the same
-/// input and options given to [`decode_documents`]), or of its deepest existing ancestor: for
+/// input and options given to [`decode_documents`](crate::decode_documents)), or of its deepest existing ancestor: for
 /// printing `file:line` next to a validation error.
 ///
 /// `path` is a JSON field path as [`DecodeError::Field`] and validation errors write them:
@@ -439,7 +390,8 @@ fn line_in(
 /// errors, not for every object.
 ///
 /// ```
-/// use gamma_model::decode::{DecodeOptions, decode_documents, field_line};
+/// use gamma_model::{DecodeOptions, decode_documents};
+/// use gamma_model::decode::field_line;
 /// let input = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n  labels:\n    team: x\n";
 /// let options = DecodeOptions::default();
 /// let doc = &decode_documents(input, &options)?.documents[0];

@@ -1,7 +1,7 @@
 //! [`DecodeOptions`]: the limits that keep decoding hostile input cheap, and what to do with
 //! kinds gamma-rs does not model.
 
-/// How [`decode_with`](super::decode_with) and [`decode_documents`](super::decode_documents)
+/// How [`decode_with`](crate::decode_with) and [`decode_documents`](crate::decode_documents)
 /// treat their input.
 ///
 /// The defaults are safe for hostile input: each limit bounds time and memory well below what a
@@ -11,7 +11,7 @@
 /// budgets.
 ///
 /// ```
-/// use gamma_model::decode::{DecodeOptions, decode_with};
+/// use gamma_model::{DecodeOptions, decode_with};
 /// let mut options = DecodeOptions::default();
 /// options.max_depth = 16;
 /// options.skip_unsupported = true;

@@ -1,6 +1,7 @@
 //! Decoding behaviour: formats, positions, field paths, lists, skipping, and hostile input.
 
 use super::*;
+use crate::{decode, decode_documents, decode_with};
 
 const ROUTE: &str = "apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute

@@ -32,7 +32,7 @@ impl AnyResource {
 
 /// Decodes one object (not a `List`) from an already-parsed JSON value: the same types, the
 /// same tolerance (unknown enum values kept as `Unknown`, unknown fields ignored) and the same
-/// errors as [`decode_with`](super::decode_with) on the equivalent text, at document 0 with no
+/// errors as [`decode_with`](crate::decode_with) on the equivalent text, at document 0 with no
 /// line. The depth and node limits of `options` apply (a value built in memory can be deeper
 /// than any parser allows); the size, document and alias limits concern text and do not.
 /// [`DecodeOptions::skip_unsupported`] does not apply either: an unsupported kind is an error

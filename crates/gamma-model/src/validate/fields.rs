@@ -24,7 +24,7 @@
 //! built-in types; their required fields are the typed validation's). The SMI kinds are not walked. `metadata` is checked
 //! against the whole Kubernetes `ObjectMeta`.
 //!
-//! [`DecodeOptions::check_fields`]: crate::decode::DecodeOptions::check_fields
+//! [`DecodeOptions::check_fields`]: crate::DecodeOptions::check_fields
 
 use serde::Serialize;
 use serde_json::{Map, Value};

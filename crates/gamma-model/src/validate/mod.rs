@@ -1,14 +1,23 @@
 //! Validation: the upstream CRD schema markers and CEL rules, in Rust.
 //!
-//! Every resource implements [`Validate`]. Validation collects *all* errors, each with the JSON
-//! field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
+//! Every resource implements [`Validate`] (at the crate root, with [`ValidationError`] and
+//! [`ValidationErrors`]; this module holds the rest). Validation collects *all* errors, each
+//! with the JSON field path of the offending value (`spec.rules[1].matches[0].path.value`), a typed
 //! [`ErrorKind`], and a message a person can act on (upstream's own message for CEL rules).
 //! Rules that exist only in the experimental CRDs apply under [`Channel::Experimental`];
 //! experimental-only *fields* are validated whenever present. `docs/validation.md` maps every
 //! upstream rule to the code and lists what is deliberately not checked.
 //!
+//! Field presence, as the API server sees it before any typed check: [`check_fields`] walks the
+//! untyped document for unknown, missing required and experimental-only
+//! ([`EXPERIMENTAL_ONLY`]) fields, and [`validate_checked`] merges that record with the typed
+//! validation into a [`Report`], by channel and [`FieldValidation`] mode. Updates:
+//! [`validate_update`] adds the CRDs' transition rules ([`TRANSITION_RULES`]), which need the
+//! stored object beside the new one.
+//!
 //! ```
-//! use gamma_model::validate::{Channel, Validate, ValidateOptions};
+//! use gamma_model::Validate;
+//! use gamma_model::validate::{Channel, ValidateOptions};
 //! let route: gamma_model::gateway::HttpRoute = serde_json::from_value(serde_json::json!({
 //!     "metadata": {"name": "r"},
 //!     "spec": {"rules": [{
@@ -27,7 +36,8 @@ mod common;
 mod configmap;
 mod core;
 mod endpointslice;
-pub mod fields;
+pub(crate) mod error;
+pub(crate) mod fields;
 pub mod floats;
 mod gateway;
 mod gateway_tls;
@@ -41,18 +51,23 @@ mod policy;
 pub mod served;
 mod service;
 mod status;
-pub mod update;
+pub(crate) mod traits;
+mod update;
 mod xbackend;
 
 pub use common::MAX_TOTAL_MATCHES;
 pub use fields::{
-    CORE_FIELD_SCHEMA, FieldCheck, FieldValidation, Report, check_fields, validate_checked,
+    CORE_FIELD_SCHEMA, EXPERIMENTAL_ONLY, FieldCheck, FieldValidation, OBJECT_META_FIELDS, Report,
+    check_fields, validate_checked,
 };
 pub use path::FieldPath;
 pub use status::MAX_STATUS_PARENTS;
-pub use update::validate_update;
+pub use update::{TRANSITION_RULES, add_transition_errors, transition_errors, validate_update};
 
-use std::fmt;
+// The crate root's surface (`gamma_model::{Validate, ValidationError, ValidationErrors}`):
+// defined here, exported only there, so each has one public path.
+pub(crate) use error::{ValidationError, ValidationErrors};
+pub(crate) use traits::Validate;
 
 use serde::Serialize;
 
@@ -194,164 +209,6 @@ pub enum ErrorKind {
         /// The upstream rule message.
         message: String,
     },
-}
-
-/// One validation failure: where, and what.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, Serialize)]
-#[error("{path}: {kind}")]
-pub struct ValidationError {
-    /// The JSON field path, e.g. `spec.rules[1].matches[0].path.value`.
-    pub path: FieldPath,
-    /// What is wrong.
-    pub kind: ErrorKind,
-}
-
-impl ValidationError {
-    /// A new error at `path`.
-    pub fn new(path: FieldPath, kind: ErrorKind) -> Self {
-        ValidationError { path, kind }
-    }
-
-    /// Whether this error is an unknown enum value (maps to condition reason `UnsupportedValue`).
-    pub fn is_unsupported_value(&self) -> bool {
-        matches!(self.kind, ErrorKind::UnsupportedValue { .. })
-    }
-
-    /// Whether this error is one of the CEL rules on combinations of filters (a
-    /// `RequestRedirect` with a `URLRewrite`, or with backendRefs): a route condition caused by
-    /// it has reason `IncompatibleFilters` (Gateway API HTTPRouteRule.filters: "In cases where
-    /// incompatible or unsupported filters are specified and cause the `Accepted` condition to
-    /// be set to status `False`, implementations may use the `IncompatibleFilters` reason").
-    pub fn is_incompatible_filters(&self) -> bool {
-        match &self.kind {
-            ErrorKind::Rule { message } => {
-                message == httproute::REDIRECT_AND_REWRITE
-                    || message == httproute::REDIRECT_WITH_BACKENDS
-            }
-            _ => false,
-        }
-    }
-
-    /// `Some(i)` when the error lies in route rule `i` (its path is `spec.rules[i]` or below
-    /// it): the rule to drop from a partially invalid route (Gateway API HTTPRouteRule: an
-    /// invalid rule makes only that rule invalid). `None` for errors of the route as a whole.
-    /// The one reader of rule indexes in field paths; engines use it rather than parsing paths.
-    pub fn rule_index(&self) -> Option<usize> {
-        rule_index(self.path.as_str())
-    }
-}
-
-/// `Some(i)` when `path` is `spec.rules[i]` or below it.
-fn rule_index(path: &str) -> Option<usize> {
-    let rest = path.strip_prefix("spec.rules[")?;
-    let end = rest.find(']')?;
-    let index = rest.get(..end)?.parse().ok()?;
-    match rest.get(end + 1..)?.bytes().next() {
-        None | Some(b'.') | Some(b'[') => Some(index),
-        Some(_) => None,
-    }
-}
-
-/// All validation failures of one object, in the order the fields were visited. Never empty.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
-#[serde(transparent)]
-pub struct ValidationErrors(Vec<ValidationError>);
-
-impl ValidationErrors {
-    /// Wraps a non-empty list of errors; `None` when the list is empty.
-    pub fn from_vec(errors: Vec<ValidationError>) -> Option<Self> {
-        (!errors.is_empty()).then_some(ValidationErrors(errors))
-    }
-
-    /// A list holding one error.
-    pub fn single(error: ValidationError) -> Self {
-        ValidationErrors(vec![error])
-    }
-
-    /// The individual errors.
-    pub fn errors(&self) -> &[ValidationError] {
-        &self.0
-    }
-
-    /// The number of errors (at least one).
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Always false: a `ValidationErrors` holds at least one error. Present for API symmetry.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// Consumes into the list of errors.
-    pub fn into_vec(self) -> Vec<ValidationError> {
-        self.0
-    }
-
-    /// Whether any error is at `path` exactly.
-    pub fn has_error_at(&self, path: &str) -> bool {
-        self.0.iter().any(|e| e.path.as_str() == path)
-    }
-}
-
-impl fmt::Display for ValidationErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl IntoIterator for ValidationErrors {
-    type Item = ValidationError;
-    type IntoIter = std::vec::IntoIter<ValidationError>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a ValidationErrors {
-    type Item = &'a ValidationError;
-    type IntoIter = std::slice::Iter<'a, ValidationError>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-/// A resource (or part of one) that can be checked against the upstream schema and CEL rules.
-pub trait Validate {
-    /// Appends every problem found to `errors`, with paths below `path`.
-    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors);
-
-    /// Validates with explicit options.
-    ///
-    /// Runs a cheap pass first (detached paths, errors only counted); only an invalid object is
-    /// walked again to build the field paths of its errors.
-    fn validate_with(&self, opts: &ValidateOptions) -> Result<(), ValidationErrors> {
-        let mut probe = Errors::counting();
-        self.collect_errors(&FieldPath::detached(), opts, &mut probe);
-        if probe.is_empty() {
-            return Ok(());
-        }
-        let mut errors = Errors::default();
-        self.collect_errors(&FieldPath::root(), opts, &mut errors);
-        errors.into_result()
-    }
-
-    /// Validates against the standard channel's rules.
-    fn validate(&self) -> Result<(), ValidationErrors> {
-        self.validate_with(&ValidateOptions::default())
-    }
-}
-
-impl Validate for crate::AnyResource {
-    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-        self.as_validate().collect_errors(path, opts, errors);
-    }
 }
 
 /// An error collector with the checks the schema markers need.
@@ -501,16 +358,6 @@ impl Errors {
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn rule_index_parses_only_rule_paths() {
-        assert_eq!(rule_index("spec.rules[3]"), Some(3));
-        assert_eq!(rule_index("spec.rules[12].matches[0].path.value"), Some(12));
-        assert_eq!(rule_index("spec.rules"), None);
-        assert_eq!(rule_index("spec.rules[x]"), None);
-        assert_eq!(rule_index("spec.rules[1]x"), None);
-        assert_eq!(rule_index("spec.hostnames[0]"), None);
-    }
     use super::*;
 
     #[test]

@@ -24,13 +24,14 @@
 
 use std::time::Duration;
 
+use gamma_model::ValidationErrors;
 use gamma_model::gateway::ParentKind;
 use gamma_model::ir::{
     self, CorsPolicy, DroppedRule, GrpcFilter, HttpFilter, Partial, PathMatch, PathModifier,
     ValueMatch,
 };
 use gamma_model::meta::ObjectMeta;
-use gamma_model::validate::{ValidateOptions, ValidationErrors};
+use gamma_model::validate::ValidateOptions;
 use gamma_model::{AnyResource, RouteView};
 
 use crate::cond::RegexPool;

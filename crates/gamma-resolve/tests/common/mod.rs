@@ -7,6 +7,8 @@
     clippy::indexing_slicing
 )]
 
+pub mod manifest;
+
 /// The naive reference matcher, from the library (feature `reference`, enabled for tests by
 /// the self dev-dependency in Cargo.toml).
 #[allow(unused_imports)]

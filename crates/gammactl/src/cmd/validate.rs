@@ -1,6 +1,6 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
-use gamma_mesh::model::validate::update::add_transition_errors;
+use gamma_mesh::model::validate::add_transition_errors;
 use gamma_mesh::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 

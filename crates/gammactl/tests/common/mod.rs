@@ -115,3 +115,18 @@ pub fn compare(name: &str, run: &Run) {
         );
     }
 }
+
+/// Runs `gammactl status -f INPUT --as CONTROLLER` at a fixed `--now` and asserts it exited 0.
+pub fn status_as(input: &str, controller: &str) -> Run {
+    let r = run(&[
+        "status",
+        "-f",
+        input,
+        "--as",
+        controller,
+        "--now",
+        "2026-11-29T12:00:00Z",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r
+}
