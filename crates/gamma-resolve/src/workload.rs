@@ -293,7 +293,13 @@ pub(crate) fn rebind(
     let Some(f) = workloads.get(&(Box::from(name.0), Box::from(name.1))) else {
         return;
     };
-    for (key, binding) in claims(f, new) {
+    // an endpoint it had and has keeps its claim as it is (each write copies a shard)
+    let added: Vec<EndpointIr> = new
+        .iter()
+        .filter(|e| old.binary_search(e).is_err())
+        .copied()
+        .collect();
+    for (key, binding) in claims(f, &added) {
         claim(bindings, key, (Arc::clone(&f.part), binding.clone()));
     }
 }
