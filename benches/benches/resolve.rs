@@ -159,8 +159,8 @@ fn regex_mix_resolve(c: &mut Criterion) {
     g.finish();
 }
 
-/// `RouteTable::trace` through the three-hop chain of `gamma_benches::chain` (listener, a,
-/// b1 or b2, delivered to c), and its exact distribution.
+/// `RouteTable::trace` through the chain of `gamma_benches::chain` (listener, a, mid, then
+/// b-v1 delivered, or b-v2 and delivered to c), and its exact distribution.
 fn chain_trace(c: &mut Criterion) {
     let table = gamma_benches::chain::chain3();
     let dst: std::net::IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();

@@ -1,6 +1,8 @@
-//! A three-hop chain for `RouteTable::trace` (docs/chains.md): Gateway `infra/gw` forwards to
-//! Service `shop/a`, whose producer route splits 1:1 between `shop/b1` and `shop/b2` (with a
-//! header edit and a path rewrite on b2), whose own routes forward to `shop/c` (no routes).
+//! A chain for `RouteTable::trace` (docs/chains.md), gamma-resolve's `tests/chains.rs` fixture:
+//! Gateway `infra/gw` forwards to Service `shop/a`, whose consumer route for `infra` sends to
+//! `shop/mid`, whose producer route splits 1:3 between `shop/b-v1` (no routes: delivered after
+//! three hops) and `shop/b-v2` (a header edit and a path rewrite; its own route forwards to
+//! `shop/c`, whose own route sends to itself: five hops).
 
 use gamma_model::Snapshot;
 use gamma_resolve::{BuildOptions, RouteTable};
@@ -8,72 +10,9 @@ use gamma_resolve::{BuildOptions, RouteTable};
 /// The Gateway's address.
 pub const CHAIN_GATEWAY: &str = "192.0.2.1";
 
-const CHAIN: &str = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: example
-  addresses: [{type: IPAddress, value: 192.0.2.1}]
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: edge, namespace: infra}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: a, namespace: shop, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1beta1
-kind: ReferenceGrant
-metadata: {name: from-infra, namespace: shop}
-spec:
-  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: infra}]
-  to: [{group: "", kind: Service}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: a, namespace: shop}
-spec: {clusterIP: 10.96.0.10, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: b1, namespace: shop}
-spec: {clusterIP: 10.96.0.21, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: b2, namespace: shop}
-spec: {clusterIP: 10.96.0.22, ports: [{port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: c, namespace: shop}
-spec: {clusterIP: 10.96.0.30, ports: [{port: 80}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: a, namespace: shop}
-spec:
-  parentRefs: [{group: "", kind: Service, name: a}]
-  rules:
-  - backendRefs:
-    - {name: b1, port: 80}
-    - name: b2
-      port: 80
-      filters:
-      - type: RequestHeaderModifier
-        requestHeaderModifier: {set: [{name: x-track, value: b2}]}
-      - type: URLRewrite
-        urlRewrite: {path: {type: ReplacePrefixMatch, replacePrefixMatch: /v2}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: b, namespace: shop}
-spec:
-  parentRefs: [{group: "", kind: Service, name: b1}, {group: "", kind: Service, name: b2}]
-  rules: [{backendRefs: [{name: c, port: 80}]}]
-"#;
+/// The fixture of gamma-resolve's chain tests (`tests/chains.rs`), shared so the bench traces
+/// the chain the tests check.
+const CHAIN: &str = include_str!("../../crates/gamma-resolve/tests/fixtures/chain.yaml");
 
 /// The chain's table.
 pub fn chain3() -> RouteTable {
@@ -89,19 +28,25 @@ mod tests {
     use super::*;
     use gamma_resolve::{Request, TraceEnd};
 
-    // The fixture is the chain it claims: three hops, then shop/c's endpoints, either way the
-    // split goes (GEP-1294: each hop resolved at the backend Service's frontend).
+    // The fixture is the chain it claims, both ways the split goes (GEP-1294: each hop resolved
+    // at the backend Service's frontend): shop/b-v1 after three hops (entropy at the bottom of
+    // the range: the first, 1/4 share), shop/c after five (the top: b-v2's 3/4; c's own route
+    // to itself is the last hop).
     #[test]
-    fn the_chain_has_three_hops() {
+    fn the_chain_ends_at_b_v1_after_three_hops_or_at_c_after_five() {
         let table = chain3();
         let dst = CHAIN_GATEWAY
             .parse()
             .unwrap_or(std::net::Ipv4Addr::LOCALHOST.into());
-        for e in [0, u64::MAX] {
-            let req = Request::http(dst, 80, "GET", "/api/orders");
+        let req = Request::http(dst, 80, "GET", "/api/orders");
+        for (e, hops, end) in [(0, 3, "b-v1"), (u64::MAX, 5, "c")] {
             let trace = table.trace(&req, e);
-            assert_eq!(trace.hops.len(), 3);
-            assert!(matches!(trace.end, TraceEnd::Delivered { backend } if backend.name == "c"));
+            assert_eq!(trace.hops.len(), hops, "entropy {e}");
+            assert!(
+                matches!(trace.end, TraceEnd::Delivered { backend } if backend.name == end),
+                "entropy {e}: {}",
+                trace.end
+            );
         }
     }
 }

@@ -7,10 +7,13 @@
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
 //! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
 //! manifests (`regex_mix_yaml`).
-//! `update-<routes>` and `update-service-<routes>` run `N` incremental updates of one route
-//! or one Service (see `update_scenario`); `update-slice-<routes>` one EndpointSlice of a
-//! headless Service with workload binding on (see `update_slice_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
-//! through the three-hop chain of `gamma_benches::chain`. Method in benches/README.md.
+//! `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
+//! `update-namespace-<routes>` and `update-listenerset-<routes>` run `N` incremental updates
+//! of one route, of a different route each time, of one Service, Namespace or ListenerSet
+//! (see `update_scenario`); `update-slice-<routes>` one EndpointSlice of a headless Service
+//! with workload binding on (see `update_slice_scenario`). `chain-3` runs `N` traces
+//! (`RouteTable::trace`) through the chain of `gamma_benches::chain` (three or five hops).
+//! Method in benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -119,7 +122,7 @@ fn snapshot_scenario(routes: usize) {
     println!("snapshot-{routes}: {:?}", table.stats());
 }
 
-/// `chain-3`: `n` traces through the three-hop chain, after 2,048 to warm up.
+/// `chain-3`: `n` traces through the chain (three or five hops), after 2,048 to warm up.
 fn chain_scenario(n: usize) {
     let table = gamma_benches::chain::chain3();
     let dst: IpAddr = gamma_benches::chain::CHAIN_GATEWAY.parse().unwrap();
@@ -150,38 +153,100 @@ fn snapshot_regex_mix_scenario(rules: usize, builds: usize) {
     }
 }
 
-/// `update-<routes>` / `update-service-<routes>`: [`gamma_benches::manifests::mesh_cluster`] (5 routes per
-/// Service), built once; then `n` one-object changes, each applied to the snapshot and the
-/// table updated from the previous one with `RouteTable::update`: route 0's first path
-/// toggled, or (`service`) Service 0's second port toggled. Read `RouteTable::update`
-/// inclusive (`--toggle-collect`), per change.
-fn update_scenario(routes: usize, n: usize, service: bool) {
+/// What `update_scenario` changes.
+#[derive(Clone, Copy, PartialEq)]
+enum Change {
+    /// Route 0's first path, toggled (`update-<routes>`): after the first change the table
+    /// holds the lowered routes of route 0's Service, so this is the warm cost.
+    Route,
+    /// A different route each time, on a different Service (`update-spread-<routes>`): no
+    /// lowered route of the last update is reused (the cold cost).
+    Spread,
+    /// Service 0's second port, toggled (`update-service-<routes>`).
+    Service,
+    /// Namespace `team-0`'s labels, toggled (`update-namespace-<routes>`).
+    Namespace,
+    /// ListenerSet `team-0/extra`'s listener hostname, toggled (`update-listenerset-<routes>`).
+    ListenerSet,
+}
+
+/// The edge of [`update_scenario`]: Gateway `edge/edge` (one HTTP listener, ListenerSets
+/// allowed from every namespace), ListenerSet `team-0/extra` on it (one listener on port
+/// 8080, hostname `h{v}.example`), two HTTPRoutes on the Gateway and one on the ListenerSet,
+/// and Namespaces `edge` and `team-0` (labels `v: "{v}"`).
+fn edge_yaml(v: usize) -> (String, String, String) {
+    let ns = format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {{name: team-0, labels: {{v: \"{v}\"}}}}\n"
+    );
+    let ls = format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\n\
+         metadata: {{name: extra, namespace: team-0}}\n\
+         spec:\n  parentRef: {{name: edge, namespace: edge}}\n\
+         \x20 listeners: [{{name: alt, port: 8080, protocol: HTTP, hostname: h{v}.example, allowedRoutes: {{namespaces: {{from: All}}}}}}]\n"
+    );
+    let mut rest = String::from(
+        "apiVersion: v1\nkind: Namespace\nmetadata: {name: edge}\n---\n\
+         apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: edge, namespace: edge}\n\
+         spec:\n  gatewayClassName: gamma\n  addresses: [{type: IPAddress, value: 10.250.0.1}]\n\
+         \x20 allowedListeners: {namespaces: {from: All}}\n\
+         \x20 listeners: [{name: web, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: Selector, selector: {matchLabels: {v: \"1\"}}}}}]\n",
+    );
+    for (i, parent) in [
+        "{name: edge, namespace: edge}",
+        "{name: edge, namespace: edge}",
+        "{kind: ListenerSet, name: extra}",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let _ = write!(
+            rest,
+            "---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+             metadata: {{name: edge-{i}, namespace: team-0}}\n\
+             spec: {{parentRefs: [{parent}], rules: [{{matches: [{{path: {{type: PathPrefix, value: /e{i}}}}}], backendRefs: [{{name: svc-0, port: 80}}]}}]}}\n"
+        );
+    }
+    (ns, ls, rest)
+}
+
+/// `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
+/// `update-namespace-<routes>`, `update-listenerset-<routes>`:
+/// [`gamma_benches::manifests::mesh_cluster`] (5 routes per Service) and the edge of
+/// [`edge_yaml`], built once; then `n` one-object changes ([`Change`]), each applied to the
+/// snapshot and the table updated from the previous one with `RouteTable::update`. Read
+/// `RouteTable::update` inclusive (`--toggle-collect`), per change; `n = 0` with
+/// `--toggle-collect='*RouteTable*build*'` gives the full build of the same snapshot.
+fn update_scenario(routes: usize, n: usize, change: Change) {
     let per = 5;
     let services = routes.div_ceil(per);
-    let mut snapshot = Snapshot::from_resources(mesh_cluster(routes, per));
+    let mut objects = mesh_cluster(routes, per);
+    let (ns, ls, rest) = edge_yaml(1);
+    objects.extend(gamma_model::decode(&format!("{ns}---\n{ls}---\n{rest}")).unwrap());
+    let mut snapshot = Snapshot::from_resources(objects);
     let options = BuildOptions::default();
     let mut table = RouteTable::build(&snapshot, &options);
-    let versions: Vec<gamma_model::AnyResource> = (0..2)
-        .map(|v| {
-            let yaml = if service {
-                format!(
-                    "apiVersion: v1\nkind: Service\nmetadata: {{name: svc-0, namespace: team-0}}\n\
-                     spec: {{clusterIP: {}, ports: [{{port: 80, name: http}}{}]}}\n",
-                    svc_ip(0),
-                    if v == 0 {
-                        ", {port: 8080, name: alt}"
-                    } else {
-                        ""
-                    }
-                )
-            } else {
-                mesh_route_yaml(0, per, services, 2 + v)
-            };
-            gamma_model::decode(&yaml).unwrap().remove(0)
-        })
-        .collect();
+    let version = |k: usize, v: usize| -> gamma_model::AnyResource {
+        let yaml = match change {
+            Change::Service => format!(
+                "apiVersion: v1\nkind: Service\nmetadata: {{name: svc-0, namespace: team-0}}\n\
+                 spec: {{clusterIP: {}, ports: [{{port: 80, name: http}}{}]}}\n",
+                svc_ip(0),
+                if v == 0 {
+                    ", {port: 8080, name: alt}"
+                } else {
+                    ""
+                }
+            ),
+            Change::Route => mesh_route_yaml(0, per, services, 2 + v),
+            // route k*per*7+3 (mod routes): a different Service each change
+            Change::Spread => mesh_route_yaml((k * per * 7 + 3) % routes, per, services, 2),
+            Change::Namespace => edge_yaml(v).0,
+            Change::ListenerSet => edge_yaml(v).1,
+        };
+        gamma_model::decode(&yaml).unwrap().remove(0)
+    };
     for k in 0..n {
-        let object = versions[k % 2].clone();
+        let object = version(k, k % 2);
         let key = gamma_model::ObjectKey::of(&object);
         let previous = snapshot.upsert(object);
         table = black_box(table.update(&snapshot, &options, &key, previous.as_deref()));
@@ -239,17 +304,16 @@ fn main() {
     {
         return update_slice_scenario(routes, n);
     }
-    if let Some(routes) = scenario
-        .strip_prefix("update-service-")
-        .and_then(|r| r.parse().ok())
-    {
-        return update_scenario(routes, n, true);
-    }
-    if let Some(routes) = scenario
-        .strip_prefix("update-")
-        .and_then(|r| r.parse().ok())
-    {
-        return update_scenario(routes, n, false);
+    for (prefix, change) in [
+        ("update-service-", Change::Service),
+        ("update-spread-", Change::Spread),
+        ("update-namespace-", Change::Namespace),
+        ("update-listenerset-", Change::ListenerSet),
+        ("update-", Change::Route),
+    ] {
+        if let Some(routes) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
+            return update_scenario(routes, n, change);
+        }
     }
     if let Some(routes) = scenario
         .strip_prefix("snapshot-")

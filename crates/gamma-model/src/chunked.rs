@@ -168,7 +168,6 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
     }
 
     /// The value of `key`.
-    #[cfg(test)]
     pub(crate) fn get(&self, key: &K) -> Option<&V> {
         let run = self.runs.get(&self.run_of(key)?)?;
         run.vals.get(run.keys.binary_search(key).ok()?)

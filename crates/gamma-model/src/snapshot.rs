@@ -93,6 +93,9 @@ pub struct Snapshot {
     service_digests: Chunked<ObjectKey, (Arc<AnyResource>, ServiceDigest)>,
     services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectKey>>,
     routes_by_parent: BTreeMap<ParentKey, BTreeSet<ObjectKey>>,
+    /// Routes by the (namespace, name) of every backendRef and `RequestMirror` backend they
+    /// name (any kind: readers filter).
+    routes_by_backend: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
     /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
     slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
 }
@@ -160,6 +163,9 @@ impl Snapshot {
                 for p in parent_keys(resource, &key.namespace) {
                     insert(&mut self.routes_by_parent, p, key);
                 }
+                for b in backend_keys(resource, &key.namespace) {
+                    insert(&mut self.routes_by_backend, b, key);
+                }
             }
         }
     }
@@ -180,6 +186,9 @@ impl Snapshot {
             _ => {
                 for p in parent_keys(resource, &key.namespace) {
                     remove(&mut self.routes_by_parent, &p, key);
+                }
+                for b in backend_keys(resource, &key.namespace) {
+                    remove(&mut self.routes_by_backend, &b, key);
                 }
             }
         }
@@ -331,6 +340,63 @@ impl Snapshot {
             .into_iter()
             .flatten()
             .filter_map(|k| self.get(k))
+    }
+
+    /// The routes (of every kind) with a backendRef or `RequestMirror` backend named
+    /// `namespace/name` (of any group and kind), in [`ObjectKey`] order: what a change of
+    /// that backend can affect, found without a pass over every route.
+    ///
+    /// ```
+    /// use gamma_model::{Snapshot, decode};
+    /// let snap = Snapshot::from_resources(decode(r#"
+    /// apiVersion: gateway.networking.k8s.io/v1
+    /// kind: HTTPRoute
+    /// metadata: {name: r, namespace: shop}
+    /// spec: {rules: [{backendRefs: [{name: cart, namespace: store, port: 80}]}]}
+    /// "#)?);
+    /// let routes: Vec<_> = snap.routes_for_backend("store", "cart").collect();
+    /// assert_eq!(routes[0].metadata().name, "r");
+    /// assert_eq!(snap.routes_for_backend("shop", "cart").count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn routes_for_backend(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> impl Iterator<Item = &AnyResource> {
+        self.routes_by_backend
+            .get(&(namespace.to_owned(), name.to_owned()))
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.get(k))
+    }
+
+    /// Every route (of every kind) with a backendRef or `RequestMirror` backend in
+    /// `namespace`, with the backend's name, in (backend name, [`ObjectKey`]) order; a route
+    /// naming several such backends comes once per backend.
+    pub fn routes_with_backends_in<'a>(
+        &'a self,
+        namespace: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a AnyResource)> + 'a {
+        self.routes_by_backend
+            .range((namespace.to_owned(), String::new())..)
+            .take_while(move |((ns, _), _)| ns == namespace)
+            .flat_map(move |((_, name), keys)| {
+                keys.iter()
+                    .filter_map(move |k| Some((name.as_str(), self.get(k)?)))
+            })
+    }
+
+    /// The route `key` (of a kind with a [`RouteDigest`]) with whether it passes validation
+    /// under `opts`, as [`Snapshot::validated_routes`] gives it (the verdict is kept with the
+    /// object); `None` when there is no such route.
+    pub fn validated_route(
+        &self,
+        key: &ObjectKey,
+        opts: &ValidateOptions,
+    ) -> Option<(&Arc<AnyResource>, bool)> {
+        let (r, _, v) = self.route_digests.get(key)?;
+        Some((r, v.is_valid(r, opts)))
     }
 
     /// Every parent key some route refers to, in order.
@@ -494,6 +560,77 @@ impl Snapshot {
 fn parent_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<ParentKey> {
     let refs = resource.as_route().map_or(&[][..], |r| r.parent_refs);
     refs.iter().map(|p| ParentKey::of(p, namespace)).collect()
+}
+
+/// The (namespace, name) of every backendRef and `RequestMirror` backend of a route (rule
+/// filters and backendRef filters alike), defaulted to the route's namespace.
+fn backend_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<(String, String)> {
+    use crate::gateway::{BackendRefExt, HttpRequestMirrorFilter};
+    fn mirror(m: Option<&HttpRequestMirrorFilter>) -> Option<&dyn BackendRefExt> {
+        m.map(|m| &m.backend_ref as &dyn BackendRefExt)
+    }
+    let mut refs: Vec<&dyn BackendRefExt> = Vec::new();
+    match resource {
+        AnyResource::HttpRoute(h) => {
+            for rule in h.spec.rules.iter().flatten() {
+                refs.extend(
+                    rule.filters
+                        .iter()
+                        .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                );
+                for b in &rule.backend_refs {
+                    refs.push(&b.backend_ref);
+                    refs.extend(
+                        b.filters
+                            .iter()
+                            .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                    );
+                }
+            }
+        }
+        AnyResource::GrpcRoute(g) => {
+            for rule in &g.spec.rules {
+                refs.extend(
+                    rule.filters
+                        .iter()
+                        .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                );
+                for b in &rule.backend_refs {
+                    refs.push(&b.backend_ref);
+                    refs.extend(
+                        b.filters
+                            .iter()
+                            .filter_map(|f| mirror(f.request_mirror.as_ref())),
+                    );
+                }
+            }
+        }
+        AnyResource::TlsRoute(t) => refs.extend(
+            t.spec
+                .rules
+                .iter()
+                .flat_map(|r| r.backend_refs.iter())
+                .map(|b| b as &dyn BackendRefExt),
+        ),
+        AnyResource::TcpRoute(t) => refs.extend(
+            t.spec
+                .rules
+                .iter()
+                .flat_map(|r| r.backend_refs.iter())
+                .map(|b| b as &dyn BackendRefExt),
+        ),
+        AnyResource::UdpRoute(t) => refs.extend(
+            t.spec
+                .rules
+                .iter()
+                .flat_map(|r| r.backend_refs.iter())
+                .map(|b| b as &dyn BackendRefExt),
+        ),
+        _ => {}
+    }
+    refs.iter()
+        .map(|b| (b.namespace_or(namespace).to_owned(), b.name().to_owned()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -698,9 +835,26 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                                 r
                             })
                             .collect();
+                        // the same names as backends (a mirror for the second), so the
+                        // backend index has entries to keep
+                        let backends: Vec<_> = refs
+                            .iter()
+                            .map(|r| {
+                                let mut b = json!({"name": r["name"], "port": 80});
+                                if let Some(pns) = r.get("namespace") {
+                                    b["namespace"] = pns.clone();
+                                }
+                                b
+                            })
+                            .collect();
+                        let mut rule = json!({"backendRefs": backends.first().into_iter().collect::<Vec<_>>()});
+                        if let Some(m) = backends.get(1) {
+                            rule["filters"] = json!([{"type": "RequestMirror",
+                                "requestMirror": {"backendRef": m}}]);
+                        }
                         resource(json!({"apiVersion": "gateway.networking.k8s.io/v1",
                             "kind": "HTTPRoute", "metadata": {"name": name, "namespace": ns},
-                            "spec": {"parentRefs": refs}}))
+                            "spec": {"parentRefs": refs, "rules": [rule]}}))
                     }),
                 (pick(NAMES), pick(NAMESPACES), pick(NAMES)).prop_map(|(name, ns, svc)| {
                     resource(
@@ -750,6 +904,27 @@ spec: {{gatewayClassName: mesh, listeners: []}}
                         .collect();
                     let routes = snap.routes_for_service(ns, name).count();
                     out.push(format!("{ns}/{name}: slices {slices:?}, routes {routes}"));
+                    // the backend index is the scan it saves
+                    let indexed: Vec<_> = snap
+                        .routes_for_backend(ns, name)
+                        .map(ObjectKey::of)
+                        .collect();
+                    let scanned: Vec<_> = snap
+                        .iter()
+                        .filter(|(k, r)| {
+                            backend_keys(r, &k.namespace)
+                                .contains(&(ns.to_string(), name.to_string()))
+                        })
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    assert_eq!(indexed, scanned, "{ns}/{name}");
+                    let in_ns: BTreeSet<_> = snap
+                        .routes_with_backends_in(ns)
+                        .filter(|(b, _)| *b == *name)
+                        .map(|(_, r)| ObjectKey::of(r))
+                        .collect();
+                    assert_eq!(in_ns, scanned.iter().cloned().collect::<BTreeSet<_>>());
+                    out.push(format!("{ns}/{name}: backend of {indexed:?}"));
                 }
                 out.push(format!("labels {ns}: {:?}", snap.namespace_labels(ns)));
             }

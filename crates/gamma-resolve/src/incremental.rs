@@ -10,23 +10,49 @@
 //! the older parts' conditions of the same routes. A change whose effect this module cannot
 //! bound rebuilds the whole table.
 
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use gamma_model::gateway::{BackendRefExt, HttpRequestMirrorFilter};
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::bindings::Key;
 use crate::build::Builder;
 use crate::cond::RegexPool;
-use crate::input::{L4, ListenerProtocol, TableInput};
+use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::status::ParentStatus;
 use crate::table::{BuildOptions, Part, RouteTable};
 
 /// At most this many parts: past it, an update first merges the parts of earlier updates
 /// into one (rebuilding their scopes together), so a table never holds more.
 const MAX_PARTS: usize = 16;
+
+/// At most this many lowered routes are kept for the next update ([`Lowered`]): a change
+/// with a larger scope is rare, and its routes would weigh more than relowering them costs.
+const MAX_LOWERED: usize = 1024;
+
+/// The lowered input of the routes the last update rebuilt (each with the stored object it
+/// was lowered from), for the next update: a route whose object is still the one in the
+/// snapshot (the same `Arc`) is not lowered again. Lowering depends only on the object and
+/// the validation options, which an update shares with the build of its table.
+///
+/// The next update *takes* the routes (they move into its input, and from it into the new
+/// table's `Lowered`), so a chain of updates keeps one copy; a second update of the same
+/// table finds nothing and lowers what it needs, with the same result. A full build keeps
+/// none (its input would double the table's memory).
+#[derive(Debug, Default)]
+pub(crate) struct Lowered(Mutex<BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>>);
+
+impl Lowered {
+    fn take(&self) -> BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn keep(routes: BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>) -> Lowered {
+        Lowered(Mutex::new(routes))
+    }
+}
 
 /// A route by kind, namespace and name.
 pub(crate) type RouteId = (RouteKind, String, String);
@@ -57,6 +83,9 @@ pub(crate) struct Scope {
     services: BTreeSet<(String, String)>,
     /// Gateways (namespace, name) whose listeners are rebuilt.
     gateways: BTreeSet<(String, String)>,
+    /// ListenerSets (namespace, name) whose listeners and status are rebuilt (with their
+    /// parent Gateways: GEP-1713 merges a Gateway's listeners with its ListenerSets').
+    listener_sets: BTreeSet<(String, String)>,
     /// Routes lowered and compiled again (those still in the snapshot) or dropped.
     routes: BTreeSet<ObjectKey>,
     /// `routes` as route ids.
@@ -86,8 +115,8 @@ impl RouteTable {
     /// a route is an update with that route as `key` and `previous` itself). The result
     /// resolves every request, and reports every parent condition and Gateway status,
     /// exactly as `RouteTable::build(snapshot, options)` would. Changes whose effect cannot
-    /// be bounded (a GatewayClass, ListenerSet, BackendTLSPolicy or XBackend, any kind the
-    /// table does not know) rebuild the whole table, as does a scope past a quarter of the
+    /// be bounded (a BackendTLSPolicy, any change while one exists, a kind the table does
+    /// not know) rebuild the whole table, as does a scope past a quarter of the
     /// table's routes.
     pub fn update(
         &self,
@@ -102,6 +131,7 @@ impl RouteTable {
             Effect::Seeds(s, rebind) => (s, rebind),
         };
         let limit = self.parts.first().map_or(0, |p| p.routes.len()) / 4;
+        let mut lowered = self.lowered.take();
         let mut table = self.share();
         // an EndpointSlice's addresses: its headless Service's endpoints are rebound from
         // the frontends the table keeps, nothing is built
@@ -124,7 +154,7 @@ impl RouteTable {
                     merged.absorb(s);
                 }
             }
-            if !table.rebuild(snapshot, options, merged, &[], limit) {
+            if !table.rebuild(snapshot, options, merged, &[], limit, &mut lowered) {
                 return RouteTable::build(snapshot, options);
             }
             let last = table.parts.pop();
@@ -137,7 +167,9 @@ impl RouteTable {
             seeds,
             &previous.into_iter().collect::<Vec<_>>(),
             limit,
+            &mut lowered,
         ) {
+            table.lowered = Lowered::keep(lowered);
             table
         } else {
             RouteTable::build(snapshot, options)
@@ -177,12 +209,14 @@ impl RouteTable {
             listener_set_status: self.listener_set_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
+            lowered: Lowered::default(),
         }
     }
 
     /// Rebuilds the closure of `seeds` into a new part; `previous` are the objects the change
-    /// replaced (their old addresses are unbound). `false` when the scope has more than
-    /// `limit` routes (a full build is cheaper).
+    /// replaced (their old addresses are unbound); `lowered`: routes lowered before, taken
+    /// when still current, and given the scope's lowered routes. `false` when the scope has
+    /// more than `limit` routes (a full build is cheaper).
     fn rebuild(
         &mut self,
         snapshot: &Snapshot,
@@ -190,21 +224,16 @@ impl RouteTable {
         seeds: Scope,
         previous: &[&AnyResource],
         limit: usize,
+        lowered: &mut BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>,
     ) -> bool {
         let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
             return false;
         };
-        // A Gateway's ListenerSets join its listeners (GEP-1713): merged listener conflicts,
-        // attachedListenerSets and their bindings span them all, so a scope with a Gateway
-        // some ListenerSet names is rebuilt whole (as a ListenerSet change is)
-        if names_a_scope_gateway(snapshot, &scope) {
-            return false;
-        }
         let vopts = crate::lower::lowering_options(
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
         let mut regexes = RegexPool::default();
-        let input = scope_input(snapshot, &scope, &vopts, &mut regexes);
+        let (mut input, objects) = scope_input(snapshot, &scope, &vopts, &mut regexes, lowered);
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
         for (ns, name) in &scope.services {
@@ -214,11 +243,36 @@ impl RouteTable {
                 service_keys(snapshot, svc, &mut old_keys);
             }
         }
+        let mut gateway_ips: Vec<IpAddr> = Vec::new();
         for (ns, name) in &scope.gateways {
             for gw in
                 previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
             {
                 gateway_keys(snapshot, gw, &mut old_keys);
+                gateway_ips.extend(crate::lower::gateway_addresses(gw));
+            }
+        }
+        // a ListenerSet's listeners are bound at its Gateway's addresses: at every address of
+        // the scope's Gateways (whatever is bound there is in the scope, and rebound)
+        for (ns, name) in &scope.listener_sets {
+            for ls in previous_or_current(
+                previous,
+                ns,
+                name,
+                as_listener_set,
+                snapshot.listener_set(ns, name),
+            ) {
+                for l in &ls.spec.listeners {
+                    let l4 = if l.protocol == "UDP" {
+                        L4::Udp
+                    } else {
+                        L4::Tcp
+                    };
+                    let Ok(port) = u16::try_from(l.port) else {
+                        continue;
+                    };
+                    old_keys.extend(gateway_ips.iter().map(|ip| (*ip, port, l4)));
+                }
             }
         }
         // the ready endpoints the scope's headless Services claimed (as they were: their
@@ -238,6 +292,16 @@ impl RouteTable {
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
         let part = Arc::new(built.part);
+        // the scope's lowered routes, for the next update
+        if input.routes.len() <= MAX_LOWERED {
+            *lowered = objects
+                .into_iter()
+                .zip(std::mem::take(&mut input.routes))
+                .map(|((k, o), r)| (k, (o, r)))
+                .collect();
+        } else {
+            lowered.clear();
+        }
         for k in &old_keys {
             self.bindings.remove(k);
         }
@@ -265,6 +329,15 @@ impl RouteTable {
         });
         self.gateway_status.extend(built.gateway_status);
         self.gateway_status
+            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        // and the scope's ListenerSets
+        self.listener_set_status.retain(|l| {
+            !scope
+                .listener_sets
+                .contains(&(l.namespace.clone(), l.name.clone()))
+        });
+        self.listener_set_status.extend(built.listener_set_status);
+        self.listener_set_status
             .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
         // left-out notes are per route: the scope's routes have new ones
         self.left_out.retain(|l| {
@@ -325,6 +398,7 @@ impl Scope {
     fn absorb(&mut self, o: &Scope) {
         self.services.extend(o.services.iter().cloned());
         self.gateways.extend(o.gateways.iter().cloned());
+        self.listener_sets.extend(o.listener_sets.iter().cloned());
         self.routes.extend(o.routes.iter().cloned());
     }
 
@@ -341,6 +415,9 @@ impl Scope {
                 "Gateway" if k.group == gamma_model::gateway::GROUP => {
                     self.gateways.insert((k.namespace, k.name));
                 }
+                "ListenerSet" if k.group == gamma_model::gateway::GROUP => {
+                    self.listener_sets.insert((k.namespace, k.name));
+                }
                 // other kinds never attach, whatever exists
                 _ => {}
             }
@@ -351,6 +428,31 @@ impl Scope {
 /// The route kinds.
 fn is_route_kind(k: ResourceKind) -> bool {
     RouteKind::ALL.iter().any(|r| r.resource_kind() == k)
+}
+
+/// The kinds lowering never reads (`lower::lower_into` reads Services, EndpointSlices,
+/// Gateways, ListenerSets, Namespaces, ReferenceGrants, BackendTLSPolicies, ConfigMaps and
+/// routes): a change of one changes nothing in the table.
+///
+/// - GatewayClass: the table serves every Gateway it is given; which Gateways a controller
+///   owns (their `gatewayClassName`) is decided before, by the arbiter and the controller;
+/// - XBackend, XBackendTrafficPolicy: a backendRef of a kind other than Service is resolved
+///   by its kind alone (`InvalidKind`), never by reading the object;
+/// - XMesh and the SMI kinds: read by the arbiter and the SMI conversion (ownership changes
+///   arrive as route changes).
+fn never_read(kind: ResourceKind) -> bool {
+    matches!(
+        kind,
+        ResourceKind::GatewayClass
+            | ResourceKind::XBackend
+            | ResourceKind::XBackendTrafficPolicy
+            | ResourceKind::XMesh
+            | ResourceKind::TrafficSplit
+            | ResourceKind::HttpRouteGroup
+            | ResourceKind::SmiTcpRoute
+            | ResourceKind::SmiUdpRoute
+            | ResourceKind::TrafficTarget
+    )
 }
 
 /// What a change seeds.
@@ -367,17 +469,10 @@ fn effect(
     // reads rebuilds it whole (their status is computed over the whole input).
     let policies = snapshot.backend_tls_policies().next().is_some()
         || matches!(previous, Some(AnyResource::BackendTlsPolicy(_)));
-    if policies
-        && !matches!(
-            key.kind,
-            ResourceKind::XMesh
-                | ResourceKind::TrafficSplit
-                | ResourceKind::HttpRouteGroup
-                | ResourceKind::SmiTcpRoute
-                | ResourceKind::SmiUdpRoute
-                | ResourceKind::TrafficTarget
-        )
-    {
+    if never_read(key.kind) {
+        return Effect::Nothing;
+    }
+    if policies {
         return Effect::Full;
     }
     match key.kind {
@@ -386,9 +481,6 @@ fn effect(
             // competing with it there)
             s.routes.insert(key.clone());
             for r in previous.into_iter().chain(current) {
-                if route_names_listener_set(r) {
-                    return Effect::Full;
-                }
                 s.add_parents(r);
             }
         }
@@ -396,9 +488,11 @@ fn effect(
             // its frontends, and every route that has it as a backend (validity, ports,
             // appProtocol, readiness)
             s.services.insert((key.namespace.clone(), key.name.clone()));
-            routes_with_backend(snapshot, &mut s.routes, |_, ns, name| {
-                ns == key.namespace && name == key.name
-            });
+            s.routes.extend(
+                snapshot
+                    .routes_for_backend(&key.namespace, &key.name)
+                    .map(ObjectKey::of),
+            );
         }
         ResourceKind::EndpointSlice => {
             let services: BTreeSet<String> = previous
@@ -422,10 +516,12 @@ fn effect(
                         != readiness(snapshot, &key.namespace, name, Some((key, slice)))
                 })
                 .collect();
-            if !changed.is_empty() {
-                routes_with_backend(snapshot, &mut s.routes, |_, ns, name| {
-                    ns == key.namespace && changed.contains(&name.to_string())
-                });
+            for svc in changed {
+                s.routes.extend(
+                    snapshot
+                        .routes_for_backend(&key.namespace, svc)
+                        .map(ObjectKey::of),
+                );
             }
             // MeshBinding::Workloads: a headless Service's endpoints are rebound
             let rebind = services
@@ -441,12 +537,18 @@ fn effect(
             return Effect::Seeds(s, rebind);
         }
         ResourceKind::Namespace => {
-            // listener allowedRoutes selectors read Namespace labels: every Gateway
-            for gw in snapshot.gateways() {
-                s.gateways.insert((
-                    gw.metadata.namespace_or_default().to_string(),
-                    gw.metadata.name.clone(),
-                ));
+            // listener allowedRoutes selectors and Gateway allowedListeners selectors read
+            // Namespace labels: every Gateway and ListenerSet
+            all_listeners(snapshot, &mut s);
+        }
+        ResourceKind::ListenerSet => {
+            // its listeners join its parent Gateway's, as it was and as it is (GEP-1713)
+            s.listener_sets
+                .insert((key.namespace.clone(), key.name.clone()));
+            for r in previous.into_iter().chain(current) {
+                if let AnyResource::ListenerSet(ls) = r {
+                    s.gateways.insert(listener_set_parent(ls));
+                }
             }
         }
         ResourceKind::Gateway => {
@@ -455,25 +557,17 @@ fn effect(
         ResourceKind::ReferenceGrant => {
             // references into its namespace from others: backends (and, under
             // MeshReferenceGrants::Enforce, mesh ones), listener certificateRefs
-            routes_with_backend(snapshot, &mut s.routes, |route_ns, ns, _| {
-                ns == key.namespace && route_ns != key.namespace
-            });
-            for gw in snapshot.gateways() {
-                s.gateways.insert((
-                    gw.metadata.namespace_or_default().to_string(),
-                    gw.metadata.name.clone(),
-                ));
-            }
+            s.routes.extend(
+                snapshot
+                    .routes_with_backends_in(&key.namespace)
+                    .map(|(_, r)| r)
+                    .filter(|r| r.metadata().namespace_or_default() != key.namespace)
+                    .map(ObjectKey::of),
+            );
+            all_listeners(snapshot, &mut s);
         }
-        // read by the arbiter and the SMI conversion, never by the table
         // no BackendTLSPolicy (checked above): nothing reads ConfigMaps
-        ResourceKind::XMesh
-        | ResourceKind::ConfigMap
-        | ResourceKind::TrafficSplit
-        | ResourceKind::HttpRouteGroup
-        | ResourceKind::SmiTcpRoute
-        | ResourceKind::SmiUdpRoute
-        | ResourceKind::TrafficTarget => return Effect::Nothing,
+        ResourceKind::ConfigMap => return Effect::Nothing,
         _ => return Effect::Full,
     }
     Effect::Seeds(s, Vec::new())
@@ -503,112 +597,32 @@ fn readiness(
     (!slices.is_empty()).then(|| slices.iter().any(|e| e.has_ready_endpoint()))
 }
 
-/// Whether a ListenerSet of the snapshot names one of the scope's Gateways as its parent.
-fn names_a_scope_gateway(snapshot: &Snapshot, scope: &Scope) -> bool {
-    !scope.gateways.is_empty()
-        && snapshot.listener_sets().any(|ls| {
-            let p = &ls.spec.parent_ref;
-            let ns = p
-                .namespace
-                .as_deref()
-                .unwrap_or(ls.metadata.namespace_or_default());
-            scope.gateways.contains(&(ns.to_string(), p.name.clone()))
-        })
+/// Every Gateway and ListenerSet of the snapshot into `s` (what a Namespace or ReferenceGrant
+/// change can affect: selectors and certificateRefs of any listener).
+fn all_listeners(snapshot: &Snapshot, s: &mut Scope) {
+    for gw in snapshot.gateways() {
+        s.gateways.insert((
+            gw.metadata.namespace_or_default().to_string(),
+            gw.metadata.name.clone(),
+        ));
+    }
+    for ls in snapshot.listener_sets() {
+        s.listener_sets.insert((
+            ls.metadata.namespace_or_default().to_string(),
+            ls.metadata.name.clone(),
+        ));
+    }
 }
 
-/// Whether a route names a ListenerSet as parent (ListenerSets are rebuilt whole).
-fn route_names_listener_set(r: &AnyResource) -> bool {
-    r.as_route().is_some_and(|v| {
-        v.parent_refs
-            .iter()
-            .any(|p| p.kind_or_default() == "ListenerSet")
-    })
-}
-
-/// Adds every route of the snapshot with a backendRef or mirror backend that `hit(route
-/// namespace, backend namespace, backend name)` accepts. A pass over every route: what a
-/// Service, EndpointSlice or ReferenceGrant change costs besides its rebuild.
-fn routes_with_backend(
-    snapshot: &Snapshot,
-    out: &mut BTreeSet<ObjectKey>,
-    hit: impl Fn(&str, &str, &str) -> bool,
-) {
-    fn mirror(m: Option<&HttpRequestMirrorFilter>) -> Option<&dyn BackendRefExt> {
-        m.map(|m| &m.backend_ref as &dyn BackendRefExt)
-    }
-    for kind in RouteKind::ALL {
-        for r in snapshot.of_kind(kind.resource_kind()) {
-            let ns = r.metadata().namespace_or_default();
-            let mut refs: Vec<&dyn BackendRefExt> = Vec::new();
-            match r {
-                AnyResource::HttpRoute(h) => {
-                    for rule in h.spec.rules.iter().flatten() {
-                        refs.extend(
-                            rule.filters
-                                .iter()
-                                .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                        );
-                        for b in &rule.backend_refs {
-                            refs.push(&b.backend_ref);
-                            refs.extend(
-                                b.filters
-                                    .iter()
-                                    .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                            );
-                        }
-                    }
-                }
-                AnyResource::GrpcRoute(g) => {
-                    for rule in &g.spec.rules {
-                        refs.extend(
-                            rule.filters
-                                .iter()
-                                .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                        );
-                        for b in &rule.backend_refs {
-                            refs.push(&b.backend_ref);
-                            refs.extend(
-                                b.filters
-                                    .iter()
-                                    .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                            );
-                        }
-                    }
-                }
-                AnyResource::TlsRoute(t) => {
-                    refs.extend(
-                        t.spec
-                            .rules
-                            .iter()
-                            .flat_map(|r| r.backend_refs.iter())
-                            .map(|b| b as &dyn BackendRefExt),
-                    );
-                }
-                AnyResource::TcpRoute(t) => {
-                    refs.extend(
-                        t.spec
-                            .rules
-                            .iter()
-                            .flat_map(|r| r.backend_refs.iter())
-                            .map(|b| b as &dyn BackendRefExt),
-                    );
-                }
-                AnyResource::UdpRoute(t) => {
-                    refs.extend(
-                        t.spec
-                            .rules
-                            .iter()
-                            .flat_map(|r| r.backend_refs.iter())
-                            .map(|b| b as &dyn BackendRefExt),
-                    );
-                }
-                _ => {}
-            }
-            if refs.iter().any(|b| hit(ns, b.namespace_or(ns), b.name())) {
-                out.insert(ObjectKey::of(r));
-            }
-        }
-    }
+/// The (namespace, name) a ListenerSet's parentRef names (of any kind: reading more than the
+/// Gateway it joins only widens a scope).
+fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> (String, String) {
+    let p = &ls.spec.parent_ref;
+    let ns = p
+        .namespace
+        .as_deref()
+        .unwrap_or(ls.metadata.namespace_or_default());
+    (ns.to_string(), p.name.clone())
 }
 
 /// Closes a scope: every route of a frontend in it, every parent of a route in it, every
@@ -628,15 +642,13 @@ fn close(
     };
     let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut done_sets: BTreeSet<(String, String)> = BTreeSet::new();
     let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
     loop {
         let mut grew = false;
         let routes: Vec<ObjectKey> = scope.routes.difference(&done_routes).cloned().collect();
         for k in routes {
             if let Some(r) = snapshot.get(&k) {
-                if route_names_listener_set(r) {
-                    return None;
-                }
                 scope.add_parents(r);
             }
             done_routes.insert(k);
@@ -689,7 +701,46 @@ fn close(
                 ips.extend(crate::lower::gateway_addresses(gw));
             }
             share_addresses(snapshot, &ips, &mut scope);
-            done_gateways.insert((ns, name));
+            // its ListenerSets: the Gateway's listeners are merged with theirs (GEP-1713)
+            let gw = (ns, name);
+            for ls in snapshot.listener_sets() {
+                if listener_set_parent(ls) == gw {
+                    scope.listener_sets.insert((
+                        ls.metadata.namespace_or_default().to_string(),
+                        ls.metadata.name.clone(),
+                    ));
+                }
+            }
+            done_gateways.insert(gw);
+            grew = true;
+        }
+        let sets: Vec<(String, String)> = scope
+            .listener_sets
+            .difference(&done_sets)
+            .cloned()
+            .collect();
+        for (ns, name) in sets {
+            // its routes, and the Gateway it joins (as it was and as it is)
+            scope.routes.extend(
+                snapshot
+                    .routes_for_parent(&ParentKey {
+                        group: gamma_model::gateway::GROUP.into(),
+                        kind: "ListenerSet".into(),
+                        namespace: ns.clone(),
+                        name: name.clone(),
+                    })
+                    .map(ObjectKey::of),
+            );
+            for ls in previous_or_current(
+                previous,
+                &ns,
+                &name,
+                as_listener_set,
+                snapshot.listener_set(&ns, &name),
+            ) {
+                scope.gateways.insert(listener_set_parent(ls));
+            }
+            done_sets.insert((ns, name));
             grew = true;
         }
         if scope.routes.len() > limit.max(64) {
@@ -772,6 +823,13 @@ fn as_gateway(r: &AnyResource) -> Option<&gamma_model::gateway::Gateway> {
     }
 }
 
+fn as_listener_set(r: &AnyResource) -> Option<&gamma_model::gateway::ListenerSet> {
+    match r {
+        AnyResource::ListenerSet(l) => Some(l),
+        _ => None,
+    }
+}
+
 /// The keys a Service's frontends bind.
 fn service_keys(snapshot: &Snapshot, svc: &gamma_model::k8s::Service, out: &mut Vec<Key>) {
     let s = crate::lower::lower_service(snapshot, svc);
@@ -795,20 +853,40 @@ fn gateway_keys(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway, out: &m
     }
 }
 
-/// The input of a scope: its Services and Gateways, the Services its routes name as
-/// backends (for backend validity), every ReferenceGrant, its routes (lowered again).
+/// The key and stored object of each route of an input, in input order.
+type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
+
+/// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
+/// name as backends (for backend validity), every ReferenceGrant, its routes (taken from
+/// `lowered` when lowered from the object the snapshot holds, else lowered), with the
+/// stored object of each route (in `input.routes` order).
 fn scope_input(
     snapshot: &Snapshot,
     scope: &Scope,
     opts: &gamma_model::validate::ValidateOptions,
     regexes: &mut RegexPool,
-) -> TableInput {
+    lowered: &mut BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>,
+) -> (TableInput, Objects) {
     let mut input = TableInput::default();
+    let mut objects = Vec::new();
     for k in &scope.routes {
-        if let Some(r) = snapshot.get(k)
-            && let Some(ir) = crate::lower::lower_route_into(r, opts, regexes)
+        let Some(current) = snapshot.get_shared(k) else {
+            continue;
+        };
+        if let Some((o, ir)) = lowered.remove(k)
+            && Arc::ptr_eq(&o, current)
         {
             input.routes.push(ir);
+            objects.push((k.clone(), o));
+            continue;
+        }
+        // with the snapshot's kept verdict, as a full build: an unchanged route is not
+        // validated again
+        if let Some((r, valid)) = snapshot.validated_route(k, opts)
+            && let Some(ir) = crate::lower::lower_route_into(r, opts, valid, regexes)
+        {
+            input.routes.push(ir);
+            objects.push((k.clone(), Arc::clone(r)));
         }
     }
     let mut services = scope.services.clone();
@@ -839,8 +917,15 @@ fn scope_input(
                 .push(crate::lower::lower_gateway(snapshot, gw));
         }
     }
+    for (ns, name) in &scope.listener_sets {
+        if let Some(ls) = snapshot.listener_set(ns, name) {
+            input
+                .listener_sets
+                .push(crate::lower::listener_set(snapshot, ls));
+        }
+    }
     for g in snapshot.reference_grants() {
         input.grants.push(crate::lower::lower_grant(g));
     }
-    input
+    (input, objects)
 }

@@ -45,7 +45,12 @@ pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
 /// routes of a snapshot: for embedders and tools that look at one object, e.g. to show how a
 /// route will be served before it is applied.
 pub fn lower_route(resource: &gamma_model::AnyResource, opts: &ValidateOptions) -> Option<RouteIr> {
-    lower_route_into(resource, &lowering_options(opts), &mut RegexPool::default())
+    lower_route_into(
+        resource,
+        &lowering_options(opts),
+        false,
+        &mut RegexPool::default(),
+    )
 }
 
 /// [`lower_with`], validating the routes' regexes by compiling them into `regexes`: the
@@ -245,7 +250,7 @@ fn allowed_listeners(
 /// A ListenerSet with its parentRef defaulted (group `gateway.networking.k8s.io`, kind
 /// `Gateway`, the ListenerSet's namespace) and its listeners lowered as a Gateway's are, in the
 /// ListenerSet's namespace.
-fn listener_set(snapshot: &Snapshot, ls: &ListenerSet) -> ListenerSetIr {
+pub(crate) fn listener_set(snapshot: &Snapshot, ls: &ListenerSet) -> ListenerSetIr {
     let ns = ns_of(&ls.metadata);
     let p = &ls.spec.parent_ref;
     let group = p.group.as_deref().unwrap_or(gamma_model::gateway::GROUP);
@@ -310,13 +315,16 @@ pub(crate) fn lower_grant(g: &gamma_model::gateway::ReferenceGrant) -> GrantIr {
 
 /// Lowers one route of any kind (`None` for a resource that is not a route) under `opts` (from
 /// [`lowering_options`]), compiling its regexes into `regexes`: the per-route step of
-/// [`lower_into`], which an incremental update runs for the routes it rebuilds.
+/// [`lower_into`], which an incremental update runs for the routes it rebuilds. `known_valid`:
+/// the snapshot's kept verdict says the route is valid under `opts`
+/// ([`Snapshot::validated_route`]), so it is not validated again.
 pub(crate) fn lower_route_into(
     resource: &gamma_model::AnyResource,
     opts: &ValidateOptions,
+    known_valid: bool,
     regexes: &mut RegexPool,
 ) -> Option<RouteIr> {
-    route::lower_checked_route(resource, opts, false, regexes)
+    route::lower_checked_route(resource, opts, known_valid, regexes)
 }
 
 /// The validation options every lowering uses: the caller's, with header values carrying

@@ -1,14 +1,16 @@
 //! Incremental updates agree with full builds: after any sequence of upserts and removes
-//! (routes of several kinds, Services, EndpointSlices, Namespaces, Gateways,
-//! ReferenceGrants), the table updated one change at a time with `RouteTable::update`
+//! (routes of several kinds, Services, EndpointSlices, Namespaces, Gateways, ListenerSets,
+//! ReferenceGrants, GatewayClasses, XBackends, BackendTLSPolicies, ConfigMaps), the table updated one change at a time with `RouteTable::update`
 //! decides every generated request exactly as `RouteTable::build` of the same snapshot, and
 //! reports the same parent conditions (Gateway API route status `parents[].conditions`),
-//! Gateway status and left-out notes. The generated cluster is small so that changes
+//! Gateway, ListenerSet and BackendTLSPolicy status and left-out notes. The generated cluster is small so that changes
 //! collide: shared cluster IPs, a Gateway on a Service's address, consumer and producer routes,
 //! kinds competing on one Service port (GEP-1294 route types), cross-namespace backends
-//! needing a ReferenceGrant (Gateway API ReferenceGrant), listener namespace selectors; and,
-//! with `MeshBinding::Workloads` (beyond the spec, `docs/workloads.md`), headless Services
-//! bound at ready endpoints shared between them (conflicts), named target ports resolved per
+//! needing a ReferenceGrant (Gateway API ReferenceGrant), listener namespace selectors,
+//! ListenerSets joining a Gateway's listeners (GEP-1713: `allowedListeners`, conflicts with
+//! the Gateway's own listeners, routes naming a ListenerSet parent); and, with
+//! `MeshBinding::Workloads` (beyond the spec, `docs/workloads.md`), headless Services bound at
+//! ready endpoints shared between them (conflicts), named target ports resolved per
 //! EndpointSlice, EndpointSlices changing addresses and readiness.
 //!
 //! Case count: `INCREMENTAL_CASES` sequences (default 96) of up to 24 changes, each change
@@ -37,6 +39,8 @@ const NAMESPACES: &[&str] = &["a", "b"];
 /// Services: (namespace, name); index i.
 const SERVICES: &[(&str, &str)] = &[("a", "s0"), ("a", "s1"), ("b", "s2"), ("b", "s3")];
 const GATEWAYS: &[(&str, &str)] = &[("a", "g0"), ("b", "g1")];
+/// ListenerSets: (namespace, name); index i.
+const LISTENER_SETS: &[(&str, &str)] = &[("a", "l0"), ("b", "l1")];
 /// Cluster IPs and Gateway addresses come from one pool, so they collide.
 const IPS: &[&str] = &["10.0.0.1", "10.0.0.2", "10.0.0.3"];
 const PATHS: &[&str] = &["/", "/x", "/x/y", "/z"];
@@ -75,6 +79,31 @@ enum Obj {
         host: bool,
         /// 0 Same, 1 All, 2 Selector env=x.
         from: u8,
+        /// `allowedListeners.namespaces.from`: 0 absent (None), 1 Same, 2 All, 3 Selector env=x.
+        sets: u8,
+    },
+    ListenerSet {
+        i: usize,
+        /// The Gateway it names.
+        gateway: usize,
+        /// Its listener's port: 80 (may conflict with the Gateway's) or 8080.
+        alt_port: bool,
+        host: bool,
+    },
+    GatewayClass {
+        ours: bool,
+    },
+    XBackend {
+        alt: bool,
+    },
+    Policy {
+        service: usize,
+        /// A ConfigMap CA reference (else the system CAs).
+        ca: bool,
+    },
+    ConfigMap {
+        service: usize,
+        ca: bool,
     },
     Grant {
         allow_grpc: bool,
@@ -105,20 +134,30 @@ fn route_ns(i: usize) -> &'static str {
     NAMESPACES[i % 2]
 }
 
-/// A parentRef: index < 4 a Service (optionally with port 80), else a Gateway.
+/// A parentRef: index < 4 a Service (optionally with port 80), 4 and 5 a Gateway, else a
+/// ListenerSet.
 fn parent_yaml(p: usize, port: bool) -> String {
     if p < SERVICES.len() {
         let (ns, name) = SERVICES[p];
         let port = if port { ", port: 80" } else { "" };
         format!("{{group: \"\", kind: Service, name: {name}, namespace: {ns}{port}}}")
+    } else if p >= SERVICES.len() + GATEWAYS.len() {
+        let (ns, name) = LISTENER_SETS[(p - SERVICES.len()) % LISTENER_SETS.len()];
+        format!("{{kind: ListenerSet, name: {name}, namespace: {ns}}}")
     } else {
         let (ns, name) = GATEWAYS[(p - SERVICES.len()) % GATEWAYS.len()];
         format!("{{name: {name}, namespace: {ns}}}")
     }
 }
 
+/// A backendRef: index < 4 a Service, else XBackend `a/x`.
 fn backend_yaml(b: usize, weight: u8) -> String {
-    let (ns, name) = SERVICES[b % SERVICES.len()];
+    if b >= SERVICES.len() {
+        return format!(
+            "{{group: gateway.networking.x-k8s.io, kind: XBackend, name: x, namespace: a, weight: {weight}}}"
+        );
+    }
+    let (ns, name) = SERVICES[b];
     format!("{{name: {name}, namespace: {ns}, port: 80, weight: {weight}}}")
 }
 
@@ -143,6 +182,17 @@ impl Obj {
             ),
             Obj::Gateway { i, .. } => ObjectKey::new(K::Gateway, GATEWAYS[*i].0, GATEWAYS[*i].1),
             Obj::Grant { .. } => ObjectKey::new(K::ReferenceGrant, "b", "allow"),
+            Obj::ListenerSet { i, .. } => {
+                ObjectKey::new(K::ListenerSet, LISTENER_SETS[*i].0, LISTENER_SETS[*i].1)
+            }
+            Obj::GatewayClass { .. } => ObjectKey::new(K::GatewayClass, "", "c"),
+            Obj::XBackend { .. } => ObjectKey::new(K::XBackend, "a", "x"),
+            Obj::Policy { service, .. } => {
+                ObjectKey::new(K::BackendTlsPolicy, SERVICES[*service].0, "p")
+            }
+            Obj::ConfigMap { service, .. } => {
+                ObjectKey::new(K::ConfigMap, SERVICES[*service].0, "ca")
+            }
             Obj::Http { i, .. } => ObjectKey::new(K::HttpRoute, route_ns(*i), format!("r{i}")),
             Obj::Grpc { i, .. } => ObjectKey::new(K::GrpcRoute, route_ns(*i), format!("g{i}")),
             Obj::Tcp { i, .. } => ObjectKey::new(K::TcpRoute, route_ns(*i), format!("t{i}")),
@@ -212,20 +262,78 @@ impl Obj {
                     eps.join(", ")
                 )
             }
-            Obj::Gateway { i, ip, host, from } => {
+            Obj::Gateway {
+                i,
+                ip,
+                host,
+                from,
+                sets,
+            } => {
                 let (ns, name) = GATEWAYS[*i];
                 let host = if *host { ", hostname: h.example" } else { "" };
-                let from = match from {
-                    0 => "{from: Same}".to_string(),
-                    1 => "{from: All}".to_string(),
-                    _ => "{from: Selector, selector: {matchLabels: {env: x}}}".to_string(),
+                let from = from_yaml(*from);
+                let sets = match sets {
+                    0 => String::new(),
+                    s => format!("  allowedListeners: {{namespaces: {}}}\n", from_yaml(s - 1)),
                 };
                 format!(
                     "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n\
                      metadata: {{name: {name}, namespace: {ns}}}\n\
-                     spec:\n  gatewayClassName: c\n  addresses: [{{type: IPAddress, value: {}}}]\n\
+                     spec:\n  gatewayClassName: c\n  addresses: [{{type: IPAddress, value: {}}}]\n{sets}\
                      \x20 listeners:\n  - {{name: web, port: 80, protocol: HTTP{host}, allowedRoutes: {{namespaces: {from}}}}}\n",
                     IPS[*ip]
+                )
+            }
+            Obj::ListenerSet {
+                i,
+                gateway,
+                alt_port,
+                host,
+            } => {
+                let (ns, name) = LISTENER_SETS[*i];
+                let (gns, gname) = GATEWAYS[*gateway];
+                let port = if *alt_port { 8080 } else { 80 };
+                let host = if *host { ", hostname: h.example" } else { "" };
+                format!(
+                    "apiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\n\
+                     metadata: {{name: {name}, namespace: {ns}}}\n\
+                     spec:\n  parentRef: {{name: {gname}, namespace: {gns}}}\n\
+                     \x20 listeners:\n  - {{name: extra, port: {port}, protocol: HTTP{host}, allowedRoutes: {{namespaces: {{from: All}}}}}}\n"
+                )
+            }
+            Obj::GatewayClass { ours } => format!(
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\n\
+                 metadata: {{name: c}}\nspec: {{controllerName: example.com/{}}}\n",
+                if *ours { "gamma" } else { "other" }
+            ),
+            Obj::XBackend { alt } => format!(
+                "apiVersion: gateway.networking.x-k8s.io/v1alpha1\nkind: XBackend\n\
+                 metadata: {{name: x, namespace: a}}\n\
+                 spec: {{type: ExternalHostname, externalHostname: {{hostname: {}.example}}, port: {{port: 80}}}}\n",
+                if *alt { "alt" } else { "api" }
+            ),
+            Obj::Policy { service, ca } => {
+                let (ns, name) = SERVICES[*service];
+                let validation = if *ca {
+                    "{caCertificateRefs: [{group: \"\", kind: ConfigMap, name: ca}], hostname: s.example}"
+                } else {
+                    "{wellKnownCACertificates: System, hostname: s.example}"
+                };
+                format!(
+                    "apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\n\
+                     metadata: {{name: p, namespace: {ns}}}\n\
+                     spec:\n  targetRefs: [{{group: \"\", kind: Service, name: {name}}}]\n  validation: {validation}\n"
+                )
+            }
+            Obj::ConfigMap { service, ca } => {
+                let data = if *ca {
+                    "{ca.crt: \"-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n\"}"
+                } else {
+                    "{other: x}"
+                };
+                format!(
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: ca, namespace: {}}}\ndata: {data}\n",
+                    SERVICES[*service].0
                 )
             }
             Obj::Grant { allow_grpc } => format!(
@@ -302,17 +410,28 @@ impl Obj {
     }
 }
 
-fn parents() -> impl Strategy<Value = Vec<(usize, bool)>> {
-    proptest::collection::vec((0usize..6, any::<bool>()), 1..3)
+/// `allowedRoutes.namespaces` or `allowedListeners.namespaces`: 0 Same, 1 All, 2 Selector env=x.
+fn from_yaml(from: u8) -> &'static str {
+    match from {
+        0 => "{from: Same}",
+        1 => "{from: All}",
+        _ => "{from: Selector, selector: {matchLabels: {env: x}}}",
+    }
 }
 
+fn parents() -> impl Strategy<Value = Vec<(usize, bool)>> {
+    proptest::collection::vec((0usize..8, any::<bool>()), 1..3)
+}
+
+/// BackendTLSPolicies are the rarest kind: while one exists every change rebuilds the
+/// whole table, which tests nothing incremental.
 fn obj() -> impl Strategy<Value = Obj> {
     prop_oneof![
-        1 => (0usize..2, any::<bool>()).prop_map(|(i, labeled)| Obj::Namespace { i, labeled }),
-        4 => (0usize..4, 0usize..3, 0u8..4, proptest::bool::weighted(0.3)).prop_map(
+        2 => (0usize..2, any::<bool>()).prop_map(|(i, labeled)| Obj::Namespace { i, labeled }),
+        8 => (0usize..4, 0usize..3, 0u8..4, proptest::bool::weighted(0.3)).prop_map(
             |(i, ip, ports, headless)| Obj::Service { i, ip, ports, headless }
         ),
-        3 => (0usize..4, proptest::bool::weighted(0.8), 1usize..3, 0u8..16, any::<bool>())
+        4 => (0usize..4, proptest::bool::weighted(0.8), 1usize..3, 0u8..16, any::<bool>())
             .prop_map(|(service, ready, n, addrs, named_port)| Obj::Slice {
                 service,
                 ready,
@@ -320,13 +439,20 @@ fn obj() -> impl Strategy<Value = Obj> {
                 addrs,
                 named_port
             }),
-        2 => (0usize..2, 0usize..3, any::<bool>(), 0u8..3)
-            .prop_map(|(i, ip, host, from)| Obj::Gateway { i, ip, host, from }),
-        1 => any::<bool>().prop_map(|allow_grpc| Obj::Grant { allow_grpc }),
-        6 => (
+        4 => (0usize..2, 0usize..3, any::<bool>(), 0u8..3, 0u8..4)
+            .prop_map(|(i, ip, host, from, sets)| Obj::Gateway { i, ip, host, from, sets }),
+        4 => (0usize..2, 0usize..2, any::<bool>(), any::<bool>()).prop_map(
+            |(i, gateway, alt_port, host)| Obj::ListenerSet { i, gateway, alt_port, host }
+        ),
+        2 => any::<bool>().prop_map(|ours| Obj::GatewayClass { ours }),
+        2 => any::<bool>().prop_map(|alt| Obj::XBackend { alt }),
+        1 => (0usize..4, any::<bool>()).prop_map(|(service, ca)| Obj::Policy { service, ca }),
+        2 => (0usize..4, any::<bool>()).prop_map(|(service, ca)| Obj::ConfigMap { service, ca }),
+        2 => any::<bool>().prop_map(|allow_grpc| Obj::Grant { allow_grpc }),
+        12 => (
             0usize..4,
             parents(),
-            proptest::collection::vec((0usize..4, 0usize..4, 0u8..3), 1..3),
+            proptest::collection::vec((0usize..4, 0usize..5, 0u8..3), 1..3),
             0u8..4,
             proptest::bool::weighted(0.1),
             proptest::bool::weighted(0.1),
@@ -339,9 +465,9 @@ fn obj() -> impl Strategy<Value = Obj> {
                 bad_host,
                 bad_regex,
             }),
-        2 => (0usize..2, parents(), 0usize..4, 0u8..4)
+        4 => (0usize..2, parents(), 0usize..4, 0u8..4)
             .prop_map(|(i, parents, backend, ts)| Obj::Grpc { i, parents, backend, ts }),
-        1 => (0usize..2, parents(), 0usize..4, 0u8..4)
+        2 => (0usize..2, parents(), 0usize..4, 0u8..4)
             .prop_map(|(i, parents, backend, ts)| Obj::Tcp { i, parents, backend, ts }),
     ]
 }
@@ -406,6 +532,16 @@ fn assert_same(updated: &RouteTable, built: &RouteTable, step: usize) {
         updated.gateway_status(),
         built.gateway_status(),
         "Gateway status differs after change {step}"
+    );
+    assert_eq!(
+        updated.listener_set_status(),
+        built.listener_set_status(),
+        "ListenerSet status differs after change {step}"
+    );
+    assert_eq!(
+        updated.backend_tls_policy_status(),
+        built.backend_tls_policy_status(),
+        "BackendTLSPolicy status differs after change {step}"
     );
 }
 

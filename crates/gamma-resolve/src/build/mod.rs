@@ -248,6 +248,7 @@ impl<'i> Builder<'i> {
             listener_set_status: built.listener_set_status,
             backend_tls_status: built.backend_tls_status,
             left_out: built.left_out,
+            lowered: crate::incremental::Lowered::default(),
         }
     }
 

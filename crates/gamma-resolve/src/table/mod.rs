@@ -47,6 +47,8 @@ pub struct RouteTable {
     pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     /// Routes left out of the table, per Service parent they named (rare).
     pub(crate) left_out: Vec<LeftOut>,
+    /// The lowered routes of the last update, for the next one (empty after a full build).
+    pub(crate) lowered: crate::incremental::Lowered,
 }
 
 /// One build's compiled arrays: the whole table's after a full build, the rebuilt frontends'
