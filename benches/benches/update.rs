@@ -1,4 +1,5 @@
-//! Incremental updates: `RouteTable::update` after one HTTPRoute or one Service changed, in
+//! Incremental updates: `RouteTable::update` after one HTTPRoute, one Service or (with
+//! `MeshBinding::Workloads`) one headless Service's EndpointSlice changed, in
 //! mesh clusters of 5,000 and 50,000 HTTPRoutes (five per Service: 1,000 and 10,000
 //! Services), each measured from the fully built table (so every iteration is the same
 //! change), beside a full build of the 5,000-route snapshot. Figures in benches/README.md
@@ -8,10 +9,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use gamma_benches::manifests::{mesh_cluster, mesh_route_yaml};
+use gamma_benches::manifests::{
+    endpoint_slice_yaml, mesh_cluster, mesh_route_yaml, workload_cluster,
+};
 use gamma_benches::svc_ip;
 use gamma_model::{AnyResource, ObjectKey, Snapshot};
-use gamma_resolve::{BuildOptions, RouteTable};
+use gamma_resolve::{BuildOptions, MeshBinding, RouteTable};
 
 /// The snapshot before and after the change, the table built before, and the change.
 struct Case {
@@ -46,6 +49,24 @@ fn case(routes: usize, service: bool) -> Case {
     }
 }
 
+/// [`workload_cluster`] built with `options`, and headless Service svc-0's EndpointSlice with
+/// its third endpoint moved.
+fn slice_case(routes: usize, options: &BuildOptions) -> Case {
+    let mut after = Snapshot::from_resources(workload_cluster(routes, 5));
+    let table = RouteTable::build(&after, options);
+    let object = gamma_model::decode(&endpoint_slice_yaml(0, 1))
+        .unwrap()
+        .remove(0);
+    let key = ObjectKey::of(&object);
+    let previous = after.upsert(object);
+    Case {
+        table,
+        after,
+        key,
+        previous,
+    }
+}
+
 fn update(c: &mut Criterion) {
     let mut g = c.benchmark_group("update");
     g.sample_size(20);
@@ -65,6 +86,17 @@ fn update(c: &mut Criterion) {
             })
         });
     }
+    // MeshBinding::Workloads: an EndpointSlice of a headless Service moves one endpoint
+    let workloads = BuildOptions::default().with_mesh_binding(MeshBinding::Workloads);
+    let c = slice_case(50_000, &workloads);
+    g.bench_function("one-endpoint-slice-change-50k-routes", |b| {
+        b.iter(|| {
+            black_box(
+                c.table
+                    .update(&c.after, &workloads, &c.key, c.previous.as_deref()),
+            )
+        })
+    });
     let c = case(5_000, false);
     g.bench_function("full-build-5k-routes", |b| {
         b.iter(|| black_box(RouteTable::build(&c.after, &options)))

@@ -70,6 +70,7 @@ pub(crate) fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
             app_protocol: None,
         }],
         ready: None,
+        endpoints: Vec::new(),
     }
 }
 

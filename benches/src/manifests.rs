@@ -94,6 +94,53 @@ pub fn mesh_cluster(routes: usize, per_service: usize) -> Vec<gamma_model::AnyRe
     out
 }
 
+/// [`mesh_cluster`] with workloads: every Service has an EndpointSlice of three ready
+/// endpoints ([`endpoint_slice_yaml`]), and every tenth Service (`svc-0`, `svc-10`, ...) is
+/// headless, so that under `MeshBinding::Workloads` its routes bind at its endpoints (port
+/// 80, the Service port, no `targetPort`).
+pub fn workload_cluster(routes: usize, per_service: usize) -> Vec<gamma_model::AnyResource> {
+    let services = routes.div_ceil(per_service.max(1)).max(1);
+    let mut snapshot = gamma_model::Snapshot::from_resources(mesh_cluster(routes, per_service));
+    let mut yaml = String::new();
+    for j in 0..services {
+        if j % 10 == 0 {
+            let _ = write!(
+                yaml,
+                "---\napiVersion: v1\nkind: Service\nmetadata: {{name: svc-{j}, namespace: team-{}}}\n\
+                 spec: {{clusterIP: None, ports: [{{port: 80}}]}}\n",
+                j % 20
+            );
+        }
+        yaml.push_str(&endpoint_slice_yaml(j, 0));
+        if j % 2_000 == 1_999 {
+            for r in gamma_model::decode(&std::mem::take(&mut yaml)).unwrap_or_default() {
+                snapshot.upsert(r);
+            }
+        }
+    }
+    for r in gamma_model::decode(&yaml).unwrap_or_default() {
+        snapshot.upsert(r);
+    }
+    snapshot.iter().map(|(_, r)| r.clone()).collect()
+}
+
+/// The EndpointSlice of Service `svc-{j}` in [`workload_cluster`]: three ready endpoints,
+/// `10.{128+k}.{j / 256}.{j % 256}` for k = 0, 1 and 2 + `v` (the change the EndpointSlice
+/// update benches apply moves the third endpoint).
+pub fn endpoint_slice_yaml(j: usize, v: usize) -> String {
+    let a = |k: usize| format!("10.{}.{}.{}", 128 + k, (j >> 8) & 255, j & 255);
+    format!(
+        "---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\n\
+         metadata: {{name: svc-{j}-abcde, namespace: team-{}, labels: {{kubernetes.io/service-name: svc-{j}}}}}\n\
+         addressType: IPv4\nendpoints: [{{addresses: ['{}']}}, {{addresses: ['{}']}}, {{addresses: ['{}'], conditions: {{ready: true}}}}]\n\
+         ports: [{{port: 80, protocol: TCP}}]\n",
+        j % 20,
+        a(0),
+        a(1),
+        a(2 + v)
+    )
+}
+
 /// Route `i` of [`mesh_cluster`]: three rules (a path prefix with a header match, an exact
 /// path with a method, a catch-all) whose backends are its own Service and the next one, with
 /// `/r{i}/api/v{v}` as its first path (the change the incremental-update benches apply).

@@ -11,11 +11,13 @@
 //! `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
 //! `update-namespace-<routes>` and `update-listenerset-<routes>` run `N` incremental updates
 //! of one route, of a different route each time, of one Service, Namespace or ListenerSet
-//! (see `update_scenario`). `chain-3` runs `N` traces (`RouteTable::trace`)
-//! through the chain of `gamma_benches::chain` (three or five hops); `chain-3-distribution`
-//! runs `N` exact distributions (`RouteTable::trace_distribution`) of the three-hop request.
-//! `view-<services>` builds [`many_services`] (`services` Services × 5 rules) and takes `N`
-//! views of it (`RouteTable::view`, dropped each time). Method in benches/README.md.
+//! (see `update_scenario`); `update-slice-<routes>` one EndpointSlice of a headless Service
+//! with workload binding on (see `update_slice_scenario`). `chain-3` runs `N` traces
+//! (`RouteTable::trace`) through the chain of `gamma_benches::chain` (three or five hops);
+//! `chain-3-distribution` runs `N` exact distributions (`RouteTable::trace_distribution`) of
+//! the three-hop request. `view-<services>` builds [`many_services`] (`services` Services × 5
+//! rules) and takes `N` views of it (`RouteTable::view`, dropped each time). Method in
+//! benches/README.md.
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::fmt::Write;
@@ -329,6 +331,31 @@ fn update_scenario(routes: usize, n: usize, change: Change) {
     println!("update-{routes}: {n} changes, {:?}", table.stats());
 }
 
+/// `update-slice-<routes>`: [`gamma_benches::manifests::workload_cluster`] (5 routes per
+/// Service, every tenth Service headless) built with `MeshBinding::Workloads`; then `n`
+/// EndpointSlice changes of headless Service `svc-0` (its third endpoint moved back and
+/// forth: addresses only), each applied to the snapshot and the table updated from the
+/// previous one. Read `RouteTable::update` inclusive (`--toggle-collect`), per change.
+fn update_slice_scenario(routes: usize, n: usize) {
+    let mut snapshot =
+        Snapshot::from_resources(gamma_benches::manifests::workload_cluster(routes, 5));
+    let options = BuildOptions::default().with_mesh_binding(gamma_resolve::MeshBinding::Workloads);
+    let mut table = RouteTable::build(&snapshot, &options);
+    let versions: Vec<gamma_model::AnyResource> = (0..2)
+        .map(|v| {
+            let yaml = gamma_benches::manifests::endpoint_slice_yaml(0, 1 - v);
+            gamma_model::decode(&yaml).unwrap().remove(0)
+        })
+        .collect();
+    for k in 0..n {
+        let object = versions[k % 2].clone();
+        let key = gamma_model::ObjectKey::of(&object);
+        let previous = snapshot.upsert(object);
+        table = black_box(table.update(&snapshot, &options, &key, previous.as_deref()));
+    }
+    println!("update-slice-{routes}: {n} changes, {:?}", table.stats());
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(0);
@@ -353,6 +380,12 @@ fn main() {
         .and_then(|r| r.parse().ok())
     {
         return snapshot_regex_mix_scenario(rules, 1);
+    }
+    if let Some(routes) = scenario
+        .strip_prefix("update-slice-")
+        .and_then(|r| r.parse().ok())
+    {
+        return update_slice_scenario(routes, n);
     }
     for (prefix, change) in [
         ("update-service-", Change::Service),

@@ -96,6 +96,9 @@ pub struct ReconcilerConfig {
     /// controller should key the table's hashes with a random seed per process, e.g.
     /// `build = build.with_hash_seed(std::hash::RandomState::new().hash_one(0u8))` (see
     /// [`BuildOptions::hash_seed`]); [`ReconcilerConfig::new`] leaves the fixed default.
+    /// `build.mesh_binding = MeshBinding::Workloads` turns on workload binding (beyond the
+    /// spec: headless Services' routes bind at their ready endpoints; `docs/workloads.md`);
+    /// EndpointSlice changes then rebind in [`Reconciler::reconcile_change`].
     pub build: BuildOptions,
     /// The longest a make-before-break handoff lasts, in seconds (default 300).
     pub handoff_grace_seconds: i64,

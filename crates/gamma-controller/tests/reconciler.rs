@@ -317,3 +317,103 @@ fn reconcile_change_updates_the_table_as_a_full_build_gives_it() {
         }
     }
 }
+
+/// The Accepted condition `status` writes for `route`'s only parent, as (status, reason).
+fn accepted(r: &Reconciliation, route: &ObjectKey) -> Option<(String, String)> {
+    let (_, s) = r.status_updates.iter().find(|(k, _)| k == route)?;
+    let c = s
+        .parents
+        .first()?
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Accepted")?;
+    Some((format!("{:?}", c.status), c.reason.clone()))
+}
+
+// Workload binding (MeshBinding::Workloads, beyond the spec; docs/workloads.md) through the
+// reconciler's build options: a route on a headless Service is accepted, and an EndpointSlice
+// change that makes its only endpoint shared with another headless Service with routes turns
+// it into Accepted=False, Conflicted on the incremental path.
+#[test]
+fn workload_binding_is_a_reconciler_build_option() {
+    let (config, mut snap) = sample();
+    let yaml = r#"
+apiVersion: v1
+kind: Namespace
+metadata: {name: data}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: data}
+spec: {clusterIP: None, ports: [{name: sql, port: 5432}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: replica, namespace: data}
+spec: {clusterIP: None, ports: [{name: sql, port: 5432}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: proxy, namespace: data}
+spec: {clusterIP: 10.96.77.1, ports: [{name: sql, port: 5432}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: db-1, namespace: data, labels: {kubernetes.io/service-name: db}}
+addressType: IPv4
+endpoints: [{addresses: [10.1.0.9]}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: replica-1, namespace: data, labels: {kubernetes.io/service-name: replica}}
+addressType: IPv4
+endpoints: [{addresses: [10.1.0.8]}]
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TCPRoute
+metadata: {name: db, namespace: data, generation: 1}
+spec:
+  parentRefs: [{group: "", kind: Service, name: db, port: 5432}]
+  rules: [{backendRefs: [{name: proxy, port: 5432}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TCPRoute
+metadata: {name: replica, namespace: data, generation: 1}
+spec:
+  parentRefs: [{group: "", kind: Service, name: replica, port: 5432}]
+  rules: [{backendRefs: [{name: proxy, port: 5432}]}]
+"#;
+    for o in decode(yaml).unwrap() {
+        snap.upsert(o);
+    }
+    let mut cfg = ReconcilerConfig::new(
+        config.clone(),
+        Identity::of_mesh(&config, "linkerd").unwrap(),
+    );
+    cfg.build = cfg
+        .build
+        .with_mesh_binding(gamma_resolve::MeshBinding::Workloads);
+    let mut linkerd = Reconciler::new(cfg).unwrap();
+    let route = ObjectKey::new(ResourceKind::TcpRoute, "data", "db");
+    let first = linkerd.reconcile(&snap, t(1));
+    assert_eq!(
+        accepted(&first, &route),
+        Some(("True".into(), "Accepted".into()))
+    );
+    apply(&mut snap, &first);
+    // the replica's endpoint moves onto db's only endpoint
+    let moved = decode(
+        "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\n\
+         metadata: {name: replica-1, namespace: data, labels: {kubernetes.io/service-name: replica}}\n\
+         addressType: IPv4\nendpoints: [{addresses: [10.1.0.9]}]\n",
+    )
+    .unwrap()
+    .remove(0);
+    let key = ObjectKey::of(&moved);
+    snap.upsert(moved);
+    let second = linkerd.reconcile_change(&snap, &key, t(2));
+    assert_eq!(
+        accepted(&second, &route),
+        Some(("False".into(), "Conflicted".into()))
+    );
+}

@@ -126,6 +126,7 @@ mod tests {
             port: 80,
             producer: Some(0),
             consumers: Box::new([]),
+            workload: false,
         }
     }
 

@@ -213,6 +213,10 @@ pub enum RespondReason {
     /// BackendTLSPolicyValidation.caCertificateRefs: "Connections using an invalid
     /// CACertificateRef MUST fail, and the client MUST receive an HTTP 5xx error response").
     InvalidBackendTls,
+    /// The destination address and port is a ready endpoint of several headless Services
+    /// with routes (500; [`crate::MeshBinding::Workloads`], beyond the spec): no Service's
+    /// routes are picked over another's.
+    WorkloadConflict,
 }
 
 impl fmt::Display for RespondReason {
@@ -227,6 +231,9 @@ impl fmt::Display for RespondReason {
             Self::UnsupportedFilter => "the rule uses an unsupported filter",
             Self::ProtocolMismatch => "the request protocol does not fit the bound routes",
             Self::InvalidBackendTls => "the picked backend's BackendTLSPolicy cannot be satisfied",
+            Self::WorkloadConflict => {
+                "the destination is a ready endpoint of several headless Services with routes"
+            }
         })
     }
 }

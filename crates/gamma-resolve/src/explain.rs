@@ -187,11 +187,32 @@ impl RouteTable {
             return ex;
         };
         let set = match binding {
+            Binding::Conflict { claims } => {
+                let names: Vec<String> = claims
+                    .iter()
+                    .filter_map(|(p, b)| match b {
+                        Binding::Service { service, .. } => p
+                            .services
+                            .get(*service as usize)
+                            .map(|s| format!("{}/{}", s.namespace, p.text(s.name))),
+                        _ => None,
+                    })
+                    .collect();
+                ex.binding = format!(
+                    "{} is a ready endpoint of several headless Services with routes: {} \
+                     (a conflict: none of their routes is picked; workload binding, beyond the \
+                     Gateway API spec)",
+                    crate::workload::socket(req.destination, req.port),
+                    names.join(", ")
+                );
+                return ex;
+            }
             Binding::Service {
                 service,
                 port,
                 producer,
                 consumers,
+                workload,
             } => {
                 ex.excluded.extend(
                     part.not_accepted_of(crate::table::ParentIx::Service(*service))
@@ -199,12 +220,20 @@ impl RouteTable {
                         .map(ToString::to_string),
                 );
                 let svc = part.services.get(*service as usize);
+                let via = if *workload {
+                    format!(
+                        "destination {} is a ready endpoint of this headless Service (workload \
+                         binding, beyond the Gateway API spec)",
+                        crate::workload::socket(req.destination, req.port)
+                    )
+                } else {
+                    format!("destination {} is one of its cluster IPs", req.destination)
+                };
                 ex.binding = format!(
-                    "Service {}/{} port {} (destination {} is one of its cluster IPs)",
+                    "Service {}/{} port {} ({via})",
                     svc.map_or("?", |s| &s.namespace),
                     svc.map_or("?", |s| part.text(s.name)),
                     port,
-                    req.destination
                 );
                 let consumer = req
                     .source_namespace

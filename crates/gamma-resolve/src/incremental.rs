@@ -98,8 +98,9 @@ enum Effect {
     Nothing,
     /// More than an update can bound: rebuild the whole table.
     Full,
-    /// Rebuild from these seeds (closed by [`close`]).
-    Seeds(Scope),
+    /// Rebuild from these seeds (closed by [`close`]; nothing when empty), after rebinding
+    /// the endpoints of these headless Services ([`crate::MeshBinding::Workloads`]).
+    Seeds(Scope, Vec<(String, String)>),
 }
 
 impl RouteTable {
@@ -124,14 +125,26 @@ impl RouteTable {
         key: &ObjectKey,
         previous: Option<&AnyResource>,
     ) -> RouteTable {
-        let seeds = match effect(snapshot, key, previous) {
+        let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build(snapshot, options),
-            Effect::Seeds(s) => s,
+            Effect::Seeds(s, rebind) => (s, rebind),
         };
         let limit = self.parts.first().map_or(0, |p| p.routes.len()) / 4;
         let mut lowered = self.lowered.take();
         let mut table = self.share();
+        // an EndpointSlice's addresses: its headless Service's endpoints are rebound from
+        // the frontends the table keeps, nothing is built
+        let slice = match previous {
+            Some(AnyResource::EndpointSlice(e)) => Some(e),
+            _ => None,
+        };
+        for (ns, name) in &rebind {
+            table.rebind_endpoints(snapshot, key, slice, ns, name);
+        }
+        if seeds.is_empty() {
+            return table;
+        }
         if table.parts.len() >= MAX_PARTS {
             // merge the parts of earlier updates: rebuild their scopes as one part, which
             // supersedes them (their bindings are all rebound, their routes all covered)
@@ -163,12 +176,32 @@ impl RouteTable {
         }
     }
 
+    /// Rebinds the ready endpoints of headless Service `ns/name` after EndpointSlice `key`
+    /// changed (`previous`: the slice it replaced).
+    fn rebind_endpoints(
+        &mut self,
+        snapshot: &Snapshot,
+        key: &ObjectKey,
+        previous: Option<&gamma_model::k8s::EndpointSlice>,
+        ns: &str,
+        name: &str,
+    ) {
+        let Some(svc) = snapshot.service(ns, name) else {
+            return;
+        };
+        let old = crate::workload::endpoints_with(snapshot, svc, key, previous);
+        let now: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
+        let new = crate::workload::endpoints(svc, &now);
+        crate::workload::rebind(&mut self.bindings, &self.workloads, (ns, name), &old, &new);
+    }
+
     /// A table sharing every part of `self` (its rendered conditions are rendered again on
     /// first use).
     fn share(&self) -> RouteTable {
         RouteTable {
             parts: self.parts.clone(),
             bindings: self.bindings.clone(),
+            workloads: Arc::clone(&self.workloads),
             statuses: OnceLock::new(),
             // derived from the bindings, which the update changes
             frontend_index: OnceLock::new(),
@@ -242,6 +275,19 @@ impl RouteTable {
                 }
             }
         }
+        // the ready endpoints the scope's headless Services claimed (as they were: their
+        // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
+        let mut old_claims = Vec::new();
+        for (ns, name) in &scope.services {
+            for svc in
+                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
+            {
+                let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
+                for e in crate::workload::endpoints(svc, &slices) {
+                    old_claims.push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
+                }
+            }
+        }
         let built = Builder::new(&input, options)
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
@@ -259,12 +305,22 @@ impl RouteTable {
         for k in &old_keys {
             self.bindings.remove(k);
         }
+        for (k, (ns, name)) in &old_claims {
+            crate::workload::unclaim(&mut self.bindings, k, (ns, name));
+        }
         for (k, b) in built.bindings {
             self.bindings.insert(k, (Arc::clone(&part), b));
         }
         let Covers::Scope(scope) = &part.covers else {
             return false;
         };
+        if !self.workloads.is_empty() || !built.workloads.is_empty() {
+            let workloads = Arc::make_mut(&mut self.workloads);
+            workloads.retain(|(ns, name), _| {
+                !scope.services.contains(&(ns.to_string(), name.to_string()))
+            });
+            crate::workload::bind_all(&mut self.bindings, &part, built.workloads, workloads);
+        }
         // Gateway status: the scope's Gateways are recomputed whole
         self.gateway_status.retain(|g| {
             !scope
@@ -334,6 +390,11 @@ pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
 }
 
 impl Scope {
+    /// Nothing to rebuild.
+    fn is_empty(&self) -> bool {
+        self.services.is_empty() && self.gateways.is_empty() && self.routes.is_empty()
+    }
+
     fn absorb(&mut self, o: &Scope) {
         self.services.extend(o.services.iter().cloned());
         self.gateways.extend(o.gateways.iter().cloned());
@@ -395,7 +456,12 @@ fn never_read(kind: ResourceKind) -> bool {
 }
 
 /// What a change seeds.
-fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) -> Effect {
+fn effect(
+    snapshot: &Snapshot,
+    options: &BuildOptions,
+    key: &ObjectKey,
+    previous: Option<&AnyResource>,
+) -> Effect {
     let mut s = Scope::default();
     let current = snapshot.get(key);
     // BackendTLSPolicy: which policy a backend uses, and each policy's ancestors, depend on
@@ -429,7 +495,6 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
             );
         }
         ResourceKind::EndpointSlice => {
-            // readiness of its Service: the routes that have that Service as a backend
             let services: BTreeSet<String> = previous
                 .into_iter()
                 .chain(current)
@@ -438,16 +503,38 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
                     _ => None,
                 })
                 .collect();
-            if services.is_empty() {
-                return Effect::Nothing;
-            }
-            for svc in &services {
+            let slice = match previous {
+                Some(AnyResource::EndpointSlice(e)) => Some(e),
+                _ => None,
+            };
+            // readiness of its Service, when it changed: the routes that have that Service
+            // as a backend (a change of addresses only leaves it as it was)
+            let changed: BTreeSet<&String> = services
+                .iter()
+                .filter(|name| {
+                    readiness(snapshot, &key.namespace, name, None)
+                        != readiness(snapshot, &key.namespace, name, Some((key, slice)))
+                })
+                .collect();
+            for svc in changed {
                 s.routes.extend(
                     snapshot
                         .routes_for_backend(&key.namespace, svc)
                         .map(ObjectKey::of),
                 );
             }
+            // MeshBinding::Workloads: a headless Service's endpoints are rebound
+            let rebind = services
+                .into_iter()
+                .filter(|name| {
+                    options.mesh_binding == crate::table::MeshBinding::Workloads
+                        && snapshot
+                            .service(&key.namespace, name)
+                            .is_some_and(|svc| svc.is_headless())
+                })
+                .map(|name| (key.namespace.clone(), name))
+                .collect();
+            return Effect::Seeds(s, rebind);
         }
         ResourceKind::Namespace => {
             // listener allowedRoutes selectors and Gateway allowedListeners selectors read
@@ -483,7 +570,31 @@ fn effect(snapshot: &Snapshot, key: &ObjectKey, previous: Option<&AnyResource>) 
         ResourceKind::ConfigMap => return Effect::Nothing,
         _ => return Effect::Full,
     }
-    Effect::Seeds(s)
+    Effect::Seeds(s, Vec::new())
+}
+
+/// A Service's readiness as lowering summarises it ([`crate::input::ServiceIr::ready`]),
+/// from the snapshot's EndpointSlices, or with slice `.0` as it was (`.1`) instead.
+fn readiness(
+    snapshot: &Snapshot,
+    ns: &str,
+    name: &str,
+    replaced: Option<(&ObjectKey, Option<&gamma_model::k8s::EndpointSlice>)>,
+) -> Option<bool> {
+    let mut slices: Vec<&gamma_model::k8s::EndpointSlice> = snapshot
+        .endpoint_slices_for(ns, name)
+        .filter(|e| {
+            replaced.is_none_or(|(k, _)| {
+                !(e.metadata.name == k.name && e.metadata.namespace_or_default() == k.namespace)
+            })
+        })
+        .collect();
+    if let Some((_, Some(old))) = replaced
+        && old.service_name() == Some(name)
+    {
+        slices.push(old);
+    }
+    (!slices.is_empty()).then(|| slices.iter().any(|e| e.has_ready_endpoint()))
 }
 
 /// Every Gateway and ListenerSet of the snapshot into `s` (what a Namespace or ReferenceGrant

@@ -127,6 +127,25 @@ pub struct ServiceIr {
     /// Whether the Service has ready endpoints, when EndpointSlices are known; `None` when
     /// the snapshot has no EndpointSlices for it (assume ready).
     pub ready: Option<bool>,
+    /// For a headless Service: its ready endpoints on each Service port, what
+    /// [`crate::MeshBinding::Workloads`] binds (empty for other Services, and read by no
+    /// other policy). Sorted and without duplicates after lowering.
+    pub endpoints: Vec<EndpointIr>,
+}
+
+/// One ready endpoint of a headless Service on one of its ports: the endpoint's address,
+/// and the port a request to it arrives on (the Service port's `targetPort`, resolved per
+/// EndpointSlice; see `docs/workloads.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EndpointIr {
+    /// The endpoint address (either family).
+    pub address: IpAddr,
+    /// The Service port (what parentRef `port` names).
+    pub service_port: u16,
+    /// The port on the endpoint (the resolved `targetPort`).
+    pub port: u16,
+    /// TCP or UDP, the Service port's.
+    pub protocol: L4,
 }
 
 /// One Service port.

@@ -82,6 +82,7 @@ mod status_model;
 mod table;
 mod trace;
 mod view;
+mod workload;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,
@@ -93,8 +94,8 @@ pub use headers::{HeaderLookup, NoHeaders};
 pub use lower::{lower, lower_route, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
-    BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey, RouteTable,
-    TableStats,
+    BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
+    RouteTable, TableStats,
 };
 pub use trace::{
     Distribution, DistributionError, EditedHeaders, EndShare, Forwarded, HeaderState, Hop,

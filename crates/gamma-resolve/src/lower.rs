@@ -205,6 +205,7 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
             })
             .collect(),
         ready,
+        endpoints: crate::workload::endpoints(svc, &slices),
     }
 }
 

@@ -24,6 +24,9 @@ pub(crate) enum Bound<'a> {
     Nothing,
     /// A Gateway port with no listener for the host.
     NoListener,
+    /// A ready endpoint of several headless Services with routes
+    /// ([`crate::MeshBinding::Workloads`]).
+    Conflict,
     /// A route set of a part, and the scheme of requests that give none (the listener's).
     Set(&'a Part, &'a RouteSet, Scheme),
 }
@@ -78,6 +81,7 @@ impl RouteTable {
                     None => Bound::Nothing,
                 }
             }
+            Binding::Conflict { .. } => Bound::Conflict,
             Binding::Gateway { listeners, .. } => {
                 let host = match req.protocol {
                     Protocol::Tls => req.sni,
@@ -104,6 +108,7 @@ impl RouteTable {
         match self.bind(req) {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
+            Bound::Conflict => respond(req.protocol, None, RespondReason::WorkloadConflict),
             Bound::Set(part, set, scheme) => part.decide_in(set, req, scheme, entropy),
         }
     }
@@ -120,6 +125,7 @@ impl RouteTable {
         match self.bind(req) {
             Bound::Nothing => (Located::Nothing, None),
             Bound::NoListener => (Located::Answer(RespondReason::NoMatchingListener), None),
+            Bound::Conflict => (Located::Answer(RespondReason::WorkloadConflict), None),
             Bound::Set(part, set, scheme) => {
                 let located = match part.rule_in(set, req, pq) {
                     Ok(rule) => Located::Rule(part, rule, scheme),

@@ -146,7 +146,14 @@ impl RouteTable {
         self.frontend_index.get_or_init(|| {
             let mut service_ips: BTreeMap<_, Vec<IpAddr>> = BTreeMap::new();
             for ((ip, _, l4), (part, binding)) in self.bindings.iter() {
-                if let Binding::Service { service, port, .. } = binding
+                // a trace follows a backend to its Service's cluster IPs (a headless
+                // Service's endpoints are on target ports, not the backendRef's port)
+                if let Binding::Service {
+                    service,
+                    port,
+                    workload: false,
+                    ..
+                } = binding
                     && let Some(svc) = part.services.get(*service as usize)
                 {
                     let key = (
@@ -732,6 +739,9 @@ impl RouteTable {
                         let not_accepted = part.not_accepted_of(ParentIx::Service(*service));
                         (sets, left_out, not_accepted)
                     }
+                    // a ready endpoint of several headless Services: none of their sets
+                    // serves it (requests get WorkloadConflict)
+                    Binding::Conflict { .. } => (Vec::new(), Vec::new(), Vec::new()),
                     Binding::Gateway { gateway, listeners } => {
                         let mut parents = vec![ParentIx::Gateway(*gateway)];
                         for l in listeners.iter() {

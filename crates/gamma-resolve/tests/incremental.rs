@@ -8,7 +8,10 @@
 //! kinds competing on one Service port (GEP-1294 route types), cross-namespace backends
 //! needing a ReferenceGrant (Gateway API ReferenceGrant), listener namespace selectors,
 //! ListenerSets joining a Gateway's listeners (GEP-1713: `allowedListeners`, conflicts with
-//! the Gateway's own listeners, routes naming a ListenerSet parent).
+//! the Gateway's own listeners, routes naming a ListenerSet parent); and, with
+//! `MeshBinding::Workloads` (beyond the spec, `docs/workloads.md`), headless Services bound at
+//! ready endpoints shared between them (conflicts), named target ports resolved per
+//! EndpointSlice, EndpointSlices changing addresses and readiness.
 //!
 //! Case count: `INCREMENTAL_CASES` sequences (default 96) of up to 24 changes, each change
 //! compared on every request of the grid.
@@ -41,6 +44,9 @@ const LISTENER_SETS: &[(&str, &str)] = &[("a", "l0"), ("b", "l1")];
 /// Cluster IPs and Gateway addresses come from one pool, so they collide.
 const IPS: &[&str] = &["10.0.0.1", "10.0.0.2", "10.0.0.3"];
 const PATHS: &[&str] = &["/", "/x", "/x/y", "/z"];
+/// Endpoint addresses (`MeshBinding::Workloads`): shared by every slice, so that endpoints of
+/// several headless Services collide; apart from the cluster IPs, as pod and Service CIDRs are.
+const ENDPOINT_IPS: &[&str] = &["10.1.0.1", "10.1.0.2", "fd00::1", "10.1.0.3"];
 
 /// One object of the universe, by its parameters.
 #[derive(Debug, Clone)]
@@ -59,6 +65,13 @@ enum Obj {
     Slice {
         service: usize,
         ready: bool,
+        /// Which of two slices of the Service.
+        n: usize,
+        /// Bits: which of [`ENDPOINT_IPS`] it lists (ready as `ready` says; the last one
+        /// never ready).
+        addrs: u8,
+        /// The slice port of `http`: 80 or 7070 (what a named targetPort resolves to).
+        named_port: bool,
     },
     Gateway {
         i: usize,
@@ -162,10 +175,10 @@ impl Obj {
         match self {
             Obj::Namespace { i, .. } => ObjectKey::new(K::Namespace, "", NAMESPACES[*i]),
             Obj::Service { i, .. } => ObjectKey::new(K::Service, SERVICES[*i].0, SERVICES[*i].1),
-            Obj::Slice { service, .. } => ObjectKey::new(
+            Obj::Slice { service, n, .. } => ObjectKey::new(
                 K::EndpointSlice,
                 SERVICES[*service].0,
-                format!("{}-1", SERVICES[*service].1),
+                format!("{}-{n}", SERVICES[*service].1),
             ),
             Obj::Gateway { i, .. } => ObjectKey::new(K::Gateway, GATEWAYS[*i].0, GATEWAYS[*i].1),
             Obj::Grant { .. } => ObjectKey::new(K::ReferenceGrant, "b", "allow"),
@@ -202,7 +215,12 @@ impl Obj {
                 let (ns, name) = SERVICES[*i];
                 let mut p = Vec::new();
                 if ports & 1 != 0 {
-                    p.push("{name: http, port: 80}");
+                    // a named targetPort on odd Services (resolved per EndpointSlice)
+                    p.push(if i % 2 == 1 {
+                        "{name: http, port: 80, targetPort: web}"
+                    } else {
+                        "{name: http, port: 80}"
+                    });
                 }
                 if ports & 2 != 0 {
                     p.push("{name: alt, port: 8080}");
@@ -214,12 +232,34 @@ impl Obj {
                     p.join(", ")
                 )
             }
-            Obj::Slice { service, ready } => {
+            Obj::Slice {
+                service,
+                ready,
+                n,
+                addrs,
+                named_port,
+            } => {
                 let (ns, name) = SERVICES[*service];
+                let mut eps: Vec<String> = ENDPOINT_IPS
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| addrs & (1 << i) != 0)
+                    .map(|(i, a)| {
+                        let ready = *ready && i + 1 < ENDPOINT_IPS.len();
+                        format!("{{addresses: ['{a}'], conditions: {{ready: {ready}}}}}")
+                    })
+                    .collect();
+                if eps.is_empty() {
+                    eps.push(format!(
+                        "{{addresses: [10.1.0.1], conditions: {{ready: {ready}}}}}"
+                    ));
+                }
+                let port = if *named_port { 7070 } else { 80 };
                 format!(
                     "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\n\
-                     metadata: {{name: {name}-1, namespace: {ns}, labels: {{kubernetes.io/service-name: {name}}}}}\n\
-                     addressType: IPv4\nendpoints: [{{addresses: [10.1.0.1], conditions: {{ready: {ready}}}}}]\n"
+                     metadata: {{name: {name}-{n}, namespace: {ns}, labels: {{kubernetes.io/service-name: {name}}}}}\n\
+                     addressType: IPv4\nendpoints: [{}]\nports: [{{name: http, port: {port}}}, {{name: alt, port: 8080}}]\n",
+                    eps.join(", ")
                 )
             }
             Obj::Gateway {
@@ -388,10 +428,17 @@ fn parents() -> impl Strategy<Value = Vec<(usize, bool)>> {
 fn obj() -> impl Strategy<Value = Obj> {
     prop_oneof![
         2 => (0usize..2, any::<bool>()).prop_map(|(i, labeled)| Obj::Namespace { i, labeled }),
-        8 => (0usize..4, 0usize..3, 0u8..4, proptest::bool::weighted(0.1)).prop_map(
+        8 => (0usize..4, 0usize..3, 0u8..4, proptest::bool::weighted(0.3)).prop_map(
             |(i, ip, ports, headless)| Obj::Service { i, ip, ports, headless }
         ),
-        2 => (0usize..4, any::<bool>()).prop_map(|(service, ready)| Obj::Slice { service, ready }),
+        4 => (0usize..4, proptest::bool::weighted(0.8), 1usize..3, 0u8..16, any::<bool>())
+            .prop_map(|(service, ready, n, addrs, named_port)| Obj::Slice {
+                service,
+                ready,
+                n,
+                addrs,
+                named_port
+            }),
         4 => (0usize..2, 0usize..3, any::<bool>(), 0u8..3, 0u8..4)
             .prop_map(|(i, ip, host, from, sets)| Obj::Gateway { i, ip, host, from, sets }),
         4 => (0usize..2, 0usize..2, any::<bool>(), any::<bool>()).prop_map(
@@ -433,9 +480,9 @@ fn change() -> impl Strategy<Value = (Obj, bool)> {
 /// Every decision of the request grid, printed.
 fn decisions(table: &RouteTable) -> Vec<String> {
     let mut out = Vec::new();
-    for ip in IPS {
+    for ip in IPS.iter().chain(ENDPOINT_IPS) {
         let ip: IpAddr = ip.parse().unwrap();
-        for port in [80u16, 8080] {
+        for port in [80u16, 8080, 7070] {
             for src in [None, Some("a"), Some("b")] {
                 let mut reqs: Vec<Request<'_>> = Vec::new();
                 for path in PATHS {
@@ -531,13 +578,18 @@ proptest! {
         initial in proptest::collection::vec(obj(), 0..14),
         changes in proptest::collection::vec(change(), 1..24),
         enforce in proptest::bool::weighted(0.25),
+        workloads in proptest::bool::weighted(0.5),
     ) {
-        let options = if enforce {
+        let mut options = if enforce {
             BuildOptions::default()
                 .with_mesh_reference_grants(gamma_resolve::MeshReferenceGrants::Enforce)
         } else {
             BuildOptions::default()
         };
+        if workloads {
+            // beyond the spec: headless Services bind at their ready endpoints
+            options = options.with_mesh_binding(gamma_resolve::MeshBinding::Workloads);
+        }
         run(&initial, &changes, &options);
     }
 }

@@ -193,6 +193,27 @@ impl ChannelArg {
     }
 }
 
+/// Which addresses mesh routes bind to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum BindArg {
+    /// Service cluster IPs only, as the Gateway API says (GEP-1294).
+    #[default]
+    ClusterIps,
+    /// Also the ready endpoints of headless Services, on each port's targetPort (beyond the
+    /// spec; docs/workloads.md).
+    Workloads,
+}
+
+impl BindArg {
+    /// The library's policy.
+    pub fn binding(self) -> gamma_mesh::resolve::MeshBinding {
+        match self {
+            BindArg::ClusterIps => gamma_mesh::resolve::MeshBinding::ClusterIps,
+            BindArg::Workloads => gamma_mesh::resolve::MeshBinding::Workloads,
+        }
+    }
+}
+
 /// What `validate` makes of unknown fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum FieldValidationArg {
@@ -333,6 +354,10 @@ pub struct ResolveArgs {
     /// names (docs/validation.md, "One verdict per object").
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// Which addresses mesh routes bind to: Service cluster IPs (the Gateway API's rule), or
+    /// also the ready endpoints of headless Services (beyond the spec; docs/workloads.md).
+    #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
+    pub bind: BindArg,
     #[command(flatten)]
     pub request: RequestArgs,
     /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
@@ -363,6 +388,10 @@ pub struct ExplainArgs {
     /// names (docs/validation.md, "One verdict per object").
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// Which addresses mesh routes bind to: Service cluster IPs (the Gateway API's rule), or
+    /// also the ready endpoints of headless Services (beyond the spec; docs/workloads.md).
+    #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
+    pub bind: BindArg,
     #[command(flatten)]
     pub request: RequestArgs,
     /// Explain every hop: a backend Service with routes of its own on that port is the next
@@ -421,6 +450,10 @@ pub struct StatusArgs {
     /// names (docs/validation.md, "One verdict per object").
     #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
     pub channel: ChannelArg,
+    /// Which addresses mesh routes bind to: Service cluster IPs (the Gateway API's rule), or
+    /// also the ready endpoints of headless Services (beyond the spec; docs/workloads.md).
+    #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
+    pub bind: BindArg,
     /// The controller whose status entries to compute.
     #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: String,

@@ -63,7 +63,12 @@ impl Engine {
     /// Builds the table. Gateways with no IP address in `spec.addresses` or
     /// `status.addresses` are given one from 192.0.2.0/24 (TEST-NET-1, never a real cluster
     /// address), so `--to gateway/NS/NAME:PORT` can reach their listeners.
-    pub fn build(snapshot: &Snapshot, channel: gamma_mesh::model::validate::Channel) -> Self {
+    /// `binding` says which addresses mesh routes bind to (`--bind`).
+    pub fn build(
+        snapshot: &Snapshot,
+        channel: gamma_mesh::model::validate::Channel,
+        binding: gamma_mesh::resolve::MeshBinding,
+    ) -> Self {
         let mut snapshot = snapshot.clone();
         let mut assigned = BTreeMap::new();
         let mut next: u8 = 1;
@@ -96,7 +101,10 @@ impl Engine {
         let stand_ins = assign_stand_ins(&mut snapshot);
         // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
         // route author can probe it over time; long-running embedders pass a random seed
-        let table = RouteTable::build(&snapshot, &BuildOptions::default().with_channel(channel));
+        let options = BuildOptions::default()
+            .with_channel(channel)
+            .with_mesh_binding(binding);
+        let table = RouteTable::build(&snapshot, &options);
         Engine {
             snapshot,
             table,
@@ -119,7 +127,10 @@ impl Engine {
                     {
                         return Err(no_such_port(first, &ip.to_string(), a.port()));
                     }
-                    if services.is_empty() && !self.is_gateway_address(ip) {
+                    if services.is_empty()
+                        && !self.is_gateway_address(ip)
+                        && !self.is_bound_endpoint(ip, a.port())
+                    {
                         // What the library decides (Passthrough), said with the reason: the mesh
                         // has nothing addressed there to route (GEP-1294).
                         unbound = Some(format!(
@@ -405,6 +416,23 @@ impl Engine {
              gammactl sends to the stand-in {ip} (from {STAND_IN_RANGE}, reserved, unused in \
              the input)"
         ))
+    }
+
+    /// Whether the table binds `ip:port` anyway: a ready endpoint of a headless Service with
+    /// routes under `--bind workloads`.
+    fn is_bound_endpoint(&self, ip: IpAddr, port: u16) -> bool {
+        [
+            gamma_mesh::resolve::Protocol::Tcp,
+            gamma_mesh::resolve::Protocol::Udp,
+        ]
+        .into_iter()
+        .any(|p| {
+            let req = gamma_mesh::resolve::Request::connection(ip, port, p);
+            !matches!(
+                self.table.resolve(&req, 0),
+                gamma_mesh::resolve::Decision::Passthrough
+            )
+        })
     }
 
     fn is_gateway_address(&self, ip: IpAddr) -> bool {

@@ -289,7 +289,8 @@ impl<'i> Builder<'i> {
                 .no_parent(ri, pi, "the parent Service does not exist");
             return;
         };
-        if svc.external_name || svc.headless {
+        let workloads = self.options.mesh_binding == crate::table::MeshBinding::Workloads;
+        if svc.external_name || (svc.headless && !workloads) {
             // GEP-1294: headless and ExternalName Services have no frontend. A Service with no
             // cluster IP yet (not allocated in the manifests) is still a parent: its routes are
             // accepted and bind once it has an address.
@@ -357,6 +358,11 @@ impl<'i> Builder<'i> {
                 .map(|h| Some(h.to_ascii_lowercase()))
                 .collect(),
         };
+        if svc.headless {
+            // MeshBinding::Workloads: the pair's conditions also say when its Service's
+            // endpoints conflict (crate::workload)
+            self.workload_pairs.push((si.unwrap_or_default(), ri, pi));
+        }
         for (port_i, port) in ports() {
             let port_value = port.port;
             self.status.attached_mesh(

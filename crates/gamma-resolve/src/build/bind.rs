@@ -18,13 +18,17 @@ pub(super) type Bindings = Map<(IpAddr, u16, L4), Binding>;
 
 impl<'i> Builder<'i> {
     /// Indexes every mesh group and binds it to each cluster IP of its Service × the port.
+    /// Returns the bindings of the headless Services' ports (bound at their endpoints once the
+    /// part exists, [`crate::MeshBinding::Workloads`]).
     pub(super) fn bind_services(
         &mut self,
         svc_attached: SvcAttached,
         sets: &mut Vec<RouteSet>,
         bindings: &mut Bindings,
-    ) {
+    ) -> Vec<crate::workload::Built> {
         let input = self.input;
+        // headless Services' port bindings, by (Service, port, transport)
+        let mut workload: BTreeMap<(usize, u16, L4), Binding> = BTreeMap::new();
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
         let SvcAttached { ids, mut lists } = svc_attached;
         let mut ids: Vec<_> = ids.into_iter().collect();
@@ -59,41 +63,53 @@ impl<'i> Builder<'i> {
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
             let set = self.index_set(attached, true, label, (si, port.port, group_key(group)));
             sets.push(set);
+            let new = || Binding::Service {
+                service: u32::try_from(si).unwrap_or(u32::MAX),
+                port: port.port,
+                producer: None,
+                consumers: Box::new([]),
+                workload: svc.headless,
+            };
+            if svc.headless {
+                // attached only under MeshBinding::Workloads
+                let b = workload
+                    .entry((si, port.port, port.protocol))
+                    .or_insert_with(new);
+                add_group(b, group, set_id);
+            }
             for ip in &svc.cluster_ips {
                 let b = bindings
                     .entry((*ip, port.port, port.protocol))
-                    .or_insert_with(|| Binding::Service {
-                        service: u32::try_from(si).unwrap_or(u32::MAX),
-                        port: port.port,
-                        producer: None,
-                        consumers: Box::new([]),
-                    });
-                if let Binding::Service {
-                    producer,
-                    consumers,
-                    ..
-                } = b
-                {
-                    match &group {
-                        Group::Producer => *producer = Some(set_id),
-                        Group::Consumer(ns) => {
-                            // kept sorted for the binary search; a later group of the
-                            // same namespace replaces the earlier one (as a map would)
-                            let mut v = std::mem::take(consumers).into_vec();
-                            match v.binary_search_by(|(k, _)| (**k).cmp(ns.as_str())) {
-                                Ok(i) => {
-                                    if let Some(e) = v.get_mut(i) {
-                                        e.1 = set_id;
-                                    }
-                                }
-                                Err(i) => v.insert(i, (ns.as_str().into(), set_id)),
-                            }
-                            *consumers = v.into_boxed_slice();
-                        }
-                    }
-                }
+                    .or_insert_with(new);
+                add_group(b, group, set_id);
             }
         }
+        let mut out: BTreeMap<usize, crate::workload::Built> = BTreeMap::new();
+        for ((si, port, l4), b) in workload {
+            let Some(svc) = input.services.get(si) else {
+                continue;
+            };
+            out.entry(si)
+                .or_insert_with(|| crate::workload::Built {
+                    service: (svc.namespace.as_str().into(), svc.name.as_str().into()),
+                    ports: Vec::new(),
+                    pairs: Vec::new(),
+                    endpoints: svc.endpoints.clone(),
+                })
+                .ports
+                .push((port, l4, b));
+        }
+        for (si, ri, pi) in std::mem::take(&mut self.workload_pairs) {
+            if let (Some(w), Some(r)) = (out.get_mut(&si), input.routes.get(ri)) {
+                w.pairs.push((
+                    r.kind,
+                    r.namespace.as_str().into(),
+                    r.name.as_str().into(),
+                    pi,
+                ));
+            }
+        }
+        out.into_values().collect()
     }
 
     /// Indexes every Gateway listener and binds each Gateway address × port to its listeners.
@@ -194,6 +210,34 @@ impl<'i> Builder<'i> {
                         gateway: u32::try_from(gi).unwrap_or(u32::MAX),
                         listeners: entries.clone(),
                     });
+            }
+        }
+    }
+}
+
+/// Adds a mesh group's route set to a Service port's binding.
+fn add_group(b: &mut Binding, group: &Group, set_id: u32) {
+    if let Binding::Service {
+        producer,
+        consumers,
+        ..
+    } = b
+    {
+        match group {
+            Group::Producer => *producer = Some(set_id),
+            Group::Consumer(ns) => {
+                // kept sorted for the binary search; a later group of the same namespace
+                // replaces the earlier one (as a map would)
+                let mut v = std::mem::take(consumers).into_vec();
+                match v.binary_search_by(|(k, _)| (**k).cmp(ns.as_str())) {
+                    Ok(i) => {
+                        if let Some(e) = v.get_mut(i) {
+                            e.1 = set_id;
+                        }
+                    }
+                    Err(i) => v.insert(i, (ns.as_str().into(), set_id)),
+                }
+                *consumers = v.into_boxed_slice();
             }
         }
     }

@@ -110,6 +110,9 @@ pub(crate) struct Builder<'i> {
     tls_slots: Vec<backend_tls::TlsSlot>,
     /// (winning policy, its slot).
     tls_slot_of: Vec<(usize, u32)>,
+    /// (Service, route, parentRef) of every pair attached to a headless Service
+    /// ([`crate::MeshBinding::Workloads`]).
+    workload_pairs: Vec<(usize, usize, usize)>,
 }
 
 /// The distinct routes attached to listener `li` of `owner`.
@@ -199,6 +202,7 @@ impl<'i> Builder<'i> {
             tls_candidates: backend_tls::candidates(input),
             tls_slots: Vec::new(),
             tls_slot_of: Vec::new(),
+            workload_pairs: Vec::new(),
         }
     }
 
@@ -234,8 +238,12 @@ impl<'i> Builder<'i> {
         let hash = self.hash;
         let built = self.build_part(crate::incremental::Covers::All);
         let part = Arc::new(built.part);
+        let mut bindings = crate::bindings::Bindings::from_map(built.bindings, &part, hash);
+        let mut workloads = crate::workload::Workloads::new();
+        crate::workload::bind_all(&mut bindings, &part, built.workloads, &mut workloads);
         RouteTable {
-            bindings: crate::bindings::Bindings::from_map(built.bindings, &part, hash),
+            bindings,
+            workloads: Arc::new(workloads),
             parts: vec![part],
             statuses: std::sync::OnceLock::new(),
             frontend_index: std::sync::OnceLock::new(),
@@ -265,9 +273,11 @@ impl<'i> Builder<'i> {
         });
         let mut sets: Vec<RouteSet> = Vec::new();
         let mut bindings: bind::Bindings = Map::with_hasher(self.hash);
-        self.bind_services(svc_attached, &mut sets, &mut bindings);
+        let workloads = self.bind_services(svc_attached, &mut sets, &mut bindings);
         self.bind_listeners(gw_attached, &mut sets, &mut bindings);
-        self.freeze(sets, bindings, covers)
+        let mut built = self.freeze(sets, bindings, covers);
+        built.workloads = workloads;
+        built
     }
 
     /// Turns the build state and the route sets into the table, dropping the arrays' slack.
@@ -367,6 +377,7 @@ impl<'i> Builder<'i> {
             listener_set_status: ls_status,
             backend_tls_status,
             left_out: self.left_out,
+            workloads: Vec::new(),
         }
     }
 }
@@ -380,4 +391,7 @@ pub(crate) struct Built {
     pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
     pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     pub(crate) left_out: Vec<LeftOut>,
+    /// The headless Services with routes whose endpoints bind them
+    /// ([`crate::MeshBinding::Workloads`]; claimed once the part exists).
+    pub(crate) workloads: Vec<crate::workload::Built>,
 }

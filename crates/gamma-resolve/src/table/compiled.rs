@@ -311,6 +311,15 @@ pub(crate) enum Binding {
         /// Consumer route sets by client namespace, sorted by namespace (binary search; most
         /// Services have none, and then this is an empty slice, not a hash map).
         consumers: Box<[(Box<str>, u32)]>,
+        /// Bound at a ready endpoint of a headless Service ([`crate::MeshBinding::Workloads`]),
+        /// not at a cluster IP; `port` is still the Service port.
+        workload: bool,
+    },
+    /// A ready endpoint of several headless Services with routes
+    /// ([`crate::MeshBinding::Workloads`]): each one's binding, sorted by Service namespace
+    /// and name; none is picked.
+    Conflict {
+        claims: Box<[crate::bindings::Slot]>,
     },
     Gateway {
         gateway: u32,

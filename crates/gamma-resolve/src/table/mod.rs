@@ -18,7 +18,7 @@ mod options;
 
 pub(crate) use compiled::*;
 pub use options::{
-    BuildOptions, ExtensionRefs, MeshHostnames, MeshReferenceGrants, RouteParentKey,
+    BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
 };
 
 /// A compiled, indexed route table. Build once per snapshot; resolve many times; after one
@@ -31,6 +31,9 @@ pub struct RouteTable {
     pub(crate) parts: Vec<Arc<Part>>,
     /// Every (address, port, transport) bound: the part of its route sets, and the binding.
     pub(crate) bindings: crate::bindings::Bindings,
+    /// The headless Services with routes, what their endpoints bind
+    /// ([`MeshBinding::Workloads`]; empty otherwise).
+    pub(crate) workloads: Arc<crate::workload::Workloads>,
     /// The rendered conditions, on first use: a resolver that never reports status never
     /// pays for their strings.
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
@@ -150,8 +153,11 @@ impl RouteTable {
     /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
-        self.statuses
-            .get_or_init(|| crate::incremental::render_statuses(&self.parts))
+        self.statuses.get_or_init(|| {
+            let mut s = crate::incremental::render_statuses(&self.parts);
+            crate::workload::add_conflicts(&mut s, &self.bindings, &self.workloads);
+            s
+        })
     }
 
     /// Every Gateway's status for a gateway controller, by (namespace, name): the Gateway's

@@ -41,6 +41,32 @@ pub enum ExtensionRefs {
     PassThrough,
 }
 
+/// Which addresses a Service's mesh routes bind to.
+///
+/// Upstream binds mesh routes to a Service's cluster IPs only (GEP-1294: the Service
+/// "frontend"), and a headless Service (`clusterIP: None`) has none, so it is never a parent.
+/// [`MeshBinding::Workloads`] is a policy **beyond the Gateway API spec**, for meshes whose
+/// clients address workloads directly (headless Services, StatefulSets): see
+/// `docs/workloads.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum MeshBinding {
+    /// Cluster IPs only (upstream GEP-1294; the default): a request to a pod IP passes
+    /// through, and a route whose parent is a headless Service is not accepted
+    /// (`NoMatchingParent`).
+    #[default]
+    ClusterIps,
+    /// Also bind the routes of a **headless** Service to the addresses of its ready
+    /// endpoints (EndpointSlices labelled `kubernetes.io/service-name`, every address family;
+    /// `conditions.ready` unset counts as ready), on each Service port's `targetPort`. A
+    /// request to such an address and port resolves with the Service's routes, as one to a
+    /// cluster IP would. An address and port that is a ready endpoint of several headless
+    /// Services with routes is a conflict: it binds none of them (requests get
+    /// [`crate::RespondReason::WorkloadConflict`]) and their routes' `Accepted` condition
+    /// says so. Endpoints of Services with a cluster IP stay unbound (pass through).
+    Workloads,
+}
+
 /// One (route, parentRef) pair, identifying what an embedder owns.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RouteParentKey {
@@ -104,6 +130,8 @@ pub struct BuildOptions {
     /// (default standard); a route invalid under it is left out and says so
     /// ([`RouteTable::left_out_at`](crate::RouteTable::left_out_at)).
     pub channel: gamma_model::validate::Channel,
+    /// Which addresses mesh routes bind to (default: cluster IPs only, as upstream).
+    pub mesh_binding: MeshBinding,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -117,6 +145,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("hash_seed", &"<hidden>")
             .field("core_group_alias", &self.core_group_alias)
             .field("channel", &self.channel)
+            .field("mesh_binding", &self.mesh_binding)
             .finish()
     }
 }
@@ -125,6 +154,11 @@ impl BuildOptions {
     /// Sets [`BuildOptions::channel`].
     pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {
         self.channel = channel;
+        self
+    }
+    /// Sets [`BuildOptions::mesh_binding`] ([`MeshBinding::Workloads`] is beyond the spec).
+    pub fn with_mesh_binding(mut self, b: MeshBinding) -> Self {
+        self.mesh_binding = b;
         self
     }
     /// Sets [`BuildOptions::core_group_alias`] (non-standard: `group: core` is the core group).

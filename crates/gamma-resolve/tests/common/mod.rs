@@ -45,6 +45,7 @@ pub fn service(ns: &str, name: &str, ip_s: &str, ports: &[(u16, &str)]) -> Servi
             })
             .collect(),
         ready: None,
+        endpoints: Vec::new(),
     }
 }
 

@@ -11,7 +11,11 @@ use crate::style::Style;
 
 pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
-    let engine = Engine::build(&manifests.snapshot(), args.channel.channel());
+    let engine = Engine::build(
+        &manifests.snapshot(),
+        args.channel.channel(),
+        args.bind.binding(),
+    );
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;

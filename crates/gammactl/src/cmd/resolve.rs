@@ -24,7 +24,11 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         ));
     }
     let manifests = super::read_strict(&args.input)?;
-    let engine = Engine::build(&manifests.snapshot(), args.channel.channel());
+    let engine = Engine::build(
+        &manifests.snapshot(),
+        args.channel.channel(),
+        args.bind.binding(),
+    );
     if let Some(file) = &args.requests {
         return batch(&engine, file, args.output.format);
     }
