@@ -17,6 +17,10 @@ use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 const ME: &str = "example.com/gateway-controller";
+/// The Secrets test's own controller: the tests of this binary run at once against one API
+/// server, and a runtime without `watch_secrets` that owned this test's Gateway too would
+/// write `ResolvedRefs=True` for it (it reads no Secrets).
+const ME_SECRETS: &str = "example.com/gateway-controller-secrets";
 const OTHER: &str = "other.example/gateway-controller";
 const THIRD: &str = "third.example/mesh-controller";
 
@@ -252,7 +256,7 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
     create_value(
         &client,
         json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
-               "metadata": {"name": class}, "spec": {"controllerName": ME}}),
+               "metadata": {"name": class}, "spec": {"controllerName": ME_SECRETS}}),
     )
     .await;
     create_value(
@@ -273,10 +277,14 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
     )
     .await;
 
-    let (mut state, stop, task) =
-        spawn_runtime(&client, &ArbiterConfig::default(), Identity::new(ME), |c| {
+    let (mut state, stop, task) = spawn_runtime(
+        &client,
+        &ArbiterConfig::default(),
+        Identity::new(ME_SECRETS),
+        |c| {
             c.watch_secrets = true;
-        });
+        },
+    );
     until(&mut state, 60, "ready", |s| s.ready).await;
     let (status, reason, message) = eventually(60, "ResolvedRefs on the listener", || async {
         listener_resolved_refs(&client, &ns).await
