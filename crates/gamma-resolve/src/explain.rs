@@ -177,9 +177,16 @@ impl RouteTable {
             .get(&(req.destination, req.port, l4))
             .map(|(p, b)| (&**p, b));
         let Some((part, binding)) = found else {
+            // Under MeshBinding::Workloads the ready endpoints of headless Services with routes
+            // do bind, so the usual reminder would be wrong there.
+            let why = if self.workloads.is_empty() {
+                "no Service cluster IP or Gateway address with routes; \
+                 pod IPs and headless Services never bind"
+            } else {
+                "no Service cluster IP, Gateway address or headless Service endpoint with routes"
+            };
             ex.binding = format!(
-                "nothing is bound to {}:{} ({}): no Service cluster IP or Gateway address with routes; \
-                 pod IPs and headless Services never bind",
+                "nothing is bound to {}:{} ({}): {why}",
                 req.destination,
                 req.port,
                 if l4 == L4::Udp { "UDP" } else { "TCP" }

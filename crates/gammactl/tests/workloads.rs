@@ -75,6 +75,27 @@ fn a_not_ready_endpoint_stays_unbound() {
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with("pass through"), "{}", r.stdout);
+    // explain does not claim that headless Services never bind: under this policy they do
+    let e = run(&[
+        "explain",
+        "-f",
+        F,
+        "--to",
+        "10.1.0.2:5432",
+        "--protocol",
+        "tcp",
+        "--bind",
+        "workloads",
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert!(
+        e.stdout.contains(
+            "no Service cluster IP, Gateway address or headless Service endpoint with routes"
+        ),
+        "{}",
+        e.stdout
+    );
+    assert!(!e.stdout.contains("never bind"), "{}", e.stdout);
 }
 
 // Our conflict rule: an endpoint of two headless Services with routes binds neither.
