@@ -566,6 +566,19 @@ fn effect(
             );
             all_listeners(snapshot, &mut s);
         }
+        ResourceKind::Secret => {
+            // listener certificateRefs read Secrets (GatewayTLSConfig.certificateRefs): the
+            // Gateways and ListenerSets naming it; while it is the only Secret, as it was or
+            // as it is, every one (without Secrets in the input none is judged)
+            let alone = snapshot.secrets().all(|x| {
+                x.metadata.name == key.name && x.metadata.namespace_or_default() == key.namespace
+            });
+            if alone {
+                all_listeners(snapshot, &mut s);
+            } else {
+                secret_listeners(snapshot, key, &mut s);
+            }
+        }
         // no BackendTLSPolicy (checked above): nothing reads ConfigMaps
         ResourceKind::ConfigMap => return Effect::Nothing,
         _ => return Effect::Full,
@@ -611,6 +624,36 @@ fn all_listeners(snapshot: &Snapshot, s: &mut Scope) {
             ls.metadata.namespace_or_default().to_string(),
             ls.metadata.name.clone(),
         ));
+    }
+}
+
+/// The Gateways and ListenerSets of the snapshot with a listener certificateRef naming Secret
+/// `key` (of group `""`, kind `Secret`, in its namespace or the listener's), into `s` (the
+/// Gateways and ListenerSets themselves are unchanged: as they are is as they were).
+fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
+    let names = |ns: &str, listeners: &mut dyn Iterator<Item = &gamma_model::gateway::Listener>| {
+        listeners
+            .flat_map(|l| l.tls.iter().flat_map(|t| t.certificate_refs.iter()))
+            .any(|c| {
+                c.group.as_deref().unwrap_or_default().is_empty()
+                    && c.kind.as_deref().unwrap_or("Secret") == "Secret"
+                    && c.name == key.name
+                    && c.namespace.as_deref().unwrap_or(ns) == key.namespace
+            })
+    };
+    for gw in snapshot.gateways() {
+        let ns = gw.metadata.namespace_or_default();
+        if names(ns, &mut gw.spec.listeners.iter()) {
+            s.gateways
+                .insert((ns.to_string(), gw.metadata.name.clone()));
+        }
+    }
+    for ls in snapshot.listener_sets() {
+        let ns = ls.metadata.namespace_or_default();
+        if names(ns, &mut ls.spec.listeners.iter()) {
+            s.listener_sets
+                .insert((ns.to_string(), ls.metadata.name.clone()));
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Incremental updates agree with full builds: after any sequence of upserts and removes
 //! (routes of several kinds, Services, EndpointSlices, Namespaces, Gateways, ListenerSets,
-//! ReferenceGrants, GatewayClasses, XBackends, BackendTLSPolicies, ConfigMaps), the table updated one change at a time with `RouteTable::update`
+//! ReferenceGrants, GatewayClasses, XBackends, BackendTLSPolicies, ConfigMaps, Secrets), the table updated one change at a time with `RouteTable::update`
 //! decides every generated request exactly as `RouteTable::build` of the same snapshot, and
 //! reports the same parent conditions (Gateway API route status `parents[].conditions`),
 //! Gateway, ListenerSet and BackendTLSPolicy status and left-out notes. The generated cluster is small so that changes
@@ -8,7 +8,9 @@
 //! kinds competing on one Service port (GEP-1294 route types), cross-namespace backends
 //! needing a ReferenceGrant (Gateway API ReferenceGrant), listener namespace selectors,
 //! ListenerSets joining a Gateway's listeners (GEP-1713: `allowedListeners`, conflicts with
-//! the Gateway's own listeners, routes naming a ListenerSet parent); and, with
+//! the Gateway's own listeners, routes naming a ListenerSet parent), listener certificateRefs
+//! to Secrets present, absent, unusable or in another namespace (GatewayTLSConfig
+//! .certificateRefs: `ResolvedRefs`/`InvalidCertificateRef`); and, with
 //! `MeshBinding::Workloads` (beyond the spec, `docs/workloads.md`), headless Services bound at
 //! ready endpoints shared between them (conflicts), named target ports resolved per
 //! EndpointSlice, EndpointSlices changing addresses and readiness.
@@ -81,6 +83,17 @@ enum Obj {
         from: u8,
         /// `allowedListeners.namespaces.from`: 0 absent (None), 1 Same, 2 All, 3 Selector env=x.
         sets: u8,
+        /// An HTTPS listener on 8443 with certificateRef: 0 none, 1 Secret `cert` of its
+        /// namespace, 2 Secret `a/cert` (cross-namespace for Gateway `b/g1`).
+        cert: u8,
+    },
+    Secret {
+        /// Its namespace ([`NAMESPACES`]).
+        ns: usize,
+        /// `cert` (named by listeners) or `other`.
+        named: bool,
+        /// A `kubernetes.io/tls` Secret with both keys (else Opaque).
+        usable: bool,
     },
     ListenerSet {
         i: usize,
@@ -89,6 +102,8 @@ enum Obj {
         /// Its listener's port: 80 (may conflict with the Gateway's) or 8080.
         alt_port: bool,
         host: bool,
+        /// An HTTPS listener on 9443 with a certificateRef to Secret `cert` of its namespace.
+        cert: bool,
     },
     GatewayClass {
         ours: bool,
@@ -182,6 +197,11 @@ impl Obj {
             ),
             Obj::Gateway { i, .. } => ObjectKey::new(K::Gateway, GATEWAYS[*i].0, GATEWAYS[*i].1),
             Obj::Grant { .. } => ObjectKey::new(K::ReferenceGrant, "b", "allow"),
+            Obj::Secret { ns, named, .. } => ObjectKey::new(
+                K::Secret,
+                NAMESPACES[*ns],
+                if *named { "cert" } else { "other" },
+            ),
             Obj::ListenerSet { i, .. } => {
                 ObjectKey::new(K::ListenerSet, LISTENER_SETS[*i].0, LISTENER_SETS[*i].1)
             }
@@ -268,8 +288,18 @@ impl Obj {
                 host,
                 from,
                 sets,
+                cert,
             } => {
                 let (ns, name) = GATEWAYS[*i];
+                let cert = match cert {
+                    0 => "",
+                    1 => {
+                        "  - {name: tls, port: 8443, protocol: HTTPS, tls: {certificateRefs: [{name: cert}]}}\n"
+                    }
+                    _ => {
+                        "  - {name: tls, port: 8443, protocol: HTTPS, tls: {certificateRefs: [{name: cert, namespace: a}]}}\n"
+                    }
+                };
                 let host = if *host { ", hostname: h.example" } else { "" };
                 let from = from_yaml(*from);
                 let sets = match sets {
@@ -280,7 +310,7 @@ impl Obj {
                     "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n\
                      metadata: {{name: {name}, namespace: {ns}}}\n\
                      spec:\n  gatewayClassName: c\n  addresses: [{{type: IPAddress, value: {}}}]\n{sets}\
-                     \x20 listeners:\n  - {{name: web, port: 80, protocol: HTTP{host}, allowedRoutes: {{namespaces: {from}}}}}\n",
+                     \x20 listeners:\n  - {{name: web, port: 80, protocol: HTTP{host}, allowedRoutes: {{namespaces: {from}}}}}\n{cert}",
                     IPS[*ip]
                 )
             }
@@ -289,6 +319,7 @@ impl Obj {
                 gateway,
                 alt_port,
                 host,
+                cert,
             } => {
                 let (ns, name) = LISTENER_SETS[*i];
                 let (gns, gname) = GATEWAYS[*gateway];
@@ -298,7 +329,12 @@ impl Obj {
                     "apiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\n\
                      metadata: {{name: {name}, namespace: {ns}}}\n\
                      spec:\n  parentRef: {{name: {gname}, namespace: {gns}}}\n\
-                     \x20 listeners:\n  - {{name: extra, port: {port}, protocol: HTTP{host}, allowedRoutes: {{namespaces: {{from: All}}}}}}\n"
+                     \x20 listeners:\n  - {{name: extra, port: {port}, protocol: HTTP{host}, allowedRoutes: {{namespaces: {{from: All}}}}}}\n{}",
+                    if *cert {
+                        "  - {name: tls, port: 9443, protocol: HTTPS, tls: {certificateRefs: [{name: cert}]}}\n"
+                    } else {
+                        ""
+                    }
                 )
             }
             Obj::GatewayClass { ours } => format!(
@@ -336,6 +372,16 @@ impl Obj {
                     SERVICES[*service].0
                 )
             }
+            Obj::Secret { ns, named, usable } => format!(
+                "apiVersion: v1\nkind: Secret\nmetadata: {{name: {}, namespace: {}}}\n{}",
+                if *named { "cert" } else { "other" },
+                NAMESPACES[*ns],
+                if *usable {
+                    "type: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n"
+                } else {
+                    "data: {tls.crt: eA==}\n"
+                }
+            ),
             Obj::Grant { allow_grpc } => format!(
                 "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\n\
                  metadata: {{name: allow, namespace: b}}\n\
@@ -439,10 +485,13 @@ fn obj() -> impl Strategy<Value = Obj> {
                 addrs,
                 named_port
             }),
-        4 => (0usize..2, 0usize..3, any::<bool>(), 0u8..3, 0u8..4)
-            .prop_map(|(i, ip, host, from, sets)| Obj::Gateway { i, ip, host, from, sets }),
-        4 => (0usize..2, 0usize..2, any::<bool>(), any::<bool>()).prop_map(
-            |(i, gateway, alt_port, host)| Obj::ListenerSet { i, gateway, alt_port, host }
+        4 => (0usize..2, 0usize..3, any::<bool>(), 0u8..3, 0u8..4, 0u8..3).prop_map(
+            |(i, ip, host, from, sets, cert)| Obj::Gateway { i, ip, host, from, sets, cert }
+        ),
+        3 => (0usize..2, proptest::bool::weighted(0.7), any::<bool>())
+            .prop_map(|(ns, named, usable)| Obj::Secret { ns, named, usable }),
+        4 => (0usize..2, 0usize..2, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+            |(i, gateway, alt_port, host, cert)| Obj::ListenerSet { i, gateway, alt_port, host, cert }
         ),
         2 => any::<bool>().prop_map(|ours| Obj::GatewayClass { ours }),
         2 => any::<bool>().prop_map(|alt| Obj::XBackend { alt }),
