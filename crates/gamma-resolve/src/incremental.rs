@@ -13,12 +13,12 @@
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::bindings::Key;
-use crate::build::Builder;
+use crate::build::{Builder, Routes};
 use crate::cond::RegexPool;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::status::ParentStatus;
@@ -37,20 +37,29 @@ const MAX_LOWERED: usize = 1024;
 /// snapshot (the same `Arc`) is not lowered again. Lowering depends only on the object and
 /// the validation options, which an update shares with the build of its table.
 ///
-/// The next update *takes* the routes (they move into its input, and from it into the new
-/// table's `Lowered`), so a chain of updates keeps one copy; a second update of the same
-/// table finds nothing and lowers what it needs, with the same result. A full build keeps
-/// none (its input would double the table's memory).
-#[derive(Debug, Default)]
-pub(crate) struct Lowered(Mutex<BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>>);
+/// Immutable and shared: the next update reads the routes in place (its build borrows them,
+/// [`Routes::Shared`]) and its table keeps its own scope's routes, sharing those it reused
+/// (`Arc`). Any number of updates from one table see the same routes; the table stays
+/// `Send + Sync` with no lock. A full build keeps none (its input would double the table's
+/// memory).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Lowered(Arc<BTreeMap<ObjectKey, KeptRoute>>);
+
+/// A kept lowered route: the stored object it was lowered from, and its lowered form.
+type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>);
 
 impl Lowered {
-    fn take(&self) -> BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    /// The kept lowered form of route `key`, if it was lowered from `current` (the stored
+    /// object the snapshot holds now).
+    fn get(&self, key: &ObjectKey, current: &Arc<AnyResource>) -> Option<&Arc<RouteIr>> {
+        let (o, ir) = self.0.get(key)?;
+        Arc::ptr_eq(o, current).then_some(ir)
     }
 
-    fn keep(routes: BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>) -> Lowered {
-        Lowered(Mutex::new(routes))
+    /// How many routes are kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 }
 
@@ -131,7 +140,6 @@ impl RouteTable {
             Effect::Seeds(s, rebind) => (s, rebind),
         };
         let limit = self.parts.first().map_or(0, |p| p.routes.len()) / 4;
-        let mut lowered = self.lowered.take();
         let mut table = self.share();
         // an EndpointSlice's addresses: its headless Service's endpoints are rebound from
         // the frontends the table keeps, nothing is built
@@ -154,7 +162,7 @@ impl RouteTable {
                     merged.absorb(s);
                 }
             }
-            if !table.rebuild(snapshot, options, merged, &[], limit, &mut lowered) {
+            if !table.rebuild(snapshot, options, merged, &[], limit) {
                 return RouteTable::build(snapshot, options);
             }
             let last = table.parts.pop();
@@ -167,9 +175,7 @@ impl RouteTable {
             seeds,
             &previous.into_iter().collect::<Vec<_>>(),
             limit,
-            &mut lowered,
         ) {
-            table.lowered = Lowered::keep(lowered);
             table
         } else {
             RouteTable::build(snapshot, options)
@@ -209,14 +215,15 @@ impl RouteTable {
             listener_set_status: self.listener_set_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
-            lowered: Lowered::default(),
+            // still valid: lowering reads nothing but the route and the options
+            lowered: self.lowered.clone(),
         }
     }
 
     /// Rebuilds the closure of `seeds` into a new part; `previous` are the objects the change
-    /// replaced (their old addresses are unbound); `lowered`: routes lowered before, taken
-    /// when still current, and given the scope's lowered routes. `false` when the scope has
-    /// more than `limit` routes (a full build is cheaper).
+    /// replaced (their old addresses are unbound). Routes `self` keeps lowered are reused
+    /// when still current; the result keeps the scope's lowered routes. `false` when the
+    /// scope has more than `limit` routes (a full build is cheaper).
     fn rebuild(
         &mut self,
         snapshot: &Snapshot,
@@ -224,7 +231,6 @@ impl RouteTable {
         seeds: Scope,
         previous: &[&AnyResource],
         limit: usize,
-        lowered: &mut BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>,
     ) -> bool {
         let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
             return false;
@@ -233,7 +239,8 @@ impl RouteTable {
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
         let mut regexes = RegexPool::default();
-        let (mut input, objects) = scope_input(snapshot, &scope, &vopts, &mut regexes, lowered);
+        let (input, routes, objects) =
+            scope_input(snapshot, &scope, &vopts, &mut regexes, &self.lowered);
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
         for (ns, name) in &scope.services {
@@ -288,20 +295,22 @@ impl RouteTable {
                 }
             }
         }
-        let built = Builder::new(&input, options)
+        let built = Builder::with_routes(&input, Routes::Shared(&routes), options)
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
         let part = Arc::new(built.part);
         // the scope's lowered routes, for the next update
-        if input.routes.len() <= MAX_LOWERED {
-            *lowered = objects
-                .into_iter()
-                .zip(std::mem::take(&mut input.routes))
-                .map(|((k, o), r)| (k, (o, r)))
-                .collect();
+        self.lowered = if routes.len() <= MAX_LOWERED {
+            Lowered(Arc::new(
+                objects
+                    .into_iter()
+                    .zip(routes)
+                    .map(|((k, o), r)| (k, (o, r)))
+                    .collect(),
+            ))
         } else {
-            lowered.clear();
-        }
+            Lowered::default()
+        };
         for k in &old_keys {
             self.bindings.remove(k);
         }
@@ -900,27 +909,26 @@ fn gateway_keys(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway, out: &m
 type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
 
 /// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
-/// name as backends (for backend validity), every ReferenceGrant, its routes (taken from
-/// `lowered` when lowered from the object the snapshot holds, else lowered), with the
-/// stored object of each route (in `input.routes` order).
+/// name as backends (for backend validity), every ReferenceGrant (`TableInput::routes`
+/// empty); its routes (shared from `lowered` when lowered from the object the snapshot
+/// holds, else lowered), with the stored object of each route (in the same order).
 fn scope_input(
     snapshot: &Snapshot,
     scope: &Scope,
     opts: &gamma_model::validate::ValidateOptions,
     regexes: &mut RegexPool,
-    lowered: &mut BTreeMap<ObjectKey, (Arc<AnyResource>, RouteIr)>,
-) -> (TableInput, Objects) {
+    lowered: &Lowered,
+) -> (TableInput, Vec<Arc<RouteIr>>, Objects) {
     let mut input = TableInput::default();
+    let mut routes = Vec::new();
     let mut objects = Vec::new();
     for k in &scope.routes {
         let Some(current) = snapshot.get_shared(k) else {
             continue;
         };
-        if let Some((o, ir)) = lowered.remove(k)
-            && Arc::ptr_eq(&o, current)
-        {
-            input.routes.push(ir);
-            objects.push((k.clone(), o));
+        if let Some(ir) = lowered.get(k, current) {
+            routes.push(Arc::clone(ir));
+            objects.push((k.clone(), Arc::clone(current)));
             continue;
         }
         // with the snapshot's kept verdict, as a full build: an unchanged route is not
@@ -928,12 +936,12 @@ fn scope_input(
         if let Some((r, valid)) = snapshot.validated_route(k, opts)
             && let Some(ir) = crate::lower::lower_route_into(r, opts, valid, regexes)
         {
-            input.routes.push(ir);
+            routes.push(Arc::new(ir));
             objects.push((k.clone(), Arc::clone(r)));
         }
     }
     let mut services = scope.services.clone();
-    for r in &input.routes {
+    for r in &routes {
         for rule in &r.rules {
             let filters =
                 std::iter::once(&rule.filters).chain(rule.backends.iter().map(|b| &b.filters));
@@ -970,5 +978,79 @@ fn scope_input(
     for g in snapshot.reference_grants() {
         input.grants.push(crate::lower::lower_grant(g));
     }
-    (input, objects)
+    (input, routes, objects)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNAPSHOT: &str = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: app}\n\
+        spec: {clusterIP: 10.96.0.1, ports: [{port: 80}]}\n";
+
+    /// Upserts HTTPRoute `app/name` on Service `web` matching `path`; the object it replaced.
+    fn upsert(snapshot: &mut Snapshot, name: &str, path: &str) -> Option<Arc<AnyResource>> {
+        let yaml = format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+             metadata: {{name: {name}, namespace: app}}\n\
+             spec: {{parentRefs: [{{kind: Service, group: \"\", name: web}}], \
+             rules: [{{matches: [{{path: {{type: PathPrefix, value: {path}}}}}], \
+             backendRefs: [{{name: web, port: 80}}]}}]}}\n"
+        );
+        let mut previous = None;
+        for r in gamma_model::decode(&yaml).unwrap_or_default() {
+            previous = snapshot.upsert(r);
+        }
+        previous
+    }
+
+    /// The kept lowered form of route `name`.
+    fn kept(t: &RouteTable, name: &str) -> Option<Arc<RouteIr>> {
+        let key = ObjectKey::new(ResourceKind::HttpRoute, "app", name);
+        t.lowered.0.get(&key).map(|(_, ir)| Arc::clone(ir))
+    }
+
+    // The kept lowered routes are part of the immutable table: two updates from one table
+    // both reuse them (the same `Arc`, not lowered again), and the table needs no lock to be
+    // shared between threads.
+    #[test]
+    fn every_update_from_one_table_reuses_its_lowered_routes() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<RouteTable>();
+        let mut snapshot =
+            Snapshot::from_resources(gamma_model::decode(SNAPSHOT).unwrap_or_default());
+        upsert(&mut snapshot, "a", "/a");
+        upsert(&mut snapshot, "b", "/b");
+        let options = BuildOptions::default();
+        let full = RouteTable::build(&snapshot, &options);
+        assert_eq!(full.lowered.len(), 0, "a full build keeps none");
+        let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+        let previous = upsert(&mut snapshot, "a", "/a2");
+        let first = full.update(&snapshot, &options, &key, previous.as_deref());
+        assert_eq!(first.lowered.len(), 2, "the scope: both routes of web");
+        let previous = upsert(&mut snapshot, "a", "/a3");
+        let one = first.update(&snapshot, &options, &key, previous.as_deref());
+        let two = first.update(&snapshot, &options, &key, previous.as_deref());
+        let kept_b = kept(&first, "b");
+        assert!(kept_b.is_some());
+        for t in [&one, &two] {
+            let b = kept(t, "b");
+            assert!(
+                b.as_ref()
+                    .zip(kept_b.as_ref())
+                    .is_some_and(|(x, y)| Arc::ptr_eq(x, y)),
+                "route b was reused, not lowered again"
+            );
+            // the changed route was lowered again
+            assert!(
+                !kept(t, "a")
+                    .zip(kept(&first, "a"))
+                    .is_some_and(|(x, y)| Arc::ptr_eq(&x, &y))
+            );
+        }
+        let scratch = RouteTable::build(&snapshot, &options);
+        for t in [&one, &two] {
+            assert_eq!(t.parent_conditions(), scratch.parent_conditions());
+        }
+    }
 }

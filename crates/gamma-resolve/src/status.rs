@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::input::{Invalid, RouteIr, TableInput};
+use crate::input::{Invalid, RouteIr};
 use gamma_model::RouteKind;
 
 /// Condition type `Accepted`.
@@ -288,12 +288,16 @@ impl StatusBuilder {
     /// Freezes the outcomes: decides the conflicts and keeps, per pair, what the conditions
     /// are made of (route identity by compiled route id where there is one). The condition
     /// texts are rendered on the first [`StatusSource::render`].
-    pub(crate) fn finish(self, input: &TableInput, route_ids: &[Option<u32>]) -> StatusSource {
+    pub(crate) fn finish(
+        self,
+        routes: crate::build::Routes<'_>,
+        route_ids: &[Option<u32>],
+    ) -> StatusSource {
         let mut out = Vec::with_capacity(self.entries.len());
         let mut owned = Vec::new();
         let mut extras = Vec::new();
         for e in self.entries {
-            let Some(route) = input.routes.get(e.ri) else {
+            let Some(route) = routes.get(e.ri) else {
                 continue;
             };
             let lost = self.lost.get(&e.ri);

@@ -105,7 +105,7 @@ impl<'i> Builder<'i> {
         order: &[usize],
         ranks: &[RouteRank],
     ) -> (SvcAttached, GwAttached) {
-        let input = self.input;
+        let routes = self.route_irs;
         // Attach every (route, parent).
         // A hash map (to an index of `svc_lists`) while attaching: one lookup per (route,
         // parent), where a B-tree walked ~13 levels of keys for 9,000 Services; the keys
@@ -116,12 +116,12 @@ impl<'i> Builder<'i> {
         };
         let mut gw_attached: GwAttached = BTreeMap::new();
         for (pos, &ri) in order.iter().enumerate() {
-            let Some(route) = input.routes.get(ri) else {
+            let Some(route) = routes.get(ri) else {
                 continue;
             };
             touch::ahead(
                 pos,
-                |i| order.get(i).and_then(|r| input.routes.get(*r)),
+                |i| order.get(i).and_then(|r| routes.get(*r)),
                 touch::attach_level,
             );
             let rank = ranks.get(pos).copied().unwrap_or_default();

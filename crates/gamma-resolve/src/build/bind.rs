@@ -27,6 +27,7 @@ impl<'i> Builder<'i> {
         bindings: &mut Bindings,
     ) -> Vec<crate::workload::Built> {
         let input = self.input;
+        let routes = self.route_irs;
         // headless Services' port bindings, by (Service, port, transport)
         let mut workload: BTreeMap<(usize, u16, L4), Binding> = BTreeMap::new();
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
@@ -42,7 +43,7 @@ impl<'i> Builder<'i> {
                     ids.get(j)
                         .and_then(|(_, l)| lists.get(*l as usize))
                         .and_then(|l| l.by_kind.iter().find_map(|v| v.first()))
-                        .and_then(|a| input.routes.get(a.ri))
+                        .and_then(|a| routes.get(a.ri))
                 },
                 touch::match_level,
             );
@@ -100,7 +101,7 @@ impl<'i> Builder<'i> {
                 .push((port, l4, b));
         }
         for (si, ri, pi) in std::mem::take(&mut self.workload_pairs) {
-            if let (Some(w), Some(r)) = (out.get_mut(&si), input.routes.get(ri)) {
+            if let (Some(w), Some(r)) = (out.get_mut(&si), self.route_irs.get(ri)) {
                 w.pairs.push((
                     r.kind,
                     r.namespace.as_str().into(),

@@ -15,7 +15,9 @@
 
 use std::cmp::Ordering;
 
+use super::Routes;
 use crate::index::{HashKeys, Map};
+#[cfg(test)]
 use crate::input::RouteIr;
 use crate::precedence::{RouteOrder, RouteRank, rank_routes};
 
@@ -65,7 +67,7 @@ pub(crate) struct Canonical<'i> {
 }
 
 /// The canonical processing order of `routes`, the ranks and the namespaces.
-pub(crate) fn canonical_order(routes: &[RouteIr], hash: HashKeys) -> Canonical<'_> {
+pub(crate) fn canonical_order(routes: Routes<'_>, hash: HashKeys) -> Canonical<'_> {
     let (namespaces, route_ns, created, nanos_fit) = scan(routes, hash);
     let (order, ranks) = order_and_ranks(routes, &namespaces, &route_ns, &created, nanos_fit);
     Canonical {
@@ -81,7 +83,7 @@ type Created = Vec<Option<(i64, u32)>>;
 
 /// One pass over the routes in storage order: namespace ids (one hash per route), the
 /// timestamps, and whether every nanosecond field fits the packed rank key.
-fn scan(routes: &[RouteIr], hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bool) {
+fn scan(routes: Routes<'_>, hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bool) {
     // namespaces: ids in first-seen order, one hash per route
     let mut ids: Map<&str, u32> = Map::with_hasher(hash);
     let mut distinct: Vec<&str> = Vec::new();
@@ -113,7 +115,7 @@ fn scan(routes: &[RouteIr], hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bo
 
 /// The processing order and the ranks by position.
 fn order_and_ranks(
-    routes: &[RouteIr],
+    routes: Routes<'_>,
     distinct: &[&str],
     route_ns: &[u32],
     created: &[Option<(i64, u32)>],
@@ -348,7 +350,7 @@ fn ranks_of_sorted<K: PartialEq>(
 }
 
 /// The order and ranks through the routes themselves (inputs the compact keys cannot hold).
-fn general(routes: &[RouteIr]) -> (Vec<usize>, Vec<RouteRank>) {
+fn general(routes: Routes<'_>) -> (Vec<usize>, Vec<RouteRank>) {
     let mut order: Vec<usize> = (0..routes.len()).collect();
     let key = |i: &usize| routes.get(*i).map(|r| (r.kind, &r.namespace, &r.name));
     order.sort_by(|a, b| key(a).cmp(&key(b)));
@@ -390,7 +392,7 @@ mod tests {
     /// route indexes through the routes (stable, then dedup), and [`rank_routes`]. That is
     /// [`general`], the path for inputs the keys cannot hold.
     fn reference(routes: &[RouteIr]) -> (Vec<usize>, Vec<RouteRank>) {
-        general(routes)
+        general(Routes::Input(routes))
     }
 
     fn route(kind: RouteKind, ns: &str, name: &str, created: Option<(i64, u32)>) -> RouteIr {
@@ -449,7 +451,7 @@ mod tests {
             routes in routes_strategy(NAMESPACES),
             seed: u64,
         ) {
-            let c = canonical_order(&routes, HashKeys::new(seed));
+            let c = canonical_order(Routes::Input(&routes), HashKeys::new(seed));
             prop_assert_eq!((c.order, c.ranks), reference(&routes));
             // the same routes with valid nanoseconds, so that the packed keys are used
             let valid: Vec<RouteIr> = routes
@@ -461,7 +463,7 @@ mod tests {
                     r
                 })
                 .collect();
-            let c = canonical_order(&valid, HashKeys::new(seed));
+            let c = canonical_order(Routes::Input(&valid), HashKeys::new(seed));
             prop_assert_eq!((c.order, c.ranks), reference(&valid));
         }
 
@@ -471,7 +473,7 @@ mod tests {
         fn namespaces_with_slashes_rank_by_the_joined_strings(
             routes in routes_strategy(&["a", "a/b", "a/", "a-b", "b"]),
         ) {
-            let c = canonical_order(&routes, HashKeys::default());
+            let c = canonical_order(Routes::Input(&routes), HashKeys::default());
             prop_assert_eq!((c.order, c.ranks), reference(&routes));
         }
     }

@@ -33,6 +33,7 @@ mod backend;
 mod backend_tls;
 mod bind;
 mod canonical;
+mod routes;
 mod rule;
 mod set;
 mod touch;
@@ -41,9 +42,12 @@ use arena::TargetKey;
 use attach::RuleIds;
 pub(crate) use backend_tls::TlsSlot;
 use canonical::canonical_order;
+pub(crate) use routes::Routes;
 
 pub(crate) struct Builder<'i> {
     input: &'i TableInput,
+    /// The routes read: `input.routes`, or an update's shared ones.
+    route_irs: Routes<'i>,
     options: &'i BuildOptions,
     svc_by_name: Map<(&'i str, &'i str), usize>,
     gw_by_name: Map<(&'i str, &'i str), usize>,
@@ -136,6 +140,16 @@ impl<'i> Builder<'i> {
     }
 
     pub(crate) fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
+        Self::with_routes(input, Routes::Input(&input.routes), options)
+    }
+
+    /// A builder reading `routes` instead of `input.routes` (an update: its scope's routes,
+    /// shared with the tables that keep them).
+    pub(crate) fn with_routes(
+        input: &'i TableInput,
+        routes: Routes<'i>,
+        options: &'i BuildOptions,
+    ) -> Self {
         let hash = HashKeys::new(options.hash_seed);
         let mut svc_by_name = Map::with_capacity_and_hasher(input.services.len(), hash);
         svc_by_name.extend(
@@ -167,6 +181,7 @@ impl<'i> Builder<'i> {
             header_lists: Map::with_hasher(hash),
             query_lists: Map::with_hasher(hash),
             input,
+            route_irs: routes,
             options,
             svc_by_name,
             gw_by_name,
@@ -180,11 +195,11 @@ impl<'i> Builder<'i> {
             keys: Vec::new(),
             conds: vec![Cond::default()],
             paths: PathKeysBuilder::new(hash),
-            rule_ids: vec![[None, None]; input.routes.len()],
+            rule_ids: vec![[None, None]; routes.len()],
             any_host: Rc::from([None]),
             rule_id_pool: Vec::new(),
             target_states: Vec::new(),
-            route_id: vec![None; input.routes.len()],
+            route_id: vec![None; routes.len()],
             rule_problems: Vec::new(),
             backend_problems: Vec::new(),
             left_out: Vec::new(),
@@ -210,9 +225,9 @@ impl<'i> Builder<'i> {
     /// backendRefs, parentRefs) instead of growing them by doubling: at 100,000 routes the
     /// doublings copied tens of megabytes into fresh pages.
     fn reserve(&mut self) {
-        let input = self.input;
+        let routes = self.route_irs;
         let (mut rules, mut matches, mut backends, mut pairs) = (0usize, 0usize, 0usize, 0usize);
-        for r in &input.routes {
+        for r in routes.iter() {
             rules += r.rules.len();
             pairs += r.parents.len();
             for rule in &r.rules {
@@ -221,7 +236,7 @@ impl<'i> Builder<'i> {
                 backends += rule.backends.len();
             }
         }
-        let n = input.routes.len();
+        let n = routes.len();
         self.routes.reserve(n);
         self.ranks.reserve(n);
         self.rules.reserve(rules);
@@ -262,7 +277,7 @@ impl<'i> Builder<'i> {
         self.reserve();
         // Deterministic processing order regardless of input order: kind, namespace, name;
         // duplicate (kind, namespace, name) entries: the first in canonical order is kept.
-        let canonical = canonical_order(&input.routes, self.hash);
+        let canonical = canonical_order(self.route_irs, self.hash);
         let (order, ranks) = (canonical.order, canonical.ranks);
         self.namespaces = canonical.namespaces.iter().map(|n| (*n).into()).collect();
         self.route_ns = canonical.route_ns;
@@ -288,7 +303,7 @@ impl<'i> Builder<'i> {
         covers: crate::incremental::Covers,
     ) -> Built {
         let input = self.input;
-        let status = std::mem::take(&mut self.status).finish(input, &self.route_id);
+        let status = std::mem::take(&mut self.status).finish(self.route_irs, &self.route_id);
         let backend_tls_status = self.backend_tls_status(&status);
         let listener_routes = std::mem::take(&mut self.listener_routes);
         let ls_status = std::mem::take(&mut self.ls_status);

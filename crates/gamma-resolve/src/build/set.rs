@@ -103,7 +103,7 @@ impl<'i> Builder<'i> {
     /// `PartiallyInvalid` condition).
     fn dropped_rules(&self, list: &[AttachedRoute], out: &mut Vec<Excluded>) {
         for a in list {
-            let Some(route) = self.input.routes.get(a.ri) else {
+            let Some(route) = self.route_irs.get(a.ri) else {
                 continue;
             };
             for (i, rule) in route.rules.iter().enumerate() {
@@ -227,11 +227,11 @@ impl<'i> Builder<'i> {
         list: &'l [AttachedRoute],
         mut f: impl FnMut(&mut Self, MatchSite<'l, 'i>),
     ) {
-        let input = self.input;
+        let routes = self.route_irs;
         for (j, a) in list.iter().enumerate() {
             touch::ahead(
                 j,
-                |n| list.get(n).and_then(|a| input.routes.get(a.ri)),
+                |n| list.get(n).and_then(|a| routes.get(a.ri)),
                 touch::match_level,
             );
             let rank = self
@@ -239,7 +239,7 @@ impl<'i> Builder<'i> {
                 .get(a.route_id as usize)
                 .copied()
                 .unwrap_or_default();
-            let Some(route_ir) = input.routes.get(a.ri) else {
+            let Some(route_ir) = routes.get(a.ri) else {
                 continue;
             };
             for host in a.hosts.iter() {

@@ -47,7 +47,8 @@ pub struct RouteTable {
     pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
     /// Routes left out of the table, per Service parent they named (rare).
     pub(crate) left_out: Vec<LeftOut>,
-    /// The lowered routes of the last update, for the next one (empty after a full build).
+    /// The lowered routes of the last update, for every update made from this table
+    /// (immutable, shared by `Arc`; empty after a full build).
     pub(crate) lowered: crate::incremental::Lowered,
 }
 
