@@ -401,7 +401,10 @@ pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
 impl Scope {
     /// Nothing to rebuild.
     fn is_empty(&self) -> bool {
-        self.services.is_empty() && self.gateways.is_empty() && self.routes.is_empty()
+        self.services.is_empty()
+            && self.gateways.is_empty()
+            && self.listener_sets.is_empty()
+            && self.routes.is_empty()
     }
 
     fn absorb(&mut self, o: &Scope) {
