@@ -122,11 +122,10 @@ impl RouteTable {
     /// `options` must be those `self` was built with, except for
     /// [`BuildOptions::include`] entries of routes passed as changed (an ownership change of
     /// a route is an update with that route as `key` and `previous` itself). The result
-    /// resolves every request, and reports every parent condition and Gateway status,
-    /// exactly as `RouteTable::build(snapshot, options)` would. Changes whose effect cannot
-    /// be bounded (a BackendTLSPolicy, any change while one exists, a kind the table does
-    /// not know) rebuild the whole table, as does a scope past a quarter of the
-    /// table's routes.
+    /// resolves every request, and reports every parent condition and Gateway status
+    /// (and BackendTLSPolicy status) exactly as `RouteTable::build(snapshot, options)`
+    /// would. A change of a kind the table does not know rebuilds the whole table, as does a
+    /// scope past a quarter of the table's routes.
     pub fn update(
         &self,
         snapshot: &Snapshot,
@@ -151,6 +150,8 @@ impl RouteTable {
             table.rebind_endpoints(snapshot, key, slice, ns, name);
         }
         if seeds.is_empty() {
+            // a policy or ConfigMap no route reaches still has a status of its own
+            table.refresh_backend_tls_status(snapshot, options);
             return table;
         }
         if table.parts.len() >= MAX_PARTS {
@@ -176,6 +177,7 @@ impl RouteTable {
             &previous.into_iter().collect::<Vec<_>>(),
             limit,
         ) {
+            table.refresh_backend_tls_status(snapshot, options);
             table
         } else {
             RouteTable::build(snapshot, options)
@@ -199,6 +201,45 @@ impl RouteTable {
         let now: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
         let new = crate::workload::endpoints(svc, &now);
         crate::workload::rebind(&mut self.bindings, &self.workloads, (ns, name), &old, &new);
+    }
+
+    /// Recomputes every BackendTLSPolicy's status (PolicyStatus.ancestors) from the
+    /// snapshot's policies and ConfigMaps and the (ancestor, Service target) pairs every part
+    /// keeps, each route's from the newest part covering it (as its conditions). Nothing to
+    /// do without policies, as it was and as it is.
+    fn refresh_backend_tls_status(&mut self, snapshot: &Snapshot, options: &BuildOptions) {
+        if snapshot.backend_tls_policies().next().is_none() {
+            self.backend_tls_status.clear();
+            return;
+        }
+        let vopts = crate::lower::lowering_options(
+            &gamma_model::validate::ValidateOptions::channel(options.channel),
+        );
+        let mut input = TableInput::default();
+        crate::lower::lower_backend_tls(snapshot, &vopts, &mut input);
+        let mut pairs = BTreeSet::new();
+        for (i, p) in self.parts.iter().enumerate() {
+            let newer = self.parts.get(i + 1..).unwrap_or(&[]);
+            for r in &p.tls_reached {
+                let Some(info) = p.routes.get(r.route as usize) else {
+                    continue;
+                };
+                let id = (
+                    info.kind,
+                    p.route_namespace(info).to_string(),
+                    info.name.to_string(),
+                );
+                if !newer.iter().any(|n| n.covers.contains(&id)) {
+                    pairs.insert((
+                        &r.ancestor,
+                        &*r.namespace,
+                        &*r.service,
+                        r.port_name.as_deref(),
+                    ));
+                }
+            }
+        }
+        self.backend_tls_status = crate::build::policy_status(&input, &pairs);
     }
 
     /// A table sharing every part of `self` (its rendered conditions are rendered again on
@@ -476,16 +517,8 @@ fn effect(
 ) -> Effect {
     let mut s = Scope::default();
     let current = snapshot.get(key);
-    // BackendTLSPolicy: which policy a backend uses, and each policy's ancestors, depend on
-    // every route, Service and ConfigMap; with policies in the cluster any change the table
-    // reads rebuilds it whole (their status is computed over the whole input).
-    let policies = snapshot.backend_tls_policies().next().is_some()
-        || matches!(previous, Some(AnyResource::BackendTlsPolicy(_)));
     if never_read(key.kind) {
         return Effect::Nothing;
-    }
-    if policies {
-        return Effect::Full;
     }
     match key.kind {
         k if is_route_kind(k) => {
@@ -591,11 +624,44 @@ fn effect(
                 secret_listeners(snapshot, key, &mut s);
             }
         }
-        // no BackendTLSPolicy (checked above): nothing reads ConfigMaps
-        ResourceKind::ConfigMap => return Effect::Nothing,
+        ResourceKind::BackendTlsPolicy => {
+            // the backends on the Services it targets, as it was and as it is: which policy
+            // they use (the oldest of those targeting the Service and port); the policies'
+            // status is recomputed after every update
+            for r in previous.into_iter().chain(current) {
+                if let AnyResource::BackendTlsPolicy(p) = r {
+                    policy_backends(snapshot, p, &mut s);
+                }
+            }
+        }
+        ResourceKind::ConfigMap => {
+            // read only through BackendTLSPolicy caCertificateRefs (in the policy's
+            // namespace): the backends of the policies naming it
+            for p in snapshot.backend_tls_policies() {
+                let names_it =
+                    p.metadata.namespace_or_default() == key.namespace
+                        && p.spec.validation.ca_certificate_refs.iter().any(|c| {
+                            c.group.is_empty() && c.kind == "ConfigMap" && c.name == key.name
+                        });
+                if names_it {
+                    policy_backends(snapshot, p, &mut s);
+                }
+            }
+        }
         _ => return Effect::Full,
     }
     Effect::Seeds(s, Vec::new())
+}
+
+/// The routes with a backend on a core Service BackendTLSPolicy `p` targets, into `s`.
+fn policy_backends(snapshot: &Snapshot, p: &gamma_model::gateway::BackendTlsPolicy, s: &mut Scope) {
+    let ns = p.metadata.namespace_or_default();
+    for t in &p.spec.target_refs {
+        if t.group.is_empty() && t.kind == "Service" {
+            s.routes
+                .extend(snapshot.routes_for_backend(ns, &t.name).map(ObjectKey::of));
+        }
+    }
 }
 
 /// A Service's readiness as lowering summarises it ([`crate::input::ServiceIr::ready`]),
@@ -981,6 +1047,8 @@ fn scope_input(
     for g in snapshot.reference_grants() {
         input.grants.push(crate::lower::lower_grant(g));
     }
+    // which policy each backend uses, and whether its CA references resolve
+    crate::lower::lower_backend_tls(snapshot, opts, &mut input);
     (input, routes, objects)
 }
 

@@ -75,18 +75,7 @@ pub(crate) fn lower_into(
     for g in snapshot.reference_grants() {
         input.grants.push(lower_grant(g));
     }
-    for p in snapshot.backend_tls_policies() {
-        input
-            .backend_tls_policies
-            .push(lower_backend_tls_policy(p, opts));
-    }
-    for cm in snapshot.config_maps() {
-        input.config_maps.push(ConfigMapIr {
-            namespace: ns_of(&cm.metadata),
-            name: cm.metadata.name.clone(),
-            has_ca_certificate: cm.ca_certificate().is_some(),
-        });
-    }
+    lower_backend_tls(snapshot, opts, &mut input);
     // Routes in kind order (HTTP, gRPC, TLS, TCP, UDP), each lowered on its own; the snapshot
     // keeps each route's validation verdict, so a route is validated once, not per build.
     for kind in [
@@ -103,6 +92,27 @@ pub(crate) fn lower_into(
         }
     }
     input
+}
+
+/// Every BackendTLSPolicy and ConfigMap of the snapshot into `input` (few; an incremental
+/// update reads them all).
+pub(crate) fn lower_backend_tls(
+    snapshot: &Snapshot,
+    opts: &ValidateOptions,
+    input: &mut TableInput,
+) {
+    for p in snapshot.backend_tls_policies() {
+        input
+            .backend_tls_policies
+            .push(lower_backend_tls_policy(p, opts));
+    }
+    for cm in snapshot.config_maps() {
+        input.config_maps.push(ConfigMapIr {
+            namespace: ns_of(&cm.metadata),
+            name: cm.metadata.name.clone(),
+            has_ca_certificate: cm.ca_certificate().is_some(),
+        });
+    }
 }
 
 /// A BackendTLSPolicy with its references as written; one that fails validation (CRD markers

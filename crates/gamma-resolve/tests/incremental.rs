@@ -115,6 +115,9 @@ enum Obj {
         service: usize,
         /// A ConfigMap CA reference (else the system CAs).
         ca: bool,
+        /// Named `q` (else `p`): two policies of a namespace may target one Service, `p`
+        /// taking precedence (BackendTLSPolicySpec.targetRefs: `Conflicted`).
+        second: bool,
     },
     ConfigMap {
         service: usize,
@@ -207,9 +210,13 @@ impl Obj {
             }
             Obj::GatewayClass { .. } => ObjectKey::new(K::GatewayClass, "", "c"),
             Obj::XBackend { .. } => ObjectKey::new(K::XBackend, "a", "x"),
-            Obj::Policy { service, .. } => {
-                ObjectKey::new(K::BackendTlsPolicy, SERVICES[*service].0, "p")
-            }
+            Obj::Policy {
+                service, second, ..
+            } => ObjectKey::new(
+                K::BackendTlsPolicy,
+                SERVICES[*service].0,
+                if *second { "q" } else { "p" },
+            ),
             Obj::ConfigMap { service, .. } => {
                 ObjectKey::new(K::ConfigMap, SERVICES[*service].0, "ca")
             }
@@ -348,7 +355,11 @@ impl Obj {
                  spec: {{type: ExternalHostname, externalHostname: {{hostname: {}.example}}, port: {{port: 80}}}}\n",
                 if *alt { "alt" } else { "api" }
             ),
-            Obj::Policy { service, ca } => {
+            Obj::Policy {
+                service,
+                ca,
+                second,
+            } => {
                 let (ns, name) = SERVICES[*service];
                 let validation = if *ca {
                     "{caCertificateRefs: [{group: \"\", kind: ConfigMap, name: ca}], hostname: s.example}"
@@ -357,8 +368,9 @@ impl Obj {
                 };
                 format!(
                     "apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\n\
-                     metadata: {{name: p, namespace: {ns}}}\n\
-                     spec:\n  targetRefs: [{{group: \"\", kind: Service, name: {name}}}]\n  validation: {validation}\n"
+                     metadata: {{name: {}, namespace: {ns}}}\n\
+                     spec:\n  targetRefs: [{{group: \"\", kind: Service, name: {name}}}]\n  validation: {validation}\n",
+                    if *second { "q" } else { "p" }
                 )
             }
             Obj::ConfigMap { service, ca } => {
@@ -469,8 +481,9 @@ fn parents() -> impl Strategy<Value = Vec<(usize, bool)>> {
     proptest::collection::vec((0usize..8, any::<bool>()), 1..3)
 }
 
-/// BackendTLSPolicies are the rarest kind: while one exists every change rebuilds the
-/// whole table, which tests nothing incremental.
+/// Every kind the table reads, BackendTLSPolicies and the ConfigMaps their
+/// `caCertificateRefs` name among them (a policy change rebuilds the backends on the
+/// Services it targets; every update recomputes the policies' status).
 fn obj() -> impl Strategy<Value = Obj> {
     prop_oneof![
         2 => (0usize..2, any::<bool>()).prop_map(|(i, labeled)| Obj::Namespace { i, labeled }),
@@ -495,7 +508,8 @@ fn obj() -> impl Strategy<Value = Obj> {
         ),
         2 => any::<bool>().prop_map(|ours| Obj::GatewayClass { ours }),
         2 => any::<bool>().prop_map(|alt| Obj::XBackend { alt }),
-        1 => (0usize..4, any::<bool>()).prop_map(|(service, ca)| Obj::Policy { service, ca }),
+        3 => (0usize..4, any::<bool>(), any::<bool>())
+            .prop_map(|(service, ca, second)| Obj::Policy { service, ca, second }),
         2 => (0usize..4, any::<bool>()).prop_map(|(service, ca)| Obj::ConfigMap { service, ca }),
         2 => any::<bool>().prop_map(|allow_grpc| Obj::Grant { allow_grpc }),
         12 => (

@@ -198,9 +198,11 @@ impl<'i> Builder<'i> {
         Some(slot)
     }
 
-    /// Every BackendTLSPolicy's status per ancestor: the parents (Gateways, mesh Services) of
-    /// the accepted routes whose valid backendRefs reach a Service port the policy targets.
-    pub(super) fn backend_tls_status(&self, status: &StatusSource) -> Vec<BackendTlsPolicyStatus> {
+    /// The (ancestor, Service target) pairs this build's accepted routes reach, on Services
+    /// some BackendTLSPolicy of the input targets (validated or not): what each policy's
+    /// status is made of ([`policy_status`]). Kept per part, so that an update recomputes the
+    /// status from every part's pairs (`docs/incremental.md`).
+    pub(super) fn tls_reached(&self, status: &StatusSource) -> Vec<TlsReached> {
         let input = self.input;
         if input.backend_tls_policies.is_empty() {
             return Vec::new();
@@ -212,8 +214,8 @@ impl<'i> Builder<'i> {
                 input_of.insert(*id, ri);
             }
         }
-        // (ancestor, backend target) pairs that carry traffic
-        let mut reached: BTreeSet<(PolicyAncestorRef, u32)> = BTreeSet::new();
+        // (route, ancestor, backend target) triples that carry traffic
+        let mut reached: BTreeSet<(u32, PolicyAncestorRef, u32)> = BTreeSet::new();
         for (route_id, pi) in status.accepted_pairs() {
             let Some(ri) = input_of.get(&route_id).copied() else {
                 continue;
@@ -251,75 +253,145 @@ impl<'i> Builder<'i> {
                 let (start, len) = (start as usize, len as usize);
                 for b in self.backends.get(start..start + len).unwrap_or(&[]) {
                     if !matches!(b.state, BackendState::Invalid(_)) {
-                        reached.insert((ancestor.clone(), b.target));
+                        reached.insert((route_id, ancestor.clone(), b.target));
                     }
                 }
             }
         }
-        // per policy, per ancestor: whether it is in effect on some reached target there
-        let mut related: BTreeMap<(usize, PolicyAncestorRef), bool> = BTreeMap::new();
-        // the winner that beat a policy, for the Conflicted message
-        let mut beaten_by: BTreeMap<usize, usize> = BTreeMap::new();
-        for (ancestor, t) in &reached {
-            let Some(target) = self.targets.get(*t as usize) else {
+        let mut out = Vec::new();
+        for (route, ancestor, t) in reached {
+            let Some(target) = self.targets.get(t as usize) else {
                 continue;
             };
             if !(target.group.is_empty() && &*target.kind == "Service") {
                 continue;
             }
             let (ns, svc) = (&*target.namespace, &*target.name);
+            if !targeted(input, ns, svc) {
+                continue;
+            }
             let port_name = self
                 .svc_by_name
                 .get(&(ns, svc))
                 .and_then(|i| input.services.get(*i))
                 .and_then(|s| s.ports.iter().find(|p| Some(p.port) == target.port))
                 .and_then(|p| p.name.as_deref());
-            if let Some(list) = deciding(&self.tls_candidates, ns, svc, port_name) {
-                for (k, p) in list.iter().enumerate() {
-                    let won = k == 0;
-                    *related.entry((*p, ancestor.clone())).or_default() |= won;
-                    if !won && let Some(w) = list.first() {
-                        beaten_by.entry(*p).or_insert(*w);
-                    }
-                }
-            }
-            // a policy that failed validation is reported where it would apply
-            for (i, p) in input.backend_tls_policies.iter().enumerate() {
-                if p.invalid.is_some()
-                    && p.namespace == ns
-                    && p.targets.iter().any(|tr| {
-                        tr.group.is_empty()
-                            && tr.kind == "Service"
-                            && tr.name == svc
-                            && (tr.section_name.is_none()
-                                || tr.section_name.as_deref() == port_name)
-                    })
-                {
-                    related.entry((i, ancestor.clone())).or_default();
-                }
-            }
-        }
-        let mut out = Vec::with_capacity(input.backend_tls_policies.len());
-        for (i, p) in input.backend_tls_policies.iter().enumerate() {
-            let check = check_ca(input, p);
-            let ancestors: Vec<PolicyAncestorStatus> = related
-                .range((i, PolicyAncestorRef::min())..)
-                .take_while(|((pi, _), _)| *pi == i)
-                .take(MAX_ANCESTORS)
-                .map(|((_, a), effective)| PolicyAncestorStatus {
-                    ancestor_ref: a.clone(),
-                    conditions: conditions(input, p, &check, *effective, beaten_by.get(&i)),
-                })
-                .collect();
-            out.push(BackendTlsPolicyStatus {
-                namespace: p.namespace.clone(),
-                name: p.name.clone(),
-                ancestors,
+            out.push(TlsReached {
+                route,
+                ancestor,
+                namespace: ns.into(),
+                service: svc.into(),
+                port_name: port_name.map(Into::into),
             });
         }
-        out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        out.sort();
+        out.dedup();
         out
     }
+}
+
+/// One (route, ancestor, Service target) a build's accepted route reaches, on a Service some
+/// BackendTLSPolicy targets.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct TlsReached {
+    /// The compiled route (of the part that keeps this).
+    pub(crate) route: u32,
+    /// The route's parent (PolicyStatus.ancestors).
+    pub(crate) ancestor: PolicyAncestorRef,
+    /// The Service target.
+    pub(crate) namespace: Box<str>,
+    pub(crate) service: Box<str>,
+    /// The name of the Service port it reaches (policies may name it as `sectionName`).
+    pub(crate) port_name: Option<Box<str>>,
+}
+
+/// Some policy of `input` (valid or not) targets core Service `ns/svc`.
+fn targeted(input: &TableInput, ns: &str, svc: &str) -> bool {
+    input.backend_tls_policies.iter().any(|p| {
+        p.namespace == ns
+            && p.targets
+                .iter()
+                .any(|t| t.group.is_empty() && t.kind == "Service" && t.name == svc)
+    })
+}
+
+/// Every BackendTLSPolicy's status per ancestor, from the policies and ConfigMaps of `input`
+/// and the (ancestor, namespace, Service, port name) pairs the accepted routes reach: the
+/// parents (Gateways, mesh Services) of the accepted routes whose valid backendRefs reach a
+/// Service port the policy targets.
+pub(crate) fn policy_status(
+    input: &TableInput,
+    reached: &BTreeSet<(&PolicyAncestorRef, &str, &str, Option<&str>)>,
+) -> Vec<BackendTlsPolicyStatus> {
+    if input.backend_tls_policies.is_empty() {
+        return Vec::new();
+    }
+    let tls_candidates = candidates(input);
+    // per policy, per ancestor: whether it is in effect on some reached target there
+    let mut related: BTreeMap<(usize, PolicyAncestorRef), bool> = BTreeMap::new();
+    // the winner that beat a policy, for the Conflicted message
+    let mut beaten_by: BTreeMap<usize, usize> = BTreeMap::new();
+    for &(ancestor, ns, svc, port_name) in reached {
+        if let Some(list) = deciding(&tls_candidates, ns, svc, port_name) {
+            for (k, p) in list.iter().enumerate() {
+                let won = k == 0;
+                *related.entry((*p, ancestor.clone())).or_default() |= won;
+                if !won && let Some(w) = list.first() {
+                    beaten_by.entry(*p).or_insert(*w);
+                }
+            }
+        }
+        // a policy that failed validation is reported where it would apply
+        for (i, p) in input.backend_tls_policies.iter().enumerate() {
+            if p.invalid.is_some()
+                && p.namespace == ns
+                && p.targets.iter().any(|tr| {
+                    tr.group.is_empty()
+                        && tr.kind == "Service"
+                        && tr.name == svc
+                        && (tr.section_name.is_none() || tr.section_name.as_deref() == port_name)
+                })
+            {
+                related.entry((i, ancestor.clone())).or_default();
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(input.backend_tls_policies.len());
+    for (i, p) in input.backend_tls_policies.iter().enumerate() {
+        let check = check_ca(input, p);
+        let ancestors: Vec<PolicyAncestorStatus> = related
+            .range((i, PolicyAncestorRef::min())..)
+            .take_while(|((pi, _), _)| *pi == i)
+            .take(MAX_ANCESTORS)
+            .map(|((_, a), effective)| PolicyAncestorStatus {
+                ancestor_ref: a.clone(),
+                conditions: conditions(input, p, &check, *effective, beaten_by.get(&i)),
+            })
+            .collect();
+        out.push(BackendTlsPolicyStatus {
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+            ancestors,
+        });
+    }
+    out.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    out
+}
+
+/// The pairs of [`policy_status`] from one build's [`TlsReached`] list.
+pub(crate) fn reached_pairs(
+    list: &[TlsReached],
+) -> BTreeSet<(&PolicyAncestorRef, &str, &str, Option<&str>)> {
+    list.iter()
+        .map(|r| {
+            (
+                &r.ancestor,
+                &*r.namespace,
+                &*r.service,
+                r.port_name.as_deref(),
+            )
+        })
+        .collect()
 }
 
 impl PolicyAncestorRef {

@@ -40,7 +40,7 @@ mod touch;
 
 use arena::TargetKey;
 use attach::RuleIds;
-pub(crate) use backend_tls::TlsSlot;
+pub(crate) use backend_tls::{TlsReached, TlsSlot, policy_status};
 use canonical::canonical_order;
 pub(crate) use routes::Routes;
 
@@ -304,7 +304,9 @@ impl<'i> Builder<'i> {
     ) -> Built {
         let input = self.input;
         let status = std::mem::take(&mut self.status).finish(self.route_irs, &self.route_id);
-        let backend_tls_status = self.backend_tls_status(&status);
+        let tls_reached = self.tls_reached(&status);
+        let backend_tls_status =
+            backend_tls::policy_status(input, &backend_tls::reached_pairs(&tls_reached));
         let listener_routes = std::mem::take(&mut self.listener_routes);
         let ls_status = std::mem::take(&mut self.ls_status);
         let merged = std::mem::take(&mut self.merged);
@@ -371,6 +373,7 @@ impl<'i> Builder<'i> {
             status,
             covers,
             backend_tls: self.tls_slots,
+            tls_reached: tls_reached.into_boxed_slice(),
             methods: self.methods,
             targets: self.targets,
             backends: self.backends,

@@ -83,6 +83,9 @@ pub(crate) struct Part {
     pub(crate) covers: crate::incremental::Covers,
     /// The BackendTLSPolicy settings in effect, by [`Target::tls`].
     pub(crate) backend_tls: Vec<crate::build::TlsSlot>,
+    /// The (route, ancestor, Service target) pairs of this part's accepted routes on Services
+    /// some BackendTLSPolicy targets: what the policies' status is made of.
+    pub(crate) tls_reached: Box<[crate::build::TlsReached]>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
