@@ -9,8 +9,9 @@
 //! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
 //! manifests (`regex_mix_yaml`).
 //! `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
-//! `update-namespace-<routes>` and `update-listenerset-<routes>` run `N` incremental updates
-//! of one route, of a different route each time, of one Service, Namespace or ListenerSet
+//! `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>` and
+//! `update-secret-<routes>` run `N` incremental updates of one route, of a different route
+//! each time, of one Service, Namespace, ListenerSet, BackendTLSPolicy or Secret
 //! (see `update_scenario`); `update-slice-<routes>` one EndpointSlice of a headless Service
 //! with workload binding on (see `update_slice_scenario`). `chain-3` runs `N` traces
 //! (`RouteTable::trace`) through the chain of `gamma_benches::chain` (three or five hops);
@@ -245,7 +246,44 @@ enum Change {
     Namespace,
     /// ListenerSet `team-0/extra`'s listener hostname, toggled (`update-listenerset-<routes>`).
     ListenerSet,
+    /// BackendTLSPolicy `team-0/tls` (targeting Service 0)'s hostname, toggled
+    /// (`update-policy-<routes>`; the policy is in the cluster from the start).
+    Policy,
+    /// Secret `edge/cert` (named by the certificateRefs of Gateway `edge/tls`'s HTTPS
+    /// listener; Secret `edge/other` beside it) toggled between a `kubernetes.io/tls` Secret
+    /// and an Opaque one (`update-secret-<routes>`).
+    Secret,
 }
+
+/// BackendTLSPolicy `team-0/tls` on Service 0 (`Change::Policy`), hostname `s{v}.example`.
+fn policy_yaml(v: usize) -> String {
+    format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: BackendTLSPolicy\n\
+         metadata: {{name: tls, namespace: team-0}}\n\
+         spec:\n  targetRefs: [{{group: \"\", kind: Service, name: svc-0}}]\n\
+         \x20 validation: {{wellKnownCACertificates: System, hostname: s{v}.example}}\n"
+    )
+}
+
+/// Secret `edge/cert` (`Change::Secret`): usable (`kubernetes.io/tls` with both keys) for
+/// `v = 1`, Opaque otherwise.
+fn secret_yaml(v: usize) -> String {
+    let body = if v == 1 {
+        "type: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n"
+    } else {
+        "data: {tls.crt: eA==}\n"
+    };
+    format!("apiVersion: v1\nkind: Secret\nmetadata: {{name: cert, namespace: edge}}\n{body}")
+}
+
+/// What `Change::Secret` adds: Gateway `edge/tls` (one HTTPS listener naming Secret
+/// `edge/cert`), Secrets `edge/cert` and `edge/other`.
+const SECRET_EDGE: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\n\
+    metadata: {name: tls, namespace: edge}\n\
+    spec:\n  gatewayClassName: gamma\n  addresses: [{type: IPAddress, value: 10.250.0.2}]\n\
+    \x20 listeners: [{name: https, port: 443, protocol: HTTPS, tls: {certificateRefs: [{name: cert}]}}]\n\
+    ---\napiVersion: v1\nkind: Secret\nmetadata: {name: other, namespace: edge}\n\
+    type: kubernetes.io/tls\ndata: {tls.crt: eA==, tls.key: eA==}\n";
 
 /// The edge of [`update_scenario`]: Gateway `edge/edge` (one HTTP listener, ListenerSets
 /// allowed from every namespace), ListenerSet `team-0/extra` on it (one listener on port
@@ -287,7 +325,8 @@ fn edge_yaml(v: usize) -> (String, String, String) {
 }
 
 /// `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
-/// `update-namespace-<routes>`, `update-listenerset-<routes>`:
+/// `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>`,
+/// `update-secret-<routes>`:
 /// [`gamma_benches::manifests::mesh_cluster`] (5 routes per Service) and the edge of
 /// [`edge_yaml`], built once; then `n` one-object changes ([`Change`]), each applied to the
 /// snapshot and the table updated from the previous one with `RouteTable::update`. Read
@@ -299,6 +338,14 @@ fn update_scenario(routes: usize, n: usize, change: Change) {
     let mut objects = mesh_cluster(routes, per);
     let (ns, ls, rest) = edge_yaml(1);
     objects.extend(gamma_model::decode(&format!("{ns}---\n{ls}---\n{rest}")).unwrap());
+    match change {
+        Change::Policy => objects.extend(gamma_model::decode(&policy_yaml(1)).unwrap()),
+        Change::Secret => {
+            objects.extend(gamma_model::decode(SECRET_EDGE).unwrap());
+            objects.extend(gamma_model::decode(&secret_yaml(1)).unwrap());
+        }
+        _ => {}
+    }
     let mut snapshot = Snapshot::from_resources(objects);
     let options = BuildOptions::default();
     let mut table = RouteTable::build(&snapshot, &options);
@@ -319,6 +366,8 @@ fn update_scenario(routes: usize, n: usize, change: Change) {
             Change::Spread => mesh_route_yaml((k * per * 7 + 3) % routes, per, services, 2),
             Change::Namespace => edge_yaml(v).0,
             Change::ListenerSet => edge_yaml(v).1,
+            Change::Policy => policy_yaml(v),
+            Change::Secret => secret_yaml(v),
         };
         gamma_model::decode(&yaml).unwrap().remove(0)
     };
@@ -392,6 +441,8 @@ fn main() {
         ("update-spread-", Change::Spread),
         ("update-namespace-", Change::Namespace),
         ("update-listenerset-", Change::ListenerSet),
+        ("update-policy-", Change::Policy),
+        ("update-secret-", Change::Secret),
         ("update-", Change::Route),
     ] {
         if let Some(routes) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
