@@ -220,16 +220,27 @@ impl RouteTable {
         let mut pairs = BTreeSet::new();
         for (i, p) in self.parts.iter().enumerate() {
             let newer = self.parts.get(i + 1..).unwrap_or(&[]);
+            // the pairs are sorted by route: whether a newer part covers it, once per route
+            let mut current: Option<(u32, bool)> = None;
             for r in &p.tls_reached {
-                let Some(info) = p.routes.get(r.route as usize) else {
-                    continue;
+                let superseded = match current {
+                    Some((route, s)) if route == r.route => s,
+                    _ => {
+                        let s = p.routes.get(r.route as usize).is_none_or(|info| {
+                            !newer.is_empty() && {
+                                let id = (
+                                    info.kind,
+                                    p.route_namespace(info).to_string(),
+                                    info.name.to_string(),
+                                );
+                                newer.iter().any(|n| n.covers.contains(&id))
+                            }
+                        });
+                        current = Some((r.route, s));
+                        s
+                    }
                 };
-                let id = (
-                    info.kind,
-                    p.route_namespace(info).to_string(),
-                    info.name.to_string(),
-                );
-                if !newer.iter().any(|n| n.covers.contains(&id)) {
+                if !superseded {
                     pairs.insert((
                         &r.ancestor,
                         &*r.namespace,
