@@ -4,6 +4,8 @@
 //! This is the one module (beside the resolve path) that reads the table's internal layout for
 //! chains and views: when the table's layout changes, this file changes with it.
 
+mod shadow;
+
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -374,7 +376,7 @@ impl Serialize for HostView<'_> {
 }
 
 /// A path condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "type", content = "value")]
 #[non_exhaustive]
 pub enum PathView<'t> {
@@ -388,7 +390,7 @@ pub enum PathView<'t> {
 }
 
 /// A header or query parameter condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ValueView<'t> {
@@ -401,7 +403,7 @@ pub struct ValueView<'t> {
 }
 
 /// A gRPC service or method condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct NameView<'t> {
@@ -412,7 +414,7 @@ pub struct NameView<'t> {
 }
 
 /// What one entry matches on, besides its hostname group.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum MatchView<'t> {
@@ -653,12 +655,21 @@ pub enum ExclusionView<'t> {
         /// Why, for people.
         message: &'t str,
     },
-    /// A TCPRoute or UDPRoute: every connection goes to the oldest route's rule (then
-    /// namespace/name order; Gateway API TCPRoute reference, "Merging": all are accepted, the
-    /// oldest gets the traffic).
+    /// Attached and accepted, but an earlier entry takes everything this one would (Gateway
+    /// API route conflict resolution: the oldest route, then namespace/name, then the first
+    /// rule). A TCPRoute or UDPRoute (the whole route, no hostname): every connection goes to
+    /// the oldest route's rule (TCPRoute reference, "Merging"). A TLSRoute (the whole route,
+    /// on one SNI hostname group): an older route has the same hostname. An HTTPRoute or
+    /// GRPCRoute rule (`rule` set; one exclusion per hostname group and shadowing rule):
+    /// every match of the rule comes after the same match, on the same hostname group, of
+    /// an older route or an earlier rule.
     #[serde(rename_all = "camelCase")]
     Shadowed {
-        /// The rule that takes the connections.
+        /// The hostname group it is shadowed on (`None`: any host, or no hostnames at all
+        /// for TCP and UDP).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hostname: Option<HostView<'t>>,
+        /// The rule that takes the traffic.
         by: RuleRef<'t>,
     },
 }
@@ -694,8 +705,24 @@ impl std::fmt::Display for ExcludedView<'_> {
             ExclusionView::LostToKind { winner: None } => {
                 f.write_str(" is not bound: another kind takes the Service port")
             }
-            ExclusionView::Shadowed { by } => {
-                write!(f, " is shadowed: {by} takes every connection")
+            ExclusionView::Shadowed { hostname, by } => {
+                let on = |f: &mut std::fmt::Formatter<'_>| match hostname {
+                    Some(h) => write!(f, " is shadowed on hostname {h}:"),
+                    None => f.write_str(" is shadowed:"),
+                };
+                match self.route.kind {
+                    gamma_model::RouteKind::Tcp | gamma_model::RouteKind::Udp => {
+                        write!(f, " is shadowed: {by} takes every connection")
+                    }
+                    gamma_model::RouteKind::Tls => {
+                        on(f)?;
+                        write!(f, " {by} is older and takes those connections")
+                    }
+                    gamma_model::RouteKind::Http | gamma_model::RouteKind::Grpc => {
+                        on(f)?;
+                        write!(f, " {by} has the same matches and takes precedence")
+                    }
+                }
             }
             ExclusionView::NotAccepted { reason, message } => {
                 write!(f, " is not accepted ({reason}): {message}")
@@ -907,6 +934,21 @@ impl Part {
                 action: self.action_view(rule),
             })
         };
+        let mut excluded: Vec<ExcludedView<'t>> = set
+            .excluded
+            .iter()
+            .filter_map(|e| self.excluded_view(e))
+            .collect();
+        shadow::rules(&http, &mut excluded);
+        shadow::rules(&grpc, &mut excluded);
+        shadow::tls(&tls, &mut excluded);
+        // by route (kind, namespace, name), then rule; stable: a rule's shadows stay in the
+        // order of the list
+        excluded.sort_by(|a, b| {
+            let key =
+                |x: &ExcludedView<'t>| (x.route.kind, x.route.namespace, x.route.name, x.rule);
+            key(a).cmp(&key(b))
+        });
         Some(SetView {
             frontend,
             route_set,
@@ -917,11 +959,7 @@ impl Part {
             tls,
             tcp: rule_view(set.tcp),
             udp: rule_view(set.udp),
-            excluded: set
-                .excluded
-                .iter()
-                .filter_map(|e| self.excluded_view(e))
-                .collect(),
+            excluded,
         })
     }
 
@@ -1077,6 +1115,7 @@ impl Part {
             }
             ExcludedWhy::LostToKind(winner) => ExclusionView::LostToKind { winner: *winner },
             ExcludedWhy::Shadowed(rule) => ExclusionView::Shadowed {
+                hostname: None,
                 by: self.rule_ref(self.rules.get(*rule as usize)?),
             },
         };

@@ -58,3 +58,76 @@ fn explain_names_the_route_kind_that_lost_the_port() {
     let excluded = v["excluded"].as_array().expect("an excluded list");
     assert_eq!(excluded.len(), 1, "{v}");
 }
+
+const TLS_SHARED_HOSTNAME: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: example
+  addresses: [{type: IPAddress, value: 192.0.2.1}]
+  listeners:
+  - {name: tls, port: 443, protocol: TLS, tls: {mode: Passthrough}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: infra}
+spec: {clusterIP: 10.96.0.2, ports: [{port: 443}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: young, namespace: infra, creationTimestamp: "2026-02-01T00:00:00Z"}
+spec:
+  parentRefs: [{name: gw, sectionName: tls}]
+  hostnames: [db.example.com]
+  rules: [{backendRefs: [{name: db, port: 443}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: old, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  parentRefs: [{name: gw, sectionName: tls}]
+  hostnames: [db.example.com]
+  rules: [{backendRefs: [{name: db, port: 443}]}]
+"#;
+
+// Gateway API route conflict resolution: of two TLSRoutes on one listener with the same SNI
+// hostname the older takes the connections; explain names the younger as shadowed on that
+// hostname, in text and in JSON.
+#[test]
+fn explain_names_a_tlsroute_an_older_one_shadows_on_its_hostname() {
+    let args = [
+        "explain",
+        "-f",
+        "-",
+        "--to",
+        "192.0.2.1:443",
+        "--protocol",
+        "tls",
+        "--sni",
+        "db.example.com",
+    ];
+    let e = run_with_stdin(&args, Some(TLS_SHARED_HOSTNAME));
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert!(
+        e.stdout.contains(
+            "excluded:  TLSRoute infra/young is shadowed on hostname db.example.com: \
+             TLSRoute infra/old rule 0 is older and takes those connections"
+        ),
+        "{}",
+        e.stdout
+    );
+    let mut json = args.to_vec();
+    json.extend(["-o", "json"]);
+    let j = run_with_stdin(&json, Some(TLS_SHARED_HOSTNAME));
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).expect("JSON");
+    let excluded = v["excluded"].as_array().expect("an excluded list");
+    assert_eq!(excluded.len(), 1, "{v}");
+    assert!(
+        excluded[0]
+            .as_str()
+            .is_some_and(|s| s.contains("shadowed on hostname db.example.com")),
+        "{v}"
+    );
+}
