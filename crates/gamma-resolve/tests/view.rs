@@ -280,87 +280,20 @@ fn the_view_lists_tls_hostnames_the_tcp_rule_and_filters_as_data() {
     }
 }
 
-const SHADOWED: &str = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra}
-spec:
-  gatewayClassName: example
-  addresses: [{type: IPAddress, value: 192.0.2.1}]
-  listeners:
-  - {name: tls, port: 443, protocol: TLS, tls: {mode: Passthrough}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: db, namespace: infra}
-spec: {clusterIP: 10.96.0.2, ports: [{port: 443}, {port: 80}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: rpc, namespace: infra}
-spec: {clusterIP: 10.96.0.3, ports: [{port: 50051, appProtocol: kubernetes.io/h2c}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata: {name: young, namespace: infra, creationTimestamp: "2026-02-01T00:00:00Z"}
-spec:
-  parentRefs: [{name: gw, sectionName: tls}]
-  hostnames: [a.example.com, b.example.com]
-  rules: [{backendRefs: [{name: db, port: 443}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata: {name: old, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec:
-  parentRefs: [{name: gw, sectionName: tls}]
-  hostnames: [a.example.com]
-  rules: [{backendRefs: [{name: db, port: 443}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: old, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec:
-  parentRefs: [{group: "", kind: Service, name: db, port: 80}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /a}, headers: [{name: x-v, value: "1"}]}]
-    backendRefs: [{name: db, port: 80}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: young, namespace: infra, creationTimestamp: "2026-02-01T00:00:00Z"}
-spec:
-  parentRefs: [{group: "", kind: Service, name: db, port: 80}]
-  rules:
-  - matches: [{path: {type: PathPrefix, value: /a/}, headers: [{name: X-V, value: "1"}]}]
-    backendRefs: [{name: db, port: 80}]
-  - matches:
-    - {path: {type: PathPrefix, value: /a}, headers: [{name: x-v, value: "1"}]}
-    - {path: {type: PathPrefix, value: /b}}
-    backendRefs: [{name: db, port: 80}]
-  - matches: [{path: {type: PathPrefix, value: /a}}]
-    backendRefs: [{name: db, port: 80}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GRPCRoute
-metadata: {name: rpc, namespace: infra}
-spec:
-  parentRefs: [{group: "", kind: Service, name: rpc, port: 50051}]
-  rules:
-  - matches: [{method: {service: pkg.Store, method: Get}}]
-    backendRefs: [{name: rpc, port: 50051}]
-  - matches: [{method: {service: pkg.Store, method: Get}}]
-    backendRefs: [{name: rpc, port: 50051}]
-  - matches: [{method: {service: pkg.Store}}]
-    backendRefs: [{name: rpc, port: 50051}]
-"#;
+const SHADOWED: &str = include_str!("fixtures/shadowed.yaml");
 
-/// The view's exclusions of the route set behind `address:port`, as text.
-fn exclusions(view: &[BindingView<'_>], address: &str, port: u16) -> Vec<String> {
+/// The exclusions of the (first) route set behind `address:port` in the view of
+/// [`SHADOWED`], as text, and its table.
+fn shadowed_exclusions(address: &str, port: u16) -> (RouteTable, Vec<String>) {
+    let t = table(SHADOWED);
+    let view = t.view();
     let b = view
         .iter()
         .find(|b| b.address == ip(address) && b.port == port)
         .unwrap();
-    b.sets[0].excluded.iter().map(ToString::to_string).collect()
+    let text = b.sets[0].excluded.iter().map(ToString::to_string).collect();
+    drop(view);
+    (t, text)
 }
 
 // Gateway API TLSRoute and route conflict resolution: when two TLSRoutes on one listener claim
@@ -410,10 +343,9 @@ fn an_older_tlsroute_shadows_a_younger_one_on_their_shared_sni_hostname() {
 // (no header) is not.
 #[test]
 fn an_http_rule_whose_every_match_an_older_route_has_is_shadowed() {
-    let t = table(SHADOWED);
-    let view = t.view();
+    let (t, excluded) = shadowed_exclusions("10.96.0.2", 80);
     assert_eq!(
-        exclusions(&view, "10.96.0.2", 80),
+        excluded,
         [
             "HTTPRoute infra/young rule 0 is shadowed: HTTPRoute infra/old rule 0 has the same \
           matches and takes precedence"
@@ -435,10 +367,9 @@ fn an_http_rule_whose_every_match_an_older_route_has_is_shadowed() {
 // is not.
 #[test]
 fn a_grpc_rule_with_the_same_match_as_an_earlier_rule_is_shadowed() {
-    let t = table(SHADOWED);
-    let view = t.view();
+    let (t, excluded) = shadowed_exclusions("10.96.0.3", 50051);
     assert_eq!(
-        exclusions(&view, "10.96.0.3", 50051),
+        excluded,
         [
             "GRPCRoute infra/rpc rule 1 is shadowed: GRPCRoute infra/rpc rule 0 has the same \
           matches and takes precedence"

@@ -56,16 +56,21 @@ fn route(ns: &str, name: &str, parent: &str, backend: &str) -> String {
     )
 }
 
+/// A headless Service `name` in `app`, port 80 -> targetPort 8080.
+fn headless_8080(name: &str) -> String {
+    service(
+        "app",
+        name,
+        "None",
+        "{name: http, port: 80, targetPort: 8080}",
+    )
+}
+
 /// A headless Service `db` (port 80 -> targetPort 8080) with two ready endpoints, one
 /// without conditions, one not ready, and a route to backend `v2`.
 fn headless_db() -> String {
     [
-        service(
-            "app",
-            "db",
-            "None",
-            "{name: http, port: 80, targetPort: 8080}",
-        ),
+        headless_8080("db"),
         service("app", "v2", "10.96.0.2", "{name: http, port: 80}"),
         slice(
             "app",
@@ -428,12 +433,7 @@ proptest! {
 fn front_to_headless(db_eps: &str, alias_eps: Option<&str>) -> String {
     let mut yaml = [
         service("app", "front", "10.96.0.1", "{name: http, port: 80}"),
-        service(
-            "app",
-            "db",
-            "None",
-            "{name: http, port: 80, targetPort: 8080}",
-        ),
+        headless_8080("db"),
         service("app", "v2", "10.96.0.2", "{name: http, port: 80}"),
         service("app", "v3", "10.96.0.3", "{name: http, port: 80}"),
         slice("app", "db-1", "db", "IPv4", db_eps, "{name: http, port: 8080}"),
@@ -446,12 +446,7 @@ fn front_to_headless(db_eps: &str, alias_eps: Option<&str>) -> String {
     ]
     .concat();
     if let Some(eps) = alias_eps {
-        yaml += &service(
-            "app",
-            "db-alias",
-            "None",
-            "{name: http, port: 80, targetPort: 8080}",
-        );
+        yaml += &headless_8080("db-alias");
         yaml += &slice(
             "app",
             "db-alias-1",
