@@ -377,8 +377,9 @@ pub struct SetView<'t> {
     /// The UDPRoute rule that takes every UDP datagram (the oldest route's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub udp: Option<RuleView<'t>>,
-    /// Routes and rules attached to this frontend that are not in the set, and why: ordered
-    /// by route (kind, namespace, name), then rule.
+    /// Routes and rules attached to this frontend that are not in the set, or that no
+    /// request reaches (shadowed), and why: ordered by route (kind, namespace, name), then
+    /// rule.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<ExcludedView<'t>>,
 }
