@@ -984,8 +984,9 @@ impl Part {
             .iter()
             .filter_map(|e| self.excluded_view(e))
             .collect();
-        shadow::rules(&http, &mut excluded);
-        shadow::rules(&grpc, &mut excluded);
+        let facts = |e: &EntryView<'t>| self.keys.get(e.cand as usize).map_or(0, |k| k.facts());
+        shadow::rules(&http, facts, &mut excluded);
+        shadow::rules(&grpc, facts, &mut excluded);
         shadow::tls(&tls, &mut excluded);
         // by route (kind, namespace, name), then rule; stable: a rule's shadows stay in the
         // order of the list

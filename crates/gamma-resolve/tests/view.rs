@@ -379,6 +379,54 @@ fn a_grpc_rule_with_the_same_match_as_an_earlier_rule_is_shadowed() {
     assert_eq!(t.resolve(&req, 0).rule().map(|r| r.index), Some(0));
 }
 
+// HTTPRouteRule match precedence (Gateway API): of many routes with one equal match the oldest
+// wins; every younger one is named as shadowed by it, and one with a match of its own is not
+// (more routes than a short run, so the long-run search is the one used).
+#[test]
+fn of_many_routes_with_an_equal_match_all_but_the_oldest_are_shadowed() {
+    let backends = || vec![backend("app", "web", 80, 1)];
+    let mut routes: Vec<RouteIr> = (0..40)
+        .map(|i| {
+            let r = http(
+                "app",
+                &format!("r{i:02}"),
+                vec![svc_parent("app", "web")],
+                vec![rule(
+                    vec![with_headers(prefix("/a"), &[("x", "1")])],
+                    backends(),
+                )],
+            );
+            created(r, 100 - i)
+        })
+        .collect();
+    routes.push(http(
+        "app",
+        "own",
+        vec![svc_parent("app", "web")],
+        vec![rule(
+            vec![with_headers(prefix("/a"), &[("x", "2")])],
+            backends(),
+        )],
+    ));
+    let input = TableInput::new()
+        .with_services(vec![service("app", "web", "10.96.0.1", &[(80, "http")])])
+        .with_routes(routes);
+    let t = RouteTable::from_input(&input, &BuildOptions::default());
+    let view = t.view();
+    let excluded = &view[0].sets[0].excluded;
+    assert_eq!(excluded.len(), 39, "{excluded:?}");
+    for x in excluded {
+        let ExclusionView::Shadowed { hostname: None, by } = x.reason else {
+            panic!("{x:?}");
+        };
+        assert_eq!((by.route.name, x.rule), ("r39", Some(0)), "{x}");
+        assert_ne!(x.route.name, "own");
+    }
+    let h = [("x", "1")];
+    let req = Request::http(ip("10.96.0.1"), 80, "GET", "/a").with_headers(&h);
+    assert_eq!(t.resolve(&req, 0).rule().map(|r| r.route.name), Some("r39"));
+}
+
 // ---------------------------------------------------------------------------------------
 // Exclusions against parent conditions, for generated clusters
 // ---------------------------------------------------------------------------------------

@@ -7,9 +7,6 @@
 //! order (docs/view.md, "Ordering").
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-
-use indexmap::IndexMap;
 
 use super::{EntryView, ExcludedView, ExclusionView, HostView, MatchView};
 use crate::decision::RuleRef;
@@ -39,6 +36,10 @@ pub(super) fn tls<'t>(entries: &[EntryView<'t>], out: &mut Vec<ExcludedView<'t>>
     }
 }
 
+/// Runs of at most this many entries are searched for equal matches pairwise; longer ones
+/// (many routes with one path and no other condition, say) through a hash map.
+const PAIRWISE: usize = 16;
+
 /// HTTPRoute or GRPCRoute rules every entry of which (each match, under each hostname group)
 /// comes after an entry of another rule with the same hostname group and the same
 /// conditions: that entry takes every request the later one would (HTTPRouteRule and
@@ -46,43 +47,100 @@ pub(super) fn tls<'t>(entries: &[EntryView<'t>], out: &mut Vec<ExcludedView<'t>>
 /// then the first rule wins), so the rule is never reached. One exclusion per rule and
 /// (hostname group, shadowing rule), in the order of the list.
 ///
+/// `facts` is an entry's precedence key without its route rank and rule index: equal
+/// conditions have equal facts, and the list is sorted by key within each hostname group, so
+/// equal matches are only looked for within a run of one hostname group and equal facts.
 /// Only equal conditions count: an earlier match broader in another way (a header regex `.*`
 /// before an exact value of that header) is not looked for.
-pub(super) fn rules<'t>(entries: &[EntryView<'t>], out: &mut Vec<ExcludedView<'t>>) {
-    if entries.len() < 2 {
+pub(super) fn rules<'t>(
+    entries: &[EntryView<'t>],
+    facts: impl Fn(&EntryView<'t>) -> u128,
+    out: &mut Vec<ExcludedView<'t>>,
+) {
+    // (entry, the first entry with its match), for entries after an equal match of another rule
+    let mut shadowed: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    while let Some(first) = entries.get(start) {
+        let key = (first.hostname, facts(first));
+        let run = entries.get(start..).unwrap_or_default();
+        let len = run
+            .iter()
+            .position(|e| (e.hostname, facts(e)) != key)
+            .unwrap_or(run.len());
+        equal_matches(run.get(..len).unwrap_or_default(), start, &mut shadowed);
+        start += len.max(1);
+    }
+    if shadowed.is_empty() {
         return;
     }
-    let mut first: HashMap<(Option<HostView<'t>>, &MatchView<'t>), RuleRef<'t>> =
-        HashMap::with_capacity(entries.len());
-    // per rule, in order of first appearance: the (hostname, shadowing rule) of each entry
-    // while every entry so far is shadowed; `None` once one is reached
-    type Shadows<'t> = Option<Vec<(Option<HostView<'t>>, RuleRef<'t>)>>;
-    let mut by_rule: IndexMap<RuleRef<'t>, Shadows<'t>> = IndexMap::new();
-    for e in entries {
-        let by = match first.entry((e.hostname, &e.condition)) {
-            Entry::Occupied(o) => Some(*o.get()).filter(|r| *r != e.rule),
-            Entry::Vacant(v) => {
-                v.insert(e.rule);
-                None
-            }
+    // the entries grouped by rule (stable: list order within a rule)
+    let rule_key = |i: &usize| {
+        entries.get(*i).map(|e| {
+            (
+                e.rule.route.kind,
+                e.rule.route.namespace,
+                e.rule.route.name,
+                e.rule.index,
+            )
+        })
+    };
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(rule_key);
+    for group in order.chunk_by(|a, b| rule_key(a) == rule_key(b)) {
+        // every entry of the rule shadowed: by whom, on which hostname group
+        let shadows: Option<Vec<(Option<HostView<'t>>, RuleRef<'t>)>> = group
+            .iter()
+            .map(|&i| {
+                let k = shadowed.binary_search_by_key(&i, |s| s.0).ok()?;
+                let by = entries.get(shadowed.get(k)?.1)?.rule;
+                Some((entries.get(i)?.hostname, by))
+            })
+            .collect();
+        let (Some(shadows), Some(e)) = (shadows, group.first().and_then(|i| entries.get(*i)))
+        else {
+            continue;
         };
-        let slot = by_rule.entry(e.rule).or_insert_with(|| Some(Vec::new()));
-        match (slot.as_mut(), by) {
-            (Some(list), Some(by)) => {
-                if !list.contains(&(e.hostname, by)) {
-                    list.push((e.hostname, by));
-                }
+        let mut seen: Vec<(Option<HostView<'t>>, RuleRef<'t>)> = Vec::new();
+        for (hostname, by) in shadows {
+            if !seen.contains(&(hostname, by)) {
+                seen.push((hostname, by));
+                out.push(ExcludedView {
+                    route: e.rule.route,
+                    rule: Some(e.rule.index),
+                    reason: ExclusionView::Shadowed { hostname, by },
+                });
             }
-            _ => *slot = None,
         }
     }
-    for (rule, shadows) in by_rule {
-        for (hostname, by) in shadows.into_iter().flatten() {
-            out.push(ExcludedView {
-                route: rule.route,
-                rule: Some(rule.index),
-                reason: ExclusionView::Shadowed { hostname, by },
-            });
+}
+
+/// Within `run` (entries `offset..` of a list, one hostname group and equal facts): each
+/// entry whose match an earlier entry of another rule has, with the first such entry.
+fn equal_matches(run: &[EntryView<'_>], offset: usize, shadowed: &mut Vec<(usize, usize)>) {
+    if run.len() < 2 {
+        return;
+    }
+    let mut note = |j: usize, first: usize| {
+        if let (Some(a), Some(b)) = (run.get(j), run.get(first))
+            && a.rule != b.rule
+        {
+            shadowed.push((offset + j, offset + first));
+        }
+    };
+    if run.len() <= PAIRWISE {
+        for (j, e) in run.iter().enumerate().skip(1) {
+            let earlier = run.get(..j).unwrap_or_default();
+            if let Some(first) = earlier.iter().position(|x| x.condition == e.condition) {
+                note(j, first);
+            }
+        }
+    } else {
+        let mut firsts: HashMap<&MatchView<'_>, usize> = HashMap::with_capacity(run.len());
+        for (j, e) in run.iter().enumerate() {
+            let first = *firsts.entry(&e.condition).or_insert(j);
+            if first != j {
+                note(j, first);
+            }
         }
     }
 }
