@@ -23,6 +23,11 @@ pub const NO_CONFLICTS: &str = "NoConflicts";
 pub const HOSTNAME_CONFLICT: &str = listener::HOSTNAME_CONFLICT;
 /// Reason `ProtocolConflict`.
 pub const PROTOCOL_CONFLICT: &str = listener::PROTOCOL_CONFLICT;
+/// Reason `Invalid` (the Gateway's `Accepted` and `Programmed`): the Gateway fails validation
+/// under the channel's CRDs ([`crate::input::GatewayIr::invalid`]). GatewayConditionReason
+/// Invalid: "used with the "Programmed" and "Accepted" conditions when the Gateway is
+/// syntactically or semantically invalid".
+pub const INVALID: &str = "Invalid";
 /// Reason `ListenersNotValid` (the Gateway's `Accepted`).
 pub const LISTENERS_NOT_VALID: &str = "ListenersNotValid";
 /// Reason `UnsupportedProtocol` (a listener's `Accepted`).
@@ -56,6 +61,11 @@ pub struct GatewayStatus {
     /// parentRef selects it and whose `Accepted` is `True` (see
     /// [`crate::listener_set_status`]).
     pub attached_listener_sets: u32,
+    /// For a Gateway left out (invalid): `Gateway ns/name was left out: <error>`, the note a
+    /// request to its addresses shows ([`crate::RouteTable::left_out_at`]).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) left_out: Option<Box<str>>,
 }
 
 impl GatewayStatus {
@@ -97,9 +107,11 @@ impl ListenerStatus {
 /// Whether the listener `li` of `gw` is accepted for processing (it is bound and serves
 /// traffic): a supported protocol and no conflict.
 pub(crate) fn accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>], li: usize) -> bool {
-    gw.listeners
-        .get(li)
-        .is_some_and(|l| l.unsupported_protocol.is_none())
+    gw.invalid.is_none()
+        && gw
+            .listeners
+            .get(li)
+            .is_some_and(|l| l.unsupported_protocol.is_none())
         && conflicts.get(li).copied().flatten().is_none()
 }
 
@@ -114,8 +126,12 @@ fn not_accepted<'g>(gw: &'g GatewayIr, conflicts: &[Option<&'static str>]) -> Ve
         .collect()
 }
 
-/// Whether the Gateway is accepted: not every listener of it is rejected (see [`compute`]).
+/// Whether the Gateway is accepted: valid, and not every listener of it is rejected (see
+/// [`compute`]).
 pub(crate) fn gateway_accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>]) -> bool {
+    if gw.invalid.is_some() {
+        return false;
+    }
     let not = not_accepted(gw, conflicts);
     not.is_empty() || not.len() != gw.listeners.len()
 }
@@ -142,6 +158,33 @@ pub(crate) fn compute(
 }
 
 fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) -> GatewayStatus {
+    if let Some(invalid) = &gw.invalid {
+        // the API server would not store it: nothing of it is processed, so no listener has a
+        // status of its own and nothing of it can be programmed (one verdict per object)
+        return GatewayStatus {
+            namespace: gw.namespace.clone(),
+            name: gw.name.clone(),
+            addresses: gw.addresses.clone(),
+            conditions: vec![
+                RouteCondition::new(ACCEPTED, false, INVALID, invalid.message.clone()),
+                RouteCondition::new(
+                    crate::listener_set_status::PROGRAMMED,
+                    false,
+                    INVALID,
+                    invalid.message.clone(),
+                ),
+            ],
+            listeners: Vec::new(),
+            attached_listener_sets: 0,
+            left_out: Some(
+                format!(
+                    "Gateway {}/{} was left out: {}",
+                    gw.namespace, gw.name, invalid.message
+                )
+                .into(),
+            ),
+        };
+    }
     let conflicts = listener::conflicts(&gw.listeners);
     let listeners: Vec<ListenerStatus> = gw
         .listeners
@@ -179,6 +222,7 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
         conditions: vec![condition],
         listeners,
         attached_listener_sets: 0,
+        left_out: None,
     }
 }
 

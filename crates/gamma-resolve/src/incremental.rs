@@ -914,14 +914,14 @@ fn scope_input(
         if let Some(gw) = snapshot.gateway(ns, name) {
             input
                 .gateways
-                .push(crate::lower::lower_gateway(snapshot, gw));
+                .push(crate::lower::lower_checked_gateway(snapshot, gw, opts));
         }
     }
     for (ns, name) in &scope.listener_sets {
         if let Some(ls) = snapshot.listener_set(ns, name) {
             input
                 .listener_sets
-                .push(crate::lower::listener_set(snapshot, ls));
+                .push(crate::lower::lower_checked_listener_set(snapshot, ls, opts));
         }
     }
     for g in snapshot.reference_grants() {

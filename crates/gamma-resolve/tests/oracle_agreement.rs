@@ -281,6 +281,7 @@ fn gateway_strategy() -> impl Strategy<Value = (GatewayIr, Vec<ListenerSetIr>)> 
                 addresses: vec![ip("192.0.2.1")],
                 listeners: std::iter::once(g0).chain(g1).collect(),
                 allowed_listeners,
+                invalid: None,
             };
             let sets = sets
                 .into_iter()
@@ -296,6 +297,7 @@ fn gateway_strategy() -> impl Strategy<Value = (GatewayIr, Vec<ListenerSetIr>)> 
                             if to_edge { "edge" } else { "gone" }.into(),
                         )),
                         listeners: std::iter::once(l0).chain(l1).collect(),
+                        invalid: None,
                     })
                 })
                 .collect();
