@@ -23,7 +23,7 @@ pub const NO_CONFLICTS: &str = "NoConflicts";
 pub const HOSTNAME_CONFLICT: &str = listener::HOSTNAME_CONFLICT;
 /// Reason `ProtocolConflict`.
 pub const PROTOCOL_CONFLICT: &str = listener::PROTOCOL_CONFLICT;
-/// Reason `Invalid` (the Gateway's `Accepted` and `Programmed`): the Gateway fails validation
+/// Reason `Invalid` (the Gateway's `Accepted`): the Gateway fails validation
 /// under the channel's CRDs ([`crate::input::GatewayIr::invalid`]). GatewayConditionReason
 /// Invalid: "used with the "Programmed" and "Accepted" conditions when the Gateway is
 /// syntactically or semantically invalid".
@@ -160,20 +160,18 @@ pub(crate) fn compute(
 fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) -> GatewayStatus {
     if let Some(invalid) = &gw.invalid {
         // the API server would not store it: nothing of it is processed, so no listener has a
-        // status of its own and nothing of it can be programmed (one verdict per object)
+        // status of its own (one verdict per object)
         return GatewayStatus {
             namespace: gw.namespace.clone(),
             name: gw.name.clone(),
             addresses: gw.addresses.clone(),
-            conditions: vec![
-                RouteCondition::new(ACCEPTED, false, INVALID, invalid.message.clone()),
-                RouteCondition::new(
-                    crate::listener_set_status::PROGRAMMED,
-                    false,
-                    INVALID,
-                    invalid.message.clone(),
-                ),
-            ],
+            // `Programmed` stays the controller's, as for an accepted Gateway
+            conditions: vec![RouteCondition::new(
+                ACCEPTED,
+                false,
+                INVALID,
+                invalid.message.clone(),
+            )],
             listeners: Vec::new(),
             attached_listener_sets: 0,
             left_out: Some(

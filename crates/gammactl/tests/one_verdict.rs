@@ -151,6 +151,169 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     assert!(!e.stdout.contains("infra/refused rule"), "{}", e.stdout);
 }
 
+const GATEWAYS: &str = "crates/gammactl/tests/fixtures/one-verdict-gateways.yaml";
+
+/// The status object of `kind` `name` in `status -o json`.
+fn object<'v>(status: &'v Value, kind: &str, name: &str) -> &'v Value {
+    status
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no status for {kind} {name}: {status:#}"))
+}
+
+/// (status, reason, message) of condition `type_` in a list of conditions.
+fn cond(conditions: &Value, type_: &str) -> (String, String, String) {
+    let c = conditions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == type_)
+        .unwrap_or_else(|| panic!("no {type_} in {conditions:#}"));
+    let s = |k: &str| c[k].as_str().unwrap().to_owned();
+    (s("status"), s("reason"), s("message"))
+}
+
+// One verdict for Gateways and ListenerSets (docs/validation.md "One verdict per object"): a
+// Gateway (`dup`: two listeners named `web`) or ListenerSet (`bad-set`: a hostname on a TCP
+// listener) the API server would refuse is a `validate` error, `status` says Accepted=False
+// reason Invalid (GatewayConditionReason / ListenerSetConditionReason Invalid) with that error,
+// routes naming it Accepted=False NoMatchingParent, `resolve` passes through with the note
+// "Gateway infra/dup was left out: <error>" and `explain` shows it. An admitted Gateway with
+// a listener of a protocol gamma-rs does not serve (`edge`, `tunnel`): no `validate` finding,
+// the listener reported in `status` without an Accepted of gamma-rs's, the rest served.
+#[test]
+fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
+    let status = run(&[
+        "status",
+        "-f",
+        GATEWAYS,
+        "--as",
+        "example.com/gateway",
+        "--now",
+        "2026-11-29T12:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let status: Value = serde_json::from_str(&status.stdout).unwrap();
+    let gw = object(&status, "Gateway", "dup");
+    let (ok, reason, dup_error) = cond(&gw["status"]["conditions"], "Accepted");
+    assert_eq!((ok.as_str(), reason.as_str()), ("False", "Invalid"));
+    assert_eq!(
+        dup_error,
+        "spec.listeners: Listener name must be unique within the Gateway"
+    );
+    assert!(gw["status"].get("listeners").is_none(), "{gw:#}");
+    let set = object(&status, "ListenerSet", "bad-set");
+    let (ok, reason, set_error) = cond(&set["status"]["conditions"], "Accepted");
+    assert_eq!((ok.as_str(), reason.as_str()), ("False", "Invalid"));
+    assert!(set_error.starts_with("spec.listeners: "), "{set_error}");
+    for (kind, route) in [("HTTPRoute", "to-dup"), ("TCPRoute", "to-bad-set")] {
+        let r = object(&status, kind, route);
+        let (ok, reason, _) = cond(&r["status"]["parents"][0]["conditions"], "Accepted");
+        assert_eq!(
+            (ok.as_str(), reason.as_str()),
+            ("False", "NoMatchingParent")
+        );
+    }
+    for (kind, route) in [("HTTPRoute", "to-edge"), ("HTTPRoute", "to-extra")] {
+        let r = object(&status, kind, route);
+        let (ok, _, _) = cond(&r["status"]["parents"][0]["conditions"], "Accepted");
+        assert_eq!(ok, "True", "{route}");
+    }
+    let edge = object(&status, "Gateway", "edge");
+    assert_eq!(cond(&edge["status"]["conditions"], "Accepted").0, "True");
+    let tunnel = edge["status"]["listeners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "tunnel")
+        .unwrap();
+    assert!(
+        !tunnel["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Accepted"),
+        "{tunnel:#}"
+    );
+    assert_eq!(edge["status"]["attachedListenerSets"], 1);
+
+    // validate: the two refusals are errors with the same words; nothing of edge or extra
+    let validate = run(&["validate", "-f", GATEWAYS]);
+    assert_eq!(validate.code, 1, "{}", validate.stdout);
+    for line in [
+        format!(": Gateway infra/dup: {dup_error}\n"),
+        format!(": ListenerSet infra/bad-set: {set_error}\n"),
+        ": 2 errors, 0 warnings".to_string(),
+    ] {
+        assert!(
+            validate.stdout.contains(&line),
+            "{line}: {}",
+            validate.stdout
+        );
+    }
+    assert!(
+        !validate.stdout.contains("infra/edge"),
+        "{}",
+        validate.stdout
+    );
+
+    // resolve: nothing of dup binds; edge serves its HTTP listener and its admitted
+    // ListenerSet's, not the tunnel; the notes name what was left out
+    let gw_note = format!("Gateway infra/dup was left out: {dup_error}");
+    let set_note = format!("ListenerSet infra/bad-set was left out: {set_error}");
+    for (to, decision, note) in [
+        (
+            "gateway/infra/dup:80",
+            "pass through",
+            Some(gw_note.as_str()),
+        ),
+        ("gateway/infra/dup:8080", "pass through", Some(&gw_note)),
+        (
+            "gateway/infra/edge:80",
+            "forward to infra/web:80 (by HTTPRoute infra/to-edge rule 0)",
+            Some(&set_note),
+        ),
+        (
+            "gateway/infra/edge:8081",
+            "forward to infra/web:80 (by HTTPRoute infra/to-extra rule 0)",
+            Some(&set_note),
+        ),
+        ("gateway/infra/edge:9000", "pass through", Some(&set_note)),
+        ("gateway/infra/edge:15008", "pass through", Some(&set_note)),
+    ] {
+        let r = run(&["resolve", "-f", GATEWAYS, "--to", to, "GET", "/"]);
+        assert_eq!(r.code, 0, "{to}: {}", r.stderr);
+        assert!(r.stdout.starts_with(decision), "{to}: {}", r.stdout);
+        if let Some(note) = note {
+            assert!(
+                r.stderr.contains(&format!("note: {note}\n")),
+                "{to}: {}",
+                r.stderr
+            );
+        }
+    }
+    // explain: the same note
+    let e = run(&[
+        "explain",
+        "-f",
+        GATEWAYS,
+        "--to",
+        "gateway/infra/dup:80",
+        "GET",
+        "/",
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert!(
+        e.stdout.contains(&format!("left out:  {gw_note}\n")),
+        "{}",
+        e.stdout
+    );
+}
+
 /// The same verdicts from a live cluster (tools/kube-testenv, standard channel): the API
 /// server refuses `refused` (so in a cluster it cannot exist), stores `dropped` and `fine`, and
 /// `status` and `validate` read from the cluster say of them what they say of the files.
