@@ -12,7 +12,7 @@ use common::*;
 use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_model::gateway::{ConditionStatus, PolicyAncestorStatus};
 use gamma_model::{AnyResource, ResourceKind};
-use gamma_testenv::Channel;
+use gamma_testenv::{Channel, Error, REQUIRE_ENV, TestEnv};
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
@@ -34,6 +34,19 @@ fn foreign_entry(ns: &str, name: &str, controller: &str, message: &str) -> Value
                         "message": message, "observedGeneration": 1,
                         "lastTransitionTime": "2026-01-01T00:00:00Z"}],
     })
+}
+
+/// A server of this test's own (the shared one holds other tests' Secrets), or `None` (after
+/// saying why) where the test environment is unavailable and not required.
+fn private_or_skip() -> Option<TestEnv> {
+    match TestEnv::start(Channel::Standard) {
+        Ok(env) => Some(env),
+        Err(e @ Error::Unavailable { .. }) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
 }
 
 async fn get(client: &kube::Client, kind: ResourceKind, ns: &str, name: &str) -> AnyResource {
@@ -312,4 +325,65 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
     .await;
     stop.send(true).unwrap();
     task.await.unwrap().unwrap();
+}
+
+// RunConfig::watch_secrets marks the snapshot as holding every TLS Secret: on a server of its
+// own, where no Secret exists at all, a certificate reference names a Secret that does not
+// exist (GatewayTLSConfig.certificateRefs: ResolvedRefs=False InvalidCertificateRef), judged
+// by what the runtime watches, not by how many Secrets it has seen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watching_secrets_with_none_in_the_cluster_a_certificate_ref_is_invalid() {
+    let Some(env) = private_or_skip() else {
+        return;
+    };
+    let client = client(&env).await;
+    let ns = env.namespace_name("nosecrets");
+    create_value(&client, namespace(&ns, json!({}))).await;
+    create_value(
+        &client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+               "metadata": {"name": ns}, "spec": {"controllerName": ME_SECRETS}}),
+    )
+    .await;
+    create_value(
+        &client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+               "metadata": {"name": "gw", "namespace": ns},
+               "spec": {"gatewayClassName": ns,
+                        "listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
+                                       "hostname": "a.example.com",
+                                       "tls": {"certificateRefs": [{"name": "cert"}]}}]}}),
+    )
+    .await;
+    let secrets = api_of(&client, ResourceKind::Secret, None)
+        .list(&Default::default())
+        .await
+        .unwrap();
+    assert!(secrets.items.is_empty(), "{:?}", secrets.items);
+
+    let (mut state, stop, task) = spawn_runtime(
+        &client,
+        &ArbiterConfig::default(),
+        Identity::new(ME_SECRETS),
+        |c| {
+            c.watch_secrets = true;
+        },
+    );
+    until(&mut state, 60, "ready", |s| s.ready).await;
+    let (status, reason, message) = eventually(60, "ResolvedRefs on the listener", || async {
+        listener_resolved_refs(&client, &ns).await
+    })
+    .await;
+    assert_eq!(
+        (status, reason.as_str()),
+        (ConditionStatus::False, "InvalidCertificateRef"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("Secret {ns}/cert does not exist")),
+        "{message}"
+    );
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+    env.stop().unwrap();
 }

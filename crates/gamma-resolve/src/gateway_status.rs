@@ -291,7 +291,7 @@ pub(crate) fn implementation_specific(l: &ListenerIr) -> bool {
 /// certificate ref: a kind other than core Secret is InvalidCertificateRef, a Secret in another
 /// namespace without a ReferenceGrant from the listener's resource (`from_kind` in `from_ns`:
 /// a Gateway, or a ListenerSet, whose grants are its own, GEP-1713 ReferenceGrant Semantics)
-/// is RefNotPermitted, and, when the input carries Secrets, a Secret that does not exist or is
+/// is RefNotPermitted, and, when the input holds every Secret, a Secret that does not exist or is
 /// not a `kubernetes.io/tls` Secret with `tls.crt` and `tls.key` is InvalidCertificateRef
 /// (Gateway API GatewayTLSConfig.certificateRefs). The first problem gives
 /// the reason; the message lists all.
@@ -327,8 +327,9 @@ pub(crate) fn resolved_refs(
             ));
         } else {
             // GatewayTLSConfig.certificateRefs: a reference to a Secret that does not exist or
-            // is not a usable TLS certificate is InvalidCertificateRef (checked only when the
-            // input carries Secrets; the message names the Secret, never its contents)
+            // is not a usable TLS certificate is InvalidCertificateRef (a Secret is Missing
+            // only when the input holds every Secret; the message names the Secret, never its
+            // contents)
             match &c.secret {
                 SecretState::Missing => problems.push((
                     INVALID_CERTIFICATE_REF,

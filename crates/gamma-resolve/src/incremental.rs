@@ -125,6 +125,10 @@ impl RouteTable {
         key: &ObjectKey,
         previous: Option<&AnyResource>,
     ) -> RouteTable {
+        if snapshot.secrets_complete() != self.secrets_complete {
+            // every certificate reference may change its verdict
+            return RouteTable::build(snapshot, options);
+        }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build(snapshot, options),
@@ -210,6 +214,7 @@ impl RouteTable {
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
             lowered: Lowered::default(),
+            secrets_complete: self.secrets_complete,
         }
     }
 

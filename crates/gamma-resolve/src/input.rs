@@ -293,11 +293,12 @@ pub struct CertificateRefIr {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SecretState {
-    /// The input carries no Secrets at all (a snapshot without them, a controller not watching
-    /// them): the reference is not checked beyond its kind and ReferenceGrant.
+    /// The input does not claim to hold every Secret (a snapshot without
+    /// `gamma_model::Snapshot::secrets_complete`, a controller not watching them): the
+    /// reference is not checked beyond its kind and ReferenceGrant.
     #[default]
     Unknown,
-    /// The input carries Secrets, and not this one.
+    /// The input holds every Secret, and not this one.
     Missing,
     /// The Secret exists but cannot serve as a certificate: why (its type, a missing
     /// `tls.crt`/`tls.key` entry).

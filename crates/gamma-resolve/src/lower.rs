@@ -380,10 +380,11 @@ pub(crate) fn lowering_options(opts: &ValidateOptions) -> ValidateOptions {
     opts
 }
 
-/// What the snapshot says of Secret `namespace/name`: [`SecretState::Unknown`] when it holds
-/// no Secret at all (Secrets are optional input: gamma-kube watches them only when asked).
+/// What the snapshot says of Secret `namespace/name`: [`SecretState::Unknown`] unless it
+/// holds every Secret ([`Snapshot::secrets_complete`], set by whoever collected it: Secrets are
+/// optional input, gamma-kube watches them only when asked), however many it holds.
 fn secret_state(snapshot: &Snapshot, namespace: &str, name: &str) -> SecretState {
-    if snapshot.secrets().next().is_none() {
+    if !snapshot.secrets_complete() {
         return SecretState::Unknown;
     }
     match snapshot.secret(namespace, name) {

@@ -49,6 +49,10 @@ pub struct RouteTable {
     pub(crate) left_out: Vec<LeftOut>,
     /// The lowered routes of the last update, for the next one (empty after a full build).
     pub(crate) lowered: crate::incremental::Lowered,
+    /// [`gamma_model::Snapshot::secrets_complete`] of the snapshot built from: an update from
+    /// a snapshot that says otherwise rebuilds the table (every certificate reference changes
+    /// meaning).
+    pub(crate) secrets_complete: bool,
 }
 
 /// One build's compiled arrays: the whole table's after a full build, the rebuilt frontends'
@@ -127,9 +131,11 @@ impl RouteTable {
         // lowering validates every regex by compiling it; the build reuses those
         let mut regexes = crate::cond::RegexPool::default();
         let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
-        crate::build::Builder::new(&input, options)
+        let mut table = crate::build::Builder::new(&input, options)
             .with_regexes(regexes)
-            .build()
+            .build();
+        table.secrets_complete = snapshot.secrets_complete();
+        table
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
