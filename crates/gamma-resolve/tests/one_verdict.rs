@@ -158,89 +158,54 @@ fn agree_on_gateways(
         }
         out
     };
-    let route_accepted = |(ns, name, pi): &(String, String, usize)| {
-        table
-            .parent_conditions()
-            .iter()
-            .find(|s| s.namespace == *ns && s.name == *name && s.parent_index == *pi)
-            .and_then(|s| s.condition(ACCEPTED))
-            .cloned()
-    };
     for gw in snapshot.gateways() {
         let (ns, name) = (
             gw.metadata.namespace_or_default(),
             gw.metadata.name.as_str(),
         );
-        let who = format!("{label}: Gateway {ns}/{name}");
-        let verdict = gw.validate_with(opts);
         let status = table
             .gateway_status()
             .iter()
             .find(|g| g.namespace == ns && g.name == name)
-            .unwrap_or_else(|| panic!("{who}: no status"));
-        let acc = status.condition(ACCEPTED).unwrap();
+            .unwrap_or_else(|| panic!("{label}: Gateway {ns}/{name}: no status"));
         let lowered = input
             .gateways
             .iter()
             .find(|g| g.namespace == ns && g.name == name)
             .unwrap();
-        let note = |ip| {
-            table
-                .left_out_at(ip)
-                .filter(|n| n.starts_with(&format!("Gateway {ns}/{name} ")))
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
+        let parent = Parent {
+            kind: "Gateway",
+            namespace: ns,
+            name,
+            accepted: status.condition(ACCEPTED).unwrap(),
+            listeners: status.listeners.len(),
+            ips: &lowered.addresses,
+            routes: routes_naming("Gateway", ns, name),
+            // an admitted one is never Invalid
+            invalid_when_admitted: false,
         };
-        match verdict {
-            Err(errors) => {
-                let first = errors.errors()[0].to_string();
-                assert_eq!(
-                    (acc.status, acc.reason.as_str(), acc.message.as_str()),
-                    (false, "Invalid", first.as_str()),
-                    "{who}"
+        let Some(note) = parent.agrees(table, &gw.validate_with(opts), label) else {
+            continue;
+        };
+        // refused: explain shows the note, and none of its listeners binds
+        for ip in &lowered.addresses {
+            let explained = table.explain(&Request::http(*ip, 80, "GET", "/"), 0);
+            assert!(explained.left_out.contains(&note), "{note}: {explained:?}");
+            for l in &gw.spec.listeners {
+                let Ok(port) = u16::try_from(l.port) else {
+                    continue;
+                };
+                let d = table.resolve(&Request::http(*ip, port, "GET", "/"), 0);
+                // another (valid) Gateway on the same address may bind the port
+                let shared = input.gateways.iter().any(|g| {
+                    g.invalid.is_none()
+                        && g.addresses.contains(ip)
+                        && g.listeners.iter().any(|o| o.port == port)
+                });
+                assert!(
+                    shared || matches!(d, Decision::Passthrough),
+                    "{note}: {d:?}"
                 );
-                assert!(status.listeners.is_empty(), "{who}: {status:?}");
-                for ip in &lowered.addresses {
-                    assert_eq!(
-                        note(*ip),
-                        vec![format!("Gateway {ns}/{name} was left out: {first}")],
-                        "{who}"
-                    );
-                    let explained = table.explain(&Request::http(*ip, 80, "GET", "/"), 0);
-                    assert!(
-                        explained
-                            .left_out
-                            .contains(&format!("Gateway {ns}/{name} was left out: {first}")),
-                        "{who}: {explained:?}"
-                    );
-                    for l in &gw.spec.listeners {
-                        let Ok(port) = u16::try_from(l.port) else {
-                            continue;
-                        };
-                        let d = table.resolve(&Request::http(*ip, port, "GET", "/"), 0);
-                        // another (valid) Gateway on the same address may bind the port
-                        let shared = input.gateways.iter().any(|g| {
-                            g.invalid.is_none()
-                                && g.addresses.contains(ip)
-                                && g.listeners.iter().any(|o| o.port == port)
-                        });
-                        assert!(shared || matches!(d, Decision::Passthrough), "{who}: {d:?}");
-                    }
-                }
-                for r in routes_naming("Gateway", ns, name) {
-                    let c = route_accepted(&r).unwrap_or_else(|| panic!("{who}: {r:?}"));
-                    assert_eq!(
-                        (c.status, c.reason.as_str()),
-                        (false, "NoMatchingParent"),
-                        "{who}: {r:?}"
-                    );
-                }
-            }
-            Ok(()) => {
-                assert_ne!(acc.reason, "Invalid", "{who}: admitted yet {acc:?}");
-                for ip in &lowered.addresses {
-                    assert!(note(*ip).is_empty(), "{who}");
-                }
             }
         }
     }
@@ -249,13 +214,11 @@ fn agree_on_gateways(
             ls.metadata.namespace_or_default(),
             ls.metadata.name.as_str(),
         );
-        let who = format!("{label}: ListenerSet {ns}/{name}");
         let status = table
             .listener_set_status()
             .iter()
             .find(|l| l.namespace == ns && l.name == name)
-            .unwrap_or_else(|| panic!("{who}: no status"));
-        let acc = status.condition(ACCEPTED).unwrap();
+            .unwrap_or_else(|| panic!("{label}: ListenerSet {ns}/{name}: no status"));
         let parent_ips: Vec<std::net::IpAddr> = input
             .listener_sets
             .iter()
@@ -269,48 +232,94 @@ fn agree_on_gateways(
                     .flat_map(|g| g.addresses.iter().copied())
             })
             .collect();
-        let note = |ip| {
+        let parent = Parent {
+            kind: "ListenerSet",
+            namespace: ns,
+            name,
+            accepted: status.condition(ACCEPTED).unwrap(),
+            listeners: status.listeners.len(),
+            ips: &parent_ips,
+            routes: routes_naming("ListenerSet", ns, name),
+            // admitted, it is still Invalid when its parentRef is not a Gateway
+            invalid_when_admitted: status.gateway.is_none(),
+        };
+        parent.agrees(table, &ls.validate_with(opts), label);
+    }
+}
+
+/// What the table says of one Gateway or ListenerSet, for [`agree_on_gateways`].
+struct Parent<'a> {
+    kind: &'static str,
+    namespace: &'a str,
+    name: &'a str,
+    accepted: &'a gamma_resolve::status::RouteCondition,
+    /// Its `status.listeners` entries.
+    listeners: usize,
+    /// Where a request finds its notes: its (parent Gateway's) addresses.
+    ips: &'a [std::net::IpAddr],
+    /// The (namespace, name, parent index) of every admitted route naming it.
+    routes: Vec<(String, String, usize)>,
+    /// Whether an admitted one may still be `Accepted=False Invalid` (a ListenerSet whose
+    /// parentRef is not a Gateway).
+    invalid_when_admitted: bool,
+}
+
+impl Parent<'_> {
+    /// Checks the verdict `validate` gives against the table's; for a refused object, returns
+    /// its note (`Kind ns/name was left out: <first error>`).
+    fn agrees(
+        &self,
+        table: &RouteTable,
+        verdict: &Result<(), gamma_model::ValidationErrors>,
+        label: &str,
+    ) -> Option<String> {
+        let (kind, ns, name, acc) = (self.kind, self.namespace, self.name, self.accepted);
+        let who = format!("{label}: {kind} {ns}/{name}");
+        let notes = |ip| -> Vec<String> {
             table
                 .left_out_at(ip)
-                .filter(|n| n.starts_with(&format!("ListenerSet {ns}/{name} ")))
+                .filter(|n| n.starts_with(&format!("{kind} {ns}/{name} ")))
                 .map(str::to_owned)
-                .collect::<Vec<_>>()
+                .collect()
         };
-        match ls.validate_with(opts) {
-            Err(errors) => {
-                let first = errors.errors()[0].to_string();
-                assert_eq!(
-                    (acc.status, acc.reason.as_str(), acc.message.as_str()),
-                    (false, "Invalid", first.as_str()),
-                    "{who}"
-                );
-                assert!(status.listeners.is_empty(), "{who}: {status:?}");
-                for ip in parent_ips {
-                    assert_eq!(
-                        note(ip),
-                        vec![format!("ListenerSet {ns}/{name} was left out: {first}")],
-                        "{who}"
-                    );
-                }
-                for r in routes_naming("ListenerSet", ns, name) {
-                    let c = route_accepted(&r).unwrap_or_else(|| panic!("{who}: {r:?}"));
-                    assert_eq!(
-                        (c.status, c.reason.as_str()),
-                        (false, "NoMatchingParent"),
-                        "{who}: {r:?}"
-                    );
-                }
+        let Err(errors) = verdict else {
+            assert!(
+                acc.status || acc.reason != "Invalid" || self.invalid_when_admitted,
+                "{who}: admitted yet {acc:?}"
+            );
+            for ip in self.ips {
+                assert!(notes(*ip).is_empty(), "{who}");
             }
-            Ok(()) => {
-                assert!(
-                    acc.status || acc.reason != "Invalid" || status.gateway.is_none(),
-                    "{who}: admitted yet {acc:?}"
-                );
-                for ip in parent_ips {
-                    assert!(note(ip).is_empty(), "{who}");
-                }
-            }
+            return None;
+        };
+        let first = errors.errors()[0].to_string();
+        assert_eq!(
+            (acc.status, acc.reason.as_str(), acc.message.as_str()),
+            (false, "Invalid", first.as_str()),
+            "{who}"
+        );
+        assert_eq!(
+            self.listeners, 0,
+            "{who}: listener status of a refused object"
+        );
+        let note = format!("{kind} {ns}/{name} was left out: {first}");
+        for ip in self.ips {
+            assert_eq!(notes(*ip), vec![note.clone()], "{who}");
         }
+        for (rns, rname, pi) in &self.routes {
+            let c = table
+                .parent_conditions()
+                .iter()
+                .find(|s| s.namespace == *rns && s.name == *rname && s.parent_index == *pi)
+                .and_then(|s| s.condition(ACCEPTED))
+                .unwrap_or_else(|| panic!("{who}: {rns}/{rname}"));
+            assert_eq!(
+                (c.status, c.reason.as_str()),
+                (false, "NoMatchingParent"),
+                "{who}: {rns}/{rname}"
+            );
+        }
+        Some(note)
     }
 }
 

@@ -18,20 +18,8 @@ const INPUT: &str = "crates/gammactl/tests/fixtures/one-verdict.yaml";
 
 /// The message of condition `type_` on route `name`'s only parent in `status -o json`.
 fn condition(status: &Value, name: &str, type_: &str) -> (String, String, String) {
-    let route = status
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no status for {name}: {status:#}"));
-    let c = route["status"]["parents"][0]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == type_)
-        .unwrap_or_else(|| panic!("no {type_} on {name}: {route:#}"));
-    let s = |k: &str| c[k].as_str().unwrap().to_owned();
-    (s("status"), s("reason"), s("message"))
+    let route = object(status, None, name);
+    cond(&route["status"]["parents"][0]["conditions"], type_)
 }
 
 #[test]
@@ -153,14 +141,14 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
 
 const GATEWAYS: &str = "crates/gammactl/tests/fixtures/one-verdict-gateways.yaml";
 
-/// The status object of `kind` `name` in `status -o json`.
-fn object<'v>(status: &'v Value, kind: &str, name: &str) -> &'v Value {
+/// The status object of `name` (of `kind`, when given) in `status -o json`.
+fn object<'v>(status: &'v Value, kind: Option<&str>, name: &str) -> &'v Value {
     status
         .as_array()
         .unwrap()
         .iter()
-        .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no status for {kind} {name}: {status:#}"))
+        .find(|o| kind.is_none_or(|k| o["kind"] == k) && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no status for {kind:?} {name}: {status:#}"))
 }
 
 /// (status, reason, message) of condition `type_` in a list of conditions.
@@ -198,7 +186,7 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
     ]);
     assert_eq!(status.code, 0, "{}", status.stderr);
     let status: Value = serde_json::from_str(&status.stdout).unwrap();
-    let gw = object(&status, "Gateway", "dup");
+    let gw = object(&status, Some("Gateway"), "dup");
     let (ok, reason, dup_error) = cond(&gw["status"]["conditions"], "Accepted");
     assert_eq!((ok.as_str(), reason.as_str()), ("False", "Invalid"));
     assert_eq!(
@@ -206,12 +194,12 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
         "spec.listeners: Listener name must be unique within the Gateway"
     );
     assert!(gw["status"].get("listeners").is_none(), "{gw:#}");
-    let set = object(&status, "ListenerSet", "bad-set");
+    let set = object(&status, Some("ListenerSet"), "bad-set");
     let (ok, reason, set_error) = cond(&set["status"]["conditions"], "Accepted");
     assert_eq!((ok.as_str(), reason.as_str()), ("False", "Invalid"));
     assert!(set_error.starts_with("spec.listeners: "), "{set_error}");
     for (kind, route) in [("HTTPRoute", "to-dup"), ("TCPRoute", "to-bad-set")] {
-        let r = object(&status, kind, route);
+        let r = object(&status, Some(kind), route);
         let (ok, reason, _) = cond(&r["status"]["parents"][0]["conditions"], "Accepted");
         assert_eq!(
             (ok.as_str(), reason.as_str()),
@@ -219,11 +207,11 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
         );
     }
     for (kind, route) in [("HTTPRoute", "to-edge"), ("HTTPRoute", "to-extra")] {
-        let r = object(&status, kind, route);
+        let r = object(&status, Some(kind), route);
         let (ok, _, _) = cond(&r["status"]["parents"][0]["conditions"], "Accepted");
         assert_eq!(ok, "True", "{route}");
     }
-    let edge = object(&status, "Gateway", "edge");
+    let edge = object(&status, Some("Gateway"), "edge");
     assert_eq!(cond(&edge["status"]["conditions"], "Accepted").0, "True");
     let tunnel = edge["status"]["listeners"]
         .as_array()
