@@ -16,6 +16,11 @@ use serde_json::Value;
 
 const INPUT: &str = "crates/gammactl/tests/fixtures/one-verdict.yaml";
 
+/// Asserts that `out` contains `what`, showing `out` when not.
+fn assert_has(out: &str, what: &str) {
+    assert!(out.contains(what), "no {what:?} in:\n{out}");
+}
+
 /// The message of condition `type_` on route `name`'s only parent in `status -o json`.
 fn condition(status: &Value, name: &str, type_: &str) -> (String, String, String) {
     let route = object(status, None, name);
@@ -57,26 +62,18 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     // validate: the refusal is an error, the dropped rule a warning, with the same words
     let validate = run(&["validate", "-f", INPUT]);
     assert_eq!(validate.code, 1, "{}", validate.stdout);
-    assert!(
-        validate
-            .stdout
-            .contains(&format!(": HTTPRoute infra/refused: {refused}\n")),
-        "{}",
-        validate.stdout
+    assert_has(
+        &validate.stdout,
+        &format!(": HTTPRoute infra/refused: {refused}\n"),
     );
-    assert!(
-        validate.stdout.contains(&format!(
+    assert_has(
+        &validate.stdout,
+        &format!(
             ": warning: HTTPRoute infra/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
              (UnsupportedValue): {why}\n"
-        )),
-        "{}",
-        validate.stdout
+        ),
     );
-    assert!(
-        validate.stdout.contains(": 1 error, 1 warning"),
-        "{}",
-        validate.stdout
-    );
+    assert_has(&validate.stdout, ": 1 error, 1 warning");
     assert!(
         !validate.stdout.contains("infra/fine"),
         "{}",
@@ -130,11 +127,7 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     ]);
     assert_eq!(e.code, 0, "{}", e.stderr);
     for note in [&left_out, &dropped] {
-        assert!(
-            e.stdout.contains(&format!("left out:  {note}\n")),
-            "{}",
-            e.stdout
-        );
+        assert_has(&e.stdout, &format!("left out:  {note}\n"));
     }
     assert!(!e.stdout.contains("infra/refused rule"), "{}", e.stdout);
 }
@@ -237,11 +230,7 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
         format!(": ListenerSet infra/bad-set: {set_error}\n"),
         ": 2 errors, 0 warnings".to_string(),
     ] {
-        assert!(
-            validate.stdout.contains(&line),
-            "{line}: {}",
-            validate.stdout
-        );
+        assert_has(&validate.stdout, &line);
     }
     assert!(
         !validate.stdout.contains("infra/edge"),
@@ -254,35 +243,25 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
     let gw_note = format!("Gateway infra/dup was left out: {dup_error}");
     let set_note = format!("ListenerSet infra/bad-set was left out: {set_error}");
     for (to, decision, note) in [
-        (
-            "gateway/infra/dup:80",
-            "pass through",
-            Some(gw_note.as_str()),
-        ),
-        ("gateway/infra/dup:8080", "pass through", Some(&gw_note)),
+        ("gateway/infra/dup:80", "pass through", &gw_note),
+        ("gateway/infra/dup:8080", "pass through", &gw_note),
         (
             "gateway/infra/edge:80",
             "forward to infra/web:80 (by HTTPRoute infra/to-edge rule 0)",
-            Some(&set_note),
+            &set_note,
         ),
         (
             "gateway/infra/edge:8081",
             "forward to infra/web:80 (by HTTPRoute infra/to-extra rule 0)",
-            Some(&set_note),
+            &set_note,
         ),
-        ("gateway/infra/edge:9000", "pass through", Some(&set_note)),
-        ("gateway/infra/edge:15008", "pass through", Some(&set_note)),
+        ("gateway/infra/edge:9000", "pass through", &set_note),
+        ("gateway/infra/edge:15008", "pass through", &set_note),
     ] {
         let r = run(&["resolve", "-f", GATEWAYS, "--to", to, "GET", "/"]);
         assert_eq!(r.code, 0, "{to}: {}", r.stderr);
         assert!(r.stdout.starts_with(decision), "{to}: {}", r.stdout);
-        if let Some(note) = note {
-            assert!(
-                r.stderr.contains(&format!("note: {note}\n")),
-                "{to}: {}",
-                r.stderr
-            );
-        }
+        assert_has(&r.stderr, &format!("note: {note}\n"));
     }
     // explain: the same note
     let e = run(&[
@@ -295,11 +274,7 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
         "/",
     ]);
     assert_eq!(e.code, 0, "{}", e.stderr);
-    assert!(
-        e.stdout.contains(&format!("left out:  {gw_note}\n")),
-        "{}",
-        e.stdout
-    );
+    assert_has(&e.stdout, &format!("left out:  {gw_note}\n"));
 }
 
 /// The same verdicts from a live cluster (tools/kube-testenv, standard channel): the API
@@ -424,12 +399,11 @@ async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
     // validate, on the cluster: the dropped rule is the same warning as for the file
     let v = run(&["validate", "-q", "--kubeconfig", &kubeconfig]);
     let why = pi.strip_prefix("Dropped Rule(s) 0: rule 0: ").unwrap();
-    assert!(
-        v.stdout.contains(&format!(
+    assert_has(
+        &v.stdout,
+        &format!(
             "HTTPRoute one-verdict/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
              (UnsupportedValue): {why}"
-        )),
-        "{}",
-        v.stdout
+        ),
     );
 }
