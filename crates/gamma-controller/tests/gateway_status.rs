@@ -74,3 +74,51 @@ fn a_gateway_controller_gets_merged_status_writes_for_its_own_gateways_only() {
         again.gateway_status_updates
     );
 }
+
+// One verdict per object: a Gateway of our class that the API server would refuse (two
+// listeners named `http`: "Listener name must be unique within the Gateway") gets
+// Accepted=False reason Invalid (GatewayConditionReason Invalid) with that error, no listener
+// entries, and the route naming it Accepted=False NoMatchingParent; `Programmed` stays ours
+// to write.
+#[test]
+fn a_gateway_the_api_server_would_refuse_is_written_accepted_false_invalid() {
+    const REFUSED: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra, generation: 2}
+spec:
+  gatewayClassName: ours
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - {name: http, port: 8080, protocol: HTTP}
+"#;
+    let mut r = reconciler();
+    let out = r.reconcile(
+        &snapshot(&[CLASSES, REFUSED, &web_and_route(80, None)]),
+        now(),
+    );
+    let [(key, status)] = &out.gateway_status_updates[..] else {
+        panic!("{:?}", out.gateway_status_updates)
+    };
+    assert_eq!(key.name, "gw");
+    let types: Vec<&str> = status.conditions.iter().map(|c| c.type_.as_str()).collect();
+    assert_eq!(types, ["Accepted"]);
+    let accepted = &status.conditions[0];
+    assert_eq!(
+        (&accepted.status, accepted.reason.as_str()),
+        (&ConditionStatus::False, "Invalid")
+    );
+    assert_eq!(
+        accepted.message,
+        "spec.listeners: Listener name must be unique within the Gateway"
+    );
+    assert!(status.listeners.is_empty(), "{status:?}");
+    let [(_, route)] = &out.status_updates[..] else {
+        panic!("{:?}", out.status_updates)
+    };
+    let c = &route.parents[0].conditions[0];
+    assert_eq!(
+        (c.type_.as_str(), &c.status, c.reason.as_str()),
+        ("Accepted", &ConditionStatus::False, "NoMatchingParent")
+    );
+}
