@@ -147,8 +147,9 @@ pub struct InputArgs {
     /// The inputs hold every TLS Secret a listener's `tls.certificateRefs` may name, even when
     /// they hold none: a reference to a Secret they lack is `ResolvedRefs=False
     /// InvalidCertificateRef`. Implied when the files hold any Secret; without it and without
-    /// Secrets, references are checked by kind and ReferenceGrant only.
-    #[arg(long)]
+    /// Secrets, references are checked by kind and ReferenceGrant only. Files only: a cluster
+    /// read lists no Secrets.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context", "cluster"])]
     pub secrets_complete: bool,
 }
 

@@ -93,4 +93,15 @@ fn certificate_refs_are_judged_missing_when_the_inputs_hold_every_secret() {
     }
     let json = status(&["--secrets-complete", "-o", "json"]);
     assert!(json.contains("Secret infra/cert does not exist"), "{json}");
+    // a cluster read lists no Secrets: the flag would judge every reference missing
+    let r = common::run(&[
+        "status",
+        "--kubeconfig",
+        "/nonexistent",
+        "--as",
+        "example.com/gateway",
+        "--secrets-complete",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--secrets-complete"), "{}", r.stderr);
 }
