@@ -263,6 +263,21 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
         assert!(r.stdout.starts_with(decision), "{to}: {}", r.stdout);
         assert_has(&r.stderr, &format!("note: {note}\n"));
     }
+    // a request addressed to the refused ListenerSet itself: an error naming its verdict
+    let r = run(&[
+        "resolve",
+        "-f",
+        GATEWAYS,
+        "--to",
+        "listenerset/infra/bad-set:9000",
+        "GET",
+        "/",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_has(
+        &r.stderr,
+        &format!("ListenerSet infra/bad-set is not accepted (Invalid: {set_error})"),
+    );
     // explain: the same note
     let e = run(&[
         "explain",
