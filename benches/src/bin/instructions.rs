@@ -346,7 +346,9 @@ fn update_scenario(routes: usize, n: usize, change: Change) {
         }
         _ => {}
     }
-    let mut snapshot = Snapshot::from_resources(objects);
+    // `Change::Secret`: the snapshot holds every Secret, so certificateRefs are judged
+    let mut snapshot =
+        Snapshot::from_resources(objects).with_secrets_complete(change == Change::Secret);
     let options = BuildOptions::default();
     let mut table = RouteTable::build(&snapshot, &options);
     let version = |k: usize, v: usize| -> gamma_model::AnyResource {

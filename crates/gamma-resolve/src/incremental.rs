@@ -133,6 +133,10 @@ impl RouteTable {
         key: &ObjectKey,
         previous: Option<&AnyResource>,
     ) -> RouteTable {
+        if snapshot.secrets_complete() != self.secrets_complete {
+            // every certificate reference may change its verdict
+            return RouteTable::build(snapshot, options);
+        }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build(snapshot, options),
@@ -269,6 +273,7 @@ impl RouteTable {
             left_out: self.left_out.clone(),
             // still valid: lowering reads nothing but the route and the options
             lowered: self.lowered.clone(),
+            secrets_complete: self.secrets_complete,
         }
     }
 
@@ -623,17 +628,14 @@ fn effect(
             all_listeners(snapshot, &mut s);
         }
         ResourceKind::Secret => {
-            // listener certificateRefs read Secrets (GatewayTLSConfig.certificateRefs): the
-            // Gateways and ListenerSets naming it; while it is the only Secret, as it was or
-            // as it is, every one (without Secrets in the input none is judged)
-            let alone = snapshot.secrets().all(|x| {
-                x.metadata.name == key.name && x.metadata.namespace_or_default() == key.namespace
-            });
-            if alone {
-                all_listeners(snapshot, &mut s);
-            } else {
-                secret_listeners(snapshot, key, &mut s);
+            // listener certificateRefs read Secrets (GatewayTLSConfig.certificateRefs), and
+            // only when the snapshot holds every Secret (`Snapshot::secrets_complete`; a
+            // change of that flag rebuilds whole, above): the Gateways and ListenerSets
+            // naming it
+            if !snapshot.secrets_complete() {
+                return Effect::Nothing;
             }
+            secret_listeners(snapshot, key, &mut s);
         }
         ResourceKind::BackendTlsPolicy => {
             // the backends on the Services it targets, as it was and as it is: which policy
@@ -1045,14 +1047,14 @@ fn scope_input(
         if let Some(gw) = snapshot.gateway(ns, name) {
             input
                 .gateways
-                .push(crate::lower::lower_gateway(snapshot, gw));
+                .push(crate::lower::lower_checked_gateway(snapshot, gw, opts));
         }
     }
     for (ns, name) in &scope.listener_sets {
         if let Some(ls) = snapshot.listener_set(ns, name) {
             input
                 .listener_sets
-                .push(crate::lower::listener_set(snapshot, ls));
+                .push(crate::lower::lower_checked_listener_set(snapshot, ls, opts));
         }
     }
     for g in snapshot.reference_grants() {

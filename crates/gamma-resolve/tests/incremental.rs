@@ -608,8 +608,11 @@ fn assert_same(updated: &RouteTable, built: &RouteTable, step: usize) {
     );
 }
 
-fn run(initial: &[Obj], changes: &[(Obj, bool)], options: &BuildOptions) {
-    let mut snapshot = Snapshot::new();
+/// Applies `changes` one at a time to a snapshot of `initial` whose `secrets_complete` is
+/// `secrets` (listener certificateRefs judged against its Secrets), comparing each updated
+/// table with a full build.
+fn run_with(initial: &[Obj], changes: &[(Obj, bool)], options: &BuildOptions, secrets: bool) {
+    let mut snapshot = Snapshot::new().with_secrets_complete(secrets);
     for o in initial {
         for r in gamma_model::decode(&o.yaml()).unwrap() {
             snapshot.upsert(r);
@@ -642,6 +645,7 @@ proptest! {
         changes in proptest::collection::vec(change(), 1..24),
         enforce in proptest::bool::weighted(0.25),
         workloads in proptest::bool::weighted(0.5),
+        secrets in proptest::bool::weighted(0.5),
     ) {
         let mut options = if enforce {
             BuildOptions::default()
@@ -653,7 +657,8 @@ proptest! {
             // beyond the spec: headless Services bind at their ready endpoints
             options = options.with_mesh_binding(gamma_resolve::MeshBinding::Workloads);
         }
-        run(&initial, &changes, &options);
+        // with secrets: Secrets complete, so listener certificateRefs are judged
+        run_with(&initial, &changes, &options, secrets);
     }
 }
 
