@@ -597,70 +597,9 @@ fn parent_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<ParentKey> {
 /// The (namespace, name) of every backendRef and `RequestMirror` backend of a route (rule
 /// filters and backendRef filters alike), defaulted to the route's namespace.
 fn backend_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<(String, String)> {
-    use crate::gateway::{BackendRefExt, HttpRequestMirrorFilter};
-    fn mirror(m: Option<&HttpRequestMirrorFilter>) -> Option<&dyn BackendRefExt> {
-        m.map(|m| &m.backend_ref as &dyn BackendRefExt)
-    }
-    let mut refs: Vec<&dyn BackendRefExt> = Vec::new();
-    match resource {
-        AnyResource::HttpRoute(h) => {
-            for rule in h.spec.rules.iter().flatten() {
-                refs.extend(
-                    rule.filters
-                        .iter()
-                        .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                );
-                for b in &rule.backend_refs {
-                    refs.push(&b.backend_ref);
-                    refs.extend(
-                        b.filters
-                            .iter()
-                            .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                    );
-                }
-            }
-        }
-        AnyResource::GrpcRoute(g) => {
-            for rule in &g.spec.rules {
-                refs.extend(
-                    rule.filters
-                        .iter()
-                        .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                );
-                for b in &rule.backend_refs {
-                    refs.push(&b.backend_ref);
-                    refs.extend(
-                        b.filters
-                            .iter()
-                            .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                    );
-                }
-            }
-        }
-        AnyResource::TlsRoute(t) => refs.extend(
-            t.spec
-                .rules
-                .iter()
-                .flat_map(|r| r.backend_refs.iter())
-                .map(|b| b as &dyn BackendRefExt),
-        ),
-        AnyResource::TcpRoute(t) => refs.extend(
-            t.spec
-                .rules
-                .iter()
-                .flat_map(|r| r.backend_refs.iter())
-                .map(|b| b as &dyn BackendRefExt),
-        ),
-        AnyResource::UdpRoute(t) => refs.extend(
-            t.spec
-                .rules
-                .iter()
-                .flat_map(|r| r.backend_refs.iter())
-                .map(|b| b as &dyn BackendRefExt),
-        ),
-        _ => {}
-    }
-    refs.iter()
+    resource
+        .backend_refs()
+        .into_iter()
         .map(|b| (b.namespace_or(namespace).to_owned(), b.name().to_owned()))
         .collect()
 }
