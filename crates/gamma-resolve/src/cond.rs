@@ -5,7 +5,7 @@
 //! size limits so hostile input cannot blow up memory (docs/architecture.md "bounded work").
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use regex_syntax::hir::Hir;
 
@@ -27,7 +27,8 @@ type SetsByIds = HashMap<Box<[u32]>, u32>;
 #[derive(Debug, Default)]
 pub(crate) struct RegexPool {
     by_pattern: HashMap<String, u32>,
-    compiled: Vec<SingleRegex>,
+    /// Shared with the pools of later builds that reuse them ([`RegexPool::reusing`]).
+    compiled: Vec<Arc<SingleRegex>>,
     sets: Vec<RegexSet>,
     /// Sets by their regexes, without and with the all-matches regex.
     set_by_ids: (SetsByIds, SetsByIds),
@@ -39,13 +40,31 @@ pub(crate) struct RegexPool {
     building: Option<Box<Mutex<Building>>>,
 }
 
-/// What a build compiles its regexes with: one parser and compiler for all of them, and each
+/// What a build compiles its regexes with: one parser and compiler for all of them, each
 /// compiled regex's parsed pattern (by index), which its regex sets are compiled from, so
-/// that each distinct pattern is parsed once.
+/// that each distinct pattern is parsed once, and what an earlier table compiled.
 #[derive(Debug, Default)]
 struct Building {
     with: Compiling,
     hirs: Vec<Option<Hir>>,
+    earlier: Earlier,
+}
+
+/// The compiled regexes and regex sets of an earlier table, for a build to take instead of
+/// compiling them again: regexes by pattern as written, sets by their kind and the regexes
+/// of their list (by identity: a set is reused only over the very regexes it was built
+/// from, which this holds, so their addresses stay theirs).
+#[derive(Debug, Default)]
+struct Earlier {
+    regexes: HashMap<Box<str>, Arc<SingleRegex>>,
+    sets: HashMap<(bool, Box<[usize]>), RegexSet>,
+}
+
+/// The identity of each regex of `ids` in `compiled` (`None`: an index out of range).
+fn identities(compiled: &[Arc<SingleRegex>], ids: &[u32]) -> Option<Box<[usize]>> {
+    ids.iter()
+        .map(|&i| compiled.get(i as usize).map(|re| Arc::as_ptr(re) as usize))
+        .collect()
 }
 
 /// Anchors the single regexes wrap every pattern in (a full match).
@@ -89,19 +108,58 @@ impl RegexPool {
         self
     }
 
-    /// Index of the compiled `pattern`, compiling it on first use.
+    /// An empty pool for a build that takes the regexes and regex sets `earlier` compiled
+    /// (the pools of an earlier table's parts) wherever it needs the same ones, instead of
+    /// compiling them again: the same patterns compile to the same matchers (the syntax and
+    /// limits are constants), so they answer alike. Holds them only until the build ends
+    /// ([`RegexPool::finished`]): the new table keeps those it uses.
+    pub(crate) fn reusing<'a>(earlier: impl IntoIterator<Item = &'a RegexPool>) -> Self {
+        let mut e = Earlier::default();
+        for pool in earlier {
+            for (pattern, &i) in &pool.by_pattern {
+                if let Some(re) = pool.compiled.get(i as usize) {
+                    e.regexes
+                        .entry(pattern.as_str().into())
+                        .or_insert_with(|| Arc::clone(re));
+                }
+            }
+            let kinds = [(false, &pool.set_by_ids.0), (true, &pool.set_by_ids.1)];
+            for (rejectable, by_ids) in kinds {
+                for (ids, &set) in by_ids {
+                    if let (Some(key), Some(set)) =
+                        (identities(&pool.compiled, ids), pool.sets.get(set as usize))
+                        && let Some(set) = set.reindexed(ids)
+                    {
+                        e.sets.entry((rejectable, key)).or_insert(set);
+                    }
+                }
+            }
+        }
+        let mut pool = Self::default();
+        Self::building(&mut pool.building).earlier = e;
+        pool
+    }
+
+    /// Index of the compiled `pattern`, compiling it on first use (or taking an earlier
+    /// table's, [`RegexPool::reusing`]).
     pub(crate) fn intern(&mut self, pattern: &str) -> Result<u32, String> {
         if let Some(i) = self.by_pattern.get(pattern) {
             return Ok(*i);
         }
         let i = u32::try_from(self.compiled.len()).map_err(|_| "too many regexes".to_string())?;
         let b = Self::building(&mut self.building);
+        if let Some(re) = b.earlier.regexes.get(pattern) {
+            // its parsed pattern is not kept: a set over it is an earlier one, or parses it
+            self.compiled.push(Arc::clone(re));
+            self.by_pattern.insert(pattern.to_string(), i);
+            return Ok(i);
+        }
         let (re, hir) =
             SingleRegex::compile(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1), &mut b.with)
                 .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
         b.hirs.resize_with(i as usize, || None);
         b.hirs.push(Some(hir));
-        self.compiled.push(re);
+        self.compiled.push(Arc::new(re));
         self.by_pattern.insert(pattern.to_string(), i);
         Ok(i)
     }
@@ -113,16 +171,22 @@ impl RegexPool {
     }
 
     pub(crate) fn get(&self, i: u32) -> Option<&SingleRegex> {
-        self.compiled.get(i as usize)
+        self.compiled.get(i as usize).map(|re| &**re)
     }
 
     pub(crate) fn len(&self) -> usize {
         self.compiled.len()
     }
 
+    /// The regex sets, by index.
+    #[cfg(test)]
+    pub(crate) fn sets(&self) -> &[RegexSet] {
+        &self.sets
+    }
+
     /// The compiled regexes, by index.
     #[cfg(test)]
-    pub(crate) fn compiled(&self) -> &[SingleRegex] {
+    pub(crate) fn compiled(&self) -> &[Arc<SingleRegex>] {
         &self.compiled
     }
 
@@ -139,8 +203,22 @@ impl RegexPool {
         if let Some(i) = by_ids.get(ids) {
             return *i;
         }
-        let Building { with, hirs } = Self::building(&mut self.building);
-        // regexes compiled before this build state (none in a build) are parsed again
+        let Building {
+            with,
+            hirs,
+            earlier,
+        } = Self::building(&mut self.building);
+        if let Some(set) = identities(&self.compiled, ids)
+            .and_then(|key| earlier.sets.get(&(rejectable, key)))
+            .and_then(|set| set.reindexed(ids))
+        {
+            let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
+            self.sets.push(set);
+            by_ids.insert(ids.into(), i);
+            return i;
+        }
+        // regexes without their parsed pattern (taken from an earlier table, or compiled
+        // before this build state) are parsed again
         for &id in ids {
             let slot = id as usize;
             if hirs.get(slot).is_none_or(Option::is_none)

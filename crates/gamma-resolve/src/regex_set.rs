@@ -32,6 +32,8 @@
 //! locking, and other threads a value from a stack; a new value is allocated only the first
 //! time a thread needs one at once with others), as the `regex` crate's own regexes do.
 
+use std::sync::Arc;
+
 use regex_automata::hybrid::dfa as lazy;
 use regex_automata::nfa::thompson::NFA;
 use regex_automata::util::pool::Pool;
@@ -87,7 +89,9 @@ enum Chunk {
         ids: Box<[u32]>,
         /// Number of patterns.
         len: u32,
-        engines: Box<Engines>,
+        /// Shared with the sets of later builds over the same regexes
+        /// ([`RegexSet::reindexed`]).
+        engines: Arc<Engines>,
     },
     One {
         offset: u32,
@@ -155,7 +159,7 @@ fn build(patterns: &[Option<&Hir>], rejectable: bool, with: &mut Compiling) -> O
 /// then the next ones, until `f` returns `Some`. Without `ids` (a prefilter set), every
 /// position from `from` to `len`: the caller checks each one itself.
 fn one_by_one<R>(
-    pool: &[SingleRegex],
+    pool: &[Arc<SingleRegex>],
     (ids, len): (&[u32], u32),
     from: usize,
     haystack: &str,
@@ -212,6 +216,45 @@ impl RegexSet {
         }
     }
 
+    /// This set over the same patterns, in the same order, as the regexes `ids` of another
+    /// pool (a later build's): the compiled engines are shared, the one-by-one fallback reads
+    /// the new pool. `None` when `ids` is not as long as the set.
+    pub(crate) fn reindexed(&self, ids: &[u32]) -> Option<Self> {
+        let chunks = self
+            .chunks
+            .iter()
+            .map(|chunk| match chunk {
+                Chunk::Many {
+                    offset,
+                    ids: old,
+                    len,
+                    engines,
+                } => {
+                    let from = *offset as usize;
+                    let new: &[u32] = if old.is_empty() {
+                        &[]
+                    } else {
+                        ids.get(from..from + *len as usize)?
+                    };
+                    Some(Chunk::Many {
+                        offset: *offset,
+                        ids: new.into(),
+                        len: *len,
+                        engines: Arc::clone(engines),
+                    })
+                }
+                Chunk::One { offset, id } => Some(Chunk::One {
+                    offset: *offset,
+                    id: match id {
+                        Some(_) => Some(*ids.get(*offset as usize)?),
+                        None => None,
+                    },
+                }),
+            })
+            .collect::<Option<Box<[Chunk]>>>()?;
+        Some(Self { chunks })
+    }
+
     /// Builds `patterns` (list positions from `offset`) as one chunk, or as two halves when
     /// the whole does not build; each split halves the list, so at most `2n` builds.
     /// `ids`: the table's regex of each pattern, `None` for a prefilter set.
@@ -232,7 +275,7 @@ impl RegexSet {
                 offset: offset32,
                 ids: ids.unwrap_or_default().into(),
                 len: u32::try_from(patterns.len()).unwrap_or(u32::MAX),
-                engines: Box::new(engines),
+                engines: Arc::new(engines),
             }),
             None if patterns.len() == 1 => out.push(Chunk::One {
                 offset: offset32,
@@ -259,7 +302,7 @@ impl RegexSet {
     #[inline]
     pub(crate) fn find<R>(
         &self,
-        pool: &[SingleRegex],
+        pool: &[Arc<SingleRegex>],
         haystack: &str,
         mut f: impl FnMut(usize) -> Option<R>,
     ) -> Option<R> {
@@ -313,7 +356,7 @@ impl RegexSet {
     /// ascending order, until `f` returns `Some`.
     #[cold]
     fn after<R>(
-        pool: &[SingleRegex],
+        pool: &[Arc<SingleRegex>],
         ids: (&[u32], u32),
         (engines, s): (&Engines, &mut Scratch),
         (input, haystack): (&Input<'_>, &str),
@@ -347,6 +390,23 @@ impl RegexSet {
             }
         }
         None
+    }
+
+    /// Whether every chunk of this set runs the very engines of `other`'s (a reused set).
+    #[cfg(test)]
+    pub(crate) fn shares_engines_with(&self, other: &RegexSet) -> bool {
+        self.chunks.len() == other.chunks.len()
+            && self
+                .chunks
+                .iter()
+                .zip(other.chunks.iter())
+                .all(|pair| match pair {
+                    (Chunk::Many { engines: a, .. }, Chunk::Many { engines: b, .. }) => {
+                        Arc::ptr_eq(a, b)
+                    }
+                    (Chunk::One { .. }, Chunk::One { .. }) => true,
+                    _ => false,
+                })
     }
 
     /// Number of chunks (one unless the list was too large for one set).
