@@ -50,21 +50,50 @@ struct Building {
     earlier: Earlier,
 }
 
-/// The compiled regexes and regex sets of an earlier table, for a build to take instead of
-/// compiling them again: regexes by pattern as written, sets by their kind and the regexes
-/// of their list (by identity: a set is reused only over the very regexes it was built
-/// from, which this holds, so their addresses stay theirs).
+/// The regex pools of an earlier table's parts, for a build to take their compiled regexes
+/// and regex sets instead of compiling them again; looked up only when the build needs a
+/// regex or set it does not have, so a build that needs few of them pays for few.
 #[derive(Debug, Default)]
 struct Earlier {
-    regexes: HashMap<Box<str>, Arc<SingleRegex>>,
-    sets: HashMap<(bool, Box<[usize]>), RegexSet>,
+    parts: Vec<Arc<crate::table::Part>>,
+    /// Where each regex of the pool being built came from (index into `parts`, regex
+    /// there), by index; `None` for one compiled by this build.
+    origin: Vec<Option<(usize, u32)>>,
 }
 
-/// The identity of each regex of `ids` in `compiled` (`None`: an index out of range).
-fn identities(compiled: &[Arc<SingleRegex>], ids: &[u32]) -> Option<Box<[usize]>> {
-    ids.iter()
-        .map(|&i| compiled.get(i as usize).map(|re| Arc::as_ptr(re) as usize))
-        .collect()
+impl Earlier {
+    /// The earliest part's compiled `pattern`, with where it is.
+    fn regex(&self, pattern: &str) -> Option<(Arc<SingleRegex>, (usize, u32))> {
+        self.parts.iter().enumerate().find_map(|(p, part)| {
+            let pool = &part.regexes;
+            let &i = pool.by_pattern.get(pattern)?;
+            Some((Arc::clone(pool.compiled.get(i as usize)?), (p, i)))
+        })
+    }
+
+    /// The earlier set of `rejectable` kind over the regexes `ids` of the pool being built,
+    /// re-indexed for it: only where every regex of the list came from one earlier part, whose
+    /// set over exactly that list (in that order) is taken.
+    fn set(&self, ids: &[u32], rejectable: bool) -> Option<RegexSet> {
+        let mut part = None;
+        let mut theirs = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let (p, i) = (*self.origin.get(id as usize)?)?;
+            if part.is_some_and(|q| q != p) {
+                return None;
+            }
+            part = Some(p);
+            theirs.push(i);
+        }
+        let pool = &self.parts.get(part?)?.regexes;
+        let by_ids = if rejectable {
+            &pool.set_by_ids.1
+        } else {
+            &pool.set_by_ids.0
+        };
+        let &set = by_ids.get(theirs.as_slice())?;
+        pool.sets.get(set as usize)?.reindexed(ids)
+    }
 }
 
 /// Anchors the single regexes wrap every pattern in (a full match).
@@ -109,34 +138,13 @@ impl RegexPool {
     }
 
     /// An empty pool for a build that takes the regexes and regex sets `earlier` compiled
-    /// (the pools of an earlier table's parts) wherever it needs the same ones, instead of
-    /// compiling them again: the same patterns compile to the same matchers (the syntax and
-    /// limits are constants), so they answer alike. Holds them only until the build ends
-    /// ([`RegexPool::finished`]): the new table keeps those it uses.
-    pub(crate) fn reusing<'a>(earlier: impl IntoIterator<Item = &'a RegexPool>) -> Self {
-        let mut e = Earlier::default();
-        for pool in earlier {
-            for (pattern, &i) in &pool.by_pattern {
-                if let Some(re) = pool.compiled.get(i as usize) {
-                    e.regexes
-                        .entry(pattern.as_str().into())
-                        .or_insert_with(|| Arc::clone(re));
-                }
-            }
-            let kinds = [(false, &pool.set_by_ids.0), (true, &pool.set_by_ids.1)];
-            for (rejectable, by_ids) in kinds {
-                for (ids, &set) in by_ids {
-                    if let (Some(key), Some(set)) =
-                        (identities(&pool.compiled, ids), pool.sets.get(set as usize))
-                        && let Some(set) = set.reindexed(ids)
-                    {
-                        e.sets.entry((rejectable, key)).or_insert(set);
-                    }
-                }
-            }
-        }
+    /// (an earlier table's parts) wherever it needs the same ones, instead of compiling them
+    /// again: the same patterns compile to the same matchers (the syntax and limits are
+    /// constants), so they answer alike. Holds the parts only until the build ends
+    /// ([`RegexPool::finished`]): the new table keeps the regexes it uses.
+    pub(crate) fn reusing(earlier: &[Arc<crate::table::Part>]) -> Self {
         let mut pool = Self::default();
-        Self::building(&mut pool.building).earlier = e;
+        Self::building(&mut pool.building).earlier.parts = earlier.to_vec();
         pool
     }
 
@@ -148,9 +156,11 @@ impl RegexPool {
         }
         let i = u32::try_from(self.compiled.len()).map_err(|_| "too many regexes".to_string())?;
         let b = Self::building(&mut self.building);
-        if let Some(re) = b.earlier.regexes.get(pattern) {
+        if let Some((re, from)) = b.earlier.regex(pattern) {
             // its parsed pattern is not kept: a set over it is an earlier one, or parses it
-            self.compiled.push(Arc::clone(re));
+            b.earlier.origin.resize(i as usize, None);
+            b.earlier.origin.push(Some(from));
+            self.compiled.push(re);
             self.by_pattern.insert(pattern.to_string(), i);
             return Ok(i);
         }
@@ -208,10 +218,7 @@ impl RegexPool {
             hirs,
             earlier,
         } = Self::building(&mut self.building);
-        if let Some(set) = identities(&self.compiled, ids)
-            .and_then(|key| earlier.sets.get(&(rejectable, key)))
-            .and_then(|set| set.reindexed(ids))
-        {
+        if let Some(set) = earlier.set(ids, rejectable) {
             let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
             self.sets.push(set);
             by_ids.insert(ids.into(), i);

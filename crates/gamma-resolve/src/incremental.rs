@@ -233,7 +233,7 @@ impl RouteTable {
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
         // the regexes and regex sets the table compiled already are taken, not compiled again
-        let mut regexes = RegexPool::reusing(self.parts.iter().map(|p| &p.regexes));
+        let mut regexes = RegexPool::reusing(&self.parts);
         let (mut input, objects) = scope_input(snapshot, &scope, &vopts, &mut regexes, lowered);
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();

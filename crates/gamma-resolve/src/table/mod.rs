@@ -138,7 +138,7 @@ impl RouteTable {
         options: &BuildOptions,
         previous: &RouteTable,
     ) -> Self {
-        let regexes = crate::cond::RegexPool::reusing(previous.parts.iter().map(|p| &p.regexes));
+        let regexes = crate::cond::RegexPool::reusing(&previous.parts);
         Self::lower_and_compile(snapshot, options, regexes)
     }
 
