@@ -500,6 +500,9 @@ fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
     let index = rule.index;
     let mut out = RuleIr {
         name: rule.name,
+        // exact sizes: a first push would allocate room for four (large) entries
+        matches: Vec::with_capacity(rule.matches.len()),
+        backends: Vec::with_capacity(rule.backend_refs.len()),
         timeouts: rule.timeouts.as_ref().map(timeouts_json),
         retry: rule.retry.as_ref().map(retry_json),
         ..RuleIr::default()
@@ -594,6 +597,8 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
     let index = rule.index;
     let mut out = RuleIr {
         name: rule.name,
+        matches: Vec::with_capacity(rule.matches.len()),
+        backends: Vec::with_capacity(rule.backend_refs.len()),
         ..RuleIr::default()
     };
     let at = || format!("spec.rules[{index}]");
