@@ -8,23 +8,15 @@
     clippy::indexing_slicing
 )]
 
-use gamma_arbiter::{ArbiterConfig, Identity};
-use gamma_controller::{Reconciler, ReconcilerConfig};
+mod common;
+
+use common::{CLASSES, apply, gateway, now, reconciler, snapshot, web_and_route};
 use gamma_model::gateway::ConditionStatus;
 use gamma_model::meta::Time;
-use gamma_model::{AnyResource, Snapshot, decode};
 
-const CLUSTER: &str = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: ours}
-spec: {controllerName: example.com/gateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: theirs}
-spec: {controllerName: other.example/gateway}
----
+/// Our Gateway `infra/gw`, its addresses and a `Programmed` condition (the data plane's) as
+/// stored.
+const OUR_GATEWAY: &str = r#"
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: infra, generation: 3}
@@ -35,25 +27,6 @@ status:
   addresses: [{type: IPAddress, value: 192.0.2.1}]
   conditions:
   - {type: Programmed, status: "True", reason: Programmed, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: other, namespace: infra, generation: 1}
-spec:
-  gatewayClassName: theirs
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {clusterIP: 10.96.0.5, ports: [{port: 80}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: infra, generation: 1}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
 "#;
 
 // GatewayStatus: the Gateway's controller writes Accepted and per listener attachedRoutes,
@@ -61,11 +34,14 @@ spec:
 // stored; a Gateway of another controller's class gets nothing.
 #[test]
 fn a_gateway_controller_gets_merged_status_writes_for_its_own_gateways_only() {
-    let me = Identity::new("example.com/gateway");
-    let mut r = Reconciler::new(ReconcilerConfig::new(ArbiterConfig::default(), me)).unwrap();
-    let mut snapshot = Snapshot::from_resources(decode(CLUSTER).unwrap());
-    let now = Time::parse("2026-02-01T00:00:00Z").unwrap();
-    let out = r.reconcile(&snapshot, now);
+    let mut r = reconciler();
+    let mut snapshot = snapshot(&[
+        CLASSES,
+        &gateway("other", "theirs", 1),
+        OUR_GATEWAY,
+        &web_and_route(80, None),
+    ]);
+    let out = r.reconcile(&snapshot, now());
     assert_eq!(
         out.gateway_status_updates.len(),
         1,
@@ -89,21 +65,60 @@ fn a_gateway_controller_gets_merged_status_writes_for_its_own_gateways_only() {
         .collect();
     assert_eq!(kinds, ["HTTPRoute", "GRPCRoute"]);
     // once written, the next reconciliation has nothing to write
-    let mut gw = snapshot
-        .get(key)
-        .cloned()
-        .map(|a| match a {
-            AnyResource::Gateway(g) => g,
-            _ => unreachable!(),
-        })
-        .unwrap();
-    gw.status = Some(status.clone());
-    snapshot.upsert(gw.into());
+    apply(&mut snapshot, &out);
     let later = Time::parse("2026-02-01T00:05:00Z").unwrap();
     let again = r.reconcile(&snapshot, later);
     assert!(
         again.gateway_status_updates.is_empty(),
         "{:?}",
         again.gateway_status_updates
+    );
+}
+
+// One verdict per object: a Gateway of our class that the API server would refuse (two
+// listeners named `http`: "Listener name must be unique within the Gateway") gets
+// Accepted=False reason Invalid (GatewayConditionReason Invalid) with that error, no listener
+// entries, and the route naming it Accepted=False NoMatchingParent; `Programmed` stays ours
+// to write.
+#[test]
+fn a_gateway_the_api_server_would_refuse_is_written_accepted_false_invalid() {
+    const REFUSED: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra, generation: 2}
+spec:
+  gatewayClassName: ours
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - {name: http, port: 8080, protocol: HTTP}
+"#;
+    let mut r = reconciler();
+    let out = r.reconcile(
+        &snapshot(&[CLASSES, REFUSED, &web_and_route(80, None)]),
+        now(),
+    );
+    let [(key, status)] = &out.gateway_status_updates[..] else {
+        panic!("{:?}", out.gateway_status_updates)
+    };
+    assert_eq!(key.name, "gw");
+    let types: Vec<&str> = status.conditions.iter().map(|c| c.type_.as_str()).collect();
+    assert_eq!(types, ["Accepted"]);
+    let accepted = &status.conditions[0];
+    assert_eq!(
+        (&accepted.status, accepted.reason.as_str()),
+        (&ConditionStatus::False, "Invalid")
+    );
+    assert_eq!(
+        accepted.message,
+        "spec.listeners: Listener name must be unique within the Gateway"
+    );
+    assert!(status.listeners.is_empty(), "{status:?}");
+    let [(_, route)] = &out.status_updates[..] else {
+        panic!("{:?}", out.status_updates)
+    };
+    let c = &route.parents[0].conditions[0];
+    assert_eq!(
+        (c.type_.as_str(), &c.status, c.reason.as_str()),
+        ("Accepted", &ConditionStatus::False, "NoMatchingParent")
     );
 }

@@ -9,48 +9,20 @@
     clippy::indexing_slicing
 )]
 
-use gamma_arbiter::{ArbiterConfig, Identity};
-use gamma_controller::{
-    DesiredObjectStatus, ObjectMerge, ObjectStatus, Reconciler, ReconcilerConfig, Reconciliation,
-};
+mod common;
+
+use common::{CLASSES, ME, OTHER, apply, gateway, now, reconciler, snapshot, web_and_route};
+use gamma_arbiter::Identity;
+use gamma_controller::{DesiredObjectStatus, ObjectMerge, ObjectStatus, Reconciliation};
 use gamma_model::gateway::{ConditionStatus, ListenerSetStatus, PolicyStatus};
 use gamma_model::meta::Time;
-use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, decode};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 
-const ME: &str = "example.com/gateway";
-const OTHER: &str = "other.example/gateway";
-
-/// Two Gateways (ours: `infra/gw`, admitting ListenerSets from every namespace; theirs:
-/// `infra/other`), a ListenerSet on each, a route on ours and one on theirs both to Service
-/// `infra/web`, and a BackendTLSPolicy on `web` that already carries another controller's
-/// ancestor entry.
+/// Beside the two classes, our Gateway `infra/gw`, theirs `infra/other` (both admitting
+/// ListenerSets from every namespace) and [`web_and_route`] (Service `infra/web`, port 443,
+/// and a route on ours): a ListenerSet on each Gateway, a route on theirs, and a
+/// BackendTLSPolicy on `web` that already carries another controller's ancestor entry.
 const CLUSTER: &str = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: ours}
-spec: {controllerName: example.com/gateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: {name: theirs}
-spec: {controllerName: other.example/gateway}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: infra, generation: 1}
-spec:
-  gatewayClassName: ours
-  allowedListeners: {namespaces: {from: All}}
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: other, namespace: infra, generation: 1}
-spec:
-  gatewayClassName: theirs
-  allowedListeners: {namespaces: {from: All}}
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
 apiVersion: gateway.networking.k8s.io/v1
 kind: ListenerSet
 metadata: {name: team, namespace: team, generation: 2}
@@ -64,18 +36,6 @@ metadata: {name: theirs, namespace: team, generation: 1}
 spec:
   parentRef: {name: other, namespace: infra}
   listeners: [{name: extra, port: 8080, protocol: HTTP}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: infra}
-spec: {clusterIP: 10.96.0.5, ports: [{name: https, port: 443}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: infra, generation: 1}
-spec:
-  parentRefs: [{name: gw}]
-  rules: [{backendRefs: [{name: web, port: 443}]}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -98,41 +58,15 @@ status:
     - {type: Accepted, status: "True", reason: Accepted, message: "theirs", observedGeneration: 3, lastTransitionTime: "2026-01-01T00:00:00Z"}
 "#;
 
-fn reconciler() -> Reconciler {
-    Reconciler::new(ReconcilerConfig::new(
-        ArbiterConfig::default(),
-        Identity::new(ME),
-    ))
-    .unwrap()
-}
-
-fn now() -> Time {
-    Time::parse("2026-02-01T00:00:00Z").unwrap()
-}
-
-/// `snapshot` with every status write of `r` applied, as the API server would store them.
-fn apply(snapshot: &mut Snapshot, r: &Reconciliation) {
-    for (key, status) in &r.listener_set_status_updates {
-        let Some(AnyResource::ListenerSet(mut ls)) = snapshot.get(key).cloned() else {
-            panic!("{key:?}")
-        };
-        ls.status = Some(status.clone());
-        snapshot.upsert(ls.into());
-    }
-    for (key, status) in &r.backend_tls_policy_status_updates {
-        let Some(AnyResource::BackendTlsPolicy(mut p)) = snapshot.get(key).cloned() else {
-            panic!("{key:?}")
-        };
-        p.status = Some(status.clone());
-        snapshot.upsert(p.into());
-    }
-    for (key, status) in &r.gateway_status_updates {
-        let Some(AnyResource::Gateway(mut g)) = snapshot.get(key).cloned() else {
-            panic!("{key:?}")
-        };
-        g.status = Some(status.clone());
-        snapshot.upsert(g.into());
-    }
+/// The whole cluster of these tests.
+fn cluster() -> Snapshot {
+    snapshot(&[
+        CLASSES,
+        &gateway("gw", "ours", 1),
+        &gateway("other", "theirs", 1),
+        &web_and_route(443, Some("https")),
+        CLUSTER,
+    ])
 }
 
 fn listener_set<'r>(r: &'r Reconciliation, name: &str) -> Option<&'r ListenerSetStatus> {
@@ -157,7 +91,7 @@ fn policy(r: &Reconciliation) -> &PolicyStatus {
 #[test]
 fn listener_set_status_is_written_for_the_listener_sets_of_our_gateways_only() {
     let mut r = reconciler();
-    let mut snapshot = Snapshot::from_resources(decode(CLUSTER).unwrap());
+    let mut snapshot = cluster();
     let out = r.reconcile(&snapshot, now());
     assert!(listener_set(&out, "theirs").is_none(), "{out:?}");
     let s = listener_set(&out, "team").expect("our ListenerSet gets status");
@@ -189,7 +123,7 @@ fn listener_set_status_is_written_for_the_listener_sets_of_our_gateways_only() {
 #[test]
 fn the_gateway_write_carries_the_computed_attached_listener_sets() {
     let mut r = reconciler();
-    let snapshot = Snapshot::from_resources(decode(CLUSTER).unwrap());
+    let snapshot = cluster();
     let out = r.reconcile(&snapshot, now());
     let [(key, status)] = &out.gateway_status_updates[..] else {
         panic!("{:?}", out.gateway_status_updates)
@@ -206,7 +140,7 @@ fn the_gateway_write_carries_the_computed_attached_listener_sets() {
 #[test]
 fn backend_tls_policy_status_adds_our_ancestor_and_keeps_the_other_controllers() {
     let mut r = reconciler();
-    let mut snapshot = Snapshot::from_resources(decode(CLUSTER).unwrap());
+    let mut snapshot = cluster();
     let stored = match snapshot.get(&ObjectKey::new(
         ResourceKind::BackendTlsPolicy,
         "infra",
@@ -251,7 +185,7 @@ fn backend_tls_policy_status_adds_our_ancestor_and_keeps_the_other_controllers()
 #[test]
 fn a_policy_remerge_keeps_an_entry_written_meanwhile() {
     let mut r = reconciler();
-    let snapshot = Snapshot::from_resources(decode(CLUSTER).unwrap());
+    let snapshot = cluster();
     let out = r.reconcile(&snapshot, now());
     let key = ObjectKey::new(ResourceKind::BackendTlsPolicy, "infra", "tls");
     let desired = out.object_desired.get(&key).unwrap();

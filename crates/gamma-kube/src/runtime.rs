@@ -95,7 +95,8 @@ pub struct RunConfig {
     pub writes_in_flight: usize,
     /// Watch `kubernetes.io/tls` Secrets (field selector `type=kubernetes.io/tls`), so that
     /// listener `tls.certificateRefs` to a missing or unusable Secret get
-    /// `ResolvedRefs=False InvalidCertificateRef`. Off by default: it needs RBAC `list` and
+    /// `ResolvedRefs=False InvalidCertificateRef`, also while no TLS Secret exists at all (the
+    /// snapshot is marked `secrets_complete`). Off by default: it needs RBAC `list` and
     /// `watch` on `secrets` cluster-wide. Only a Secret's name, type and entry names are kept
     /// (`gamma_model::k8s::Secret`); the values are dropped while decoding.
     pub watch_secrets: bool,
@@ -261,6 +262,10 @@ impl Runtime {
         }
         if config.watch_secrets {
             l.start(ResourceKind::Secret, "v1");
+            // every TLS Secret there is arrives (the watch lists before the first
+            // reconcile): a reference to one the snapshot lacks is to one that does not
+            // exist, even while no TLS Secret exists at all
+            l.store.set_secrets_complete(true);
         }
         let crd_task = watch::spawn_crds(client.clone(), l.tx.clone());
         let mut shutdown = std::pin::pin!(shutdown);

@@ -55,6 +55,13 @@ impl Store {
         &self.snapshot
     }
 
+    /// Marks the snapshot as holding every `kubernetes.io/tls` Secret
+    /// ([`Snapshot::secrets_complete`]): the runtime watches them
+    /// ([`crate::RunConfig::watch_secrets`]), and reconciles only once they have listed.
+    pub fn set_secrets_complete(&mut self, complete: bool) {
+        self.snapshot.set_secrets_complete(complete);
+    }
+
     /// Waits for `kind` to list before reporting ready.
     pub fn expect(&mut self, kind: ResourceKind) {
         self.expected.insert(kind);

@@ -12,7 +12,7 @@ use common::*;
 use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_model::gateway::{ConditionStatus, PolicyAncestorStatus};
 use gamma_model::{AnyResource, ResourceKind};
-use gamma_testenv::Channel;
+use gamma_testenv::{Channel, Error, REQUIRE_ENV, TestEnv};
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
@@ -34,6 +34,19 @@ fn foreign_entry(ns: &str, name: &str, controller: &str, message: &str) -> Value
                         "message": message, "observedGeneration": 1,
                         "lastTransitionTime": "2026-01-01T00:00:00Z"}],
     })
+}
+
+/// A server of this test's own (the shared one holds other tests' Secrets), or `None` (after
+/// saying why) where the test environment is unavailable and not required.
+fn private_or_skip() -> Option<TestEnv> {
+    match TestEnv::start(Channel::Standard) {
+        Ok(env) => Some(env),
+        Err(e @ Error::Unavailable { .. }) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
 }
 
 async fn get(client: &kube::Client, kind: ResourceKind, ns: &str, name: &str) -> AnyResource {
@@ -62,22 +75,14 @@ async fn gateway_listener_set_and_policy_status_are_written_keeping_other_contro
     };
     let client = client(env).await;
     let ns = env.namespace_name("objstatus");
-    create_value(&client, namespace(&ns, json!({}))).await;
-    // cluster-scoped: named after the test's namespace, unique on the shared server
-    let class = ns.clone();
+    namespace_and_class(&client, &ns, ME).await;
     create_value(
         &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
-               "metadata": {"name": class}, "spec": {"controllerName": ME}}),
-    )
-    .await;
-    create_value(
-        &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-               "metadata": {"name": "gw", "namespace": ns},
-               "spec": {"gatewayClassName": class,
-                        "allowedListeners": {"namespaces": {"from": "Same"}},
-                        "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}}),
+        gateway_of_class(
+            &ns,
+            json!({"allowedListeners": {"namespaces": {"from": "Same"}},
+                   "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}),
+        ),
     )
     .await;
     create_value(
@@ -118,13 +123,13 @@ async fn gateway_listener_set_and_policy_status_are_written_keeping_other_contro
     .await;
     let stored_theirs = ancestors(&get(&client, ResourceKind::BackendTlsPolicy, &ns, "tls").await);
 
-    let (mut state, stop, task) = spawn_runtime(
+    let runtime = Running::ready(
         &client,
         &ArbiterConfig::default(),
         Identity::new(ME),
         |_| {},
-    );
-    until(&mut state, 60, "ready", |s| s.ready).await;
+    )
+    .await;
 
     // the policy: our entry for our Gateway beside theirs, untouched
     let policy = eventually(60, "our ancestor entry", || async {
@@ -210,15 +215,58 @@ async fn gateway_listener_set_and_policy_status_are_written_keeping_other_contro
         .collect();
     assert_eq!(controllers, [OTHER, ME, THIRD], "{:?}", ancestors(&policy));
     assert_eq!(ancestors(&policy)[0], stored_theirs[0]);
-
-    stop.send(true).unwrap();
-    task.await.unwrap().unwrap();
+    runtime.stop().await;
 }
 
 /// A Secret of `type_` with entries `tls.crt` and `tls.key` (placeholder bytes).
 fn tls_like_secret(ns: &str, name: &str, type_: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": ns},
            "type": type_, "data": {"tls.crt": "Y2VydA==", "tls.key": "a2V5"}})
+}
+
+/// Namespace `ns` and Gateway `ns/gw` of a class of [`ME_SECRETS`], whose HTTPS listener
+/// `https` names Secret `ns/cert`.
+async fn gateway_naming_a_secret(client: &kube::Client, ns: &str) {
+    namespace_and_class(client, ns, ME_SECRETS).await;
+    create_value(
+        client,
+        gateway_of_class(
+            ns,
+            json!({"listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
+                                  "hostname": "a.example.com",
+                                  "tls": {"certificateRefs": [{"name": "cert"}]}}]}),
+        ),
+    )
+    .await;
+}
+
+/// A runtime of [`ME_SECRETS`] watching Secrets, ready; and the `ResolvedRefs` its listener
+/// `https` of Gateway `ns/gw` gets first, which must be `False InvalidCertificateRef` for
+/// Secret `ns/cert` not existing (GatewayTLSConfig.certificateRefs).
+async fn watching_secrets_cert_is_missing(client: &kube::Client, ns: &str) -> Running {
+    let runtime = Running::ready(
+        client,
+        &ArbiterConfig::default(),
+        Identity::new(ME_SECRETS),
+        |c| {
+            c.watch_secrets = true;
+        },
+    )
+    .await;
+    let (status, reason, message) = eventually(60, "ResolvedRefs on the listener", || async {
+        listener_resolved_refs(client, ns).await
+    })
+    .await;
+    assert_eq!(
+        (status, reason.as_str()),
+        (ConditionStatus::False, "InvalidCertificateRef"),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("Secret {ns}/cert does not exist")),
+        "{message}"
+    );
+    runtime
 }
 
 /// The `ResolvedRefs` condition of listener `https` of Gateway `ns/gw`: (status, reason, message).
@@ -251,24 +299,7 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
     };
     let client = client(env).await;
     let ns = env.namespace_name("secrets");
-    create_value(&client, namespace(&ns, json!({}))).await;
-    let class = ns.clone();
-    create_value(
-        &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
-               "metadata": {"name": class}, "spec": {"controllerName": ME_SECRETS}}),
-    )
-    .await;
-    create_value(
-        &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-               "metadata": {"name": "gw", "namespace": ns},
-               "spec": {"gatewayClassName": class,
-                        "listeners": [{"name": "https", "port": 443, "protocol": "HTTPS",
-                                       "hostname": "a.example.com",
-                                       "tls": {"certificateRefs": [{"name": "cert"}]}}]}}),
-    )
-    .await;
+    gateway_naming_a_secret(&client, &ns).await;
     // an Opaque Secret named as the reference, and some other TLS Secret
     create_value(&client, tls_like_secret(&ns, "cert", "Opaque")).await;
     create_value(
@@ -276,27 +307,8 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
         tls_like_secret(&ns, "unrelated", "kubernetes.io/tls"),
     )
     .await;
-
-    let (mut state, stop, task) = spawn_runtime(
-        &client,
-        &ArbiterConfig::default(),
-        Identity::new(ME_SECRETS),
-        |c| {
-            c.watch_secrets = true;
-        },
-    );
-    until(&mut state, 60, "ready", |s| s.ready).await;
-    let (status, reason, message) = eventually(60, "ResolvedRefs on the listener", || async {
-        listener_resolved_refs(&client, &ns).await
-    })
-    .await;
-    assert_eq!(status, ConditionStatus::False, "{message}");
-    assert_eq!(reason, "InvalidCertificateRef");
-    // the Opaque Secret was never received (the selector filtered it): it reads as missing
-    assert!(
-        message.contains(&format!("Secret {ns}/cert does not exist")),
-        "{message}"
-    );
+    // the Opaque Secret is never received (the selector filters it): it reads as missing
+    let runtime = watching_secrets_cert_is_missing(&client, &ns).await;
 
     // replaced by a kubernetes.io/tls Secret: the reference resolves
     api_of(&client, ResourceKind::Secret, Some(&ns))
@@ -310,6 +322,29 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
             .filter(|(s, _, _)| *s == ConditionStatus::True)
     })
     .await;
-    stop.send(true).unwrap();
-    task.await.unwrap().unwrap();
+    runtime.stop().await;
+}
+
+// RunConfig::watch_secrets marks the snapshot as holding every TLS Secret: on a server of its
+// own, where no Secret exists at all, a certificate reference names a Secret that does not
+// exist (GatewayTLSConfig.certificateRefs: ResolvedRefs=False InvalidCertificateRef), judged
+// by what the runtime watches, not by how many Secrets it has seen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watching_secrets_with_none_in_the_cluster_a_certificate_ref_is_invalid() {
+    let Some(env) = private_or_skip() else {
+        return;
+    };
+    let client = client(&env).await;
+    let ns = env.namespace_name("nosecrets");
+    gateway_naming_a_secret(&client, &ns).await;
+    let secrets = api_of(&client, ResourceKind::Secret, None)
+        .list(&Default::default())
+        .await
+        .unwrap();
+    assert!(secrets.items.is_empty(), "{:?}", secrets.items);
+    watching_secrets_cert_is_missing(&client, &ns)
+        .await
+        .stop()
+        .await;
+    env.stop().unwrap();
 }

@@ -280,6 +280,75 @@ async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
     kube::Client::try_from(config).unwrap()
 }
 
+/// A runtime and a client of `env`'s API server.
+fn connect(env: &gamma_testenv::TestEnv) -> (tokio::runtime::Runtime, kube::Client) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = runtime.block_on(client(env));
+    (runtime, client)
+}
+
+/// The standard channel's API server, for the tests of core kinds (`None`, skipped, without
+/// upstream CRDs or a server).
+fn standard_env() -> Option<&'static gamma_testenv::TestEnv> {
+    upstream()?;
+    gamma_testenv::shared_or_skip(Channel::Standard)
+}
+
+/// Sends every case (what it is, collection URL, object) as a dry-run create and requires
+/// gamma-model (standard channel, Strict) to accept exactly the objects the server accepts;
+/// `kinds` names the group of cases in the summary line.
+fn agree_with_the_server(
+    env: &gamma_testenv::TestEnv,
+    kinds: &str,
+    cases: &[(String, String, Value)],
+) {
+    let (runtime, client) = connect(env);
+    let requests: Vec<(String, Value, bool)> = cases
+        .iter()
+        .map(|(_, u, o)| (u.clone(), o.clone(), false))
+        .collect();
+    let answers = runtime.block_on(answers(&client, &requests));
+    let mut accepted = 0;
+    let mut failures = Vec::new();
+    for ((what, _, object), answer) in cases.iter().zip(&answers) {
+        let ours = gamma_answer(object, ModelChannel::Standard);
+        accepted += usize::from(matches!(answer, Answer::Accepted));
+        if matches!(answer, Answer::Accepted) != ours.is_ok() {
+            failures.push(format!(
+                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
+            ));
+        }
+    }
+    eprintln!(
+        "{kinds}: {} objects, {accepted} accepted by the server, {} disagreements",
+        cases.len(),
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A Service `web` in `default` with `spec`.
+fn service_object(spec: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Service",
+           "metadata": {"name": "web", "namespace": "default"}, "spec": spec})
+}
+
+/// An EndpointSlice `web-1` of Service `web` in `default`: one ready endpoint with `addresses`.
+fn slice_object(address_type: &str, addresses: Value, ports: Value) -> Value {
+    json!({
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "web-1", "namespace": "default",
+                     "labels": {"kubernetes.io/service-name": "web"}},
+        "addressType": address_type,
+        "endpoints": [{"addresses": addresses, "conditions": {"ready": true}}],
+        "ports": ports
+    })
+}
+
 /// Sends every object (a dry-run create, or a dry-run status write when the flag is set), a
 /// few at a time; answers in input order.
 async fn answers(client: &kube::Client, cases: &[(String, Value, bool)]) -> Vec<Answer> {
@@ -304,12 +373,7 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
     let Some(env) = gamma_testenv::shared_or_skip(channel) else {
         return;
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let client = runtime.block_on(client(env));
+    let (runtime, client) = connect(env);
 
     let versions = crd::served_versions(&upstream, dir);
     let examples = crd::examples(&upstream);
@@ -644,12 +708,7 @@ fn gamma_model_answers_dry_run_creates_as_the_experimental_channel_api_server() 
 /// must answer each alike.
 #[test]
 fn numbers_are_read_as_the_api_server_reads_them() {
-    if upstream().is_none() {
-        return;
-    }
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let Some(env) = standard_env() else { return };
     let route = |backend: Value| {
         json!({
             "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
@@ -657,51 +716,56 @@ fn numbers_are_read_as_the_api_server_reads_them() {
             "spec": {"rules": [{"backendRefs": [backend]}]}
         })
     };
+    // a backendRef to Service `s` with `weight`, or with `port` alone (and `more` fields)
+    let weight = |w: Value| route(json!({"name": "s", "port": 80, "weight": w}));
+    let port = |p: Value, more: Value| {
+        let mut b = json!({"name": "s", "port": p});
+        b.as_object_mut()
+            .unwrap()
+            .extend(more.as_object().unwrap().clone());
+        route(b)
+    };
     // (what, object, the server accepts it)
     let cases = [
         (
             "weight 1.0: a whole float is an integer",
-            route(json!({"name": "s", "port": 80, "weight": 1.0})),
+            weight(json!(1.0)),
             true,
         ),
-        (
-            "weight 1.5: not an integer",
-            route(json!({"name": "s", "port": 80, "weight": 1.5})),
-            false,
-        ),
+        ("weight 1.5: not an integer", weight(json!(1.5)), false),
         (
             "port 80.0 of a Service reference: the CEL rule reads a float64",
-            route(json!({"name": "s", "port": 80.0})),
+            port(json!(80.0), json!({})),
             false,
         ),
         (
             "port 80.0 of another kind: no rule reads it",
-            route(json!({"name": "s", "port": 80.0, "group": "x.io", "kind": "Foo"})),
+            port(json!(80.0), json!({"group": "x.io", "kind": "Foo"})),
             true,
         ),
         (
             "weight 2^53 + 1: an int64 past the maximum",
-            route(json!({"name": "s", "port": 80, "weight": 9_007_199_254_740_993_i64})),
+            weight(json!(9_007_199_254_740_993_i64)),
             false,
         ),
         (
             "weight 2^53 as a float: not an integer",
-            route(json!({"name": "s", "port": 80, "weight": 9_007_199_254_740_992.0})),
+            weight(json!(9_007_199_254_740_992.0)),
             false,
         ),
         (
             "weight 2^64 - 1: past int64, read as a float",
-            route(json!({"name": "s", "port": 80, "weight": u64::MAX})),
+            weight(json!(u64::MAX)),
             false,
         ),
         (
             "port 65536: past the maximum",
-            route(json!({"name": "s", "port": 65536})),
+            port(json!(65536), json!({})),
             false,
         ),
         (
             "port 65535: at the maximum",
-            route(json!({"name": "s", "port": 65535})),
+            port(json!(65535), json!({})),
             true,
         ),
     ];
@@ -739,22 +803,8 @@ fn numbers_are_read_as_the_api_server_reads_them() {
 /// `ValidateNamespace`). Every case runs every time: there are a few hundred.
 #[test]
 fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them() {
-    if upstream().is_none() {
-        return;
-    }
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
-    let slice = |address_type: &str, addresses: Value, ports: Value| {
-        json!({
-            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-            "metadata": {"name": "web-1", "namespace": "default",
-                         "labels": {"kubernetes.io/service-name": "web"}},
-            "addressType": address_type,
-            "endpoints": [{"addresses": addresses, "conditions": {"ready": true}}],
-            "ports": ports
-        })
-    };
+    let Some(env) = standard_env() else { return };
+    let slice = slice_object;
     let slices = collection("discovery.k8s.io", "v1", "endpointslices", Some("default"));
     let namespaces = collection("", "v1", "namespaces", None);
     let mut cases: Vec<(String, String, Value)> = Vec::new();
@@ -913,32 +963,7 @@ fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them
         ));
     }
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let client = runtime.block_on(client(env));
-    let requests: Vec<(String, Value, bool)> = cases
-        .iter()
-        .map(|(_, u, o)| (u.clone(), o.clone(), false))
-        .collect();
-    let answers = runtime.block_on(answers(&client, &requests));
-    let mut accepted = 0;
-    let mut failures = Vec::new();
-    for ((what, _, object), answer) in cases.iter().zip(&answers) {
-        let ours = gamma_answer(object, ModelChannel::Standard);
-        accepted += usize::from(matches!(answer, Answer::Accepted));
-        if matches!(answer, Answer::Accepted) != ours.is_ok() {
-            failures.push(format!("{what}\n  server: {answer:?}\n  gamma:  {ours:?}"));
-        }
-    }
-    eprintln!(
-        "core kinds: {} objects, {accepted} accepted by the server, {} disagreements",
-        cases.len(),
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    agree_with_the_server(env, "core kinds", &cases);
 }
 
 /// The OpenAPI v3 `components.schemas` of the core kinds, from the server itself.
@@ -970,18 +995,8 @@ async fn core_components(client: &kube::Client) -> serde_json::Map<String, Value
 /// gamma-rs does not model, which must not count as unknown.
 #[test]
 fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
-    if upstream().is_none() {
-        return;
-    }
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let client = runtime.block_on(client(env));
+    let Some(env) = standard_env() else { return };
+    let (runtime, client) = connect(env);
     let derived = differential::core::field_schema(&runtime.block_on(core_components(&client)));
     let embedded_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../gamma-model/src/validate/core_fields.json");
@@ -997,19 +1012,14 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
         embedded_path.display()
     );
 
-    let service = json!({
-        "apiVersion": "v1", "kind": "Service",
-        "metadata": {"name": "web", "namespace": "default"},
-        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]}
-    });
-    let slice = json!({
-        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-        "metadata": {"name": "web-1", "namespace": "default",
-                     "labels": {"kubernetes.io/service-name": "web"}},
-        "addressType": "IPv4",
-        "endpoints": [{"addresses": ["10.0.0.1"], "conditions": {"ready": true}}],
-        "ports": [{"name": "http", "port": 80}]
-    });
+    let service = service_object(
+        json!({"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]}),
+    );
+    let slice = slice_object(
+        "IPv4",
+        json!(["10.0.0.1"]),
+        json!([{"name": "http", "port": 80}]),
+    );
     let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "web"}});
     let config_map = json!({
         "apiVersion": "v1", "kind": "ConfigMap",
@@ -1086,28 +1096,7 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
         known_config_map,
     ));
 
-    let requests: Vec<(String, Value, bool)> = cases
-        .iter()
-        .map(|(_, u, o)| (u.clone(), o.clone(), false))
-        .collect();
-    let answers = runtime.block_on(answers(&client, &requests));
-    let mut accepted = 0;
-    let mut failures = Vec::new();
-    for ((what, _, object), answer) in cases.iter().zip(&answers) {
-        let ours = gamma_answer(object, ModelChannel::Standard);
-        accepted += usize::from(matches!(answer, Answer::Accepted));
-        if matches!(answer, Answer::Accepted) != ours.is_ok() {
-            failures.push(format!(
-                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
-            ));
-        }
-    }
-    eprintln!(
-        "core kinds, unknown fields: {} objects, {accepted} accepted by the server, {} disagreements",
-        cases.len(),
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    agree_with_the_server(env, "core kinds, unknown fields", &cases);
 }
 
 /// Service validation on the real server (Kubernetes `ValidateService` for the fields routing
@@ -1119,19 +1108,12 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
 /// allocator's answer about that cluster, not validation. Every case runs every time.
 #[test]
 fn services_are_validated_as_the_api_server_validates_them() {
-    if upstream().is_none() {
-        return;
-    }
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
-    let svc = |spec: Value| {
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "web", "namespace": "default"}, "spec": spec})
-    };
+    let Some(env) = standard_env() else { return };
+    let svc = service_object;
     let port = |p: Value| json!({"selector": {"app": "web"}, "ports": [p]});
-    let mut cases: Vec<(String, Value)> = Vec::new();
-    let mut add = |what: String, spec: Value| cases.push((what, svc(spec)));
+    let url = collection("", "v1", "services", Some("default"));
+    let mut cases: Vec<(String, String, Value)> = Vec::new();
+    let mut add = |what: String, spec: Value| cases.push((what, url.clone(), svc(spec)));
     add("base".into(), port(json!({"port": 80})));
     for ty in ["ClusterIP", "NodePort", "LoadBalancer", "Foo", ""] {
         add(format!("type {ty:?}"), {
@@ -1314,36 +1296,7 @@ fn services_are_validated_as_the_api_server_validates_them() {
     ] {
         let mut s = svc(port(json!({"port": 80})));
         s["metadata"]["name"] = json!(name);
-        cases.push((format!("Service name {name:?}"), s));
+        cases.push((format!("Service name {name:?}"), url.clone(), s));
     }
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let client = runtime.block_on(client(env));
-    let url = collection("", "v1", "services", Some("default"));
-    let requests: Vec<(String, Value, bool)> = cases
-        .iter()
-        .map(|(_, o)| (url.clone(), o.clone(), false))
-        .collect();
-    let answers = runtime.block_on(answers(&client, &requests));
-    let mut accepted = 0;
-    let mut failures = Vec::new();
-    for ((what, object), answer) in cases.iter().zip(&answers) {
-        let ours = gamma_answer(object, ModelChannel::Standard);
-        accepted += usize::from(matches!(answer, Answer::Accepted));
-        if matches!(answer, Answer::Accepted) != ours.is_ok() {
-            failures.push(format!(
-                "{what}\n  object: {object}\n  server: {answer:?}\n  gamma:  {ours:?}"
-            ));
-        }
-    }
-    eprintln!(
-        "Services: {} objects, {accepted} accepted by the server, {} disagreements",
-        cases.len(),
-        failures.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    agree_with_the_server(env, "Services", &cases);
 }

@@ -8,7 +8,9 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::gateway::{ParentReference, RouteStatus};
+use crate::gateway::{
+    BackendRefExt, HttpRequestMirrorFilter, L4RouteRule, ParentReference, RouteStatus,
+};
 use crate::meta::ObjectMeta;
 use crate::resource::{AnyResource, ResourceKind};
 
@@ -176,6 +178,72 @@ impl AnyResource {
             },
             _ => return None,
         })
+    }
+
+    /// Every backend a route sends traffic to, as written: each rule's backendRefs and, for
+    /// HTTPRoute and GRPCRoute, the backend of every `RequestMirror` filter (on the rule and
+    /// on each backendRef), in rule order. Empty when this is not a Gateway API route.
+    ///
+    /// ```
+    /// use gamma_model::decode;
+    /// use gamma_model::gateway::BackendRefExt;
+    ///
+    /// let objects = decode(r#"
+    /// apiVersion: gateway.networking.k8s.io/v1
+    /// kind: HTTPRoute
+    /// metadata: {name: web, namespace: shop}
+    /// spec:
+    ///   parentRefs: [{group: "", kind: Service, name: web}]
+    ///   rules:
+    ///   - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: shadow, port: 80}}}]
+    ///     backendRefs: [{name: web-v2, port: 80}]
+    /// "#)?;
+    /// let names: Vec<&str> = objects[0].backend_refs().iter().map(|b| b.name()).collect();
+    /// assert_eq!(names, ["shadow", "web-v2"]);
+    /// # Ok::<(), gamma_model::DecodeError>(())
+    /// ```
+    pub fn backend_refs(&self) -> Vec<&dyn BackendRefExt> {
+        fn mirror(m: &Option<HttpRequestMirrorFilter>) -> Option<&dyn BackendRefExt> {
+            m.as_ref().map(|m| &m.backend_ref as &dyn BackendRefExt)
+        }
+        // HTTPRoute and GRPCRoute rules have the same shape over different filter types:
+        // rule filters, then each backendRef and its own filters
+        macro_rules! with_mirrors {
+            ($refs:ident, $rules:expr) => {
+                for rule in $rules {
+                    $refs.extend(
+                        rule.filters
+                            .iter()
+                            .filter_map(|f| mirror(&f.request_mirror)),
+                    );
+                    for b in &rule.backend_refs {
+                        $refs.push(&b.backend_ref);
+                        $refs.extend(b.filters.iter().filter_map(|f| mirror(&f.request_mirror)));
+                    }
+                }
+            };
+        }
+        let mut refs: Vec<&dyn BackendRefExt> = Vec::new();
+        let l4: &[L4RouteRule] = match self {
+            AnyResource::HttpRoute(r) => {
+                with_mirrors!(refs, r.spec.rules.iter().flatten());
+                return refs;
+            }
+            AnyResource::GrpcRoute(r) => {
+                with_mirrors!(refs, &r.spec.rules);
+                return refs;
+            }
+            AnyResource::TlsRoute(r) => &r.spec.rules,
+            AnyResource::TcpRoute(r) => &r.spec.rules,
+            AnyResource::UdpRoute(r) => &r.spec.rules,
+            _ => &[],
+        };
+        refs.extend(
+            l4.iter()
+                .flat_map(|r| &r.backend_refs)
+                .map(|b| b as &dyn BackendRefExt),
+        );
+        refs
     }
 }
 

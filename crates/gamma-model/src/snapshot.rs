@@ -81,10 +81,13 @@ impl ParentKey {
 /// ```
 ///
 /// Two snapshots are equal when they hold equal objects (their indexes, derived from the objects,
-/// are then equal too, whatever the order of the `upsert`s and `remove`s that built them).
+/// are then equal too, whatever the order of the `upsert`s and `remove`s that built them) and
+/// agree on [`Snapshot::secrets_complete`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
     objects: BTreeMap<ObjectKey, Arc<AnyResource>>,
+    /// Whether the snapshot holds every TLS Secret there is ([`Snapshot::secrets_complete`]).
+    secrets_complete: bool,
     /// Every route (the kinds with a [`RouteDigest`]) and its digest, in key order.
     /// (In sorted runs rather than a `BTreeMap`: a full pass over them is the point, see
     /// [`Chunked`].)
@@ -114,6 +117,34 @@ impl Snapshot {
             s.upsert(r);
         }
         s
+    }
+
+    /// Whether the snapshot holds every `kubernetes.io/tls` Secret a listener's
+    /// `tls.certificateRefs` may name: set by whoever collected the objects (a controller
+    /// watching Secrets, a tool given the Secrets as files), never inferred from the Secrets
+    /// it holds. When `true`, a reference to a Secret the snapshot does not hold is a Secret
+    /// that does not exist (Gateway API GatewayTLSConfig.certificateRefs:
+    /// `InvalidCertificateRef`), even when it holds no Secret at all; when `false` (the
+    /// default: Secrets are optional input) such a reference is not judged.
+    pub fn secrets_complete(&self) -> bool {
+        self.secrets_complete
+    }
+
+    /// Sets [`Snapshot::secrets_complete`].
+    pub fn set_secrets_complete(&mut self, complete: bool) {
+        self.secrets_complete = complete;
+    }
+
+    /// With [`Snapshot::secrets_complete`] set to `complete`.
+    ///
+    /// ```
+    /// use gamma_model::Snapshot;
+    /// let snap = Snapshot::new().with_secrets_complete(true);
+    /// assert!(snap.secrets_complete() && snap.secrets().next().is_none());
+    /// ```
+    pub fn with_secrets_complete(mut self, complete: bool) -> Self {
+        self.secrets_complete = complete;
+        self
     }
 
     /// Inserts or replaces an object; returns the previous version.
@@ -566,70 +597,9 @@ fn parent_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<ParentKey> {
 /// The (namespace, name) of every backendRef and `RequestMirror` backend of a route (rule
 /// filters and backendRef filters alike), defaulted to the route's namespace.
 fn backend_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<(String, String)> {
-    use crate::gateway::{BackendRefExt, HttpRequestMirrorFilter};
-    fn mirror(m: Option<&HttpRequestMirrorFilter>) -> Option<&dyn BackendRefExt> {
-        m.map(|m| &m.backend_ref as &dyn BackendRefExt)
-    }
-    let mut refs: Vec<&dyn BackendRefExt> = Vec::new();
-    match resource {
-        AnyResource::HttpRoute(h) => {
-            for rule in h.spec.rules.iter().flatten() {
-                refs.extend(
-                    rule.filters
-                        .iter()
-                        .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                );
-                for b in &rule.backend_refs {
-                    refs.push(&b.backend_ref);
-                    refs.extend(
-                        b.filters
-                            .iter()
-                            .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                    );
-                }
-            }
-        }
-        AnyResource::GrpcRoute(g) => {
-            for rule in &g.spec.rules {
-                refs.extend(
-                    rule.filters
-                        .iter()
-                        .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                );
-                for b in &rule.backend_refs {
-                    refs.push(&b.backend_ref);
-                    refs.extend(
-                        b.filters
-                            .iter()
-                            .filter_map(|f| mirror(f.request_mirror.as_ref())),
-                    );
-                }
-            }
-        }
-        AnyResource::TlsRoute(t) => refs.extend(
-            t.spec
-                .rules
-                .iter()
-                .flat_map(|r| r.backend_refs.iter())
-                .map(|b| b as &dyn BackendRefExt),
-        ),
-        AnyResource::TcpRoute(t) => refs.extend(
-            t.spec
-                .rules
-                .iter()
-                .flat_map(|r| r.backend_refs.iter())
-                .map(|b| b as &dyn BackendRefExt),
-        ),
-        AnyResource::UdpRoute(t) => refs.extend(
-            t.spec
-                .rules
-                .iter()
-                .flat_map(|r| r.backend_refs.iter())
-                .map(|b| b as &dyn BackendRefExt),
-        ),
-        _ => {}
-    }
-    refs.iter()
+    resource
+        .backend_refs()
+        .into_iter()
         .map(|b| (b.namespace_or(namespace).to_owned(), b.name().to_owned()))
         .collect()
 }

@@ -67,8 +67,9 @@ pub struct Explanation {
     pub left_out: Vec<String>,
     /// Routes the destination's Service or Gateway did not accept
     /// ([`crate::BindingView::not_accepted`]), then the routes and rules attached to the route
-    /// set used that are not in it, and why (a dropped rule, a kind that lost the Service
-    /// port, a shadowed TCPRoute): the set's [`crate::SetView::excluded`].
+    /// set used that are not in it or never reached, and why (a dropped rule, a kind that
+    /// lost the Service port, a shadowed TCPRoute, TLSRoute hostname or HTTP/gRPC rule): the
+    /// set's [`crate::SetView::excluded`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
     /// The decision, as a sentence.

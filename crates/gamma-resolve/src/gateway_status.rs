@@ -23,6 +23,11 @@ pub const NO_CONFLICTS: &str = "NoConflicts";
 pub const HOSTNAME_CONFLICT: &str = listener::HOSTNAME_CONFLICT;
 /// Reason `ProtocolConflict`.
 pub const PROTOCOL_CONFLICT: &str = listener::PROTOCOL_CONFLICT;
+/// Reason `Invalid` (the Gateway's `Accepted`): the Gateway fails validation
+/// under the channel's CRDs ([`crate::input::GatewayIr::invalid`]). GatewayConditionReason
+/// Invalid: "used with the "Programmed" and "Accepted" conditions when the Gateway is
+/// syntactically or semantically invalid".
+pub const INVALID: &str = "Invalid";
 /// Reason `ListenersNotValid` (the Gateway's `Accepted`).
 pub const LISTENERS_NOT_VALID: &str = "ListenersNotValid";
 /// Reason `UnsupportedProtocol` (a listener's `Accepted`).
@@ -56,6 +61,11 @@ pub struct GatewayStatus {
     /// parentRef selects it and whose `Accepted` is `True` (see
     /// [`crate::listener_set_status`]).
     pub attached_listener_sets: u32,
+    /// For a Gateway left out (invalid): `Gateway ns/name was left out: <error>`, the note a
+    /// request to its addresses shows ([`crate::RouteTable::left_out_at`]).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) left_out: Option<Box<str>>,
 }
 
 impl GatewayStatus {
@@ -97,9 +107,11 @@ impl ListenerStatus {
 /// Whether the listener `li` of `gw` is accepted for processing (it is bound and serves
 /// traffic): a supported protocol and no conflict.
 pub(crate) fn accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>], li: usize) -> bool {
-    gw.listeners
-        .get(li)
-        .is_some_and(|l| l.unsupported_protocol.is_none())
+    gw.invalid.is_none()
+        && gw
+            .listeners
+            .get(li)
+            .is_some_and(|l| l.unsupported_protocol.is_none())
         && conflicts.get(li).copied().flatten().is_none()
 }
 
@@ -114,8 +126,12 @@ fn not_accepted<'g>(gw: &'g GatewayIr, conflicts: &[Option<&'static str>]) -> Ve
         .collect()
 }
 
-/// Whether the Gateway is accepted: not every listener of it is rejected (see [`compute`]).
+/// Whether the Gateway is accepted: valid, and not every listener of it is rejected (see
+/// [`compute`]).
 pub(crate) fn gateway_accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>]) -> bool {
+    if gw.invalid.is_some() {
+        return false;
+    }
     let not = not_accepted(gw, conflicts);
     not.is_empty() || not.len() != gw.listeners.len()
 }
@@ -142,6 +158,31 @@ pub(crate) fn compute(
 }
 
 fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) -> GatewayStatus {
+    if let Some(invalid) = &gw.invalid {
+        // the API server would not store it: nothing of it is processed, so no listener has a
+        // status of its own (one verdict per object)
+        return GatewayStatus {
+            namespace: gw.namespace.clone(),
+            name: gw.name.clone(),
+            addresses: gw.addresses.clone(),
+            // `Programmed` stays the controller's, as for an accepted Gateway
+            conditions: vec![RouteCondition::new(
+                ACCEPTED,
+                false,
+                INVALID,
+                invalid.message.clone(),
+            )],
+            listeners: Vec::new(),
+            attached_listener_sets: 0,
+            left_out: Some(
+                format!(
+                    "Gateway {}/{} was left out: {}",
+                    gw.namespace, gw.name, invalid.message
+                )
+                .into(),
+            ),
+        };
+    }
     let conflicts = listener::conflicts(&gw.listeners);
     let listeners: Vec<ListenerStatus> = gw
         .listeners
@@ -179,6 +220,7 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
         conditions: vec![condition],
         listeners,
         attached_listener_sets: 0,
+        left_out: None,
     }
 }
 
@@ -249,7 +291,7 @@ pub(crate) fn implementation_specific(l: &ListenerIr) -> bool {
 /// certificate ref: a kind other than core Secret is InvalidCertificateRef, a Secret in another
 /// namespace without a ReferenceGrant from the listener's resource (`from_kind` in `from_ns`:
 /// a Gateway, or a ListenerSet, whose grants are its own, GEP-1713 ReferenceGrant Semantics)
-/// is RefNotPermitted, and, when the input carries Secrets, a Secret that does not exist or is
+/// is RefNotPermitted, and, when the input holds every Secret, a Secret that does not exist or is
 /// not a `kubernetes.io/tls` Secret with `tls.crt` and `tls.key` is InvalidCertificateRef
 /// (Gateway API GatewayTLSConfig.certificateRefs). The first problem gives
 /// the reason; the message lists all.
@@ -285,8 +327,9 @@ pub(crate) fn resolved_refs(
             ));
         } else {
             // GatewayTLSConfig.certificateRefs: a reference to a Secret that does not exist or
-            // is not a usable TLS certificate is InvalidCertificateRef (checked only when the
-            // input carries Secrets; the message names the Secret, never its contents)
+            // is not a usable TLS certificate is InvalidCertificateRef (a Secret is Missing
+            // only when the input holds every Secret; the message names the Secret, never its
+            // contents)
             match &c.secret {
                 SecretState::Missing => problems.push((
                     INVALID_CERTIFICATE_REF,

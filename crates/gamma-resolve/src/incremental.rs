@@ -125,6 +125,10 @@ impl RouteTable {
         key: &ObjectKey,
         previous: Option<&AnyResource>,
     ) -> RouteTable {
+        if snapshot.secrets_complete() != self.secrets_complete {
+            // every certificate reference may change its verdict
+            return RouteTable::build(snapshot, options);
+        }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build_reusing(snapshot, options, self),
@@ -210,6 +214,7 @@ impl RouteTable {
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
             lowered: Lowered::default(),
+            secrets_complete: self.secrets_complete,
         }
     }
 
@@ -915,14 +920,14 @@ fn scope_input(
         if let Some(gw) = snapshot.gateway(ns, name) {
             input
                 .gateways
-                .push(crate::lower::lower_gateway(snapshot, gw));
+                .push(crate::lower::lower_checked_gateway(snapshot, gw, opts));
         }
     }
     for (ns, name) in &scope.listener_sets {
         if let Some(ls) = snapshot.listener_set(ns, name) {
             input
                 .listener_sets
-                .push(crate::lower::listener_set(snapshot, ls));
+                .push(crate::lower::lower_checked_listener_set(snapshot, ls, opts));
         }
     }
     for g in snapshot.reference_grants() {

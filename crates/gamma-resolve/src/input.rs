@@ -176,6 +176,11 @@ pub struct GatewayIr {
     /// at lowering time; `None` is `from: None`, the default ("By default, Gateways do not
     /// allow ListenerSet attachment", ListenerSet API reference).
     pub allowed_listeners: Option<AllowedNamespaces>,
+    /// Set when the Gateway fails validation (the channel's CRD markers and CEL rules): the API
+    /// server would not store it, so it is left out whole. None of its listeners binds, no
+    /// route or ListenerSet attaches to it, and its status is `Accepted=False` with reason
+    /// `Invalid` and this message (the first error, with its field path).
+    pub invalid: Option<Invalid>,
 }
 
 /// A ListenerSet (GEP-1713): listeners that join their parent Gateway, bound on its addresses.
@@ -194,6 +199,10 @@ pub struct ListenerSetIr {
     /// Listeners, in spec order. Their `allowedRoutes.namespaces: Same` means the
     /// ListenerSet's namespace, and their certificate refs default to it.
     pub listeners: Vec<ListenerIr>,
+    /// Set when the ListenerSet fails validation (the channel's CRD markers and CEL rules): it
+    /// is left out whole. Its listeners join no Gateway, no route attaches to it, and its
+    /// status is `Accepted=False` with reason `Invalid` and this message.
+    pub invalid: Option<Invalid>,
 }
 
 /// Listener protocols.
@@ -284,11 +293,12 @@ pub struct CertificateRefIr {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum SecretState {
-    /// The input carries no Secrets at all (a snapshot without them, a controller not watching
-    /// them): the reference is not checked beyond its kind and ReferenceGrant.
+    /// The input does not claim to hold every Secret (a snapshot without
+    /// `gamma_model::Snapshot::secrets_complete`, a controller not watching them): the
+    /// reference is not checked beyond its kind and ReferenceGrant.
     #[default]
     Unknown,
-    /// The input carries Secrets, and not this one.
+    /// The input holds every Secret, and not this one.
     Missing,
     /// The Secret exists but cannot serve as a certificate: why (its type, a missing
     /// `tls.crt`/`tls.key` entry).

@@ -24,6 +24,9 @@ pub(crate) enum Attachment {
     NotAllowed(usize),
     /// Its parentRef names no Gateway of the input (or is not a Gateway reference at all).
     NoParent,
+    /// It fails validation ([`crate::input::ListenerSetIr::invalid`]): it joins no Gateway
+    /// whatever its parentRef names (the Gateway, by index, when it exists).
+    Invalid(Option<usize>),
 }
 
 impl Attachment {
@@ -31,6 +34,7 @@ impl Attachment {
     pub(crate) fn gateway(self) -> Option<usize> {
         match self {
             Self::Attached(gi) | Self::NotAllowed(gi) => Some(gi),
+            Self::Invalid(gi) => gi,
             Self::NoParent => None,
         }
     }
@@ -109,6 +113,8 @@ pub(crate) fn merge(input: &TableInput) -> Merged {
                 .as_ref()
                 .and_then(|(ns, name)| by_name.get(&(ns.as_str(), name.as_str())).copied());
             let attachment = match gi.and_then(|gi| input.gateways.get(gi).map(|g| (gi, g))) {
+                // left out whole (one verdict per object): its listeners join nothing
+                _ if ls.invalid.is_some() => Attachment::Invalid(gi),
                 None => Attachment::NoParent,
                 Some((gi, g))
                     if admits(g.allowed_listeners.as_ref(), &g.namespace, &ls.namespace) =>
@@ -240,6 +246,7 @@ mod tests {
             created: Some((created, 0)),
             parent: Some(("infra".into(), "gw".into())),
             listeners,
+            invalid: None,
         }
     }
 

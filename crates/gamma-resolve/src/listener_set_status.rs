@@ -24,7 +24,8 @@ pub const PROGRAMMED: &str = "Programmed";
 pub const NOT_ALLOWED: &str = "NotAllowed";
 /// Reason `ParentNotAccepted`: the parent Gateway is not accepted (or does not exist).
 pub const PARENT_NOT_ACCEPTED: &str = "ParentNotAccepted";
-/// Reason `Invalid`: the ListenerSet is semantically invalid (its parentRef is not a Gateway).
+/// Reason `Invalid`: the ListenerSet is syntactically or semantically invalid: it fails
+/// validation under the channel's CRDs, or its parentRef is not a Gateway.
 pub const INVALID: &str = "Invalid";
 
 /// The computed status of one ListenerSet.
@@ -43,6 +44,12 @@ pub struct ListenerSetStatus {
     /// One entry per listener, in spec order; empty when the ListenerSet is not attached to
     /// its Gateway (its listeners are part of no Gateway).
     pub listeners: Vec<ListenerStatus>,
+    /// For a ListenerSet left out (invalid): `ListenerSet ns/name was left out: <error>`, the
+    /// note a request to its parent Gateway's addresses shows
+    /// ([`crate::RouteTable::left_out_at`]).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) left_out: Option<Box<str>>,
 }
 
 impl ListenerSetStatus {
@@ -122,7 +129,20 @@ fn listener_set(
             RouteCondition::new(PROGRAMMED, false, reason, message),
         ],
         listeners: Vec::new(),
+        left_out: None,
     };
+    if let Some(invalid) = &ls.invalid {
+        // the API server would not store it: left out whole (one verdict per object)
+        let mut s = rejected(INVALID, invalid.message.clone());
+        s.left_out = Some(
+            format!(
+                "ListenerSet {}/{} was left out: {}",
+                ls.namespace, ls.name, invalid.message
+            )
+            .into(),
+        );
+        return s;
+    }
     let gi = match (attachment, gw) {
         (Attachment::Attached(gi), Some(_)) => gi,
         (Attachment::NotAllowed(_), Some(g)) => {
@@ -227,6 +247,7 @@ fn listener_set(
         gateway,
         conditions,
         listeners,
+        left_out: None,
     }
 }
 
@@ -330,6 +351,7 @@ mod tests {
                 created: None,
                 parent: Some(("infra".into(), "gw".into())),
                 listeners: set,
+                invalid: None,
             }],
             ..TableInput::default()
         }

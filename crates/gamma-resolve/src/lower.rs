@@ -67,10 +67,14 @@ pub(crate) fn lower_into(
         input.services.push(lower_service(snapshot, svc));
     }
     for gw in snapshot.gateways() {
-        input.gateways.push(lower_gateway(snapshot, gw));
+        input
+            .gateways
+            .push(lower_checked_gateway(snapshot, gw, opts));
     }
     for ls in snapshot.listener_sets() {
-        input.listener_sets.push(listener_set(snapshot, ls));
+        input
+            .listener_sets
+            .push(lower_checked_listener_set(snapshot, ls, opts));
     }
     for g in snapshot.reference_grants() {
         input.grants.push(lower_grant(g));
@@ -209,7 +213,43 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
     }
 }
 
-/// Lowers one Gateway (addresses, listeners with their namespace selectors resolved).
+/// [`lower_gateway`] with its validation verdict: a Gateway the API server would refuse under
+/// `opts` (the channel's CRDs) is marked [`GatewayIr::invalid`], with its first error. The same
+/// question as for a route (one verdict per object, `docs/validation.md`).
+pub(crate) fn lower_checked_gateway(
+    snapshot: &Snapshot,
+    gw: &gamma_model::gateway::Gateway,
+    opts: &ValidateOptions,
+) -> GatewayIr {
+    let mut g = lower_gateway(snapshot, gw);
+    g.invalid = first_error(gw.validate_with(opts));
+    g
+}
+
+/// [`listener_set`] with its validation verdict ([`ListenerSetIr::invalid`]), as
+/// [`lower_checked_gateway`].
+pub(crate) fn lower_checked_listener_set(
+    snapshot: &Snapshot,
+    ls: &ListenerSet,
+    opts: &ValidateOptions,
+) -> ListenerSetIr {
+    let mut l = listener_set(snapshot, ls);
+    l.invalid = first_error(ls.validate_with(opts));
+    l
+}
+
+/// The first validation error of a Gateway or ListenerSet, as its `Invalid` verdict.
+fn first_error(r: Result<(), gamma_model::ValidationErrors>) -> Option<Invalid> {
+    let errors = r.err()?;
+    let first = errors.errors().first()?;
+    Some(Invalid {
+        reason: crate::gateway_status::INVALID,
+        message: first.to_string(),
+    })
+}
+
+/// Lowers one Gateway (addresses, listeners with their namespace selectors resolved), without
+/// validating it (see [`lower_checked_gateway`]).
 pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway) -> GatewayIr {
     let ns = ns_of(&gw.metadata);
     let addresses = gateway_addresses(gw);
@@ -225,6 +265,7 @@ pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gate
         addresses,
         allowed_listeners: allowed_listeners(snapshot, gw.spec.allowed_listeners.as_ref()),
         listeners,
+        invalid: None,
     }
 }
 
@@ -273,6 +314,7 @@ pub(crate) fn listener_set(snapshot: &Snapshot, ls: &ListenerSet) -> ListenerSet
         namespace: ns,
         parent,
         listeners,
+        invalid: None,
     }
 }
 
@@ -338,10 +380,11 @@ pub(crate) fn lowering_options(opts: &ValidateOptions) -> ValidateOptions {
     opts
 }
 
-/// What the snapshot says of Secret `namespace/name`: [`SecretState::Unknown`] when it holds
-/// no Secret at all (Secrets are optional input: gamma-kube watches them only when asked).
+/// What the snapshot says of Secret `namespace/name`: [`SecretState::Unknown`] unless it
+/// holds every Secret ([`Snapshot::secrets_complete`], set by whoever collected it: Secrets are
+/// optional input, gamma-kube watches them only when asked), however many it holds.
 fn secret_state(snapshot: &Snapshot, namespace: &str, name: &str) -> SecretState {
-    if snapshot.secrets().next().is_none() {
+    if !snapshot.secrets_complete() {
         return SecretState::Unknown;
     }
     match snapshot.secret(namespace, name) {

@@ -193,6 +193,12 @@ impl PrecedenceKey {
         k = (k << 48) | tail_bits(route, rule);
         Self(k)
     }
+
+    /// The key without its route rank and rule index (the low 48 bits of either layout): the
+    /// same for two matches of equal conditions on one hostname, whatever their routes.
+    pub(crate) fn facts(self) -> u128 {
+        self.0 >> 48
+    }
 }
 
 #[cfg(test)]

@@ -114,9 +114,11 @@ pub struct HopRequest {
     /// The client namespace (see [`NextClient`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source_namespace: Option<String>,
-    /// Destination address: for later hops, the backend Service's cluster IP.
+    /// Destination address: for later hops, the backend Service's cluster IP (under
+    /// [`crate::MeshBinding::Workloads`], for a headless Service, one of its ready endpoints).
     pub destination: IpAddr,
-    /// Destination port: for later hops, the backendRef's port.
+    /// Destination port: for later hops, the backendRef's port (for a headless Service's
+    /// endpoint, that port's target port).
     pub port: u16,
     /// The protocol (kept along the chain).
     pub protocol: Protocol,
@@ -463,7 +465,9 @@ struct Place<'c> {
 impl RouteTable {
     /// Follows `req` through every hop: the Gateway listener or Service it binds to, the rule
     /// and backend, then that backend Service's own routes (at its cluster IP and the
-    /// backendRef's port), and so on, until a backend without routes, an answer, a cycle or 8
+    /// backendRef's port; for a headless Service under [`crate::MeshBinding::Workloads`], at
+    /// its lowest ready endpoint and the target port), and so on, until a backend without
+    /// routes, an answer, a cycle or 8
     /// hops ([`TraceOptions`]). The first hop is exactly [`RouteTable::resolve`]`(req,
     /// entropy)`; each later hop resolves the request the previous one sent, with the entropy
     /// its pick left ([`weights::pick_with_rest`]), so the picks of a chain are independent.
@@ -747,7 +751,11 @@ impl RouteTable {
         } else {
             self.backend_frontend(t, r.protocol)
         };
-        let (Some(destination), Some(port)) = (next_bound, t.port) else {
+        let Some(crate::view::NextFrontend {
+            address: destination,
+            port,
+        }) = next_bound
+        else {
             return Step {
                 hop,
                 next: Err(TraceEnd::Delivered { backend }),

@@ -4,6 +4,8 @@
 //! This is the one module (beside the resolve path) that reads the table's internal layout for
 //! chains and views: when the table's layout changes, this file changes with it.
 
+mod shadow;
+
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -139,44 +141,82 @@ pub(crate) struct FrontendIndex {
     /// Every cluster IP of each bound Service port, by (namespace, name, port, transport),
     /// addresses sorted.
     service_ips: BTreeMap<ServicePortKey, Vec<IpAddr>>,
+    /// Under workload binding, every (endpoint address, target port) a headless Service port
+    /// is bound at, by the same key: the endpoints bound to it alone first, then those in
+    /// conflict with another headless Service (`true`), each run sorted.
+    endpoints: BTreeMap<ServicePortKey, Vec<(bool, IpAddr, u16)>>,
+}
+
+/// Where a backend is called as a mesh frontend: the address and port the next hop of a
+/// trace is sent to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NextFrontend {
+    pub(crate) address: IpAddr,
+    pub(crate) port: u16,
 }
 
 impl RouteTable {
     fn frontend_index(&self) -> &FrontendIndex {
         self.frontend_index.get_or_init(|| {
-            let mut service_ips: BTreeMap<_, Vec<IpAddr>> = BTreeMap::new();
-            for ((ip, _, l4), (part, binding)) in self.bindings.iter() {
-                // a trace follows a backend to its Service's cluster IPs (a headless
-                // Service's endpoints are on target ports, not the backendRef's port)
-                if let Binding::Service {
-                    service,
-                    port,
-                    workload: false,
-                    ..
-                } = binding
-                    && let Some(svc) = part.services.get(*service as usize)
-                {
-                    let key = (
+            let mut index = FrontendIndex::default();
+            let key_of = |part: &Part, b: &Binding, l4: L4| match b {
+                Binding::Service { service, port, .. } => {
+                    let svc = part.services.get(*service as usize)?;
+                    Some((
                         Arc::clone(&svc.namespace),
-                        Box::from(part.text(svc.name)),
+                        Box::<str>::from(part.text(svc.name)),
                         *port,
-                        *l4,
-                    );
-                    service_ips.entry(key).or_default().push(*ip);
+                        l4,
+                    ))
+                }
+                _ => None,
+            };
+            for (&(ip, at, l4), (part, binding)) in self.bindings.iter() {
+                match binding {
+                    Binding::Service { workload, .. } => {
+                        let Some(key) = key_of(part, binding, l4) else {
+                            continue;
+                        };
+                        if *workload {
+                            index
+                                .endpoints
+                                .entry(key)
+                                .or_default()
+                                .push((false, ip, at));
+                        } else {
+                            index.service_ips.entry(key).or_default().push(ip);
+                        }
+                    }
+                    // each claimant's own binding names its Service
+                    Binding::Conflict { claims } => {
+                        for (p, b) in claims.iter() {
+                            if let Some(key) = key_of(p, b, l4) {
+                                index.endpoints.entry(key).or_default().push((true, ip, at));
+                            }
+                        }
+                    }
+                    Binding::Gateway { .. } => {}
                 }
             }
-            for ips in service_ips.values_mut() {
+            for ips in index.service_ips.values_mut() {
                 ips.sort_unstable();
             }
-            FrontendIndex { service_ips }
+            for eps in index.endpoints.values_mut() {
+                eps.sort_unstable();
+            }
+            index
         })
     }
 
-    /// Where a backend is bound as a mesh frontend: the lowest cluster IP of its Service with
-    /// routes on that port for `protocol`'s transport (every cluster IP of a Service port leads
-    /// to the same route sets, so the choice only fixes what a trace shows). `None` for
+    /// Where a backend is bound as a mesh frontend, for `protocol`'s transport: the lowest
+    /// cluster IP of its Service with routes on the backendRef's port (every cluster IP of a
+    /// Service port leads to the same route sets, so the choice only fixes what a trace
+    /// shows); else, for a headless Service whose routes bind to its ready endpoints
+    /// ([`crate::MeshBinding::Workloads`]), the lowest of those endpoints on that port's
+    /// target port (each leads to the same route sets, those of the Service port; one in
+    /// conflict with another headless Service only when every endpoint is). `None` for
     /// anything but a core Service with routes on that port.
-    pub(crate) fn backend_frontend(&self, t: &Target, protocol: Protocol) -> Option<IpAddr> {
+    pub(crate) fn backend_frontend(&self, t: &Target, protocol: Protocol) -> Option<NextFrontend> {
         if !t.group.is_empty() || &*t.kind != "Service" {
             return None;
         }
@@ -185,16 +225,22 @@ impl RouteTable {
         } else {
             L4::Tcp
         };
+        let port = t.port?;
         let key: ServicePortKey = (
             Arc::clone(&t.namespace),
             Box::<str>::from(&*t.name),
-            t.port?,
+            port,
             l4,
         );
-        self.frontend_index()
-            .service_ips
+        let index = self.frontend_index();
+        if let Some(ip) = index.service_ips.get(&key).and_then(|ips| ips.first()) {
+            return Some(NextFrontend { address: *ip, port });
+        }
+        index
+            .endpoints
             .get(&key)
-            .and_then(|ips| ips.first().copied())
+            .and_then(|eps| eps.first())
+            .map(|&(_, address, port)| NextFrontend { address, port })
     }
 }
 
@@ -331,8 +377,9 @@ pub struct SetView<'t> {
     /// The UDPRoute rule that takes every UDP datagram (the oldest route's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub udp: Option<RuleView<'t>>,
-    /// Routes and rules attached to this frontend that are not in the set, and why: ordered
-    /// by route (kind, namespace, name), then rule.
+    /// Routes and rules attached to this frontend that are not in the set, or that no
+    /// request reaches (shadowed), and why: ordered by route (kind, namespace, name), then
+    /// rule.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<ExcludedView<'t>>,
 }
@@ -374,7 +421,7 @@ impl Serialize for HostView<'_> {
 }
 
 /// A path condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "type", content = "value")]
 #[non_exhaustive]
 pub enum PathView<'t> {
@@ -388,7 +435,7 @@ pub enum PathView<'t> {
 }
 
 /// A header or query parameter condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ValueView<'t> {
@@ -401,7 +448,7 @@ pub struct ValueView<'t> {
 }
 
 /// A gRPC service or method condition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct NameView<'t> {
@@ -412,7 +459,7 @@ pub struct NameView<'t> {
 }
 
 /// What one entry matches on, besides its hostname group.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum MatchView<'t> {
@@ -653,12 +700,21 @@ pub enum ExclusionView<'t> {
         /// Why, for people.
         message: &'t str,
     },
-    /// A TCPRoute or UDPRoute: every connection goes to the oldest route's rule (then
-    /// namespace/name order; Gateway API TCPRoute reference, "Merging": all are accepted, the
-    /// oldest gets the traffic).
+    /// Attached and accepted, but an earlier entry takes everything this one would (Gateway
+    /// API route conflict resolution: the oldest route, then namespace/name, then the first
+    /// rule). A TCPRoute or UDPRoute (the whole route, no hostname): every connection goes to
+    /// the oldest route's rule (TCPRoute reference, "Merging"). A TLSRoute (the whole route,
+    /// on one SNI hostname group): an older route has the same hostname. An HTTPRoute or
+    /// GRPCRoute rule (`rule` set; one exclusion per hostname group and shadowing rule):
+    /// every match of the rule comes after the same match, on the same hostname group, of
+    /// an older route or an earlier rule.
     #[serde(rename_all = "camelCase")]
     Shadowed {
-        /// The rule that takes the connections.
+        /// The hostname group it is shadowed on (`None`: any host, or no hostnames at all
+        /// for TCP and UDP).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hostname: Option<HostView<'t>>,
+        /// The rule that takes the traffic.
         by: RuleRef<'t>,
     },
 }
@@ -694,8 +750,24 @@ impl std::fmt::Display for ExcludedView<'_> {
             ExclusionView::LostToKind { winner: None } => {
                 f.write_str(" is not bound: another kind takes the Service port")
             }
-            ExclusionView::Shadowed { by } => {
-                write!(f, " is shadowed: {by} takes every connection")
+            ExclusionView::Shadowed { hostname, by } => {
+                let on = |f: &mut std::fmt::Formatter<'_>| match hostname {
+                    Some(h) => write!(f, " is shadowed on hostname {h}:"),
+                    None => f.write_str(" is shadowed:"),
+                };
+                match self.route.kind {
+                    gamma_model::RouteKind::Tcp | gamma_model::RouteKind::Udp => {
+                        write!(f, " is shadowed: {by} takes every connection")
+                    }
+                    gamma_model::RouteKind::Tls => {
+                        on(f)?;
+                        write!(f, " {by} is older and takes those connections")
+                    }
+                    gamma_model::RouteKind::Http | gamma_model::RouteKind::Grpc => {
+                        on(f)?;
+                        write!(f, " {by} has the same matches and takes precedence")
+                    }
+                }
             }
             ExclusionView::NotAccepted { reason, message } => {
                 write!(f, " is not accepted ({reason}): {message}")
@@ -907,6 +979,22 @@ impl Part {
                 action: self.action_view(rule),
             })
         };
+        let mut excluded: Vec<ExcludedView<'t>> = set
+            .excluded
+            .iter()
+            .filter_map(|e| self.excluded_view(e))
+            .collect();
+        let facts = |e: &EntryView<'t>| self.keys.get(e.cand as usize).map_or(0, |k| k.facts());
+        shadow::rules(&http, facts, &mut excluded);
+        shadow::rules(&grpc, facts, &mut excluded);
+        shadow::tls(&tls, &mut excluded);
+        // by route (kind, namespace, name), then rule; stable: a rule's shadows stay in the
+        // order of the list
+        excluded.sort_by(|a, b| {
+            let key =
+                |x: &ExcludedView<'t>| (x.route.kind, x.route.namespace, x.route.name, x.rule);
+            key(a).cmp(&key(b))
+        });
         Some(SetView {
             frontend,
             route_set,
@@ -917,11 +1005,7 @@ impl Part {
             tls,
             tcp: rule_view(set.tcp),
             udp: rule_view(set.udp),
-            excluded: set
-                .excluded
-                .iter()
-                .filter_map(|e| self.excluded_view(e))
-                .collect(),
+            excluded,
         })
     }
 
@@ -1077,6 +1161,7 @@ impl Part {
             }
             ExcludedWhy::LostToKind(winner) => ExclusionView::LostToKind { winner: *winner },
             ExcludedWhy::Shadowed(rule) => ExclusionView::Shadowed {
+                hostname: None,
                 by: self.rule_ref(self.rules.get(*rule as usize)?),
             },
         };

@@ -2,8 +2,9 @@
 //! GatewayTLSConfig.certificateRefs and ListenerConditionReason): a reference to a Secret that
 //! does not exist, or that is not a `kubernetes.io/tls` Secret with `tls.crt` and `tls.key`,
 //! is `ResolvedRefs=False InvalidCertificateRef`; one into another namespace without a
-//! ReferenceGrant is `RefNotPermitted` whether or not the Secret exists. Without Secrets in
-//! the input, references are checked as before (kind and ReferenceGrant only).
+//! ReferenceGrant is `RefNotPermitted` whether or not the Secret exists. Unless the input says
+//! it holds every Secret (`Snapshot::secrets_complete`), references are checked as before
+//! (kind and ReferenceGrant only), however many Secrets it holds.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -47,7 +48,13 @@ fn secret(ns: &str, name: &str, type_: &str, keys: &[&str]) -> String {
 }
 
 fn resolved_refs(yaml: &str, listener: &str) -> RouteCondition {
-    let snapshot = Snapshot::from_resources(gamma_model::decode(yaml).unwrap());
+    resolved_refs_with(yaml, listener, true)
+}
+
+/// [`resolved_refs`] from a snapshot whose `secrets_complete` is `complete`.
+fn resolved_refs_with(yaml: &str, listener: &str, complete: bool) -> RouteCondition {
+    let snapshot = Snapshot::from_resources(gamma_model::decode(yaml).unwrap())
+        .with_secrets_complete(complete);
     let table = RouteTable::build(&snapshot, &BuildOptions::default());
     table.gateway_status()[0]
         .listener(listener)
@@ -100,12 +107,76 @@ fn certificate_refs_to_missing_or_unusable_secrets_are_invalid_certificate_refs(
     }
 }
 
-// Without Secrets in the input (a controller not watching them), a reference to a Secret is
-// not judged missing: ResolvedRefs stays True, as before Secrets were modelled.
+// An input that does not say it holds every Secret (a controller not watching them) has a
+// reference to a Secret it lacks not judged missing, whether it holds other Secrets or none:
+// ResolvedRefs stays True, as before Secrets were modelled.
 #[test]
-fn without_secrets_in_the_input_certificate_refs_are_not_judged_missing() {
+fn unless_secrets_are_complete_certificate_refs_are_not_judged_missing() {
+    let some = secret(
+        "infra",
+        "unrelated",
+        "kubernetes.io/tls",
+        &["tls.crt", "tls.key"],
+    );
+    for extra in ["", some.as_str()] {
+        let yaml = gateway(&[("https", "infra", "nope")], extra);
+        assert!(resolved_refs_with(&yaml, "https", false).status, "{extra}");
+    }
+}
+
+// GatewayTLSConfig.certificateRefs: "a reference to a Secret that does not exist" is
+// InvalidCertificateRef. An input that holds every Secret and holds none (a controller
+// watching Secrets before any TLS Secret exists) makes every reference one to a Secret that
+// does not exist: the verdict depends on the input's word, not on how many Secrets it holds.
+#[test]
+fn with_secrets_complete_and_no_secret_at_all_a_reference_is_invalid_certificate_ref() {
     let yaml = gateway(&[("https", "infra", "nope")], "");
-    assert!(resolved_refs(&yaml, "https").status);
+    let c = resolved_refs_with(&yaml, "https", true);
+    assert_eq!(
+        (c.status, c.reason.as_str()),
+        (false, INVALID_CERTIFICATE_REF),
+        "{c:?}"
+    );
+    assert!(
+        c.message.contains("Secret infra/nope does not exist"),
+        "{}",
+        c.message
+    );
+}
+
+// RouteTable::update gives what a build of the same snapshot gives: a snapshot whose
+// secrets_complete differs from the one the table was built from changes every reference's
+// verdict, whatever object changed.
+#[test]
+fn an_update_from_a_snapshot_with_other_secrets_knowledge_equals_a_build() {
+    let yaml = format!(
+        "{}---\napiVersion: v1\nkind: Service\nmetadata: {{name: web, namespace: infra}}\n\
+         spec: {{clusterIP: 10.96.0.9, ports: [{{port: 80}}]}}\n",
+        gateway(&[("https", "infra", "nope")], "")
+    );
+    let before = Snapshot::from_resources(gamma_model::decode(&yaml).unwrap());
+    let options = BuildOptions::default();
+    let table = RouteTable::build(&before, &options);
+    assert!(
+        table.gateway_status()[0].listeners[0]
+            .condition(RESOLVED_REFS)
+            .unwrap()
+            .status
+    );
+    let mut after = before.clone().with_secrets_complete(true);
+    let key = gamma_model::ObjectKey::new(gamma_model::ResourceKind::Service, "infra", "web");
+    let previous = after.remove(&key);
+    let updated = table.update(&after, &options, &key, previous.as_deref());
+    assert_eq!(
+        updated.gateway_status(),
+        RouteTable::build(&after, &options).gateway_status()
+    );
+    assert!(
+        !updated.gateway_status()[0].listeners[0]
+            .condition(RESOLVED_REFS)
+            .unwrap()
+            .status
+    );
 }
 
 // A reference into another namespace without a ReferenceGrant is RefNotPermitted whether or not

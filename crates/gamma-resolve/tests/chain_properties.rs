@@ -5,6 +5,11 @@
 //! distribution sums to 1 and a sweep of evenly spaced entropies reaches each end exactly in
 //! its share (Gateway API BackendRef.weight: weight / sum per split, splits multiply).
 //!
+//! In some clusters the last Service is headless, with ready endpoints; built with workload
+//! binding (`MeshBinding::Workloads`, beyond the spec, docs/workloads.md) a hop to it goes to
+//! its lowest ready endpoint on the target port, where its routes apply; with the default
+//! binding it is a final backend.
+//!
 //! Case count: `CHAIN_CASES` clusters (default 48) × 6 requests.
 #![allow(
     clippy::unwrap_used,
@@ -53,6 +58,22 @@ fn service_ns(i: usize) -> &'static str {
 
 fn service_ip(i: usize) -> IpAddr {
     format!("10.96.0.{}", i + 1).parse().unwrap()
+}
+
+/// The Service that is headless when a cluster has one: port 80, targetPort 8080, ready
+/// endpoints [`ENDPOINTS`].
+const HEADLESS: usize = SERVICES - 1;
+const ENDPOINTS: &[&str] = &["10.1.0.2", "10.1.0.1"];
+const TARGET_PORT: u16 = 8080;
+
+/// Where a request to Service `i` is sent: its cluster IP and port 80, or for the headless
+/// Service its lowest ready endpoint on the target port.
+fn service_frontend(i: usize, headless: bool) -> (IpAddr, u16) {
+    if headless && i == HEADLESS {
+        ("10.1.0.1".parse().unwrap(), TARGET_PORT)
+    } else {
+        (service_ip(i), 80)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -153,7 +174,7 @@ fn rules_yaml(out: &mut String, rules: &[Rule]) {
     }
 }
 
-fn cluster(routes: &[Route], gateway: &[Rule]) -> String {
+fn cluster(routes: &[Route], gateway: &[Rule], headless: bool) -> String {
     let mut y = String::new();
     for ns in NAMESPACES {
         // mesh backendRefs to other namespaces, allowed either way
@@ -168,6 +189,24 @@ fn cluster(routes: &[Route], gateway: &[Rule]) -> String {
         .unwrap();
     }
     for i in 0..SERVICES {
+        if headless && i == HEADLESS {
+            let addresses: Vec<String> = ENDPOINTS
+                .iter()
+                .map(|a| format!("{{addresses: [{a}]}}"))
+                .collect();
+            writeln!(
+                y,
+                "---\napiVersion: v1\nkind: Service\nmetadata: {{name: s{i}, namespace: {ns}}}\n\
+                 spec: {{clusterIP: None, ports: [{{port: 80, targetPort: {TARGET_PORT}}}]}}\n\
+                 ---\napiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\n\
+                 metadata: {{name: s{i}-1, namespace: {ns}, labels: {{kubernetes.io/service-name: s{i}}}}}\n\
+                 addressType: IPv4\nendpoints: [{}]\nports: [{{port: {TARGET_PORT}}}]",
+                addresses.join(", "),
+                ns = service_ns(i),
+            )
+            .unwrap();
+            continue;
+        }
         writeln!(
             y,
             "---\napiVersion: v1\nkind: Service\nmetadata: {{name: s{i}, namespace: {}}}\n\
@@ -239,7 +278,13 @@ fn request() -> impl Strategy<Value = Req> {
 
 const X_H: [(&str, &str); 1] = [("x-h", "v1")];
 
-fn check_trace(t: &RouteTable, req: &Request<'_>, entropy: u64, opts: &TraceOptions) {
+fn check_trace(
+    t: &RouteTable,
+    req: &Request<'_>,
+    entropy: u64,
+    opts: &TraceOptions,
+    headless: bool,
+) {
     let trace = t.trace_with(req, entropy, opts);
     assert!(!trace.hops.is_empty() && trace.hops.len() <= MAX_HOPS);
     // the first hop is resolve itself
@@ -255,8 +300,11 @@ fn check_trace(t: &RouteTable, req: &Request<'_>, entropy: u64, opts: &TraceOpti
             panic!("a hop after {:?}", before.outcome)
         };
         let i: usize = backend.name[1..].parse().unwrap();
-        assert_eq!(hop.request.destination, service_ip(i));
-        assert_eq!(Some(hop.request.port), backend.port);
+        assert_eq!(
+            (hop.request.destination, hop.request.port),
+            service_frontend(i, headless)
+        );
+        assert_eq!(backend.port, Some(80));
         assert_eq!(
             hop.request.source_namespace.as_deref(),
             before.frontend.as_ref().map(|f| f.namespace())
@@ -274,6 +322,24 @@ fn check_trace(t: &RouteTable, req: &Request<'_>, entropy: u64, opts: &TraceOpti
             explained.decision,
             t.resolve(&again, hop.entropy).to_string()
         );
+    }
+    // a chain ends at a Service backend only where nothing is bound for the caller (or the
+    // route sent to its own parent Service, GEP-1294): the headless Service under workload
+    // binding is followed, never delivered to, when its routes apply
+    if let TraceEnd::Delivered { backend } = &trace.end
+        && let Some(i) = backend.name.strip_prefix('s').and_then(|n| n.parse().ok())
+    {
+        let last = trace.hops.last().unwrap();
+        let own =
+            matches!(last.frontend, Some(Frontend::Service { name, .. }) if name == backend.name);
+        if !own {
+            let (dest, port) = service_frontend(i, headless);
+            let mut next = Request::http(dest, port, "GET", "/");
+            if let Some(f) = &last.frontend {
+                next = next.from_namespace(f.namespace());
+            }
+            assert_eq!(t.resolve(&next, 0), Decision::Passthrough, "{trace:?}");
+        }
     }
 }
 
@@ -316,21 +382,31 @@ proptest! {
         routes in proptest::collection::vec(route(), 3..9),
         gateway in proptest::collection::vec(rule(), 1..3),
         requests in proptest::collection::vec(request(), 6),
+        headless in proptest::bool::weighted(0.5),
+        workloads in any::<bool>(),
     ) {
-        let yaml = cluster(&routes, &gateway);
+        let yaml = cluster(&routes, &gateway, headless);
         let resources = gamma_model::decode(&yaml).unwrap();
-        let t = RouteTable::build(&Snapshot::from_resources(resources), &BuildOptions::default());
+        let binding = if workloads { MeshBinding::Workloads } else { MeshBinding::ClusterIps };
+        let options = BuildOptions::default().with_mesh_binding(binding);
+        let t = RouteTable::build(&Snapshot::from_resources(resources), &options);
         let opts = TraceOptions::default().with_max_hops(MAX_HOPS);
+        // a hop into the headless Service follows its endpoints only under workload binding
+        let followed = headless && workloads;
         for r in &requests {
-            let dest = if r.to_gateway { GATEWAY_IP.parse().unwrap() } else { service_ip(r.service) };
-            let mut req = Request::http(dest, 80, "GET", r.path);
+            let (dest, port) = if r.to_gateway {
+                (GATEWAY_IP.parse().unwrap(), 80)
+            } else {
+                service_frontend(r.service, followed)
+            };
+            let mut req = Request::http(dest, port, "GET", r.path);
             if let Some(ns) = r.from {
                 req = req.from_namespace(ns);
             }
             if r.header {
                 req = req.with_headers(&X_H);
             }
-            check_trace(&t, &req, r.entropy, &opts);
+            check_trace(&t, &req, r.entropy, &opts, followed);
             check_distribution(&t, &req, &opts);
         }
     }

@@ -208,6 +208,7 @@ fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
                 ..ListenerIr::default()
             }],
             allowed_listeners: None,
+            invalid: None,
         }])
         .with_routes(vec![
             grpc,

@@ -363,8 +363,10 @@ spec:
   gatewayClassName: example
   addresses: [{type: IPAddress, value: 192.0.2.9}]
   listeners:
-  - {name: a, port: 80, protocol: HTTP, hostname: same.example.com}
-  - {name: b, port: 80, protocol: HTTP, hostname: SAME.example.com}
+  # HTTPS and TLS with one hostname on one port: the CRD admits them (its uniqueness rule
+  # compares port, protocol and hostname), but SNI cannot tell them apart
+  - {name: a, port: 443, protocol: HTTPS, hostname: same.example.com, tls: {certificateRefs: [{name: cert}]}}
+  - {name: b, port: 443, protocol: TLS, hostname: same.example.com, tls: {mode: Passthrough}}
   - {name: t, port: 9000, protocol: TCP}
   - {name: h, port: 9000, protocol: HTTP}
 ---
@@ -511,7 +513,7 @@ fn indistinct_listeners_are_conflicted_and_serve_nothing() {
         (false, "ListenersNotValid")
     );
     let ip = "192.0.2.9".parse().unwrap();
-    let req = Request::http(ip, 80, "GET", "/").with_host("same.example.com");
+    let req = Request::http(ip, 443, "GET", "/").with_host("same.example.com");
     assert!(matches!(t.resolve(&req, 0), Decision::Passthrough));
     // the distinct Gateway still serves its listeners
     let req = Request::http(GW_IP.parse().unwrap(), 80, "GET", "/").with_host("a.example.com");

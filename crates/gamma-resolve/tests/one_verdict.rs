@@ -24,13 +24,15 @@ use gamma_resolve::status::{ACCEPTED, PARTIALLY_INVALID};
 use gamma_resolve::{BuildOptions, RouteTable, lower_route};
 use proptest::prelude::*;
 
-/// Checks every route of `snapshot` under `channel`; `label` names the input in failures.
+/// Checks every route, Gateway and ListenerSet of `snapshot` under `channel`; `label` names
+/// the input in failures.
 fn agree(snapshot: &Snapshot, channel: Channel, label: &str) {
     let opts = ValidateOptions::channel(channel);
     let mut build = BuildOptions::default();
     build.channel = channel;
     let table = RouteTable::build(snapshot, &build);
     let input = gamma_resolve::lower_with(snapshot, &opts);
+    agree_on_gateways(snapshot, &opts, &table, &input, label);
     for (_, resource) in snapshot.iter().filter(|(_, r)| r.as_route().is_some()) {
         let view = resource.as_route().unwrap();
         let (kind, ns, name) = (
@@ -118,6 +120,206 @@ fn agree(snapshot: &Snapshot, channel: Channel, label: &str) {
                 .collect();
             assert_eq!(notes, want, "{who} at {ip}");
         }
+    }
+}
+
+/// The Gateway and ListenerSet half of [`agree`]: one the API server would refuse (any CRD
+/// error) is left out whole: `Accepted=False` reason `Invalid` (GatewayConditionReason and
+/// ListenerSetConditionReason Invalid) with its first error as the message, none of its
+/// listeners bound (a request to them is passthrough), every route naming it `Accepted=False`
+/// `NoMatchingParent`, and a request to its (parent Gateway's) addresses noted
+/// `Gateway ns/name was left out: <error>` (`ListenerSet ...`). One the API server admits gets
+/// no such verdict.
+fn agree_on_gateways(
+    snapshot: &Snapshot,
+    opts: &ValidateOptions,
+    table: &RouteTable,
+    input: &gamma_resolve::input::TableInput,
+    label: &str,
+) {
+    use gamma_resolve::{Decision, Request};
+    let routes_naming = |kind: &str, ns: &str, name: &str| -> Vec<(String, String, usize)> {
+        let mut out = Vec::new();
+        for (_, r) in snapshot.iter() {
+            let Some(view) = r.as_route() else { continue };
+            let rns = view.metadata.namespace_or_default();
+            for (pi, p) in view.parent_refs.iter().enumerate() {
+                let pkind = p.kind.as_deref().unwrap_or("Gateway");
+                let pgroup = p.group.as_deref().unwrap_or("gateway.networking.k8s.io");
+                if pgroup == "gateway.networking.k8s.io"
+                    && pkind == kind
+                    && p.namespace.as_deref().unwrap_or(rns) == ns
+                    && p.name == name
+                    && r.validate_with(opts).is_ok()
+                {
+                    out.push((rns.to_string(), view.metadata.name.clone(), pi));
+                }
+            }
+        }
+        out
+    };
+    for gw in snapshot.gateways() {
+        let (ns, name) = (
+            gw.metadata.namespace_or_default(),
+            gw.metadata.name.as_str(),
+        );
+        let status = table
+            .gateway_status()
+            .iter()
+            .find(|g| g.namespace == ns && g.name == name)
+            .unwrap_or_else(|| panic!("{label}: Gateway {ns}/{name}: no status"));
+        let lowered = input
+            .gateways
+            .iter()
+            .find(|g| g.namespace == ns && g.name == name)
+            .unwrap();
+        let parent = Parent {
+            kind: "Gateway",
+            namespace: ns,
+            name,
+            accepted: status.condition(ACCEPTED).unwrap(),
+            listeners: status.listeners.len(),
+            ips: &lowered.addresses,
+            routes: routes_naming("Gateway", ns, name),
+            // an admitted one is never Invalid
+            invalid_when_admitted: false,
+        };
+        let Some(note) = parent.agrees(table, &gw.validate_with(opts), label) else {
+            continue;
+        };
+        // refused: explain shows the note, and none of its listeners binds
+        for ip in &lowered.addresses {
+            let explained = table.explain(&Request::http(*ip, 80, "GET", "/"), 0);
+            assert!(explained.left_out.contains(&note), "{note}: {explained:?}");
+            for l in &gw.spec.listeners {
+                let Ok(port) = u16::try_from(l.port) else {
+                    continue;
+                };
+                let d = table.resolve(&Request::http(*ip, port, "GET", "/"), 0);
+                // another (valid) Gateway on the same address may bind the port
+                let shared = input.gateways.iter().any(|g| {
+                    g.invalid.is_none()
+                        && g.addresses.contains(ip)
+                        && g.listeners.iter().any(|o| o.port == port)
+                });
+                assert!(
+                    shared || matches!(d, Decision::Passthrough),
+                    "{note}: {d:?}"
+                );
+            }
+        }
+    }
+    for ls in snapshot.listener_sets() {
+        let (ns, name) = (
+            ls.metadata.namespace_or_default(),
+            ls.metadata.name.as_str(),
+        );
+        let status = table
+            .listener_set_status()
+            .iter()
+            .find(|l| l.namespace == ns && l.name == name)
+            .unwrap_or_else(|| panic!("{label}: ListenerSet {ns}/{name}: no status"));
+        let parent_ips: Vec<std::net::IpAddr> = input
+            .listener_sets
+            .iter()
+            .filter(|l| l.namespace == ns && l.name == name)
+            .filter_map(|l| l.parent.as_ref())
+            .flat_map(|(gns, gname)| {
+                input
+                    .gateways
+                    .iter()
+                    .filter(move |g| g.namespace == *gns && g.name == *gname)
+                    .flat_map(|g| g.addresses.iter().copied())
+            })
+            .collect();
+        let parent = Parent {
+            kind: "ListenerSet",
+            namespace: ns,
+            name,
+            accepted: status.condition(ACCEPTED).unwrap(),
+            listeners: status.listeners.len(),
+            ips: &parent_ips,
+            routes: routes_naming("ListenerSet", ns, name),
+            // admitted, it is still Invalid when its parentRef is not a Gateway
+            invalid_when_admitted: status.gateway.is_none(),
+        };
+        parent.agrees(table, &ls.validate_with(opts), label);
+    }
+}
+
+/// What the table says of one Gateway or ListenerSet, for [`agree_on_gateways`].
+struct Parent<'a> {
+    kind: &'static str,
+    namespace: &'a str,
+    name: &'a str,
+    accepted: &'a gamma_resolve::status::RouteCondition,
+    /// Its `status.listeners` entries.
+    listeners: usize,
+    /// Where a request finds its notes: its (parent Gateway's) addresses.
+    ips: &'a [std::net::IpAddr],
+    /// The (namespace, name, parent index) of every admitted route naming it.
+    routes: Vec<(String, String, usize)>,
+    /// Whether an admitted one may still be `Accepted=False Invalid` (a ListenerSet whose
+    /// parentRef is not a Gateway).
+    invalid_when_admitted: bool,
+}
+
+impl Parent<'_> {
+    /// Checks the verdict `validate` gives against the table's; for a refused object, returns
+    /// its note (`Kind ns/name was left out: <first error>`).
+    fn agrees(
+        &self,
+        table: &RouteTable,
+        verdict: &Result<(), gamma_model::ValidationErrors>,
+        label: &str,
+    ) -> Option<String> {
+        let (kind, ns, name, acc) = (self.kind, self.namespace, self.name, self.accepted);
+        let who = format!("{label}: {kind} {ns}/{name}");
+        let notes = |ip| -> Vec<String> {
+            table
+                .left_out_at(ip)
+                .filter(|n| n.starts_with(&format!("{kind} {ns}/{name} ")))
+                .map(str::to_owned)
+                .collect()
+        };
+        let Err(errors) = verdict else {
+            assert!(
+                acc.status || acc.reason != "Invalid" || self.invalid_when_admitted,
+                "{who}: admitted yet {acc:?}"
+            );
+            for ip in self.ips {
+                assert!(notes(*ip).is_empty(), "{who}");
+            }
+            return None;
+        };
+        let first = errors.errors()[0].to_string();
+        assert_eq!(
+            (acc.status, acc.reason.as_str(), acc.message.as_str()),
+            (false, "Invalid", first.as_str()),
+            "{who}"
+        );
+        assert_eq!(
+            self.listeners, 0,
+            "{who}: listener status of a refused object"
+        );
+        let note = format!("{kind} {ns}/{name} was left out: {first}");
+        for ip in self.ips {
+            assert_eq!(notes(*ip), vec![note.clone()], "{who}");
+        }
+        for (rns, rname, pi) in &self.routes {
+            let c = table
+                .parent_conditions()
+                .iter()
+                .find(|s| s.namespace == *rns && s.name == *rname && s.parent_index == *pi)
+                .and_then(|s| s.condition(ACCEPTED))
+                .unwrap_or_else(|| panic!("{who}: {rns}/{rname}"));
+            assert_eq!(
+                (c.status, c.reason.as_str()),
+                (false, "NoMatchingParent"),
+                "{who}: {rns}/{rname}"
+            );
+        }
+        Some(note)
     }
 }
 
@@ -257,6 +459,187 @@ spec:
   - matches: [{method: {type: RegularExpression, service: '(a{1000}){1000}'}}]
     backendRefs: [{name: web, port: 80}]
 "#;
+
+/// Gateways and ListenerSets the API server would refuse, each with a route on it, beside
+/// admitted ones: two listeners with one name, a hostname on a TCP listener,
+/// `allowedRoutes.kinds` with a bad group, a ListenerSet with 65 listeners. The admitted
+/// Gateway has a listener of a protocol gamma-rs does not serve (reported on that listener,
+/// the rest served).
+fn hand_made_gateways() -> String {
+    let many: Vec<String> = (0..65)
+        .map(|i| format!("{{name: l{i}, port: {}, protocol: HTTP}}", 10000 + i))
+        .collect();
+    format!(
+        r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: dup-names, namespace: app}}
+spec:
+  gatewayClassName: example
+  addresses: [{{type: IPAddress, value: 192.0.2.21}}]
+  listeners:
+  - {{name: http, port: 80, protocol: HTTP}}
+  - {{name: http, port: 8080, protocol: HTTP}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: tcp-hostname, namespace: app}}
+spec:
+  gatewayClassName: example
+  addresses: [{{type: IPAddress, value: 192.0.2.22}}]
+  listeners:
+  - {{name: http, port: 80, protocol: HTTP}}
+  - {{name: tcp, port: 9000, protocol: TCP, hostname: a.example}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: bad-kind-group, namespace: app}}
+spec:
+  gatewayClassName: example
+  addresses: [{{type: IPAddress, value: 192.0.2.23}}]
+  listeners:
+  - name: http
+    port: 80
+    protocol: HTTP
+    allowedRoutes: {{kinds: [{{group: "Not A Group!", kind: HTTPRoute}}]}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: mixed, namespace: app}}
+spec:
+  gatewayClassName: example
+  addresses: [{{type: IPAddress, value: 192.0.2.24}}]
+  allowedListeners: {{namespaces: {{from: All}}}}
+  listeners:
+  - {{name: http, port: 80, protocol: HTTP}}
+  - {{name: hbone, port: 15008, protocol: example.com/HBONE}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {{name: too-many, namespace: app}}
+spec:
+  parentRef: {{name: mixed}}
+  listeners: [{}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {{name: fine-set, namespace: app}}
+spec:
+  parentRef: {{name: mixed}}
+  listeners: [{{name: extra, port: 8081, protocol: HTTP}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {{name: on-refused, namespace: app}}
+spec:
+  parentRefs: [{{name: dup-names}}, {{name: tcp-hostname}}, {{name: bad-kind-group}}, {{name: mixed}}]
+  rules: [{{backendRefs: [{{name: web, port: 80}}]}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {{name: on-sets, namespace: app}}
+spec:
+  parentRefs: [{{kind: ListenerSet, name: too-many}}, {{kind: ListenerSet, name: fine-set}}]
+  rules: [{{backendRefs: [{{name: web, port: 80}}]}}]
+"#,
+        many.join(", ")
+    )
+}
+
+#[test]
+fn validate_status_resolve_and_explain_agree_on_hand_made_gateways_and_listener_sets() {
+    let snap = snapshot(&format!("{SERVICES}---{}", hand_made_gateways()));
+    for channel in [Channel::Standard, Channel::Experimental] {
+        agree(&snap, channel, "hand-made gateways");
+    }
+}
+
+// The verdicts themselves, on the hand-made Gateways: the three refused Gateways and the
+// refused ListenerSet are left out whole, with their first error; the admitted Gateway serves
+// its HTTP listener and reports the one of an implementation-specific protocol on that
+// listener only; its admitted ListenerSet joins it.
+#[test]
+fn a_gateway_or_listener_set_the_api_server_refuses_is_left_out_whole() {
+    use gamma_resolve::{Decision, Request};
+    let snap = snapshot(&format!("{SERVICES}---{}", hand_made_gateways()));
+    let table = RouteTable::build(&snap, &BuildOptions::default());
+    let gw = |name: &str| {
+        table
+            .gateway_status()
+            .iter()
+            .find(|g| g.name == name)
+            .unwrap()
+    };
+    for (name, path) in [
+        ("dup-names", "spec.listeners"),
+        ("tcp-hostname", "spec.listeners"),
+        (
+            "bad-kind-group",
+            "spec.listeners[0].allowedRoutes.kinds[0].group",
+        ),
+    ] {
+        let acc = gw(name).condition(ACCEPTED).unwrap();
+        assert!(!acc.status && acc.reason == "Invalid", "{name}: {acc:?}");
+        assert!(acc.message.starts_with(path), "{name}: {acc:?}");
+        // Programmed stays the controller's to write
+        assert!(gw(name).condition("Programmed").is_none(), "{name}");
+    }
+    let refused_ip = "192.0.2.21".parse().unwrap();
+    assert!(matches!(
+        table.resolve(&Request::http(refused_ip, 80, "GET", "/"), 0),
+        Decision::Passthrough
+    ));
+    let route = |name: &str, pi: usize| {
+        table
+            .parent_conditions()
+            .iter()
+            .find(|s| s.name == name && s.parent_index == pi)
+            .and_then(|s| s.condition(ACCEPTED))
+            .map(|c| (c.status, c.reason.clone()))
+            .unwrap()
+    };
+    for pi in 0..3 {
+        assert_eq!(route("on-refused", pi), (false, "NoMatchingParent".into()));
+    }
+    // admitted, with a listener gamma-rs does not serve: the rest is served
+    let mixed = gw("mixed");
+    assert!(mixed.condition(ACCEPTED).unwrap().status, "{mixed:?}");
+    assert_eq!(route("on-refused", 3), (true, "Accepted".into()));
+    let mixed_ip = "192.0.2.24".parse().unwrap();
+    assert!(matches!(
+        table.resolve(&Request::http(mixed_ip, 80, "GET", "/"), 0),
+        Decision::Forward(_)
+    ));
+    // the ListenerSets: the refused one is left out, the admitted one joins
+    let set = |name: &str| {
+        table
+            .listener_set_status()
+            .iter()
+            .find(|l| l.name == name)
+            .unwrap()
+    };
+    let acc = set("too-many").condition(ACCEPTED).unwrap();
+    assert!(!acc.status && acc.reason == "Invalid", "{acc:?}");
+    assert!(acc.message.starts_with("spec.listeners"), "{acc:?}");
+    assert!(set("fine-set").is_accepted());
+    assert_eq!(route("on-sets", 0), (false, "NoMatchingParent".into()));
+    assert_eq!(route("on-sets", 1), (true, "Accepted".into()));
+    assert_eq!(mixed.attached_listener_sets, 1);
+    assert!(matches!(
+        table.resolve(&Request::http(mixed_ip, 10000, "GET", "/"), 0),
+        Decision::Passthrough
+    ));
+    assert!(matches!(
+        table.resolve(&Request::http(mixed_ip, 8081, "GET", "/"), 0),
+        Decision::Forward(_)
+    ));
+    let notes: Vec<&str> = table.left_out_at(mixed_ip).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with("ListenerSet app/too-many was left out: spec.listeners"),
+        "{notes:?}"
+    );
+}
 
 #[test]
 fn validate_status_resolve_and_explain_agree_on_hand_made_routes() {

@@ -268,25 +268,35 @@ fn gateway_strategy() -> impl Strategy<Value = (GatewayIr, Vec<ListenerSetIr>)> 
         proptest::option::of(0i64..3),
         listener_strategy("l0"),
         proptest::option::of(listener_strategy("l1")),
+        // sometimes refused by the API server (one verdict per object: left out whole)
+        proptest::bool::weighted(0.1),
     );
     (
         allowed,
         own,
         proptest::collection::vec(proptest::option::of(set), LISTENER_SET_NAMESPACES.len()),
+        proptest::bool::weighted(0.1),
     )
-        .prop_map(|(allowed_listeners, (g0, g1), sets)| {
+        .prop_map(|(allowed_listeners, (g0, g1), sets, gateway_refused)| {
+            let refused = |yes: bool| {
+                yes.then(|| Invalid {
+                    reason: "Invalid",
+                    message: "spec.listeners: refused".into(),
+                })
+            };
             let gw = GatewayIr {
                 namespace: "infra".into(),
                 name: "edge".into(),
                 addresses: vec![ip("192.0.2.1")],
                 listeners: std::iter::once(g0).chain(g1).collect(),
                 allowed_listeners,
+                invalid: refused(gateway_refused),
             };
             let sets = sets
                 .into_iter()
                 .enumerate()
                 .filter_map(|(i, s)| {
-                    let (to_edge, created, l0, l1) = s?;
+                    let (to_edge, created, l0, l1, set_refused) = s?;
                     Some(ListenerSetIr {
                         namespace: LISTENER_SET_NAMESPACES[i].into(),
                         name: format!("ls{i}"),
@@ -296,6 +306,7 @@ fn gateway_strategy() -> impl Strategy<Value = (GatewayIr, Vec<ListenerSetIr>)> 
                             if to_edge { "edge" } else { "gone" }.into(),
                         )),
                         listeners: std::iter::once(l0).chain(l1).collect(),
+                        invalid: refused(set_refused),
                     })
                 })
                 .collect();

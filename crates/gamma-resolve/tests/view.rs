@@ -219,7 +219,7 @@ fn the_view_lists_tls_hostnames_the_tcp_rule_and_filters_as_data() {
     assert_eq!(raw.tcp.as_ref().unwrap().rule.route.name, "old");
     assert_eq!(raw.excluded.len(), 1);
     assert_eq!(raw.excluded[0].route.name, "young");
-    let ExclusionView::Shadowed { by } = raw.excluded[0].reason else {
+    let ExclusionView::Shadowed { by, hostname: None } = raw.excluded[0].reason else {
         panic!("{:?}", raw.excluded[0]);
     };
     assert_eq!(by.route.name, "old");
@@ -278,6 +278,153 @@ fn the_view_lists_tls_hostnames_the_tcp_rule_and_filters_as_data() {
     ] {
         assert!(text.contains(needle), "{needle} in {text}");
     }
+}
+
+const SHADOWED: &str = include_str!("fixtures/shadowed.yaml");
+
+/// The exclusions of the (first) route set behind `address:port` in the view of
+/// [`SHADOWED`], as text, and its table.
+fn shadowed_exclusions(address: &str, port: u16) -> (RouteTable, Vec<String>) {
+    let t = table(SHADOWED);
+    let view = t.view();
+    let b = view
+        .iter()
+        .find(|b| b.address == ip(address) && b.port == port)
+        .unwrap();
+    let text = b.sets[0].excluded.iter().map(ToString::to_string).collect();
+    drop(view);
+    (t, text)
+}
+
+// Gateway API TLSRoute and route conflict resolution: when two TLSRoutes on one listener claim
+// the same SNI hostname, the older route (creationTimestamp, then namespace/name) takes the
+// connections and the younger is never reached for that hostname; the view names it as
+// shadowed on that hostname only, and resolve agrees.
+#[test]
+fn an_older_tlsroute_shadows_a_younger_one_on_their_shared_sni_hostname() {
+    let t = table(SHADOWED);
+    let view = t.view();
+    let b = view.iter().find(|b| b.port == 443).unwrap();
+    let set = &b.sets[0];
+    assert_eq!(set.excluded.len(), 1, "{:?}", set.excluded);
+    let x = &set.excluded[0];
+    assert_eq!(
+        (x.route.kind, x.route.name, x.rule),
+        (RouteKind::Tls, "young", None)
+    );
+    let ExclusionView::Shadowed { hostname, by } = x.reason else {
+        panic!("{x:?}");
+    };
+    assert_eq!(hostname, Some(HostView::Exact("a.example.com")));
+    assert_eq!((by.route.name, by.index), ("old", 0));
+    assert_eq!(
+        x.to_string(),
+        "TLSRoute infra/young is shadowed on hostname a.example.com: TLSRoute infra/old rule 0 \
+         is older and takes those connections"
+    );
+    let sni = |h| {
+        let req = Request::connection(ip("192.0.2.1"), 443, Protocol::Tls).with_sni(h);
+        t.resolve(&req, 0).rule().map(|r| r.route.name.to_owned())
+    };
+    assert_eq!(sni("a.example.com").as_deref(), Some("old"));
+    assert_eq!(sni("b.example.com").as_deref(), Some("young"));
+    let json = serde_json::to_value(&set.excluded).unwrap();
+    assert_eq!(json[0]["reason"]["type"], "shadowed");
+    assert_eq!(json[0]["reason"]["hostname"], "a.example.com");
+    // explain prints the exclusion beside the candidates
+    let req = Request::connection(ip("192.0.2.1"), 443, Protocol::Tls).with_sni("a.example.com");
+    assert_eq!(t.explain(&req, 0).excluded, [x.to_string()]);
+}
+
+// HTTPRouteRule match precedence (Gateway API): on equal matches the older route wins, then
+// namespace/name, then the first rule. A rule every match of which has an equal match earlier
+// (header names compare case-insensitively, a PathPrefix's trailing `/` is not significant) is
+// never reached and named as shadowed; a rule with one match of its own (`/b`) or a broader one
+// (no header) is not.
+#[test]
+fn an_http_rule_whose_every_match_an_older_route_has_is_shadowed() {
+    let (t, excluded) = shadowed_exclusions("10.96.0.2", 80);
+    assert_eq!(
+        excluded,
+        [
+            "HTTPRoute infra/young rule 0 is shadowed: HTTPRoute infra/old rule 0 has the same \
+          matches and takes precedence"
+        ]
+    );
+    let get = |path| {
+        let h = [("x-v", "1")];
+        let req = Request::http(ip("10.96.0.2"), 80, "GET", path).with_headers(&h);
+        t.resolve(&req, 0)
+            .rule()
+            .map(|r| (r.route.name.to_owned(), r.index))
+    };
+    assert_eq!(get("/a/x"), Some(("old".to_owned(), 0)));
+    assert_eq!(get("/b"), Some(("young".to_owned(), 1)));
+}
+
+// GRPCRouteRule match precedence (Gateway API): within one route, the first of two rules with
+// the same method match wins; the second is named as shadowed, the broader service-only rule
+// is not.
+#[test]
+fn a_grpc_rule_with_the_same_match_as_an_earlier_rule_is_shadowed() {
+    let (t, excluded) = shadowed_exclusions("10.96.0.3", 50051);
+    assert_eq!(
+        excluded,
+        [
+            "GRPCRoute infra/rpc rule 1 is shadowed: GRPCRoute infra/rpc rule 0 has the same \
+          matches and takes precedence"
+        ]
+    );
+    let req = Request::grpc(ip("10.96.0.3"), 50051, "/pkg.Store/Get");
+    assert_eq!(t.resolve(&req, 0).rule().map(|r| r.index), Some(0));
+}
+
+// HTTPRouteRule match precedence (Gateway API): of many routes with one equal match the oldest
+// wins; every younger one is named as shadowed by it, and one with a match of its own is not
+// (more routes than a short run, so the long-run search is the one used).
+#[test]
+fn of_many_routes_with_an_equal_match_all_but_the_oldest_are_shadowed() {
+    let backends = || vec![backend("app", "web", 80, 1)];
+    let mut routes: Vec<RouteIr> = (0..40)
+        .map(|i| {
+            let r = http(
+                "app",
+                &format!("r{i:02}"),
+                vec![svc_parent("app", "web")],
+                vec![rule(
+                    vec![with_headers(prefix("/a"), &[("x", "1")])],
+                    backends(),
+                )],
+            );
+            created(r, 100 - i)
+        })
+        .collect();
+    routes.push(http(
+        "app",
+        "own",
+        vec![svc_parent("app", "web")],
+        vec![rule(
+            vec![with_headers(prefix("/a"), &[("x", "2")])],
+            backends(),
+        )],
+    ));
+    let input = TableInput::new()
+        .with_services(vec![service("app", "web", "10.96.0.1", &[(80, "http")])])
+        .with_routes(routes);
+    let t = RouteTable::from_input(&input, &BuildOptions::default());
+    let view = t.view();
+    let excluded = &view[0].sets[0].excluded;
+    assert_eq!(excluded.len(), 39, "{excluded:?}");
+    for x in excluded {
+        let ExclusionView::Shadowed { hostname: None, by } = x.reason else {
+            panic!("{x:?}");
+        };
+        assert_eq!((by.route.name, x.rule), ("r39", Some(0)), "{x}");
+        assert_ne!(x.route.name, "own");
+    }
+    let h = [("x", "1")];
+    let req = Request::http(ip("10.96.0.1"), 80, "GET", "/a").with_headers(&h);
+    assert_eq!(t.resolve(&req, 0).rule().map(|r| r.route.name), Some("r39"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -426,6 +573,11 @@ proptest! {
                         (ExclusionView::Shadowed { .. }, None) => {
                             shadowed.insert(key(&x.route));
                         }
+                        // an HTTP or gRPC rule shadowed by equal matches: the route stays
+                        // accepted and in the set
+                        (ExclusionView::Shadowed { .. }, Some(_)) => {
+                            prop_assert!(matches!(x.route.kind, RouteKind::Http | RouteKind::Grpc));
+                        }
                         other => prop_assert!(false, "unexpected {:?}", other),
                     }
                 }
@@ -469,6 +621,53 @@ proptest! {
                 .unwrap_or_default();
             if present.contains(&k) {
                 prop_assert_eq!(dropped.get(&k).cloned().unwrap_or_default(), listed, "{:?}", k);
+            }
+        }
+    }
+
+    // Whatever a generated cluster holds, a request never decides by a route or rule the route
+    // set that served it names as shadowed (Gateway API route conflict resolution: the older
+    // route, then namespace/name, then the first rule wins equal matches; TCPRoute merging);
+    // the set is the client namespace's consumer routes, else the producer routes (GEP-1294
+    // namespace boundaries).
+    #[test]
+    fn a_route_or_rule_the_view_names_as_shadowed_never_decides(input in input_strategy()) {
+        let table = RouteTable::from_input(&input, &BuildOptions::default());
+        let view = table.view();
+        for b in &view {
+            for ns in ["app", "client", "other"] {
+                let Some(set) = b
+                    .sets
+                    .iter()
+                    .find(|s| s.route_set == RouteSetKind::Consumer { namespace: ns })
+                    .or_else(|| b.sets.iter().find(|s| s.route_set == RouteSetKind::Producer))
+                else {
+                    continue;
+                };
+                let shadowed: BTreeSet<(Key, Option<u16>)> = set
+                    .excluded
+                    .iter()
+                    .filter(|x| matches!(x.reason, ExclusionView::Shadowed { .. }))
+                    .map(|x| (key(&x.route), x.rule))
+                    .collect();
+                let mut reqs: Vec<Request<'_>> = ["/", "/a", "/b/c", "/zz"]
+                    .into_iter()
+                    .map(|p| Request::http(b.address, b.port, "GET", p))
+                    .collect();
+                reqs.push(Request::grpc(b.address, b.port, "/pkg.S/M"));
+                reqs.push(Request::connection(b.address, b.port, Protocol::Tls).with_sni("x.example.com"));
+                reqs.push(Request::connection(b.address, b.port, Protocol::Tcp));
+                for req in reqs {
+                    let req = req.from_namespace(ns);
+                    let d = table.resolve(&req, 0);
+                    let Some(rule) = d.rule() else { continue };
+                    let k = key(&rule.route);
+                    prop_assert!(
+                        !shadowed.contains(&(k.clone(), Some(rule.index)))
+                            && !shadowed.contains(&(k, None)),
+                        "{:?} decided by {} in {:?}", req, rule, set.excluded
+                    );
+                }
             }
         }
     }

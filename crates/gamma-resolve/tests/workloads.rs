@@ -56,16 +56,21 @@ fn route(ns: &str, name: &str, parent: &str, backend: &str) -> String {
     )
 }
 
+/// A headless Service `name` in `app`, port 80 -> targetPort 8080.
+fn headless_8080(name: &str) -> String {
+    service(
+        "app",
+        name,
+        "None",
+        "{name: http, port: 80, targetPort: 8080}",
+    )
+}
+
 /// A headless Service `db` (port 80 -> targetPort 8080) with two ready endpoints, one
 /// without conditions, one not ready, and a route to backend `v2`.
 fn headless_db() -> String {
     [
-        service(
-            "app",
-            "db",
-            "None",
-            "{name: http, port: 80, targetPort: 8080}",
-        ),
+        headless_8080("db"),
         service("app", "v2", "10.96.0.2", "{name: http, port: 80}"),
         slice(
             "app",
@@ -418,5 +423,128 @@ proptest! {
         // and every route's conditions are the same
         prop_assert_eq!(w.parent_conditions(), c.parent_conditions());
         prop_assert!(w.parent_conditions().iter().all(|s| s.kind == RouteKind::Http || s.kind == RouteKind::Grpc));
+    }
+}
+
+/// A Service `front` (cluster IP 10.96.0.1) whose route sends `/` to the headless Service `db`
+/// (port 80 -> targetPort 8080; ready endpoints `db_eps`), whose own route splits 1:3 between
+/// `v2` and `v3`; `alias_eps`, when given, are the endpoints of a second headless Service
+/// `db-alias` with routes (a conflict where they are db's too).
+fn front_to_headless(db_eps: &str, alias_eps: Option<&str>) -> String {
+    let mut yaml = [
+        service("app", "front", "10.96.0.1", "{name: http, port: 80}"),
+        headless_8080("db"),
+        service("app", "v2", "10.96.0.2", "{name: http, port: 80}"),
+        service("app", "v3", "10.96.0.3", "{name: http, port: 80}"),
+        slice("app", "db-1", "db", "IPv4", db_eps, "{name: http, port: 8080}"),
+        route("app", "f", "front", "db"),
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+         metadata: {name: split, namespace: app}\n\
+         spec:\n  parentRefs: [{group: \"\", kind: Service, name: db}]\n\
+         \x20 rules:\n  - backendRefs: [{name: v2, port: 80, weight: 1}, {name: v3, port: 80, weight: 3}]\n---\n"
+            .to_owned(),
+    ]
+    .concat();
+    if let Some(eps) = alias_eps {
+        yaml += &headless_8080("db-alias");
+        yaml += &slice(
+            "app",
+            "db-alias-1",
+            "db-alias",
+            "IPv4",
+            eps,
+            "{name: http, port: 8080}",
+        );
+        yaml += &route("app", "s", "db-alias", "v2");
+    }
+    yaml
+}
+
+fn ends(t: &RouteTable, req: &Request<'_>) -> Vec<(String, String)> {
+    t.trace_distribution(req)
+        .unwrap()
+        .ends
+        .iter()
+        .map(|e| (e.end.to_string(), e.share.to_string()))
+        .collect()
+}
+
+// docs/workloads.md (beyond the spec): under workload binding a call to a headless Service
+// lands on one of its ready endpoints, where that Service's routes apply (every ready endpoint
+// leads to the same route sets, those of the Service port), so a trace follows it there: the
+// next hop is sent to the lowest ready endpoint on the port's targetPort and resolves with the
+// Service's routes, and the split composes end to end. With the default binding (GEP-1294:
+// routes bind to cluster IPs only) the headless Service is a final backend.
+#[test]
+fn a_trace_follows_a_headless_backend_to_its_endpoints_under_workload_binding() {
+    let yaml = front_to_headless("{addresses: [10.1.0.2]}, {addresses: [10.1.0.1]}", None);
+    let req = Request::http(ip("10.96.0.1"), 80, "GET", "/").from_namespace("app");
+    let t = RouteTable::build(&snapshot(&yaml), &workloads());
+    let trace = t.trace(&req, 0);
+    assert_eq!(trace.hops.len(), 2, "{trace:?}");
+    let next = &trace.hops[1];
+    assert_eq!(
+        (next.request.destination, next.request.port),
+        (ip("10.1.0.1"), 8080)
+    );
+    assert_eq!(
+        next.frontend.map(|f| f.to_string()).as_deref(),
+        Some("Service app/db port 80")
+    );
+    // the hop equals resolve on its request (the endpoint request decides as a cluster IP one)
+    let hop_req = Request::http(ip("10.1.0.1"), 8080, "GET", "/").from_namespace("app");
+    assert_eq!(
+        next.outcome,
+        gamma_resolve::HopOutcome::of(&t.resolve(&hop_req, next.entropy))
+    );
+    assert!(
+        trace.end.to_string().starts_with("delivered to app/v"),
+        "{}",
+        trace.end
+    );
+    assert_eq!(
+        ends(&t, &req),
+        [
+            ("delivered to app/v2:80".to_owned(), "1/4".to_owned()),
+            ("delivered to app/v3:80".to_owned(), "3/4".to_owned())
+        ]
+    );
+    let default = RouteTable::build(&snapshot(&yaml), &BuildOptions::default());
+    let trace = default.trace(&req, 0);
+    assert_eq!(trace.hops.len(), 1, "{trace:?}");
+    assert_eq!(trace.end.to_string(), "delivered to app/db:80");
+    assert_eq!(
+        ends(&default, &req),
+        [("delivered to app/db:80".to_owned(), "1/1".to_owned())]
+    );
+}
+
+// docs/workloads.md: an endpoint that is a ready endpoint of several headless Services with
+// routes is a conflict. A trace into such a Service goes to an endpoint that is its alone when
+// it has one, and otherwise to a conflicted one, where the request gets WorkloadConflict.
+#[test]
+fn a_trace_into_a_headless_backend_prefers_its_own_endpoints_to_conflicted_ones() {
+    let req = Request::http(ip("10.96.0.1"), 80, "GET", "/").from_namespace("app");
+    let yaml = front_to_headless(
+        "{addresses: [10.1.0.1]}, {addresses: [10.1.0.5]}",
+        Some("{addresses: [10.1.0.1]}"),
+    );
+    let t = RouteTable::build(&snapshot(&yaml), &workloads());
+    let trace = t.trace(&req, 0);
+    assert_eq!(
+        trace.hops[1].request.destination,
+        ip("10.1.0.5"),
+        "{trace:?}"
+    );
+    assert!(trace.end.to_string().starts_with("delivered to app/v"));
+    let shared_only = front_to_headless("{addresses: [10.1.0.1]}", Some("{addresses: [10.1.0.1]}"));
+    let t = RouteTable::build(&snapshot(&shared_only), &workloads());
+    let trace = t.trace(&req, 0);
+    assert_eq!(trace.hops.len(), 2, "{trace:?}");
+    match &trace.hops[1].outcome {
+        gamma_resolve::HopOutcome::Respond(r) => {
+            assert_eq!(r.reason, RespondReason::WorkloadConflict)
+        }
+        o => panic!("{o}"),
     }
 }

@@ -144,6 +144,13 @@ pub struct InputArgs {
     /// summarised otherwise in one line on standard error.
     #[arg(short = 'q', long)]
     pub quiet: bool,
+    /// The inputs hold every TLS Secret a listener's `tls.certificateRefs` may name, even when
+    /// they hold none: a reference to a Secret they lack is `ResolvedRefs=False
+    /// InvalidCertificateRef`. Implied when the files hold any Secret; without it and without
+    /// Secrets, references are checked by kind and ReferenceGrant only. Files only: a cluster
+    /// read lists no Secrets.
+    #[arg(long, conflicts_with_all = ["kubeconfig", "context", "cluster"])]
+    pub secrets_complete: bool,
 }
 
 /// `-o` output format.

@@ -92,6 +92,8 @@ pub struct Manifests {
     /// The kinds of objects skipped because gamma-rs does not read them (a Deployment), one
     /// entry per object in input order: summarised in one line, not a warning each.
     pub skipped: Vec<String>,
+    /// `--secrets-complete`: the inputs hold every TLS Secret, even when they hold none.
+    pub secrets_complete: bool,
 }
 
 impl Manifests {
@@ -151,6 +153,7 @@ impl Manifests {
             files: sources.len(),
             file_order: sources.iter().map(|s| s.name.clone()).collect(),
             skipped,
+            secrets_complete: false,
         }
     }
 
@@ -184,9 +187,15 @@ impl Manifests {
         self.problems.iter().any(Problem::is_error)
     }
 
-    /// A snapshot of every object (later definitions replace earlier ones).
+    /// A snapshot of every object (later definitions replace earlier ones). It holds every
+    /// TLS Secret (`Snapshot::secrets_complete`: a certificate reference to a Secret it lacks
+    /// is `InvalidCertificateRef`) when the inputs hold any Secret, or with
+    /// `--secrets-complete`: files that bring Secrets bring all that matter, and a cluster
+    /// read (which lists no Secrets) or files without any say nothing of them.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()))
+        let snapshot = Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()));
+        let complete = self.secrets_complete || snapshot.secrets().next().is_some();
+        snapshot.with_secrets_complete(complete)
     }
 }
 

@@ -30,31 +30,55 @@ spec:
   rules: [{backendRefs: [{name: web, port: 80}]}]
 "#;
 
+/// `gammactl ARGS` (with `stdin`) in text and with `-o json`, both exiting 0: the text, and
+/// the JSON form's `excluded` list.
+fn explain(args: &[&str], stdin: Option<&str>) -> (String, Vec<serde_json::Value>) {
+    let e = run_with_stdin(args, stdin);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    let json = [args, &["-o", "json"]].concat();
+    let j = run_with_stdin(&json, stdin);
+    assert_eq!(j.code, 0, "{}", j.stderr);
+    let v: serde_json::Value = serde_json::from_str(&j.stdout).expect("JSON");
+    let excluded = v["excluded"].as_array().expect("an excluded list").clone();
+    (e.stdout, excluded)
+}
+
 // GEP-1294 route types: the TCPRoute loses the Service port to the HTTPRoute, and is named on
 // the explanation of a request to that Service, in text and in JSON, beside the candidates.
 #[test]
 fn explain_names_the_route_kind_that_lost_the_port() {
     let args = ["explain", "-f", "-", "--to", "10.96.0.1:80", "GET", "/b"];
-    let e = run_with_stdin(&args, Some(INPUT));
-    assert_eq!(e.code, 0, "{}", e.stderr);
+    let (text, excluded) = explain(&args, Some(INPUT));
     assert!(
-        e.stdout.contains(
+        text.contains(
             "excluded:  TCPRoute app/raw is not bound: a HTTPRoute is attached to the same \
              Service port and takes precedence"
         ),
-        "{}",
-        e.stdout
+        "{text}"
     );
-    assert!(
-        e.stdout.contains("HTTPRoute app/web rule 1 match 0"),
-        "{}",
-        e.stdout
-    );
-    let mut json = args.to_vec();
-    json.extend(["-o", "json"]);
-    let j = run_with_stdin(&json, Some(INPUT));
-    assert_eq!(j.code, 0, "{}", j.stderr);
-    let v: serde_json::Value = serde_json::from_str(&j.stdout).expect("JSON");
-    let excluded = v["excluded"].as_array().expect("an excluded list");
-    assert_eq!(excluded.len(), 1, "{v}");
+    assert!(text.contains("HTTPRoute app/web rule 1 match 0"), "{text}");
+    assert_eq!(excluded.len(), 1, "{excluded:?}");
+}
+
+// Gateway API route conflict resolution: of two TLSRoutes on one listener with the same SNI
+// hostname the older takes the connections; explain names the younger as shadowed on that
+// hostname, in text and in JSON.
+#[test]
+fn explain_names_a_tlsroute_an_older_one_shadows_on_its_hostname() {
+    let args = [
+        "explain",
+        "-f",
+        "crates/gammactl/tests/fixtures/tls-shadowed.yaml",
+        "--to",
+        "192.0.2.1:443",
+        "--protocol",
+        "tls",
+        "--sni",
+        "db.example.com",
+    ];
+    let (text, excluded) = explain(&args, None);
+    let line = "TLSRoute infra/young is shadowed on hostname db.example.com: TLSRoute infra/old \
+                rule 0 is older and takes those connections";
+    assert!(text.contains(&format!("excluded:  {line}")), "{text}");
+    assert_eq!(excluded, [serde_json::Value::from(line)]);
 }

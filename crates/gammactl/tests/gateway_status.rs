@@ -48,3 +48,60 @@ fn status_shows_no_gateway_of_another_controller() {
     );
     assert!(!r.stdout.contains("infra/edge:"), "{}", r.stdout);
 }
+
+// GatewayTLSConfig.certificateRefs: a reference to a Secret that does not exist is
+// ResolvedRefs=False InvalidCertificateRef. Whether the files hold every Secret is said, not
+// counted: `--secrets-complete` says so even when they hold none, and files holding some
+// Secret imply it; without either, a reference is checked by kind and ReferenceGrant only.
+#[test]
+fn certificate_refs_are_judged_missing_when_the_inputs_hold_every_secret() {
+    const GATEWAY: &str = "crates/gammactl/tests/fixtures/certificate-ref.yaml";
+    const SECRET: &str = "crates/gammactl/tests/fixtures/other-tls-secret.yaml";
+    let status = |extra: &[&str]| {
+        let mut args = vec![
+            "status",
+            "-f",
+            GATEWAY,
+            "--as",
+            "example.com/gateway",
+            "--now",
+            "2026-11-29T12:00:00Z",
+        ];
+        args.extend_from_slice(extra);
+        let r = common::run(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let listener = |extra: &[&str]| {
+        let out = status(extra);
+        out.lines()
+            .find(|l| l.starts_with("  listener https:"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_owned()
+    };
+    assert!(
+        listener(&[]).contains("ResolvedRefs=True ResolvedRefs"),
+        "{}",
+        listener(&[])
+    );
+    for extra in [&["--secrets-complete"][..], &["-f", SECRET]] {
+        let l = listener(extra);
+        assert!(
+            l.contains("ResolvedRefs=False InvalidCertificateRef"),
+            "{extra:?}: {l}"
+        );
+    }
+    let json = status(&["--secrets-complete", "-o", "json"]);
+    assert!(json.contains("Secret infra/cert does not exist"), "{json}");
+    // a cluster read lists no Secrets: the flag would judge every reference missing
+    let r = common::run(&[
+        "status",
+        "--kubeconfig",
+        "/nonexistent",
+        "--as",
+        "example.com/gateway",
+        "--secrets-complete",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--secrets-complete"), "{}", r.stderr);
+}

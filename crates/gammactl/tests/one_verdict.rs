@@ -16,22 +16,15 @@ use serde_json::Value;
 
 const INPUT: &str = "crates/gammactl/tests/fixtures/one-verdict.yaml";
 
+/// Asserts that `out` contains `what`, showing `out` when not.
+fn assert_has(out: &str, what: &str) {
+    assert!(out.contains(what), "no {what:?} in:\n{out}");
+}
+
 /// The message of condition `type_` on route `name`'s only parent in `status -o json`.
 fn condition(status: &Value, name: &str, type_: &str) -> (String, String, String) {
-    let route = status
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|o| o["metadata"]["name"] == name)
-        .unwrap_or_else(|| panic!("no status for {name}: {status:#}"));
-    let c = route["status"]["parents"][0]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["type"] == type_)
-        .unwrap_or_else(|| panic!("no {type_} on {name}: {route:#}"));
-    let s = |k: &str| c[k].as_str().unwrap().to_owned();
-    (s("status"), s("reason"), s("message"))
+    let route = object(status, None, name);
+    cond(&route["status"]["parents"][0]["conditions"], type_)
 }
 
 #[test]
@@ -69,26 +62,18 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     // validate: the refusal is an error, the dropped rule a warning, with the same words
     let validate = run(&["validate", "-f", INPUT]);
     assert_eq!(validate.code, 1, "{}", validate.stdout);
-    assert!(
-        validate
-            .stdout
-            .contains(&format!(": HTTPRoute infra/refused: {refused}\n")),
-        "{}",
-        validate.stdout
+    assert_has(
+        &validate.stdout,
+        &format!(": HTTPRoute infra/refused: {refused}\n"),
     );
-    assert!(
-        validate.stdout.contains(&format!(
+    assert_has(
+        &validate.stdout,
+        &format!(
             ": warning: HTTPRoute infra/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
              (UnsupportedValue): {why}\n"
-        )),
-        "{}",
-        validate.stdout
+        ),
     );
-    assert!(
-        validate.stdout.contains(": 1 error, 1 warning"),
-        "{}",
-        validate.stdout
-    );
+    assert_has(&validate.stdout, ": 1 error, 1 warning");
     assert!(
         !validate.stdout.contains("infra/fine"),
         "{}",
@@ -142,13 +127,169 @@ fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     ]);
     assert_eq!(e.code, 0, "{}", e.stderr);
     for note in [&left_out, &dropped] {
-        assert!(
-            e.stdout.contains(&format!("left out:  {note}\n")),
-            "{}",
-            e.stdout
-        );
+        assert_has(&e.stdout, &format!("left out:  {note}\n"));
     }
     assert!(!e.stdout.contains("infra/refused rule"), "{}", e.stdout);
+}
+
+const GATEWAYS: &str = "crates/gammactl/tests/fixtures/one-verdict-gateways.yaml";
+
+/// The status object of `name` (of `kind`, when given) in `status -o json`.
+fn object<'v>(status: &'v Value, kind: Option<&str>, name: &str) -> &'v Value {
+    status
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| kind.is_none_or(|k| o["kind"] == k) && o["metadata"]["name"] == name)
+        .unwrap_or_else(|| panic!("no status for {kind:?} {name}: {status:#}"))
+}
+
+/// (status, reason, message) of condition `type_` in a list of conditions.
+fn cond(conditions: &Value, type_: &str) -> (String, String, String) {
+    let c = conditions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == type_)
+        .unwrap_or_else(|| panic!("no {type_} in {conditions:#}"));
+    let s = |k: &str| c[k].as_str().unwrap().to_owned();
+    (s("status"), s("reason"), s("message"))
+}
+
+// One verdict for Gateways and ListenerSets (docs/validation.md "One verdict per object"): a
+// Gateway (`dup`: two listeners named `web`) or ListenerSet (`bad-set`: a hostname on a TCP
+// listener) the API server would refuse is a `validate` error, `status` says Accepted=False
+// reason Invalid (GatewayConditionReason / ListenerSetConditionReason Invalid) with that error,
+// routes naming it Accepted=False NoMatchingParent, `resolve` passes through with the note
+// "Gateway infra/dup was left out: <error>" and `explain` shows it. An admitted Gateway with
+// a listener of a protocol gamma-rs does not serve (`edge`, `tunnel`): no `validate` finding,
+// the listener reported in `status` without an Accepted of gamma-rs's, the rest served.
+#[test]
+fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
+    let status = run(&[
+        "status",
+        "-f",
+        GATEWAYS,
+        "--as",
+        "example.com/gateway",
+        "--now",
+        "2026-11-29T12:00:00Z",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let status: Value = serde_json::from_str(&status.stdout).unwrap();
+    let gw = object(&status, Some("Gateway"), "dup");
+    let (ok, reason, dup_error) = cond(&gw["status"]["conditions"], "Accepted");
+    assert_eq!((ok.as_str(), reason.as_str()), ("False", "Invalid"));
+    assert_eq!(
+        dup_error,
+        "spec.listeners: Listener name must be unique within the Gateway"
+    );
+    assert!(gw["status"].get("listeners").is_none(), "{gw:#}");
+    let set = object(&status, Some("ListenerSet"), "bad-set");
+    let (ok, reason, set_error) = cond(&set["status"]["conditions"], "Accepted");
+    assert_eq!((ok.as_str(), reason.as_str()), ("False", "Invalid"));
+    assert!(set_error.starts_with("spec.listeners: "), "{set_error}");
+    for (kind, route) in [("HTTPRoute", "to-dup"), ("TCPRoute", "to-bad-set")] {
+        let r = object(&status, Some(kind), route);
+        let (ok, reason, _) = cond(&r["status"]["parents"][0]["conditions"], "Accepted");
+        assert_eq!(
+            (ok.as_str(), reason.as_str()),
+            ("False", "NoMatchingParent")
+        );
+    }
+    for (kind, route) in [("HTTPRoute", "to-edge"), ("HTTPRoute", "to-extra")] {
+        let r = object(&status, Some(kind), route);
+        let (ok, _, _) = cond(&r["status"]["parents"][0]["conditions"], "Accepted");
+        assert_eq!(ok, "True", "{route}");
+    }
+    let edge = object(&status, Some("Gateway"), "edge");
+    assert_eq!(cond(&edge["status"]["conditions"], "Accepted").0, "True");
+    let tunnel = edge["status"]["listeners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "tunnel")
+        .unwrap();
+    assert!(
+        !tunnel["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "Accepted"),
+        "{tunnel:#}"
+    );
+    assert_eq!(edge["status"]["attachedListenerSets"], 1);
+
+    // validate: the two refusals are errors with the same words; nothing of edge or extra
+    let validate = run(&["validate", "-f", GATEWAYS]);
+    assert_eq!(validate.code, 1, "{}", validate.stdout);
+    for line in [
+        format!(": Gateway infra/dup: {dup_error}\n"),
+        format!(": ListenerSet infra/bad-set: {set_error}\n"),
+        ": 2 errors, 0 warnings".to_string(),
+    ] {
+        assert_has(&validate.stdout, &line);
+    }
+    assert!(
+        !validate.stdout.contains("infra/edge"),
+        "{}",
+        validate.stdout
+    );
+
+    // resolve: nothing of dup binds; edge serves its HTTP listener and its admitted
+    // ListenerSet's, not the tunnel; the notes name what was left out
+    let gw_note = format!("Gateway infra/dup was left out: {dup_error}");
+    let set_note = format!("ListenerSet infra/bad-set was left out: {set_error}");
+    for (to, decision, note) in [
+        ("gateway/infra/dup:80", "pass through", &gw_note),
+        ("gateway/infra/dup:8080", "pass through", &gw_note),
+        (
+            "gateway/infra/edge:80",
+            "forward to infra/web:80 (by HTTPRoute infra/to-edge rule 0)",
+            &set_note,
+        ),
+        (
+            "gateway/infra/edge:8081",
+            "forward to infra/web:80 (by HTTPRoute infra/to-extra rule 0)",
+            &set_note,
+        ),
+        ("gateway/infra/edge:9000", "pass through", &set_note),
+        ("gateway/infra/edge:15008", "pass through", &set_note),
+    ] {
+        let r = run(&["resolve", "-f", GATEWAYS, "--to", to, "GET", "/"]);
+        assert_eq!(r.code, 0, "{to}: {}", r.stderr);
+        assert!(r.stdout.starts_with(decision), "{to}: {}", r.stdout);
+        assert_has(&r.stderr, &format!("note: {note}\n"));
+    }
+    // a request addressed to the refused ListenerSet itself: an error naming its verdict
+    let r = run(&[
+        "resolve",
+        "-f",
+        GATEWAYS,
+        "--to",
+        "listenerset/infra/bad-set:9000",
+        "GET",
+        "/",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_has(
+        &r.stderr,
+        &format!("ListenerSet infra/bad-set is not accepted (Invalid: {set_error})"),
+    );
+    // explain: the same note
+    let e = run(&[
+        "explain",
+        "-f",
+        GATEWAYS,
+        "--to",
+        "gateway/infra/dup:80",
+        "GET",
+        "/",
+    ]);
+    assert_eq!(e.code, 0, "{}", e.stderr);
+    assert_has(&e.stdout, &format!("left out:  {gw_note}\n"));
 }
 
 /// The same verdicts from a live cluster (tools/kube-testenv, standard channel): the API
@@ -273,12 +414,11 @@ async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
     // validate, on the cluster: the dropped rule is the same warning as for the file
     let v = run(&["validate", "-q", "--kubeconfig", &kubeconfig]);
     let why = pi.strip_prefix("Dropped Rule(s) 0: rule 0: ").unwrap();
-    assert!(
-        v.stdout.contains(&format!(
+    assert_has(
+        &v.stdout,
+        &format!(
             "HTTPRoute one-verdict/dropped: spec.rules[0]: rule 0 is dropped by gamma-rs \
              (UnsupportedValue): {why}"
-        )),
-        "{}",
-        v.stdout
+        ),
     );
 }

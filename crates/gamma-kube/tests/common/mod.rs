@@ -291,3 +291,50 @@ pub fn spawn_runtime(
     }));
     (state, stop, task)
 }
+
+/// Namespace `ns` and GatewayClass `ns` run by `controller` (cluster-scoped, named after the
+/// namespace: unique on a shared server).
+pub async fn namespace_and_class(client: &kube::Client, ns: &str, controller: &str) {
+    create_value(client, namespace(ns, json!({}))).await;
+    create_value(
+        client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+               "metadata": {"name": ns}, "spec": {"controllerName": controller}}),
+    )
+    .await;
+}
+
+/// Gateway `ns/gw` of class `ns` (see [`namespace_and_class`]) with these `spec` fields.
+pub fn gateway_of_class(ns: &str, spec: Value) -> Value {
+    let mut spec = spec;
+    spec["gatewayClassName"] = ns.into();
+    json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+           "metadata": {"name": "gw", "namespace": ns}, "spec": spec})
+}
+
+/// A runtime started by [`Running::ready`]: its state, and how to stop it.
+pub struct Running {
+    pub state: tokio::sync::watch::Receiver<State>,
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<Result<(), gamma_kube::Error>>,
+}
+
+impl Running {
+    /// [`spawn_runtime`], once its state says ready (within 60 s).
+    pub async fn ready(
+        client: &kube::Client,
+        config: &ArbiterConfig,
+        me: gamma_arbiter::Identity,
+        tune: impl FnOnce(&mut gamma_kube::RunConfig),
+    ) -> Running {
+        let (mut state, stop, task) = spawn_runtime(client, config, me, tune);
+        until(&mut state, 60, "ready", |s| s.ready).await;
+        Running { state, stop, task }
+    }
+
+    /// Stops it and waits for it to end, which must be cleanly.
+    pub async fn stop(self) {
+        self.stop.send(true).unwrap();
+        self.task.await.unwrap().unwrap();
+    }
+}

@@ -24,6 +24,13 @@ pub(super) const NOT_A_SERVICE_CORE: &str = "not a Service (did you mean group: 
 pub(super) const NOT_A_SERVICE_NO_GROUP: &str = "not a Service (did you mean group: \"\"?): kind Service \
      without group means gateway.networking.k8s.io/Service, which no controller implements";
 
+/// The condition message for a Gateway parent that fails validation (`NoMatchingParent`).
+pub(super) const GATEWAY_LEFT_OUT: &str = "the parent Gateway was left out: the API server would \
+     refuse it (its Accepted condition gives the first error)";
+/// The condition message for a ListenerSet parent that fails validation (`NoMatchingParent`).
+pub(super) const LISTENER_SET_LEFT_OUT: &str = "the parent ListenerSet was left out: the API \
+     server would refuse it (its Accepted condition gives the first error)";
+
 /// Which group of routes on a Service port (GEP-1294 namespace boundaries).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) enum Group {
@@ -412,6 +419,15 @@ impl<'i> Builder<'i> {
             return;
         };
         let gw: &'i GatewayIr = gw;
+        let parent_ix =
+            ParentIx::Gateway(u32::try_from(gi.unwrap_or_default()).unwrap_or(u32::MAX));
+        if gw.invalid.is_some() {
+            // the API server would not store the Gateway: it is no usable parent (one verdict
+            // per object), as one that does not exist
+            self.status.no_parent(ri, pi, GATEWAY_LEFT_OUT);
+            self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, GATEWAY_LEFT_OUT);
+            return;
+        }
         // GEP-1713 (Gateway Parents and sectionName): a Gateway parentRef attaches to the
         // Gateway's own `spec.listeners` only, never to those of its ListenerSets
         let target = (
@@ -419,8 +435,6 @@ impl<'i> Builder<'i> {
             &gw.listeners[..],
             gw.namespace.as_str(),
         );
-        let parent_ix =
-            ParentIx::Gateway(u32::try_from(gi.unwrap_or_default()).unwrap_or(u32::MAX));
         self.attach_listeners(ri, route_id, route, pi, parent, target, parent_ix, out);
     }
 
@@ -465,6 +479,17 @@ impl<'i> Builder<'i> {
                 matches!(f.attachment, crate::listener_set::Attachment::Attached(_))
             });
         let parent_ix = ParentIx::ListenerSet(u32::try_from(lsi).unwrap_or(u32::MAX));
+        if ls.invalid.is_some() {
+            // as an invalid Gateway parent
+            self.status.no_parent(ri, pi, LISTENER_SET_LEFT_OUT);
+            self.not_accepted(
+                parent_ix,
+                route_id,
+                NO_MATCHING_PARENT,
+                LISTENER_SET_LEFT_OUT,
+            );
+            return;
+        }
         if !attached {
             // its listeners are part of no Gateway: none can admit the route
             let why =

@@ -252,6 +252,7 @@ impl<'i> Builder<'i> {
             backend_tls_status: built.backend_tls_status,
             left_out: built.left_out,
             lowered: crate::incremental::Lowered::default(),
+            secrets_complete: false,
         }
     }
 

@@ -65,6 +65,11 @@ fn ties(list: &[&ListenerIr]) -> BTreeSet<usize> {
 /// The merged listener list of `gw` (GEP-1713 listener precedence: the Gateway's own, then its
 /// ListenerSets oldest first, then by `namespace/name`), and whether each is accepted.
 fn merged<'i>(input: &'i TableInput, gw: &'i GatewayIr) -> Vec<Merged<'i>> {
+    // one verdict per object: a Gateway the API server would refuse has no listener at all,
+    // and no ListenerSet joins it
+    if gw.invalid.is_some() {
+        return Vec::new();
+    }
     let own: Vec<&ListenerIr> = gw.listeners.iter().collect();
     let own_ties = ties(&own);
     let mut out: Vec<Merged<'i>> = gw
@@ -96,6 +101,8 @@ fn merged<'i>(input: &'i TableInput, gw: &'i GatewayIr) -> Vec<Merged<'i>> {
                 .as_ref()
                 .is_some_and(|(ns, name)| *ns == gw.namespace && *name == gw.name)
                 && admits(ls)
+                // nor does a ListenerSet the API server would refuse
+                && ls.invalid.is_none()
         })
         .collect();
     sets.sort_by(|(_, a), (_, b)| {

@@ -49,6 +49,10 @@ pub struct RouteTable {
     pub(crate) left_out: Vec<LeftOut>,
     /// The lowered routes of the last update, for the next one (empty after a full build).
     pub(crate) lowered: crate::incremental::Lowered,
+    /// [`gamma_model::Snapshot::secrets_complete`] of the snapshot built from: an update from
+    /// a snapshot that says otherwise rebuilds the table (every certificate reference changes
+    /// meaning).
+    pub(crate) secrets_complete: bool,
 }
 
 /// One build's compiled arrays: the whole table's after a full build, the rebuilt frontends'
@@ -152,9 +156,11 @@ impl RouteTable {
         let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
         // lowering validates every regex by compiling it; the build reuses those
         let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
-        crate::build::Builder::new(&input, options)
+        let mut table = crate::build::Builder::new(&input, options)
             .with_regexes(regexes)
-            .build()
+            .build();
+        table.secrets_complete = snapshot.secrets_complete();
+        table
     }
 
     /// Compiles a table from lowered input. Never fails: unusable parts are reported.
@@ -218,11 +224,40 @@ impl RouteTable {
     /// (<reason>): <error>`, their status `PartiallyInvalid`). A request to that Service is
     /// resolved without them, so a tool explaining it should say so rather than show another
     /// route (kind) as if it were the only one.
+    ///
+    /// Gateways and ListenerSets the API server would refuse come first, as `Gateway ns/name
+    /// was left out: <error>` at the Gateway's addresses and `ListenerSet ns/name was left
+    /// out: <error>` at its parent Gateway's (their status `Accepted=False`, reason `Invalid`):
+    /// nothing of them is served, so a request there is resolved as if they did not exist.
     pub fn left_out_at(&self, ip: IpAddr) -> impl Iterator<Item = &str> {
-        self.left_out
+        let at = move |g: &&crate::gateway_status::GatewayStatus| g.addresses.contains(&ip);
+        let gateways = self
+            .gateway_status
             .iter()
-            .filter(move |l| l.ips.contains(&ip))
-            .map(|l| &*l.text)
+            .filter(at)
+            .filter_map(|g| g.left_out.as_deref());
+        let listener_sets = self
+            .listener_set_status
+            .iter()
+            .filter(move |l| {
+                l.left_out.is_some()
+                    && l.gateway
+                        .as_deref()
+                        .and_then(|g| g.split_once('/'))
+                        .is_some_and(|(ns, name)| {
+                            self.gateway_status
+                                .iter()
+                                .filter(at)
+                                .any(|g| g.namespace == ns && g.name == name)
+                        })
+            })
+            .filter_map(|l| l.left_out.as_deref());
+        gateways.chain(listener_sets).chain(
+            self.left_out
+                .iter()
+                .filter(move |l| l.ips.contains(&ip))
+                .map(|l| &*l.text),
+        )
     }
 
     /// [`RouteTable::left_out_at`] for Service `namespace/name`, whether it has an address.

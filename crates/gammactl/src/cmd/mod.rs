@@ -35,16 +35,17 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems) = sources(args)?;
-    Ok(summarise_skipped(args, Manifests::load(&sources, problems)))
+    let mut manifests = Manifests::load(&sources, problems);
+    manifests.secrets_complete = args.secrets_complete;
+    Ok(summarise_skipped(args, manifests))
 }
 
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems) = sources(args)?;
-    Ok(summarise_skipped(
-        args,
-        Manifests::load_checked(&sources, problems),
-    ))
+    let mut manifests = Manifests::load_checked(&sources, problems);
+    manifests.secrets_complete = args.secrets_complete;
+    Ok(summarise_skipped(args, manifests))
 }
 
 /// The input texts: the `-f` files, or one per object of the cluster named by `--kubeconfig`,

@@ -471,6 +471,15 @@ fn render_gateway(g: &GatewayStatus, style: &Style) -> String {
         style.bold(&format!("Gateway {}/{}", g.namespace, g.name)),
         conditions(&g.conditions)
     );
+    // why it is not accepted (for a Gateway left out, its first validation error), as for a
+    // ListenerSet
+    if let Some(c) = g.conditions.iter().find(|c| !c.status) {
+        out.push_str(&format!(
+            "  {}
+",
+            c.message
+        ));
+    }
     if g.attached_listener_sets > 0 {
         // GatewayStatus.attachedListenerSets (GEP-1713)
         out.push_str(&format!(
