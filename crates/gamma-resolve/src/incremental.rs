@@ -131,7 +131,7 @@ impl RouteTable {
         }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
-            Effect::Full => return RouteTable::build(snapshot, options),
+            Effect::Full => return RouteTable::build_reusing(snapshot, options, self),
             Effect::Seeds(s, rebind) => (s, rebind),
         };
         let limit = self.parts.first().map_or(0, |p| p.routes.len()) / 4;
@@ -159,7 +159,7 @@ impl RouteTable {
                 }
             }
             if !table.rebuild(snapshot, options, merged, &[], limit, &mut lowered) {
-                return RouteTable::build(snapshot, options);
+                return RouteTable::build_reusing(snapshot, options, self);
             }
             let last = table.parts.pop();
             table.parts.truncate(1);
@@ -176,7 +176,7 @@ impl RouteTable {
             table.lowered = Lowered::keep(lowered);
             table
         } else {
-            RouteTable::build(snapshot, options)
+            RouteTable::build_reusing(snapshot, options, self)
         }
     }
 
@@ -237,7 +237,8 @@ impl RouteTable {
         let vopts = crate::lower::lowering_options(
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
-        let mut regexes = RegexPool::default();
+        // the regexes and regex sets the table compiled already are taken, not compiled again
+        let mut regexes = RegexPool::reusing(&self.parts);
         let (mut input, objects) = scope_input(snapshot, &scope, &vopts, &mut regexes, lowered);
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
