@@ -223,11 +223,20 @@ fn view_scenario(services: usize, n: usize) {
 /// `RouteTable::build` of it. `snapshot-regex-mix-twice-<rules>`: two builds of the same
 /// snapshot (the second reads the validation verdicts the first left in it): the second build
 /// costs the difference of the two scenarios' `RouteTable::build` totals.
-fn snapshot_regex_mix_scenario(rules: usize, builds: usize) {
+/// `snapshot-regex-mix-rebuild-<rules>`: the same two builds, the second through
+/// `RouteTable::build_reusing` the first table (its regexes and regex sets taken, not compiled
+/// again).
+fn snapshot_regex_mix_scenario(rules: usize, builds: usize, reuse: bool) {
     let snapshot = Snapshot::from_resources(gamma_model::decode(&regex_mix_yaml(rules)).unwrap());
+    let mut last: Option<RouteTable> = None;
     for _ in 0..builds {
-        let table = black_box(RouteTable::build(&snapshot, &BuildOptions::default()));
+        let options = BuildOptions::default();
+        let table = black_box(match (&last, reuse) {
+            (Some(previous), true) => RouteTable::build_reusing(&snapshot, &options, previous),
+            _ => RouteTable::build(&snapshot, &options),
+        });
         println!("snapshot-regex-mix-{rules}: {:?}", table.stats());
+        last = Some(table);
     }
 }
 
@@ -424,13 +433,19 @@ fn main() {
         .strip_prefix("snapshot-regex-mix-twice-")
         .and_then(|r| r.parse().ok())
     {
-        return snapshot_regex_mix_scenario(rules, 2);
+        return snapshot_regex_mix_scenario(rules, 2, false);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-rebuild-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 2, true);
     }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-")
         .and_then(|r| r.parse().ok())
     {
-        return snapshot_regex_mix_scenario(rules, 1);
+        return snapshot_regex_mix_scenario(rules, 1, false);
     }
     if let Some(routes) = scenario
         .strip_prefix("update-slice-")

@@ -342,7 +342,9 @@ impl Reconciler {
                 }
                 table
             }
-            _ => RouteTable::build(snapshot, &options),
+            // built whole, compiling only the regexes the last table did not have
+            (_, Some((last, _))) => RouteTable::build_reusing(snapshot, &options, &last),
+            (_, None) => RouteTable::build(snapshot, &options),
         };
         *last = Some((table.clone(), include));
         table

@@ -5,11 +5,14 @@
 //! size limits so hostile input cannot blow up memory (docs/architecture.md "bounded work").
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use regex_syntax::hir::Hir;
 
 use crate::headers::HeaderLookup;
 use crate::path::query_param;
 use crate::regex_set::RegexSet;
-use crate::single_regex::SingleRegex;
+use crate::single_regex::{Compiling, SingleRegex};
 
 /// Compiled-program size limit per regex (bytes).
 pub const REGEX_SIZE_LIMIT: usize = 256 * 1024;
@@ -24,12 +27,73 @@ type SetsByIds = HashMap<Box<[u32]>, u32>;
 #[derive(Debug, Default)]
 pub(crate) struct RegexPool {
     by_pattern: HashMap<String, u32>,
-    compiled: Vec<SingleRegex>,
+    /// Shared with the pools of later builds that reuse them ([`RegexPool::reusing`]).
+    compiled: Vec<Arc<SingleRegex>>,
     sets: Vec<RegexSet>,
     /// Sets by their regexes, without and with the all-matches regex.
     set_by_ids: (SetsByIds, SetsByIds),
     /// gRPC prefilter sets by their (service, method) regexes, flattened (`u32::MAX`: none).
     grpc_sets: SetsByIds,
+    /// Build-time state, dropped when the table is made ([`RegexPool::finished`]). In a
+    /// mutex only so that the pool stays `Sync` (the parser and compiler hold `RefCell`s);
+    /// it is only ever reached through `&mut self`, never locked.
+    building: Option<Box<Mutex<Building>>>,
+}
+
+/// What a build compiles its regexes with: one parser and compiler for all of them, each
+/// compiled regex's parsed pattern (by index), which its regex sets are compiled from, so
+/// that each distinct pattern is parsed once, and what an earlier table compiled.
+#[derive(Debug, Default)]
+struct Building {
+    with: Compiling,
+    hirs: Vec<Option<Hir>>,
+    earlier: Earlier,
+}
+
+/// The regex pools of an earlier table's parts, for a build to take their compiled regexes
+/// and regex sets instead of compiling them again; looked up only when the build needs a
+/// regex or set it does not have, so a build that needs few of them pays for few.
+#[derive(Debug, Default)]
+struct Earlier {
+    parts: Vec<Arc<crate::table::Part>>,
+    /// Where each regex of the pool being built came from (index into `parts`, regex
+    /// there), by index; `None` for one compiled by this build.
+    origin: Vec<Option<(usize, u32)>>,
+}
+
+impl Earlier {
+    /// The earliest part's compiled `pattern`, with where it is.
+    fn regex(&self, pattern: &str) -> Option<(Arc<SingleRegex>, (usize, u32))> {
+        self.parts.iter().enumerate().find_map(|(p, part)| {
+            let pool = &part.regexes;
+            let &i = pool.by_pattern.get(pattern)?;
+            Some((Arc::clone(pool.compiled.get(i as usize)?), (p, i)))
+        })
+    }
+
+    /// The earlier set of `rejectable` kind over the regexes `ids` of the pool being built,
+    /// re-indexed for it: only where every regex of the list came from one earlier part, whose
+    /// set over exactly that list (in that order) is taken.
+    fn set(&self, ids: &[u32], rejectable: bool) -> Option<RegexSet> {
+        let mut part = None;
+        let mut theirs = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let (p, i) = (*self.origin.get(id as usize)?)?;
+            if part.is_some_and(|q| q != p) {
+                return None;
+            }
+            part = Some(p);
+            theirs.push(i);
+        }
+        let pool = &self.parts.get(part?)?.regexes;
+        let by_ids = if rejectable {
+            &pool.set_by_ids.1
+        } else {
+            &pool.set_by_ids.0
+        };
+        let &set = by_ids.get(theirs.as_slice())?;
+        pool.sets.get(set as usize)?.reindexed(ids)
+    }
 }
 
 /// Anchors the single regexes wrap every pattern in (a full match).
@@ -58,15 +122,54 @@ fn grpc_part(raw: Option<&str>) -> &str {
 }
 
 impl RegexPool {
-    /// Index of the compiled `pattern`, compiling it on first use.
+    /// The build-time state, made on first use.
+    fn building(building: &mut Option<Box<Mutex<Building>>>) -> &mut Building {
+        building
+            .get_or_insert_with(Box::default)
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The pool of a finished table: without the build-time state (the compiler's caches
+    /// alone are hundreds of kilobytes).
+    pub(crate) fn finished(mut self) -> Self {
+        self.building = None;
+        self
+    }
+
+    /// An empty pool for a build that takes the regexes and regex sets `earlier` compiled
+    /// (an earlier table's parts) wherever it needs the same ones, instead of compiling them
+    /// again: the same patterns compile to the same matchers (the syntax and limits are
+    /// constants), so they answer alike. Holds the parts only until the build ends
+    /// ([`RegexPool::finished`]): the new table keeps the regexes it uses.
+    pub(crate) fn reusing(earlier: &[Arc<crate::table::Part>]) -> Self {
+        let mut pool = Self::default();
+        Self::building(&mut pool.building).earlier.parts = earlier.to_vec();
+        pool
+    }
+
+    /// Index of the compiled `pattern`, compiling it on first use (or taking an earlier
+    /// table's, [`RegexPool::reusing`]).
     pub(crate) fn intern(&mut self, pattern: &str) -> Result<u32, String> {
         if let Some(i) = self.by_pattern.get(pattern) {
             return Ok(*i);
         }
-        let re = SingleRegex::new(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1))
-            .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
         let i = u32::try_from(self.compiled.len()).map_err(|_| "too many regexes".to_string())?;
-        self.compiled.push(re);
+        let b = Self::building(&mut self.building);
+        if let Some((re, from)) = b.earlier.regex(pattern) {
+            // its parsed pattern is not kept: a set over it is an earlier one, or parses it
+            b.earlier.origin.resize(i as usize, None);
+            b.earlier.origin.push(Some(from));
+            self.compiled.push(re);
+            self.by_pattern.insert(pattern.to_string(), i);
+            return Ok(i);
+        }
+        let (re, hir) =
+            SingleRegex::compile(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1), &mut b.with)
+                .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
+        b.hirs.resize_with(i as usize, || None);
+        b.hirs.push(Some(hir));
+        self.compiled.push(Arc::new(re));
         self.by_pattern.insert(pattern.to_string(), i);
         Ok(i)
     }
@@ -78,16 +181,22 @@ impl RegexPool {
     }
 
     pub(crate) fn get(&self, i: u32) -> Option<&SingleRegex> {
-        self.compiled.get(i as usize)
+        self.compiled.get(i as usize).map(|re| &**re)
     }
 
     pub(crate) fn len(&self) -> usize {
         self.compiled.len()
     }
 
+    /// The regex sets, by index.
+    #[cfg(test)]
+    pub(crate) fn sets(&self) -> &[RegexSet] {
+        &self.sets
+    }
+
     /// The compiled regexes, by index.
     #[cfg(test)]
-    pub(crate) fn compiled(&self) -> &[SingleRegex] {
+    pub(crate) fn compiled(&self) -> &[Arc<SingleRegex>] {
         &self.compiled
     }
 
@@ -104,9 +213,37 @@ impl RegexPool {
         if let Some(i) = by_ids.get(ids) {
             return *i;
         }
+        let Building {
+            with,
+            hirs,
+            earlier,
+        } = Self::building(&mut self.building);
+        if let Some(set) = earlier.set(ids, rejectable) {
+            let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
+            self.sets.push(set);
+            by_ids.insert(ids.into(), i);
+            return i;
+        }
+        // regexes without their parsed pattern (taken from an earlier table, or compiled
+        // before this build state) are parsed again
+        for &id in ids {
+            let slot = id as usize;
+            if hirs.get(slot).is_none_or(Option::is_none)
+                && let Some(re) = self.compiled.get(slot)
+            {
+                hirs.resize_with(hirs.len().max(slot + 1), || None);
+                if let Some(h) = hirs.get_mut(slot) {
+                    *h = with.parse(re.as_str());
+                }
+            }
+        }
+        let patterns: Vec<Option<&Hir>> = ids
+            .iter()
+            .map(|&id| hirs.get(id as usize).and_then(Option::as_ref))
+            .collect();
         let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
         self.sets
-            .push(RegexSet::new(&self.compiled, ids, rejectable));
+            .push(RegexSet::new(&patterns, ids, rejectable, with));
         by_ids.insert(ids.into(), i);
         i
     }
@@ -141,7 +278,8 @@ impl RegexPool {
             .collect();
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
         let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
-        self.sets.push(RegexSet::prefilter(&refs));
+        let with = &mut Self::building(&mut self.building).with;
+        self.sets.push(RegexSet::prefilter(&refs, with));
         self.grpc_sets.insert(key, i);
         i
     }
@@ -323,11 +461,52 @@ mod tests {
         assert!(ValueMatch::Regex(alt).matches_str("b", &pool));
     }
 
+    // docs/robustness.md bounded work, and the messages a refused regex always had (the
+    // regex crate's error for a syntax error, the NFA's for the size limit), whether the
+    // pattern is parsed by the build's parser or not.
     #[test]
     fn oversized_regex_is_rejected() {
         let mut pool = RegexPool::default();
-        assert!(pool.intern("(a{1000}){1000}").is_err());
-        assert!(pool.intern("(").is_err());
+        assert_eq!(
+            pool.intern("(a{1000}){1000}"),
+            Err(format!(
+                "invalid regular expression \"(a{{1000}}){{1000}}\": heap usage during NFA \
+                 compilation exceeded limit of {REGEX_SIZE_LIMIT}"
+            ))
+        );
+        assert_eq!(
+            pool.intern("("),
+            Err("invalid regular expression \"(\": error parsing regex".to_string())
+        );
+    }
+
+    // A set built after the build state is gone (a pool of a finished table) parses its
+    // regexes again and matches as one built during the build.
+    #[test]
+    fn sets_build_from_parsed_patterns_during_and_after_a_build() {
+        let mut pool = RegexPool::default();
+        let ids = [
+            pool.intern("/a[0-9]+").unwrap_or(u32::MAX),
+            pool.intern("/b.*").unwrap_or(u32::MAX),
+        ];
+        let during = pool.intern_set(&ids, true);
+        let mut pool = pool.finished();
+        assert!(pool.building.is_none());
+        let after = pool.intern_set(&ids, false);
+        assert_ne!(during, after);
+        for set in [during, after] {
+            let found = |h: &str| {
+                let mut out = Vec::new();
+                pool.find_in_set(set, h, |i| {
+                    out.push(i);
+                    None::<()>
+                });
+                out
+            };
+            assert_eq!(found("/a12"), vec![0]);
+            assert_eq!(found("/bx"), vec![1]);
+            assert_eq!(found("/a"), Vec::<usize>::new());
+        }
     }
 
     #[test]

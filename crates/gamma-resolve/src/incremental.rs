@@ -139,7 +139,7 @@ impl RouteTable {
         }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
-            Effect::Full => return RouteTable::build(snapshot, options),
+            Effect::Full => return RouteTable::build_reusing(snapshot, options, self),
             Effect::Seeds(s, rebind) => (s, rebind),
         };
         let limit = self.parts.first().map_or(0, |p| p.routes.len()) / 4;
@@ -168,7 +168,7 @@ impl RouteTable {
                 }
             }
             if !table.rebuild(snapshot, options, merged, &[], limit) {
-                return RouteTable::build(snapshot, options);
+                return RouteTable::build_reusing(snapshot, options, self);
             }
             let last = table.parts.pop();
             table.parts.truncate(1);
@@ -184,7 +184,7 @@ impl RouteTable {
             table.refresh_backend_tls_status(snapshot, options);
             table
         } else {
-            RouteTable::build(snapshot, options)
+            RouteTable::build_reusing(snapshot, options, self)
         }
     }
 
@@ -295,7 +295,8 @@ impl RouteTable {
         let vopts = crate::lower::lowering_options(
             &gamma_model::validate::ValidateOptions::channel(options.channel),
         );
-        let mut regexes = RegexPool::default();
+        // the regexes and regex sets the table compiled already are taken, not compiled again
+        let mut regexes = RegexPool::reusing(&self.parts);
         let (input, routes, objects) =
             scope_input(snapshot, &scope, &vopts, &mut regexes, &self.lowered);
         // the keys the scope's frontends were bound at, and are bound at now

@@ -32,14 +32,16 @@
 //! locking, and other threads a value from a stack; a new value is allocated only the first
 //! time a thread needs one at once with others), as the `regex` crate's own regexes do.
 
+use std::sync::Arc;
+
 use regex_automata::hybrid::dfa as lazy;
-use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
+use regex_automata::nfa::thompson::NFA;
 use regex_automata::util::pool::Pool;
-use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input, MatchKind, PatternSet};
+use regex_syntax::hir::Hir;
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
-use crate::single_regex::SingleRegex;
+use crate::single_regex::{Compiling, SingleRegex};
 
 /// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
 /// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
@@ -87,7 +89,9 @@ enum Chunk {
         ids: Box<[u32]>,
         /// Number of patterns.
         len: u32,
-        engines: Box<Engines>,
+        /// Shared with the sets of later builds over the same regexes
+        /// ([`RegexSet::reindexed`]).
+        engines: Arc<Engines>,
     },
     One {
         offset: u32,
@@ -104,20 +108,12 @@ pub(crate) struct RegexSet {
     chunks: Box<[Chunk]>,
 }
 
-/// The forward NFA of already anchored patterns (`None`: over the set's limits). One NFA
-/// serves both match kinds: the kind is a property of the DFA searching it. No reverse NFA:
-/// every search is anchored and only asks which pattern matches.
-fn nfa(patterns: &[&str]) -> Option<NFA> {
-    thompson::Compiler::new()
-        .syntax(syntax::Config::new())
-        .configure(
-            thompson::Config::new()
-                // only which pattern matches is asked, never where a group matched
-                .which_captures(WhichCaptures::None)
-                .nfa_size_limit(Some(REGEX_SET_SIZE_LIMIT)),
-        )
-        .build_many(patterns)
-        .ok()
+/// The forward NFA of already anchored patterns (`None`: over the set's limits, or a pattern
+/// that did not parse). One NFA serves both match kinds: the kind is a property of the DFA
+/// searching it. No reverse NFA: every search is anchored and only asks which pattern matches.
+fn nfa(patterns: &[Option<&Hir>], with: &mut Compiling) -> Option<NFA> {
+    let hirs: Option<Vec<&Hir>> = patterns.iter().copied().collect();
+    with.nfa(&hirs?, REGEX_SET_SIZE_LIMIT).ok()
 }
 
 /// The lazy DFA of `nfa` for `kind`.
@@ -138,8 +134,8 @@ fn dfa(nfa: &NFA, kind: MatchKind) -> Option<lazy::DFA> {
 }
 
 /// The engines of a chunk, or `None` when its NFA is over the limits.
-fn build(patterns: &[&str], rejectable: bool) -> Option<Engines> {
-    let nfa = nfa(patterns)?;
+fn build(patterns: &[Option<&Hir>], rejectable: bool, with: &mut Compiling) -> Option<Engines> {
+    let nfa = nfa(patterns, with)?;
     let first = dfa(&nfa, MatchKind::LeftmostFirst)?;
     let all = if rejectable {
         Some(dfa(&nfa, MatchKind::All)?)
@@ -163,7 +159,7 @@ fn build(patterns: &[&str], rejectable: bool) -> Option<Engines> {
 /// then the next ones, until `f` returns `Some`. Without `ids` (a prefilter set), every
 /// position from `from` to `len`: the caller checks each one itself.
 fn one_by_one<R>(
-    pool: &[SingleRegex],
+    pool: &[Arc<SingleRegex>],
     (ids, len): (&[u32], u32),
     from: usize,
     haystack: &str,
@@ -185,21 +181,20 @@ fn one_by_one<R>(
 }
 
 impl RegexSet {
-    /// The set of the table's regexes `ids` (indexes into `pool`), pattern id = position in
-    /// `ids`. `rejectable`: whether a candidate whose regex matches may still fail its other
+    /// The set of the table's regexes `ids`, pattern id = position in `ids`, compiled from
+    /// their parsed (anchored) patterns `patterns` (`None`: not parsed, never matches).
+    /// `rejectable`: whether a candidate whose regex matches may still fail its other
     /// conditions (then the all-matches engines are built too). A list too large for one set
     /// is split in halves until each part builds; a pattern that builds only alone is matched
     /// with its own regex.
-    pub(crate) fn new(pool: &[SingleRegex], ids: &[u32], rejectable: bool) -> Self {
-        let patterns: Vec<&str> = ids
-            .iter()
-            .map(|&i| {
-                pool.get(i as usize)
-                    .map_or("[^\\s\\S]", SingleRegex::as_str)
-            })
-            .collect();
+    pub(crate) fn new(
+        patterns: &[Option<&Hir>],
+        ids: &[u32],
+        rejectable: bool,
+        with: &mut Compiling,
+    ) -> Self {
         let mut chunks = Vec::new();
-        Self::chunks(&patterns, Some(ids), 0, rejectable, &mut chunks);
+        Self::chunks(patterns, Some(ids), 0, rejectable, with, &mut chunks);
         Self {
             chunks: chunks.into_boxed_slice(),
         }
@@ -211,34 +206,76 @@ impl RegexSet {
     /// caller checks each reported position itself. Used where a pattern only approximates
     /// the conditions of its position from above (the gRPC `service/method` patterns of
     /// [`crate::cond::RegexPool::intern_grpc_set`]).
-    pub(crate) fn prefilter(patterns: &[&str]) -> Self {
+    pub(crate) fn prefilter(patterns: &[&str], with: &mut Compiling) -> Self {
+        let parsed: Vec<Option<Hir>> = patterns.iter().map(|p| with.parse(p)).collect();
+        let refs: Vec<Option<&Hir>> = parsed.iter().map(Option::as_ref).collect();
         let mut chunks = Vec::new();
-        Self::chunks(patterns, None, 0, true, &mut chunks);
+        Self::chunks(&refs, None, 0, true, with, &mut chunks);
         Self {
             chunks: chunks.into_boxed_slice(),
         }
+    }
+
+    /// This set over the same patterns, in the same order, as the regexes `ids` of another
+    /// pool (a later build's): the compiled engines are shared, the one-by-one fallback reads
+    /// the new pool. `None` when `ids` is not as long as the set.
+    pub(crate) fn reindexed(&self, ids: &[u32]) -> Option<Self> {
+        let chunks = self
+            .chunks
+            .iter()
+            .map(|chunk| match chunk {
+                Chunk::Many {
+                    offset,
+                    ids: old,
+                    len,
+                    engines,
+                } => {
+                    let from = *offset as usize;
+                    let new: &[u32] = if old.is_empty() {
+                        &[]
+                    } else {
+                        ids.get(from..from + *len as usize)?
+                    };
+                    Some(Chunk::Many {
+                        offset: *offset,
+                        ids: new.into(),
+                        len: *len,
+                        engines: Arc::clone(engines),
+                    })
+                }
+                Chunk::One { offset, id } => Some(Chunk::One {
+                    offset: *offset,
+                    id: match id {
+                        Some(_) => Some(*ids.get(*offset as usize)?),
+                        None => None,
+                    },
+                }),
+            })
+            .collect::<Option<Box<[Chunk]>>>()?;
+        Some(Self { chunks })
     }
 
     /// Builds `patterns` (list positions from `offset`) as one chunk, or as two halves when
     /// the whole does not build; each split halves the list, so at most `2n` builds.
     /// `ids`: the table's regex of each pattern, `None` for a prefilter set.
     fn chunks(
-        patterns: &[&str],
+        patterns: &[Option<&Hir>],
         ids: Option<&[u32]>,
         offset: usize,
         rejectable: bool,
+        with: &mut Compiling,
         out: &mut Vec<Chunk>,
     ) {
         let offset32 = u32::try_from(offset).unwrap_or(u32::MAX);
         if patterns.is_empty() {
             return;
         }
-        match build(patterns, rejectable) {
+        match build(patterns, rejectable, with) {
             Some(engines) => out.push(Chunk::Many {
                 offset: offset32,
                 ids: ids.unwrap_or_default().into(),
                 len: u32::try_from(patterns.len()).unwrap_or(u32::MAX),
-                engines: Box::new(engines),
+                engines: Arc::new(engines),
             }),
             None if patterns.len() == 1 => out.push(Chunk::One {
                 offset: offset32,
@@ -254,8 +291,8 @@ impl RegexSet {
                     }
                     None => (None, None),
                 };
-                Self::chunks(pa, ia, offset, rejectable, out);
-                Self::chunks(pb, ib, offset + half, rejectable, out);
+                Self::chunks(pa, ia, offset, rejectable, with, out);
+                Self::chunks(pb, ib, offset + half, rejectable, with, out);
             }
         }
     }
@@ -265,7 +302,7 @@ impl RegexSet {
     #[inline]
     pub(crate) fn find<R>(
         &self,
-        pool: &[SingleRegex],
+        pool: &[Arc<SingleRegex>],
         haystack: &str,
         mut f: impl FnMut(usize) -> Option<R>,
     ) -> Option<R> {
@@ -319,7 +356,7 @@ impl RegexSet {
     /// ascending order, until `f` returns `Some`.
     #[cold]
     fn after<R>(
-        pool: &[SingleRegex],
+        pool: &[Arc<SingleRegex>],
         ids: (&[u32], u32),
         (engines, s): (&Engines, &mut Scratch),
         (input, haystack): (&Input<'_>, &str),
@@ -355,6 +392,23 @@ impl RegexSet {
         None
     }
 
+    /// Whether every chunk of this set runs the very engines of `other`'s (a reused set).
+    #[cfg(test)]
+    pub(crate) fn shares_engines_with(&self, other: &RegexSet) -> bool {
+        self.chunks.len() == other.chunks.len()
+            && self
+                .chunks
+                .iter()
+                .zip(other.chunks.iter())
+                .all(|pair| match pair {
+                    (Chunk::Many { engines: a, .. }, Chunk::Many { engines: b, .. }) => {
+                        Arc::ptr_eq(a, b)
+                    }
+                    (Chunk::One { .. }, Chunk::One { .. }) => true,
+                    _ => false,
+                })
+    }
+
     /// Number of chunks (one unless the list was too large for one set).
     #[cfg(test)]
     fn chunk_count(&self) -> usize {
@@ -375,7 +429,14 @@ mod tests {
     fn set_of_kind(patterns: &[&str], rejectable: bool) -> (RegexPool, RegexSet) {
         let mut pool = RegexPool::default();
         let ids: Vec<u32> = patterns.iter().map(|p| pool.intern(p).unwrap()).collect();
-        let set = RegexSet::new(pool.compiled(), &ids, rejectable);
+        let mut with = Compiling::default();
+        let hirs: Vec<Hir> = pool
+            .compiled()
+            .iter()
+            .map(|re| with.parse(re.as_str()).unwrap())
+            .collect();
+        let patterns: Vec<Option<&Hir>> = ids.iter().map(|&i| hirs.get(i as usize)).collect();
+        let set = RegexSet::new(&patterns, &ids, rejectable, &mut with);
         (pool, set)
     }
 
@@ -429,7 +490,9 @@ mod tests {
         }
         let big = format!("\\w{{0,{k}}}x");
         // enough copies for twice the set limit
-        let one = nfa(&[big.as_str()]).map_or(1, |n| n.memory_usage());
+        let mut with = Compiling::default();
+        let hir = with.parse(&big).unwrap();
+        let one = nfa(&[Some(&hir)], &mut with).map_or(1, |n| n.memory_usage());
         let copies = 2 * REGEX_SET_SIZE_LIMIT / one + 1;
         let mut patterns = vec![big.as_str(); copies];
         patterns.push("/last");

@@ -16,10 +16,11 @@
 
 use regex_automata::hybrid::dfa as lazy;
 use regex_automata::nfa::thompson::pikevm::{self, PikeVM};
-use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
+use regex_syntax::hir::Hir;
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 
@@ -43,20 +44,77 @@ pub(crate) struct SingleRegex {
     caches: Pool<Caches, NewCaches>,
 }
 
+/// What compiling a build's regexes needs, made once per build and reused for every regex and
+/// regex set: one parser and one NFA compiler. A fresh compiler allocates and clears its UTF-8
+/// caches (tens of thousands of instructions, more than compiling a short path pattern); a
+/// reused one only bumps their version.
+#[derive(Debug)]
+pub(crate) struct Compiling {
+    parser: regex_syntax::Parser,
+    compiler: thompson::Compiler,
+}
+
+impl Default for Compiling {
+    fn default() -> Self {
+        Self {
+            // the `regex` crate's syntax defaults (Unicode, UTF-8, nest limit 250), those of
+            // `regex_automata::util::syntax::Config::new()`
+            parser: regex_syntax::ParserBuilder::new().build(),
+            compiler: thompson::Compiler::new(),
+        }
+    }
+}
+
+impl Compiling {
+    /// Parses `pattern` under the `regex` crate's syntax defaults (`None`: a syntax error).
+    pub(crate) fn parse(&mut self, pattern: &str) -> Option<Hir> {
+        self.parser.parse(pattern).ok()
+    }
+
+    /// One forward NFA without capture states of `patterns` (pattern id = position), within
+    /// `limit` bytes of compiled program; the error says what was over the limits.
+    pub(crate) fn nfa<H: std::borrow::Borrow<Hir>>(
+        &mut self,
+        patterns: &[H],
+        limit: usize,
+    ) -> Result<NFA, String> {
+        self.compiler
+            .configure(
+                thompson::Config::new()
+                    // only whether (which pattern) matches is asked, never where a group did
+                    .which_captures(WhichCaptures::None)
+                    .nfa_size_limit(Some(limit)),
+            )
+            .build_many_from_hir(patterns)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// The error compiling `pattern` from its text reports, for a pattern that does not parse:
+/// the message a refused regex always had.
+fn parse_error(pattern: &str) -> String {
+    thompson::Compiler::new()
+        .syntax(syntax::Config::new())
+        .build(pattern)
+        .err()
+        .map_or_else(|| "error parsing regex".to_string(), |e| e.to_string())
+}
+
 impl SingleRegex {
     /// Compiles `pattern` (already anchored) under the `regex` crate's syntax defaults
     /// (Unicode, UTF-8) and [`REGEX_SIZE_LIMIT`] on the compiled NFA; the error names what
     /// was refused (a syntax error or the size limit).
+    #[cfg(test)]
     pub(crate) fn new(pattern: &str) -> Result<Self, String> {
-        let nfa = thompson::Compiler::new()
-            .syntax(syntax::Config::new())
-            .configure(
-                thompson::Config::new()
-                    .which_captures(WhichCaptures::None)
-                    .nfa_size_limit(Some(REGEX_SIZE_LIMIT)),
-            )
-            .build(pattern)
-            .map_err(|e| e.to_string())?;
+        Self::compile(pattern, &mut Compiling::default()).map(|(re, _)| re)
+    }
+
+    /// [`SingleRegex::new`] with the build's parser and compiler; also returns the parsed
+    /// pattern, which the regex sets over this regex are compiled from (one parse per
+    /// distinct regex).
+    pub(crate) fn compile(pattern: &str, with: &mut Compiling) -> Result<(Self, Hir), String> {
+        let hir = with.parse(pattern).ok_or_else(|| parse_error(pattern))?;
+        let nfa = with.nfa(&[&hir], REGEX_SIZE_LIMIT)?;
         let dfa = lazy::Builder::new()
             .configure(
                 lazy::Config::new()
@@ -77,12 +135,13 @@ impl SingleRegex {
             dfa: d.as_ref().map(lazy::DFA::create_cache),
             vm: v.create_cache(),
         });
-        Ok(Self {
+        let re = Self {
             pattern: pattern.into(),
             dfa,
             vm,
             caches: Pool::new(new),
-        })
+        };
+        Ok((re, hir))
     }
 
     /// The pattern as compiled (anchored).

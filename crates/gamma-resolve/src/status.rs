@@ -122,8 +122,9 @@ struct Extra {
     /// Each unresolved reference of `problem`.
     unresolved: Vec<UnresolvedRef>,
     /// Why no parent matched (`Outcome::NoParent`), or why no listener admits the route when
-    /// it is not the listeners' `allowedRoutes` (`Outcome::NotAllowed`).
-    no_parent: &'static str,
+    /// it is not the listeners' `allowedRoutes` (`Outcome::NotAllowed`); owned only for a
+    /// parent left out, whose message quotes its first validation error.
+    no_parent: std::borrow::Cow<'static, str>,
 }
 
 /// One (route, parentRef) while building.
@@ -189,13 +190,18 @@ impl StatusBuilder {
     pub(crate) fn route_invalid(&mut self, ri: usize, pi: usize) {
         self.set(ri, pi, Outcome::RouteInvalid);
     }
-    pub(crate) fn no_parent(&mut self, ri: usize, pi: usize, why: &'static str) {
+    pub(crate) fn no_parent(
+        &mut self,
+        ri: usize,
+        pi: usize,
+        why: impl Into<std::borrow::Cow<'static, str>>,
+    ) {
         if let Some(e) = self.set(ri, pi, Outcome::NoParent)
             && matches!(e.outcome, Outcome::NoParent)
         {
             let extra = e.extra.get_or_insert_with(Box::default);
             if extra.no_parent.is_empty() {
-                extra.no_parent = why;
+                extra.no_parent = why.into();
             }
         }
     }
@@ -209,7 +215,7 @@ impl StatusBuilder {
         {
             let extra = e.extra.get_or_insert_with(Box::default);
             if extra.no_parent.is_empty() {
-                extra.no_parent = why;
+                extra.no_parent = why.into();
             }
         }
     }
@@ -280,7 +286,7 @@ impl StatusBuilder {
                 dropped,
                 problem,
                 unresolved,
-                no_parent: "",
+                no_parent: "".into(),
             })
         });
     }
@@ -434,16 +440,18 @@ impl StatusSource {
                     });
                     conditions.push(accepted(false, reason, msg));
                 }
-                Outcome::NoParent => {
-                    conditions.push(accepted(false, NO_MATCHING_PARENT, extra.no_parent.into()))
-                }
+                Outcome::NoParent => conditions.push(accepted(
+                    false,
+                    NO_MATCHING_PARENT,
+                    extra.no_parent.to_string(),
+                )),
                 Outcome::NotAllowed => conditions.push(accepted(
                     false,
                     NOT_ALLOWED_BY_LISTENERS,
                     if extra.no_parent.is_empty() {
                         "no listener's allowedRoutes admits the route's kind and namespace".into()
                     } else {
-                        extra.no_parent.into()
+                        extra.no_parent.to_string()
                     },
                 )),
                 Outcome::NoHostname => conditions.push(accepted(

@@ -313,9 +313,12 @@ impl Parent<'_> {
                 .find(|s| s.namespace == *rns && s.name == *rname && s.parent_index == *pi)
                 .and_then(|s| s.condition(ACCEPTED))
                 .unwrap_or_else(|| panic!("{who}: {rns}/{rname}"));
+            // the message names the parent's first error
+            let why =
+                format!("the parent {kind} was left out (the API server would refuse it): {first}");
             assert_eq!(
-                (c.status, c.reason.as_str()),
-                (false, "NoMatchingParent"),
+                (c.status, c.reason.as_str(), &c.message),
+                (false, "NoMatchingParent", &why),
                 "{who}: {rns}/{rname}"
             );
         }

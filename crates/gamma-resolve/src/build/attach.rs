@@ -24,12 +24,14 @@ pub(super) const NOT_A_SERVICE_CORE: &str = "not a Service (did you mean group: 
 pub(super) const NOT_A_SERVICE_NO_GROUP: &str = "not a Service (did you mean group: \"\"?): kind Service \
      without group means gateway.networking.k8s.io/Service, which no controller implements";
 
-/// The condition message for a Gateway parent that fails validation (`NoMatchingParent`).
-pub(super) const GATEWAY_LEFT_OUT: &str = "the parent Gateway was left out: the API server would \
-     refuse it (its Accepted condition gives the first error)";
-/// The condition message for a ListenerSet parent that fails validation (`NoMatchingParent`).
-pub(super) const LISTENER_SET_LEFT_OUT: &str = "the parent ListenerSet was left out: the API \
-     server would refuse it (its Accepted condition gives the first error)";
+/// The condition message for a Gateway parent that fails validation (`NoMatchingParent`),
+/// followed by `: <its first error>` in the route's status.
+pub(super) const GATEWAY_LEFT_OUT: &str =
+    "the parent Gateway was left out (the API server would refuse it)";
+/// The condition message for a ListenerSet parent that fails validation (`NoMatchingParent`),
+/// followed by `: <its first error>` in the route's status.
+pub(super) const LISTENER_SET_LEFT_OUT: &str =
+    "the parent ListenerSet was left out (the API server would refuse it)";
 
 /// Which group of routes on a Service port (GEP-1294 namespace boundaries).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -421,10 +423,11 @@ impl<'i> Builder<'i> {
         let gw: &'i GatewayIr = gw;
         let parent_ix =
             ParentIx::Gateway(u32::try_from(gi.unwrap_or_default()).unwrap_or(u32::MAX));
-        if gw.invalid.is_some() {
+        if let Some(invalid) = &gw.invalid {
             // the API server would not store the Gateway: it is no usable parent (one verdict
             // per object), as one that does not exist
-            self.status.no_parent(ri, pi, GATEWAY_LEFT_OUT);
+            self.status
+                .no_parent(ri, pi, format!("{GATEWAY_LEFT_OUT}: {}", invalid.message));
             self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, GATEWAY_LEFT_OUT);
             return;
         }
@@ -479,9 +482,13 @@ impl<'i> Builder<'i> {
                 matches!(f.attachment, crate::listener_set::Attachment::Attached(_))
             });
         let parent_ix = ParentIx::ListenerSet(u32::try_from(lsi).unwrap_or(u32::MAX));
-        if ls.invalid.is_some() {
+        if let Some(invalid) = &ls.invalid {
             // as an invalid Gateway parent
-            self.status.no_parent(ri, pi, LISTENER_SET_LEFT_OUT);
+            self.status.no_parent(
+                ri,
+                pi,
+                format!("{LISTENER_SET_LEFT_OUT}: {}", invalid.message),
+            );
             self.not_accepted(
                 parent_ix,
                 route_id,

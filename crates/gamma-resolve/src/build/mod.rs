@@ -366,7 +366,7 @@ impl<'i> Builder<'i> {
             cands: self.cands,
             keys: self.keys.into_boxed_slice(),
             conds: self.conds,
-            regexes: self.regexes,
+            regexes: self.regexes.finished(),
             sets,
             services,
             gateways,

@@ -370,6 +370,10 @@ fn cors(c: &CorsPolicy) -> Option<serde_json::Value> {
 /// the filter list's owner (`spec.rules[i]` or `spec.rules[i].backendRefs[j]`).
 fn http_filters(list: Vec<HttpFilter>, at: &dyn Fn() -> String) -> Result<FiltersIr, Invalid> {
     let mut out = FiltersIr::default();
+    if list.is_empty() {
+        // most rules and backendRefs have none
+        return Ok(out);
+    }
     for (i, f) in list.into_iter().enumerate() {
         let here = || format!("{}.filters[{i}]", at());
         match f {
@@ -426,6 +430,9 @@ fn http_filters(list: Vec<HttpFilter>, at: &dyn Fn() -> String) -> Result<Filter
 
 fn grpc_filters(list: Vec<GrpcFilter>, at: &dyn Fn() -> String) -> Result<FiltersIr, Invalid> {
     let mut out = FiltersIr::default();
+    if list.is_empty() {
+        return Ok(out);
+    }
     for (i, f) in list.into_iter().enumerate() {
         match f {
             GrpcFilter::RequestHeaderModifier(h) => out.request_headers = edits(h),
@@ -500,6 +507,9 @@ fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
     let index = rule.index;
     let mut out = RuleIr {
         name: rule.name,
+        // exact sizes: a first push would allocate room for four (large) entries
+        matches: Vec::with_capacity(rule.matches.len()),
+        backends: Vec::with_capacity(rule.backend_refs.len()),
         timeouts: rule.timeouts.as_ref().map(timeouts_json),
         retry: rule.retry.as_ref().map(retry_json),
         ..RuleIr::default()
@@ -594,6 +604,8 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
     let index = rule.index;
     let mut out = RuleIr {
         name: rule.name,
+        matches: Vec::with_capacity(rule.matches.len()),
+        backends: Vec::with_capacity(rule.backend_refs.len()),
         ..RuleIr::default()
     };
     let at = || format!("spec.rules[{index}]");

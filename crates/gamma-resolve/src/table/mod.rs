@@ -131,9 +131,34 @@ impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
+        Self::lower_and_compile(snapshot, options, crate::cond::RegexPool::default())
+    }
+
+    /// Builds a table from a snapshot as [`RouteTable::build`] does, taking the compiled
+    /// regexes and regex sets of `previous` (any earlier table, e.g. the one this build
+    /// replaces) wherever it needs the same ones instead of compiling them again: across
+    /// builds each distinct regex is compiled once. The result is the table
+    /// `RouteTable::build(snapshot, options)` returns: it resolves, explains and reports
+    /// alike (the same pattern compiles to the same matcher). It shares the regexes it uses
+    /// with `previous` (by `Arc`), and nothing else; `previous` stays valid.
+    pub fn build_reusing(
+        snapshot: &gamma_model::Snapshot,
+        options: &BuildOptions,
+        previous: &RouteTable,
+    ) -> Self {
+        let regexes = crate::cond::RegexPool::reusing(&previous.parts);
+        Self::lower_and_compile(snapshot, options, regexes)
+    }
+
+    /// (Not named `build*`: the callgrind recipe of benches/README.md collects
+    /// `*RouteTable*build*`, and a nested match would toggle collection off.)
+    fn lower_and_compile(
+        snapshot: &gamma_model::Snapshot,
+        options: &BuildOptions,
+        mut regexes: crate::cond::RegexPool,
+    ) -> Self {
         let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
         // lowering validates every regex by compiling it; the build reuses those
-        let mut regexes = crate::cond::RegexPool::default();
         let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
         let mut table = crate::build::Builder::new(&input, options)
             .with_regexes(regexes)
@@ -342,6 +367,73 @@ spec:
       headers: [{type: RegularExpression, name: x-id, value: '[a-f]+'}]
     backendRefs: [{name: web, port: 80}]
 "#;
+
+    const MORE: &str = r#"
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: s, namespace: app}
+spec:
+  parentRefs: [{kind: Service, group: "", name: web}]
+  rules:
+  - matches: [{path: {type: RegularExpression, value: '/w[0-9]+'}}]
+    backendRefs: [{name: web, port: 80}]
+"#;
+
+    fn snapshot_of(yaml: &str) -> gamma_model::Snapshot {
+        gamma_model::Snapshot::from_resources(gamma_model::decode(yaml).unwrap_or_default())
+    }
+
+    /// Each regex of the table's first part, by pattern, with the address of its matcher.
+    fn regexes_of(table: &RouteTable) -> std::collections::BTreeMap<String, usize> {
+        table.parts[0]
+            .regexes
+            .compiled()
+            .iter()
+            .map(|re| (re.as_str().to_string(), Arc::as_ptr(re) as usize))
+            .collect()
+    }
+
+    // Across builds each distinct regex is compiled once: a build that takes an earlier
+    // table's regexes compiles only the new ones (and reuses a regex set over the same
+    // regexes), and decides every request as a build from scratch.
+    #[test]
+    fn a_build_reusing_an_earlier_table_compiles_only_new_regexes() {
+        let options = BuildOptions::default();
+        let first = RouteTable::build(&snapshot_of(ROUTES), &options);
+        let same = RouteTable::build_reusing(&snapshot_of(ROUTES), &options, &first);
+        assert_eq!(regexes_of(&same), regexes_of(&first));
+        let (a, b) = (first.parts[0].regexes.sets(), same.parts[0].regexes.sets());
+        assert_eq!((a.len(), b.len()), (1, 1));
+        assert!(a.iter().zip(b).all(|(a, b)| b.shares_engines_with(a)));
+
+        let snapshot = snapshot_of(&format!("{ROUTES}{MORE}"));
+        let later = RouteTable::build_reusing(&snapshot, &options, &first);
+        let fresh = RouteTable::build(&snapshot, &options);
+        let (before, after) = (regexes_of(&first), regexes_of(&later));
+        assert_eq!(after.len(), 3);
+        for (pattern, at) in &after {
+            // the earlier table's two are the same matchers, the new one is compiled anew
+            assert_eq!(
+                before.get(pattern).is_some_and(|b| b == at),
+                before.contains_key(pattern)
+            );
+        }
+        assert!(after.keys().any(|p| p.contains("/w[0-9]+")));
+        let ip = "10.96.0.1"
+            .parse()
+            .unwrap_or(std::net::IpAddr::from([0, 0, 0, 0]));
+        for path in ["/v1/x", "/w2", "/w", "/v/x", "/", "/w12?q"] {
+            let req = Request::http(ip, 80, "GET", path);
+            assert_eq!(
+                format!("{:?}", later.resolve(&req, 7)),
+                format!("{:?}", fresh.resolve(&req, 7)),
+                "{path}"
+            );
+        }
+        // the earlier table is untouched
+        assert_eq!(regexes_of(&first), before);
+    }
 
     // Each distinct regex of a build is compiled once: the regexes lowering compiled to
     // validate the routes are the table's own (the same compiled objects, not equal copies).
