@@ -135,7 +135,7 @@ impl RouteTable {
     ) -> RouteTable {
         if snapshot.secrets_complete() != self.secrets_complete {
             // every certificate reference may change its verdict
-            return RouteTable::build(snapshot, options);
+            return RouteTable::build_reusing(snapshot, options, self);
         }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
             Effect::Nothing => return self.share(),
@@ -727,10 +727,8 @@ fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
         listeners
             .flat_map(|l| l.tls.iter().flat_map(|t| t.certificate_refs.iter()))
             .any(|c| {
-                c.group.as_deref().unwrap_or_default().is_empty()
-                    && c.kind.as_deref().unwrap_or("Secret") == "Secret"
-                    && c.name == key.name
-                    && c.namespace.as_deref().unwrap_or(ns) == key.namespace
+                crate::lower::certificate_secret(c, ns)
+                    == Some((key.namespace.as_str(), key.name.as_str()))
             })
     };
     for gw in snapshot.gateways() {

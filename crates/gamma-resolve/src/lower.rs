@@ -393,6 +393,18 @@ pub(crate) fn lowering_options(opts: &ValidateOptions) -> ValidateOptions {
 /// What the snapshot says of Secret `namespace/name`: [`SecretState::Unknown`] unless it
 /// holds every Secret ([`Snapshot::secrets_complete`], set by whoever collected it: Secrets are
 /// optional input, gamma-kube watches them only when asked), however many it holds.
+/// The core Secret (namespace, name) a listener `certificateRefs` entry names, with the
+/// defaults of SecretObjectReference (group `""`, kind `Secret`, the listener's namespace);
+/// `None` for another kind. Lowering and incremental updates both read references by it.
+pub(crate) fn certificate_secret<'a>(
+    c: &'a gamma_model::gateway::SecretObjectReference,
+    listener_ns: &'a str,
+) -> Option<(&'a str, &'a str)> {
+    (c.group.as_deref().unwrap_or_default().is_empty()
+        && c.kind.as_deref().unwrap_or("Secret") == "Secret")
+        .then(|| (c.namespace.as_deref().unwrap_or(listener_ns), &*c.name))
+}
+
 fn secret_state(snapshot: &Snapshot, namespace: &str, name: &str) -> SecretState {
     if !snapshot.secrets_complete() {
         return SecretState::Unknown;
@@ -437,22 +449,14 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         .tls
         .iter()
         .flat_map(|t| t.certificate_refs.iter())
-        .map(|c| {
-            let group = c.group.clone().unwrap_or_default();
-            let kind = c.kind.clone().unwrap_or_else(|| "Secret".into());
-            let namespace = c.namespace.clone().unwrap_or_else(|| gw_ns.to_string());
-            let secret = if group.is_empty() && kind == "Secret" {
-                secret_state(snapshot, &namespace, &c.name)
-            } else {
-                SecretState::Unknown
-            };
-            CertificateRefIr {
-                group,
-                kind,
-                namespace,
-                name: c.name.clone(),
-                secret,
-            }
+        .map(|c| CertificateRefIr {
+            group: c.group.clone().unwrap_or_default(),
+            kind: c.kind.clone().unwrap_or_else(|| "Secret".into()),
+            namespace: c.namespace.clone().unwrap_or_else(|| gw_ns.to_string()),
+            name: c.name.clone(),
+            secret: certificate_secret(c, gw_ns).map_or(SecretState::Unknown, |(ns, name)| {
+                secret_state(snapshot, ns, name)
+            }),
         })
         .collect();
     let (allowed_kinds, invalid_kinds) =
