@@ -9,6 +9,8 @@ use gamma_mesh::arbiter::{Arbiter, ArbiterConfig, Identity, Ownership, Verdict};
 use gamma_mesh::controller::{Reconciler, ReconcilerConfig};
 use gamma_mesh::model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 use gamma_mesh::resolve::{Decision, Request, RouteTable};
+use gamma_smi::{AccessDecision, Authorizer, ServiceAccountRef};
+use k8s_openapi::api::core::v1::{Service, ServiceAccount};
 use kube::api::DynamicObject;
 use kube::runtime::Controller;
 use kube::runtime::reflector::ObjectRef;
@@ -46,6 +48,11 @@ fn gamma_and_kube_main_types_import_side_by_side_without_aliases() {
         type_name::<LeaseConfig>(),
         type_name::<Runtime>(),
         type_name::<State>(),
+        // SMI access control beside the arbiter: a ServiceAccount reference and an access
+        // decision, not a second `Identity` and `Verdict`
+        type_name::<ServiceAccountRef>(),
+        type_name::<AccessDecision>(),
+        type_name::<Authorizer>(),
     ];
     let kube = [
         type_name::<Config>(),
@@ -53,12 +60,17 @@ fn gamma_and_kube_main_types_import_side_by_side_without_aliases() {
         type_name::<Api<DynamicObject>>(),
         type_name::<ObjectRef<DynamicObject>>(),
         type_name::<Controller<DynamicObject>>(),
+        type_name::<Service>(),
+        type_name::<ServiceAccount>(),
     ];
     for t in gamma {
         assert!(crate_of(t).starts_with("gamma_"), "{t} is not gamma-rs's");
     }
     for t in kube {
-        assert!(crate_of(t).starts_with("kube"), "{t} is not kube-rs's");
+        assert!(
+            crate_of(t).starts_with("kube") || crate_of(t) == "k8s_openapi",
+            "{t} is not kube-rs's"
+        );
     }
     // the last path segments (what a `use` imports) are pairwise distinct across both lists
     let mut last: Vec<&str> = gamma

@@ -27,26 +27,40 @@ use gamma_model::{ObjectKey, ResourceKind, Snapshot, Validate};
 use crate::matching::{CompiledMatch, HttpRequest};
 use crate::report::{Report, Severity};
 
-/// A workload identity: a Kubernetes ServiceAccount.
+/// A workload identity under SMI access control: a Kubernetes ServiceAccount, by namespace
+/// and name (SMI `IdentityBindingSubject` of kind `ServiceAccount`).
+///
+/// Named for what it refers to, so that it reads apart from the arbiter's controller
+/// identity (`gamma_arbiter::Identity`) and from k8s-openapi's `ServiceAccount` object in a
+/// program that imports all three.
+///
+/// ```
+/// use gamma_smi::ServiceAccountRef;
+///
+/// let sa: ServiceAccountRef = "shop/web".parse().unwrap();
+/// assert_eq!(sa, ServiceAccountRef::new("shop", "web"));
+/// assert_eq!(sa.to_string(), "shop/web");
+/// assert!("web".parse::<ServiceAccountRef>().is_err());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Identity {
+pub struct ServiceAccountRef {
     /// The ServiceAccount's namespace.
     pub namespace: String,
     /// The ServiceAccount's name.
     pub name: String,
 }
 
-impl Identity {
+impl ServiceAccountRef {
     /// The ServiceAccount `namespace/name`.
-    pub fn service_account(namespace: impl Into<String>, name: impl Into<String>) -> Self {
-        Identity {
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        ServiceAccountRef {
             namespace: namespace.into(),
             name: name.into(),
         }
     }
 }
 
-impl fmt::Display for Identity {
+impl fmt::Display for ServiceAccountRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.namespace, self.name)
     }
@@ -54,19 +68,19 @@ impl fmt::Display for Identity {
 
 /// Why a string is not `namespace/name`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not an identity; expected NAMESPACE/SERVICEACCOUNT")]
-pub struct IdentityParseError(String);
+#[error("{0:?} is not a ServiceAccount; expected NAMESPACE/SERVICEACCOUNT")]
+pub struct ParseServiceAccountError(String);
 
-impl FromStr for Identity {
-    type Err = IdentityParseError;
+impl FromStr for ServiceAccountRef {
+    type Err = ParseServiceAccountError;
 
     /// Parses `namespace/name`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.split_once('/') {
             Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains('/') => {
-                Ok(Identity::service_account(ns, name))
+                Ok(ServiceAccountRef::new(ns, name))
             }
-            _ => Err(IdentityParseError(s.to_owned())),
+            _ => Err(ParseServiceAccountError(s.to_owned())),
         }
     }
 }
@@ -158,10 +172,10 @@ impl fmt::Display for AccessRequest {
     }
 }
 
-/// The answer to one authorization question.
+/// The answer to one authorization question ([`Authorizer::authorize`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Verdict {
+pub struct AccessDecision {
     /// Whether the request is allowed.
     pub allowed: bool,
     /// The TrafficTarget that allowed it (`None` when denied, or allowed because no
@@ -198,7 +212,7 @@ struct HttpRule {
 #[derive(Debug, Clone)]
 struct CompiledTarget {
     reference: ObjectKey,
-    sources: BTreeSet<Identity>,
+    sources: BTreeSet<ServiceAccountRef>,
     destination_port: Option<i32>,
     http: Vec<HttpRule>,
     tcp: Vec<PortRule>,
@@ -209,7 +223,7 @@ struct CompiledTarget {
 /// and allocates only the explanation.
 #[derive(Debug, Clone, Default)]
 pub struct Authorizer {
-    by_destination: BTreeMap<Identity, Vec<CompiledTarget>>,
+    by_destination: BTreeMap<ServiceAccountRef, Vec<CompiledTarget>>,
     report: Report,
 }
 
@@ -219,7 +233,7 @@ impl Authorizer {
     ///
     /// ```
     /// use gamma_model::{Snapshot, decode};
-    /// use gamma_smi::{AccessRequest, Authorizer, Identity};
+    /// use gamma_smi::{AccessRequest, Authorizer, ServiceAccountRef};
     /// let snap = Snapshot::from_resources(decode(r#"
     /// apiVersion: specs.smi-spec.io/v1alpha4
     /// kind: HTTPRouteGroup
@@ -235,8 +249,8 @@ impl Authorizer {
     ///   sources: [{kind: ServiceAccount, name: prometheus, namespace: monitoring}]
     /// "#).unwrap());
     /// let authz = Authorizer::build(&snap);
-    /// let api: Identity = "default/api".parse().unwrap();
-    /// let prom: Identity = "monitoring/prometheus".parse().unwrap();
+    /// let api: ServiceAccountRef = "default/api".parse().unwrap();
+    /// let prom: ServiceAccountRef = "monitoring/prometheus".parse().unwrap();
     /// assert!(authz.authorize(&prom, &api, &AccessRequest::http("GET", "/metrics")).allowed);
     /// assert!(!authz.authorize(&prom, &api, &AccessRequest::http("GET", "/admin")).allowed);
     /// ```
@@ -254,7 +268,7 @@ impl Authorizer {
     }
 
     /// The TrafficTargets selecting `destination`, in (namespace, name) order.
-    pub fn targets_for(&self, destination: &Identity) -> impl Iterator<Item = &ObjectKey> {
+    pub fn targets_for(&self, destination: &ServiceAccountRef) -> impl Iterator<Item = &ObjectKey> {
         self.by_destination
             .get(destination)
             .into_iter()
@@ -290,12 +304,12 @@ impl Authorizer {
             );
             return;
         }
-        let destination = Identity::service_account(dest.namespace_or(ns), &dest.name);
+        let destination = ServiceAccountRef::new(dest.namespace_or(ns), &dest.name);
         let sources = tt
             .sources()
             .iter()
             .filter(|s| s.kind == SERVICE_ACCOUNT)
-            .map(|s| Identity::service_account(s.namespace_or(ns), &s.name))
+            .map(|s| ServiceAccountRef::new(s.namespace_or(ns), &s.name))
             .collect();
         let mut target = CompiledTarget {
             reference: me.clone(),
@@ -397,13 +411,13 @@ impl Authorizer {
     /// Whether `source` may send `request` to `destination`, and why.
     pub fn authorize(
         &self,
-        source: &Identity,
-        destination: &Identity,
+        source: &ServiceAccountRef,
+        destination: &ServiceAccountRef,
         request: &AccessRequest,
-    ) -> Verdict {
+    ) -> AccessDecision {
         let targets = self.by_destination.get(destination).map_or(&[][..], |v| v);
         if targets.is_empty() {
-            return Verdict {
+            return AccessDecision {
                 allowed: true,
                 by: None,
                 explanation: format!(
@@ -416,7 +430,7 @@ impl Authorizer {
         for t in targets {
             match t.admits(source, request) {
                 Ok(how) => {
-                    return Verdict {
+                    return AccessDecision {
                         allowed: true,
                         by: Some(t.reference.clone()),
                         explanation: format!(
@@ -428,7 +442,7 @@ impl Authorizer {
                 Err(why) => reasons.push(format!("{}: {why}", t.reference)),
             }
         }
-        Verdict {
+        AccessDecision {
             allowed: false,
             by: None,
             explanation: format!(
@@ -450,7 +464,11 @@ fn port_rule(name: &str, ports: &[i32]) -> PortRule {
 
 impl CompiledTarget {
     /// `Ok(which rule)` when this target admits the request, `Err(why not)` otherwise.
-    fn admits(&self, source: &Identity, request: &AccessRequest) -> Result<String, String> {
+    fn admits(
+        &self,
+        source: &ServiceAccountRef,
+        request: &AccessRequest,
+    ) -> Result<String, String> {
         if !self.sources.contains(source) {
             return Err(format!("{source} is not among its sources"));
         }

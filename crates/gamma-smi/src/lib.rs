@@ -28,7 +28,9 @@ pub mod matching;
 mod report;
 pub mod weights;
 
-pub use authz::{AccessRequest, Authorizer, Identity, IdentityParseError, Verdict};
+pub use authz::{
+    AccessDecision, AccessRequest, Authorizer, ParseServiceAccountError, ServiceAccountRef,
+};
 pub use convert::{Conversion, SOURCE_ANNOTATION, convert};
 pub use gateway_match::path_regex_for_gateway;
 pub use report::{Finding, Report, Severity};

@@ -3,13 +3,13 @@
 //! all traffic is denied by default" once a TrafficTarget selects a destination.
 
 use gamma_model::{ObjectKey, ResourceKind, Snapshot, decode};
-use gamma_smi::{AccessRequest, Authorizer, Identity};
+use gamma_smi::{AccessRequest, Authorizer, ServiceAccountRef};
 
 fn authz(yaml: &str) -> Authorizer {
     Authorizer::build(&Snapshot::from_resources(decode(yaml).unwrap()))
 }
 
-fn id(s: &str) -> Identity {
+fn id(s: &str) -> ServiceAccountRef {
     s.parse().unwrap()
 }
 
@@ -314,8 +314,8 @@ spec:
 
 #[test]
 fn identities_parse_as_namespace_slash_name() {
-    assert_eq!(id("ns/sa"), Identity::service_account("ns", "sa"));
+    assert_eq!(id("ns/sa"), ServiceAccountRef::new("ns", "sa"));
     for bad in ["ns", "/sa", "ns/", "a/b/c"] {
-        assert!(bad.parse::<Identity>().is_err(), "{bad}");
+        assert!(bad.parse::<ServiceAccountRef>().is_err(), "{bad}");
     }
 }

@@ -7,21 +7,21 @@ use gamma_model::smi::{
     SmiTcpRoute, TrafficTarget, TrafficTargetRule, TrafficTargetSpec,
 };
 use gamma_model::{AnyResource, Snapshot};
-use gamma_smi::{AccessRequest, Authorizer, Identity};
+use gamma_smi::{AccessRequest, Authorizer, ServiceAccountRef};
 use proptest::prelude::*;
 
 const NAMESPACES: &[&str] = &["a", "b"];
 const NAMES: &[&str] = &["x", "w", "z"];
 
-fn identity() -> impl Strategy<Value = Identity> {
+fn identity() -> impl Strategy<Value = ServiceAccountRef> {
     (
         prop::sample::select(NAMESPACES),
         prop::sample::select(NAMES),
     )
-        .prop_map(|(ns, n)| Identity::service_account(ns, n))
+        .prop_map(|(ns, n)| ServiceAccountRef::new(ns, n))
 }
 
-fn subject(id: &Identity) -> IdentityBindingSubject {
+fn subject(id: &ServiceAccountRef) -> IdentityBindingSubject {
     IdentityBindingSubject {
         kind: SERVICE_ACCOUNT.into(),
         name: id.name.clone(),

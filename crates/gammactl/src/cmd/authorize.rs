@@ -1,7 +1,7 @@
 //! `gammactl authorize`: SMI TrafficTarget access control for one request, through
 //! gamma-smi's Authorizer.
 
-use gamma_mesh::smi::{AccessRequest, Authorizer, Identity};
+use gamma_mesh::smi::{AccessRequest, Authorizer, ServiceAccountRef};
 use serde::Serialize;
 
 use crate::cli::{AccessProtocol, AuthorizeArgs, Format};
@@ -19,11 +19,12 @@ struct Answer<'a> {
 }
 
 pub fn run(args: &AuthorizeArgs) -> Result<(), Failure> {
-    let source: Identity = args
+    let source: ServiceAccountRef = args
         .from
         .parse()
         .map_err(|e| usage(format!("--from: {e}")))?;
-    let destination: Identity = args.to.parse().map_err(|e| usage(format!("--to: {e}")))?;
+    let destination: ServiceAccountRef =
+        args.to.parse().map_err(|e| usage(format!("--to: {e}")))?;
     let (method, path) =
         crate::request::method_and_path(args.method.as_deref(), args.path.as_deref())
             .map_err(usage)?;
