@@ -46,6 +46,7 @@ pub const INVALID_KIND: &str = "InvalidKind";
 /// (BackendTLSPolicyValidation.subjectAltNames).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(tag = "type", content = "value")]
+#[non_exhaustive]
 pub enum SubjectAltName {
     /// A DNS name (`*.` wildcards allowed).
     Hostname(String),

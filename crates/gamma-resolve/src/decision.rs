@@ -153,6 +153,7 @@ pub struct Redirect<'a> {
 /// gRPC status codes the engine produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
 pub enum GrpcCode {
     /// 12: no rule matched (the HTTP 404 equivalent, Gateway API GRPCRouteRule.matches).
     Unimplemented,
@@ -164,6 +165,7 @@ pub enum GrpcCode {
 /// How a request is answered without forwarding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", content = "code")]
+#[non_exhaustive]
 pub enum Status {
     /// An HTTP status code.
     Http(u16),

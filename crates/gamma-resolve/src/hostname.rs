@@ -134,6 +134,10 @@ impl HostSpecificity {
 /// Listener selection precedence (Gateway API listener selection): exact hostname, then wildcards
 /// with the longest suffix (most labels right of `*`), then no hostname. Larger is preferred.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[allow(
+    clippy::exhaustive_enums,
+    reason = "the three kinds of listener hostname: none, a wildcard, an exact name"
+)]
 pub enum ListenerSpecificity {
     /// The listener has no hostname.
     Any,

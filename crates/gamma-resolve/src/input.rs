@@ -17,6 +17,7 @@ use serde::Serialize;
 
 /// L4 protocol of a Service port or listener binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[non_exhaustive]
 pub enum L4 {
     /// TCP (and everything carried over it).
     #[default]
@@ -207,6 +208,7 @@ pub struct ListenerSetIr {
 
 /// Listener protocols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum ListenerProtocol {
     /// `HTTP`
     #[default]
@@ -235,6 +237,7 @@ impl ListenerProtocol {
 
 /// Which namespaces a listener admits routes from, resolved at lowering time.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum AllowedNamespaces {
     /// Only the Gateway's namespace (the default).
     #[default]
@@ -444,6 +447,7 @@ pub struct ParentRefIr {
 
 /// Kinds of parents the engine knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParentRefKind {
     /// Core Service (`group: ""`).
     Service,
@@ -457,6 +461,7 @@ pub enum ParentRefKind {
 
 /// A string condition.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StrMatch {
     /// Byte-exact.
     Exact(String),
@@ -466,6 +471,7 @@ pub enum StrMatch {
 
 /// A path condition.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum PathMatchIr {
     /// `Exact`.
     Exact(String),
@@ -477,6 +483,7 @@ pub enum PathMatchIr {
 
 /// One match of a rule (HTTP or gRPC shape).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MatchIr {
     /// HTTPRoute match.
     Http {
@@ -523,6 +530,7 @@ impl HeaderEdits {
 
 /// A path modifier (owned form of [`crate::rewrite::PathModifier`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathModifierIr {
     /// `ReplaceFullPath`.
     Full(String),

@@ -37,6 +37,7 @@
 //! Design notes: `docs/precedence.md` (match precedence) and `docs/architecture.md`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![warn(clippy::exhaustive_enums)]
 #![cfg_attr(
     not(test),
     deny(

@@ -24,6 +24,7 @@ use crate::hostname::HostSpecificity;
 /// Kind of path match, ordered as Gateway API HTTPRouteRule.matches precedence, Exact path then
 /// longest PathPrefix rank them (plus the regex choice above).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum PathRank {
     /// `Exact`: beats every other path type.
     Exact,

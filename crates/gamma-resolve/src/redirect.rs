@@ -17,6 +17,10 @@ use crate::rewrite::RewrittenPath;
 
 /// The host part of a `Location`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(
+    clippy::exhaustive_enums,
+    reason = "a Location host is a name or an IP address"
+)]
 pub enum LocationHost<'a> {
     /// A host name (from the filter or the request's Host, port stripped).
     Name(&'a str),

@@ -15,6 +15,10 @@ use crate::headers::{HeaderLookup, NoHeaders};
 /// URL scheme of a request or redirect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[allow(
+    clippy::exhaustive_enums,
+    reason = "the URL schemes a Gateway API redirect may set are http and https"
+)]
 pub enum Scheme {
     /// `http`
     #[default]

@@ -13,6 +13,7 @@ use crate::path::normalize_prefix;
 
 /// A compiled path modifier (`HTTPPathModifier`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathModifier<'t> {
     /// `ReplaceFullPath`: the whole path becomes this value.
     ReplaceFullPath(&'t str),
