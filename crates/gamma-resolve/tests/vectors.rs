@@ -8,7 +8,7 @@ mod vectors;
 
 use gamma_model::Snapshot;
 use gamma_resolve::reference::{self, Policy};
-use gamma_resolve::{BuildOptions, Header, Protocol, Request, RouteTable};
+use gamma_resolve::{BuildOptions, Header, HeaderLookup, Protocol, Request, RouteTable};
 use vectors::{Expect, VectorRequest};
 
 /// The vectors' form of the reference matcher's outcome.
@@ -51,7 +51,7 @@ fn from_outcome(o: &reference::Outcome) -> Expect {
 }
 
 /// The request a vector describes, borrowing from it (`headers` is its scratch space).
-fn request<'a>(r: &'a VectorRequest, headers: &'a Vec<Header>) -> Request<'a> {
+fn request<'a>(r: &'a VectorRequest, headers: &'a dyn HeaderLookup) -> Request<'a> {
     let to = r.destination();
     let path = r.path.as_deref().unwrap_or("/");
     let mut req = match r.protocol.as_deref() {
