@@ -83,9 +83,8 @@ pub fn desired_object_statuses(
         // is missing has no controller to report on it
         let mine = ls
             .gateway
-            .as_deref()
-            .and_then(|g| g.split_once('/'))
-            .is_some_and(|(ns, name)| controls_gateway(snapshot, me, ns, name));
+            .as_ref()
+            .is_some_and(|g| controls_gateway(snapshot, me, &g.namespace, &g.name));
         if mine {
             let key = ObjectKey::new(
                 ResourceKind::ListenerSet,

@@ -8,8 +8,10 @@
 //! accepted), `Programmed=False` with the same reason is computed here, as the upstream
 //! conformance tests for ListenerSets expect.
 
+use std::fmt;
+
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::gateway_status::{
     self, CONFLICTED, LISTENERS_NOT_VALID, ListenerStatus, NO_CONFLICTS, implementation_specific,
@@ -28,6 +30,45 @@ pub const PARENT_NOT_ACCEPTED: &str = "ParentNotAccepted";
 /// validation under the channel's CRDs, or its parentRef is not a Gateway.
 pub const INVALID: &str = "Invalid";
 
+/// A Gateway by namespace and name: the parent a ListenerSet's `parentRef` names. It
+/// displays and serializes as `namespace/name`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, JsonSchema)]
+#[schemars(with = "String")]
+#[non_exhaustive]
+pub struct GatewayRef {
+    /// The Gateway's namespace.
+    pub namespace: String,
+    /// The Gateway's name.
+    pub name: String,
+}
+
+impl GatewayRef {
+    /// Gateway `namespace/name`.
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        GatewayRef {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+
+    /// Whether this is Gateway `namespace/name`.
+    pub fn is(&self, namespace: &str, name: &str) -> bool {
+        self.namespace == namespace && self.name == name
+    }
+}
+
+impl fmt::Display for GatewayRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+impl Serialize for GatewayRef {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// The computed status of one ListenerSet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -37,8 +78,9 @@ pub struct ListenerSetStatus {
     pub namespace: String,
     /// Name.
     pub name: String,
-    /// The parent Gateway as `namespace/name`, when the parentRef names an existing Gateway.
-    pub gateway: Option<String>,
+    /// The parent Gateway, when the parentRef names an existing Gateway (serialized as
+    /// `namespace/name`).
+    pub gateway: Option<GatewayRef>,
     /// `Accepted`, and `Programmed=False` when it is not accepted.
     pub conditions: Vec<RouteCondition>,
     /// One entry per listener, in spec order; empty when the ListenerSet is not attached to
@@ -119,7 +161,7 @@ fn listener_set(
         .get(lsi)
         .map_or(Attachment::NoParent, |f| f.attachment);
     let gw = attachment.gateway().and_then(|gi| input.gateways.get(gi));
-    let gateway = gw.map(|g| format!("{}/{}", g.namespace, g.name));
+    let gateway = gw.map(|g| GatewayRef::new(&g.namespace, &g.name));
     let rejected = |reason: &str, message: String| ListenerSetStatus {
         namespace: ls.namespace.clone(),
         name: ls.name.clone(),
@@ -189,7 +231,9 @@ fn listener_set(
             PARENT_NOT_ACCEPTED,
             format!(
                 "the parent Gateway {} is not accepted",
-                gateway.as_deref().unwrap_or("?")
+                gateway
+                    .as_ref()
+                    .map_or_else(|| "?".to_owned(), ToString::to_string)
             ),
         );
         s.listeners = listeners;

@@ -375,14 +375,10 @@ impl Engine {
         // and the listeners of the accepted ListenerSets of those Gateways (GEP-1713)
         let of_sets = self.table.listener_set_status().iter().filter(|s| {
             s.is_accepted()
-                && s.gateway.as_deref().is_some_and(|g| {
-                    at_ip.iter().any(|gw| {
-                        format!(
-                            "{}/{}",
-                            gw.metadata.namespace_or_default(),
-                            gw.metadata.name
-                        ) == g
-                    })
+                && s.gateway.as_ref().is_some_and(|g| {
+                    at_ip
+                        .iter()
+                        .any(|gw| g.is(gw.metadata.namespace_or_default(), &gw.metadata.name))
                 })
         });
         at_ip

@@ -245,15 +245,12 @@ impl RouteTable {
             .iter()
             .filter(move |l| {
                 l.left_out.is_some()
-                    && l.gateway
-                        .as_deref()
-                        .and_then(|g| g.split_once('/'))
-                        .is_some_and(|(ns, name)| {
-                            self.gateway_status
-                                .iter()
-                                .filter(at)
-                                .any(|g| g.namespace == ns && g.name == name)
-                        })
+                    && l.gateway.as_ref().is_some_and(|parent| {
+                        self.gateway_status
+                            .iter()
+                            .filter(at)
+                            .any(|g| parent.is(&g.namespace, &g.name))
+                    })
             })
             .filter_map(|l| l.left_out.as_deref());
         gateways.chain(listener_sets).chain(

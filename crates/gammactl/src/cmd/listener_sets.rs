@@ -27,11 +27,11 @@ pub(super) fn render(
 
 /// Whether the ListenerSet's parent Gateway is of a GatewayClass `me` answers to.
 fn owned(snapshot: &Snapshot, s: &ListenerSetStatus, me: &Identity) -> bool {
-    let Some((ns, name)) = s.gateway.as_deref().and_then(|g| g.split_once('/')) else {
+    let Some(parent) = &s.gateway else {
         return false;
     };
     snapshot
-        .gateway(ns, name)
+        .gateway(&parent.namespace, &parent.name)
         .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
         .is_some_and(|c| me.answers_to(&c.spec.controller_name))
 }
@@ -60,7 +60,9 @@ fn render_one(s: &ListenerSetStatus, style: &Style) -> String {
     let mut out = format!(
         "\n{} (Gateway {}): {}\n",
         style.bold(&format!("ListenerSet {}/{}", s.namespace, s.name)),
-        s.gateway.as_deref().unwrap_or("?"),
+        s.gateway
+            .as_ref()
+            .map_or_else(|| "?".to_owned(), ToString::to_string),
         conditions(&s.conditions, style)
     );
     if let Some(c) = s.conditions.iter().find(|c| !c.status) {
