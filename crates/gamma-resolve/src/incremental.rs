@@ -652,11 +652,10 @@ fn effect(
             // read only through BackendTLSPolicy caCertificateRefs (in the policy's
             // namespace): the backends of the policies naming it
             for p in snapshot.backend_tls_policies() {
-                let names_it =
-                    p.metadata.namespace_or_default() == key.namespace
-                        && p.spec.validation.ca_certificate_refs.iter().any(|c| {
-                            c.group.is_empty() && c.kind == "ConfigMap" && c.name == key.name
-                        });
+                let names_it = p.metadata.namespace_or_default() == key.namespace
+                    && p.spec.validation.ca_certificate_refs.iter().any(|c| {
+                        crate::lower::is_core_config_map(&c.group, &c.kind) && c.name == key.name
+                    });
                 if names_it {
                     policy_backends(snapshot, p, &mut s);
                 }

@@ -98,6 +98,13 @@ pub(crate) fn lower_into(
     input
 }
 
+/// Whether a BackendTLSPolicy `caCertificateRefs` entry of this group and kind is a core
+/// ConfigMap, the one kind gamma-rs reads a CA bundle from: the build's check of the policy
+/// and the incremental scope of a ConfigMap change both ask here, so they never disagree.
+pub(crate) fn is_core_config_map(group: &str, kind: &str) -> bool {
+    group.is_empty() && kind == "ConfigMap"
+}
+
 /// Every BackendTLSPolicy and ConfigMap of the snapshot into `input` (few; an incremental
 /// update reads them all).
 pub(crate) fn lower_backend_tls(

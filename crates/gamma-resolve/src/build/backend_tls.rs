@@ -115,7 +115,7 @@ fn check_ca(input: &TableInput, p: &BackendTlsPolicyIr) -> CaCheck {
     let mut out = CaCheck::default();
     for (i, r) in p.ca_certificate_refs.iter().enumerate() {
         let at = format!("caCertificateRefs[{i}]");
-        if !(r.group.is_empty() && r.kind == "ConfigMap") {
+        if !crate::lower::is_core_config_map(&r.group, &r.kind) {
             let group = if r.group.is_empty() { "core" } else { &r.group };
             out.invalid_refs.push((
                 bt::INVALID_KIND,
