@@ -84,6 +84,29 @@ fn header_matches_keep_first_of_case_insensitive_duplicates() {
     assert_eq!(h[1].value, ValueMatch::RegularExpression("text/.*".into()));
 }
 
+// A valid route's paths and header names are not checked a second time during conversion;
+// a partially invalid route's valid rules are converted with every check. Both must give the
+// same rule.
+#[test]
+fn valid_and_partially_invalid_routes_convert_a_rule_alike() {
+    let rule = json!({"matches": [
+        {"path": {"type": "PathPrefix", "value": "/v2/"},
+         "headers": [{"name": "X-Version", "value": "one"}, {"name": "x-version", "value": "2"}]},
+        {"path": {"type": "Exact", "value": "/abc/"}, "headers": [{"name": "Accept", "value": "a"}]}],
+        "backendRefs": [{"name": "s", "port": 80}]});
+    let valid = http(json!({"rules": [rule.clone()]}));
+    let wire = wire_http(json!({"rules": [rule, {"matches": [{"path": {"value": "/a/.."}}]}]}));
+    let partial = ir::HttpRoute::from_wire_partial(&wire, &std_opts()).unwrap();
+    assert_eq!(partial.dropped.len(), 1);
+    assert_eq!(partial.value.rules, valid.rules);
+    let m = &valid.rules[0].matches;
+    assert_eq!(m[0].path.to_string(), "PathPrefix /v2");
+    assert_eq!(m[0].headers.len(), 1);
+    assert_eq!(m[0].headers[0].name.as_str(), "x-version");
+    assert_eq!(m[1].path.to_string(), "Exact /abc/");
+    assert_eq!(m[1].headers[0].name.as_str(), "accept");
+}
+
 // Gateway API HTTPQueryParamMatch: query names are case-sensitive; only the first of equal names
 // counts. The API server rejects exact repeats, so only case variants reach the IR, and both are
 // kept.
