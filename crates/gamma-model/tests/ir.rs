@@ -146,6 +146,32 @@ fn backend_refs_get_group_kind_namespace_and_weight_defaults() {
     assert!(b[1].target.is_cross_namespace("shop"));
     assert!(!b[2].target.is_service());
     assert_eq!(b[2].target.port, None);
+    assert_eq!(
+        (&*b[2].target.group, &*b[2].target.kind),
+        ("example.com", "Bucket")
+    );
+}
+
+// The defaults every backendRef of a typical route has are borrowed, not allocated per
+// backendRef; other values are the route's own.
+#[test]
+fn backend_group_and_service_kind_are_borrowed() {
+    use std::borrow::Cow;
+    let r = http(json!({"rules": [{"backendRefs": [
+        {"name": "a", "port": 80},
+        {"group": "", "kind": "Service", "name": "b", "port": 80},
+        {"group": "example.com", "kind": "Bucket", "name": "c"}]}]}));
+    let t: Vec<_> = r.rules[0]
+        .backend_refs
+        .iter()
+        .map(|b| &b.backend.target)
+        .collect();
+    for target in &t[..2] {
+        assert!(matches!(target.group, Cow::Borrowed("")));
+        assert!(matches!(target.kind, Cow::Borrowed("Service")));
+    }
+    assert!(matches!(t[2].group, Cow::Owned(_)));
+    assert!(matches!(t[2].kind, Cow::Owned(_)));
 }
 
 // Gateway API ParentReference: an omitted parentRef group means gateway.networking.k8s.io.
