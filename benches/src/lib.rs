@@ -76,7 +76,7 @@ pub(crate) fn service(ns: &str, name: &str, ip: IpAddr) -> ServiceIr {
 
 pub(crate) fn backend(name: &str, weight: u32) -> BackendIr {
     BackendIr {
-        group: String::new(),
+        group: "".into(),
         kind: "Service".into(),
         namespace: "app".into(),
         name: name.into(),

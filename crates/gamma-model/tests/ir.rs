@@ -84,6 +84,29 @@ fn header_matches_keep_first_of_case_insensitive_duplicates() {
     assert_eq!(h[1].value, ValueMatch::RegularExpression("text/.*".into()));
 }
 
+// A valid route's paths and header names are not checked a second time during conversion;
+// a partially invalid route's valid rules are converted with every check. Both must give the
+// same rule.
+#[test]
+fn valid_and_partially_invalid_routes_convert_a_rule_alike() {
+    let rule = json!({"matches": [
+        {"path": {"type": "PathPrefix", "value": "/v2/"},
+         "headers": [{"name": "X-Version", "value": "one"}, {"name": "x-version", "value": "2"}]},
+        {"path": {"type": "Exact", "value": "/abc/"}, "headers": [{"name": "Accept", "value": "a"}]}],
+        "backendRefs": [{"name": "s", "port": 80}]});
+    let valid = http(json!({"rules": [rule.clone()]}));
+    let wire = wire_http(json!({"rules": [rule, {"matches": [{"path": {"value": "/a/.."}}]}]}));
+    let partial = ir::HttpRoute::from_wire_partial(&wire, &std_opts()).unwrap();
+    assert_eq!(partial.dropped.len(), 1);
+    assert_eq!(partial.value.rules, valid.rules);
+    let m = &valid.rules[0].matches;
+    assert_eq!(m[0].path.to_string(), "PathPrefix /v2");
+    assert_eq!(m[0].headers.len(), 1);
+    assert_eq!(m[0].headers[0].name.as_str(), "x-version");
+    assert_eq!(m[1].path.to_string(), "Exact /abc/");
+    assert_eq!(m[1].headers[0].name.as_str(), "accept");
+}
+
 // Gateway API HTTPQueryParamMatch: query names are case-sensitive; only the first of equal names
 // counts. The API server rejects exact repeats, so only case variants reach the IR, and both are
 // kept.
@@ -123,6 +146,32 @@ fn backend_refs_get_group_kind_namespace_and_weight_defaults() {
     assert!(b[1].target.is_cross_namespace("shop"));
     assert!(!b[2].target.is_service());
     assert_eq!(b[2].target.port, None);
+    assert_eq!(
+        (&*b[2].target.group, &*b[2].target.kind),
+        ("example.com", "Bucket")
+    );
+}
+
+// The defaults every backendRef of a typical route has are borrowed, not allocated per
+// backendRef; other values are the route's own.
+#[test]
+fn backend_group_and_service_kind_are_borrowed() {
+    use std::borrow::Cow;
+    let r = http(json!({"rules": [{"backendRefs": [
+        {"name": "a", "port": 80},
+        {"group": "", "kind": "Service", "name": "b", "port": 80},
+        {"group": "example.com", "kind": "Bucket", "name": "c"}]}]}));
+    let t: Vec<_> = r.rules[0]
+        .backend_refs
+        .iter()
+        .map(|b| &b.backend.target)
+        .collect();
+    for target in &t[..2] {
+        assert!(matches!(target.group, Cow::Borrowed("")));
+        assert!(matches!(target.kind, Cow::Borrowed("Service")));
+    }
+    assert!(matches!(t[2].group, Cow::Owned(_)));
+    assert!(matches!(t[2].kind, Cow::Owned(_)));
 }
 
 // Gateway API ParentReference: an omitted parentRef group means gateway.networking.k8s.io.

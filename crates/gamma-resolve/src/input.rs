@@ -8,6 +8,7 @@
 //!
 //! This module is an unstable, lower-level interface: it may change between minor versions.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
 
@@ -594,10 +595,11 @@ pub struct FiltersIr {
 /// A backendRef after defaulting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackendIr {
-    /// Group (default `""`).
-    pub group: String,
-    /// Kind (default `Service`).
-    pub kind: String,
+    /// Group (default `""`). Borrowed for the core group, as the IR gives it.
+    pub group: Cow<'static, str>,
+    /// Kind (default `Service`). Borrowed for `Service`, as the IR gives it: no allocation
+    /// for the kind of almost every backendRef.
+    pub kind: Cow<'static, str>,
     /// Namespace (default the route's).
     pub namespace: String,
     /// Name.

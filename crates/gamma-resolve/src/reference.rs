@@ -48,7 +48,7 @@
 //!         query: vec![],
 //!     }],
 //!     backends: vec![BackendIr {
-//!         group: String::new(),
+//!         group: "".into(),
 //!         kind: "Service".into(),
 //!         namespace: "app".into(),
 //!         name: to.into(),

@@ -438,6 +438,18 @@ fn path_match(
     };
     let vpath = path.field("value");
     let value = m.value_or_default();
+    if path.is_detached() {
+        // `collect` hands out a detached path only for an object validation accepted (its
+        // `HTTPPathMatch` rules are the constructors' checks), and an error at a detached
+        // path could not say where it is: the value is not checked a second time
+        match m.type_or_default() {
+            PathMatchType::Exact => return Some(PathMatch::Exact(Path::validated(value))),
+            PathMatchType::PathPrefix => {
+                return Some(PathMatch::Prefix(PathPrefix::validated(value)));
+            }
+            _ => {}
+        }
+    }
     match m.type_or_default() {
         PathMatchType::Exact => ok(Path::new(value), &vpath, errors).map(PathMatch::Exact),
         PathMatchType::PathPrefix => {
@@ -459,7 +471,13 @@ pub(crate) fn header_matches<'a>(
 ) -> Vec<HeaderMatch> {
     let mut out: Vec<HeaderMatch> = Vec::new();
     for (i, (t, name, value)) in list.enumerate() {
-        if let Some(name) = ok(HeaderName::new(name), &path.index(i).field("name"), errors)
+        // a detached path: the route passed validation, names included (see `path_match`)
+        let name = if path.is_detached() {
+            Some(HeaderName::validated(name))
+        } else {
+            ok(HeaderName::new(name), &path.index(i).field("name"), errors)
+        };
+        if let Some(name) = name
             && !out.iter().any(|h| h.name == name)
         {
             out.push(HeaderMatch {

@@ -162,7 +162,13 @@ impl HeaderName {
     /// Validates `s` as a `HeaderName` and lower-cases it.
     pub fn new(s: &str) -> Result<HeaderName, ErrorKind> {
         check(s, 256, p::is_header_name, p::HEADER_NAME_PATTERN)?;
-        Ok(HeaderName(s.to_ascii_lowercase()))
+        Ok(HeaderName::validated(s))
+    }
+
+    /// [`HeaderName::new`] for a name validation has already accepted (`HeaderName`'s length
+    /// and pattern): lower-cased, not checked again.
+    pub(crate) fn validated(s: &str) -> HeaderName {
+        HeaderName(s.to_ascii_lowercase())
     }
 
     /// The lower-case name.

@@ -47,6 +47,12 @@ impl Path {
         Ok(Path(s.to_owned()))
     }
 
+    /// [`Path::new`] for a value validation has already accepted (the `HTTPPathMatch` rules
+    /// are the same checks): not checked again.
+    pub(crate) fn validated(s: &str) -> Path {
+        Path(s.to_owned())
+    }
+
     /// The path.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -84,8 +90,14 @@ impl PathPrefix {
     /// Validates a `PathPrefix` value and drops a trailing `/` (keeping the root `/`).
     pub fn new(s: &str) -> Result<PathPrefix, ErrorKind> {
         check_path(s)?;
+        Ok(PathPrefix::validated(s))
+    }
+
+    /// [`PathPrefix::new`] for a value validation has already accepted: normalised, not
+    /// checked again.
+    pub(crate) fn validated(s: &str) -> PathPrefix {
         let trimmed = s.strip_suffix('/').filter(|t| !t.is_empty()).unwrap_or(s);
-        Ok(PathPrefix(trimmed.to_owned()))
+        PathPrefix(trimmed.to_owned())
     }
 
     /// The root prefix `/`, which matches every path.

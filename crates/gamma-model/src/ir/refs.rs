@@ -1,5 +1,7 @@
 //! Defaulted references: [`ParentRef`], [`BackendTarget`], [`WeightedBackend`].
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::gateway::{self, BackendRefExt, ParentKind};
@@ -70,10 +72,11 @@ impl ParentRef {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct BackendTarget {
-    /// The group (`""` for core).
-    pub group: String,
-    /// The kind.
-    pub kind: String,
+    /// The group (`""` for core; borrowed then, as for every other default).
+    pub group: Cow<'static, str>,
+    /// The kind (borrowed for `Service`: the default, and what almost every backendRef
+    /// names, costs no allocation).
+    pub kind: Cow<'static, str>,
     /// The namespace (the route's when omitted).
     pub namespace: String,
     /// The name.
@@ -85,8 +88,8 @@ pub struct BackendTarget {
 impl BackendTarget {
     pub(crate) fn from_wire(b: &impl BackendRefExt, route_namespace: &str) -> BackendTarget {
         BackendTarget {
-            group: b.group_or_default().to_owned(),
-            kind: b.kind_or_default().to_owned(),
+            group: shared_or_owned(b.group_or_default(), ""),
+            kind: shared_or_owned(b.kind_or_default(), "Service"),
             namespace: b.namespace_or(route_namespace).to_owned(),
             name: b.name().to_owned(),
             port: b.port().and_then(|p| u16::try_from(p).ok()),
@@ -101,6 +104,15 @@ impl BackendTarget {
     /// Whether the target lives outside `route_namespace` (may need a ReferenceGrant).
     pub fn is_cross_namespace(&self, route_namespace: &str) -> bool {
         self.namespace != route_namespace
+    }
+}
+
+/// `common` itself when `v` is it, else a copy of `v`.
+fn shared_or_owned(v: &str, common: &'static str) -> Cow<'static, str> {
+    if v == common {
+        Cow::Borrowed(common)
+    } else {
+        Cow::Owned(v.to_owned())
     }
 }
 

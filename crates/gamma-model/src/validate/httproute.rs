@@ -287,6 +287,10 @@ pub(crate) fn filters(
     errors: &mut Errors,
 ) {
     errors.items(path, list.len(), 0, 16);
+    if list.is_empty() {
+        // most rules and backendRefs have none: no list rule can fail on an empty list
+        return;
+    }
     let count = |t: HttpRouteFilterType| list.iter().filter(|f| f.type_ == t).count();
     if count(HttpRouteFilterType::RequestRedirect) > 0 && count(HttpRouteFilterType::UrlRewrite) > 0
     {

@@ -289,6 +289,11 @@ impl Errors {
 
     /// Checks a string's length in characters (the CRDs count Unicode code points).
     pub fn length(&mut self, path: &FieldPath, value: &str, min: usize, max: usize) -> bool {
+        // a string has at most as many characters as bytes: within `max` bytes and not empty,
+        // it is within bounds up to a minimum of one without counting (names, paths, values)
+        if value.len() <= max && (min == 0 || (min == 1 && !value.is_empty())) {
+            return true;
+        }
         let n = value.chars().count();
         if n < min {
             if min == 1 && n == 0 {
@@ -392,5 +397,34 @@ mod tests {
         let v = errs.into_result().unwrap_err().into_vec();
         assert_eq!(v[0].kind, ErrorKind::Required);
         assert_eq!(v[1].kind, ErrorKind::TooLong { max: 5 });
+    }
+
+    // The byte-length shortcut must agree with counting characters at every bound.
+    #[test]
+    fn length_bounds_agree_with_character_counts() {
+        let p = FieldPath::root().field("v");
+        let values = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "é",
+            "éé",
+            "ééé",
+            "aé",
+            "日本",
+            "日本語x",
+        ];
+        for v in values {
+            let n = v.chars().count();
+            for min in 0..4 {
+                for max in 0..8 {
+                    let mut errs = Errors::default();
+                    let ok = errs.length(&p, v, min, max);
+                    assert_eq!(ok, (min..=max).contains(&n), "{v:?} in {min}..={max}");
+                    assert_eq!(errs.is_empty(), ok, "{v:?} in {min}..={max}");
+                }
+            }
+        }
     }
 }

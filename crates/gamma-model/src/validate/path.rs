@@ -27,6 +27,7 @@ impl FieldPath {
 
     /// A path that records nothing: extending it is free. Errors reported at it have an empty
     /// path; use it only to find out *whether* something is wrong.
+    #[inline]
     pub fn detached() -> Self {
         FieldPath {
             text: String::new(),
@@ -40,10 +41,17 @@ impl FieldPath {
     }
 
     /// This path followed by `.name` (or just `name` at the root).
+    #[inline]
     pub fn field(&self, name: &str) -> Self {
+        // inlined: validation of a valid object extends detached paths only, dozens of
+        // times per rule; the text is built out of line
         if self.detached {
             return FieldPath::detached();
         }
+        self.with_field(name)
+    }
+
+    fn with_field(&self, name: &str) -> Self {
         let mut s = String::with_capacity(self.text.len() + name.len() + 1);
         s.push_str(&self.text);
         if !s.is_empty() {
@@ -57,10 +65,15 @@ impl FieldPath {
     }
 
     /// This path followed by `[index]`.
+    #[inline]
     pub fn index(&self, index: usize) -> Self {
         if self.detached {
             return FieldPath::detached();
         }
+        self.with_index(index)
+    }
+
+    fn with_index(&self, index: usize) -> Self {
         FieldPath {
             text: format!("{}[{index}]", self.text),
             detached: false,
@@ -68,6 +81,7 @@ impl FieldPath {
     }
 
     /// This path followed by `[key]`, for map entries (`metadata.labels[app]`).
+    #[inline]
     pub fn key(&self, key: &str) -> Self {
         if self.detached {
             return FieldPath::detached();

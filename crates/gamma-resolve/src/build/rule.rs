@@ -144,8 +144,8 @@ impl<'i> Builder<'i> {
                     )
                 })
                 .map(|m| Mirror {
-                    group: m.backend.group.clone(),
-                    kind: m.backend.kind.clone(),
+                    group: m.backend.group.to_string(),
+                    kind: m.backend.kind.to_string(),
                     namespace: m.backend.namespace.clone(),
                     name: m.backend.name.clone(),
                     port: m.backend.port,

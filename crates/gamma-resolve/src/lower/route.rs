@@ -549,8 +549,16 @@ fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
                 query,
             });
         }
-        out.filters = http_filters(rule.filters, &at)?;
+        // most rules and backendRefs have no filters: their (large) `FiltersIr` stays the
+        // default, neither built nor moved nor dropped again
+        if !rule.filters.is_empty() {
+            out.filters = http_filters(rule.filters, &at)?;
+        }
         for (bi, b) in rule.backend_refs.into_iter().enumerate() {
+            if b.filters.is_empty() {
+                out.backends.push(backend(b.backend, FiltersIr::default()));
+                continue;
+            }
             let bat = || format!("{}.backendRefs[{bi}]", at());
             let filters = http_filters(b.filters, &bat)?;
             if filters.redirect.is_some() {
@@ -636,8 +644,14 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
                 headers,
             });
         }
-        out.filters = grpc_filters(rule.filters, &at)?;
+        if !rule.filters.is_empty() {
+            out.filters = grpc_filters(rule.filters, &at)?;
+        }
         for (bi, b) in rule.backend_refs.into_iter().enumerate() {
+            if b.filters.is_empty() {
+                out.backends.push(backend(b.backend, FiltersIr::default()));
+                continue;
+            }
             let bat = || format!("{}.backendRefs[{bi}]", at());
             let filters = grpc_filters(b.filters, &bat)?;
             out.backends.push(backend(b.backend, filters));

@@ -71,7 +71,7 @@ pub fn gw_parent(ns: &str, name: &str) -> ParentRefIr {
 
 pub fn backend(ns: &str, name: &str, port: u16, weight: u32) -> BackendIr {
     BackendIr {
-        group: String::new(),
+        group: "".into(),
         kind: "Service".into(),
         namespace: ns.into(),
         name: name.into(),
