@@ -10,8 +10,7 @@
 //! the older parts' conditions of the same routes. A change whose effect this module cannot
 //! bound rebuilds the whole table.
 
-use std::collections::BTreeMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
@@ -20,47 +19,92 @@ use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Sn
 use crate::bindings::Key;
 use crate::build::{Builder, Routes};
 use crate::cond::RegexPool;
+use crate::index::HashKeys;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::status::ParentStatus;
 use crate::table::{BuildOptions, Part, RouteTable};
+use gamma_model::validate::Channel;
 
 /// At most this many parts: past it, an update first merges the parts of earlier updates
 /// into one (rebuilding their scopes together), so a table never holds more.
 const MAX_PARTS: usize = 16;
 
-/// At most this many lowered routes are kept for the next update ([`Lowered`]): a change
-/// with a larger scope is rare, and its routes would weigh more than relowering them costs.
+/// Without [`BuildOptions::keep_lowered_routes`], an update's part keeps the lowered routes of
+/// its scope only up to this many ([`Lowered`]): a change with a larger scope is rare, and its
+/// routes would weigh more than relowering them costs.
 const MAX_LOWERED: usize = 1024;
 
-/// The lowered input of the routes the last update rebuilt (each with the stored object it
-/// was lowered from), for the next update: a route whose object is still the one in the
-/// snapshot (the same `Arc`) is not lowered again. Lowering depends only on the object and
-/// the validation options, which an update shares with the build of its table.
+/// The lowered input of the routes one build read (each with the stored object it was lowered
+/// from), kept in its [`Part`] for later updates and builds: a route whose object is still the
+/// one in the snapshot (the same `Arc`: [`Snapshot::upsert`] makes a new one for every change)
+/// is not lowered again. Lowering depends only on the object and the validation options,
+/// which an update shares with the build of its table.
 ///
-/// Immutable and shared: the next update reads the routes in place (its build borrows them,
-/// [`Routes::Shared`]) and its table keeps its own scope's routes, sharing those it reused
-/// (`Arc`). Any number of updates from one table see the same routes; the table stays
-/// `Send + Sync` with no lock. A full build keeps none (its input would double the table's
-/// memory).
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Lowered(Arc<BTreeMap<ObjectKey, KeptRoute>>);
+/// An update's part keeps its scope's routes; the full build's part keeps every route only
+/// under [`BuildOptions::keep_lowered_routes`] (it would otherwise double the table's memory).
+/// Immutable and shared with the part: a build reads the routes in place ([`Routes::Shared`])
+/// and its part keeps those it reused by `Arc`, so no update copies another part's map. Any
+/// number of updates from one table see the same routes; the table stays `Send + Sync` with
+/// no lock.
+///
+/// Lowering reads the validation channel too: routes kept by a build on another channel
+/// ([`RouteTable::build_reusing`] takes any earlier table) are never used.
+#[derive(Debug, Default)]
+pub(crate) struct Lowered {
+    /// The channel the routes were validated against.
+    channel: Channel,
+    routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
+}
 
 /// A kept lowered route: the stored object it was lowered from, and its lowered form.
 type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>);
 
 impl Lowered {
-    /// The kept lowered form of route `key`, if it was lowered from `current` (the stored
-    /// object the snapshot holds now).
-    fn get(&self, key: &ObjectKey, current: &Arc<AnyResource>) -> Option<&Arc<RouteIr>> {
-        let (o, ir) = self.0.get(key)?;
-        Arc::ptr_eq(o, current).then_some(ir)
+    /// The routes of one build: each key with its stored object and lowered form.
+    pub(crate) fn new(
+        routes: impl IntoIterator<Item = (ObjectKey, KeptRoute)>,
+        options: &BuildOptions,
+    ) -> Self {
+        let mut map = HashMap::with_hasher(HashKeys::new(options.hash_seed));
+        map.extend(routes);
+        map.shrink_to_fit();
+        Lowered {
+            channel: options.channel,
+            routes: map,
+        }
     }
 
     /// How many routes are kept.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.routes.len()
     }
+
+    /// The kept entry of route `key` (current or stale).
+    #[cfg(test)]
+    pub(crate) fn entry(&self, key: &ObjectKey) -> Option<&KeptRoute> {
+        self.routes.get(key)
+    }
+}
+
+/// The kept lowered form of route `key` in `parts`, if lowered from `current` (the stored
+/// object the snapshot holds now). The newest part keeping the route decides: an older part's
+/// entry is for an object at least as old, so a stale entry there is never used.
+pub(crate) fn kept_route<'p>(
+    parts: &'p [Arc<Part>],
+    channel: Channel,
+    key: &ObjectKey,
+    current: &Arc<AnyResource>,
+) -> Option<&'p Arc<RouteIr>> {
+    for p in parts.iter().rev() {
+        if p.lowered.routes.is_empty() || p.lowered.channel != channel {
+            continue;
+        }
+        if let Some((o, ir)) = p.lowered.routes.get(key) {
+            return Arc::ptr_eq(o, current).then_some(ir);
+        }
+    }
+    None
 }
 
 /// A route by kind, namespace and name.
@@ -271,8 +315,6 @@ impl RouteTable {
             listener_set_status: self.listener_set_status.clone(),
             backend_tls_status: self.backend_tls_status.clone(),
             left_out: self.left_out.clone(),
-            // still valid: lowering reads nothing but the route and the options
-            lowered: self.lowered.clone(),
             secrets_complete: self.secrets_complete,
         }
     }
@@ -298,7 +340,7 @@ impl RouteTable {
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
         let (input, routes, objects) =
-            scope_input(snapshot, &scope, &vopts, &mut regexes, &self.lowered);
+            scope_input(snapshot, &scope, &vopts, &mut regexes, &self.parts);
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
         for (ns, name) in &scope.services {
@@ -356,19 +398,18 @@ impl RouteTable {
         let built = Builder::with_routes(&input, Routes::Shared(&routes), options)
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
-        let part = Arc::new(built.part);
-        // the scope's lowered routes, for the next update
-        self.lowered = if routes.len() <= MAX_LOWERED {
-            Lowered(Arc::new(
+        let mut part = built.part;
+        // the scope's lowered routes, for later updates
+        if options.keep_lowered_routes || routes.len() <= MAX_LOWERED {
+            part.lowered = Lowered::new(
                 objects
                     .into_iter()
                     .zip(routes)
-                    .map(|((k, o), r)| (k, (o, r)))
-                    .collect(),
-            ))
-        } else {
-            Lowered::default()
-        };
+                    .map(|((k, o), r)| (k, (o, r))),
+                options,
+            );
+        }
+        let part = Arc::new(part);
         for k in &old_keys {
             self.bindings.remove(k);
         }
@@ -991,14 +1032,14 @@ type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
 
 /// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
 /// name as backends (for backend validity), every ReferenceGrant (`TableInput::routes`
-/// empty); its routes (shared from `lowered` when lowered from the object the snapshot
-/// holds, else lowered), with the stored object of each route (in the same order).
+/// empty); its routes (shared from `parts` when one kept a route lowered from the object the
+/// snapshot holds, else lowered), with the stored object of each route (in the same order).
 fn scope_input(
     snapshot: &Snapshot,
     scope: &Scope,
     opts: &gamma_model::validate::ValidateOptions,
     regexes: &mut RegexPool,
-    lowered: &Lowered,
+    parts: &[Arc<Part>],
 ) -> (TableInput, Vec<Arc<RouteIr>>, Objects) {
     let mut input = TableInput::default();
     let mut routes = Vec::new();
@@ -1007,7 +1048,7 @@ fn scope_input(
         let Some(current) = snapshot.get_shared(k) else {
             continue;
         };
-        if let Some(ir) = lowered.get(k, current) {
+        if let Some(ir) = kept_route(parts, opts.channel, k, current) {
             routes.push(Arc::clone(ir));
             objects.push((k.clone(), Arc::clone(current)));
             continue;
@@ -1087,10 +1128,143 @@ mod tests {
         previous
     }
 
-    /// The kept lowered form of route `name`.
+    /// The kept lowered form of route `name` in the newest part keeping it.
     fn kept(t: &RouteTable, name: &str) -> Option<Arc<RouteIr>> {
         let key = ObjectKey::new(ResourceKind::HttpRoute, "app", name);
-        t.lowered.0.get(&key).map(|(_, ir)| Arc::clone(ir))
+        t.parts
+            .iter()
+            .rev()
+            .find_map(|p| p.lowered.entry(&key))
+            .map(|(_, ir)| Arc::clone(ir))
+    }
+
+    /// Whether `a` and `b` keep route `name` as the same lowered form (not lowered again).
+    fn same_kept(a: &RouteTable, b: &RouteTable, name: &str) -> bool {
+        kept(a, name)
+            .zip(kept(b, name))
+            .is_some_and(|(x, y)| Arc::ptr_eq(&x, &y))
+    }
+
+    /// Whether `t` decides requests to `web` for `paths` as a table built from scratch, and
+    /// reports the same parent conditions.
+    fn agrees_with_scratch(t: &RouteTable, snapshot: &Snapshot, options: &BuildOptions) -> bool {
+        let scratch = RouteTable::build(snapshot, options);
+        let ip = IpAddr::from([10, 96, 0, 1]);
+        let decisions = |t: &RouteTable| -> Vec<String> {
+            ["/a", "/a2", "/a3", "/b", "/c", "/x"]
+                .iter()
+                .map(|p| {
+                    let req = crate::Request::http(ip, 80, "GET", p);
+                    format!("{:?}", t.resolve(&req, 1))
+                })
+                .collect()
+        };
+        decisions(t) == decisions(&scratch) && t.parent_conditions() == scratch.parent_conditions()
+    }
+
+    fn snapshot_with(routes: &[(&str, &str)]) -> Snapshot {
+        let mut snapshot =
+            Snapshot::from_resources(gamma_model::decode(SNAPSHOT).unwrap_or_default());
+        for (name, path) in routes {
+            upsert(&mut snapshot, name, path);
+        }
+        snapshot
+    }
+
+    // With the option on, a full build keeps every route lowered, and an update lowers only
+    // the route that changed: whichever route of a Service changes first (cold), its other
+    // routes are the full build's, and a later change of another route takes the changed one
+    // from the update that lowered it.
+    #[test]
+    fn with_kept_routes_an_update_lowers_only_the_changed_route() {
+        let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b"), ("c", "/c")]);
+        let options = BuildOptions::default().with_keep_lowered_routes(true);
+        let full = RouteTable::build(&snapshot, &options);
+        assert_eq!(full.parts[0].lowered.len(), 3, "every route kept");
+        let key_a = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+        let previous = upsert(&mut snapshot, "a", "/a2");
+        let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
+        assert!(same_kept(&first, &full, "b") && same_kept(&first, &full, "c"));
+        assert!(
+            !same_kept(&first, &full, "a"),
+            "the changed route was lowered again"
+        );
+        assert!(agrees_with_scratch(&first, &snapshot, &options));
+        let key_b = ObjectKey::new(ResourceKind::HttpRoute, "app", "b");
+        let previous = upsert(&mut snapshot, "b", "/b2");
+        let second = first.update(&snapshot, &options, &key_b, previous.as_deref());
+        assert!(same_kept(&second, &first, "a") && same_kept(&second, &full, "c"));
+        assert!(!same_kept(&second, &first, "b"));
+        assert!(agrees_with_scratch(&second, &snapshot, &options));
+        // without the option the full build keeps none, and the first update lowers all three
+        let default = BuildOptions::default();
+        let full = RouteTable::build(&snapshot, &default);
+        assert_eq!(full.parts[0].lowered.len(), 0);
+        let previous = upsert(&mut snapshot, "a", "/a3");
+        let next = full.update(&snapshot, &default, &key_a, previous.as_deref());
+        assert_eq!(next.parts.last().map(|p| p.lowered.len()), Some(3));
+        assert!(agrees_with_scratch(&next, &snapshot, &default));
+    }
+
+    // A kept route lowered from an object the snapshot no longer holds is never used: the
+    // full build's part still keeps route a as it was after an update replaced it, and
+    // neither a later update nor a build reusing the table reads it (they decide `/a3` and
+    // `/a` as a build from scratch does).
+    #[test]
+    fn a_stale_kept_route_is_never_used() {
+        let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b")]);
+        let options = BuildOptions::default().with_keep_lowered_routes(true);
+        let full = RouteTable::build(&snapshot, &options);
+        let stale = kept(&full, "a");
+        let key_a = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+        let previous = upsert(&mut snapshot, "a", "/a3");
+        let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
+        // the full build's part is shared, and still holds the old lowering of a
+        assert!(Arc::ptr_eq(&first.parts[0], &full.parts[0]));
+        let old = first.parts[0].lowered.entry(&key_a).map(|(_, ir)| ir);
+        assert!(
+            old.zip(stale.as_ref())
+                .is_some_and(|(x, y)| Arc::ptr_eq(x, y))
+        );
+        let key_b = ObjectKey::new(ResourceKind::HttpRoute, "app", "b");
+        let previous = upsert(&mut snapshot, "b", "/b2");
+        let second = first.update(&snapshot, &options, &key_b, previous.as_deref());
+        assert!(
+            same_kept(&second, &first, "a"),
+            "a from the update that lowered it"
+        );
+        assert!(
+            !kept(&second, "a")
+                .zip(stale.as_ref())
+                .is_some_and(|(x, y)| Arc::ptr_eq(&x, y))
+        );
+        assert!(agrees_with_scratch(&second, &snapshot, &options));
+        // a whole build reusing the oldest table: a is stale there, b too
+        let rebuilt = RouteTable::build_reusing(&snapshot, &options, &full);
+        assert!(!same_kept(&rebuilt, &full, "a") && !same_kept(&rebuilt, &full, "b"));
+        assert!(agrees_with_scratch(&rebuilt, &snapshot, &options));
+    }
+
+    // A whole build reusing a table that keeps its routes takes those of unchanged objects
+    // (the same lowered form) and lowers the others; routes kept under another validation
+    // channel are never taken.
+    #[test]
+    fn a_build_reusing_a_table_takes_its_kept_routes_of_unchanged_objects() {
+        let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b"), ("c", "/c")]);
+        let options = BuildOptions::default().with_keep_lowered_routes(true);
+        let full = RouteTable::build(&snapshot, &options);
+        upsert(&mut snapshot, "b", "/b2");
+        let rebuilt = RouteTable::build_reusing(&snapshot, &options, &full);
+        assert_eq!(rebuilt.parts.len(), 1);
+        assert!(same_kept(&rebuilt, &full, "a") && same_kept(&rebuilt, &full, "c"));
+        assert!(!same_kept(&rebuilt, &full, "b"));
+        assert!(agrees_with_scratch(&rebuilt, &snapshot, &options));
+        let other = options
+            .clone()
+            .with_channel(gamma_model::validate::Channel::Experimental);
+        let elsewhere = RouteTable::build_reusing(&snapshot, &other, &rebuilt);
+        assert!(!same_kept(&elsewhere, &rebuilt, "a"));
+        assert!(agrees_with_scratch(&elsewhere, &snapshot, &other));
     }
 
     // The kept lowered routes are part of the immutable table: two updates from one table
@@ -1106,11 +1280,15 @@ mod tests {
         upsert(&mut snapshot, "b", "/b");
         let options = BuildOptions::default();
         let full = RouteTable::build(&snapshot, &options);
-        assert_eq!(full.lowered.len(), 0, "a full build keeps none");
+        assert_eq!(full.parts[0].lowered.len(), 0, "a full build keeps none");
         let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
         let previous = upsert(&mut snapshot, "a", "/a2");
         let first = full.update(&snapshot, &options, &key, previous.as_deref());
-        assert_eq!(first.lowered.len(), 2, "the scope: both routes of web");
+        assert_eq!(
+            first.parts.last().map(|p| p.lowered.len()),
+            Some(2),
+            "the scope: both routes of web"
+        );
         let previous = upsert(&mut snapshot, "a", "/a3");
         let one = first.update(&snapshot, &options, &key, previous.as_deref());
         let two = first.update(&snapshot, &options, &key, previous.as_deref());
