@@ -10,7 +10,7 @@
 //! the older parts' conditions of the same routes. A change whose effect this module cannot
 //! bound rebuilds the whole table.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
@@ -257,7 +257,9 @@ impl RouteTable {
     /// do without policies, as it was and as it is.
     fn refresh_backend_tls_status(&mut self, snapshot: &Snapshot, options: &BuildOptions) {
         if snapshot.backend_tls_policies().next().is_none() {
-            self.backend_tls_status.clear();
+            if !self.backend_tls_status.is_empty() {
+                self.backend_tls_status = Arc::default();
+            }
             return;
         }
         let vopts = crate::lower::lowering_options(
@@ -298,7 +300,7 @@ impl RouteTable {
                 }
             }
         }
-        self.backend_tls_status = crate::build::policy_status(&input, &pairs);
+        self.backend_tls_status = Arc::new(crate::build::policy_status(&input, &pairs));
     }
 
     /// A table sharing every part of `self` (its rendered conditions are rendered again on
@@ -311,10 +313,10 @@ impl RouteTable {
             statuses: OnceLock::new(),
             // derived from the bindings, which the update changes
             frontend_index: OnceLock::new(),
-            gateway_status: self.gateway_status.clone(),
-            listener_set_status: self.listener_set_status.clone(),
-            backend_tls_status: self.backend_tls_status.clone(),
-            left_out: self.left_out.clone(),
+            gateway_status: Arc::clone(&self.gateway_status),
+            listener_set_status: Arc::clone(&self.listener_set_status),
+            backend_tls_status: Arc::clone(&self.backend_tls_status),
+            left_out: Arc::clone(&self.left_out),
             secrets_complete: self.secrets_complete,
         }
     }
@@ -331,7 +333,9 @@ impl RouteTable {
         previous: &[&AnyResource],
         limit: usize,
     ) -> bool {
-        let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
+        let Some((scope, current)) =
+            close(snapshot, &seeds, previous, limit, options.core_group_alias)
+        else {
             return false;
         };
         let vopts = crate::lower::lowering_options(
@@ -339,8 +343,14 @@ impl RouteTable {
         );
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
-        let (input, routes, objects) =
-            scope_input(snapshot, &scope, &vopts, &mut regexes, &self.parts);
+        let (input, routes, objects) = scope_input(
+            snapshot,
+            &scope,
+            &current,
+            &vopts,
+            &mut regexes,
+            &self.parts,
+        );
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
         for (ns, name) in &scope.services {
@@ -429,32 +439,42 @@ impl RouteTable {
             });
             crate::workload::bind_all(&mut self.bindings, &part, built.workloads, workloads);
         }
-        // Gateway status: the scope's Gateways are recomputed whole
-        self.gateway_status.retain(|g| {
-            !scope
-                .gateways
-                .contains(&(g.namespace.clone(), g.name.clone()))
-        });
-        self.gateway_status.extend(built.gateway_status);
-        self.gateway_status
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        // Gateway status: the scope's Gateways are recomputed whole (a mesh route's scope
+        // has none: the shared vector stays as it is)
+        if !scope.gateways.is_empty() || !built.gateway_status.is_empty() {
+            let status = Arc::make_mut(&mut self.gateway_status);
+            status.retain(|g| {
+                !scope
+                    .gateways
+                    .contains(&(g.namespace.clone(), g.name.clone()))
+            });
+            status.extend(built.gateway_status);
+            status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        }
         // and the scope's ListenerSets
-        self.listener_set_status.retain(|l| {
-            !scope
-                .listener_sets
-                .contains(&(l.namespace.clone(), l.name.clone()))
-        });
-        self.listener_set_status.extend(built.listener_set_status);
-        self.listener_set_status
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        if !scope.listener_sets.is_empty() || !built.listener_set_status.is_empty() {
+            let status = Arc::make_mut(&mut self.listener_set_status);
+            status.retain(|l| {
+                !scope
+                    .listener_sets
+                    .contains(&(l.namespace.clone(), l.name.clone()))
+            });
+            status.extend(built.listener_set_status);
+            status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        }
         // left-out notes are per route: the scope's routes have new ones
-        self.left_out.retain(|l| {
-            !scope
-                .route_ids
-                .contains(&(l.route.0, l.route.1.to_string(), l.route.2.to_string()))
-        });
-        self.left_out.extend(built.left_out);
-        self.left_out.sort_by(|a, b| a.route.cmp(&b.route));
+        if !self.left_out.is_empty() || !built.left_out.is_empty() {
+            let left_out = Arc::make_mut(&mut self.left_out);
+            left_out.retain(|l| {
+                !scope.route_ids.contains(&(
+                    l.route.0,
+                    l.route.1.to_string(),
+                    l.route.2.to_string(),
+                ))
+            });
+            left_out.extend(built.left_out);
+            left_out.sort_by(|a, b| a.route.cmp(&b.route));
+        }
         self.statuses = OnceLock::new();
         self.parts.push(part);
         true
@@ -650,7 +670,8 @@ fn effect(
                 .insert((key.namespace.clone(), key.name.clone()));
             for r in previous.into_iter().chain(current) {
                 if let AnyResource::ListenerSet(ls) = r {
-                    s.gateways.insert(listener_set_parent(ls));
+                    let (ns, name) = listener_set_parent(ls);
+                    s.gateways.insert((ns.to_string(), name.to_string()));
                 }
             }
         }
@@ -790,178 +811,231 @@ fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
 
 /// The (namespace, name) a ListenerSet's parentRef names (of any kind: reading more than the
 /// Gateway it joins only widens a scope).
-fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> (String, String) {
+fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> NameRef<'_> {
     let p = &ls.spec.parent_ref;
     let ns = p
         .namespace
         .as_deref()
         .unwrap_or(ls.metadata.namespace_or_default());
-    (ns.to_string(), p.name.clone())
+    (ns, &p.name)
+}
+
+/// A route's (kind, namespace, name), borrowed: ordered as its [`ObjectKey`].
+type RouteRef<'a> = (ResourceKind, &'a str, &'a str);
+
+/// A (namespace, name), borrowed.
+type NameRef<'a> = (&'a str, &'a str);
+
+/// A scope being closed, by names borrowed from the seeds, the snapshot and the objects the
+/// change replaced (owned copies are made once, for the closed [`Scope`]); what is added is
+/// also queued, to be followed once.
+#[derive(Default)]
+struct Closing<'a> {
+    services: BTreeSet<NameRef<'a>>,
+    gateways: BTreeSet<NameRef<'a>>,
+    listener_sets: BTreeSet<NameRef<'a>>,
+    /// Routes, with the stored object the snapshot holds (`None`: removed).
+    routes: BTreeMap<RouteRef<'a>, Option<&'a Arc<AnyResource>>>,
+    service_queue: Vec<NameRef<'a>>,
+    gateway_queue: Vec<NameRef<'a>>,
+    set_queue: Vec<NameRef<'a>>,
+    route_queue: Vec<&'a AnyResource>,
+}
+
+impl<'a> Closing<'a> {
+    fn service(&mut self, n: NameRef<'a>) {
+        if self.services.insert(n) {
+            self.service_queue.push(n);
+        }
+    }
+
+    fn gateway(&mut self, n: NameRef<'a>) {
+        if self.gateways.insert(n) {
+            self.gateway_queue.push(n);
+        }
+    }
+
+    fn listener_set(&mut self, n: NameRef<'a>) {
+        if self.listener_sets.insert(n) {
+            self.set_queue.push(n);
+        }
+    }
+
+    /// Route `key`, stored as `current` in the snapshot (`None`: removed).
+    fn route(&mut self, key: RouteRef<'a>, current: Option<&'a Arc<AnyResource>>) {
+        if let std::collections::btree_map::Entry::Vacant(e) = self.routes.entry(key) {
+            e.insert(current);
+            if let Some(r) = current {
+                self.route_queue.push(r);
+            }
+        }
+    }
+
+    /// The routes of the snapshot with a parentRef naming `parent`.
+    fn routes_for(&mut self, snapshot: &'a Snapshot, parent: &ParentKey) {
+        for r in snapshot.routes_for_parent_shared(parent) {
+            let meta = r.metadata();
+            self.route((r.kind(), meta.namespace_or_default(), &meta.name), Some(r));
+        }
+    }
+
+    /// The Services, Gateways and ListenerSets a route names as parents ([`Scope::add_parents`]).
+    fn parents_of(&mut self, route: &'a AnyResource) {
+        let Some(view) = route.as_route() else { return };
+        let ns = view.metadata.namespace_or_default();
+        for p in view.parent_refs {
+            let (group, n) = (p.group_or_default(), (p.namespace_or(ns), p.name.as_str()));
+            match p.kind_or_default() {
+                // the core group, and `core` (read as core under `core_group_alias`)
+                "Service" if group.is_empty() || group == "core" => self.service(n),
+                "Gateway" if group == gamma_model::gateway::GROUP => self.gateway(n),
+                "ListenerSet" if group == gamma_model::gateway::GROUP => self.listener_set(n),
+                // other kinds never attach, whatever exists
+                _ => {}
+            }
+        }
+    }
+
+    /// The Services and Gateways bound at any of `ips` (one address can bind several: the
+    /// first in canonical order wins, so they are rebuilt together).
+    fn sharing(&mut self, snapshot: &'a Snapshot, ips: &[IpAddr]) {
+        if ips.is_empty() {
+            return;
+        }
+        for ip in ips {
+            for svc in snapshot.services_by_ip(*ip) {
+                self.service((svc.metadata.namespace_or_default(), &svc.metadata.name));
+            }
+        }
+        for gw in snapshot.gateways() {
+            if crate::lower::gateway_addresses(gw)
+                .iter()
+                .any(|a| ips.contains(a))
+            {
+                self.gateway((gw.metadata.namespace_or_default(), &gw.metadata.name));
+            }
+        }
+    }
 }
 
 /// Closes a scope: every route of a frontend in it, every parent of a route in it, every
-/// frontend bound at an address of one in it. `None` past `limit` routes.
-fn close(
-    snapshot: &Snapshot,
-    mut scope: Scope,
-    previous: &[&AnyResource],
+/// frontend bound at an address of one in it. `None` past `limit` routes. With the scope, the
+/// stored object of each of its routes, in order (`None`: removed).
+fn close<'a>(
+    snapshot: &'a Snapshot,
+    seeds: &'a Scope,
+    previous: &'a [&'a AnyResource],
     limit: usize,
     core_group_alias: bool,
-) -> Option<Scope> {
+) -> Option<(Scope, Vec<Option<&'a Arc<AnyResource>>>)> {
     // `group: core` names a Service only under `BuildOptions::core_group_alias`
     let groups: &[&str] = if core_group_alias {
         &["", "core"]
     } else {
         &[""]
     };
-    let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut done_sets: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
+    let limit = limit.max(64);
+    let mut c = Closing::default();
+    for (ns, name) in &seeds.services {
+        c.service((ns, name));
+    }
+    for (ns, name) in &seeds.gateways {
+        c.gateway((ns, name));
+    }
+    for (ns, name) in &seeds.listener_sets {
+        c.listener_set((ns, name));
+    }
+    for k in &seeds.routes {
+        c.route((k.kind, &k.namespace, &k.name), snapshot.get_shared(k));
+    }
     loop {
-        let mut grew = false;
-        let routes: Vec<ObjectKey> = scope.routes.difference(&done_routes).cloned().collect();
-        for k in routes {
-            if let Some(r) = snapshot.get(&k) {
-                scope.add_parents(r);
-            }
-            done_routes.insert(k);
-            grew = true;
+        if c.routes.len() > limit {
+            return None;
         }
-        let services: Vec<(String, String)> =
-            scope.services.difference(&done_services).cloned().collect();
-        for (ns, name) in services {
+        if let Some(r) = c.route_queue.pop() {
+            c.parents_of(r);
+        } else if let Some((ns, name)) = c.service_queue.pop() {
             for g in groups {
                 let key = ParentKey {
                     group: (*g).into(),
                     kind: "Service".into(),
-                    namespace: ns.clone(),
-                    name: name.clone(),
+                    namespace: ns.into(),
+                    name: name.into(),
                 };
-                scope
-                    .routes
-                    .extend(snapshot.routes_for_parent(&key).map(ObjectKey::of));
+                c.routes_for(snapshot, &key);
             }
             let mut ips = Vec::new();
-            for svc in previous_or_current(
-                previous,
-                &ns,
-                &name,
-                as_service,
-                snapshot.service(&ns, &name),
-            ) {
+            for svc in
+                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
+            {
                 ips.extend(svc.frontend_ips());
             }
-            share_addresses(snapshot, &ips, &mut scope);
-            done_services.insert((ns, name));
-            grew = true;
-        }
-        let gateways: Vec<(String, String)> =
-            scope.gateways.difference(&done_gateways).cloned().collect();
-        for (ns, name) in gateways {
-            scope.routes.extend(
-                snapshot
-                    .routes_for_parent(&ParentKey::gateway(&ns, &name))
-                    .map(ObjectKey::of),
-            );
+            c.sharing(snapshot, &ips);
+        } else if let Some((ns, name)) = c.gateway_queue.pop() {
+            c.routes_for(snapshot, &ParentKey::gateway(ns, name));
             let mut ips = Vec::new();
-            for gw in previous_or_current(
-                previous,
-                &ns,
-                &name,
-                as_gateway,
-                snapshot.gateway(&ns, &name),
-            ) {
+            for gw in
+                previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
+            {
                 ips.extend(crate::lower::gateway_addresses(gw));
             }
-            share_addresses(snapshot, &ips, &mut scope);
+            c.sharing(snapshot, &ips);
             // its ListenerSets: the Gateway's listeners are merged with theirs (GEP-1713)
-            let gw = (ns, name);
             for ls in snapshot.listener_sets() {
-                if listener_set_parent(ls) == gw {
-                    scope.listener_sets.insert((
-                        ls.metadata.namespace_or_default().to_string(),
-                        ls.metadata.name.clone(),
-                    ));
+                if listener_set_parent(ls) == (ns, name) {
+                    c.listener_set((ls.metadata.namespace_or_default(), &ls.metadata.name));
                 }
             }
-            done_gateways.insert(gw);
-            grew = true;
-        }
-        let sets: Vec<(String, String)> = scope
-            .listener_sets
-            .difference(&done_sets)
-            .cloned()
-            .collect();
-        for (ns, name) in sets {
+        } else if let Some((ns, name)) = c.set_queue.pop() {
             // its routes, and the Gateway it joins (as it was and as it is)
-            scope.routes.extend(
-                snapshot
-                    .routes_for_parent(&ParentKey {
-                        group: gamma_model::gateway::GROUP.into(),
-                        kind: "ListenerSet".into(),
-                        namespace: ns.clone(),
-                        name: name.clone(),
-                    })
-                    .map(ObjectKey::of),
+            c.routes_for(
+                snapshot,
+                &ParentKey {
+                    group: gamma_model::gateway::GROUP.into(),
+                    kind: "ListenerSet".into(),
+                    namespace: ns.into(),
+                    name: name.into(),
+                },
             );
             for ls in previous_or_current(
                 previous,
-                &ns,
-                &name,
+                ns,
+                name,
                 as_listener_set,
-                snapshot.listener_set(&ns, &name),
+                snapshot.listener_set(ns, name),
             ) {
-                scope.gateways.insert(listener_set_parent(ls));
+                c.gateway(listener_set_parent(ls));
             }
-            done_sets.insert((ns, name));
-            grew = true;
-        }
-        if scope.routes.len() > limit.max(64) {
-            return None;
-        }
-        if !grew {
+        } else {
             break;
         }
     }
-    scope.route_ids = scope
-        .routes
-        .iter()
-        .filter_map(|k| {
-            let kind = RouteKind::ALL
-                .into_iter()
-                .find(|r| r.resource_kind() == k.kind)?;
-            Some((kind, k.namespace.clone(), k.name.clone()))
-        })
-        .collect();
-    Some(scope)
-}
-
-/// Adds the Services and Gateways bound at any of `ips` (one address can bind several: the
-/// first in canonical order wins, so they are rebuilt together).
-fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
-    if ips.is_empty() {
-        return;
-    }
-    for ip in ips {
-        for svc in snapshot.services_by_ip(*ip) {
-            scope.services.insert((
-                svc.metadata.namespace_or_default().to_string(),
-                svc.metadata.name.clone(),
-            ));
-        }
-    }
-    for gw in snapshot.gateways() {
-        if crate::lower::gateway_addresses(gw)
-            .iter()
-            .any(|a| ips.contains(a))
+    let owned = |s: &BTreeSet<NameRef<'_>>| -> BTreeSet<(String, String)> {
+        s.iter()
+            .map(|(ns, name)| ((*ns).to_string(), (*name).to_string()))
+            .collect()
+    };
+    let mut scope = Scope {
+        services: owned(&c.services),
+        gateways: owned(&c.gateways),
+        listener_sets: owned(&c.listener_sets),
+        routes: BTreeSet::new(),
+        route_ids: BTreeSet::new(),
+    };
+    let mut current = Vec::with_capacity(c.routes.len());
+    for ((kind, ns, name), r) in c.routes {
+        scope.routes.insert(ObjectKey::new(kind, ns, name));
+        if let Some(route_kind) = RouteKind::ALL
+            .into_iter()
+            .find(|r| r.resource_kind() == kind)
         {
-            scope.gateways.insert((
-                gw.metadata.namespace_or_default().to_string(),
-                gw.metadata.name.clone(),
-            ));
+            scope
+                .route_ids
+                .insert((route_kind, ns.to_string(), name.to_string()));
         }
+        current.push(r);
     }
+    Some((scope, current))
 }
 
 /// Object `ns/name` of one kind as it was (among `previous`, those `pick` takes) and as it is
@@ -1037,15 +1111,16 @@ type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
 fn scope_input(
     snapshot: &Snapshot,
     scope: &Scope,
+    current: &[Option<&Arc<AnyResource>>],
     opts: &gamma_model::validate::ValidateOptions,
     regexes: &mut RegexPool,
     parts: &[Arc<Part>],
 ) -> (TableInput, Vec<Arc<RouteIr>>, Objects) {
     let mut input = TableInput::default();
-    let mut routes = Vec::new();
-    let mut objects = Vec::new();
-    for k in &scope.routes {
-        let Some(current) = snapshot.get_shared(k) else {
+    let mut routes = Vec::with_capacity(current.len());
+    let mut objects = Vec::with_capacity(current.len());
+    for (k, current) in scope.routes.iter().zip(current) {
+        let Some(current) = current else {
             continue;
         };
         if let Some(ir) = kept_route(parts, opts.channel, k, current) {
@@ -1062,21 +1137,23 @@ fn scope_input(
             objects.push((k.clone(), Arc::clone(r)));
         }
     }
-    let mut services = scope.services.clone();
+    let mut services: BTreeSet<NameRef<'_>> = scope
+        .services
+        .iter()
+        .map(|(ns, name)| (ns.as_str(), name.as_str()))
+        .collect();
     for r in &routes {
         for rule in &r.rules {
             let filters =
                 std::iter::once(&rule.filters).chain(rule.backends.iter().map(|b| &b.filters));
             let mirrors = filters.flat_map(|f| f.mirrors.iter().map(|m| &m.backend));
             for b in rule.backends.iter().chain(mirrors) {
-                if !services.contains(&(b.namespace.clone(), b.name.clone())) {
-                    services.insert((b.namespace.clone(), b.name.clone()));
-                }
+                services.insert((&b.namespace, &b.name));
             }
         }
     }
     // in snapshot order, as a full build reads them
-    for (ns, name) in &services {
+    for (ns, name) in services {
         if let Some(svc) = snapshot.service(ns, name) {
             input
                 .services

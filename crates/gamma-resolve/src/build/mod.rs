@@ -269,10 +269,10 @@ impl<'i> Builder<'i> {
             parts: vec![part],
             statuses: std::sync::OnceLock::new(),
             frontend_index: std::sync::OnceLock::new(),
-            gateway_status: built.gateway_status,
-            listener_set_status: built.listener_set_status,
-            backend_tls_status: built.backend_tls_status,
-            left_out: built.left_out,
+            gateway_status: Arc::new(built.gateway_status),
+            listener_set_status: Arc::new(built.listener_set_status),
+            backend_tls_status: Arc::new(built.backend_tls_status),
+            left_out: Arc::new(built.left_out),
             secrets_complete: false,
         }
     }

@@ -39,14 +39,15 @@ pub struct RouteTable {
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
     pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
-    /// Every Gateway's computed status, by (namespace, name).
-    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    /// Every Gateway's computed status, by (namespace, name) (shared by the tables an update
+    /// makes until one rebuilds a Gateway, as are the three below).
+    pub(crate) gateway_status: Arc<Vec<crate::gateway_status::GatewayStatus>>,
     /// Every ListenerSet's computed status, by (namespace, name).
-    pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
+    pub(crate) listener_set_status: Arc<Vec<crate::listener_set_status::ListenerSetStatus>>,
     /// Every BackendTLSPolicy's status, by (namespace, name).
-    pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
+    pub(crate) backend_tls_status: Arc<Vec<crate::backend_tls::BackendTlsPolicyStatus>>,
     /// Routes left out of the table, per Service parent they named (rare).
-    pub(crate) left_out: Vec<LeftOut>,
+    pub(crate) left_out: Arc<Vec<LeftOut>>,
     /// [`gamma_model::Snapshot::secrets_complete`] of the snapshot built from: an update from
     /// a snapshot that says otherwise rebuilds the table (every certificate reference changes
     /// meaning).
