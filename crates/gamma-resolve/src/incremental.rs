@@ -353,11 +353,22 @@ impl RouteTable {
         );
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
+        // and the ready endpoints the scope's headless Services claimed (as they were: their
+        // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
+        let mut old_claims = Vec::new();
         for (ns, name) in &scope.services {
             for svc in
                 previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
             {
                 service_keys(snapshot, svc, &mut old_keys);
+                // only a headless Service claims endpoints (`workload::endpoints`)
+                if svc.is_headless() {
+                    let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
+                    for e in crate::workload::endpoints(svc, &slices) {
+                        old_claims
+                            .push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
+                    }
+                }
             }
         }
         let mut gateway_ips: Vec<IpAddr> = Vec::new();
@@ -389,19 +400,6 @@ impl RouteTable {
                         continue;
                     };
                     old_keys.extend(gateway_ips.iter().map(|ip| (*ip, port, l4)));
-                }
-            }
-        }
-        // the ready endpoints the scope's headless Services claimed (as they were: their
-        // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
-        let mut old_claims = Vec::new();
-        for (ns, name) in &scope.services {
-            for svc in
-                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
-            {
-                let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
-                for e in crate::workload::endpoints(svc, &slices) {
-                    old_claims.push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
                 }
             }
         }
