@@ -12,7 +12,8 @@
 //! `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>` and
 //! `update-secret-<routes>` run `N` incremental updates of one route, of a different route
 //! each time, of one Service, Namespace, ListenerSet, BackendTLSPolicy or Secret
-//! (see `update_scenario`); `update-slice-<routes>` one EndpointSlice of a headless Service
+//! (see `update_scenario`; `update-default-<routes>` and `update-spread-default-<routes>`
+//! without `BuildOptions::keep_lowered_routes`); `update-slice-<routes>` one EndpointSlice of a headless Service
 //! with workload binding on (see `update_slice_scenario`). `chain-3` runs `N` traces
 //! (`RouteTable::trace`) through the chain of `gamma_benches::chain` (three or five hops);
 //! `chain-3-distribution` runs `N` exact distributions (`RouteTable::trace_distribution`) of
@@ -225,12 +226,14 @@ fn view_scenario(services: usize, n: usize) {
 /// costs the difference of the two scenarios' `RouteTable::build` totals.
 /// `snapshot-regex-mix-rebuild-<rules>`: the same two builds, the second through
 /// `RouteTable::build_reusing` the first table (its regexes and regex sets taken, not compiled
-/// again).
-fn snapshot_regex_mix_scenario(rules: usize, builds: usize, reuse: bool) {
+/// again). `snapshot-regex-mix-kept-<rules>` and `snapshot-regex-mix-rebuild-kept-<rules>`:
+/// one build, and the two builds through `build_reusing`, with
+/// `BuildOptions::keep_lowered_routes` (the later build takes the first's lowered routes).
+fn snapshot_regex_mix_scenario(rules: usize, builds: usize, reuse: bool, keep: bool) {
     let snapshot = Snapshot::from_resources(gamma_model::decode(&regex_mix_yaml(rules)).unwrap());
     let mut last: Option<RouteTable> = None;
     for _ in 0..builds {
-        let options = BuildOptions::default();
+        let options = BuildOptions::default().with_keep_lowered_routes(keep);
         let table = black_box(match (&last, reuse) {
             (Some(previous), true) => RouteTable::build_reusing(&snapshot, &options, previous),
             _ => RouteTable::build(&snapshot, &options),
@@ -244,10 +247,13 @@ fn snapshot_regex_mix_scenario(rules: usize, builds: usize, reuse: bool) {
 #[derive(Clone, Copy, PartialEq)]
 enum Change {
     /// Route 0's first path, toggled (`update-<routes>`): after the first change the table
-    /// holds the lowered routes of route 0's Service, so this is the warm cost.
+    /// holds the lowered routes of route 0's Service, so this is the warm cost (with the
+    /// default options: `update-default-<routes>`).
     Route,
     /// A different route each time, on a different Service (`update-spread-<routes>`): no
-    /// lowered route of the last update is reused (the cold cost).
+    /// lowered route of the last update is reused (the cold cost; the other routes of the
+    /// Service are kept by the full build: with the default options, which keep none,
+    /// `update-spread-default-<routes>`).
     Spread,
     /// Service 0's second port, toggled (`update-service-<routes>`).
     Service,
@@ -337,11 +343,13 @@ fn edge_yaml(v: usize) -> (String, String, String) {
 /// `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>`,
 /// `update-secret-<routes>`:
 /// [`gamma_benches::manifests::mesh_cluster`] (5 routes per Service) and the edge of
-/// [`edge_yaml`], built once; then `n` one-object changes ([`Change`]), each applied to the
+/// [`edge_yaml`], built once with `BuildOptions::keep_lowered_routes` (what an embedder that
+/// updates its table sets; `update-default-<routes>` and `update-spread-default-<routes>`:
+/// the default options); then `n` one-object changes ([`Change`]), each applied to the
 /// snapshot and the table updated from the previous one with `RouteTable::update`. Read
 /// `RouteTable::update` inclusive (`--toggle-collect`), per change; `n = 0` with
 /// `--toggle-collect='*RouteTable*build*'` gives the full build of the same snapshot.
-fn update_scenario(routes: usize, n: usize, change: Change) {
+fn update_scenario(routes: usize, n: usize, change: Change, options: BuildOptions) {
     let per = 5;
     let services = routes.div_ceil(per);
     let mut objects = mesh_cluster(routes, per);
@@ -358,7 +366,6 @@ fn update_scenario(routes: usize, n: usize, change: Change) {
     // `Change::Secret`: the snapshot holds every Secret, so certificateRefs are judged
     let mut snapshot =
         Snapshot::from_resources(objects).with_secrets_complete(change == Change::Secret);
-    let options = BuildOptions::default();
     let mut table = RouteTable::build(&snapshot, &options);
     let version = |k: usize, v: usize| -> gamma_model::AnyResource {
         let yaml = match change {
@@ -433,25 +440,45 @@ fn main() {
         .strip_prefix("snapshot-regex-mix-twice-")
         .and_then(|r| r.parse().ok())
     {
-        return snapshot_regex_mix_scenario(rules, 2, false);
+        return snapshot_regex_mix_scenario(rules, 2, false, false);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-rebuild-kept-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 2, true, true);
     }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-rebuild-")
         .and_then(|r| r.parse().ok())
     {
-        return snapshot_regex_mix_scenario(rules, 2, true);
+        return snapshot_regex_mix_scenario(rules, 2, true, false);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-regex-mix-kept-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_regex_mix_scenario(rules, 1, false, true);
     }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-")
         .and_then(|r| r.parse().ok())
     {
-        return snapshot_regex_mix_scenario(rules, 1, false);
+        return snapshot_regex_mix_scenario(rules, 1, false, false);
     }
     if let Some(routes) = scenario
         .strip_prefix("update-slice-")
         .and_then(|r| r.parse().ok())
     {
         return update_slice_scenario(routes, n);
+    }
+    for (prefix, change) in [
+        ("update-default-", Change::Route),
+        ("update-spread-default-", Change::Spread),
+    ] {
+        if let Some(routes) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
+            return update_scenario(routes, n, change, BuildOptions::default());
+        }
     }
     for (prefix, change) in [
         ("update-service-", Change::Service),
@@ -463,7 +490,8 @@ fn main() {
         ("update-", Change::Route),
     ] {
         if let Some(routes) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
-            return update_scenario(routes, n, change);
+            let options = BuildOptions::default().with_keep_lowered_routes(true);
+            return update_scenario(routes, n, change, options);
         }
     }
     if let Some(routes) = scenario

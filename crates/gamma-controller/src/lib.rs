@@ -99,18 +99,22 @@ pub struct ReconcilerConfig {
     /// `build.mesh_binding = MeshBinding::Workloads` turns on workload binding (beyond the
     /// spec: headless Services' routes bind at their ready endpoints; `docs/workloads.md`);
     /// EndpointSlice changes then rebind in [`Reconciler::reconcile_change`].
+    /// [`ReconcilerConfig::new`] turns on [`BuildOptions::keep_lowered_routes`]: the table
+    /// keeps every route lowered, so [`Reconciler::reconcile_change`] lowers only the routes
+    /// that changed (more memory; set it to `false` to trade that for slower changes).
     pub build: BuildOptions,
     /// The longest a make-before-break handoff lasts, in seconds (default 300).
     pub handoff_grace_seconds: i64,
 }
 
 impl ReconcilerConfig {
-    /// A configuration with default build options and a 300 s handoff grace period.
+    /// A configuration with default build options but for kept lowered routes (the
+    /// incremental reconcile path updates its table), and a 300 s handoff grace period.
     pub fn new(arbiter: ArbiterConfig, me: Identity) -> Self {
         ReconcilerConfig {
             arbiter,
             me,
-            build: BuildOptions::default(),
+            build: BuildOptions::default().with_keep_lowered_routes(true),
             handoff_grace_seconds: 300,
         }
     }

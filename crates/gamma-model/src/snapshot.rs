@@ -373,6 +373,19 @@ impl Snapshot {
             .filter_map(|k| self.get(k))
     }
 
+    /// [`Snapshot::routes_for_parent`], shared: cloning an `Arc` keeps a route without
+    /// copying (or looking it up again).
+    pub fn routes_for_parent_shared(
+        &self,
+        parent: &ParentKey,
+    ) -> impl Iterator<Item = &Arc<AnyResource>> {
+        self.routes_by_parent
+            .get(parent)
+            .into_iter()
+            .flatten()
+            .filter_map(|k| self.objects.get(k))
+    }
+
     /// The routes (of every kind) with a backendRef or `RequestMirror` backend named
     /// `namespace/name` (of any group and kind), in [`ObjectKey`] order: what a change of
     /// that backend can affect, found without a pass over every route.

@@ -10,8 +10,7 @@
 //! the older parts' conditions of the same routes. A change whose effect this module cannot
 //! bound rebuilds the whole table.
 
-use std::collections::BTreeMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
@@ -20,47 +19,92 @@ use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Sn
 use crate::bindings::Key;
 use crate::build::{Builder, Routes};
 use crate::cond::RegexPool;
+use crate::index::HashKeys;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::status::ParentStatus;
 use crate::table::{BuildOptions, Part, RouteTable};
+use gamma_model::validate::Channel;
 
 /// At most this many parts: past it, an update first merges the parts of earlier updates
 /// into one (rebuilding their scopes together), so a table never holds more.
 const MAX_PARTS: usize = 16;
 
-/// At most this many lowered routes are kept for the next update ([`Lowered`]): a change
-/// with a larger scope is rare, and its routes would weigh more than relowering them costs.
+/// Without [`BuildOptions::keep_lowered_routes`], an update's part keeps the lowered routes of
+/// its scope only up to this many ([`Lowered`]): a change with a larger scope is rare, and its
+/// routes would weigh more than relowering them costs.
 const MAX_LOWERED: usize = 1024;
 
-/// The lowered input of the routes the last update rebuilt (each with the stored object it
-/// was lowered from), for the next update: a route whose object is still the one in the
-/// snapshot (the same `Arc`) is not lowered again. Lowering depends only on the object and
-/// the validation options, which an update shares with the build of its table.
+/// The lowered input of the routes one build read (each with the stored object it was lowered
+/// from), kept in its [`Part`] for later updates and builds: a route whose object is still the
+/// one in the snapshot (the same `Arc`: [`Snapshot::upsert`] makes a new one for every change)
+/// is not lowered again. Lowering depends only on the object and the validation options,
+/// which an update shares with the build of its table.
 ///
-/// Immutable and shared: the next update reads the routes in place (its build borrows them,
-/// [`Routes::Shared`]) and its table keeps its own scope's routes, sharing those it reused
-/// (`Arc`). Any number of updates from one table see the same routes; the table stays
-/// `Send + Sync` with no lock. A full build keeps none (its input would double the table's
-/// memory).
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Lowered(Arc<BTreeMap<ObjectKey, KeptRoute>>);
+/// An update's part keeps its scope's routes; the full build's part keeps every route only
+/// under [`BuildOptions::keep_lowered_routes`] (it would otherwise double the table's memory).
+/// Immutable and shared with the part: a build reads the routes in place ([`Routes::Shared`])
+/// and its part keeps those it reused by `Arc`, so no update copies another part's map. Any
+/// number of updates from one table see the same routes; the table stays `Send + Sync` with
+/// no lock.
+///
+/// Lowering reads the validation channel too: routes kept by a build on another channel
+/// ([`RouteTable::build_reusing`] takes any earlier table) are never used.
+#[derive(Debug, Default)]
+pub(crate) struct Lowered {
+    /// The channel the routes were validated against.
+    channel: Channel,
+    routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
+}
 
 /// A kept lowered route: the stored object it was lowered from, and its lowered form.
 type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>);
 
 impl Lowered {
-    /// The kept lowered form of route `key`, if it was lowered from `current` (the stored
-    /// object the snapshot holds now).
-    fn get(&self, key: &ObjectKey, current: &Arc<AnyResource>) -> Option<&Arc<RouteIr>> {
-        let (o, ir) = self.0.get(key)?;
-        Arc::ptr_eq(o, current).then_some(ir)
+    /// The routes of one build: each key with its stored object and lowered form.
+    pub(crate) fn new(
+        routes: impl IntoIterator<Item = (ObjectKey, KeptRoute)>,
+        options: &BuildOptions,
+    ) -> Self {
+        let mut map = HashMap::with_hasher(HashKeys::new(options.hash_seed));
+        map.extend(routes);
+        map.shrink_to_fit();
+        Lowered {
+            channel: options.channel,
+            routes: map,
+        }
     }
 
     /// How many routes are kept.
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.routes.len()
     }
+
+    /// The kept entry of route `key` (current or stale).
+    #[cfg(test)]
+    pub(crate) fn entry(&self, key: &ObjectKey) -> Option<&KeptRoute> {
+        self.routes.get(key)
+    }
+}
+
+/// The kept lowered form of route `key` in `parts`, if lowered from `current` (the stored
+/// object the snapshot holds now). The newest part keeping the route decides: an older part's
+/// entry is for an object at least as old, so a stale entry there is never used.
+pub(crate) fn kept_route<'p>(
+    parts: &'p [Arc<Part>],
+    channel: Channel,
+    key: &ObjectKey,
+    current: &Arc<AnyResource>,
+) -> Option<&'p Arc<RouteIr>> {
+    for p in parts.iter().rev() {
+        if p.lowered.routes.is_empty() || p.lowered.channel != channel {
+            continue;
+        }
+        if let Some((o, ir)) = p.lowered.routes.get(key) {
+            return Arc::ptr_eq(o, current).then_some(ir);
+        }
+    }
+    None
 }
 
 /// A route by kind, namespace and name.
@@ -213,7 +257,9 @@ impl RouteTable {
     /// do without policies, as it was and as it is.
     fn refresh_backend_tls_status(&mut self, snapshot: &Snapshot, options: &BuildOptions) {
         if snapshot.backend_tls_policies().next().is_none() {
-            self.backend_tls_status.clear();
+            if !self.backend_tls_status.is_empty() {
+                self.backend_tls_status = Arc::default();
+            }
             return;
         }
         let vopts = crate::lower::lowering_options(
@@ -254,7 +300,7 @@ impl RouteTable {
                 }
             }
         }
-        self.backend_tls_status = crate::build::policy_status(&input, &pairs);
+        self.backend_tls_status = Arc::new(crate::build::policy_status(&input, &pairs));
     }
 
     /// A table sharing every part of `self` (its rendered conditions are rendered again on
@@ -267,12 +313,10 @@ impl RouteTable {
             statuses: OnceLock::new(),
             // derived from the bindings, which the update changes
             frontend_index: OnceLock::new(),
-            gateway_status: self.gateway_status.clone(),
-            listener_set_status: self.listener_set_status.clone(),
-            backend_tls_status: self.backend_tls_status.clone(),
-            left_out: self.left_out.clone(),
-            // still valid: lowering reads nothing but the route and the options
-            lowered: self.lowered.clone(),
+            gateway_status: Arc::clone(&self.gateway_status),
+            listener_set_status: Arc::clone(&self.listener_set_status),
+            backend_tls_status: Arc::clone(&self.backend_tls_status),
+            left_out: Arc::clone(&self.left_out),
             secrets_complete: self.secrets_complete,
         }
     }
@@ -289,7 +333,9 @@ impl RouteTable {
         previous: &[&AnyResource],
         limit: usize,
     ) -> bool {
-        let Some(scope) = close(snapshot, seeds, previous, limit, options.core_group_alias) else {
+        let Some((scope, current)) =
+            close(snapshot, &seeds, previous, limit, options.core_group_alias)
+        else {
             return false;
         };
         let vopts = crate::lower::lowering_options(
@@ -297,15 +343,32 @@ impl RouteTable {
         );
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
-        let (input, routes, objects) =
-            scope_input(snapshot, &scope, &vopts, &mut regexes, &self.lowered);
+        let (input, routes, objects) = scope_input(
+            snapshot,
+            &scope,
+            &current,
+            &vopts,
+            &mut regexes,
+            &self.parts,
+        );
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
+        // and the ready endpoints the scope's headless Services claimed (as they were: their
+        // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
+        let mut old_claims = Vec::new();
         for (ns, name) in &scope.services {
             for svc in
                 previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
             {
                 service_keys(snapshot, svc, &mut old_keys);
+                // only a headless Service claims endpoints (`workload::endpoints`)
+                if svc.is_headless() {
+                    let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
+                    for e in crate::workload::endpoints(svc, &slices) {
+                        old_claims
+                            .push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
+                    }
+                }
             }
         }
         let mut gateway_ips: Vec<IpAddr> = Vec::new();
@@ -340,35 +403,21 @@ impl RouteTable {
                 }
             }
         }
-        // the ready endpoints the scope's headless Services claimed (as they were: their
-        // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
-        let mut old_claims = Vec::new();
-        for (ns, name) in &scope.services {
-            for svc in
-                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
-            {
-                let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
-                for e in crate::workload::endpoints(svc, &slices) {
-                    old_claims.push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
-                }
-            }
-        }
         let built = Builder::with_routes(&input, Routes::Shared(&routes), options)
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
-        let part = Arc::new(built.part);
-        // the scope's lowered routes, for the next update
-        self.lowered = if routes.len() <= MAX_LOWERED {
-            Lowered(Arc::new(
+        let mut part = built.part;
+        // the scope's lowered routes, for later updates
+        if options.keep_lowered_routes || routes.len() <= MAX_LOWERED {
+            part.lowered = Lowered::new(
                 objects
                     .into_iter()
                     .zip(routes)
-                    .map(|((k, o), r)| (k, (o, r)))
-                    .collect(),
-            ))
-        } else {
-            Lowered::default()
-        };
+                    .map(|((k, o), r)| (k, (o, r))),
+                options,
+            );
+        }
+        let part = Arc::new(part);
         for k in &old_keys {
             self.bindings.remove(k);
         }
@@ -388,32 +437,42 @@ impl RouteTable {
             });
             crate::workload::bind_all(&mut self.bindings, &part, built.workloads, workloads);
         }
-        // Gateway status: the scope's Gateways are recomputed whole
-        self.gateway_status.retain(|g| {
-            !scope
-                .gateways
-                .contains(&(g.namespace.clone(), g.name.clone()))
-        });
-        self.gateway_status.extend(built.gateway_status);
-        self.gateway_status
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        // Gateway status: the scope's Gateways are recomputed whole (a mesh route's scope
+        // has none: the shared vector stays as it is)
+        if !scope.gateways.is_empty() || !built.gateway_status.is_empty() {
+            let status = Arc::make_mut(&mut self.gateway_status);
+            status.retain(|g| {
+                !scope
+                    .gateways
+                    .contains(&(g.namespace.clone(), g.name.clone()))
+            });
+            status.extend(built.gateway_status);
+            status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        }
         // and the scope's ListenerSets
-        self.listener_set_status.retain(|l| {
-            !scope
-                .listener_sets
-                .contains(&(l.namespace.clone(), l.name.clone()))
-        });
-        self.listener_set_status.extend(built.listener_set_status);
-        self.listener_set_status
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        if !scope.listener_sets.is_empty() || !built.listener_set_status.is_empty() {
+            let status = Arc::make_mut(&mut self.listener_set_status);
+            status.retain(|l| {
+                !scope
+                    .listener_sets
+                    .contains(&(l.namespace.clone(), l.name.clone()))
+            });
+            status.extend(built.listener_set_status);
+            status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        }
         // left-out notes are per route: the scope's routes have new ones
-        self.left_out.retain(|l| {
-            !scope
-                .route_ids
-                .contains(&(l.route.0, l.route.1.to_string(), l.route.2.to_string()))
-        });
-        self.left_out.extend(built.left_out);
-        self.left_out.sort_by(|a, b| a.route.cmp(&b.route));
+        if !self.left_out.is_empty() || !built.left_out.is_empty() {
+            let left_out = Arc::make_mut(&mut self.left_out);
+            left_out.retain(|l| {
+                !scope.route_ids.contains(&(
+                    l.route.0,
+                    l.route.1.to_string(),
+                    l.route.2.to_string(),
+                ))
+            });
+            left_out.extend(built.left_out);
+            left_out.sort_by(|a, b| a.route.cmp(&b.route));
+        }
         self.statuses = OnceLock::new();
         self.parts.push(part);
         true
@@ -609,7 +668,8 @@ fn effect(
                 .insert((key.namespace.clone(), key.name.clone()));
             for r in previous.into_iter().chain(current) {
                 if let AnyResource::ListenerSet(ls) = r {
-                    s.gateways.insert(listener_set_parent(ls));
+                    let (ns, name) = listener_set_parent(ls);
+                    s.gateways.insert((ns.to_string(), name.to_string()));
                 }
             }
         }
@@ -748,178 +808,231 @@ fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
 
 /// The (namespace, name) a ListenerSet's parentRef names (of any kind: reading more than the
 /// Gateway it joins only widens a scope).
-fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> (String, String) {
+fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> NameRef<'_> {
     let p = &ls.spec.parent_ref;
     let ns = p
         .namespace
         .as_deref()
         .unwrap_or(ls.metadata.namespace_or_default());
-    (ns.to_string(), p.name.clone())
+    (ns, &p.name)
+}
+
+/// A route's (kind, namespace, name), borrowed: ordered as its [`ObjectKey`].
+type RouteRef<'a> = (ResourceKind, &'a str, &'a str);
+
+/// A (namespace, name), borrowed.
+type NameRef<'a> = (&'a str, &'a str);
+
+/// A scope being closed, by names borrowed from the seeds, the snapshot and the objects the
+/// change replaced (owned copies are made once, for the closed [`Scope`]); what is added is
+/// also queued, to be followed once.
+#[derive(Default)]
+struct Closing<'a> {
+    services: BTreeSet<NameRef<'a>>,
+    gateways: BTreeSet<NameRef<'a>>,
+    listener_sets: BTreeSet<NameRef<'a>>,
+    /// Routes, with the stored object the snapshot holds (`None`: removed).
+    routes: BTreeMap<RouteRef<'a>, Option<&'a Arc<AnyResource>>>,
+    service_queue: Vec<NameRef<'a>>,
+    gateway_queue: Vec<NameRef<'a>>,
+    set_queue: Vec<NameRef<'a>>,
+    route_queue: Vec<&'a AnyResource>,
+}
+
+impl<'a> Closing<'a> {
+    fn service(&mut self, n: NameRef<'a>) {
+        if self.services.insert(n) {
+            self.service_queue.push(n);
+        }
+    }
+
+    fn gateway(&mut self, n: NameRef<'a>) {
+        if self.gateways.insert(n) {
+            self.gateway_queue.push(n);
+        }
+    }
+
+    fn listener_set(&mut self, n: NameRef<'a>) {
+        if self.listener_sets.insert(n) {
+            self.set_queue.push(n);
+        }
+    }
+
+    /// Route `key`, stored as `current` in the snapshot (`None`: removed).
+    fn route(&mut self, key: RouteRef<'a>, current: Option<&'a Arc<AnyResource>>) {
+        if let std::collections::btree_map::Entry::Vacant(e) = self.routes.entry(key) {
+            e.insert(current);
+            if let Some(r) = current {
+                self.route_queue.push(r);
+            }
+        }
+    }
+
+    /// The routes of the snapshot with a parentRef naming `parent`.
+    fn routes_for(&mut self, snapshot: &'a Snapshot, parent: &ParentKey) {
+        for r in snapshot.routes_for_parent_shared(parent) {
+            let meta = r.metadata();
+            self.route((r.kind(), meta.namespace_or_default(), &meta.name), Some(r));
+        }
+    }
+
+    /// The Services, Gateways and ListenerSets a route names as parents ([`Scope::add_parents`]).
+    fn parents_of(&mut self, route: &'a AnyResource) {
+        let Some(view) = route.as_route() else { return };
+        let ns = view.metadata.namespace_or_default();
+        for p in view.parent_refs {
+            let (group, n) = (p.group_or_default(), (p.namespace_or(ns), p.name.as_str()));
+            match p.kind_or_default() {
+                // the core group, and `core` (read as core under `core_group_alias`)
+                "Service" if group.is_empty() || group == "core" => self.service(n),
+                "Gateway" if group == gamma_model::gateway::GROUP => self.gateway(n),
+                "ListenerSet" if group == gamma_model::gateway::GROUP => self.listener_set(n),
+                // other kinds never attach, whatever exists
+                _ => {}
+            }
+        }
+    }
+
+    /// The Services and Gateways bound at any of `ips` (one address can bind several: the
+    /// first in canonical order wins, so they are rebuilt together).
+    fn sharing(&mut self, snapshot: &'a Snapshot, ips: &[IpAddr]) {
+        if ips.is_empty() {
+            return;
+        }
+        for ip in ips {
+            for svc in snapshot.services_by_ip(*ip) {
+                self.service((svc.metadata.namespace_or_default(), &svc.metadata.name));
+            }
+        }
+        for gw in snapshot.gateways() {
+            if crate::lower::gateway_addresses(gw)
+                .iter()
+                .any(|a| ips.contains(a))
+            {
+                self.gateway((gw.metadata.namespace_or_default(), &gw.metadata.name));
+            }
+        }
+    }
 }
 
 /// Closes a scope: every route of a frontend in it, every parent of a route in it, every
-/// frontend bound at an address of one in it. `None` past `limit` routes.
-fn close(
-    snapshot: &Snapshot,
-    mut scope: Scope,
-    previous: &[&AnyResource],
+/// frontend bound at an address of one in it. `None` past `limit` routes. With the scope, the
+/// stored object of each of its routes, in order (`None`: removed).
+fn close<'a>(
+    snapshot: &'a Snapshot,
+    seeds: &'a Scope,
+    previous: &'a [&'a AnyResource],
     limit: usize,
     core_group_alias: bool,
-) -> Option<Scope> {
+) -> Option<(Scope, Vec<Option<&'a Arc<AnyResource>>>)> {
     // `group: core` names a Service only under `BuildOptions::core_group_alias`
     let groups: &[&str] = if core_group_alias {
         &["", "core"]
     } else {
         &[""]
     };
-    let mut done_services: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut done_gateways: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut done_sets: BTreeSet<(String, String)> = BTreeSet::new();
-    let mut done_routes: BTreeSet<ObjectKey> = BTreeSet::new();
+    let limit = limit.max(64);
+    let mut c = Closing::default();
+    for (ns, name) in &seeds.services {
+        c.service((ns, name));
+    }
+    for (ns, name) in &seeds.gateways {
+        c.gateway((ns, name));
+    }
+    for (ns, name) in &seeds.listener_sets {
+        c.listener_set((ns, name));
+    }
+    for k in &seeds.routes {
+        c.route((k.kind, &k.namespace, &k.name), snapshot.get_shared(k));
+    }
     loop {
-        let mut grew = false;
-        let routes: Vec<ObjectKey> = scope.routes.difference(&done_routes).cloned().collect();
-        for k in routes {
-            if let Some(r) = snapshot.get(&k) {
-                scope.add_parents(r);
-            }
-            done_routes.insert(k);
-            grew = true;
+        if c.routes.len() > limit {
+            return None;
         }
-        let services: Vec<(String, String)> =
-            scope.services.difference(&done_services).cloned().collect();
-        for (ns, name) in services {
+        if let Some(r) = c.route_queue.pop() {
+            c.parents_of(r);
+        } else if let Some((ns, name)) = c.service_queue.pop() {
             for g in groups {
                 let key = ParentKey {
                     group: (*g).into(),
                     kind: "Service".into(),
-                    namespace: ns.clone(),
-                    name: name.clone(),
+                    namespace: ns.into(),
+                    name: name.into(),
                 };
-                scope
-                    .routes
-                    .extend(snapshot.routes_for_parent(&key).map(ObjectKey::of));
+                c.routes_for(snapshot, &key);
             }
             let mut ips = Vec::new();
-            for svc in previous_or_current(
-                previous,
-                &ns,
-                &name,
-                as_service,
-                snapshot.service(&ns, &name),
-            ) {
+            for svc in
+                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
+            {
                 ips.extend(svc.frontend_ips());
             }
-            share_addresses(snapshot, &ips, &mut scope);
-            done_services.insert((ns, name));
-            grew = true;
-        }
-        let gateways: Vec<(String, String)> =
-            scope.gateways.difference(&done_gateways).cloned().collect();
-        for (ns, name) in gateways {
-            scope.routes.extend(
-                snapshot
-                    .routes_for_parent(&ParentKey::gateway(&ns, &name))
-                    .map(ObjectKey::of),
-            );
+            c.sharing(snapshot, &ips);
+        } else if let Some((ns, name)) = c.gateway_queue.pop() {
+            c.routes_for(snapshot, &ParentKey::gateway(ns, name));
             let mut ips = Vec::new();
-            for gw in previous_or_current(
-                previous,
-                &ns,
-                &name,
-                as_gateway,
-                snapshot.gateway(&ns, &name),
-            ) {
+            for gw in
+                previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
+            {
                 ips.extend(crate::lower::gateway_addresses(gw));
             }
-            share_addresses(snapshot, &ips, &mut scope);
+            c.sharing(snapshot, &ips);
             // its ListenerSets: the Gateway's listeners are merged with theirs (GEP-1713)
-            let gw = (ns, name);
             for ls in snapshot.listener_sets() {
-                if listener_set_parent(ls) == gw {
-                    scope.listener_sets.insert((
-                        ls.metadata.namespace_or_default().to_string(),
-                        ls.metadata.name.clone(),
-                    ));
+                if listener_set_parent(ls) == (ns, name) {
+                    c.listener_set((ls.metadata.namespace_or_default(), &ls.metadata.name));
                 }
             }
-            done_gateways.insert(gw);
-            grew = true;
-        }
-        let sets: Vec<(String, String)> = scope
-            .listener_sets
-            .difference(&done_sets)
-            .cloned()
-            .collect();
-        for (ns, name) in sets {
+        } else if let Some((ns, name)) = c.set_queue.pop() {
             // its routes, and the Gateway it joins (as it was and as it is)
-            scope.routes.extend(
-                snapshot
-                    .routes_for_parent(&ParentKey {
-                        group: gamma_model::gateway::GROUP.into(),
-                        kind: "ListenerSet".into(),
-                        namespace: ns.clone(),
-                        name: name.clone(),
-                    })
-                    .map(ObjectKey::of),
+            c.routes_for(
+                snapshot,
+                &ParentKey {
+                    group: gamma_model::gateway::GROUP.into(),
+                    kind: "ListenerSet".into(),
+                    namespace: ns.into(),
+                    name: name.into(),
+                },
             );
             for ls in previous_or_current(
                 previous,
-                &ns,
-                &name,
+                ns,
+                name,
                 as_listener_set,
-                snapshot.listener_set(&ns, &name),
+                snapshot.listener_set(ns, name),
             ) {
-                scope.gateways.insert(listener_set_parent(ls));
+                c.gateway(listener_set_parent(ls));
             }
-            done_sets.insert((ns, name));
-            grew = true;
-        }
-        if scope.routes.len() > limit.max(64) {
-            return None;
-        }
-        if !grew {
+        } else {
             break;
         }
     }
-    scope.route_ids = scope
-        .routes
-        .iter()
-        .filter_map(|k| {
-            let kind = RouteKind::ALL
-                .into_iter()
-                .find(|r| r.resource_kind() == k.kind)?;
-            Some((kind, k.namespace.clone(), k.name.clone()))
-        })
-        .collect();
-    Some(scope)
-}
-
-/// Adds the Services and Gateways bound at any of `ips` (one address can bind several: the
-/// first in canonical order wins, so they are rebuilt together).
-fn share_addresses(snapshot: &Snapshot, ips: &[IpAddr], scope: &mut Scope) {
-    if ips.is_empty() {
-        return;
-    }
-    for ip in ips {
-        for svc in snapshot.services_by_ip(*ip) {
-            scope.services.insert((
-                svc.metadata.namespace_or_default().to_string(),
-                svc.metadata.name.clone(),
-            ));
-        }
-    }
-    for gw in snapshot.gateways() {
-        if crate::lower::gateway_addresses(gw)
-            .iter()
-            .any(|a| ips.contains(a))
+    let owned = |s: &BTreeSet<NameRef<'_>>| -> BTreeSet<(String, String)> {
+        s.iter()
+            .map(|(ns, name)| ((*ns).to_string(), (*name).to_string()))
+            .collect()
+    };
+    let mut scope = Scope {
+        services: owned(&c.services),
+        gateways: owned(&c.gateways),
+        listener_sets: owned(&c.listener_sets),
+        routes: BTreeSet::new(),
+        route_ids: BTreeSet::new(),
+    };
+    let mut current = Vec::with_capacity(c.routes.len());
+    for ((kind, ns, name), r) in c.routes {
+        scope.routes.insert(ObjectKey::new(kind, ns, name));
+        if let Some(route_kind) = RouteKind::ALL
+            .into_iter()
+            .find(|r| r.resource_kind() == kind)
         {
-            scope.gateways.insert((
-                gw.metadata.namespace_or_default().to_string(),
-                gw.metadata.name.clone(),
-            ));
+            scope
+                .route_ids
+                .insert((route_kind, ns.to_string(), name.to_string()));
         }
+        current.push(r);
     }
+    Some((scope, current))
 }
 
 /// Object `ns/name` of one kind as it was (among `previous`, those `pick` takes) and as it is
@@ -990,23 +1103,24 @@ type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
 
 /// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
 /// name as backends (for backend validity), every ReferenceGrant (`TableInput::routes`
-/// empty); its routes (shared from `lowered` when lowered from the object the snapshot
-/// holds, else lowered), with the stored object of each route (in the same order).
+/// empty); its routes (shared from `parts` when one kept a route lowered from the object the
+/// snapshot holds, else lowered), with the stored object of each route (in the same order).
 fn scope_input(
     snapshot: &Snapshot,
     scope: &Scope,
+    current: &[Option<&Arc<AnyResource>>],
     opts: &gamma_model::validate::ValidateOptions,
     regexes: &mut RegexPool,
-    lowered: &Lowered,
+    parts: &[Arc<Part>],
 ) -> (TableInput, Vec<Arc<RouteIr>>, Objects) {
     let mut input = TableInput::default();
-    let mut routes = Vec::new();
-    let mut objects = Vec::new();
-    for k in &scope.routes {
-        let Some(current) = snapshot.get_shared(k) else {
+    let mut routes = Vec::with_capacity(current.len());
+    let mut objects = Vec::with_capacity(current.len());
+    for (k, current) in scope.routes.iter().zip(current) {
+        let Some(current) = current else {
             continue;
         };
-        if let Some(ir) = lowered.get(k, current) {
+        if let Some(ir) = kept_route(parts, opts.channel, k, current) {
             routes.push(Arc::clone(ir));
             objects.push((k.clone(), Arc::clone(current)));
             continue;
@@ -1020,21 +1134,23 @@ fn scope_input(
             objects.push((k.clone(), Arc::clone(r)));
         }
     }
-    let mut services = scope.services.clone();
+    let mut services: BTreeSet<NameRef<'_>> = scope
+        .services
+        .iter()
+        .map(|(ns, name)| (ns.as_str(), name.as_str()))
+        .collect();
     for r in &routes {
         for rule in &r.rules {
             let filters =
                 std::iter::once(&rule.filters).chain(rule.backends.iter().map(|b| &b.filters));
             let mirrors = filters.flat_map(|f| f.mirrors.iter().map(|m| &m.backend));
             for b in rule.backends.iter().chain(mirrors) {
-                if !services.contains(&(b.namespace.clone(), b.name.clone())) {
-                    services.insert((b.namespace.clone(), b.name.clone()));
-                }
+                services.insert((&b.namespace, &b.name));
             }
         }
     }
     // in snapshot order, as a full build reads them
-    for (ns, name) in &services {
+    for (ns, name) in services {
         if let Some(svc) = snapshot.service(ns, name) {
             input
                 .services
@@ -1086,10 +1202,143 @@ mod tests {
         previous
     }
 
-    /// The kept lowered form of route `name`.
+    /// The kept lowered form of route `name` in the newest part keeping it.
     fn kept(t: &RouteTable, name: &str) -> Option<Arc<RouteIr>> {
         let key = ObjectKey::new(ResourceKind::HttpRoute, "app", name);
-        t.lowered.0.get(&key).map(|(_, ir)| Arc::clone(ir))
+        t.parts
+            .iter()
+            .rev()
+            .find_map(|p| p.lowered.entry(&key))
+            .map(|(_, ir)| Arc::clone(ir))
+    }
+
+    /// Whether `a` and `b` keep route `name` as the same lowered form (not lowered again).
+    fn same_kept(a: &RouteTable, b: &RouteTable, name: &str) -> bool {
+        kept(a, name)
+            .zip(kept(b, name))
+            .is_some_and(|(x, y)| Arc::ptr_eq(&x, &y))
+    }
+
+    /// Whether `t` decides requests to `web` for `paths` as a table built from scratch, and
+    /// reports the same parent conditions.
+    fn agrees_with_scratch(t: &RouteTable, snapshot: &Snapshot, options: &BuildOptions) -> bool {
+        let scratch = RouteTable::build(snapshot, options);
+        let ip = IpAddr::from([10, 96, 0, 1]);
+        let decisions = |t: &RouteTable| -> Vec<String> {
+            ["/a", "/a2", "/a3", "/b", "/c", "/x"]
+                .iter()
+                .map(|p| {
+                    let req = crate::Request::http(ip, 80, "GET", p);
+                    format!("{:?}", t.resolve(&req, 1))
+                })
+                .collect()
+        };
+        decisions(t) == decisions(&scratch) && t.parent_conditions() == scratch.parent_conditions()
+    }
+
+    fn snapshot_with(routes: &[(&str, &str)]) -> Snapshot {
+        let mut snapshot =
+            Snapshot::from_resources(gamma_model::decode(SNAPSHOT).unwrap_or_default());
+        for (name, path) in routes {
+            upsert(&mut snapshot, name, path);
+        }
+        snapshot
+    }
+
+    // With the option on, a full build keeps every route lowered, and an update lowers only
+    // the route that changed: whichever route of a Service changes first (cold), its other
+    // routes are the full build's, and a later change of another route takes the changed one
+    // from the update that lowered it.
+    #[test]
+    fn with_kept_routes_an_update_lowers_only_the_changed_route() {
+        let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b"), ("c", "/c")]);
+        let options = BuildOptions::default().with_keep_lowered_routes(true);
+        let full = RouteTable::build(&snapshot, &options);
+        assert_eq!(full.parts[0].lowered.len(), 3, "every route kept");
+        let key_a = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+        let previous = upsert(&mut snapshot, "a", "/a2");
+        let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
+        assert!(same_kept(&first, &full, "b") && same_kept(&first, &full, "c"));
+        assert!(
+            !same_kept(&first, &full, "a"),
+            "the changed route was lowered again"
+        );
+        assert!(agrees_with_scratch(&first, &snapshot, &options));
+        let key_b = ObjectKey::new(ResourceKind::HttpRoute, "app", "b");
+        let previous = upsert(&mut snapshot, "b", "/b2");
+        let second = first.update(&snapshot, &options, &key_b, previous.as_deref());
+        assert!(same_kept(&second, &first, "a") && same_kept(&second, &full, "c"));
+        assert!(!same_kept(&second, &first, "b"));
+        assert!(agrees_with_scratch(&second, &snapshot, &options));
+        // without the option the full build keeps none, and the first update lowers all three
+        let default = BuildOptions::default();
+        let full = RouteTable::build(&snapshot, &default);
+        assert_eq!(full.parts[0].lowered.len(), 0);
+        let previous = upsert(&mut snapshot, "a", "/a3");
+        let next = full.update(&snapshot, &default, &key_a, previous.as_deref());
+        assert_eq!(next.parts.last().map(|p| p.lowered.len()), Some(3));
+        assert!(agrees_with_scratch(&next, &snapshot, &default));
+    }
+
+    // A kept route lowered from an object the snapshot no longer holds is never used: the
+    // full build's part still keeps route a as it was after an update replaced it, and
+    // neither a later update nor a build reusing the table reads it (they decide `/a3` and
+    // `/a` as a build from scratch does).
+    #[test]
+    fn a_stale_kept_route_is_never_used() {
+        let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b")]);
+        let options = BuildOptions::default().with_keep_lowered_routes(true);
+        let full = RouteTable::build(&snapshot, &options);
+        let stale = kept(&full, "a");
+        let key_a = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+        let previous = upsert(&mut snapshot, "a", "/a3");
+        let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
+        // the full build's part is shared, and still holds the old lowering of a
+        assert!(Arc::ptr_eq(&first.parts[0], &full.parts[0]));
+        let old = first.parts[0].lowered.entry(&key_a).map(|(_, ir)| ir);
+        assert!(
+            old.zip(stale.as_ref())
+                .is_some_and(|(x, y)| Arc::ptr_eq(x, y))
+        );
+        let key_b = ObjectKey::new(ResourceKind::HttpRoute, "app", "b");
+        let previous = upsert(&mut snapshot, "b", "/b2");
+        let second = first.update(&snapshot, &options, &key_b, previous.as_deref());
+        assert!(
+            same_kept(&second, &first, "a"),
+            "a from the update that lowered it"
+        );
+        assert!(
+            !kept(&second, "a")
+                .zip(stale.as_ref())
+                .is_some_and(|(x, y)| Arc::ptr_eq(&x, y))
+        );
+        assert!(agrees_with_scratch(&second, &snapshot, &options));
+        // a whole build reusing the oldest table: a is stale there, b too
+        let rebuilt = RouteTable::build_reusing(&snapshot, &options, &full);
+        assert!(!same_kept(&rebuilt, &full, "a") && !same_kept(&rebuilt, &full, "b"));
+        assert!(agrees_with_scratch(&rebuilt, &snapshot, &options));
+    }
+
+    // A whole build reusing a table that keeps its routes takes those of unchanged objects
+    // (the same lowered form) and lowers the others; routes kept under another validation
+    // channel are never taken.
+    #[test]
+    fn a_build_reusing_a_table_takes_its_kept_routes_of_unchanged_objects() {
+        let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b"), ("c", "/c")]);
+        let options = BuildOptions::default().with_keep_lowered_routes(true);
+        let full = RouteTable::build(&snapshot, &options);
+        upsert(&mut snapshot, "b", "/b2");
+        let rebuilt = RouteTable::build_reusing(&snapshot, &options, &full);
+        assert_eq!(rebuilt.parts.len(), 1);
+        assert!(same_kept(&rebuilt, &full, "a") && same_kept(&rebuilt, &full, "c"));
+        assert!(!same_kept(&rebuilt, &full, "b"));
+        assert!(agrees_with_scratch(&rebuilt, &snapshot, &options));
+        let other = options
+            .clone()
+            .with_channel(gamma_model::validate::Channel::Experimental);
+        let elsewhere = RouteTable::build_reusing(&snapshot, &other, &rebuilt);
+        assert!(!same_kept(&elsewhere, &rebuilt, "a"));
+        assert!(agrees_with_scratch(&elsewhere, &snapshot, &other));
     }
 
     // The kept lowered routes are part of the immutable table: two updates from one table
@@ -1105,11 +1354,15 @@ mod tests {
         upsert(&mut snapshot, "b", "/b");
         let options = BuildOptions::default();
         let full = RouteTable::build(&snapshot, &options);
-        assert_eq!(full.lowered.len(), 0, "a full build keeps none");
+        assert_eq!(full.parts[0].lowered.len(), 0, "a full build keeps none");
         let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
         let previous = upsert(&mut snapshot, "a", "/a2");
         let first = full.update(&snapshot, &options, &key, previous.as_deref());
-        assert_eq!(first.lowered.len(), 2, "the scope: both routes of web");
+        assert_eq!(
+            first.parts.last().map(|p| p.lowered.len()),
+            Some(2),
+            "the scope: both routes of web"
+        );
         let previous = upsert(&mut snapshot, "a", "/a3");
         let one = first.update(&snapshot, &options, &key, previous.as_deref());
         let two = first.update(&snapshot, &options, &key, previous.as_deref());

@@ -7,6 +7,7 @@ mod route;
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use gamma_model::Snapshot;
 use gamma_model::Validate;
@@ -62,6 +63,64 @@ pub(crate) fn lower_into(
     regexes: &mut RegexPool,
 ) -> TableInput {
     let opts = &lowering_options(opts);
+    let mut input = lower_all_but_routes(snapshot, opts);
+    for kind in ROUTE_ORDER {
+        for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
+            input
+                .routes
+                .extend(route::lower_checked_route(r, opts, valid, regexes));
+        }
+    }
+    input
+}
+
+/// Routes are lowered in kind order (HTTP, gRPC, TLS, TCP, UDP), each on its own; the snapshot
+/// keeps each route's validation verdict, so a route is validated once, not per build.
+const ROUTE_ORDER: [RouteKind; 5] = [
+    RouteKind::Http,
+    RouteKind::Grpc,
+    RouteKind::Tls,
+    RouteKind::Tcp,
+    RouteKind::Udp,
+];
+
+/// The lowered routes of a snapshot, shared (`Arc`), with the key and stored object of each
+/// (in the same order).
+pub(crate) type SharedRoutes = (
+    Vec<Arc<RouteIr>>,
+    Vec<(gamma_model::ObjectKey, Arc<gamma_model::AnyResource>)>,
+);
+
+/// [`lower_into`] with the routes held by `Arc`, each with its key and stored object (to be
+/// kept in the table: [`crate::BuildOptions::keep_lowered_routes`]); a route that `kept`
+/// holds lowered from the object the snapshot holds is taken from it, not lowered again.
+pub(crate) fn lower_sharing(
+    snapshot: &Snapshot,
+    opts: &ValidateOptions,
+    regexes: &mut RegexPool,
+    kept: &[Arc<crate::table::Part>],
+) -> (TableInput, SharedRoutes) {
+    let opts = &lowering_options(opts);
+    let input = lower_all_but_routes(snapshot, opts);
+    let (mut routes, mut objects) = (Vec::new(), Vec::new());
+    for kind in ROUTE_ORDER {
+        for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
+            let key = gamma_model::ObjectKey::of(r);
+            if let Some(ir) = crate::incremental::kept_route(kept, opts.channel, &key, r) {
+                routes.push(Arc::clone(ir));
+            } else if let Some(ir) = route::lower_checked_route(r, opts, valid, regexes) {
+                routes.push(Arc::new(ir));
+            } else {
+                continue;
+            }
+            objects.push((key, Arc::clone(r)));
+        }
+    }
+    (input, (routes, objects))
+}
+
+/// Everything of a snapshot but its routes, lowered (`opts`: the lowering options).
+fn lower_all_but_routes(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
     let mut input = TableInput::default();
     for svc in snapshot.services() {
         input.services.push(lower_service(snapshot, svc));
@@ -80,21 +139,6 @@ pub(crate) fn lower_into(
         input.grants.push(lower_grant(g));
     }
     lower_backend_tls(snapshot, opts, &mut input);
-    // Routes in kind order (HTTP, gRPC, TLS, TCP, UDP), each lowered on its own; the snapshot
-    // keeps each route's validation verdict, so a route is validated once, not per build.
-    for kind in [
-        RouteKind::Http,
-        RouteKind::Grpc,
-        RouteKind::Tls,
-        RouteKind::Tcp,
-        RouteKind::Udp,
-    ] {
-        for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
-            input
-                .routes
-                .extend(route::lower_checked_route(r, opts, valid, regexes));
-        }
-    }
     input
 }
 

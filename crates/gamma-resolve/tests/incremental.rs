@@ -610,7 +610,7 @@ fn assert_same(updated: &RouteTable, built: &RouteTable, step: usize) {
 
 /// Applies `changes` one at a time to a snapshot of `initial` whose `secrets_complete` is
 /// `secrets` (listener certificateRefs judged against its Secrets), comparing each updated
-/// table with a full build.
+/// table with a full build (without kept lowered routes: keeping them changes no result).
 fn run_with(initial: &[Obj], changes: &[(Obj, bool)], options: &BuildOptions, secrets: bool) {
     let mut snapshot = Snapshot::new().with_secrets_complete(secrets);
     for o in initial {
@@ -629,7 +629,7 @@ fn run_with(initial: &[Obj], changes: &[(Obj, bool)], options: &BuildOptions, se
             snapshot.remove(&key)
         };
         let updated = table.update(&snapshot, options, &key, previous.as_deref());
-        let built = RouteTable::build(&snapshot, options);
+        let built = RouteTable::build(&snapshot, &options.clone().with_keep_lowered_routes(false));
         assert_same(&updated, &built, step);
         // the previous table is unchanged by the update (readers keep it until they swap)
         table = updated;
@@ -659,6 +659,9 @@ proptest! {
         }
         // with secrets: Secrets complete, so listener certificateRefs are judged
         run_with(&initial, &changes, &options, secrets);
+        // and with every route's lowered form kept: updates and rebuilds take those of
+        // unchanged objects instead of lowering them again
+        run_with(&initial, &changes, &options.with_keep_lowered_routes(true), secrets);
     }
 }
 

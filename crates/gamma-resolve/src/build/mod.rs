@@ -250,8 +250,15 @@ impl<'i> Builder<'i> {
 
     /// Builds the whole table.
     pub(crate) fn build(self) -> RouteTable {
+        self.build_keeping(crate::incremental::Lowered::default())
+    }
+
+    /// Builds the whole table, its part keeping `lowered` (the routes it read, lowered:
+    /// [`crate::BuildOptions::keep_lowered_routes`]).
+    pub(crate) fn build_keeping(self, lowered: crate::incremental::Lowered) -> RouteTable {
         let hash = self.hash;
-        let built = self.build_part(crate::incremental::Covers::All);
+        let mut built = self.build_part(crate::incremental::Covers::All);
+        built.part.lowered = lowered;
         let part = Arc::new(built.part);
         let mut bindings = crate::bindings::Bindings::from_map(built.bindings, &part, hash);
         let mut workloads = crate::workload::Workloads::new();
@@ -262,11 +269,10 @@ impl<'i> Builder<'i> {
             parts: vec![part],
             statuses: std::sync::OnceLock::new(),
             frontend_index: std::sync::OnceLock::new(),
-            gateway_status: built.gateway_status,
-            listener_set_status: built.listener_set_status,
-            backend_tls_status: built.backend_tls_status,
-            left_out: built.left_out,
-            lowered: crate::incremental::Lowered::default(),
+            gateway_status: Arc::new(built.gateway_status),
+            listener_set_status: Arc::new(built.listener_set_status),
+            backend_tls_status: Arc::new(built.backend_tls_status),
+            left_out: Arc::new(built.left_out),
             secrets_complete: false,
         }
     }
@@ -373,6 +379,7 @@ impl<'i> Builder<'i> {
             listener_sets,
             status,
             covers,
+            lowered: crate::incremental::Lowered::default(),
             backend_tls: self.tls_slots,
             tls_reached: tls_reached.into_boxed_slice(),
             methods: self.methods,

@@ -1,5 +1,5 @@
 //! The routes a build reads: its input's own, or lowered routes an update shares with the
-//! table it was made from (`docs/incremental.md`, "Lowered routes kept for the next update"):
+//! table it was made from (`docs/incremental.md`, "Lowered routes kept"):
 //! those are read in place, never copied.
 
 use std::sync::Arc;
@@ -11,7 +11,8 @@ use crate::input::RouteIr;
 pub(crate) enum Routes<'i> {
     /// [`crate::input::TableInput::routes`].
     Input(&'i [RouteIr]),
-    /// Routes held by `Arc` (an update's scope: kept by earlier tables, or lowered now).
+    /// Routes held by `Arc` (an update's scope, or a full build under
+    /// `BuildOptions::keep_lowered_routes`: kept by earlier tables, or lowered now).
     Shared(&'i [Arc<RouteIr>]),
 }
 

@@ -39,17 +39,15 @@ pub struct RouteTable {
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
     pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
-    /// Every Gateway's computed status, by (namespace, name).
-    pub(crate) gateway_status: Vec<crate::gateway_status::GatewayStatus>,
+    /// Every Gateway's computed status, by (namespace, name) (shared by the tables an update
+    /// makes until one rebuilds a Gateway, as are the three below).
+    pub(crate) gateway_status: Arc<Vec<crate::gateway_status::GatewayStatus>>,
     /// Every ListenerSet's computed status, by (namespace, name).
-    pub(crate) listener_set_status: Vec<crate::listener_set_status::ListenerSetStatus>,
+    pub(crate) listener_set_status: Arc<Vec<crate::listener_set_status::ListenerSetStatus>>,
     /// Every BackendTLSPolicy's status, by (namespace, name).
-    pub(crate) backend_tls_status: Vec<crate::backend_tls::BackendTlsPolicyStatus>,
+    pub(crate) backend_tls_status: Arc<Vec<crate::backend_tls::BackendTlsPolicyStatus>>,
     /// Routes left out of the table, per Service parent they named (rare).
-    pub(crate) left_out: Vec<LeftOut>,
-    /// The lowered routes of the last update, for every update made from this table
-    /// (immutable, shared by `Arc`; empty after a full build).
-    pub(crate) lowered: crate::incremental::Lowered,
+    pub(crate) left_out: Arc<Vec<LeftOut>>,
     /// [`gamma_model::Snapshot::secrets_complete`] of the snapshot built from: an update from
     /// a snapshot that says otherwise rebuilds the table (every certificate reference changes
     /// meaning).
@@ -85,6 +83,10 @@ pub(crate) struct Part {
     /// and the routes an update removed): a newer part's conditions of a route replace an
     /// older part's.
     pub(crate) covers: crate::incremental::Covers,
+    /// The lowered routes this part's build read, for later updates and builds (an update's
+    /// scope; every route of a full build under [`BuildOptions::keep_lowered_routes`]; else
+    /// empty).
+    pub(crate) lowered: crate::incremental::Lowered,
     /// The BackendTLSPolicy settings in effect, by [`Target::tls`].
     pub(crate) backend_tls: Vec<crate::build::TlsSlot>,
     /// The (route, ancestor, Service target) pairs of this part's accepted routes on Services
@@ -131,7 +133,7 @@ impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        Self::lower_and_compile(snapshot, options, crate::cond::RegexPool::default())
+        Self::lower_and_compile(snapshot, options, crate::cond::RegexPool::default(), &[])
     }
 
     /// Builds a table from a snapshot as [`RouteTable::build`] does, taking the compiled
@@ -147,22 +149,44 @@ impl RouteTable {
         previous: &RouteTable,
     ) -> Self {
         let regexes = crate::cond::RegexPool::reusing(&previous.parts);
-        Self::lower_and_compile(snapshot, options, regexes)
+        Self::lower_and_compile(snapshot, options, regexes, &previous.parts)
     }
 
     /// (Not named `build*`: the callgrind recipe of benches/README.md collects
-    /// `*RouteTable*build*`, and a nested match would toggle collection off.)
+    /// `*RouteTable*build*`, and a nested match would toggle collection off.) `kept`: the
+    /// parts whose kept lowered routes are taken for unchanged objects
+    /// ([`BuildOptions::keep_lowered_routes`]).
     fn lower_and_compile(
         snapshot: &gamma_model::Snapshot,
         options: &BuildOptions,
         mut regexes: crate::cond::RegexPool,
+        kept: &[Arc<Part>],
     ) -> Self {
         let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
-        // lowering validates every regex by compiling it; the build reuses those
-        let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
-        let mut table = crate::build::Builder::new(&input, options)
+        let mut table = if options.keep_lowered_routes {
+            let (input, (routes, objects)) =
+                crate::lower::lower_sharing(snapshot, &opts, &mut regexes, kept);
+            let lowered = crate::incremental::Lowered::new(
+                objects
+                    .into_iter()
+                    .zip(&routes)
+                    .map(|((k, o), r)| (k, (o, Arc::clone(r)))),
+                options,
+            );
+            crate::build::Builder::with_routes(
+                &input,
+                crate::build::Routes::Shared(&routes),
+                options,
+            )
             .with_regexes(regexes)
-            .build();
+            .build_keeping(lowered)
+        } else {
+            // lowering validates every regex by compiling it; the build reuses those
+            let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
+            crate::build::Builder::new(&input, options)
+                .with_regexes(regexes)
+                .build()
+        };
         table.secrets_complete = snapshot.secrets_complete();
         table
     }

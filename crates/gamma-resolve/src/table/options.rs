@@ -132,6 +132,17 @@ pub struct BuildOptions {
     pub channel: gamma_model::validate::Channel,
     /// Which addresses mesh routes bind to (default: cluster IPs only, as upstream).
     pub mesh_binding: MeshBinding,
+    /// Keep every route's lowered form in the table (with the stored object it was lowered
+    /// from), for [`RouteTable::update`](crate::RouteTable::update) and
+    /// [`RouteTable::build_reusing`](crate::RouteTable::build_reusing): an update or a later
+    /// build then never lowers again a route whose object did not change, whichever route
+    /// changes (`docs/incremental.md`, "Lowered routes kept"). Costs memory: about 1,440
+    /// bytes more per rule for typical mesh HTTPRoutes, where the compiled table alone takes
+    /// about 200 (benches/README.md, "Incremental updates, fourth pass"; the stored objects
+    /// are the snapshot's, shared). Default `false`, for data planes that only resolve; an
+    /// embedder that updates its table (a controller's incremental reconcile) turns it on.
+    /// Decisions, explanations and conditions never depend on it.
+    pub keep_lowered_routes: bool,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -146,6 +157,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("core_group_alias", &self.core_group_alias)
             .field("channel", &self.channel)
             .field("mesh_binding", &self.mesh_binding)
+            .field("keep_lowered_routes", &self.keep_lowered_routes)
             .finish()
     }
 }
@@ -159,6 +171,11 @@ impl BuildOptions {
     /// Sets [`BuildOptions::mesh_binding`] ([`MeshBinding::Workloads`] is beyond the spec).
     pub fn with_mesh_binding(mut self, b: MeshBinding) -> Self {
         self.mesh_binding = b;
+        self
+    }
+    /// Sets [`BuildOptions::keep_lowered_routes`] (more memory, cheaper updates).
+    pub fn with_keep_lowered_routes(mut self, on: bool) -> Self {
+        self.keep_lowered_routes = on;
         self
     }
     /// Sets [`BuildOptions::core_group_alias`] (non-standard: `group: core` is the core group).
