@@ -12,7 +12,7 @@
 //! routes, costs ~50 ms per request (it scans and sorts every rule), so the hot sample is 100
 //! requests (~5 s); the whole test takes ~10 s at load average ~6. Build and resolve costs per
 //! size (1k, 10k, 100k routes) are measured in release by the `instructions` and `memory`
-//! binaries and the `resolve` bench (benches/README.md, "Growth"); this test pins correctness
+//! binaries and the `resolve` bench (benches/records/growth-and-hostile.md); this test pins correctness
 //! at full size.
 #![allow(
     clippy::unwrap_used,

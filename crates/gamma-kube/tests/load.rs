@@ -4,7 +4,7 @@
 //! each (Gateway API status is written only when it changes), and none after convergence.
 //!
 //! The CI run is 500 routes over 100 Services; `GAMMA_KUBE_LOAD=full` runs the full 5,000
-//! routes over 1,000 Services (figures in benches/README.md).
+//! routes over 1,000 Services (figures in benches/records/kube.md).
 
 mod common;
 

@@ -11,7 +11,7 @@
 //! dependent cache misses (the leaf's length sits at the end of a 2 KB node, then the parent,
 //! then the next edge). Over the tens of thousands of route digests of a large snapshot those
 //! hops were a large share of a full ownership decision (the A/B figures, `BTreeMap` against
-//! runs, are in `benches/README.md`, "Round 4: digests in sorted runs"). Here a `BTreeMap`
+//! runs, are in `benches/records/arbiter.md`, "Round 4: digests in sorted runs"). Here a `BTreeMap`
 //! indexes runs ("chunks") by their first key, and each run keeps its keys and values in two
 //! vectors, so an ordered pass reads the values sequentially and hops once per [`CAP`]
 //! entries. Inserting or removing moves at most [`CAP`] entries of one run. Lookups are a

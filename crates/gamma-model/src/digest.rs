@@ -4,7 +4,7 @@
 //! bytes), its namespace and name strings, and for a route the parentRef list and each
 //! parentRef's strings. A pass over 50,000 routes that reads each route's namespace and first
 //! parent pays a cache miss at each link of that chain for every route: reading those fields
-//! alone cost more than deciding with them (figures in `benches/README.md`, "Round 4").
+//! alone cost more than deciding with them (figures in `benches/records/arbiter.md`, "Round 4").
 //! [`crate::Snapshot`] therefore keeps a digest of every route ([`RouteDigest`],
 //! [`crate::Snapshot::route_digests`]) and every Service ([`ServiceDigest`],
 //! [`crate::Snapshot::service_digests`]) beside its key: the same facts, with short names

@@ -138,7 +138,7 @@ pub struct BuildOptions {
     /// build then never lowers again a route whose object did not change, whichever route
     /// changes (`docs/incremental.md`, "Lowered routes kept"). Costs memory: about 1,440
     /// bytes more per rule for typical mesh HTTPRoutes, where the compiled table alone takes
-    /// about 200 (benches/README.md, "Incremental updates, fourth pass"; the stored objects
+    /// about 200 (benches/records/incremental-updates.md, "fourth pass"; the stored objects
     /// are the snapshot's, shared). Default `false`, for data planes that only resolve; an
     /// embedder that updates its table (a controller's incremental reconcile) turns it on.
     /// Decisions, explanations and conditions never depend on it.
