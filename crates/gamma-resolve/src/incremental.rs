@@ -107,6 +107,27 @@ pub(crate) fn kept_route<'p>(
     None
 }
 
+/// Replaces, in a shared status vector kept in (namespace, name) order, the entries of the
+/// objects a scope rebuilt (`rebuilt`) with the new ones (`built`); copies the vector only when
+/// there is something to replace (`Arc::make_mut`).
+fn replace_entries<T: Clone>(
+    shared: &mut Arc<Vec<T>>,
+    rebuilt: &BTreeSet<(String, String)>,
+    built: Vec<T>,
+    name: impl Fn(&T) -> (&str, &str),
+) {
+    if rebuilt.is_empty() && built.is_empty() {
+        return;
+    }
+    let entries = Arc::make_mut(shared);
+    entries.retain(|e| {
+        let (ns, n) = name(e);
+        !rebuilt.contains(&(ns.to_owned(), n.to_owned()))
+    });
+    entries.extend(built);
+    entries.sort_by(|a, b| name(a).cmp(&name(b)));
+}
+
 /// A route by kind, namespace and name.
 pub(crate) type RouteId = (RouteKind, String, String);
 
@@ -438,28 +459,19 @@ impl RouteTable {
             crate::workload::bind_all(&mut self.bindings, &part, built.workloads, workloads);
         }
         // Gateway status: the scope's Gateways are recomputed whole (a mesh route's scope
-        // has none: the shared vector stays as it is)
-        if !scope.gateways.is_empty() || !built.gateway_status.is_empty() {
-            let status = Arc::make_mut(&mut self.gateway_status);
-            status.retain(|g| {
-                !scope
-                    .gateways
-                    .contains(&(g.namespace.clone(), g.name.clone()))
-            });
-            status.extend(built.gateway_status);
-            status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        }
-        // and the scope's ListenerSets
-        if !scope.listener_sets.is_empty() || !built.listener_set_status.is_empty() {
-            let status = Arc::make_mut(&mut self.listener_set_status);
-            status.retain(|l| {
-                !scope
-                    .listener_sets
-                    .contains(&(l.namespace.clone(), l.name.clone()))
-            });
-            status.extend(built.listener_set_status);
-            status.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        }
+        // has none: the shared vector stays as it is), and so are its ListenerSets
+        replace_entries(
+            &mut self.gateway_status,
+            &scope.gateways,
+            built.gateway_status,
+            |g| (&g.namespace, &g.name),
+        );
+        replace_entries(
+            &mut self.listener_set_status,
+            &scope.listener_sets,
+            built.listener_set_status,
+            |l| (&l.namespace, &l.name),
+        );
         // left-out notes are per route: the scope's routes have new ones
         if !self.left_out.is_empty() || !built.left_out.is_empty() {
             let left_out = Arc::make_mut(&mut self.left_out);
