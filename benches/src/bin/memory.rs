@@ -75,7 +75,8 @@ fn main() {
     kept_routes_memory();
 }
 
-/// Live heap bytes per rule of a table built from a snapshot ([`mesh_cluster`]: 10,000
+/// Live heap bytes per rule of a table built from a snapshot
+/// ([`mesh_cluster`](gamma_benches::manifests::mesh_cluster): 10,000
 /// HTTPRoutes of three rules, five per Service) with the default options and with
 /// `BuildOptions::keep_lowered_routes`: the difference is what keeping every route lowered
 /// costs. A first build fills the snapshot's kept validation verdicts, which are not the
