@@ -82,7 +82,7 @@ pub(crate) fn backend(name: &str, weight: u32) -> BackendIr {
         name: name.into(),
         port: Some(80),
         weight,
-        filters: FiltersIr::default(),
+        filters: Filters::default(),
     }
 }
 

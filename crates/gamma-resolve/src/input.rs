@@ -592,6 +592,69 @@ pub struct FiltersIr {
     pub extensions: Vec<String>,
 }
 
+/// The filters of a rule or backendRef, held only when there are any.
+///
+/// Most rules and backendRefs have no filters, and a [`FiltersIr`] is several hundred bytes:
+/// inline, it would make every lowered rule and backendRef that large, and a route's rule list
+/// a large allocation (costly to allocate and to free in a build of thousands of rules). An
+/// empty `Filters` holds nothing; it reads as an empty [`FiltersIr`] through [`Deref`]
+/// (`rule.filters.redirect`), and [`DerefMut`] makes room on the first write.
+///
+/// [`Deref`]: std::ops::Deref
+/// [`DerefMut`]: std::ops::DerefMut
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters(Option<Box<FiltersIr>>);
+
+/// What an empty [`Filters`] reads as.
+static NO_FILTERS: FiltersIr = FiltersIr {
+    request_headers: HeaderEdits {
+        set: Vec::new(),
+        add: Vec::new(),
+        remove: Vec::new(),
+    },
+    response_headers: HeaderEdits {
+        set: Vec::new(),
+        add: Vec::new(),
+        remove: Vec::new(),
+    },
+    redirect: None,
+    rewrite: None,
+    mirrors: Vec::new(),
+    cors: None,
+    extensions: Vec::new(),
+};
+
+impl Filters {
+    /// Whether there are no filters (nothing is held).
+    pub fn is_empty(&self) -> bool {
+        self.0.as_deref().is_none_or(|f| *f == NO_FILTERS)
+    }
+}
+
+impl From<FiltersIr> for Filters {
+    fn from(f: FiltersIr) -> Self {
+        if f == NO_FILTERS {
+            Filters(None)
+        } else {
+            Filters(Some(Box::new(f)))
+        }
+    }
+}
+
+impl std::ops::Deref for Filters {
+    type Target = FiltersIr;
+
+    fn deref(&self) -> &FiltersIr {
+        self.0.as_deref().unwrap_or(&NO_FILTERS)
+    }
+}
+
+impl std::ops::DerefMut for Filters {
+    fn deref_mut(&mut self) -> &mut FiltersIr {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
 /// A backendRef after defaulting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackendIr {
@@ -609,7 +672,7 @@ pub struct BackendIr {
     /// Weight (default 1).
     pub weight: u32,
     /// Filters on this backend.
-    pub filters: FiltersIr,
+    pub filters: Filters,
 }
 
 /// One rule, with defaults applied (a rule without matches has the default match).
@@ -620,7 +683,7 @@ pub struct RuleIr {
     /// Matches (ORed); empty for TLS/TCP/UDP rules.
     pub matches: Vec<MatchIr>,
     /// Rule filters.
-    pub filters: FiltersIr,
+    pub filters: Filters,
     /// backendRefs.
     pub backends: Vec<BackendIr>,
     /// Timeouts and retry, kept as JSON (forwarded verbatim in decisions).

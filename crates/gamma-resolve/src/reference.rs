@@ -54,7 +54,7 @@
 //!         name: to.into(),
 //!         port: Some(80),
 //!         weight: 1,
-//!         filters: FiltersIr::default(),
+//!         filters: Filters::default(),
 //!     }],
 //!     ..RuleIr::default()
 //! };

@@ -204,14 +204,23 @@ fn convert_partial<R, T>(
     mut convert: impl FnMut(usize) -> Result<R, ValidationErrors>,
     build: impl FnOnce(Vec<R>) -> T,
 ) -> Result<Partial<T>, ValidationErrors> {
-    let (route_errors, rule_errors) = partition(errors, rule_names.len());
-    if let Some(e) = ValidationErrors::from_vec(route_errors) {
-        return Err(e);
-    }
-    let mut kept = Vec::new();
+    // a valid route (every route of a validated snapshot) has no errors to sort into rules:
+    // no bucket per rule is allocated then
+    let mut rule_errors = if errors.is_empty() {
+        Vec::new()
+    } else {
+        let (route_errors, rule_errors) = partition(errors, rule_names.len());
+        if let Some(e) = ValidationErrors::from_vec(route_errors) {
+            return Err(e);
+        }
+        rule_errors
+    };
+    // exact size: rules are large, and growing the list moves every converted rule
+    let mut kept = Vec::with_capacity(rule_names.len());
     let mut dropped = Vec::new();
-    for (index, errs) in rule_errors.into_iter().enumerate() {
-        let outcome = match ValidationErrors::from_vec(errs) {
+    for index in 0..rule_names.len() {
+        let errs = rule_errors.get_mut(index).map(std::mem::take);
+        let outcome = match errs.and_then(ValidationErrors::from_vec) {
             Some(e) => Err(e),
             None => convert(index),
         };

@@ -203,7 +203,7 @@ fn lower_partial(
                 backends: rule
                     .backend_refs
                     .into_iter()
-                    .map(|b| backend(b, FiltersIr::default()))
+                    .map(|b| backend(b, Filters::default()))
                     .collect(),
                 ..RuleIr::default()
             },
@@ -305,7 +305,7 @@ fn value_match(
     }
 }
 
-fn backend(b: ir::WeightedBackend, filters: FiltersIr) -> BackendIr {
+fn backend(b: ir::WeightedBackend, filters: Filters) -> BackendIr {
     let t = b.target;
     BackendIr {
         group: t.group,
@@ -345,7 +345,7 @@ fn mirror(m: ir::Mirror) -> MirrorIr {
             name: t.name,
             port: t.port,
             weight: 1,
-            filters: FiltersIr::default(),
+            filters: Filters::default(),
         },
         fraction: (m.fraction.numerator, m.fraction.denominator),
     }
@@ -552,11 +552,11 @@ fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
         // most rules and backendRefs have no filters: their (large) `FiltersIr` stays the
         // default, neither built nor moved nor dropped again
         if !rule.filters.is_empty() {
-            out.filters = http_filters(rule.filters, &at)?;
+            out.filters = http_filters(rule.filters, &at)?.into();
         }
         for (bi, b) in rule.backend_refs.into_iter().enumerate() {
             if b.filters.is_empty() {
-                out.backends.push(backend(b.backend, FiltersIr::default()));
+                out.backends.push(backend(b.backend, Filters::default()));
                 continue;
             }
             let bat = || format!("{}.backendRefs[{bi}]", at());
@@ -570,7 +570,7 @@ fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
                     ),
                 });
             }
-            out.backends.push(backend(b.backend, filters));
+            out.backends.push(backend(b.backend, filters.into()));
         }
         // Gateway API HTTPPathModifier: ReplacePrefixMatch needs exactly one match, a
         // PathPrefix (the CRD checks only some combinations of filters).
@@ -645,16 +645,16 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
             });
         }
         if !rule.filters.is_empty() {
-            out.filters = grpc_filters(rule.filters, &at)?;
+            out.filters = grpc_filters(rule.filters, &at)?.into();
         }
         for (bi, b) in rule.backend_refs.into_iter().enumerate() {
             if b.filters.is_empty() {
-                out.backends.push(backend(b.backend, FiltersIr::default()));
+                out.backends.push(backend(b.backend, Filters::default()));
                 continue;
             }
             let bat = || format!("{}.backendRefs[{bi}]", at());
             let filters = grpc_filters(b.filters, &bat)?;
-            out.backends.push(backend(b.backend, filters));
+            out.backends.push(backend(b.backend, filters.into()));
         }
         Ok(())
     })();

@@ -77,7 +77,7 @@ pub fn backend(ns: &str, name: &str, port: u16, weight: u32) -> BackendIr {
         name: name.into(),
         port: Some(port),
         weight,
-        filters: FiltersIr::default(),
+        filters: Filters::default(),
     }
 }
 
