@@ -602,8 +602,17 @@ pub struct FiltersIr {
 ///
 /// [`Deref`]: std::ops::Deref
 /// [`DerefMut`]: std::ops::DerefMut
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Filters(Option<Box<FiltersIr>>);
+
+/// Filters are equal when they read alike: nothing held equals an empty `FiltersIr` held.
+impl PartialEq for Filters {
+    fn eq(&self, other: &Filters) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Filters {}
 
 /// What an empty [`Filters`] reads as.
 static NO_FILTERS: FiltersIr = FiltersIr {
@@ -692,4 +701,47 @@ pub struct RuleIr {
     pub retry: Option<serde_json::Value>,
     /// Set when the rule is unusable (dropped, `PartiallyInvalid`).
     pub invalid: Option<Invalid>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_filters_hold_nothing_and_read_as_no_filters() {
+        let none = Filters::default();
+        assert!(none.is_empty());
+        assert!(none.redirect.is_none() && none.extensions.is_empty());
+        // an empty FiltersIr is not boxed
+        assert!(Filters::from(FiltersIr::default()).0.is_none());
+    }
+
+    #[test]
+    fn a_first_write_makes_room_and_the_filters_keep_it() {
+        let mut f = Filters::default();
+        f.extensions.push("example.com/Auth/a".into());
+        assert!(!f.is_empty());
+        assert_eq!(f.extensions, ["example.com/Auth/a"]);
+        let held = Filters::from(FiltersIr {
+            extensions: vec!["example.com/Auth/a".into()],
+            ..FiltersIr::default()
+        });
+        assert_eq!(f, held);
+    }
+
+    #[test]
+    fn filters_compare_by_what_they_read_as() {
+        // a mutable borrow that writes nothing leaves an empty FiltersIr held: still equal
+        let mut touched = Filters::default();
+        let _ = &mut touched.mirrors;
+        assert!(touched.is_empty());
+        assert_eq!(touched, Filters::default());
+        assert_ne!(
+            Filters::default(),
+            Filters::from(FiltersIr {
+                cors: Some(serde_json::json!({})),
+                ..FiltersIr::default()
+            })
+        );
+    }
 }
