@@ -661,6 +661,59 @@ pub(crate) struct PathKeysBuilder<'i> {
     out: PathKeys,
     scratch: Vec<u32>,
     keys_scratch: Vec<u32>,
+    /// The prefix keys of the index being finished, and their counting sort's counts.
+    prefix_scratch: Vec<u32>,
+    counts_scratch: Vec<u32>,
+    /// The keys [`PathKeysBuilder::reserve`] expects (an upper bound): `by_key` is sized once
+    /// from it when the first index starts hashing, instead of rehashing as it doubles.
+    expected: usize,
+}
+
+/// Appends the pending keys `prefixes` to `out` by key length, longest first, keys of one
+/// length in the order given (a stable sort by descending length: a counting sort over the
+/// lengths, which are short; a comparison sort when they are not).
+fn longest_first(
+    pending: &[PendingKey<'_>],
+    prefixes: &[u32],
+    counts: &mut Vec<u32>,
+    out: &mut Vec<u32>,
+) {
+    let len = |pi: u32| pending.get(pi as usize).map_or(0, |p| p.key.len());
+    let max = prefixes.iter().map(|&pi| len(pi)).max().unwrap_or(0);
+    if prefixes.len() < 32 || max > 4096 {
+        let start = out.len();
+        out.extend_from_slice(prefixes);
+        if let Some(tail) = out.get_mut(start..) {
+            tail.sort_by_key(|&pi| std::cmp::Reverse(len(pi)));
+        }
+        return;
+    }
+    // counts[l] = number of keys of length l; then the start of length l's run, from the
+    // longest down
+    counts.clear();
+    counts.resize(max + 1, 0);
+    for &pi in prefixes {
+        if let Some(c) = counts.get_mut(len(pi)) {
+            *c += 1;
+        }
+    }
+    let base = u32::try_from(out.len()).unwrap_or(u32::MAX);
+    let mut next = base;
+    for c in counts.iter_mut().rev() {
+        let n = *c;
+        *c = next;
+        next = next.saturating_add(n);
+    }
+    let start = out.len();
+    out.resize(start + prefixes.len(), NONE);
+    for &pi in prefixes {
+        if let Some(c) = counts.get_mut(len(pi)) {
+            if let Some(slot) = out.get_mut(*c as usize) {
+                *slot = pi;
+            }
+            *c += 1;
+        }
+    }
 }
 
 /// Builder of one [`PathIndex`]: its pending keys (indexes into the shared builder).
@@ -709,6 +762,7 @@ impl<'i> PathKeysBuilder<'i> {
     pub(crate) fn reserve(&mut self, keys: usize) {
         self.pending.reserve(keys);
         self.out.entries.reserve(keys);
+        self.expected = self.expected.saturating_add(keys);
     }
 
     /// A builder for a new path index.
@@ -736,8 +790,16 @@ impl<'i> PathKeysBuilder<'i> {
             }
         };
         let salt = b.id.wrapping_mul(2) | u32::from(prefix);
+        // hashed: one hash and probe for both the lookup and the insert of a new key
+        let mut vacant = None;
         let found = if b.hashed {
-            self.by_key.get(&(salt, key)).copied()
+            match self.by_key.entry((salt, key)) {
+                std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    vacant = Some(v);
+                    None
+                }
+            }
         } else {
             let mut at = b.head;
             let mut hit = None;
@@ -781,11 +843,17 @@ impl<'i> PathKeysBuilder<'i> {
         }
         b.tail = pi;
         b.count += 1;
-        if b.hashed {
-            self.by_key.insert((salt, key), pi);
+        if let Some(v) = vacant {
+            v.insert(pi);
         } else if b.count > BUILD_SCAN_MAX {
             // grown large: from now on repeated keys are found by hash
             b.hashed = true;
+            if self.by_key.capacity() == 0 {
+                // the keys still to come (of indexes not yet hashed, this one's included)
+                // bound every key the map will hold
+                let later = self.expected.saturating_sub(self.pending.len());
+                self.by_key.reserve(later.saturating_add(b.count));
+            }
             let mut at = b.head;
             while let Some(p) = self.pending.get(at as usize) {
                 let salt = b.id.wrapping_mul(2) | u32::from(p.prefix);
@@ -858,26 +926,28 @@ impl<'i> PathKeysBuilder<'i> {
             id, head, regex, ..
         } = b;
         let mut keys = std::mem::take(&mut self.keys_scratch);
+        let mut prefixes = std::mem::take(&mut self.prefix_scratch);
         keys.clear();
-        let mut at = head;
-        while let Some(p) = self.pending.get(at as usize) {
-            keys.push(at);
-            at = p.next;
-        }
+        prefixes.clear();
         // exact keys first, then prefixes longest first (the scan relies on it); stable, so
         // keys keep their insertion order otherwise
-        let pending = &self.pending;
-        keys.sort_by_key(|pi| {
-            pending
-                .get(*pi as usize)
-                .map_or((true, std::cmp::Reverse(0)), |p| {
-                    (
-                        p.prefix,
-                        std::cmp::Reverse(if p.prefix { p.key.len() } else { 0 }),
-                    )
-                })
-        });
-        let split = keys.partition_point(|pi| pending.get(*pi as usize).is_some_and(|p| !p.prefix));
+        let mut at = head;
+        while let Some(p) = self.pending.get(at as usize) {
+            if p.prefix {
+                prefixes.push(at);
+            } else {
+                keys.push(at);
+            }
+            at = p.next;
+        }
+        let split = keys.len();
+        longest_first(
+            &self.pending,
+            &prefixes,
+            &mut self.counts_scratch,
+            &mut keys,
+        );
+        self.prefix_scratch = prefixes;
         let (exact, prefix) = keys.split_at(split);
         let exact = self.entries(exact, order);
         let prefix_r = self.entries(prefix, order);
@@ -1093,6 +1163,41 @@ impl GrpcIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counting sort of prefix keys orders them as the stable sort by descending length
+    /// did, for short and long lists and lengths past the counting sort's bound.
+    #[test]
+    fn longest_first_is_a_stable_sort_by_descending_length() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        for (count, max_len) in [(0, 8), (5, 8), (31, 40), (32, 40), (500, 12), (300, 5000)] {
+            let keys: Vec<String> = (0..count)
+                .map(|_| "/".repeat(usize::try_from(next(max_len)).unwrap_or(0) + 1))
+                .collect();
+            let pending: Vec<PendingKey<'_>> = keys
+                .iter()
+                .map(|k| PendingKey {
+                    key: k,
+                    prefix: true,
+                    first: 0,
+                    more: (NONE, NONE),
+                    next: NONE,
+                })
+                .collect();
+            let order: Vec<u32> = (0..u32::try_from(count).unwrap_or(0)).rev().collect();
+            let mut want = order.clone();
+            want.sort_by_key(|&pi| std::cmp::Reverse(keys[pi as usize].len()));
+            let mut got = vec![7, 8];
+            longest_first(&pending, &order, &mut Vec::new(), &mut got);
+            assert_eq!(got[..2], [7, 8]);
+            assert_eq!(got[2..], want[..], "{count} keys up to {max_len} bytes");
+        }
+    }
 
     /// Builds two indexes with the same `n` exact and `n` prefix keys (so large ones share
     /// the hash and every key exists in both) and returns them with their keys.
