@@ -104,6 +104,7 @@ impl<'i> Builder<'i> {
     }
 
     /// Appends a candidate and returns its id (`None` past `u32::MAX` candidates).
+    #[inline]
     pub(super) fn push_cand(
         &mut self,
         key: PrecedenceKey,
