@@ -491,7 +491,9 @@ impl PathKeys {
     }
 
     /// Builds the shared hash over the keys of the large indexes (`large`: (salt, entries)).
-    fn build_slots(&mut self, large: &[(u32, (u32, u32))]) {
+    /// `hashes`: the salted hash of entries by index, where the build computed it (`None`,
+    /// or past its end: computed here).
+    fn build_slots(&mut self, large: &[(u32, (u32, u32))], hashes: &[Option<u64>]) {
         let n: usize = large.iter().map(|(_, r)| r.1 as usize).sum();
         if n == 0 {
             return;
@@ -501,7 +503,7 @@ impl PathKeys {
         // at most twice
         let mut cap = (n * 2).next_power_of_two();
         loop {
-            let (slots, max_probe) = self.fill_slots(large, cap);
+            let (slots, max_probe) = self.fill_slots(large, cap, hashes);
             if max_probe <= PROBE_LIMIT || cap >= n * 8 {
                 self.slots = slots;
                 self.max_probe = max_probe;
@@ -513,7 +515,12 @@ impl PathKeys {
 
     /// The slots of the shared hash at capacity `cap` (a power of two) and their longest
     /// displacement.
-    fn fill_slots(&self, large: &[(u32, (u32, u32))], cap: usize) -> (Box<[(u32, u32)]>, u32) {
+    fn fill_slots(
+        &self,
+        large: &[(u32, (u32, u32))],
+        cap: usize,
+        hashes: &[Option<u64>],
+    ) -> (Box<[(u32, u32)]>, u32) {
         let mask = cap - 1;
         let mut slots = vec![(0u32, 0u32); cap];
         let mut max_probe = 0u32;
@@ -522,7 +529,11 @@ impl PathKeys {
                 let Some(e) = self.entries.get(ei) else {
                     continue;
                 };
-                let h = salted_hash(self.hash, salt, self.key(e));
+                let h = hashes
+                    .get(ei)
+                    .copied()
+                    .flatten()
+                    .unwrap_or_else(|| salted_hash(self.hash, salt, self.key(e)));
                 let mut i = h as usize & mask;
                 let mut probe = 0u32;
                 while let Some(slot) = slots.get_mut(i) {
@@ -642,6 +653,63 @@ struct PendingKey<'i> {
     /// The next key of the same index (`NONE` = last): an index's keys are a list through
     /// the shared pending keys, not a vector per index.
     next: u32,
+    /// [`salted_hash`] of the key under its index's salt, once the index hashes its keys:
+    /// the key map and the table's slots both use it (one hash per key).
+    hash: Option<u64>,
+}
+
+/// A key of [`PathKeysBuilder::by_key`]: (salt, key) with its [`salted_hash`], which is the
+/// map's hash ([`PassHash`]).
+#[derive(Debug, Clone, Copy)]
+struct SaltedKey<'i> {
+    hash: u64,
+    salt: u32,
+    key: &'i str,
+}
+
+impl std::hash::Hash for SaltedKey<'_> {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+impl PartialEq for SaltedKey<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        self.hash == o.hash
+            && self.salt == o.salt
+            && same_bytes(self.key.as_bytes(), o.key.as_bytes())
+    }
+}
+
+impl Eq for SaltedKey<'_> {}
+
+/// Hashes a [`SaltedKey`] as its precomputed (keyed) hash.
+#[derive(Debug, Clone, Copy, Default)]
+struct PassHash;
+
+/// The hasher of [`PassHash`]: the last `u64` written (anything else is folded in).
+#[derive(Debug, Clone, Copy, Default)]
+struct PassHasher(u64);
+
+impl Hasher for PassHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl BuildHasher for PassHash {
+    type Hasher = PassHasher;
+    fn build_hasher(&self) -> PassHasher {
+        PassHasher(0)
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -651,7 +719,7 @@ const NONE: u32 = u32::MAX;
 pub(crate) struct PathKeysBuilder<'i> {
     /// (salt, key) -> pending key; table-wide, so it grows (amortised) instead of being
     /// created per route set.
-    by_key: Map<(u32, &'i str), u32>,
+    by_key: HashMap<SaltedKey<'i>, u32, PassHash>,
     pending: Vec<PendingKey<'i>>,
     /// (candidate, next) links of the candidate chains.
     chain: Vec<(u32, u32)>,
@@ -661,6 +729,61 @@ pub(crate) struct PathKeysBuilder<'i> {
     out: PathKeys,
     scratch: Vec<u32>,
     keys_scratch: Vec<u32>,
+    /// The salted hash of each entry of `out` (by index), where the build computed one.
+    entry_hashes: Vec<Option<u64>>,
+    /// The prefix keys of the index being finished, and their counting sort's counts.
+    prefix_scratch: Vec<u32>,
+    counts_scratch: Vec<u32>,
+    /// The keys [`PathKeysBuilder::reserve`] expects (an upper bound): `by_key` is sized once
+    /// from it when the first index starts hashing, instead of rehashing as it doubles.
+    expected: usize,
+}
+
+/// Appends the pending keys `prefixes` to `out` by key length, longest first, keys of one
+/// length in the order given (a stable sort by descending length: a counting sort over the
+/// lengths, which are short; a comparison sort when they are not).
+fn longest_first(
+    pending: &[PendingKey<'_>],
+    prefixes: &[u32],
+    counts: &mut Vec<u32>,
+    out: &mut Vec<u32>,
+) {
+    let len = |pi: u32| pending.get(pi as usize).map_or(0, |p| p.key.len());
+    let max = prefixes.iter().map(|&pi| len(pi)).max().unwrap_or(0);
+    if prefixes.len() < 32 || max > 4096 {
+        let start = out.len();
+        out.extend_from_slice(prefixes);
+        if let Some(tail) = out.get_mut(start..) {
+            tail.sort_by_key(|&pi| std::cmp::Reverse(len(pi)));
+        }
+        return;
+    }
+    // counts[l] = number of keys of length l; then the start of length l's run, from the
+    // longest down
+    counts.clear();
+    counts.resize(max + 1, 0);
+    for &pi in prefixes {
+        if let Some(c) = counts.get_mut(len(pi)) {
+            *c += 1;
+        }
+    }
+    let base = u32::try_from(out.len()).unwrap_or(u32::MAX);
+    let mut next = base;
+    for c in counts.iter_mut().rev() {
+        let n = *c;
+        *c = next;
+        next = next.saturating_add(n);
+    }
+    let start = out.len();
+    out.resize(start + prefixes.len(), NONE);
+    for &pi in prefixes {
+        if let Some(c) = counts.get_mut(len(pi)) {
+            if let Some(slot) = out.get_mut(*c as usize) {
+                *slot = pi;
+            }
+            *c += 1;
+        }
+    }
 }
 
 /// Builder of one [`PathIndex`]: its pending keys (indexes into the shared builder).
@@ -697,10 +820,7 @@ pub(crate) enum PathSlot<'a> {
 impl<'i> PathKeysBuilder<'i> {
     /// A builder whose hashes are keyed with `keys`.
     pub(crate) fn new(keys: HashKeys) -> Self {
-        let mut b = Self {
-            by_key: Map::with_hasher(keys),
-            ..Self::default()
-        };
+        let mut b = Self::default();
         b.out.hash = keys;
         b
     }
@@ -709,6 +829,8 @@ impl<'i> PathKeysBuilder<'i> {
     pub(crate) fn reserve(&mut self, keys: usize) {
         self.pending.reserve(keys);
         self.out.entries.reserve(keys);
+        self.entry_hashes.reserve(keys);
+        self.expected = self.expected.saturating_add(keys);
     }
 
     /// A builder for a new path index.
@@ -736,8 +858,20 @@ impl<'i> PathKeysBuilder<'i> {
             }
         };
         let salt = b.id.wrapping_mul(2) | u32::from(prefix);
+        // hashed: one hash and probe for both the lookup and the insert of a new key
+        let mut vacant = None;
+        let mut hash = None;
         let found = if b.hashed {
-            self.by_key.get(&(salt, key)).copied()
+            let h = salted_hash(self.out.hash, salt, key);
+            hash = Some(h);
+            let k = SaltedKey { hash: h, salt, key };
+            match self.by_key.entry(k) {
+                std::collections::hash_map::Entry::Occupied(o) => Some(*o.get()),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    vacant = Some(v);
+                    None
+                }
+            }
         } else {
             let mut at = b.head;
             let mut hit = None;
@@ -774,6 +908,7 @@ impl<'i> PathKeysBuilder<'i> {
             first: cand,
             more: (NONE, NONE),
             next: NONE,
+            hash,
         });
         match self.pending.get_mut(b.tail as usize) {
             Some(t) => t.next = pi,
@@ -781,15 +916,28 @@ impl<'i> PathKeysBuilder<'i> {
         }
         b.tail = pi;
         b.count += 1;
-        if b.hashed {
-            self.by_key.insert((salt, key), pi);
+        if let Some(v) = vacant {
+            v.insert(pi);
         } else if b.count > BUILD_SCAN_MAX {
             // grown large: from now on repeated keys are found by hash
             b.hashed = true;
+            if self.by_key.capacity() == 0 {
+                // the keys still to come (of indexes not yet hashed, this one's included)
+                // bound every key the map will hold
+                let later = self.expected.saturating_sub(self.pending.len());
+                self.by_key.reserve(later.saturating_add(b.count));
+            }
             let mut at = b.head;
-            while let Some(p) = self.pending.get(at as usize) {
+            while let Some(p) = self.pending.get_mut(at as usize) {
                 let salt = b.id.wrapping_mul(2) | u32::from(p.prefix);
-                self.by_key.insert((salt, p.key), at);
+                let h = salted_hash(self.out.hash, salt, p.key);
+                p.hash = Some(h);
+                let k = SaltedKey {
+                    hash: h,
+                    salt,
+                    key: p.key,
+                };
+                self.by_key.insert(k, at);
                 at = p.next;
             }
         }
@@ -841,6 +989,7 @@ impl<'i> PathKeysBuilder<'i> {
                 fp: fingerprint(p.key.as_bytes()),
                 run,
             });
+            self.entry_hashes.push(p.hash);
         }
         let end = u32::try_from(self.out.entries.len()).unwrap_or(u32::MAX);
         (start, end - start)
@@ -858,26 +1007,28 @@ impl<'i> PathKeysBuilder<'i> {
             id, head, regex, ..
         } = b;
         let mut keys = std::mem::take(&mut self.keys_scratch);
+        let mut prefixes = std::mem::take(&mut self.prefix_scratch);
         keys.clear();
-        let mut at = head;
-        while let Some(p) = self.pending.get(at as usize) {
-            keys.push(at);
-            at = p.next;
-        }
+        prefixes.clear();
         // exact keys first, then prefixes longest first (the scan relies on it); stable, so
         // keys keep their insertion order otherwise
-        let pending = &self.pending;
-        keys.sort_by_key(|pi| {
-            pending
-                .get(*pi as usize)
-                .map_or((true, std::cmp::Reverse(0)), |p| {
-                    (
-                        p.prefix,
-                        std::cmp::Reverse(if p.prefix { p.key.len() } else { 0 }),
-                    )
-                })
-        });
-        let split = keys.partition_point(|pi| pending.get(*pi as usize).is_some_and(|p| !p.prefix));
+        let mut at = head;
+        while let Some(p) = self.pending.get(at as usize) {
+            if p.prefix {
+                prefixes.push(at);
+            } else {
+                keys.push(at);
+            }
+            at = p.next;
+        }
+        let split = keys.len();
+        longest_first(
+            &self.pending,
+            &prefixes,
+            &mut self.counts_scratch,
+            &mut keys,
+        );
+        self.prefix_scratch = prefixes;
         let (exact, prefix) = keys.split_at(split);
         let exact = self.entries(exact, order);
         let prefix_r = self.entries(prefix, order);
@@ -936,7 +1087,7 @@ impl<'i> PathKeysBuilder<'i> {
         out.entries.shrink_to_fit();
         out.ids.shrink_to_fit();
         out.lens.shrink_to_fit();
-        out.build_slots(&large);
+        out.build_slots(&large, &self.entry_hashes);
         out
     }
 }
@@ -1093,6 +1244,86 @@ impl GrpcIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The hash the build computes once per key (for its key map) is the one the table's
+    /// slots use: every entry of a hashed index carries it.
+    #[test]
+    fn the_build_hash_of_a_key_is_its_slot_hash() {
+        let mut b = PathKeysBuilder::new(HashKeys::new(9));
+        let mut pool = RegexPool::default();
+        let order = |a: &u32, b: &u32| a.cmp(b);
+        let keys: Vec<String> = (0..40).map(|i| format!("/h/{i}")).collect();
+        let mut ib = b.index();
+        for (i, k) in (0u32..).zip(&keys) {
+            b.add(&mut ib, PathSlot::Exact(k), 2 * i);
+            b.add(&mut ib, PathSlot::Prefix(k), 2 * i + 1);
+            b.add(&mut ib, PathSlot::Exact(k), 2 * i + 100);
+        }
+        let id = ib.id;
+        let index = b.finish(ib, &order, &mut pool);
+        let mut hashed = 0;
+        for (salt, r) in [(id * 2, index.exact), ((id * 2) | 1, index.prefix)] {
+            for ei in range(r) {
+                let e = b.out.entries[ei];
+                let want = salted_hash(b.out.hash, salt, b.out.key(&e));
+                if let Some(h) = b.entry_hashes[ei] {
+                    assert_eq!(h, want);
+                    hashed += 1;
+                }
+            }
+        }
+        assert_eq!(hashed, 80);
+        let pk = b.freeze();
+        for (i, k) in (0u32..).zip(&keys) {
+            // two candidates on each exact key, one on each prefix
+            assert_eq!(
+                pk.lookup(index.exact, id * 2, k).map(|e| e.run.1),
+                Some(2),
+                "{k}"
+            );
+            assert_eq!(
+                pk.lookup(index.prefix, (id * 2) | 1, k).map(|e| e.run),
+                Some((2 * i + 1, 1)),
+                "{k}"
+            );
+        }
+    }
+
+    /// The counting sort of prefix keys orders them as the stable sort by descending length
+    /// did, for short and long lists and lengths past the counting sort's bound.
+    #[test]
+    fn longest_first_is_a_stable_sort_by_descending_length() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        for (count, max_len) in [(0, 8), (5, 8), (31, 40), (32, 40), (500, 12), (300, 5000)] {
+            let keys: Vec<String> = (0..count)
+                .map(|_| "/".repeat(usize::try_from(next(max_len)).unwrap_or(0) + 1))
+                .collect();
+            let pending: Vec<PendingKey<'_>> = keys
+                .iter()
+                .map(|k| PendingKey {
+                    key: k,
+                    prefix: true,
+                    first: 0,
+                    more: (NONE, NONE),
+                    next: NONE,
+                    hash: None,
+                })
+                .collect();
+            let order: Vec<u32> = (0..u32::try_from(count).unwrap_or(0)).rev().collect();
+            let mut want = order.clone();
+            want.sort_by_key(|&pi| std::cmp::Reverse(keys[pi as usize].len()));
+            let mut got = vec![7, 8];
+            longest_first(&pending, &order, &mut Vec::new(), &mut got);
+            assert_eq!(got[..2], [7, 8]);
+            assert_eq!(got[2..], want[..], "{count} keys up to {max_len} bytes");
+        }
+    }
 
     /// Builds two indexes with the same `n` exact and `n` prefix keys (so large ones share
     /// the hash and every key exists in both) and returns them with their keys.
@@ -1255,7 +1486,7 @@ mod tests {
         let keys: Vec<String> = (0..64).map(|i| format!("/full/{i}")).collect();
         let (mut pk, a, _) = two_indexes_seeded(64, &keys, 3);
         let large = [(a.id.wrapping_mul(2), a.exact)];
-        let (slots, max_probe) = pk.fill_slots(&large, 64);
+        let (slots, max_probe) = pk.fill_slots(&large, 64, &[]);
         assert!(max_probe > 0, "a full table displaces some key");
         pk.slots = slots;
         pk.max_probe = max_probe;

@@ -104,6 +104,7 @@ impl<'i> Builder<'i> {
     }
 
     /// Appends a candidate and returns its id (`None` past `u32::MAX` candidates).
+    #[inline]
     pub(super) fn push_cand(
         &mut self,
         key: PrecedenceKey,
@@ -112,7 +113,21 @@ impl<'i> Builder<'i> {
         cond: Cond,
     ) -> Option<u32> {
         let cid = u32::try_from(self.cands.len()).ok()?;
-        let cond = if cond == Cond::default() {
+        // `cond == Cond::default()`, field by field (no slices compared; exhaustive, so a
+        // new field must be added here)
+        let Cond {
+            path_regex,
+            service_regex,
+            method_regex,
+            headers,
+            query,
+        } = &cond;
+        let default = path_regex.is_none()
+            && service_regex.is_none()
+            && method_regex.is_none()
+            && headers.is_empty()
+            && query.is_empty();
+        let cond = if default {
             0
         } else {
             let i = u32::try_from(self.conds.len()).ok()?;

@@ -214,6 +214,10 @@ impl<'i> Builder<'i> {
     /// request to that Service must not silently show another route or rule. The same reasons
     /// as the route's status conditions (one verdict per object, `docs/validation.md`).
     pub(super) fn note_left_out(&mut self, route: &RouteIr, parent: &ParentRefIr) {
+        if !has_left_out(route) {
+            // nothing to note: no addresses copied
+            return;
+        }
         let ips = self
             .svc_by_name
             .get(&(parent.namespace.as_str(), parent.name.as_str()))
@@ -226,6 +230,9 @@ impl<'i> Builder<'i> {
     /// [`Self::note_left_out`] for a Gateway parent (`gw`, or the parent Gateway of a
     /// ListenerSet parent), found by the Gateway's addresses.
     pub(super) fn note_left_out_at_gateway(&mut self, route: &RouteIr, gw: &GatewayIr) {
+        if !has_left_out(route) {
+            return;
+        }
         let ips = gw.addresses.clone().into_boxed_slice();
         self.note_left_out_at(route, (&gw.namespace, &gw.name), false, ips);
     }
@@ -629,6 +636,12 @@ impl<'i> Builder<'i> {
             );
         }
     }
+}
+
+/// Whether [`Builder::note_left_out_at`] notes anything for `route`: it is invalid as a
+/// whole, or some of its rules were dropped.
+fn has_left_out(route: &RouteIr) -> bool {
+    route.invalid.is_some() || route.rules.iter().any(|r| r.invalid.is_some())
 }
 
 pub(super) fn group_key(g: &Group) -> Option<String> {

@@ -94,7 +94,7 @@ impl<'i> Builder<'i> {
         b: &BackendIr,
         mesh: bool,
     ) -> BackendState {
-        if b.namespace != route.namespace {
+        if !crate::index::same_bytes(b.namespace.as_bytes(), route.namespace.as_bytes()) {
             return self.backend_state(route, b, mesh);
         }
         let k = route.kind as usize;

@@ -180,7 +180,14 @@ impl<'i> Builder<'i> {
             refs.push(UnresolvedRef::new(field, reason, message));
         };
         match &action {
-            Action::Backends(start, len) => {
+            Action::Backends(start, len)
+                if self
+                    .backends
+                    .get(*start as usize..*start as usize + *len as usize)
+                    .unwrap_or(&[])
+                    .iter()
+                    .any(|b| matches!(b.state, BackendState::Invalid(_))) =>
+            {
                 let start = *start as usize;
                 let invalid: Vec<(usize, InvalidRef, u32)> = self
                     .backends

@@ -159,11 +159,20 @@ impl<'i> Builder<'i> {
         }
     }
 
+    #[inline]
     pub(super) fn headers(&mut self, hs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
+        if hs.is_empty() {
+            // most matches have no header conditions: no call
+            return Some(NamedMatches::default());
+        }
         self.named_matches(hs, Names::Header)
     }
 
+    #[inline]
     pub(super) fn query(&mut self, qs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
+        if qs.is_empty() {
+            return Some(NamedMatches::default());
+        }
         self.named_matches(qs, Names::Query)
     }
 
