@@ -21,8 +21,8 @@ fn first(s: &str) -> u8 {
     s.as_bytes().first().copied().unwrap_or(0)
 }
 
-/// The fields of a rule's or backendRef's filters (inline in their entry) that compiling it
-/// reads.
+/// The fields of a rule's or backendRef's filters that compiling it reads (behind the entry's
+/// [`crate::input::Filters`]: for most entries the one shared empty `FiltersIr`, in cache).
 fn filters(f: &FiltersIr) -> u8 {
     (f.extensions.len() ^ f.mirrors.len()) as u8
         ^ u8::from(f.request_headers.is_empty())
@@ -42,7 +42,7 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
             for p in &route.parents {
                 t ^= p.namespace.len() as u8 ^ p.name.len() as u8;
             }
-            // every field of the rule entry (520 bytes) that compiling it reads
+            // every field of the rule entry (184 bytes) that compiling it reads
             for rule in &route.rules {
                 t ^= filters(&rule.filters)
                     ^ rule.backends.len() as u8
@@ -57,7 +57,7 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
                 t ^= first(&p.namespace) ^ first(&p.name);
             }
             for rule in &route.rules {
-                // and of each backendRef entry (448 bytes)
+                // and of each backendRef entry (112 bytes)
                 for b in &rule.backends {
                     t ^= filters(&b.filters)
                         ^ (b.name.len() ^ b.namespace.len()) as u8
