@@ -523,6 +523,15 @@ pub struct HeaderEdits {
 }
 
 impl HeaderEdits {
+    /// No edits (the same as `HeaderEdits::default()`, usable in a `const` or `static`).
+    pub const fn new() -> Self {
+        HeaderEdits {
+            set: Vec::new(),
+            add: Vec::new(),
+            remove: Vec::new(),
+        }
+    }
+
     /// True when nothing is edited.
     pub fn is_empty(&self) -> bool {
         self.set.is_empty() && self.add.is_empty() && self.remove.is_empty()
@@ -616,16 +625,8 @@ impl Eq for Filters {}
 
 /// What an empty [`Filters`] reads as.
 static NO_FILTERS: FiltersIr = FiltersIr {
-    request_headers: HeaderEdits {
-        set: Vec::new(),
-        add: Vec::new(),
-        remove: Vec::new(),
-    },
-    response_headers: HeaderEdits {
-        set: Vec::new(),
-        add: Vec::new(),
-        remove: Vec::new(),
-    },
+    request_headers: HeaderEdits::new(),
+    response_headers: HeaderEdits::new(),
     redirect: None,
     rewrite: None,
     mirrors: Vec::new(),

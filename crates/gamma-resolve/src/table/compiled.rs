@@ -123,16 +123,8 @@ pub(crate) struct Extras {
 }
 
 pub(crate) static NO_EXTRAS: Extras = Extras {
-    request_headers: HeaderEdits {
-        set: Vec::new(),
-        add: Vec::new(),
-        remove: Vec::new(),
-    },
-    response_headers: HeaderEdits {
-        set: Vec::new(),
-        add: Vec::new(),
-        remove: Vec::new(),
-    },
+    request_headers: HeaderEdits::new(),
+    response_headers: HeaderEdits::new(),
     rewrite: None,
     mirrors: Vec::new(),
     cors: None,
