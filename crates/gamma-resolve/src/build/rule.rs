@@ -180,15 +180,9 @@ impl<'i> Builder<'i> {
             refs.push(UnresolvedRef::new(field, reason, message));
         };
         match &action {
-            Action::Backends(start, len)
-                if self
-                    .backends
-                    .get(*start as usize..*start as usize + *len as usize)
-                    .unwrap_or(&[])
-                    .iter()
-                    .any(|b| matches!(b.state, BackendState::Invalid(_))) =>
-            {
+            Action::Backends(start, len) => {
                 let start = *start as usize;
+                // empty (and unallocated) when every backend is valid
                 let invalid: Vec<(usize, InvalidRef, u32)> = self
                     .backends
                     .get(start..start + *len as usize)
