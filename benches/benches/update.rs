@@ -2,7 +2,8 @@
 //! `MeshBinding::Workloads`) one headless Service's EndpointSlice changed, in
 //! mesh clusters of 5,000 and 50,000 HTTPRoutes (five per Service: 1,000 and 10,000
 //! Services), each measured from the fully built table (so every iteration is the same
-//! change), beside a full build of the 5,000-route snapshot. Figures in benches/README.md
+//! change), beside a full build of the 5,000-route snapshot; one route change also with
+//! `BuildOptions::keep_lowered_routes` at 5,000, 50,000 and 100,000 routes. Figures in benches/README.md
 //! ("Incremental updates").
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -24,11 +25,11 @@ struct Case {
     previous: Option<std::sync::Arc<AnyResource>>,
 }
 
-fn case(routes: usize, service: bool) -> Case {
+fn case(routes: usize, service: bool, options: &BuildOptions) -> Case {
     let per = 5;
     let services = routes.div_ceil(per);
     let mut after = Snapshot::from_resources(mesh_cluster(routes, per));
-    let table = RouteTable::build(&after, &BuildOptions::default());
+    let table = RouteTable::build(&after, options);
     let yaml = if service {
         format!(
             "apiVersion: v1\nkind: Service\nmetadata: {{name: svc-0, namespace: team-0}}\n\
@@ -76,12 +77,30 @@ fn update(c: &mut Criterion) {
         ("one-route-change-50k-routes", 50_000, false),
         ("one-service-change-50k-routes", 50_000, true),
     ] {
-        let c = case(routes, service);
+        let c = case(routes, service, &options);
         g.bench_function(name, |b| {
             b.iter(|| {
                 black_box(
                     c.table
                         .update(&c.after, &options, &c.key, c.previous.as_deref()),
+                )
+            })
+        });
+    }
+    // With `BuildOptions::keep_lowered_routes` (what `gamma_controller` turns on for tables it
+    // updates): the route-change target's configuration, at three cluster sizes.
+    let kept = BuildOptions::default().with_keep_lowered_routes(true);
+    for (name, routes) in [
+        ("one-route-change-5k-routes-keep-lowered-routes", 5_000),
+        ("one-route-change-50k-routes-keep-lowered-routes", 50_000),
+        ("one-route-change-100k-routes-keep-lowered-routes", 100_000),
+    ] {
+        let c = case(routes, false, &kept);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(
+                    c.table
+                        .update(&c.after, &kept, &c.key, c.previous.as_deref()),
                 )
             })
         });
@@ -97,7 +116,7 @@ fn update(c: &mut Criterion) {
             )
         })
     });
-    let c = case(5_000, false);
+    let c = case(5_000, false, &options);
     g.bench_function("full-build-5k-routes", |b| {
         b.iter(|| black_box(RouteTable::build(&c.after, &options)))
     });
