@@ -6,6 +6,7 @@
 #   decode                      the manifest bytes as they are, plus a few JSON shapes
 #   validate, resolve,
 #   resolve_differential,
+#   update,
 #   arbiter                     0x01, the manifest, 0x00: "decode this, then mutate it" (see
 #                               src/frame.rs), so the structural targets start from real objects
 set -euo pipefail
@@ -24,7 +25,7 @@ if [[ -n "$upstream" && "$upstream" != /* ]]; then
   upstream="$(cd "$repo" && cd "$upstream" 2>/dev/null && pwd || true)"
 fi
 
-targets_structural=(validate resolve resolve_differential arbiter)
+targets_structural=(validate resolve resolve_differential update arbiter)
 mkdir -p "$corpus/decode"
 for t in "${targets_structural[@]}"; do mkdir -p "$corpus/$t"; done
 
