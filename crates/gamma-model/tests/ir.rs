@@ -138,11 +138,11 @@ fn backend_refs_get_group_kind_namespace_and_weight_defaults() {
     let b: Vec<_> = r.rules[0].backend_refs.iter().map(|b| &b.backend).collect();
     assert_eq!(b[0].target.group, "");
     assert_eq!(b[0].target.kind, "Service");
-    assert_eq!(b[0].target.namespace, "shop");
+    assert_eq!(&*b[0].target.namespace, "shop");
     assert_eq!(b[0].target.port, Some(80));
     assert_eq!(b[0].weight, 1);
     assert!(b[0].target.is_service());
-    assert_eq!((b[1].target.namespace.as_str(), b[1].weight), ("other", 0));
+    assert_eq!((&*b[1].target.namespace, b[1].weight), ("other", 0));
     assert!(b[1].target.is_cross_namespace("shop"));
     assert!(!b[2].target.is_service());
     assert_eq!(b[2].target.port, None);
@@ -172,6 +172,27 @@ fn backend_group_and_service_kind_are_borrowed() {
     }
     assert!(matches!(t[2].group, Cow::Owned(_)));
     assert!(matches!(t[2].kind, Cow::Owned(_)));
+}
+
+// Gateway API BackendObjectReference.namespace: omitted means the route's namespace. Every
+// backendRef that omits it, in any rule, holds the route's one shared string; a written
+// namespace is its own, even when it names the route's namespace.
+#[test]
+fn defaulted_backend_namespaces_share_the_routes_string() {
+    use std::sync::Arc;
+    let r = http(json!({"rules": [
+        {"backendRefs": [{"name": "a", "port": 80}, {"name": "b", "port": 80}]},
+        {"backendRefs": [{"name": "c", "port": 80}, {"name": "d", "namespace": "shop", "port": 80}]}]}));
+    let ns: Vec<&Arc<str>> = r
+        .rules
+        .iter()
+        .flat_map(|rule| &rule.backend_refs)
+        .map(|b| &b.backend.target.namespace)
+        .collect();
+    assert!(ns.iter().all(|n| &***n == "shop"));
+    assert!(Arc::ptr_eq(ns[0], ns[1]));
+    assert!(Arc::ptr_eq(ns[0], ns[2]));
+    assert!(!Arc::ptr_eq(ns[0], ns[3]));
 }
 
 // Gateway API ParentReference: an omitted parentRef group means gateway.networking.k8s.io.
@@ -226,7 +247,7 @@ fn mirror_fraction_defaults() {
             json!({"rules": [{"filters": [{"type": "RequestMirror", "requestMirror": cfg}]}]}),
         );
         match &r.rules[0].filters[0] {
-            HttpFilter::RequestMirror(m) => (m.fraction, m.target.namespace.clone()),
+            HttpFilter::RequestMirror(m) => (m.fraction, m.target.namespace.to_string()),
             other => panic!("{other:?}"),
         }
     };
@@ -469,7 +490,7 @@ fn single_grpc_rule_conversion() {
     .unwrap();
     let r = ir::GrpcRule::from_wire(&rule, 1, "shop", &std_opts()).unwrap();
     assert_eq!(r.index, 1);
-    assert_eq!(r.backend_refs[0].backend.target.namespace, "shop");
+    assert_eq!(&*r.backend_refs[0].backend.target.namespace, "shop");
     let bad: gateway::GrpcRouteRule =
         serde_json::from_value(json!({"matches": [{"method": {"type": "Exact"}}]})).unwrap();
     let e = ir::GrpcRule::from_wire(&bad, 1, "shop", &std_opts()).unwrap_err();

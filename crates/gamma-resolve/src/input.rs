@@ -11,6 +11,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use gamma_model::RouteKind;
 use schemars::JsonSchema;
@@ -673,8 +674,9 @@ pub struct BackendIr {
     /// Kind (default `Service`). Borrowed for `Service`, as the IR gives it: no allocation
     /// for the kind of almost every backendRef.
     pub kind: Cow<'static, str>,
-    /// Namespace (default the route's).
-    pub namespace: String,
+    /// Namespace (default the route's). Shared, as the IR gives it: the backendRefs of a
+    /// route that omit their namespace hold the route's one string, not a copy each.
+    pub namespace: Arc<str>,
     /// Name.
     pub name: String,
     /// Port.

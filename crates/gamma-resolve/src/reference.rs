@@ -377,9 +377,9 @@ fn backend_valid(
     if !(b.group.is_empty() && b.kind == "Service") {
         return Err(());
     }
-    if b.namespace != route.namespace && policy.enforce_grants {
+    if *b.namespace != *route.namespace && policy.enforce_grants {
         let granted = input.grants.iter().any(|g| {
-            g.namespace == b.namespace
+            *g.namespace == *b.namespace
                 && g.from.iter().any(|f| {
                     f.0 == "gateway.networking.k8s.io"
                         && f.1 == route.kind.as_str()
@@ -396,7 +396,7 @@ fn backend_valid(
     let svc = input
         .services
         .iter()
-        .find(|s| s.namespace == b.namespace && s.name == b.name)
+        .find(|s| *s.namespace == *b.namespace && s.name == b.name)
         .ok_or(())?;
     if svc.external_name || !svc.ports.iter().any(|p| Some(p.port) == b.port) {
         return Err(());
@@ -836,7 +836,7 @@ fn decide(
         Ok(true) => Outcome::Forward {
             route: rid,
             rule: rule_index,
-            backend: (b.namespace.clone(), b.name.clone(), b.port),
+            backend: (b.namespace.to_string(), b.name.clone(), b.port),
         },
     }
 }

@@ -1,5 +1,7 @@
 //! The GRPCRoute IR.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::http::{
@@ -100,7 +102,7 @@ pub struct GrpcBackend {
 
 fn filter(
     f: &gateway::GrpcRouteFilter,
-    ns: &str,
+    ns: &Arc<str>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> Option<GrpcFilter> {
@@ -144,7 +146,7 @@ fn filter(
 
 fn filters(
     list: &[gateway::GrpcRouteFilter],
-    ns: &str,
+    ns: &Arc<str>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> Vec<GrpcFilter> {
@@ -157,7 +159,7 @@ fn filters(
 fn convert_rule(
     rule: &gateway::GrpcRouteRule,
     index: usize,
-    ns: &str,
+    ns: &Arc<str>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> GrpcRule {
@@ -220,7 +222,8 @@ impl GrpcRule {
         let mut errors = Errors::default();
         rule.collect_errors(&path, opts, &mut errors);
         if errors.is_empty() {
-            let converted = convert_rule(rule, index, route_namespace, &path, &mut errors);
+            let converted =
+                convert_rule(rule, index, &Arc::from(route_namespace), &path, &mut errors);
             errors.into_result().map(|()| converted)
         } else {
             Err(errors
@@ -263,7 +266,8 @@ impl GrpcRoute {
         known_valid: bool,
     ) -> Result<Partial<GrpcRoute>, ValidationErrors> {
         let (all, base) = super::collect(wire, opts, known_valid);
-        let ns = wire.metadata.namespace_or_default().to_owned();
+        // shared by every backendRef that omits its namespace
+        let ns: Arc<str> = Arc::from(wire.metadata.namespace_or_default());
         let rules = &wire.spec.rules;
         let names: Vec<Option<String>> = rules.iter().map(|r| r.name.clone()).collect();
         let mut route_errors = Errors::default();
@@ -290,7 +294,7 @@ impl GrpcRoute {
             },
             |kept| GrpcRoute {
                 metadata: wire.metadata.clone(),
-                namespace: ns.clone(),
+                namespace: ns.to_string(),
                 parent_refs: parent_refs(&wire.spec.parent_refs, &ns),
                 hostnames,
                 rules: kept,

@@ -1,5 +1,6 @@
 //! The HTTPRoute IR.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -556,7 +557,7 @@ pub(crate) fn header_modifier(
     HeaderModifier { set, add, remove }
 }
 
-pub(crate) fn mirror(m: &gateway::HttpRequestMirrorFilter, ns: &str) -> Mirror {
+pub(crate) fn mirror(m: &gateway::HttpRequestMirrorFilter, ns: &Arc<str>) -> Mirror {
     let fraction = match (&m.fraction, m.percent) {
         (Some(f), _) => Fraction {
             numerator: u32::try_from(f.numerator).unwrap_or(0),
@@ -618,7 +619,7 @@ fn port_opt(p: Option<i32>) -> Option<u16> {
 
 fn filter(
     f: &gateway::HttpRouteFilter,
-    ns: &str,
+    ns: &Arc<str>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> Option<HttpFilter> {
@@ -736,7 +737,7 @@ fn filter(
 
 fn filters(
     list: &[gateway::HttpRouteFilter],
-    ns: &str,
+    ns: &Arc<str>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> Vec<HttpFilter> {
@@ -774,7 +775,8 @@ impl HttpRule {
         let mut errors = Errors::default();
         rule.collect_errors(&path, opts, &mut errors);
         if errors.is_empty() {
-            let converted = convert_rule(rule, index, route_namespace, &path, &mut errors);
+            let converted =
+                convert_rule(rule, index, &Arc::from(route_namespace), &path, &mut errors);
             errors.into_result().map(|()| converted)
         } else {
             Err(errors
@@ -788,7 +790,7 @@ impl HttpRule {
 fn convert_rule(
     rule: &gateway::HttpRouteRule,
     index: usize,
-    ns: &str,
+    ns: &Arc<str>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> HttpRule {
@@ -900,7 +902,8 @@ impl HttpRoute {
         known_valid: bool,
     ) -> Result<Partial<HttpRoute>, ValidationErrors> {
         let (all, base) = super::collect(wire, opts, known_valid);
-        let ns = wire.metadata.namespace_or_default().to_owned();
+        // shared by every backendRef that omits its namespace
+        let ns: Arc<str> = Arc::from(wire.metadata.namespace_or_default());
         let default_rules;
         let rules: &[gateway::HttpRouteRule] = match &wire.spec.rules {
             Some(r) => r,
@@ -935,7 +938,7 @@ impl HttpRoute {
             },
             |kept| HttpRoute {
                 metadata: wire.metadata.clone(),
-                namespace: ns.clone(),
+                namespace: ns.to_string(),
                 parent_refs: parent_refs(&wire.spec.parent_refs, &ns),
                 hostnames,
                 rules: if omitted {

@@ -1,5 +1,7 @@
 //! The TLSRoute, TCPRoute and UDPRoute IR.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::http::{hostnames, parent_refs};
@@ -23,7 +25,7 @@ pub struct L4Rule {
     pub backend_refs: Vec<WeightedBackend>,
 }
 
-fn convert_rule(rule: &L4RouteRule, index: usize, ns: &str) -> L4Rule {
+fn convert_rule(rule: &L4RouteRule, index: usize, ns: &Arc<str>) -> L4Rule {
     L4Rule {
         index,
         name: rule.name.clone(),
@@ -38,7 +40,7 @@ fn convert_rule(rule: &L4RouteRule, index: usize, ns: &str) -> L4Rule {
 fn convert<T>(
     errors: Errors,
     rules: &[L4RouteRule],
-    ns: &str,
+    ns: &Arc<str>,
     build: impl FnOnce(Vec<L4Rule>) -> T,
 ) -> Result<Partial<T>, ValidationErrors> {
     let names: Vec<Option<String>> = rules.iter().map(|r| r.name.clone()).collect();
@@ -143,7 +145,8 @@ macro_rules! l4_ir {
                 for e in collected {
                     $errors.push(e.path, e.kind);
                 }
-                let $ns = $w.metadata.namespace_or_default().to_owned();
+                // shared by every backendRef that omits its namespace
+                let $ns: Arc<str> = Arc::from($w.metadata.namespace_or_default());
                 let $parents = parent_refs(&$w.spec.parent_refs, &$ns);
                 $build
             }
@@ -158,7 +161,7 @@ l4_ir!(
         let hosts = hostnames(&wire.spec.hostnames, &base, &mut errors);
         convert(errors, &wire.spec.rules, &ns, |rules| TlsRoute {
             metadata: wire.metadata.clone(),
-            namespace: ns.clone(),
+            namespace: ns.to_string(),
             parent_refs: parents,
             hostnames: hosts,
             rules,
@@ -171,7 +174,7 @@ l4_ir!(
     |wire, errors, ns, parents, _base| {
         convert(errors, &wire.spec.rules, &ns, |rules| TcpRoute {
             metadata: wire.metadata.clone(),
-            namespace: ns.clone(),
+            namespace: ns.to_string(),
             parent_refs: parents,
             rules,
         })
@@ -183,7 +186,7 @@ l4_ir!(
     |wire, errors, ns, parents, _base| {
         convert(errors, &wire.spec.rules, &ns, |rules| UdpRoute {
             metadata: wire.metadata.clone(),
-            namespace: ns.clone(),
+            namespace: ns.to_string(),
             parent_refs: parents,
             rules,
         })

@@ -1,6 +1,7 @@
 //! Defaulted references: [`ParentRef`], [`BackendTarget`], [`WeightedBackend`].
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -77,8 +78,9 @@ pub struct BackendTarget {
     /// The kind (borrowed for `Service`: the default, and what almost every backendRef
     /// names, costs no allocation).
     pub kind: Cow<'static, str>,
-    /// The namespace (the route's when omitted).
-    pub namespace: String,
+    /// The namespace (the route's when omitted; then shared with the route's other defaulted
+    /// references, not copied for each).
+    pub namespace: Arc<str>,
     /// The name.
     pub name: String,
     /// The port (required, and present, for core Services).
@@ -86,11 +88,15 @@ pub struct BackendTarget {
 }
 
 impl BackendTarget {
-    pub(crate) fn from_wire(b: &impl BackendRefExt, route_namespace: &str) -> BackendTarget {
+    /// `route_namespace` is shared by every reference that omits its namespace (most do).
+    pub(crate) fn from_wire(b: &impl BackendRefExt, route_namespace: &Arc<str>) -> BackendTarget {
         BackendTarget {
             group: shared_or_owned(b.group_or_default(), ""),
             kind: shared_or_owned(b.kind_or_default(), "Service"),
-            namespace: b.namespace_or(route_namespace).to_owned(),
+            namespace: match b.namespace_raw() {
+                Some(ns) => Arc::from(ns),
+                None => Arc::clone(route_namespace),
+            },
             name: b.name().to_owned(),
             port: b.port().and_then(|p| u16::try_from(p).ok()),
         }
@@ -103,7 +109,7 @@ impl BackendTarget {
 
     /// Whether the target lives outside `route_namespace` (may need a ReferenceGrant).
     pub fn is_cross_namespace(&self, route_namespace: &str) -> bool {
-        self.namespace != route_namespace
+        *self.namespace != *route_namespace
     }
 }
 
@@ -128,7 +134,10 @@ pub struct WeightedBackend {
 }
 
 impl WeightedBackend {
-    pub(crate) fn from_wire(b: &gateway::BackendRef, route_namespace: &str) -> WeightedBackend {
+    pub(crate) fn from_wire(
+        b: &gateway::BackendRef,
+        route_namespace: &Arc<str>,
+    ) -> WeightedBackend {
         WeightedBackend {
             target: BackendTarget::from_wire(b, route_namespace),
             weight: u32::try_from(b.weight_or_default()).unwrap_or(0),

@@ -12,7 +12,7 @@ impl<'i> Builder<'i> {
         if !(b.group.is_empty() && b.kind == "Service") {
             return BackendState::Invalid(InvalidRef::InvalidKind);
         }
-        let cross = b.namespace != route.namespace;
+        let cross = *b.namespace != *route.namespace;
         let needs_grant =
             cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
         if needs_grant && !self.granted(route, b) {
@@ -21,7 +21,7 @@ impl<'i> Builder<'i> {
         }
         let Some(svc) = self
             .svc_by_name
-            .get(&(b.namespace.as_str(), b.name.as_str()))
+            .get(&(&*b.namespace, b.name.as_str()))
             .and_then(|i| self.input.services.get(*i))
         else {
             return BackendState::Invalid(InvalidRef::BackendNotFound);
@@ -120,7 +120,7 @@ impl<'i> Builder<'i> {
 
     pub(super) fn granted(&self, route: &RouteIr, b: &BackendIr) -> bool {
         self.input.grants.iter().any(|g| {
-            g.namespace == b.namespace
+            *g.namespace == *b.namespace
                 && g.from.iter().any(|(grp, kind, ns)| {
                     grp == "gateway.networking.k8s.io"
                         && kind == route.kind.as_str()

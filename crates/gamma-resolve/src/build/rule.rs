@@ -146,7 +146,7 @@ impl<'i> Builder<'i> {
                 .map(|m| Mirror {
                     group: m.backend.group.to_string(),
                     kind: m.backend.kind.to_string(),
-                    namespace: m.backend.namespace.clone(),
+                    namespace: m.backend.namespace.to_string(),
                     name: m.backend.name.clone(),
                     port: m.backend.port,
                     numerator: m.fraction.0,
