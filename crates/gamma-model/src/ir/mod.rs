@@ -70,7 +70,7 @@
 //!     other => panic!("unexpected {other:?}"),
 //! }
 //! let backend = &route.rules[0].backend_refs[0].backend;
-//! assert_eq!((backend.target.namespace.as_str(), backend.weight), ("shop", 1));
+//! assert_eq!((&*backend.target.namespace, backend.weight), ("shop", 1));
 //! ```
 
 mod grpc;
