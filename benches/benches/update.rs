@@ -78,14 +78,7 @@ fn update(c: &mut Criterion) {
         ("one-service-change-50k-routes", 50_000, true),
     ] {
         let c = case(routes, service, &options);
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                black_box(
-                    c.table
-                        .update(&c.after, &options, &c.key, c.previous.as_deref()),
-                )
-            })
-        });
+        bench_change(&mut g, name, &c, &options);
     }
     // With `BuildOptions::keep_lowered_routes` (what `gamma_controller` turns on for tables it
     // updates): the route-change target's configuration, at three cluster sizes.
@@ -96,31 +89,40 @@ fn update(c: &mut Criterion) {
         ("one-route-change-100k-routes-keep-lowered-routes", 100_000),
     ] {
         let c = case(routes, false, &kept);
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                black_box(
-                    c.table
-                        .update(&c.after, &kept, &c.key, c.previous.as_deref()),
-                )
-            })
-        });
+        bench_change(&mut g, name, &c, &kept);
     }
     // MeshBinding::Workloads: an EndpointSlice of a headless Service moves one endpoint
     let workloads = BuildOptions::default().with_mesh_binding(MeshBinding::Workloads);
     let c = slice_case(50_000, &workloads);
-    g.bench_function("one-endpoint-slice-change-50k-routes", |b| {
-        b.iter(|| {
-            black_box(
-                c.table
-                    .update(&c.after, &workloads, &c.key, c.previous.as_deref()),
-            )
-        })
-    });
+    bench_change(
+        &mut g,
+        "one-endpoint-slice-change-50k-routes",
+        &c,
+        &workloads,
+    );
     let c = case(5_000, false, &options);
     g.bench_function("full-build-5k-routes", |b| {
         b.iter(|| black_box(RouteTable::build(&c.after, &options)))
     });
     g.finish();
+}
+
+/// One `RouteTable::update` of `c`'s change per iteration, always from the same table (so
+/// every iteration is the same change).
+fn bench_change(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    c: &Case,
+    options: &BuildOptions,
+) {
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            black_box(
+                c.table
+                    .update(&c.after, options, &c.key, c.previous.as_deref()),
+            )
+        })
+    });
 }
 
 criterion_group!(benches, update);
