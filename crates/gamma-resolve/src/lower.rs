@@ -3,6 +3,7 @@
 //! [`route`]), label selectors resolved against Namespace labels, EndpointSlice readiness
 //! summarised.
 
+mod plain;
 mod route;
 
 use std::collections::BTreeSet;

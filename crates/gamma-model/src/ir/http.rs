@@ -71,6 +71,40 @@ pub struct HttpMatch {
     pub method: Option<Method>,
 }
 
+impl HttpMatch {
+    /// The IR of one wire match of a route that validation accepted under the options it is
+    /// converted with (a route [`super::Route::from_valid_resource`] takes): the defaults
+    /// applied and header names lower-cased, each first of its name kept, exactly as the
+    /// route's conversion makes its matches, and nothing validated again. `None` when the
+    /// match holds a value gamma-model does not know (a path match type or method outside
+    /// the spec's enums), which only the route's conversion reports.
+    ///
+    /// For engines that lower valid routes rule by rule without building their whole IR.
+    ///
+    /// ```
+    /// use gamma_model::gateway::{HttpPathMatch, HttpRouteMatch, PathMatchType};
+    /// use gamma_model::ir::{HttpMatch, PathMatch};
+    ///
+    /// let wire = HttpRouteMatch {
+    ///     path: Some(HttpPathMatch {
+    ///         type_: Some(PathMatchType::PathPrefix),
+    ///         value: Some("/api/".into()),
+    ///     }),
+    ///     ..HttpRouteMatch::default()
+    /// };
+    /// let m = HttpMatch::from_valid_wire(&wire).unwrap();
+    /// // a trailing `/` of a prefix is dropped, as in every conversion
+    /// assert!(matches!(m.path, PathMatch::Prefix(p) if p.as_str() == "/api"));
+    /// ```
+    pub fn from_valid_wire(m: &gateway::HttpRouteMatch) -> Option<HttpMatch> {
+        // a detached path is what the conversion of a route known valid runs with: no check
+        // is repeated, and an unknown value is the only error left
+        let mut errors = Errors::default();
+        let converted = http_match(m, &FieldPath::detached(), &mut errors);
+        errors.is_empty().then_some(converted)
+    }
+}
+
 impl Default for HttpMatch {
     /// `PathPrefix /` and nothing else: what an omitted match defaults to.
     fn default() -> Self {
@@ -375,6 +409,16 @@ pub struct HttpBackend {
     pub backend: WeightedBackend,
     /// Filters applied when this backend is chosen.
     pub filters: Vec<HttpFilter>,
+}
+
+impl HttpBackend {
+    /// `backend` without filters.
+    pub fn new(backend: WeightedBackend) -> HttpBackend {
+        HttpBackend {
+            backend,
+            filters: Vec::new(),
+        }
+    }
 }
 
 /// Rule timeouts (GEP-1742). `Duration::ZERO` means "disable the timeout".

@@ -134,10 +134,11 @@ pub struct WeightedBackend {
 }
 
 impl WeightedBackend {
-    pub(crate) fn from_wire(
-        b: &gateway::BackendRef,
-        route_namespace: &Arc<str>,
-    ) -> WeightedBackend {
+    /// Applies the defaults to a wire backendRef of a route in `route_namespace` (group `""`,
+    /// kind `Service`, the route's namespace, weight 1): what every route conversion does. A
+    /// reference that omits its namespace shares `route_namespace` instead of copying it;
+    /// a weight outside `u32` becomes 0 (validation refuses it first).
+    pub fn from_wire(b: &gateway::BackendRef, route_namespace: &Arc<str>) -> WeightedBackend {
         WeightedBackend {
             target: BackendTarget::from_wire(b, route_namespace),
             weight: u32::try_from(b.weight_or_default()).unwrap_or(0),

@@ -1,5 +1,7 @@
 //! Lowering one route: a translation of its [`gamma_model::ir`] conversion into the table's
-//! input ([`RouteIr`]).
+//! input ([`RouteIr`]). (A valid HTTPRoute without filters, timeouts or retries skips the
+//! whole-route conversion: [`super::plain`] converts it item by item and translates it with
+//! the same [`lower_http_rule`].)
 //!
 //! The IR applies every CRD default and runs the upstream validation once, in gamma-model;
 //! the rules [`from_wire_partial`](gamma_model::ir::HttpRoute::from_wire_partial) drops come
@@ -57,6 +59,24 @@ pub(crate) fn lower_checked_route(
     regexes: &mut RegexPool,
 ) -> Option<RouteIr> {
     let view = resource.as_route()?;
+    if known_valid
+        && let AnyResource::HttpRoute(route) = resource
+        && let Some(lowered) = super::plain::lower_valid_http(view, route, regexes)
+    {
+        return Some(lowered);
+    }
+    lower_through_ir(resource, opts, known_valid, regexes)
+}
+
+/// [`lower_checked_route`] through the route's whole [`ir::Route`], for every route (the
+/// only path for routes [`super::plain`] does not cover).
+pub(super) fn lower_through_ir(
+    resource: &AnyResource,
+    opts: &ValidateOptions,
+    known_valid: bool,
+    regexes: &mut RegexPool,
+) -> Option<RouteIr> {
+    let view = resource.as_route()?;
     let converted = if known_valid {
         ir::Route::from_valid_resource(resource, opts)?
     } else {
@@ -90,7 +110,11 @@ fn refused_by_api_server(dropped: &[DroppedRule]) -> Option<ValidationErrors> {
     ValidationErrors::from_vec(crd)
 }
 
-fn base(view: RouteView<'_>, parents: Vec<ParentRefIr>, hostnames: Vec<String>) -> RouteIr {
+pub(super) fn base(
+    view: RouteView<'_>,
+    parents: Vec<ParentRefIr>,
+    hostnames: Vec<String>,
+) -> RouteIr {
     let meta: &ObjectMeta = view.metadata;
     RouteIr {
         kind: view.kind,
@@ -106,7 +130,7 @@ fn base(view: RouteView<'_>, parents: Vec<ParentRefIr>, hostnames: Vec<String>) 
     }
 }
 
-fn parent(p: ir::ParentRef) -> ParentRefIr {
+pub(super) fn parent(p: ir::ParentRef) -> ParentRefIr {
     let kind = match p.parent_kind() {
         ParentKind::Service => ParentRefKind::Service,
         ParentKind::Gateway => ParentRefKind::Gateway,
@@ -504,19 +528,50 @@ fn retry_json(r: &ir::Retry) -> serde_json::Value {
 }
 
 fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
+    let parts = HttpRuleParts {
+        index: rule.index,
+        name: rule.name,
+        matches: rule.matches.into_iter(),
+        filters: rule.filters,
+        backends: rule.backend_refs.into_iter(),
+        timeouts: rule.timeouts,
+        retry: rule.retry,
+    };
+    lower_http_rule(parts, regexes)
+}
+
+/// An HTTPRoute rule in its IR pieces: from an [`ir::HttpRule`], or converted match by match
+/// and backendRef by backendRef from the wire rule of a route known valid ([`super::plain`]),
+/// so that both are translated by the same code.
+pub(super) struct HttpRuleParts<M, B> {
+    pub(super) index: usize,
+    pub(super) name: Option<String>,
+    /// The matches (an omitted or empty list already defaulted to one `PathPrefix /`).
+    pub(super) matches: M,
+    pub(super) filters: Vec<HttpFilter>,
+    pub(super) backends: B,
+    pub(super) timeouts: Option<ir::Timeouts>,
+    pub(super) retry: Option<ir::Retry>,
+}
+
+pub(super) fn lower_http_rule<M, B>(rule: HttpRuleParts<M, B>, regexes: &mut RegexPool) -> RuleIr
+where
+    M: ExactSizeIterator<Item = ir::HttpMatch>,
+    B: ExactSizeIterator<Item = ir::HttpBackend>,
+{
     let index = rule.index;
     let mut out = RuleIr {
         name: rule.name,
         // exact sizes: a first push would allocate room for four (large) entries
         matches: Vec::with_capacity(rule.matches.len()),
-        backends: Vec::with_capacity(rule.backend_refs.len()),
+        backends: Vec::with_capacity(rule.backends.len()),
         timeouts: rule.timeouts.as_ref().map(timeouts_json),
         retry: rule.retry.as_ref().map(retry_json),
         ..RuleIr::default()
     };
     let at = || format!("spec.rules[{index}]");
     let result = (|| -> Result<(), Invalid> {
-        for (mi, m) in rule.matches.into_iter().enumerate() {
+        for (mi, m) in rule.matches.enumerate() {
             let mat = || format!("{}.matches[{mi}]", at());
             let path = match m.path {
                 PathMatch::Exact(p) => PathMatchIr::Exact(p.into_string()),
@@ -554,7 +609,7 @@ fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
         if !rule.filters.is_empty() {
             out.filters = http_filters(rule.filters, &at)?.into();
         }
-        for (bi, b) in rule.backend_refs.into_iter().enumerate() {
+        for (bi, b) in rule.backends.enumerate() {
             if b.filters.is_empty() {
                 out.backends.push(backend(b.backend, Filters::default()));
                 continue;

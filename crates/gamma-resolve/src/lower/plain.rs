@@ -1,0 +1,352 @@
+//! Lowering a valid HTTPRoute without filters, timeouts or retries straight from its wire
+//! form: most of a mesh's routes.
+//!
+//! A route the snapshot knows valid is otherwise converted into its whole
+//! [`gamma_model::ir::HttpRoute`] (its metadata, its parentRefs, a list of rules, each with a
+//! list of matches and one of backendRefs) and that IR translated into the table's input, its
+//! lists made again and the IR's freed. Here each wire match and backendRef goes through the
+//! IR's own constructors ([`ir::HttpMatch::from_valid_wire`], [`ir::WeightedBackend::from_wire`])
+//! and the translation the IR path uses ([`lower_http_rule`]), one at a time: the same
+//! defaults and the same [`RouteIr`], without the IR's containers.
+//!
+//! A route this does not cover (filters, timeouts or retries on a rule, filters on a
+//! backendRef, omitted rules, a value gamma-model does not know) is lowered through the IR
+//! as before; the test below checks that both give the same input for the routes this does
+//! cover.
+
+use std::iter;
+use std::sync::Arc;
+
+use gamma_model::RouteView;
+use gamma_model::gateway::{HttpMethod, HttpRoute, HttpRouteRule, PathMatchType};
+use gamma_model::ir;
+
+use super::route::{HttpRuleParts, base, lower_http_rule, parent};
+use crate::cond::RegexPool;
+use crate::input::{RouteIr, RuleIr};
+
+/// `route` (valid under the options it was validated with) lowered without its IR; `None`
+/// when it is not one this covers, to be lowered through the IR.
+pub(super) fn lower_valid_http(
+    view: RouteView<'_>,
+    route: &HttpRoute,
+    regexes: &mut RegexPool,
+) -> Option<RouteIr> {
+    // an omitted list means one default rule, which the IR makes
+    let rules = route.spec.rules.as_deref()?;
+    if !rules.iter().all(is_plain) {
+        return None;
+    }
+    // the IR validates hostnames even for a route known valid; so does this
+    let hostnames = route
+        .spec
+        .hostnames
+        .iter()
+        .map(|h| ir::Hostname::new(h).ok().map(ir::Hostname::into_string))
+        .collect::<Option<Vec<_>>>()?;
+    // shared by every backendRef that omits its namespace, as in the IR
+    let ns: Arc<str> = Arc::from(view.metadata.namespace_or_default());
+    let parents = view
+        .parent_refs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| parent(ir::ParentRef::from_wire(i, p, &ns)))
+        .collect();
+    let mut out = base(view, parents, hostnames);
+    out.rules = Vec::with_capacity(rules.len());
+    for (index, rule) in rules.iter().enumerate() {
+        // `is_plain` ruled out the values the IR does not know: `from_valid_wire` never
+        // refuses a match here. One match (most rules) needs no list.
+        let lowered = match rule.matches.as_deref() {
+            None | Some([]) => {
+                let m = iter::once(ir::HttpMatch::default());
+                lower_rule(index, rule, m, &ns, regexes)
+            }
+            Some([m]) => {
+                let m = iter::once(ir::HttpMatch::from_valid_wire(m)?);
+                lower_rule(index, rule, m, &ns, regexes)
+            }
+            Some(ms) => {
+                let ms = ms
+                    .iter()
+                    .map(ir::HttpMatch::from_valid_wire)
+                    .collect::<Option<Vec<_>>>()?;
+                lower_rule(index, rule, ms.into_iter(), &ns, regexes)
+            }
+        };
+        out.rules.push(lowered);
+    }
+    Some(out)
+}
+
+/// Rule `index` of a plain route with its converted `matches`, translated as the IR path
+/// translates an [`ir::HttpRule`].
+fn lower_rule(
+    index: usize,
+    rule: &HttpRouteRule,
+    matches: impl ExactSizeIterator<Item = ir::HttpMatch>,
+    ns: &Arc<str>,
+    regexes: &mut RegexPool,
+) -> RuleIr {
+    let backends = rule
+        .backend_refs
+        .iter()
+        .map(|b| ir::HttpBackend::new(ir::WeightedBackend::from_wire(&b.backend_ref, ns)));
+    let parts = HttpRuleParts {
+        index,
+        name: rule.name.clone(),
+        matches,
+        filters: Vec::new(),
+        backends,
+        timeouts: None,
+        retry: None,
+    };
+    lower_http_rule(parts, regexes)
+}
+
+/// Whether the IR of `rule` has no filters, timeouts or retry and no value gamma-model does
+/// not know (so that converting it item by item cannot report an error).
+fn is_plain(rule: &HttpRouteRule) -> bool {
+    rule.filters.is_empty()
+        && rule.timeouts.is_none()
+        && rule.retry.is_none()
+        && rule.backend_refs.iter().all(|b| b.filters.is_empty())
+        && rule.matches.iter().flatten().all(|m| {
+            !m.path
+                .as_ref()
+                .is_some_and(|p| matches!(p.type_or_default(), PathMatchType::Unknown(_)))
+                && !matches!(m.method, Some(HttpMethod::Unknown(_)))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::lowering_options;
+    use crate::lower::route::lower_through_ir;
+    use gamma_model::Validate;
+    use gamma_model::validate::ValidateOptions;
+    use gamma_model::{AnyResource, decode};
+    use proptest::prelude::*;
+
+    /// Lowers `resource` (a valid route) both ways, each into a fresh pool; returns the
+    /// plain lowering (`None`: not covered) and the IR path's, each as its `Debug` text with
+    /// the pool's patterns in interning order (the indexes rules refer to).
+    fn both_ways(resource: &AnyResource) -> (Option<String>, String) {
+        let opts = lowering_options(&ValidateOptions::default());
+        let shown = |r: &RouteIr, pool: &RegexPool| {
+            let patterns: Vec<&str> = pool.compiled().iter().map(|re| re.as_str()).collect();
+            format!("{r:?}\n{patterns:?}")
+        };
+        let (mut a, mut b) = (RegexPool::default(), RegexPool::default());
+        let plain = match resource {
+            AnyResource::HttpRoute(route) => {
+                let view = resource.as_route().expect("a route");
+                lower_valid_http(view, route, &mut a).map(|r| shown(&r, &a))
+            }
+            _ => None,
+        };
+        let ir = lower_through_ir(resource, &opts, true, &mut b).expect("a route");
+        (plain, shown(&ir, &b))
+    }
+
+    fn route(yaml: &str) -> AnyResource {
+        let mut objects = decode(yaml).expect("decodes");
+        let r = objects.remove(0);
+        let opts = lowering_options(&ValidateOptions::default());
+        r.validate_with(&opts).expect("a valid route");
+        r
+    }
+
+    // The defaults of Gateway API HTTPRouteMatch (an omitted path is `PathPrefix /`, a
+    // trailing `/` of a prefix is not significant), header names compared case-insensitively
+    // (the first of each name kept), BackendRef's defaults (group "", kind Service, the
+    // route's namespace, weight 1): the plain lowering gives what the IR gives.
+    #[test]
+    fn a_plain_route_lowers_as_its_ir_does() {
+        let r = route(
+            r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}
+spec:
+  parentRefs:
+  - {group: "", kind: Service, name: checkout, port: 80}
+  - {name: gw, sectionName: http}
+  hostnames: [shop.example.com, "*.example.com"]
+  rules:
+  - name: first
+    matches:
+    - path: {type: PathPrefix, value: /api/}
+      headers:
+      - {name: X-Canary, value: "true"}
+      - {name: x-canary, value: "false"}
+      - {type: RegularExpression, name: X-Env, value: "pr-[0-9]+"}
+      queryParams:
+      - {name: q, value: "1"}
+      - {type: RegularExpression, name: Q, value: "[a-z]+"}
+      method: GET
+    - path: {type: Exact, value: /healthz}
+    - path: {type: RegularExpression, value: "/r/[0-9]+"}
+    backendRefs:
+    - {name: a, port: 80}
+    - {name: b, namespace: other, port: 8080, weight: 0}
+    - {group: example.com, kind: Bucket, name: c}
+  - matches: []
+    backendRefs: [{name: a, port: 80, weight: 3}]
+  - {}
+"#,
+        );
+        let (plain, ir) = both_ways(&r);
+        assert_eq!(plain.as_deref(), Some(ir.as_str()));
+    }
+
+    // A regex the regex crate refuses makes its rule invalid (UnsupportedValue, naming the
+    // field) on both paths alike, and the pool holds the same patterns at the same indexes.
+    #[test]
+    fn a_refused_regex_invalidates_its_rule_as_in_the_ir_path() {
+        let r = route(
+            r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
+  rules:
+  - matches:
+    - path: {type: RegularExpression, value: "/ok/.*"}
+    - path: {type: RegularExpression, value: "/bad/("}
+    backendRefs: [{name: a, port: 80}]
+  - matches:
+    - headers: [{type: RegularExpression, name: x, value: "(unclosed"}]
+    backendRefs: [{name: a, port: 80}]
+"#,
+        );
+        let (plain, ir) = both_ways(&r);
+        assert!(ir.contains("UnsupportedValue"), "{ir}");
+        assert_eq!(plain.as_deref(), Some(ir.as_str()));
+    }
+
+    // What the plain lowering leaves to the IR path: rules with filters, timeouts or retries,
+    // backendRefs with filters, and omitted rules (one default rule, which the IR makes).
+    #[test]
+    fn routes_with_filters_timeouts_or_omitted_rules_take_the_ir_path() {
+        let head = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: shop}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]\n";
+        for spec in [
+            "",
+            "  rules: [{filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: y}]}}], backendRefs: [{name: a, port: 80}]}]\n",
+            "  rules: [{timeouts: {request: 10s}, backendRefs: [{name: a, port: 80}]}]\n",
+            "  rules: [{retry: {attempts: 2}, backendRefs: [{name: a, port: 80}]}]\n",
+            "  rules: [{backendRefs: [{name: a, port: 80, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: y}]}}]}]}]\n",
+        ] {
+            let r = route(&format!("{head}{spec}"));
+            let (plain, _) = both_ways(&r);
+            assert_eq!(plain, None, "{spec}");
+        }
+    }
+
+    /// One wire match of generated routes, as YAML flow text.
+    fn arb_match() -> impl Strategy<Value = String> {
+        let path = prop_oneof![
+            Just(String::new()),
+            prop::sample::select(vec![
+                "{type: PathPrefix, value: /}",
+                "{type: PathPrefix, value: /api/}",
+                "{value: /api}",
+                "{type: Exact, value: /a/b/}",
+                "{type: Exact}",
+                "{type: RegularExpression, value: \"/r/[0-9]+\"}",
+                "{type: RegularExpression, value: \"/x(\"}",
+            ])
+            .prop_map(|p| format!("path: {p}, ")),
+        ];
+        // distinct names (the CRD refuses a name twice in one match, headers compared
+        // case-insensitively), in any order and case
+        let header = prop::sample::subsequence(
+            vec![
+                "{name: X-A, value: \"1\"}",
+                "{type: Exact, name: x-b, value: \"3\"}",
+                "{type: RegularExpression, name: X-C, value: \"v[0-9]\"}",
+                "{type: RegularExpression, name: x-d, value: \"(\"}",
+            ],
+            0..4,
+        )
+        .prop_shuffle();
+        let query = prop::sample::subsequence(
+            vec![
+                "{name: q, value: \"1\"}",
+                "{name: Q, value: \"2\"}",
+                "{type: RegularExpression, name: r, value: \"[a-z]+\"}",
+            ],
+            0..3,
+        )
+        .prop_shuffle();
+        let method = prop::sample::select(vec!["", "method: GET, ", "method: DELETE, "]);
+        (path, header, query, method).prop_map(|(p, h, q, m)| {
+            format!(
+                "{{{p}{m}headers: [{}], queryParams: [{}]}}",
+                h.join(", "),
+                q.join(", ")
+            )
+        })
+    }
+
+    /// One generated rule: matches omitted, empty or one to three; zero to three
+    /// backendRefs with and without their defaults; now and then a filter or a timeout (the
+    /// route then takes the IR path).
+    fn arb_rule() -> impl Strategy<Value = String> {
+        let matches = prop_oneof![
+            Just(String::new()),
+            Just("matches: [], ".to_string()),
+            prop::collection::vec(arb_match(), 1..4)
+                .prop_map(|m| format!("matches: [{}], ", m.join(", "))),
+        ];
+        let backend = prop::sample::select(vec![
+            "{name: a, port: 80}",
+            "{name: b, port: 8080, weight: 0}",
+            "{name: a, namespace: other, port: 80, weight: 7}",
+            "{group: \"\", kind: Service, name: c, port: 9090}",
+            "{group: example.com, kind: Bucket, name: d}",
+        ]);
+        let extra = prop::sample::select(vec![
+            "",
+            "",
+            "",
+            "name: n, ",
+            "timeouts: {request: 5s}, ",
+            "filters: [{type: RequestHeaderModifier, requestHeaderModifier: {remove: [x]}}], ",
+        ]);
+        (matches, prop::collection::vec(backend, 0..4), extra)
+            .prop_map(|(m, b, e)| format!("{{{e}{m}backendRefs: [{}]}}", b.join(", ")))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        // Differential: for any valid HTTPRoute, the plain lowering either declines (the
+        // route has what only the IR path lowers) or gives exactly the IR path's input and
+        // regex pool.
+        #[test]
+        fn plain_lowering_agrees_with_the_ir_path(
+            rules in prop::collection::vec(arb_rule(), 1..4),
+            hostnames in prop::sample::select(vec!["[]", "[a.example.com]", "[\"*.example.com\", b.example.com]"]),
+            namespace in prop::sample::select(vec!["", "namespace: shop, "]),
+        ) {
+            let yaml = format!(
+                "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{{namespace}name: r}}\nspec:\n  parentRefs: [{{group: \"\", kind: Service, name: checkout, port: 80}}, {{name: gw}}]\n  hostnames: {hostnames}\n  rules: [{}]\n",
+                rules.join(", ")
+            );
+            let r = decode(&yaml).expect("decodes").remove(0);
+            let opts = lowering_options(&ValidateOptions::default());
+            prop_assume!(r.validate_with(&opts).is_ok());
+            let AnyResource::HttpRoute(wire) = &r else { unreachable!("an HTTPRoute") };
+            let covered = wire.spec.rules.as_deref().is_some_and(|rs| rs.iter().all(is_plain));
+            let (plain, ir) = both_ways(&r);
+            if covered {
+                prop_assert_eq!(plain.as_deref(), Some(ir.as_str()));
+            } else {
+                prop_assert_eq!(plain, None);
+            }
+        }
+    }
+}
