@@ -150,8 +150,10 @@ mod tests {
         (plain, shown(&ir, &b))
     }
 
-    fn route(yaml: &str) -> AnyResource {
-        let mut objects = decode(yaml).expect("decodes");
+    /// An HTTPRoute from its `metadata` and `spec` (YAML, from `metadata:` on), validated.
+    fn route(body: &str) -> AnyResource {
+        let yaml = format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n{body}");
+        let mut objects = decode(&yaml).expect("decodes");
         let r = objects.remove(0);
         let opts = lowering_options(&ValidateOptions::default());
         r.validate_with(&opts).expect("a valid route");
@@ -166,8 +168,6 @@ mod tests {
     fn a_plain_route_lowers_as_its_ir_does() {
         let r = route(
             r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
 metadata: {name: r, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}
 spec:
   parentRefs:
@@ -207,8 +207,6 @@ spec:
     fn a_refused_regex_invalidates_its_rule_as_in_the_ir_path() {
         let r = route(
             r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
 metadata: {name: r, namespace: shop}
 spec:
   parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
@@ -231,7 +229,7 @@ spec:
     // backendRefs with filters, and omitted rules (one default rule, which the IR makes).
     #[test]
     fn routes_with_filters_timeouts_or_omitted_rules_take_the_ir_path() {
-        let head = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: shop}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]\n";
+        let head = "metadata: {name: r, namespace: shop}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]\n";
         for spec in [
             "",
             "  rules: [{filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: y}]}}], backendRefs: [{name: a, port: 80}]}]\n",
