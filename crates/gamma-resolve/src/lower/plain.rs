@@ -56,7 +56,9 @@ pub(super) fn lower_valid_http(
     out.rules = Vec::with_capacity(rules.len());
     for (index, rule) in rules.iter().enumerate() {
         // `is_plain` ruled out the values the IR does not know: `from_valid_wire` never
-        // refuses a match here. One match (most rules) needs no list.
+        // refuses a match here (if it did, the route would go through the IR instead, which
+        // finds the regexes interned so far again, in the same order, at the same indexes).
+        // One match (most rules) needs no list.
         let lowered = match rule.matches.as_deref() {
             None | Some([]) => {
                 let m = iter::once(ir::HttpMatch::default());
