@@ -10,7 +10,7 @@
 //! defaults and the same [`RouteIr`], without the IR's containers.
 //!
 //! A route this does not cover (filters, timeouts or retries on a rule, filters on a
-//! backendRef, omitted rules, a value gamma-model does not know) is lowered through the IR
+//! backendRef, omitted rules, a match value gamma-model does not know) is lowered through the IR
 //! as before; the test below checks that both give the same input for the routes this does
 //! cover.
 
@@ -18,7 +18,7 @@ use std::iter;
 use std::sync::Arc;
 
 use gamma_model::RouteView;
-use gamma_model::gateway::{HttpMethod, HttpRoute, HttpRouteRule, PathMatchType};
+use gamma_model::gateway::{HttpRoute, HttpRouteRule};
 use gamma_model::ir;
 
 use super::route::{HttpRuleParts, base, lower_http_rule, parent};
@@ -55,10 +55,9 @@ pub(super) fn lower_valid_http(
     let mut out = base(view, parents, hostnames);
     out.rules = Vec::with_capacity(rules.len());
     for (index, rule) in rules.iter().enumerate() {
-        // `is_plain` ruled out the values the IR does not know: `from_valid_wire` never
-        // refuses a match here (if it did, the route would go through the IR instead, which
-        // finds the regexes interned so far again, in the same order, at the same indexes).
-        // One match (most rules) needs no list.
+        // a match holding a value gamma-model does not know (which only the IR path reports)
+        // sends the whole route there: it finds the regexes interned so far again, in the
+        // same order, at the same indexes. One match (most rules) needs no list.
         let lowered = match rule.matches.as_deref() {
             None | Some([]) => {
                 let m = iter::once(ir::HttpMatch::default());
@@ -106,19 +105,13 @@ fn lower_rule(
     lower_http_rule(parts, regexes)
 }
 
-/// Whether the IR of `rule` has no filters, timeouts or retry and no value gamma-model does
-/// not know (so that converting it item by item cannot report an error).
+/// Whether `rule` has nothing this leaves to the IR path: no filters (on the rule or a
+/// backendRef), no timeouts, no retry.
 fn is_plain(rule: &HttpRouteRule) -> bool {
     rule.filters.is_empty()
         && rule.timeouts.is_none()
         && rule.retry.is_none()
         && rule.backend_refs.iter().all(|b| b.filters.is_empty())
-        && rule.matches.iter().flatten().all(|m| {
-            !m.path
-                .as_ref()
-                .is_some_and(|p| matches!(p.type_or_default(), PathMatchType::Unknown(_)))
-                && !matches!(m.method, Some(HttpMethod::Unknown(_)))
-        })
 }
 
 #[cfg(test)]
@@ -148,7 +141,8 @@ mod tests {
             }
             _ => None,
         };
-        let ir = lower_through_ir(resource, &opts, true, &mut b).expect("a route");
+        let view = resource.as_route().expect("a route");
+        let ir = lower_through_ir(view, resource, &opts, true, &mut b).expect("a route");
         (plain, shown(&ir, &b))
     }
 

@@ -65,18 +65,18 @@ pub(crate) fn lower_checked_route(
     {
         return Some(lowered);
     }
-    lower_through_ir(resource, opts, known_valid, regexes)
+    lower_through_ir(view, resource, opts, known_valid, regexes)
 }
 
-/// [`lower_checked_route`] through the route's whole [`ir::Route`], for every route (the
-/// only path for routes [`super::plain`] does not cover).
+/// [`lower_checked_route`] of `resource` (whose route view is `view`) through the route's
+/// whole [`ir::Route`]: the only path for routes [`super::plain`] does not cover.
 pub(super) fn lower_through_ir(
+    view: RouteView<'_>,
     resource: &AnyResource,
     opts: &ValidateOptions,
     known_valid: bool,
     regexes: &mut RegexPool,
 ) -> Option<RouteIr> {
-    let view = resource.as_route()?;
     let converted = if known_valid {
         ir::Route::from_valid_resource(resource, opts)?
     } else {
