@@ -46,18 +46,21 @@ fn method_regex(i: usize) -> Option<StrMatch> {
 fn grpc_rule(i: usize) -> RuleIr {
     let headers = if i.is_multiple_of(3) {
         vec![(
-            "x-tenant".to_string(),
-            StrMatch::Exact(format!("t{}", i % 7)),
+            "x-tenant".into(),
+            StrMatch::Exact(format!("t{}", i % 7).into()),
         )]
     } else {
         vec![]
     };
     let (service, method) = if is_regex_rule(i) {
         let k = (i / REGEX_EVERY) % REGEX_DISTINCT;
-        (StrMatch::Regex(grpc_service_pattern(k)), method_regex(i))
+        (
+            StrMatch::Regex(grpc_service_pattern(k).into()),
+            method_regex(i),
+        )
     } else {
         (
-            StrMatch::Exact(format!("pkg.S{i}")),
+            StrMatch::Exact(format!("pkg.S{i}").into()),
             Some(StrMatch::Exact("Get".into())),
         )
     };

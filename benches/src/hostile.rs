@@ -79,23 +79,23 @@ fn hot_route(k: usize) -> RouteIr {
     let mut rules: Vec<RuleIr> = (0..hot_rule_count(k))
         .map(|r| {
             let path = if hot_is_prefix(m, r) {
-                PathMatchIr::Prefix(format!("/h{m}/r{r}"))
+                PathMatchIr::Prefix(format!("/h{m}/r{r}").into())
             } else {
-                PathMatchIr::Exact(format!("/h{m}/r{r}/x"))
+                PathMatchIr::Exact(format!("/h{m}/r{r}/x").into())
             };
             let mut headers = Vec::new();
             if hot_has_tenant(m, r) {
-                headers.push(("x-tenant".to_string(), StrMatch::Exact(tenant(m))));
+                headers.push(("x-tenant".into(), StrMatch::Exact(tenant(m).into())));
             }
             if hot_has_canary(k) {
-                headers.push(("x-canary".to_string(), StrMatch::Exact("1".into())));
+                headers.push(("x-canary".into(), StrMatch::Exact("1".into())));
             }
             http_rule(path, headers, k)
         })
         .collect();
     if k.is_multiple_of(10) {
         rules.push(http_rule(
-            PathMatchIr::Prefix(format!("/h{m}")),
+            PathMatchIr::Prefix(format!("/h{m}").into()),
             Vec::new(),
             k + 1,
         ));
@@ -121,7 +121,7 @@ fn cold_route(i: usize) -> RouteIr {
         hostnames: vec![],
         parents: vec![parent(&cold_service_name(i / COLD_PER_SERVICE))],
         rules: vec![http_rule(
-            PathMatchIr::Prefix(format!("/c{}", i % COLD_PER_SERVICE)),
+            PathMatchIr::Prefix(format!("/c{}", i % COLD_PER_SERVICE).into()),
             Vec::new(),
             i,
         )],

@@ -100,14 +100,14 @@ pub(crate) fn parent(name: &str) -> ParentRefIr {
 /// `/s{i}/exact`, every third with a header match, weighted over two backends.
 pub(crate) fn one_port_rule(i: usize) -> RuleIr {
     let path = if i.is_multiple_of(2) {
-        PathMatchIr::Prefix(format!("/s{i}/api"))
+        PathMatchIr::Prefix(format!("/s{i}/api").into())
     } else {
-        PathMatchIr::Exact(format!("/s{i}/exact"))
+        PathMatchIr::Exact(format!("/s{i}/exact").into())
     };
     let headers = if i.is_multiple_of(3) {
         vec![(
-            "x-tenant".to_string(),
-            StrMatch::Exact(format!("t{}", i % 7)),
+            "x-tenant".into(),
+            StrMatch::Exact(format!("t{}", i % 7).into()),
         )]
     } else {
         vec![]
@@ -119,7 +119,7 @@ pub(crate) fn one_port_rule(i: usize) -> RuleIr {
 /// `b{(seed + 1) % 8}`: the rule shape every fixture uses.
 pub(crate) fn http_rule(
     path: PathMatchIr,
-    headers: Vec<(String, StrMatch)>,
+    headers: Vec<(IrString, StrMatch)>,
     seed: usize,
 ) -> RuleIr {
     RuleIr {
@@ -239,7 +239,7 @@ impl LinearScan {
                         continue;
                     };
                     let (exact, prefix, rank, len) = match path {
-                        PathMatchIr::Exact(p) => (Some(p.clone()), None, 0u8, 0usize),
+                        PathMatchIr::Exact(p) => (Some(p.to_string()), None, 0u8, 0usize),
                         PathMatchIr::Prefix(p) => (
                             None,
                             Some(p.trim_end_matches('/').to_string()),
@@ -252,7 +252,7 @@ impl LinearScan {
                     let hs: Vec<(String, String)> = headers
                         .iter()
                         .filter_map(|(n, v)| match v {
-                            StrMatch::Exact(v) => Some((n.to_ascii_lowercase(), v.clone())),
+                            StrMatch::Exact(v) => Some((n.to_ascii_lowercase(), v.to_string())),
                             _ => None,
                         })
                         .collect();
@@ -267,7 +267,7 @@ impl LinearScan {
                     let backend = rule
                         .backends
                         .first()
-                        .map(|b| b.name.clone())
+                        .map(|b| b.name.to_string())
                         .unwrap_or_default();
                     keyed.push((
                         key,

@@ -49,13 +49,13 @@ fn mix_rule(i: usize) -> RuleIr {
         let k = (i / REGEX_EVERY) % REGEX_DISTINCT;
         let headers = if i.is_multiple_of(3) {
             vec![(
-                "x-tenant".to_string(),
-                StrMatch::Exact(format!("t{}", i % 7)),
+                "x-tenant".into(),
+                StrMatch::Exact(format!("t{}", i % 7).into()),
             )]
         } else {
             vec![]
         };
-        return http_rule(PathMatchIr::Regex(regex_pattern(k)), headers, i);
+        return http_rule(PathMatchIr::Regex(regex_pattern(k).into()), headers, i);
     }
     let mut rule = one_port_rule(i);
     if i.is_multiple_of(5)

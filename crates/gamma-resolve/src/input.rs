@@ -14,6 +14,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use gamma_model::RouteKind;
+/// The owned string of the lowered input's paths, header and query names and values, methods
+/// and backend names: held inline when short (see [`gamma_model::ir::IrString`]).
+pub use gamma_model::ir::IrString;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -466,9 +469,9 @@ pub enum ParentRefKind {
 #[non_exhaustive]
 pub enum StrMatch {
     /// Byte-exact.
-    Exact(String),
+    Exact(IrString),
     /// Regular expression, full match.
-    Regex(String),
+    Regex(IrString),
 }
 
 /// A path condition.
@@ -476,11 +479,11 @@ pub enum StrMatch {
 #[non_exhaustive]
 pub enum PathMatchIr {
     /// `Exact`.
-    Exact(String),
+    Exact(IrString),
     /// `PathPrefix`.
-    Prefix(String),
+    Prefix(IrString),
     /// `RegularExpression`.
-    Regex(String),
+    Regex(IrString),
 }
 
 /// One match of a rule (HTTP or gRPC shape).
@@ -492,11 +495,11 @@ pub enum MatchIr {
         /// Path.
         path: PathMatchIr,
         /// Method.
-        method: Option<String>,
+        method: Option<IrString>,
         /// Header conditions (names as written; duplicates are handled by the compiler).
-        headers: Vec<(String, StrMatch)>,
+        headers: Vec<(IrString, StrMatch)>,
         /// Query conditions.
-        query: Vec<(String, StrMatch)>,
+        query: Vec<(IrString, StrMatch)>,
     },
     /// GRPCRoute match.
     Grpc {
@@ -505,7 +508,7 @@ pub enum MatchIr {
         /// Method condition.
         method: Option<StrMatch>,
         /// Header conditions.
-        headers: Vec<(String, StrMatch)>,
+        headers: Vec<(IrString, StrMatch)>,
     },
 }
 
@@ -678,7 +681,7 @@ pub struct BackendIr {
     /// route that omit their namespace hold the route's one string, not a copy each.
     pub namespace: Arc<str>,
     /// Name.
-    pub name: String,
+    pub name: IrString,
     /// Port.
     pub port: Option<u16>,
     /// Weight (default 1).

@@ -103,8 +103,8 @@ pub use gateway::modelled;
 use std::cmp::Ordering;
 
 use crate::input::{
-    BackendIr, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RuleIr, StrMatch,
-    TableInput,
+    BackendIr, IrString, L4, MatchIr, ParentRefKind, PathMatchIr, PathModifierIr, RouteIr, RuleIr,
+    StrMatch, TableInput,
 };
 use crate::request::Scheme;
 use crate::{BuildOptions, Decision, MeshHostnames, MeshReferenceGrants, Protocol, Request};
@@ -275,8 +275,8 @@ fn prefix_ok(prefix: &str, path: &str) -> bool {
     got.len() >= want.len() && got.iter().zip(&want).all(|(g, w)| g == w) && !prefix.contains("//")
 }
 
-fn dedup_names(list: &[(String, StrMatch)], ci: bool) -> Vec<&(String, StrMatch)> {
-    let mut out: Vec<&(String, StrMatch)> = Vec::new();
+fn dedup_names(list: &[(IrString, StrMatch)], ci: bool) -> Vec<&(IrString, StrMatch)> {
+    let mut out: Vec<&(IrString, StrMatch)> = Vec::new();
     for e in list {
         let dup = out.iter().any(|o| {
             if ci {
@@ -836,7 +836,7 @@ fn decide(
         Ok(true) => Outcome::Forward {
             route: rid,
             rule: rule_index,
-            backend: (b.namespace.to_string(), b.name.clone(), b.port),
+            backend: (b.namespace.to_string(), b.name.to_string(), b.port),
         },
     }
 }

@@ -59,7 +59,7 @@ fn part() -> impl Strategy<Value = Option<StrMatch>> {
         1 => Just(None),
         1 => proptest::sample::select(&["pkg.S", "pkg.T", "Get", "List"][..])
             .prop_map(|s| Some(StrMatch::Exact(s.into()))),
-        4 => regex().prop_map(|r| Some(StrMatch::Regex(r))),
+        4 => regex().prop_map(|r| Some(StrMatch::Regex(r.into()))),
     ]
 }
 
@@ -67,7 +67,7 @@ fn grpc_match() -> impl Strategy<Value = MatchIr> {
     let headers = proptest::option::weighted(
         0.2,
         proptest::sample::select(&["one", "two"][..])
-            .prop_map(|v| vec![("x-v".to_string(), StrMatch::Exact(v.into()))]),
+            .prop_map(|v| vec![("x-v".into(), StrMatch::Exact(v.into()))]),
     );
     (part(), part(), headers).prop_map(|(service, method, headers)| MatchIr::Grpc {
         service,
@@ -170,7 +170,7 @@ fn many_grpc_regexes_pick_the_first_matching_rule() {
         };
         rules.push(rule(
             vec![MatchIr::Grpc {
-                service: Some(StrMatch::Regex(service)),
+                service: Some(StrMatch::Regex(service.into())),
                 method: Some(StrMatch::Regex(method.into())),
                 headers: Vec::new(),
             }],

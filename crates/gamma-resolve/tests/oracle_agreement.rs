@@ -69,18 +69,18 @@ fn http_match() -> impl Strategy<Value = MatchIr> {
     ];
     let method = proptest::option::weighted(
         0.2,
-        proptest::sample::select(&["GET", "POST"][..]).prop_map(String::from),
+        proptest::sample::select(&["GET", "POST"][..]).prop_map(IrString::from),
     );
     let headers = proptest::collection::vec(
         (
-            proptest::sample::select(HEADER_NAMES).prop_map(String::from),
+            proptest::sample::select(HEADER_NAMES).prop_map(IrString::from),
             str_match(),
         ),
         0..3,
     );
     let query = proptest::collection::vec(
         (
-            proptest::sample::select(&["q", "r"][..]).prop_map(String::from),
+            proptest::sample::select(&["q", "r"][..]).prop_map(IrString::from),
             str_match(),
         ),
         0..2,
@@ -104,7 +104,7 @@ fn grpc_match() -> impl Strategy<Value = MatchIr> {
     ]);
     let headers = proptest::collection::vec(
         (
-            proptest::sample::select(HEADER_NAMES).prop_map(String::from),
+            proptest::sample::select(HEADER_NAMES).prop_map(IrString::from),
             str_match(),
         ),
         0..2,

@@ -318,7 +318,7 @@ fn grpc_precedence_service_then_method_then_headers() {
         method: m.map(|m| StrMatch::Exact(m.into())),
         headers: h
             .iter()
-            .map(|(k, v)| (k.to_string(), StrMatch::Exact(v.to_string())))
+            .map(|(k, v)| (k.to_string().into(), StrMatch::Exact(v.to_string().into())))
             .collect(),
     };
     let g = route(

@@ -1,5 +1,6 @@
 //! The HTTPRoute IR.
 
+use crate::ir::IrString;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -123,16 +124,18 @@ impl Default for HttpMatch {
 #[non_exhaustive]
 pub enum ValueMatch {
     /// Byte-exact equality (the default).
-    Exact(String),
+    Exact(IrString),
     /// A regular expression (implementation-specific dialect; not compiled here).
-    RegularExpression(String),
+    RegularExpression(IrString),
 }
 
 impl ValueMatch {
     fn new(t: Option<&MatchType>, value: &str) -> ValueMatch {
         match t {
-            Some(MatchType::RegularExpression) => ValueMatch::RegularExpression(value.to_owned()),
-            _ => ValueMatch::Exact(value.to_owned()),
+            Some(MatchType::RegularExpression) => {
+                ValueMatch::RegularExpression(IrString::from(value))
+            }
+            _ => ValueMatch::Exact(IrString::from(value)),
         }
     }
 
@@ -159,7 +162,7 @@ pub struct HeaderMatch {
 #[non_exhaustive]
 pub struct QueryParamMatch {
     /// The parameter name, as written.
-    pub name: String,
+    pub name: IrString,
     /// The value condition.
     pub value: ValueMatch,
 }
@@ -500,7 +503,9 @@ fn path_match(
         PathMatchType::PathPrefix => {
             ok(PathPrefix::new(value), &vpath, errors).map(PathMatch::Prefix)
         }
-        PathMatchType::RegularExpression => Some(PathMatch::RegularExpression(value.to_owned())),
+        PathMatchType::RegularExpression => {
+            Some(PathMatch::RegularExpression(IrString::from(value)))
+        }
         PathMatchType::Unknown(t) => {
             errors.unsupported(&path.field("type"), &t, PathMatchType::KNOWN);
             None
@@ -547,7 +552,7 @@ fn http_match(m: &gateway::HttpRouteMatch, path: &FieldPath, errors: &mut Errors
     for q in &m.query_params {
         if !query_params.iter().any(|e| e.name == q.name) {
             query_params.push(QueryParamMatch {
-                name: q.name.clone(),
+                name: IrString::from(&q.name),
                 value: ValueMatch::new(q.type_.as_ref(), &q.value),
             });
         }

@@ -80,6 +80,7 @@ mod names;
 mod path;
 mod refs;
 mod route;
+mod string;
 
 pub use grpc::{GrpcBackend, GrpcFilter, GrpcMatch, GrpcMethodMatch, GrpcRoute, GrpcRule};
 pub use http::{
@@ -92,6 +93,7 @@ pub use names::{HeaderName, Hostname, PreciseHostname};
 pub use path::{Path, PathMatch, PathPrefix};
 pub use refs::{BackendTarget, ParentRef, WeightedBackend};
 pub use route::Route;
+pub use string::IrString;
 
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! Validated names: [`Hostname`], [`PreciseHostname`], [`HeaderName`].
 
+use crate::ir::IrString;
 use std::fmt;
 
 use serde::Serialize;
@@ -151,11 +152,16 @@ impl fmt::Display for PreciseHostname {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
-pub struct HeaderName(String);
+pub struct HeaderName(IrString);
 
 impl HeaderName {
-    /// The value as an owned string (no copy).
+    /// The value as a `String` (a copy when the value is held inline).
     pub fn into_string(self) -> String {
+        self.0.into_string()
+    }
+
+    /// The value as an [`IrString`] (no copy).
+    pub fn into_ir_string(self) -> IrString {
         self.0
     }
 
@@ -168,7 +174,7 @@ impl HeaderName {
     /// [`HeaderName::new`] for a name validation has already accepted (`HeaderName`'s length
     /// and pattern): lower-cased, not checked again.
     pub(crate) fn validated(s: &str) -> HeaderName {
-        HeaderName(s.to_ascii_lowercase())
+        HeaderName(IrString::ascii_lowercase(s))
     }
 
     /// The lower-case name.

@@ -1,5 +1,6 @@
 //! Validated path matches: [`Path`], [`PathPrefix`], [`PathMatch`] (Gateway API HTTPPathMatch).
 
+use crate::ir::IrString;
 use std::fmt;
 
 use serde::Serialize;
@@ -33,24 +34,29 @@ fn check_path(s: &str) -> Result<(), ErrorKind> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
-pub struct Path(String);
+pub struct Path(IrString);
 
 impl Path {
-    /// The value as an owned string (no copy).
+    /// The value as a `String` (a copy when the value is held inline).
     pub fn into_string(self) -> String {
+        self.0.into_string()
+    }
+
+    /// The value as an [`IrString`] (no copy).
+    pub fn into_ir_string(self) -> IrString {
         self.0
     }
 
     /// Validates an `Exact` path value.
     pub fn new(s: &str) -> Result<Path, ErrorKind> {
         check_path(s)?;
-        Ok(Path(s.to_owned()))
+        Ok(Path(IrString::from(s)))
     }
 
     /// [`Path::new`] for a value validation has already accepted (the `HTTPPathMatch` rules
     /// are the same checks): not checked again.
     pub(crate) fn validated(s: &str) -> Path {
-        Path(s.to_owned())
+        Path(IrString::from(s))
     }
 
     /// The path.
@@ -79,11 +85,16 @@ impl Path {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
-pub struct PathPrefix(String);
+pub struct PathPrefix(IrString);
 
 impl PathPrefix {
-    /// The value as an owned string (no copy).
+    /// The value as a `String` (a copy when the value is held inline).
     pub fn into_string(self) -> String {
+        self.0.into_string()
+    }
+
+    /// The value as an [`IrString`] (no copy).
+    pub fn into_ir_string(self) -> IrString {
         self.0
     }
 
@@ -97,12 +108,12 @@ impl PathPrefix {
     /// checked again.
     pub(crate) fn validated(s: &str) -> PathPrefix {
         let trimmed = s.strip_suffix('/').filter(|t| !t.is_empty()).unwrap_or(s);
-        PathPrefix(trimmed.to_owned())
+        PathPrefix(IrString::from(trimmed))
     }
 
     /// The root prefix `/`, which matches every path.
     pub fn root() -> PathPrefix {
-        PathPrefix("/".to_owned())
+        PathPrefix(IrString::from("/"))
     }
 
     /// The normalised prefix.
@@ -149,7 +160,7 @@ pub enum PathMatch {
     #[serde(rename = "PathPrefix")]
     Prefix(PathPrefix),
     /// A regular expression (implementation-specific dialect; the text is not compiled here).
-    RegularExpression(String),
+    RegularExpression(IrString),
 }
 
 impl PathMatch {

@@ -1,5 +1,6 @@
 //! Defaulted references: [`ParentRef`], [`BackendTarget`], [`WeightedBackend`].
 
+use crate::ir::IrString;
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -82,7 +83,7 @@ pub struct BackendTarget {
     /// references, not copied for each).
     pub namespace: Arc<str>,
     /// The name.
-    pub name: String,
+    pub name: IrString,
     /// The port (required, and present, for core Services).
     pub port: Option<u16>,
 }
@@ -97,7 +98,7 @@ impl BackendTarget {
                 Some(ns) => Arc::from(ns),
                 None => Arc::clone(route_namespace),
             },
-            name: b.name().to_owned(),
+            name: IrString::from(b.name()),
             port: b.port().and_then(|p| u16::try_from(p).ok()),
         }
     }

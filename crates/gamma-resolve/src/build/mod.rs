@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool};
 use crate::index::{HashKeys, Map, PathKeysBuilder};
-use crate::input::{StrMatch, TableInput};
+use crate::input::{IrString, StrMatch, TableInput};
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::status::{RuleProblem, StatusBuilder};
 use crate::table::{
@@ -106,8 +106,8 @@ pub(crate) struct Builder<'i> {
     /// Keys of every hash of route-chosen keys ([`BuildOptions::hash_seed`]).
     hash: HashKeys,
     /// Compiled header and query match lists by their input (`None`: a bad regex).
-    header_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
-    query_lists: Map<&'i [(String, StrMatch)], Option<NamedMatches>>,
+    header_lists: Map<&'i [(IrString, StrMatch)], Option<NamedMatches>>,
+    query_lists: Map<&'i [(IrString, StrMatch)], Option<NamedMatches>>,
     /// BackendTLSPolicies by target, winner first (empty without policies).
     tls_candidates: backend_tls::Candidates<'i>,
     /// The policy settings in effect, by slot ([`Target::tls`]).

@@ -147,7 +147,7 @@ impl<'i> Builder<'i> {
                     group: m.backend.group.to_string(),
                     kind: m.backend.kind.to_string(),
                     namespace: m.backend.namespace.to_string(),
-                    name: m.backend.name.clone(),
+                    name: m.backend.name.to_string(),
                     port: m.backend.port,
                     numerator: m.fraction.0,
                     denominator: m.fraction.1,

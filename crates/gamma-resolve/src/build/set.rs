@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::cond::{Cond, NamedMatches, ValueMatch};
 use crate::hostname::HostSpecificity;
 use crate::index::{GrpcIndex, GrpcIndexBuilder, HostIndex, PathIndex, PathSlot};
-use crate::input::{MatchIr, PathMatchIr, StrMatch};
+use crate::input::{IrString, MatchIr, PathMatchIr, StrMatch};
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
 use crate::table::{Excluded, ExcludedWhy, RouteSet, SetLabel};
 use gamma_model::RouteKind;
@@ -160,7 +160,7 @@ impl<'i> Builder<'i> {
     }
 
     #[inline]
-    pub(super) fn headers(&mut self, hs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
+    pub(super) fn headers(&mut self, hs: &'i [(IrString, StrMatch)]) -> Option<NamedMatches> {
         if hs.is_empty() {
             // most matches have no header conditions: no call
             return Some(NamedMatches::default());
@@ -169,7 +169,7 @@ impl<'i> Builder<'i> {
     }
 
     #[inline]
-    pub(super) fn query(&mut self, qs: &'i [(String, StrMatch)]) -> Option<NamedMatches> {
+    pub(super) fn query(&mut self, qs: &'i [(IrString, StrMatch)]) -> Option<NamedMatches> {
         if qs.is_empty() {
             return Some(NamedMatches::default());
         }
@@ -180,7 +180,7 @@ impl<'i> Builder<'i> {
     /// regex over the limits). Of names that compare equal only the first entry counts.
     pub(super) fn named_matches(
         &mut self,
-        list: &'i [(String, StrMatch)],
+        list: &'i [(IrString, StrMatch)],
         names: Names,
     ) -> Option<NamedMatches> {
         if list.is_empty() {

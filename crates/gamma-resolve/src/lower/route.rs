@@ -574,8 +574,8 @@ where
         for (mi, m) in rule.matches.enumerate() {
             let mat = || format!("{}.matches[{mi}]", at());
             let path = match m.path {
-                PathMatch::Exact(p) => PathMatchIr::Exact(p.into_string()),
-                PathMatch::Prefix(p) => PathMatchIr::Prefix(p.into_string()),
+                PathMatch::Exact(p) => PathMatchIr::Exact(p.into_ir_string()),
+                PathMatch::Prefix(p) => PathMatchIr::Prefix(p.into_ir_string()),
                 PathMatch::RegularExpression(r) => {
                     regex(regexes, &r, || format!("{}.path.value", mat()))?;
                     PathMatchIr::Regex(r)
@@ -590,7 +590,7 @@ where
             let mut headers = Vec::with_capacity(m.headers.len());
             for (hi, h) in m.headers.into_iter().enumerate() {
                 let v = value_match(h.value, regexes, || format!("{}.headers[{hi}]", mat()))?;
-                headers.push((h.name.into_string(), v));
+                headers.push((h.name.into_ir_string(), v));
             }
             let mut query = Vec::with_capacity(m.query_params.len());
             for (qi, q) in m.query_params.into_iter().enumerate() {
@@ -599,7 +599,7 @@ where
             }
             out.matches.push(MatchIr::Http {
                 path,
-                method: m.method.map(|m| m.as_str().to_string()),
+                method: m.method.map(|m| IrString::from(m.as_str())),
                 headers,
                 query,
             });
@@ -680,9 +680,9 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
                 let mut part = |v: String, field: &str| -> Result<StrMatch, Invalid> {
                     if mm.regex {
                         regex(regexes, &v, || format!("{}.method.{field}", mat()))?;
-                        Ok(StrMatch::Regex(v))
+                        Ok(StrMatch::Regex(v.into()))
                     } else {
-                        Ok(StrMatch::Exact(v))
+                        Ok(StrMatch::Exact(v.into()))
                     }
                 };
                 service = mm.service.map(|s| part(s, "service")).transpose()?;
@@ -691,7 +691,7 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
             let mut headers = Vec::with_capacity(m.headers.len());
             for (hi, h) in m.headers.into_iter().enumerate() {
                 let v = value_match(h.value, regexes, || format!("{}.headers[{hi}]", mat()))?;
-                headers.push((h.name.into_string(), v));
+                headers.push((h.name.into_ir_string(), v));
             }
             out.matches.push(MatchIr::Grpc {
                 service,

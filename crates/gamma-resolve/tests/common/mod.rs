@@ -109,7 +109,7 @@ pub fn with_headers(m: MatchIr, hs: &[(&str, &str)]) -> MatchIr {
         } => {
             headers.extend(
                 hs.iter()
-                    .map(|(k, v)| (k.to_string(), StrMatch::Exact(v.to_string()))),
+                    .map(|(k, v)| (k.to_string().into(), StrMatch::Exact(v.to_string().into()))),
             );
             MatchIr::Http {
                 path,
@@ -149,7 +149,7 @@ pub fn with_query(m: MatchIr, qs: &[(&str, &str)]) -> MatchIr {
         } => {
             query.extend(
                 qs.iter()
-                    .map(|(k, v)| (k.to_string(), StrMatch::Exact(v.to_string()))),
+                    .map(|(k, v)| (k.to_string().into(), StrMatch::Exact(v.to_string().into()))),
             );
             MatchIr::Http {
                 path,
