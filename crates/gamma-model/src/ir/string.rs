@@ -32,22 +32,26 @@ pub struct IrString(CompactString);
 
 impl IrString {
     /// An empty string (no allocation).
+    #[inline]
     pub const fn new() -> IrString {
         IrString(CompactString::const_new(""))
     }
 
     /// The text.
+    #[inline]
     pub fn as_str(&self) -> &str {
         self.0.as_str()
     }
 
     /// The text as a `String` (a copy when held inline; the heap buffer otherwise).
+    #[inline]
     pub fn into_string(self) -> String {
         self.0.into_string()
     }
 
     /// The ASCII lower-case form of `s` (what header names are compared as), made without an
     /// intermediate `String`.
+    #[inline]
     pub fn ascii_lowercase(s: &str) -> IrString {
         let mut out = CompactString::new(s);
         out.make_ascii_lowercase();
@@ -58,18 +62,21 @@ impl IrString {
 impl Deref for IrString {
     type Target = str;
 
+    #[inline]
     fn deref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl AsRef<str> for IrString {
+    #[inline]
     fn as_ref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl Borrow<str> for IrString {
+    #[inline]
     fn borrow(&self) -> &str {
         self.as_str()
     }
@@ -77,36 +84,42 @@ impl Borrow<str> for IrString {
 
 // Hashed as its text, so that `Borrow<str>` lookups find it.
 impl Hash for IrString {
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state);
     }
 }
 
 impl fmt::Debug for IrString {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
 impl fmt::Display for IrString {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
 
 impl Serialize for IrString {
+    #[inline]
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
 impl From<&str> for IrString {
+    #[inline]
     fn from(s: &str) -> IrString {
         IrString(CompactString::new(s))
     }
 }
 
 impl From<&String> for IrString {
+    #[inline]
     fn from(s: &String) -> IrString {
         IrString::from(s.as_str())
     }
@@ -114,12 +127,14 @@ impl From<&String> for IrString {
 
 /// Inline when short (the `String`'s buffer is freed); the buffer is kept otherwise.
 impl From<String> for IrString {
+    #[inline]
     fn from(s: String) -> IrString {
         IrString(CompactString::from(s))
     }
 }
 
 impl From<Cow<'_, str>> for IrString {
+    #[inline]
     fn from(s: Cow<'_, str>) -> IrString {
         match s {
             Cow::Borrowed(s) => IrString::from(s),
@@ -129,42 +144,49 @@ impl From<Cow<'_, str>> for IrString {
 }
 
 impl From<IrString> for String {
+    #[inline]
     fn from(s: IrString) -> String {
         s.into_string()
     }
 }
 
 impl PartialEq<str> for IrString {
+    #[inline]
     fn eq(&self, other: &str) -> bool {
         self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for IrString {
+    #[inline]
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
     }
 }
 
 impl PartialEq<String> for IrString {
+    #[inline]
     fn eq(&self, other: &String) -> bool {
         self.as_str() == other.as_str()
     }
 }
 
 impl PartialEq<IrString> for str {
+    #[inline]
     fn eq(&self, other: &IrString) -> bool {
         self == other.as_str()
     }
 }
 
 impl PartialEq<IrString> for &str {
+    #[inline]
     fn eq(&self, other: &IrString) -> bool {
         *self == other.as_str()
     }
 }
 
 impl PartialEq<IrString> for String {
+    #[inline]
     fn eq(&self, other: &IrString) -> bool {
         self.as_str() == other.as_str()
     }
