@@ -13,6 +13,9 @@
 //!   (Gateway API HTTPHeaderMatch); query-parameter duplicates (case-sensitive) dropped (Gateway
 //!   API HTTPQueryParamMatch);
 //! - [`Method`] with only the nine upstream methods;
+//! - the strings copied out of the wire objects for every rule (paths, header and query names
+//!   and values, backend names) as [`IrString`]s, which hold short text inline: converting a
+//!   route allocates for its lists, not for each of its short strings;
 //! - omitted `rules`, `matches` and `path` become `PathPrefix /` (Gateway API
 //!   HTTPRouteRule.matches); backend refs get group `""`, kind `Service`, the route's namespace and
 //!   weight 1 (Gateway API BackendObjectReference); parent refs get group
