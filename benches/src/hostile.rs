@@ -103,7 +103,7 @@ fn hot_route(k: usize) -> RouteIr {
     RouteIr {
         kind: RouteKind::Http,
         namespace: "app".into(),
-        name: format!("hot-{k:05}"),
+        name: format!("hot-{k:05}").into(),
         created,
         hostnames: vec![],
         parents: vec![parent(HOT_SERVICE)],
@@ -116,7 +116,7 @@ fn cold_route(i: usize) -> RouteIr {
     RouteIr {
         kind: RouteKind::Http,
         namespace: "app".into(),
-        name: format!("cold-{i:06}"),
+        name: format!("cold-{i:06}").into(),
         created: Some((EPOCH + (i % 1000) as i64, 0)),
         hostnames: vec![],
         parents: vec![parent(&cold_service_name(i / COLD_PER_SERVICE))],

@@ -162,7 +162,7 @@ pub(crate) fn one_port_grouped(
         .map(|r| RouteIr {
             kind: RouteKind::Http,
             namespace: "app".into(),
-            name: format!("route-{r:05}"),
+            name: format!("route-{r:05}").into(),
             created: Some((1_700_000_000 + r as i64, 0)),
             hostnames: vec![],
             parents: vec![parent("web")],
@@ -199,7 +199,7 @@ pub fn many_services(services: usize, rules_per: usize) -> TableInput {
         .map(|j| RouteIr {
             kind: RouteKind::Http,
             namespace: "app".into(),
-            name: format!("svc{j}"),
+            name: format!("svc{j}").into(),
             created: Some((1_700_000_000, 0)),
             hostnames: vec![],
             parents: vec![parent(&format!("svc{j}"))],

@@ -420,9 +420,9 @@ pub struct RouteIr {
     /// Kind.
     pub kind: RouteKind,
     /// Namespace.
-    pub namespace: String,
+    pub namespace: IrString,
     /// Name.
-    pub name: String,
+    pub name: IrString,
     /// `creationTimestamp` as (seconds, nanoseconds) since the epoch.
     pub created: Option<(i64, u32)>,
     /// `spec.hostnames` (HTTP, GRPC, TLS).
@@ -441,11 +441,11 @@ pub struct ParentRefIr {
     /// What kind of parent.
     pub kind: ParentRefKind,
     /// Namespace (defaulted to the route's).
-    pub namespace: String,
+    pub namespace: IrString,
     /// Name.
-    pub name: String,
+    pub name: IrString,
     /// `sectionName`.
-    pub section_name: Option<String>,
+    pub section_name: Option<IrString>,
     /// `port`.
     pub port: Option<u16>,
 }

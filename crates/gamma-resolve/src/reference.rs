@@ -446,7 +446,7 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
                     && p.port.is_none_or(|x| x == port.port)
                     && p.section_name
                         .as_ref()
-                        .is_none_or(|s| port.name.as_ref() == Some(s))
+                        .is_none_or(|s| port.name.as_deref() == Some(s.as_str()))
             })
         })
         .collect();
@@ -755,13 +755,17 @@ fn decide(
     entropy: u64,
     (route, ri): (&RouteIr, usize),
 ) -> Outcome {
-    let rid = (route.kind, route.namespace.clone(), route.name.clone());
+    let rid = (
+        route.kind,
+        route.namespace.to_string(),
+        route.name.to_string(),
+    );
     let rule_index = u16::try_from(ri).unwrap_or(u16::MAX);
     let fail = |what: &str| Outcome::Respond {
         route: Some((
             route.kind,
-            route.namespace.clone(),
-            route.name.clone(),
+            route.namespace.to_string(),
+            route.name.to_string(),
             rule_index,
         )),
         status: status(req.protocol, what),

@@ -321,8 +321,8 @@ impl StatusBuilder {
                 _ => {
                     owned.push(OwnedRoute {
                         kind: route.kind,
-                        namespace: route.namespace.clone(),
-                        name: route.name.clone(),
+                        namespace: route.namespace.to_string(),
+                        name: route.name.to_string(),
                         invalid: route.invalid.clone(),
                     });
                     OWNED | u32::try_from(owned.len() - 1).unwrap_or(u32::MAX)

@@ -209,12 +209,12 @@ fn parent_strategy() -> impl Strategy<Value = ParentRefIr> {
                 _ => ParentRefIr {
                     kind: ParentRefKind::ListenerSet,
                     namespace: LISTENER_SET_NAMESPACES[ls].into(),
-                    name: format!("ls{ls}"),
+                    name: format!("ls{ls}").into(),
                     section_name: None,
                     port: None,
                 },
             };
-            p.section_name = section.map(String::from);
+            p.section_name = section.map(IrString::from);
             p
         })
 }

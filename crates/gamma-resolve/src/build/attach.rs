@@ -180,8 +180,8 @@ impl<'i> Builder<'i> {
             None => true,
             Some(set) => set.contains(&RouteParentKey {
                 kind: r.kind,
-                namespace: r.namespace.clone(),
-                name: r.name.clone(),
+                namespace: r.namespace.to_string(),
+                name: r.name.to_string(),
                 parent_index,
             }),
         }
@@ -333,7 +333,7 @@ impl<'i> Builder<'i> {
                     parent
                         .section_name
                         .as_ref()
-                        .is_none_or(|s| p.name.as_ref() == Some(s))
+                        .is_none_or(|s| p.name.as_deref() == Some(s.as_str()))
                 })
                 .filter(move |(_, p)| p.protocol == want_l4)
         };
@@ -361,7 +361,7 @@ impl<'i> Builder<'i> {
         let group = if route.namespace == parent.namespace {
             Group::Producer
         } else {
-            Group::Consumer(route.namespace.clone())
+            Group::Consumer(route.namespace.to_string())
         };
         let hosts: Rc<[Option<String>]> = match self.options.mesh_hostnames {
             MeshHostnames::Ignore => Rc::clone(&self.any_host),
@@ -550,7 +550,7 @@ impl<'i> Builder<'i> {
             let ns_ok = match &l.allowed_namespaces {
                 AllowedNamespaces::Same => route.namespace == own_ns,
                 AllowedNamespaces::All => true,
-                AllowedNamespaces::Only(set) => set.contains(&route.namespace),
+                AllowedNamespaces::Only(set) => set.contains(route.namespace.as_str()),
             };
             if !kinds.contains(&route.kind) || !ns_ok {
                 continue;

@@ -231,8 +231,8 @@ impl<'i> Builder<'i> {
             let ancestor = PolicyAncestorRef {
                 group: ancestor.0.into(),
                 kind: ancestor.1.into(),
-                namespace: parent.namespace.clone(),
-                name: parent.name.clone(),
+                namespace: parent.namespace.to_string(),
+                name: parent.name.to_string(),
             };
             let Some(ids) = self
                 .rule_ids

@@ -21,7 +21,7 @@ use gamma_model::RouteView;
 use gamma_model::gateway::{HttpRoute, HttpRouteRule};
 use gamma_model::ir;
 
-use super::route::{HttpRuleParts, base, lower_http_rule, parent};
+use super::route::{HttpRuleParts, base, lower_http_rule, parent_from_wire};
 use crate::cond::RegexPool;
 use crate::input::{RouteIr, RuleIr};
 
@@ -49,8 +49,7 @@ pub(super) fn lower_valid_http(
     let parents = view
         .parent_refs
         .iter()
-        .enumerate()
-        .map(|(i, p)| parent(ir::ParentRef::from_wire(i, p, &ns)))
+        .map(|p| parent_from_wire(p, &ns))
         .collect();
     let mut out = base(view, parents, hostnames);
     out.rules = Vec::with_capacity(rules.len());

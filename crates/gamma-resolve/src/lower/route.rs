@@ -118,8 +118,8 @@ pub(super) fn base(
     let meta: &ObjectMeta = view.metadata;
     RouteIr {
         kind: view.kind,
-        namespace: meta.namespace_or_default().to_string(),
-        name: meta.name.clone(),
+        namespace: IrString::from(meta.namespace_or_default()),
+        name: IrString::from(&meta.name),
         created: meta
             .creation_timestamp
             .map(|t| (t.unix_seconds(), t.subsec_nanos())),
@@ -127,6 +127,27 @@ pub(super) fn base(
         parents,
         rules: Vec::new(),
         invalid: None,
+    }
+}
+
+/// [`parent`] of `ir::ParentRef::from_wire(_, p, route_namespace)`, without the IR's copies
+/// of the defaulted group and kind (the same defaults, read from the wire reference).
+pub(super) fn parent_from_wire(
+    p: &gamma_model::gateway::ParentReference,
+    route_namespace: &str,
+) -> ParentRefIr {
+    let kind = match p.parent_kind() {
+        ParentKind::Service => ParentRefKind::Service,
+        ParentKind::Gateway => ParentRefKind::Gateway,
+        ParentKind::ListenerSet => ParentRefKind::ListenerSet,
+        _ => ParentRefKind::Other(format!("{}/{}", p.group_or_default(), p.kind_or_default())),
+    };
+    ParentRefIr {
+        kind,
+        namespace: IrString::from(p.namespace_or(route_namespace)),
+        name: IrString::from(&p.name),
+        section_name: p.section_name.as_deref().map(IrString::from),
+        port: p.port.and_then(|port| u16::try_from(port).ok()),
     }
 }
 
@@ -139,9 +160,9 @@ pub(super) fn parent(p: ir::ParentRef) -> ParentRefIr {
     };
     ParentRefIr {
         kind,
-        namespace: p.namespace,
-        name: p.name,
-        section_name: p.section_name,
+        namespace: p.namespace.into(),
+        name: p.name.into(),
+        section_name: p.section_name.map(IrString::from),
         port: p.port,
     }
 }

@@ -287,7 +287,7 @@ pub(super) fn find<'i>(
         .filter(|r| match &l.allowed_namespaces {
             AllowedNamespaces::Same => r.namespace == m.namespace,
             AllowedNamespaces::All => true,
-            AllowedNamespaces::Only(set) => set.contains(&r.namespace),
+            AllowedNamespaces::Only(set) => set.contains(r.namespace.as_str()),
         })
         .filter_map(|r| {
             let hosts = effective_hosts(r, l);
