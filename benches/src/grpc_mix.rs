@@ -65,12 +65,12 @@ fn grpc_rule(i: usize) -> RuleIr {
         )
     };
     RuleIr {
-        matches: vec![MatchIr::Grpc {
+        matches: smallvec![MatchIr::Grpc {
             service: Some(service),
             method,
             headers,
         }],
-        backends: vec![
+        backends: smallvec![
             backend(&format!("b{}", i % 8), 3),
             backend(&format!("b{}", (i + 1) % 8), 1),
         ],

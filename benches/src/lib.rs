@@ -123,13 +123,13 @@ pub(crate) fn http_rule(
     seed: usize,
 ) -> RuleIr {
     RuleIr {
-        matches: vec![MatchIr::Http {
+        matches: smallvec![MatchIr::Http {
             path,
             method: None,
             headers,
             query: vec![],
         }],
-        backends: vec![
+        backends: smallvec![
             backend(&format!("b{}", seed % 8), 3),
             backend(&format!("b{}", (seed + 1) % 8), 1),
         ],

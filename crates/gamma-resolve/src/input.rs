@@ -19,6 +19,7 @@ use gamma_model::RouteKind;
 pub use gamma_model::ir::IrString;
 use schemars::JsonSchema;
 use serde::Serialize;
+pub use smallvec::{SmallVec, smallvec};
 
 /// L4 protocol of a Service port or listener binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -690,17 +691,26 @@ pub struct BackendIr {
     pub filters: Filters,
 }
 
+/// A rule's matches: one held inline (a rule has one match more often than not), more on the
+/// heap. Build one with [`smallvec!`](crate::input::smallvec), from a `Vec` with `.into()`, or
+/// collect one; it reads as a slice.
+pub type Matches = SmallVec<[MatchIr; 1]>;
+
+/// A rule's backendRefs: up to two held inline, more on the heap. Built and read as
+/// [`Matches`] are.
+pub type Backends = SmallVec<[BackendIr; 2]>;
+
 /// One rule, with defaults applied (a rule without matches has the default match).
 #[derive(Debug, Clone, Default)]
 pub struct RuleIr {
     /// `name`.
     pub name: Option<String>,
     /// Matches (ORed); empty for TLS/TCP/UDP rules.
-    pub matches: Vec<MatchIr>,
+    pub matches: Matches,
     /// Rule filters.
     pub filters: Filters,
     /// backendRefs.
-    pub backends: Vec<BackendIr>,
+    pub backends: Backends,
     /// Timeouts and retry, kept as JSON (forwarded verbatim in decisions).
     pub timeouts: Option<serde_json::Value>,
     /// Retry.

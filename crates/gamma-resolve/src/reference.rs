@@ -41,13 +41,13 @@
 //! };
 //! let backend = ServiceIr { name: "web-v2".into(), cluster_ips: vec![], ..web.clone() };
 //! let rule = |path: &str, to: &str| RuleIr {
-//!     matches: vec![MatchIr::Http {
+//!     matches: smallvec![MatchIr::Http {
 //!         path: PathMatchIr::Prefix(path.into()),
 //!         method: None,
 //!         headers: vec![],
 //!         query: vec![],
 //!     }],
-//!     backends: vec![BackendIr {
+//!     backends: smallvec![BackendIr {
 //!         group: "".into(),
 //!         kind: "Service".into(),
 //!         namespace: "app".into(),
@@ -878,6 +878,7 @@ fn host_of_keep_case(h: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::smallvec;
 
     // Gateway API hostname wildcards: `*.example.com` covers one or more labels, never the bare
     // suffix.
@@ -915,7 +916,7 @@ mod tests {
     #[test]
     fn replace_prefix_match_follows_the_spec_examples() {
         let rule = |p: &str| RuleIr {
-            matches: vec![MatchIr::Http {
+            matches: smallvec![MatchIr::Http {
                 path: PathMatchIr::Prefix(p.into()),
                 method: None,
                 headers: vec![],

@@ -353,7 +353,7 @@ fn section_name_is_the_service_port_name() {
 fn consumer_routes_apply_only_to_their_namespace() {
     let producer = simple("app", "prod", "v1");
     let mut consumer = simple("client", "cons", "v2");
-    consumer.rules[0].backends = vec![backend("app", "v2", 80, 1)];
+    consumer.rules[0].backends = smallvec![backend("app", "v2", 80, 1)];
     let t = table(vec![producer, consumer]);
     let from = |ns: &'static str| get(SVC_IP, 80, "/").from_namespace(ns);
     assert_eq!(outcome(&t.resolve(&from("client"), 0)), "v2");
@@ -839,7 +839,7 @@ fn udp_routes_bind_udp_ports() {
 fn build_options_include_only_owned_pairs() {
     let mine = simple("app", "mine", "v1");
     let mut theirs = simple("app", "theirs", "v2");
-    theirs.rules[0].matches = vec![exact("/theirs")];
+    theirs.rules[0].matches = smallvec![exact("/theirs")];
     let opts = BuildOptions::default().with_include([RouteParentKey {
         kind: RouteKind::Http,
         namespace: "app".into(),

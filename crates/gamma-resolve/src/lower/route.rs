@@ -280,7 +280,7 @@ fn lower_partial(
                 // specified, the implementation MUST match every gRPC request"; no backends:
                 // UNAVAILABLE), as it always was.
                 out.rules.push(RuleIr {
-                    matches: vec![MatchIr::Grpc {
+                    matches: smallvec![MatchIr::Grpc {
                         service: None,
                         method: None,
                         headers: Vec::new(),
@@ -584,8 +584,8 @@ where
     let mut out = RuleIr {
         name: rule.name,
         // exact sizes: a first push would allocate room for four (large) entries
-        matches: Vec::with_capacity(rule.matches.len()),
-        backends: Vec::with_capacity(rule.backends.len()),
+        matches: SmallVec::with_capacity(rule.matches.len()),
+        backends: SmallVec::with_capacity(rule.backends.len()),
         timeouts: rule.timeouts.as_ref().map(timeouts_json),
         retry: rule.retry.as_ref().map(retry_json),
         ..RuleIr::default()
@@ -688,8 +688,8 @@ fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
     let index = rule.index;
     let mut out = RuleIr {
         name: rule.name,
-        matches: Vec::with_capacity(rule.matches.len()),
-        backends: Vec::with_capacity(rule.backend_refs.len()),
+        matches: SmallVec::with_capacity(rule.matches.len()),
+        backends: SmallVec::with_capacity(rule.backend_refs.len()),
         ..RuleIr::default()
     };
     let at = || format!("spec.rules[{index}]");

@@ -164,8 +164,8 @@ pub fn with_query(m: MatchIr, qs: &[(&str, &str)]) -> MatchIr {
 
 pub fn rule(matches: Vec<MatchIr>, backends: Vec<BackendIr>) -> RuleIr {
     RuleIr {
-        matches,
-        backends,
+        matches: matches.into(),
+        backends: backends.into(),
         ..RuleIr::default()
     }
 }
