@@ -515,11 +515,12 @@ fn path_match(
 
 /// Header matches: lower-cased names, first of each case-insensitive name kept.
 pub(crate) fn header_matches<'a>(
-    list: impl Iterator<Item = (Option<&'a MatchType>, &'a str, &'a str)>,
+    list: impl ExactSizeIterator<Item = (Option<&'a MatchType>, &'a str, &'a str)>,
     path: &FieldPath,
     errors: &mut Errors,
 ) -> Vec<HeaderMatch> {
-    let mut out: Vec<HeaderMatch> = Vec::new();
+    // sized once: a list grown from empty goes through the growth path even for one item
+    let mut out: Vec<HeaderMatch> = Vec::with_capacity(list.len());
     for (i, (t, name, value)) in list.enumerate() {
         // a detached path: the route passed validation, names included (see `path_match`)
         let name = if path.is_detached() {

@@ -103,7 +103,11 @@ fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
                 })
         }
     };
-    if single_prefix_match {
+    // every rule below counts filters: none on the rule or its backendRefs (most rules), none
+    // can fire
+    if single_prefix_match
+        || (rule.filters.is_empty() && rule.backend_refs.iter().all(|b| b.filters.is_empty()))
+    {
         return;
     }
     let redirect_prefix = |f: &HttpRouteFilter| {
