@@ -6,7 +6,7 @@
 //! list of matches and one of backendRefs) and that IR translated into the table's input, its
 //! lists made again and the IR's freed. Here each wire match and backendRef goes through the
 //! IR's own constructors ([`ir::HttpMatch::from_valid_wire`], [`ir::WeightedBackend::from_wire`])
-//! and the translation the IR path uses ([`lower_http_rule`]), one at a time: the same
+//! and the translation the IR path uses ([`lower_http_rule_into`]), one at a time: the same
 //! defaults and the same [`RouteIr`], without the IR's containers.
 //!
 //! A route this does not cover (filters, timeouts or retries on a rule, filters on a
@@ -21,7 +21,7 @@ use gamma_model::RouteView;
 use gamma_model::gateway::{HttpRoute, HttpRouteRule};
 use gamma_model::ir;
 
-use super::route::{HttpRuleParts, base, lower_http_rule, parent_from_wire};
+use super::route::{HttpRuleParts, base, lower_http_rule_into, parent_from_wire};
 use crate::cond::RegexPool;
 use crate::input::{RouteIr, RuleIr};
 
@@ -52,42 +52,45 @@ pub(super) fn lower_valid_http(
         .map(|p| parent_from_wire(p, &ns))
         .collect();
     let mut out = base(view, parents, hostnames);
-    out.rules = Vec::with_capacity(rules.len());
-    for (index, rule) in rules.iter().enumerate() {
+    // each rule is lowered in its place in the list (default first, then filled in)
+    out.rules = iter::repeat_with(RuleIr::default)
+        .take(rules.len())
+        .collect();
+    for ((index, rule), slot) in rules.iter().enumerate().zip(&mut out.rules) {
         // a match holding a value gamma-model does not know (which only the IR path reports)
         // sends the whole route there: it finds the regexes interned so far again, in the
         // same order, at the same indexes. One match (most rules) needs no list.
-        let lowered = match rule.matches.as_deref() {
+        match rule.matches.as_deref() {
             None | Some([]) => {
                 let m = iter::once(ir::HttpMatch::default());
-                lower_rule(index, rule, m, &ns, regexes)
+                lower_rule(index, rule, m, &ns, regexes, slot);
             }
             Some([m]) => {
                 let m = iter::once(ir::HttpMatch::from_valid_wire(m)?);
-                lower_rule(index, rule, m, &ns, regexes)
+                lower_rule(index, rule, m, &ns, regexes, slot);
             }
             Some(ms) => {
                 let ms = ms
                     .iter()
                     .map(ir::HttpMatch::from_valid_wire)
                     .collect::<Option<Vec<_>>>()?;
-                lower_rule(index, rule, ms.into_iter(), &ns, regexes)
+                lower_rule(index, rule, ms.into_iter(), &ns, regexes, slot);
             }
-        };
-        out.rules.push(lowered);
+        }
     }
     Some(out)
 }
 
-/// Rule `index` of a plain route with its converted `matches`, translated as the IR path
-/// translates an [`ir::HttpRule`].
+/// Rule `index` of a plain route with its converted `matches`, translated into `out` as the IR
+/// path translates an [`ir::HttpRule`].
 fn lower_rule(
     index: usize,
     rule: &HttpRouteRule,
     matches: impl ExactSizeIterator<Item = ir::HttpMatch>,
     ns: &Arc<str>,
     regexes: &mut RegexPool,
-) -> RuleIr {
+    out: &mut RuleIr,
+) {
     let backends = rule
         .backend_refs
         .iter()
@@ -101,7 +104,7 @@ fn lower_rule(
         timeouts: None,
         retry: None,
     };
-    lower_http_rule(parts, regexes)
+    lower_http_rule_into(parts, regexes, out);
 }
 
 /// Whether `rule` has nothing this leaves to the IR path: no filters (on the rule or a

@@ -580,16 +580,29 @@ where
     M: ExactSizeIterator<Item = ir::HttpMatch>,
     B: ExactSizeIterator<Item = ir::HttpBackend>,
 {
+    let mut out = RuleIr::default();
+    lower_http_rule_into(rule, regexes, &mut out);
+    out
+}
+
+/// [`lower_http_rule`] into `out`, a default rule already in its route's list: a lowered rule
+/// is several hundred bytes (its first match and two backendRefs inline), and filling it in
+/// place spares moving it twice.
+pub(super) fn lower_http_rule_into<M, B>(
+    rule: HttpRuleParts<M, B>,
+    regexes: &mut RegexPool,
+    out: &mut RuleIr,
+) where
+    M: ExactSizeIterator<Item = ir::HttpMatch>,
+    B: ExactSizeIterator<Item = ir::HttpBackend>,
+{
     let index = rule.index;
-    let mut out = RuleIr {
-        name: rule.name,
-        // exact sizes: a first push would allocate room for four (large) entries
-        matches: SmallVec::with_capacity(rule.matches.len()),
-        backends: SmallVec::with_capacity(rule.backends.len()),
-        timeouts: rule.timeouts.as_ref().map(timeouts_json),
-        retry: rule.retry.as_ref().map(retry_json),
-        ..RuleIr::default()
-    };
+    out.name = rule.name;
+    // exact sizes: more than fit inline go to the heap at once
+    out.matches.reserve_exact(rule.matches.len());
+    out.backends.reserve_exact(rule.backends.len());
+    out.timeouts = rule.timeouts.as_ref().map(timeouts_json);
+    out.retry = rule.retry.as_ref().map(retry_json);
     let at = || format!("spec.rules[{index}]");
     let result = (|| -> Result<(), Invalid> {
         for (mi, m) in rule.matches.enumerate() {
@@ -681,7 +694,6 @@ where
     if let Err(invalid) = result {
         out.invalid = Some(invalid);
     }
-    out
 }
 
 fn grpc_rule(rule: ir::GrpcRule, regexes: &mut RegexPool) -> RuleIr {
