@@ -199,6 +199,38 @@ spec:
         assert_eq!(plain.as_deref(), Some(ir.as_str()));
     }
 
+    // The common rule (one match, one or two backendRefs) is lowered without a heap block for
+    // either list; a third backendRef or a second match moves that list to the heap, in order.
+    #[test]
+    fn a_plain_rules_lists_are_held_inline_when_short() {
+        let r = route(
+            r#"
+metadata: {name: r, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
+  rules:
+  - matches: [{path: {type: Exact, value: /a}}]
+    backendRefs: [{name: a, port: 80}, {name: b, port: 80}]
+  - matches: [{path: {type: Exact, value: /b}}, {path: {type: Exact, value: /c}}]
+    backendRefs: [{name: a, port: 80}, {name: b, port: 80}, {name: c, port: 80}]
+"#,
+        );
+        let AnyResource::HttpRoute(wire) = &r else {
+            unreachable!("an HTTPRoute")
+        };
+        let view = r.as_route().expect("a route");
+        let lowered =
+            lower_valid_http(view, wire, &mut RegexPool::default()).expect("a plain route");
+        let [short, long] = lowered.rules.as_slice() else {
+            panic!("two rules: {lowered:?}")
+        };
+        assert!(!short.matches.spilled() && !short.backends.spilled());
+        assert!(long.matches.spilled() && long.backends.spilled());
+        let names: Vec<&str> = long.backends.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert_eq!(long.matches.len(), 2);
+    }
+
     // A regex the regex crate refuses makes its rule invalid (UnsupportedValue, naming the
     // field) on both paths alike, and the pool holds the same patterns at the same indexes.
     #[test]
