@@ -148,6 +148,13 @@ mod tests {
         (plain, shown(&ir, &b))
     }
 
+    /// The `metadata` and `spec.parentRefs` of the example routes (route `shop/r` on Service
+    /// `checkout`) followed by `rest` (more of `spec`, indented).
+    fn with_head(rest: &str) -> String {
+        let head = "metadata: {name: r, namespace: shop}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]\n";
+        format!("{head}{rest}")
+    }
+
     /// An HTTPRoute from its `metadata` and `spec` (YAML, from `metadata:` on), validated.
     fn route(body: &str) -> AnyResource {
         let yaml = format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n{body}");
@@ -203,18 +210,14 @@ spec:
     // either list; a third backendRef or a second match moves that list to the heap, in order.
     #[test]
     fn a_plain_rules_lists_are_held_inline_when_short() {
-        let r = route(
-            r#"
-metadata: {name: r, namespace: shop}
-spec:
-  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
-  rules:
+        let r = route(&with_head(
+            r#"  rules:
   - matches: [{path: {type: Exact, value: /a}}]
     backendRefs: [{name: a, port: 80}, {name: b, port: 80}]
   - matches: [{path: {type: Exact, value: /b}}, {path: {type: Exact, value: /c}}]
     backendRefs: [{name: a, port: 80}, {name: b, port: 80}, {name: c, port: 80}]
 "#,
-        );
+        ));
         let AnyResource::HttpRoute(wire) = &r else {
             unreachable!("an HTTPRoute")
         };
@@ -235,12 +238,8 @@ spec:
     // field) on both paths alike, and the pool holds the same patterns at the same indexes.
     #[test]
     fn a_refused_regex_invalidates_its_rule_as_in_the_ir_path() {
-        let r = route(
-            r#"
-metadata: {name: r, namespace: shop}
-spec:
-  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
-  rules:
+        let r = route(&with_head(
+            r#"  rules:
   - matches:
     - path: {type: RegularExpression, value: "/ok/.*"}
     - path: {type: RegularExpression, value: "/bad/("}
@@ -249,7 +248,7 @@ spec:
     - headers: [{type: RegularExpression, name: x, value: "(unclosed"}]
     backendRefs: [{name: a, port: 80}]
 "#,
-        );
+        ));
         let (plain, ir) = both_ways(&r);
         assert!(ir.contains("UnsupportedValue"), "{ir}");
         assert_eq!(plain.as_deref(), Some(ir.as_str()));
@@ -259,7 +258,6 @@ spec:
     // backendRefs with filters, and omitted rules (one default rule, which the IR makes).
     #[test]
     fn routes_with_filters_timeouts_or_omitted_rules_take_the_ir_path() {
-        let head = "metadata: {name: r, namespace: shop}\nspec:\n  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]\n";
         for spec in [
             "",
             "  rules: [{filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: y}]}}], backendRefs: [{name: a, port: 80}]}]\n",
@@ -267,7 +265,7 @@ spec:
             "  rules: [{retry: {attempts: 2}, backendRefs: [{name: a, port: 80}]}]\n",
             "  rules: [{backendRefs: [{name: a, port: 80, filters: [{type: RequestHeaderModifier, requestHeaderModifier: {add: [{name: x, value: y}]}}]}]}]\n",
         ] {
-            let r = route(&format!("{head}{spec}"));
+            let r = route(&with_head(spec));
             let (plain, _) = both_ways(&r);
             assert_eq!(plain, None, "{spec}");
         }
