@@ -694,6 +694,21 @@ pub struct BackendIr {
 /// A rule's matches: one held inline (a rule has one match more often than not), more on the
 /// heap. Build one with [`smallvec!`](crate::input::smallvec), from a `Vec` with `.into()`, or
 /// collect one; it reads as a slice.
+///
+/// ```
+/// use gamma_resolve::input::{Matches, MatchIr, PathMatchIr, smallvec};
+///
+/// let prefix = |p: &str| MatchIr::Http {
+///     path: PathMatchIr::Prefix(p.into()),
+///     method: None,
+///     headers: vec![],
+///     query: vec![],
+/// };
+/// let one: Matches = smallvec![prefix("/api")];
+/// assert!(!one.spilled()); // no heap block for the common rule
+/// let two: Matches = vec![prefix("/a"), prefix("/b")].into();
+/// assert_eq!(two.len(), 2);
+/// ```
 pub type Matches = SmallVec<[MatchIr; 1]>;
 
 /// A rule's backendRefs: up to two held inline, more on the heap. Built and read as
