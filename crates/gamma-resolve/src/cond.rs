@@ -132,8 +132,30 @@ impl RegexPool {
 
     /// The pool of a finished table: without the build-time state (the compiler's caches
     /// alone are hundreds of kilobytes).
+    ///
+    /// Regexes lowering accepted without compiling their program
+    /// ([`SingleRegex::deferred`]) are compiled here, with the build's compiler, unless every
+    /// use the table makes of them is as a member of a regex set: those are compiled only if
+    /// a search ever needs them alone (a set's lazy DFA giving up, an explanation).
     pub(crate) fn finished(mut self) -> Self {
-        self.building = None;
+        if let Some(building) = self.building.take() {
+            let Building { mut with, hirs, .. } = building
+                .into_inner()
+                .unwrap_or_else(PoisonError::into_inner);
+            let mut in_a_set = vec![false; self.compiled.len()];
+            for ids in self.set_by_ids.0.keys().chain(self.set_by_ids.1.keys()) {
+                for &id in ids.iter() {
+                    if let Some(slot) = in_a_set.get_mut(id as usize) {
+                        *slot = true;
+                    }
+                }
+            }
+            for (i, re) in self.compiled.iter().enumerate() {
+                if !in_a_set.get(i).copied().unwrap_or(false) {
+                    re.force(hirs.get(i).and_then(Option::as_ref), &mut with);
+                }
+            }
+        }
         self
     }
 
@@ -165,7 +187,7 @@ impl RegexPool {
             return Ok(i);
         }
         let (re, hir) =
-            SingleRegex::compile(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1), &mut b.with)
+            SingleRegex::deferred(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1), &mut b.with)
                 .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
         b.hirs.resize_with(i as usize, || None);
         b.hirs.push(Some(hir));

@@ -75,6 +75,7 @@ mod index;
 mod listener;
 mod listener_set;
 mod lower;
+mod nfa_bound;
 mod regex_set;
 mod request;
 mod resolve;

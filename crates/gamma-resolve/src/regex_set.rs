@@ -113,7 +113,7 @@ pub(crate) struct RegexSet {
 /// searching it. No reverse NFA: every search is anchored and only asks which pattern matches.
 fn nfa(patterns: &[Option<&Hir>], with: &mut Compiling) -> Option<NFA> {
     let hirs: Option<Vec<&Hir>> = patterns.iter().copied().collect();
-    with.nfa(&hirs?, REGEX_SET_SIZE_LIMIT).ok()
+    with.nfa(&hirs?, Some(REGEX_SET_SIZE_LIMIT)).ok()
 }
 
 /// The lazy DFA of `nfa` for `kind`.

@@ -21,6 +21,7 @@ use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
 use regex_syntax::hir::Hir;
+use std::sync::OnceLock;
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 
@@ -28,20 +29,81 @@ use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 #[derive(Debug)]
 struct Caches {
     dfa: Option<lazy::Cache>,
-    vm: pikevm::Cache,
+    vm: Option<pikevm::Cache>,
 }
 
 type NewCaches =
     Box<dyn Fn() -> Caches + Send + Sync + std::panic::UnwindSafe + std::panic::RefUnwindSafe>;
 
 /// A compiled, already anchored regex that answers whether it matches a whole value.
+///
+/// Its program is compiled when the regex is made ([`SingleRegex::compile`]) or, for a
+/// regex proven within the size limit without compiling ([`SingleRegex::deferred`]), when
+/// [`SingleRegex::force`] or the first search asks for it: a path regex the table only ever
+/// matches through a regex set is never compiled on its own.
 #[derive(Debug)]
 pub(crate) struct SingleRegex {
     pattern: Box<str>,
+    engines: OnceLock<Engines>,
+}
+
+/// The compiled program of a [`SingleRegex`] and its search caches.
+#[derive(Debug)]
+struct Engines {
     /// `None` when the lazy DFA cannot be built within [`REGEX_DFA_LIMIT`]: the PikeVM alone.
     dfa: Option<lazy::DFA>,
-    vm: PikeVM,
+    /// `None` only for a program that could not be compiled late (see [`Engines::late`]).
+    vm: Option<PikeVM>,
     caches: Pool<Caches, NewCaches>,
+}
+
+impl Engines {
+    /// The engines of a deferred regex's parsed pattern `hir`. Its size was bounded when the
+    /// regex was accepted, so it is compiled without a limit, to what
+    /// [`SingleRegex::compile`] would have made. Should that fail all the same (or `hir` be
+    /// `None`, a pattern that no longer parses: neither happens to an accepted regex), the
+    /// regex matches nothing rather than panicking in a search.
+    fn late(hir: Option<&Hir>, with: &mut Compiling) -> Self {
+        hir.and_then(|h| Self::compile(h, with, None).ok())
+            .unwrap_or_else(|| Self {
+                dfa: None,
+                vm: None,
+                caches: Pool::new(Box::new(|| Caches {
+                    dfa: None,
+                    vm: None,
+                })),
+            })
+    }
+
+    /// The engines of `hir`, compiled within `limit` bytes of program (`None`: no limit).
+    fn compile(hir: &Hir, with: &mut Compiling, limit: Option<usize>) -> Result<Self, String> {
+        let nfa = with.nfa(&[hir], limit)?;
+        let dfa = lazy::Builder::new()
+            .configure(
+                lazy::Config::new()
+                    .cache_capacity(REGEX_DFA_LIMIT)
+                    // quit on non-ASCII text rather than refuse a Unicode word boundary
+                    .unicode_word_boundary(true)
+                    // give up when the cache thrashes, as the regex crate does
+                    .minimum_cache_clear_count(Some(3))
+                    .minimum_bytes_per_state(Some(10)),
+            )
+            .build_from_nfa(nfa.clone())
+            .ok();
+        let vm = PikeVM::builder()
+            .build_from_nfa(nfa)
+            .map_err(|e| e.to_string())?;
+        let (d, v) = (dfa.clone(), vm.clone());
+        let new: NewCaches = Box::new(move || Caches {
+            dfa: d.as_ref().map(lazy::DFA::create_cache),
+            vm: Some(v.create_cache()),
+        });
+        Ok(Self {
+            dfa,
+            vm: Some(vm),
+            caches: Pool::new(new),
+        })
+    }
 }
 
 /// What compiling a build's regexes needs, made once per build and reused for every regex and
@@ -72,18 +134,19 @@ impl Compiling {
     }
 
     /// One forward NFA without capture states of `patterns` (pattern id = position), within
-    /// `limit` bytes of compiled program; the error says what was over the limits.
+    /// `limit` bytes of compiled program (`None`: no limit); the error says what was over
+    /// the limits.
     pub(crate) fn nfa<H: std::borrow::Borrow<Hir>>(
         &mut self,
         patterns: &[H],
-        limit: usize,
+        limit: Option<usize>,
     ) -> Result<NFA, String> {
         self.compiler
             .configure(
                 thompson::Config::new()
                     // only whether (which pattern) matches is asked, never where a group did
                     .which_captures(WhichCaptures::None)
-                    .nfa_size_limit(Some(limit)),
+                    .nfa_size_limit(limit),
             )
             .build_many_from_hir(patterns)
             .map_err(|e| e.to_string())
@@ -109,39 +172,82 @@ impl SingleRegex {
         Self::compile(pattern, &mut Compiling::default()).map(|(re, _)| re)
     }
 
-    /// [`SingleRegex::new`] with the build's parser and compiler; also returns the parsed
-    /// pattern, which the regex sets over this regex are compiled from (one parse per
-    /// distinct regex).
+    /// [`SingleRegex::new`] with a given parser and compiler; also returns the parsed
+    /// pattern. The build uses [`SingleRegex::deferred`], which accepts the same patterns.
+    #[cfg(test)]
     pub(crate) fn compile(pattern: &str, with: &mut Compiling) -> Result<(Self, Hir), String> {
         let hir = with.parse(pattern).ok_or_else(|| parse_error(pattern))?;
-        let nfa = with.nfa(&[&hir], REGEX_SIZE_LIMIT)?;
-        let dfa = lazy::Builder::new()
-            .configure(
-                lazy::Config::new()
-                    .cache_capacity(REGEX_DFA_LIMIT)
-                    // quit on non-ASCII text rather than refuse a Unicode word boundary
-                    .unicode_word_boundary(true)
-                    // give up when the cache thrashes, as the regex crate does
-                    .minimum_cache_clear_count(Some(3))
-                    .minimum_bytes_per_state(Some(10)),
-            )
-            .build_from_nfa(nfa.clone())
-            .ok();
-        let vm = PikeVM::builder()
-            .build_from_nfa(nfa)
-            .map_err(|e| e.to_string())?;
-        let (d, v) = (dfa.clone(), vm.clone());
-        let new: NewCaches = Box::new(move || Caches {
-            dfa: d.as_ref().map(lazy::DFA::create_cache),
-            vm: v.create_cache(),
-        });
+        let engines = Engines::compile(&hir, with, Some(REGEX_SIZE_LIMIT))?;
         let re = Self {
             pattern: pattern.into(),
-            dfa,
-            vm,
-            caches: Pool::new(new),
+            engines: OnceLock::from(engines),
         };
         Ok((re, hir))
+    }
+
+    /// Compiles `pattern` (already anchored) as [`SingleRegex::new`] does, with the build's
+    /// parser and compiler, accepting and refusing the same patterns, but without
+    /// compiling the program of a pattern that [`nfa_bound`](crate::nfa_bound) proves within
+    /// [`REGEX_SIZE_LIMIT`]: that is compiled by [`SingleRegex::force`] or on the first
+    /// search. Parsing is what accepting a regex costs; compiling its program alone costs
+    /// about as much again, and a path regex matched through a regex set never needs it.
+    /// Also returns the parsed pattern, which the regex sets over this regex are compiled
+    /// from (one parse per distinct regex).
+    pub(crate) fn deferred(pattern: &str, with: &mut Compiling) -> Result<(Self, Hir), String> {
+        let hir = with.parse(pattern).ok_or_else(|| parse_error(pattern))?;
+        let engines = OnceLock::new();
+        if !crate::nfa_bound::surely_within(&hir, REGEX_SIZE_LIMIT) {
+            let _ = engines.set(Engines::compile(&hir, with, Some(REGEX_SIZE_LIMIT))?);
+        }
+        let re = Self {
+            pattern: pattern.into(),
+            engines,
+        };
+        Ok((re, hir))
+    }
+
+    /// Compiles the program of a [`SingleRegex::deferred`] regex now, with the build's
+    /// compiler (`hir`: its parsed pattern, parsed again when `None`), so that no search
+    /// pays for it; nothing for a compiled one.
+    pub(crate) fn force(&self, hir: Option<&Hir>, with: &mut Compiling) {
+        if self.engines.get().is_none() {
+            let parsed;
+            let hir = match hir {
+                Some(h) => Some(h),
+                None => {
+                    parsed = with.parse(&self.pattern);
+                    parsed.as_ref()
+                }
+            };
+            let _ = self.engines.get_or_init(|| Engines::late(hir, with));
+        }
+    }
+
+    /// Whether the program is compiled (a deferred regex not searched nor forced is not).
+    #[cfg(test)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        self.engines.get().is_some()
+    }
+
+    /// The compiled program, compiling a deferred one on first use.
+    #[inline]
+    fn engines(&self) -> &Engines {
+        match self.engines.get() {
+            Some(e) => e,
+            None => self.compile_now(),
+        }
+    }
+
+    /// [`SingleRegex::engines`] of a deferred regex on its first search, with a parser and
+    /// compiler of its own (the build's are gone).
+    #[cold]
+    #[inline(never)]
+    fn compile_now(&self) -> &Engines {
+        self.engines.get_or_init(|| {
+            let mut with = Compiling::default();
+            let hir = with.parse(&self.pattern);
+            Engines::late(hir.as_ref(), &mut with)
+        })
     }
 
     /// The pattern as compiled (anchored).
@@ -153,15 +259,19 @@ impl SingleRegex {
     /// whole of it).
     #[inline]
     pub(crate) fn is_match(&self, haystack: &str) -> bool {
+        let e = self.engines();
         let input = Input::new(haystack).anchored(Anchored::Yes).earliest(true);
-        let mut caches = self.caches.get();
+        let mut caches = e.caches.get();
         let c = &mut *caches;
-        if let (Some(dfa), Some(cache)) = (&self.dfa, c.dfa.as_mut())
+        if let (Some(dfa), Some(cache)) = (&e.dfa, c.dfa.as_mut())
             && let Ok(m) = dfa.try_search_fwd(cache, &input)
         {
             return m.is_some();
         }
-        self.vm.is_match(&mut c.vm, input)
+        match (&e.vm, c.vm.as_mut()) {
+            (Some(vm), Some(cache)) => vm.is_match(cache, input),
+            _ => false,
+        }
     }
 }
 
@@ -224,6 +334,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest! {
+        // A regex accepted without compiling its program refuses and accepts the same
+        // patterns as one compiled at once, and matches the same values whether its program
+        // is compiled on the first search or forced beforehand.
+        #[test]
+        fn deferred_regexes_agree_with_compiled_ones(
+            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..6),
+            force in any::<bool>(),
+            values in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(&["/", "a", "b", "x", "A", "0", "é", " ", ""][..]),
+                    0..7,
+                ).prop_map(|v| v.concat()),
+                1..6,
+            ),
+        ) {
+            let anchored = format!("^(?:{})$", pieces.concat());
+            let mut with = Compiling::default();
+            let eager = SingleRegex::compile(&anchored, &mut with);
+            let lazy = SingleRegex::deferred(&anchored, &mut with);
+            prop_assert_eq!(eager.is_ok(), lazy.is_ok(), "{}", anchored);
+            if let (Ok((eager, _)), Ok((lazy, hir))) = (eager, lazy) {
+                if force {
+                    lazy.force(Some(&hir), &mut with);
+                    prop_assert!(lazy.is_compiled());
+                }
+                for v in &values {
+                    prop_assert_eq!(eager.is_match(v), lazy.is_match(v), "{} on {:?}", anchored, v);
+                }
+                prop_assert!(lazy.is_compiled());
+            }
+        }
+    }
+
+    // A short path pattern is accepted without compiling its program; a large Unicode one is
+    // compiled (and so judged against the size limit) at once.
+    #[test]
+    fn only_provably_small_patterns_are_deferred() {
+        let mut with = Compiling::default();
+        let small = SingleRegex::deferred("^(?:/v[0-9]+/items/.*)$", &mut with);
+        assert!(small.is_ok_and(|(re, _)| !re.is_compiled()));
+        let unicode = SingleRegex::deferred("^(?:\\w{0,4}x)$", &mut with);
+        assert!(unicode.is_ok_and(|(re, _)| re.is_compiled()));
+        assert!(SingleRegex::deferred("^(?:\\w{0,32}x)$", &mut with).is_err());
+        assert!(SingleRegex::deferred("^(?:a))$", &mut with).is_err());
     }
 
     // docs/robustness.md bounded work: a pattern whose program exceeds the size limit is
