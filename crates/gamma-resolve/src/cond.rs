@@ -96,8 +96,9 @@ impl Earlier {
     }
 }
 
-/// Anchors the single regexes wrap every pattern in (a full match).
-const ANCHOR: (&str, &str) = ("^(?:", ")$");
+/// Anchors the single regexes wrap every pattern in (a full match). The pattern itself must
+/// parse alone: `a)|(b` would parse inside them, as `^(?:a)|(b)$`, and escape them.
+pub(crate) const ANCHOR: (&str, &str) = ("^(?:", ")$");
 
 /// The `service/method` pattern of a gRPC service and method regex (`None`: not matched):
 /// a **prefilter** of the two conditions, matched against a well-formed `:path` without its
@@ -106,9 +107,8 @@ const ANCHOR: (&str, &str) = ("^(?:", ")$");
 /// fully matches the service and `M` the method, with the same answers for word boundaries
 /// (`/` is a non-word character, as the end of the text is). Only anchors (`^`, `$`, `\A`,
 /// `\z`, and their multi-line forms) see the other part where the single regex sees the end
-/// of its text; a part that has any, or that does not parse alone (a pattern such as
-/// `a)|(b` is valid only inside the single regex's own wrapping), is replaced by `[^/]*`,
-/// which any part matches. So the pattern never misses a match of both conditions; the
+/// of its text; a part that has any (or that does not parse, which the regex pool refused
+/// already), is replaced by `[^/]*`, which any part matches. So the pattern never misses a match of both conditions; the
 /// candidate's conditions are checked afterwards as always.
 fn grpc_part(raw: Option<&str>) -> &str {
     const ANY: &str = "[^/]*";
@@ -186,9 +186,8 @@ impl RegexPool {
             self.by_pattern.insert(pattern.to_string(), i);
             return Ok(i);
         }
-        let (re, hir) =
-            SingleRegex::deferred(&format!("{}{pattern}{}", ANCHOR.0, ANCHOR.1), &mut b.with)
-                .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
+        let (re, hir) = SingleRegex::deferred(pattern, ANCHOR, &mut b.with)
+            .map_err(|e| format!("invalid regular expression {pattern:?}: {e}"))?;
         b.hirs.resize_with(i as usize, || None);
         b.hirs.push(Some(hir));
         self.compiled.push(Arc::new(re));

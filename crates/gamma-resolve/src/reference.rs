@@ -251,8 +251,11 @@ fn host_matches(pattern: &str, host: &str) -> bool {
     }
 }
 
+/// Whether `pattern` matches the whole of `s`: the pattern must be a regex on its own (one
+/// such as `a)|(b` is one only inside the anchors, which it escapes), then is anchored.
 fn full_regex(pattern: &str, s: &str) -> bool {
-    regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|r| r.is_match(s))
+    regex_syntax::Parser::new().parse(pattern).is_ok()
+        && regex::Regex::new(&format!("^(?:{pattern})$")).is_ok_and(|r| r.is_match(s))
 }
 
 fn str_ok(m: &StrMatch, v: &str) -> bool {

@@ -20,7 +20,7 @@ use regex_automata::nfa::thompson::{self, NFA, WhichCaptures};
 use regex_automata::util::pool::Pool;
 use regex_automata::util::syntax;
 use regex_automata::{Anchored, Input};
-use regex_syntax::hir::Hir;
+use regex_syntax::hir::{Hir, Look};
 use std::sync::OnceLock;
 
 use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
@@ -107,21 +107,21 @@ impl Engines {
 }
 
 /// What compiling a build's regexes needs, made once per build and reused for every regex and
-/// regex set: one parser and one NFA compiler. A fresh compiler allocates and clears its UTF-8
-/// caches (tens of thousands of instructions, more than compiling a short path pattern); a
-/// reused one only bumps their version.
+/// regex set: one syntax parser and one NFA compiler. A fresh compiler allocates and clears its
+/// UTF-8 caches (tens of thousands of instructions, more than compiling a short path pattern);
+/// a reused one only bumps their version.
 #[derive(Debug)]
 pub(crate) struct Compiling {
-    parser: regex_syntax::Parser,
+    ast: regex_syntax::ast::parse::Parser,
     compiler: thompson::Compiler,
 }
 
 impl Default for Compiling {
     fn default() -> Self {
         Self {
-            // the `regex` crate's syntax defaults (Unicode, UTF-8, nest limit 250), those of
-            // `regex_automata::util::syntax::Config::new()`
-            parser: regex_syntax::ParserBuilder::new().build(),
+            // the `regex` crate's syntax defaults (nest limit 250; Unicode and UTF-8 in
+            // `translator`), those of `regex_automata::util::syntax::Config::new()`
+            ast: regex_syntax::ast::parse::ParserBuilder::new().build(),
             compiler: thompson::Compiler::new(),
         }
     }
@@ -129,8 +129,16 @@ impl Default for Compiling {
 
 impl Compiling {
     /// Parses `pattern` under the `regex` crate's syntax defaults (`None`: a syntax error).
+    ///
+    /// The syntax tree's parser is reused; the translator into the parsed pattern is made
+    /// for each pattern (it costs nothing to make): a translator keeps the flags a pattern
+    /// sets outside any group (`(?i)abc`) for the patterns it translates after it.
     pub(crate) fn parse(&mut self, pattern: &str) -> Option<Hir> {
-        self.parser.parse(pattern).ok()
+        let ast = self.ast.parse(pattern).ok()?;
+        regex_syntax::hir::translate::TranslatorBuilder::new()
+            .build()
+            .translate(pattern, &ast)
+            .ok()
     }
 
     /// One forward NFA without capture states of `patterns` (pattern id = position), within
@@ -185,22 +193,30 @@ impl SingleRegex {
         Ok((re, hir))
     }
 
-    /// Compiles `pattern` (already anchored) as [`SingleRegex::new`] does, with the build's
-    /// parser and compiler, accepting and refusing the same patterns, but without
-    /// compiling the program of a pattern that [`nfa_bound`](crate::nfa_bound) proves within
-    /// [`REGEX_SIZE_LIMIT`]: that is compiled by [`SingleRegex::force`] or on the first
-    /// search. Parsing is what accepting a regex costs; compiling its program alone costs
+    /// Compiles the route pattern `raw` wrapped in `anchors` (`^(?:`, `)$`: a full match) as
+    /// [`SingleRegex::new`] does the wrapped text, with the build's parser and compiler. The
+    /// pattern must parse alone (a pattern such as `a)|(b` parses only inside the wrapping,
+    /// where it escapes the anchors, and is refused); it is parsed alone and wrapped in the
+    /// parsed anchors, the same syntax tree as the wrapped text's, without parsing the
+    /// wrapping. The program of a pattern that [`nfa_bound`](crate::nfa_bound) proves within
+    /// [`REGEX_SIZE_LIMIT`] is not compiled now: [`SingleRegex::force`] or the first search
+    /// does it. Parsing is what accepting a regex costs; compiling its program alone costs
     /// about as much again, and a path regex matched through a regex set never needs it.
-    /// Also returns the parsed pattern, which the regex sets over this regex are compiled
-    /// from (one parse per distinct regex).
-    pub(crate) fn deferred(pattern: &str, with: &mut Compiling) -> Result<(Self, Hir), String> {
-        let hir = with.parse(pattern).ok_or_else(|| parse_error(pattern))?;
+    /// Also returns the parsed wrapped pattern, which the regex sets over this regex are
+    /// compiled from (one parse per distinct regex).
+    pub(crate) fn deferred(
+        raw: &str,
+        anchors: (&str, &str),
+        with: &mut Compiling,
+    ) -> Result<(Self, Hir), String> {
+        let hir = with.parse(raw).ok_or_else(|| parse_error(raw))?;
+        let hir = Hir::concat(vec![Hir::look(Look::Start), hir, Hir::look(Look::End)]);
         let engines = OnceLock::new();
         if !crate::nfa_bound::surely_within(&hir, REGEX_SIZE_LIMIT) {
             let _ = engines.set(Engines::compile(&hir, with, Some(REGEX_SIZE_LIMIT))?);
         }
         let re = Self {
-            pattern: pattern.into(),
+            pattern: [anchors.0, raw, anchors.1].concat().into(),
             engines,
         };
         Ok((re, hir))
@@ -280,6 +296,8 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    const ANCHORS: (&str, &str) = crate::cond::ANCHOR;
+
     /// Pieces random patterns are made of: literals, classes, repetitions, alternations,
     /// groups, inner anchors, word boundaries (ASCII and Unicode) and flags.
     const PIECES: &[&str] = &[
@@ -352,12 +370,16 @@ mod tests {
                 1..6,
             ),
         ) {
-            let anchored = format!("^(?:{})$", pieces.concat());
+            let raw = pieces.concat();
+            let anchored = format!("^(?:{raw})$");
             let mut with = Compiling::default();
             let eager = SingleRegex::compile(&anchored, &mut with);
-            let lazy = SingleRegex::deferred(&anchored, &mut with);
+            let lazy = SingleRegex::deferred(&raw, ANCHORS, &mut with);
             prop_assert_eq!(eager.is_ok(), lazy.is_ok(), "{}", anchored);
-            if let (Ok((eager, _)), Ok((lazy, hir))) = (eager, lazy) {
+            if let (Ok((eager, wrapped)), Ok((lazy, hir))) = (eager, lazy) {
+                // the pattern parsed alone and wrapped is the wrapped text parsed
+                prop_assert_eq!(&wrapped, &hir, "{}", anchored);
+                prop_assert_eq!(lazy.as_str(), anchored.as_str());
                 if force {
                     lazy.force(Some(&hir), &mut with);
                     prop_assert!(lazy.is_compiled());
@@ -375,12 +397,41 @@ mod tests {
     #[test]
     fn only_provably_small_patterns_are_deferred() {
         let mut with = Compiling::default();
-        let small = SingleRegex::deferred("^(?:/v[0-9]+/items/.*)$", &mut with);
+        let small = SingleRegex::deferred("/v[0-9]+/items/.*", ANCHORS, &mut with);
         assert!(small.is_ok_and(|(re, _)| !re.is_compiled()));
-        let unicode = SingleRegex::deferred("^(?:\\w{0,4}x)$", &mut with);
+        let unicode = SingleRegex::deferred("\\w{0,4}x", ANCHORS, &mut with);
         assert!(unicode.is_ok_and(|(re, _)| re.is_compiled()));
-        assert!(SingleRegex::deferred("^(?:\\w{0,32}x)$", &mut with).is_err());
-        assert!(SingleRegex::deferred("^(?:a))$", &mut with).is_err());
+        assert!(SingleRegex::deferred("\\w{0,32}x", ANCHORS, &mut with).is_err());
+        assert!(SingleRegex::deferred("a)", ANCHORS, &mut with).is_err());
+    }
+
+    // One parser parses every regex of a build: the flags a pattern sets outside any group
+    // apply to that pattern only.
+    #[test]
+    fn flags_of_one_pattern_do_not_reach_the_next() {
+        let mut with = Compiling::default();
+        let Ok((first, _)) = SingleRegex::deferred("(?i)get", ANCHORS, &mut with) else {
+            panic!("(?i)get is a regex");
+        };
+        let Ok((second, _)) = SingleRegex::deferred("[a-z]+T", ANCHORS, &mut with) else {
+            panic!("[a-z]+T is a regex");
+        };
+        assert!(first.is_match("GET"));
+        assert!(!second.is_match("List"));
+        assert!(second.is_match("lisT"));
+        assert_eq!(with.parse("x"), Some(Hir::literal(*b"x")));
+    }
+
+    // A route regex must parse alone: one that parses only inside the anchors escapes them
+    // (`a)|(b` would be `^(?:a)|(b)$`, any value starting with `a` or ending with `b`), so it
+    // is refused, as the regex crate and RE2 refuse it.
+    #[test]
+    fn a_pattern_that_escapes_the_anchors_is_refused() {
+        let mut with = Compiling::default();
+        assert!(SingleRegex::compile("^(?:a)|(b)$", &mut with).is_ok());
+        let escaped = SingleRegex::deferred("a)|(b", ANCHORS, &mut with);
+        assert_eq!(escaped.err(), Some(parse_error("a)|(b")));
+        assert!(SingleRegex::deferred("(a)|(b)", ANCHORS, &mut with).is_ok());
     }
 
     // docs/robustness.md bounded work: a pattern whose program exceeds the size limit is

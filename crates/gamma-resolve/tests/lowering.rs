@@ -116,7 +116,8 @@ fn crd_rules_decide_first_with_the_gateway_api_reasons() {
 }
 
 // What the CRD admits but gamma-resolve cannot serve (HTTPRouteRule.filters: implementations
-// reject the filters they cannot support): a regex past the size limit (UnsupportedValue), an
+// reject the filters they cannot support): a regex past the size limit or one that is a regex
+// only inside the full-match anchors, which it would escape (UnsupportedValue), an
 // ExternalAuth filter (UnsupportedValue), a RequestRedirect on a backendRef (the backend would
 // answer instead of forwarding: IncompatibleFilters).
 #[test]
@@ -137,6 +138,14 @@ fn the_engines_own_checks_apply_to_rules_the_crd_admits() {
             Channel::Standard,
             "UnsupportedValue",
             "spec.rules[0].matches[0].headers[0]: invalid regular expression",
+        ),
+        (
+            "  - matches: [{path: {type: RegularExpression, value: '/a)|(/b'}}]
+    backendRefs: [{name: web, port: 80}]
+",
+            Channel::Standard,
+            "UnsupportedValue",
+            "spec.rules[0].matches[0].path.value: invalid regular expression \"/a)|(/b\"",
         ),
         (
             "  - filters:
