@@ -13,6 +13,11 @@
 //!
 //! Per search nothing is allocated once warm: the caches come from a pool, as in the `regex`
 //! crate (the thread that created the pool gets its value without locking).
+//!
+//! Accepting a regex needs only its parse when its program is provably within the size limit
+//! ([`crate::nfa_bound`]): the program is then compiled when the table is finished, or, for a
+//! path regex the table only matches through a regex set, by the first search that needs it
+//! alone (a set's lazy DFA giving up, an explanation), like the caches.
 
 use regex_automata::hybrid::dfa as lazy;
 use regex_automata::nfa::thompson::pikevm::{self, PikeVM};

@@ -181,7 +181,8 @@ impl RouteTable {
             .with_regexes(regexes)
             .build_keeping(lowered)
         } else {
-            // lowering validates every regex by compiling it; the build reuses those
+            // lowering accepts every regex (parsing it, and compiling it unless its size is
+            // bounded already); the build reuses those
             let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
             crate::build::Builder::new(&input, options)
                 .with_regexes(regexes)
