@@ -108,8 +108,8 @@ pub(crate) const ANCHOR: (&str, &str) = ("^(?:", ")$");
 /// (`/` is a non-word character, as the end of the text is). Only anchors (`^`, `$`, `\A`,
 /// `\z`, and their multi-line forms) see the other part where the single regex sees the end
 /// of its text; a part that has any (or that does not parse, which the regex pool refused
-/// already), is replaced by `[^/]*`, which any part matches. So the pattern never misses a match of both conditions; the
-/// candidate's conditions are checked afterwards as always.
+/// already), is replaced by `[^/]*`, which any part matches. So the pattern never misses a
+/// match of both conditions; the candidate's conditions are checked afterwards as always.
 fn grpc_part(raw: Option<&str>) -> &str {
     const ANY: &str = "[^/]*";
     let Some(raw) = raw else {

@@ -153,40 +153,22 @@ mod tests {
         }
     }
 
-    /// Pieces of random patterns, Unicode classes and counted repetitions included.
-    const PIECES: &[&str] = &[
-        "/",
-        "a",
-        "é",
-        "[ab]",
-        "[0-9]+",
-        ".*",
-        ".+",
-        "(a|b)",
-        "(/x)?",
-        "a*",
-        "b{1,2}",
-        "^",
-        "$",
-        "(?i)A",
-        "\\b",
-        "\\B",
-        "[^/]*",
-        "\\w",
-        "\\d{2}",
-        "x{3,}",
-        "(?s).",
-        "\\pL",
-        "[a-zé]{0,3}",
-        "(cat|dog|ox)",
-        "|",
-    ];
+    /// Pieces of random patterns: those of the single regex's tests, with Unicode classes,
+    /// counted repetitions and literal alternations.
+    fn pieces() -> Vec<&'static str> {
+        let more = ["\\d{2}", "x{3,}", "\\pL", "[a-zé]{0,3}", "(cat|dog|ox)"];
+        crate::single_regex::tests::PIECES
+            .iter()
+            .copied()
+            .chain(more)
+            .collect()
+    }
 
     proptest! {
         // The bound is an upper bound: every random pattern compiles within exactly it.
         #[test]
         fn every_pattern_compiles_within_its_bound(
-            pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..8),
+            pieces in proptest::collection::vec(proptest::sample::select(pieces()), 0..8),
             group in any::<bool>(),
             rep in proptest::option::of((0u32..4, 0u32..4)),
         ) {

@@ -232,14 +232,12 @@ impl SingleRegex {
     /// pays for it; nothing for a compiled one.
     pub(crate) fn force(&self, hir: Option<&Hir>, with: &mut Compiling) {
         if self.engines.get().is_none() {
-            let parsed;
-            let hir = match hir {
-                Some(h) => Some(h),
-                None => {
-                    parsed = with.parse(&self.pattern);
-                    parsed.as_ref()
-                }
+            let parsed = if hir.is_none() {
+                with.parse(&self.pattern)
+            } else {
+                None
             };
+            let hir = hir.or(parsed.as_ref());
             let _ = self.engines.get_or_init(|| Engines::late(hir, with));
         }
     }
@@ -297,7 +295,7 @@ impl SingleRegex {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -305,7 +303,7 @@ mod tests {
 
     /// Pieces random patterns are made of: literals, classes, repetitions, alternations,
     /// groups, inner anchors, word boundaries (ASCII and Unicode) and flags.
-    const PIECES: &[&str] = &[
+    pub(crate) const PIECES: &[&str] = &[
         "/",
         "a",
         "b",
