@@ -120,10 +120,14 @@ fn snapshot_build_allocations() {
     );
     let options = BuildOptions::default();
     let mut previous: Option<RouteTable> = None;
-    for build in ["first", "later plain", "later reusing"] {
+    for (build, reuse) in [
+        ("first", false),
+        ("later plain", false),
+        ("later reusing", true),
+    ] {
         let region = Region::new(ALLOC);
-        let table = match (&previous, build) {
-            (Some(p), "later reusing") => RouteTable::build_reusing(&snapshot, &options, p),
+        let table = match &previous {
+            Some(p) if reuse => RouteTable::build_reusing(&snapshot, &options, p),
             _ => RouteTable::build(&snapshot, &options),
         };
         let change = region.change();
