@@ -88,6 +88,10 @@ pub(crate) const REDIRECT_AND_REWRITE: &str = "May specify either httpRouteFilte
 /// The CEL rules on `HTTPRouteRule` (Gateway API HTTPRouteRule.filters and
 /// HTTPRequestRedirectFilter).
 fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
+    // every rule below needs a filter, on the rule or a backendRef: most rules have none
+    if rule.filters.is_empty() && rule.backend_refs.iter().all(|b| b.filters.is_empty()) {
+        return;
+    }
     if !rule.backend_refs.is_empty() && rule.filters.iter().any(|f| f.request_redirect.is_some()) {
         errors.rule(path.clone(), REDIRECT_WITH_BACKENDS);
     }
@@ -103,11 +107,8 @@ fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
                 })
         }
     };
-    // every rule below counts filters: none on the rule or its backendRefs (most rules), none
-    // can fire
-    if single_prefix_match
-        || (rule.filters.is_empty() && rule.backend_refs.iter().all(|b| b.filters.is_empty()))
-    {
+    // the rules below fire only for a rule without exactly one PathPrefix match
+    if single_prefix_match {
         return;
     }
     let redirect_prefix = |f: &HttpRouteFilter| {
