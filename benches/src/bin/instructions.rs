@@ -7,7 +7,8 @@
 //! `routes` realistic HTTPRoutes (three rules each) and their parent Services into a snapshot
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
 //! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
-//! manifests (`regex_mix_yaml`).
+//! manifests (`regex_mix_yaml`). `regex-crate-set-<patterns>` only compiles the `regex` crate's
+//! `RegexSet` of the mix's first `patterns` path patterns (see `regex_crate_scenario`).
 //! `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
 //! `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>` and
 //! `update-secret-<routes>` run `N` incremental updates of one route, of a different route
@@ -29,7 +30,9 @@ use std::net::IpAddr;
 use gamma_benches::grpc_mix::{grpc_mix, grpc_mix_request};
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
-use gamma_benches::regex_mix::{MixRequest, regex_mix, regex_mix_request, regex_mix_yaml};
+use gamma_benches::regex_mix::{
+    MixRequest, regex_mix, regex_mix_request, regex_mix_yaml, regex_pattern,
+};
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_model::Snapshot;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
@@ -218,6 +221,24 @@ fn view_scenario(services: usize, n: usize) {
         "view-{services}: {n} views, {total} entries, {:?}",
         table.stats()
     );
+}
+
+/// `regex-crate-set-<patterns>`: the `regex` crate's own `RegexSet` of the regex mix's first
+/// `patterns` distinct path patterns, each anchored as the table anchors it (`^(?:p)$`): what
+/// the same patterns cost compiled the usual way, beside the table's share of a first build
+/// (toggle `*regex_crate_set*`).
+fn regex_crate_scenario(patterns: usize) {
+    let anchored: Vec<String> = (0..patterns)
+        .map(|k| format!("^(?:{})$", regex_pattern(k)))
+        .collect();
+    let set = black_box(regex_crate_set(&anchored));
+    println!("regex-crate-set-{patterns}: {} patterns", set.len());
+}
+
+/// `regex::RegexSet::new` of `patterns`, out of line so that callgrind can toggle on it.
+#[inline(never)]
+fn regex_crate_set(patterns: &[String]) -> regex::RegexSet {
+    regex::RegexSet::new(patterns).unwrap()
 }
 
 /// `snapshot-regex-mix-<rules>`: the regex mix's manifests decoded into a snapshot; one
@@ -435,6 +456,12 @@ fn main() {
     }
     if let Some(services) = scenario.strip_prefix("view-").and_then(|r| r.parse().ok()) {
         return view_scenario(services, n);
+    }
+    if let Some(patterns) = scenario
+        .strip_prefix("regex-crate-set-")
+        .and_then(|r| r.parse().ok())
+    {
+        return regex_crate_scenario(patterns);
     }
     if let Some(rules) = scenario
         .strip_prefix("snapshot-regex-mix-twice-")
