@@ -1,8 +1,6 @@
 //! The entry points: [`decode`], [`decode_with`] and [`decode_documents`]. Exported at the
 //! crate root.
 
-use std::cell::RefCell;
-
 use super::{Context, DecodeError, DecodeOptions, Decoded, Format, format_of, json, yaml};
 use crate::resource::AnyResource;
 
@@ -60,7 +58,6 @@ pub fn decode_documents(input: &str, options: &DecodeOptions) -> Result<Decoded,
         input,
         options,
         format,
-        schemas: RefCell::new(Vec::new()),
     };
     let mut out = Decoded::default();
     for doc in raw {

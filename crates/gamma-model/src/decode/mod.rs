@@ -42,8 +42,6 @@ pub use error::{Limit, Position};
 pub(crate) use error::DecodeError;
 pub(crate) use options::DecodeOptions;
 
-use std::cell::RefCell;
-
 use serde_json::Value;
 
 use crate::resource::{AnyResource, ResourceKind};
@@ -163,8 +161,6 @@ struct Context<'a> {
     input: &'a str,
     options: &'a DecodeOptions,
     format: Format,
-    /// With `check_fields`: each kind's schema, generated once per input.
-    schemas: RefCell<Vec<(ResourceKind, Option<KindSchema>)>>,
 }
 
 impl Context<'_> {
@@ -265,17 +261,9 @@ impl Context<'_> {
     }
 
     fn check_fields(&self, kind: ResourceKind, value: &Value) -> FieldCheck {
-        let mut schemas = self.schemas.borrow_mut();
-        let i = match schemas.iter().position(|(k, _)| *k == kind) {
-            Some(i) => i,
-            None => {
-                schemas.push((kind, KindSchema::new(kind)));
-                schemas.len() - 1
-            }
-        };
-        match schemas.get(i) {
-            Some((_, Some(schema))) => schema.check(value),
-            _ => FieldCheck::default(),
+        match KindSchema::of(kind) {
+            Some(schema) => schema.check(value),
+            None => FieldCheck::default(),
         }
     }
 

@@ -26,6 +26,8 @@
 //!
 //! [`DecodeOptions::check_fields`]: crate::DecodeOptions::check_fields
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -147,9 +149,9 @@ pub struct FieldCheck {
 /// Walks the untyped object `value` of `kind` against the kind's schema.
 ///
 /// Expects `null` members already dropped, as decoding does. Work and memory are linear in the
-/// document; the schema is generated once per call (decoding generates it once per kind).
+/// document; each kind's schema is generated once per process, on its first use.
 pub fn check_fields(kind: ResourceKind, value: &Value) -> FieldCheck {
-    match KindSchema::new(kind) {
+    match KindSchema::of(kind) {
         Some(schema) => schema.check(value),
         None => FieldCheck::default(),
     }
@@ -162,8 +164,23 @@ pub(crate) struct KindSchema {
 }
 
 impl KindSchema {
+    /// The schema of `kind`, generated on first use and kept for the life of the process
+    /// (`None` for the kinds that are not walked, SMI). Generating one costs about a million
+    /// instructions (schemars derives it, then the CRDs' `required` lists are added), and
+    /// callers that decode document by document (gammactl, so that one bad document does not
+    /// hide the others) would otherwise pay that for every object.
+    pub(crate) fn of(kind: ResourceKind) -> Option<&'static KindSchema> {
+        const KINDS: usize = ResourceKind::ALL.len();
+        static SCHEMAS: [OnceLock<Option<KindSchema>>; KINDS] = [const { OnceLock::new() }; KINDS];
+        let i = ResourceKind::ALL.iter().position(|k| *k == kind)?;
+        SCHEMAS
+            .get(i)?
+            .get_or_init(|| KindSchema::new(kind))
+            .as_ref()
+    }
+
     /// `None` for the kinds that are not walked (SMI).
-    pub(crate) fn new(kind: ResourceKind) -> Option<KindSchema> {
+    fn new(kind: ResourceKind) -> Option<KindSchema> {
         if let Some(schema) = core_schema(kind) {
             return Some(KindSchema { kind, schema });
         }
@@ -184,8 +201,10 @@ impl KindSchema {
                 checked: true,
                 ..FieldCheck::default()
             },
+            path: String::new(),
+            shape: String::new(),
         };
-        walk.node(value, &self.schema, &FieldPath::root(), "");
+        walk.node(value, &self.schema);
         // One wire type serves every version; older versions required less.
         let version = value
             .get("apiVersion")
@@ -217,10 +236,32 @@ fn has_crd(kind: ResourceKind) -> bool {
     )
 }
 
+/// Appends field `name` to a path or shape text (`a` at the root, `.a` below it), as
+/// [`FieldPath::field`] does.
+pub(super) fn push_field(text: &mut String, name: &str) {
+    if !text.is_empty() {
+        text.push('.');
+    }
+    text.push_str(name);
+}
+
+/// Appends `[index]` to a path text, as [`FieldPath::index`] does.
+pub(super) fn push_index(text: &mut String, index: usize) {
+    use std::fmt::Write;
+    // writing into a String cannot fail
+    let _ = write!(text, "[{index}]");
+}
+
+/// One walk of a document. The path (`spec.rules[0].retry`) and the schema path
+/// (`spec.rules[].retry`, what [`EXPERIMENTAL_ONLY`] lists) of the node being walked are two
+/// buffers grown and cut back as the walk goes down and up: a [`FieldPath`] is made only for a
+/// finding, which a valid document has none of.
 struct Walk<'a> {
     defs: Option<&'a Map<String, Value>>,
     experimental: &'a [&'a str],
     out: FieldCheck,
+    path: String,
+    shape: String,
 }
 
 impl<'a> Walk<'a> {
@@ -253,34 +294,55 @@ impl<'a> Walk<'a> {
         schema
     }
 
-    /// `shape` is the schema path (`spec.rules[].retry`) matched against [`EXPERIMENTAL_ONLY`].
-    fn node(&mut self, value: &Value, schema: &'a Value, path: &FieldPath, shape: &str) {
+    /// The path of the node being walked.
+    fn here(&self) -> FieldPath {
+        FieldPath::from(self.path.as_str())
+    }
+
+    /// The path of field `name` of the node being walked.
+    fn field(&self, name: &str) -> FieldPath {
+        let mut text = self.path.clone();
+        push_field(&mut text, name);
+        FieldPath::from(text.as_str())
+    }
+
+    /// Walks `value` against `schema`; the buffers hold the node's path and shape.
+    fn node(&mut self, value: &Value, schema: &'a Value) {
         let schema = self.resolve(schema);
+        let (path_len, shape_len) = (self.path.len(), self.shape.len());
         match value {
             Value::Object(map) => {
                 if let Some(Value::Object(props)) = schema.get("properties") {
-                    self.object(map, props, schema, path, shape);
+                    self.object(map, props, schema);
                 } else if let Some(items) =
                     schema.get("additionalProperties").filter(|s| s.is_object())
                 {
+                    self.shape.push_str("{}");
                     for (k, v) in map {
-                        self.node(v, items, &path.key(k), &format!("{shape}{{}}"));
+                        self.path.push('[');
+                        self.path.push_str(k);
+                        self.path.push(']');
+                        self.node(v, items);
+                        self.path.truncate(path_len);
                     }
                 }
                 // Anything else is opaque (kept as JSON by gamma-rs): nothing to check.
             }
             Value::Array(items) => {
                 if schema.get("properties").is_some() {
-                    self.out.wrong_type.push(path.clone());
+                    self.out.wrong_type.push(self.here());
                 } else if let Some(item_schema) = schema.get("items") {
-                    let shape = format!("{shape}[]");
+                    self.shape.push_str("[]");
                     for (i, v) in items.iter().enumerate() {
-                        self.node(v, item_schema, &path.index(i), &shape);
+                        push_index(&mut self.path, i);
+                        self.node(v, item_schema);
+                        self.path.truncate(path_len);
                     }
                 }
             }
             _ => {}
         }
+        self.shape.truncate(shape_len);
     }
 
     fn object(
@@ -288,44 +350,43 @@ impl<'a> Walk<'a> {
         map: &Map<String, Value>,
         props: &'a Map<String, Value>,
         schema: &'a Value,
-        path: &FieldPath,
-        shape: &str,
     ) {
         if let Some(Value::Array(required)) = schema.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !map.contains_key(name) {
-                    self.out.missing.push(path.field(name));
+                    let missing = self.field(name);
+                    self.out.missing.push(missing);
                 }
             }
         }
+        let (path_len, shape_len) = (self.path.len(), self.shape.len());
         for (k, v) in map {
-            let field = path.field(k);
-            let field_shape = if shape.is_empty() {
-                k.clone()
+            push_field(&mut self.path, k);
+            push_field(&mut self.shape, k);
+            if self.shape == "metadata" {
+                self.metadata(v);
             } else {
-                format!("{shape}.{k}")
-            };
-            if field_shape == "metadata" {
-                self.metadata(v, &field);
-                continue;
-            }
-            match props.get(k) {
-                Some(sub) => {
-                    if self.experimental.contains(&field_shape.as_str()) {
-                        self.out.experimental.push(field.clone());
+                match props.get(k) {
+                    Some(sub) => {
+                        if self.experimental.contains(&self.shape.as_str()) {
+                            self.out.experimental.push(self.here());
+                        }
+                        self.node(v, sub);
                     }
-                    self.node(v, sub, &field, &field_shape);
+                    None => self.out.unknown.push(self.here()),
                 }
-                None => self.out.unknown.push(field),
             }
+            self.path.truncate(path_len);
+            self.shape.truncate(shape_len);
         }
     }
 
-    fn metadata(&mut self, value: &Value, path: &FieldPath) {
+    fn metadata(&mut self, value: &Value) {
         if let Value::Object(map) = value {
             for k in map.keys() {
                 if !OBJECT_META_FIELDS.contains(&k.as_str()) {
-                    self.out.unknown.push(path.field(k));
+                    let unknown = self.field(k);
+                    self.out.unknown.push(unknown);
                 }
             }
         }
@@ -444,6 +505,27 @@ fn is_within(path: &FieldPath, ancestor: &FieldPath) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    // A kind's schema is generated once and shared by every later walk (decoding document
+    // by document must not pay schemars' generation per object); the kinds without a CRD or
+    // core field list (SMI, Secret) have none.
+    #[test]
+    fn each_kinds_schema_is_generated_once_and_shared() {
+        for kind in ResourceKind::ALL {
+            let (a, b) = (KindSchema::of(*kind), KindSchema::of(*kind));
+            match (a, b) {
+                (Some(a), Some(b)) => assert!(std::ptr::eq(a, b), "{kind:?}"),
+                (None, None) => assert!(
+                    !has_crd(*kind) && core_schema(*kind).is_none(),
+                    "{kind:?} has a schema to walk"
+                ),
+                _ => panic!("{kind:?}: one lookup found a schema, the other did not"),
+            }
+        }
+        assert!(KindSchema::of(ResourceKind::HttpRoute).is_some());
+        assert!(KindSchema::of(ResourceKind::Service).is_some());
+        assert!(KindSchema::of(ResourceKind::TrafficSplit).is_none());
+    }
 
     #[test]
     fn unknown_missing_and_experimental_fields_are_found_at_their_paths() {

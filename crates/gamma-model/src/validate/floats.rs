@@ -16,6 +16,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::fields::{push_field, push_index};
 use super::{ErrorKind, FieldPath, ValidationError};
 use crate::resource::ResourceKind;
 
@@ -178,14 +179,20 @@ pub struct RuleFloat {
 
 /// Every whole float of the document `value` (as written, before decoding normalises it) that
 /// a CEL rule of `kind` reads, in document order. Work is linear in the document; nothing is
-/// allocated for a kind no rule of which reads an integer.
+/// allocated for a kind no rule of which reads an integer, and for others only the two buffers
+/// of the walk (the node's path and schema path) and the findings.
 pub fn rule_floats(kind: ResourceKind, value: &Value) -> Vec<RuleFloat> {
     let reads = rule_reads(kind);
-    let mut out = Vec::new();
+    let mut walk = Walk {
+        reads,
+        path: String::new(),
+        shape: String::new(),
+        out: Vec::new(),
+    };
     if !reads.is_empty() {
-        walk(value, &FieldPath::root(), "", reads, &mut out);
+        walk.node(value);
     }
-    out
+    walk.out
 }
 
 fn is_whole_float(v: &Value) -> bool {
@@ -193,56 +200,69 @@ fn is_whole_float(v: &Value) -> bool {
         .is_some_and(|f| v.is_f64() && f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0)
 }
 
-fn walk(
-    value: &Value,
-    path: &FieldPath,
-    shape: &str,
-    reads: &[RuleRead],
-    out: &mut Vec<RuleFloat>,
-) {
-    // Only prefixes of a listed shape can lead to one.
-    if !reads.iter().any(|r| r.shape.starts_with(shape)) {
-        return;
-    }
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                let field_shape = if shape.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{shape}.{k}")
-                };
-                let field = path.field(k);
-                if is_whole_float(v) {
-                    for r in reads.iter().filter(|r| r.shape == field_shape) {
-                        if r.when == When::ServiceRef && !is_service_ref(map) {
-                            continue;
-                        }
-                        out.push(RuleFloat {
-                            error: ValidationError::new(
-                                up(&field, r.up),
-                                ErrorKind::Rule {
-                                    message: format!(
-                                        "invalid data, expected int, got float64 evaluating rule: {}",
-                                        r.rule
-                                    ),
-                                },
-                            ),
-                            experimental_only: r.experimental_only,
-                        });
+/// One walk of a document: the path (`spec.rules[0].backendRefs[1]`) and schema path
+/// (`spec.rules[].backendRefs[]`) of the node being walked, grown and cut back in place; a
+/// [`FieldPath`] is made only for a finding.
+struct Walk {
+    reads: &'static [RuleRead],
+    path: String,
+    shape: String,
+    out: Vec<RuleFloat>,
+}
+
+impl Walk {
+    fn node(&mut self, value: &Value) {
+        // Only prefixes of a listed shape can lead to one.
+        if !self.reads.iter().any(|r| r.shape.starts_with(&self.shape)) {
+            return;
+        }
+        let (path_len, shape_len) = (self.path.len(), self.shape.len());
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map {
+                    push_field(&mut self.path, k);
+                    push_field(&mut self.shape, k);
+                    if is_whole_float(v) {
+                        self.found(map);
+                    } else {
+                        self.node(v);
                     }
-                } else {
-                    walk(v, &field, &field_shape, reads, out);
+                    self.path.truncate(path_len);
+                    self.shape.truncate(shape_len);
                 }
             }
-        }
-        Value::Array(items) => {
-            let shape = format!("{shape}[]");
-            for (i, v) in items.iter().enumerate() {
-                walk(v, &path.index(i), &shape, reads, out);
+            Value::Array(items) => {
+                self.shape.push_str("[]");
+                for (i, v) in items.iter().enumerate() {
+                    push_index(&mut self.path, i);
+                    self.node(v);
+                    self.path.truncate(path_len);
+                }
+                self.shape.truncate(shape_len);
             }
+            _ => {}
         }
-        _ => {}
+    }
+
+    /// The node walked is a whole float, a field of `map`: the rules that read it fail.
+    fn found(&mut self, map: &serde_json::Map<String, Value>) {
+        for r in self.reads.iter().filter(|r| r.shape == self.shape) {
+            if r.when == When::ServiceRef && !is_service_ref(map) {
+                continue;
+            }
+            self.out.push(RuleFloat {
+                error: ValidationError::new(
+                    up(&self.path, r.up),
+                    ErrorKind::Rule {
+                        message: format!(
+                            "invalid data, expected int, got float64 evaluating rule: {}",
+                            r.rule
+                        ),
+                    },
+                ),
+                experimental_only: r.experimental_only,
+            });
+        }
     }
 }
 
@@ -254,9 +274,10 @@ fn is_service_ref(map: &serde_json::Map<String, Value>) -> bool {
     group.is_none_or(|g| g.as_str() == Some("")) && kind.is_none_or(|k| k == "Service")
 }
 
-/// The path `levels` levels up: the field's object, or the list holding it.
-fn up(field: &FieldPath, levels: usize) -> FieldPath {
-    let mut s = field.as_str();
+/// The path `levels` levels up from the path `field`: the field's object, or the list holding
+/// it.
+fn up(field: &str, levels: usize) -> FieldPath {
+    let mut s = field;
     for _ in 0..levels {
         // Strip one `.name` or one `[i]`, whichever ends the path: `listeners[0].port` ->
         // `listeners[0]` -> `listeners`.
