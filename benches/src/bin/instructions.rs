@@ -223,6 +223,26 @@ fn view_scenario(services: usize, n: usize) {
     );
 }
 
+/// `decode-checked-<routes>`: the manifests of `http_routes_yaml(routes)` decoded one document
+/// at a time with `DecodeOptions::checking_fields` (unknown, missing and experimental-only
+/// fields recorded), as `gammactl validate` reads files (toggle `*decode_documents*`).
+fn decode_checked_scenario(routes: usize) {
+    let yaml = http_routes_yaml(routes);
+    let options = gamma_model::DecodeOptions::checking_fields();
+    let mut objects = 0;
+    let mut findings = 0;
+    for doc in yaml.split("---\n").filter(|d| !d.trim().is_empty()) {
+        let decoded = black_box(gamma_model::decode_documents(doc, &options)).unwrap();
+        objects += decoded.documents.len();
+        findings += decoded
+            .documents
+            .iter()
+            .map(|d| d.fields.unknown.len() + d.fields.missing.len())
+            .sum::<usize>();
+    }
+    println!("decode-checked-{routes}: {objects} objects, {findings} field findings");
+}
+
 /// `regex-crate-set-<patterns>`: the `regex` crate's own `RegexSet` of the regex mix's first
 /// `patterns` distinct path patterns, each anchored as the table anchors it (`^(?:p)$`): what
 /// the same patterns cost compiled the usual way, beside the table's share of a first build
@@ -456,6 +476,12 @@ fn main() {
     }
     if let Some(services) = scenario.strip_prefix("view-").and_then(|r| r.parse().ok()) {
         return view_scenario(services, n);
+    }
+    if let Some(routes) = scenario
+        .strip_prefix("decode-checked-")
+        .and_then(|r| r.parse().ok())
+    {
+        return decode_checked_scenario(routes);
     }
     if let Some(patterns) = scenario
         .strip_prefix("regex-crate-set-")
