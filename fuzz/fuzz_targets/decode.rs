@@ -1,5 +1,6 @@
 //! `decode`: arbitrary bytes, as YAML and as JSON, through `gamma_model::decode` and
-//! `decode_documents` with tight limits.
+//! `decode_documents` with tight limits, two inputs in three with field checks
+//! (`check_fields`: unknown, missing and experimental-only fields).
 //!
 //! Properties: never panics; errors are the typed `DecodeError` and render; whatever decodes
 //! survives a JSON round trip (encode, decode again) unchanged, which also drives the JSON half
@@ -19,6 +20,7 @@ fn tight(len: usize) -> DecodeOptions {
     o.max_alias_expansion = len % 64;
     o.max_input_bytes = 64 + (len * 13) % 8192;
     o.skip_unsupported = len % 2 == 0;
+    o.check_fields = len % 3 != 0;
     o
 }
 
@@ -42,8 +44,18 @@ fuzz_target!(|data: &[u8]| {
     let options = tight(data.len());
     match decode_documents(&text, &options) {
         Ok(decoded) => {
+            // The field checks' findings are paths into the document (never empty: the root
+            // itself is never unknown, missing or experimental-only).
+            for d in &decoded.documents {
+                let f = &d.fields;
+                assert!(options.check_fields || *f == Default::default());
+                for p in f.unknown.iter().chain(&f.missing).chain(&f.experimental) {
+                    assert!(!p.is_root(), "a field finding at the root: {f:?}");
+                }
+            }
             let mut loose = DecodeOptions::default();
             loose.skip_unsupported = options.skip_unsupported;
+            loose.check_fields = options.check_fields;
             let again = decode_documents(&text, &loose)
                 .expect("input within tight limits decodes under the default limits");
             assert_eq!(decoded, again, "limits changed what was decoded");
