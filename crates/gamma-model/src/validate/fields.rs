@@ -128,18 +128,23 @@ fn core_schema(kind: ResourceKind) -> Option<Value> {
 }
 
 /// What [`check_fields`] found in one document.
+///
+/// Each list is in the order of the walk: list items in order, an object's members in the
+/// order of `serde_json::Map` (sorted by key, or as written when a crate in the program turns
+/// on serde_json's `preserve_order` feature), an object's missing fields in the order of its
+/// schema's `required` list. Callers that report by position sort by line (gammactl does).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct FieldCheck {
     /// Whether the document was walked (false for the SMI kinds, see the module docs).
     pub checked: bool,
-    /// Fields no schema of the kind declares, in document order.
+    /// Fields no schema of the kind declares.
     pub unknown: Vec<FieldPath>,
-    /// Required fields that are absent, in document order.
+    /// Required fields that are absent.
     pub missing: Vec<FieldPath>,
-    /// Fields only the experimental channel declares ([`EXPERIMENTAL_ONLY`]), in document order.
+    /// Fields only the experimental channel declares ([`EXPERIMENTAL_ONLY`]).
     pub experimental: Vec<FieldPath>,
-    /// Lists where the schema has an object, in document order.
+    /// Lists where the schema has an object.
     pub wrong_type: Vec<FieldPath>,
     /// Whole floats a CEL rule reads, which fail that rule ([`super::floats`]); found by
     /// decoding, which sees the numbers as written.
