@@ -609,11 +609,19 @@ fn parent_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<ParentKey> {
 
 /// The (namespace, name) of every backendRef and `RequestMirror` backend of a route (rule
 /// filters and backendRef filters alike), defaulted to the route's namespace.
-fn backend_keys(resource: &AnyResource, namespace: &str) -> BTreeSet<(String, String)> {
-    resource
-        .backend_refs()
-        .into_iter()
-        .map(|b| (b.namespace_or(namespace).to_owned(), b.name().to_owned()))
+///
+/// Deduplicated while borrowed: a route names the same few backends in rule after rule, and
+/// only the distinct ones are copied into owned keys.
+fn backend_keys(resource: &AnyResource, namespace: &str) -> Vec<(String, String)> {
+    let refs = resource.backend_refs();
+    let mut keys: Vec<(&str, &str)> = refs
+        .iter()
+        .map(|b| (b.namespace_or(namespace), b.name()))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .map(|(ns, name)| (ns.to_owned(), name.to_owned()))
         .collect()
 }
 
