@@ -223,6 +223,19 @@ fn view_scenario(services: usize, n: usize) {
     );
 }
 
+/// `snapshot-load-<rules>`: the regex mix's manifests (`regex_mix_yaml(rules)`, ten rules per
+/// route) decoded, then put into a `Snapshot` object by object (`Snapshot::upsert`, what a
+/// controller does with the objects of its first list and every later event; toggle
+/// `*Snapshot*upsert*`).
+fn snapshot_load_scenario(rules: usize) {
+    let objects = gamma_model::decode(&regex_mix_yaml(rules)).unwrap();
+    let mut snapshot = Snapshot::default();
+    for object in objects {
+        black_box(snapshot.upsert(object));
+    }
+    println!("snapshot-load-{rules}: {} objects", snapshot.len());
+}
+
 /// `decode-checked-<routes>`: the manifests of `http_routes_yaml(routes)` decoded one document
 /// at a time with `DecodeOptions::checking_fields` (unknown, missing and experimental-only
 /// fields recorded), as `gammactl validate` reads files (toggle `*decode_documents*`).
@@ -476,6 +489,12 @@ fn main() {
     }
     if let Some(services) = scenario.strip_prefix("view-").and_then(|r| r.parse().ok()) {
         return view_scenario(services, n);
+    }
+    if let Some(rules) = scenario
+        .strip_prefix("snapshot-load-")
+        .and_then(|r| r.parse().ok())
+    {
+        return snapshot_load_scenario(rules);
     }
     if let Some(routes) = scenario
         .strip_prefix("decode-checked-")
