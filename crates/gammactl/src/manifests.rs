@@ -120,14 +120,7 @@ impl Manifests {
         } else {
             Severity::Warning
         };
-        let docs: Vec<(&str, RawDocument<'_>)> = sources
-            .iter()
-            .flat_map(|s| {
-                split_documents(&s.text)
-                    .into_iter()
-                    .map(move |d| (s.name.as_str(), d))
-            })
-            .collect();
+        let docs = documents(sources);
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZero::get)
             .min(docs.len() / DOCUMENTS_PER_THREAD);
@@ -348,6 +341,18 @@ fn json_array_items(text: &str) -> Option<Vec<(usize, usize)>> {
         i += 1;
     }
     None
+}
+
+/// Every document of `sources`, in order, with its file's name.
+fn documents(sources: &[Source]) -> Vec<(&str, RawDocument<'_>)> {
+    sources
+        .iter()
+        .flat_map(|s| {
+            split_documents(&s.text)
+                .into_iter()
+                .map(move |d| (s.name.as_str(), d))
+        })
+        .collect()
 }
 
 /// Documents each thread decodes at least: for fewer, a thread costs more than it saves.
@@ -653,14 +658,7 @@ mod tests {
             source("a.yaml", &text),
             source("b.yaml", &text[..text.len() / 3]),
         ];
-        let docs: Vec<(&str, RawDocument<'_>)> = sources
-            .iter()
-            .flat_map(|s| {
-                split_documents(&s.text)
-                    .into_iter()
-                    .map(move |d| (s.name.as_str(), d))
-            })
-            .collect();
+        let docs = documents(&sources);
         let mut options = DecodeOptions::skipping_unsupported();
         options.check_fields = true;
         let shown = |threads| {
