@@ -405,6 +405,11 @@ pub struct ExplainArgs {
     /// hop, explained in turn (docs/chains.md).
     #[arg(long)]
     pub follow: bool,
+    /// List every candidate that does not match. By default the text lists the first
+    /// 20 of them (and every candidate that matches) and counts the rest, so that a 404 on a
+    /// port with thousands of rules stays readable; `-o json` and `-o yaml` always hold all.
+    #[arg(long)]
+    pub all_candidates: bool,
 }
 
 /// `gammactl owners`.

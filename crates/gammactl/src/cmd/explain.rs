@@ -22,7 +22,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     super::resolve::warn_about(&prepared, "");
     let explanation = engine.explain(&prepared, 0);
     if args.follow {
-        return follow(&engine, &prepared, explanation, args.output.format());
+        return follow(&engine, &prepared, explanation, args);
     }
     match args.output.format() {
         Format::Text => {
@@ -39,7 +39,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
             if let Some(note) = engine.stand_in_note(&prepared.destination) {
                 emit_line(&style.dim(&format!("note:      {note}")));
             }
-            emit(&render(&explanation, &style));
+            emit(&render(&explanation, &style, folding(args)));
             if let Some(why) = &prepared.unbound {
                 emit_line(&style.dim(&format!("why:       {why}")));
             }
@@ -54,7 +54,7 @@ fn follow(
     engine: &Engine,
     prepared: &crate::engine::Prepared,
     first: Explanation,
-    format: Format,
+    args: &ExplainArgs,
 ) -> Result<(), Failure> {
     let trace = engine.trace(prepared, 0);
     let mut explanations = vec![first];
@@ -65,7 +65,7 @@ fn follow(
             .skip(1)
             .map(|h| engine.explain_hop(prepared, h)),
     );
-    match format {
+    match args.output.format() {
         Format::Text => {
             let style = Style::stdout();
             emit_line(&format!(
@@ -81,7 +81,7 @@ fn follow(
                         style.bold(&crate::chain::describe_hop(&hop.request))
                     ));
                 }
-                emit(&render(ex, &style));
+                emit(&render(ex, &style, folding(args)));
             }
             emit_line("");
             emit_line(&format!(
@@ -107,9 +107,21 @@ struct Followed<'a> {
     explanations: &'a [Explanation],
 }
 
+/// How many candidates that do not match the text lists before it counts the rest, unless
+/// `--all-candidates`.
+const LISTED_MISSES: usize = 20;
+
+/// The most non-matching candidates `render` lists (`None`: all).
+fn folding(args: &ExplainArgs) -> Option<usize> {
+    (!args.all_candidates).then_some(LISTED_MISSES)
+}
+
 /// The explanation for people: gamma-resolve's steps, with the candidates that also matched
-/// but rank below the winner marked as such.
-fn render(ex: &Explanation, style: &Style) -> String {
+/// but rank below the winner marked as such. Every candidate that matches is listed; of those
+/// that do not, the first `listed_misses` (all with `None`), and each run of the rest is
+/// counted in one line where it would have been, so the order of what is listed stays the
+/// precedence order.
+fn render(ex: &Explanation, style: &Style, listed_misses: Option<usize>) -> String {
     let mut out = String::new();
     let mut line = |l: String| {
         out.push_str(&l);
@@ -133,7 +145,26 @@ fn render(ex: &Explanation, style: &Style) -> String {
     if !ex.candidates.is_empty() {
         line("candidates, in precedence order:".into());
         let mut winner: Option<usize> = None;
+        let (mut misses, mut folded) = (0usize, 0usize);
+        let fold_line = |n: usize| {
+            style.dim(&format!(
+                "       ... {n} more candidate{} that do{} not match (--all-candidates lists them)",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "es" } else { "" }
+            ))
+        };
         for (i, c) in ex.candidates.iter().enumerate() {
+            if c.failed.is_some() {
+                misses += 1;
+                if listed_misses.is_some_and(|most| misses > most) {
+                    folded += 1;
+                    continue;
+                }
+            }
+            if folded > 0 {
+                line(fold_line(folded));
+                folded = 0;
+            }
             let name = c
                 .rule_name
                 .as_deref()
@@ -163,6 +194,9 @@ fn render(ex: &Explanation, style: &Style) -> String {
                 (None, Some(w)) => format!("matches, but ranks below #{w}"),
             };
             line(format!("{head} -> {verdict}"));
+        }
+        if folded > 0 {
+            line(fold_line(folded));
         }
     }
     if let Some(w) = &ex.winner {
