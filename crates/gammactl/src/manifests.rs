@@ -377,6 +377,7 @@ fn decode_all(
             })
             .collect()
     };
+    // one run (and `chunks` needs runs of at least one document)
     if threads <= 1 || docs.len() < 2 {
         return decode_run(docs);
     }
@@ -635,7 +636,7 @@ mod tests {
 
     // Decoding on several threads gives the objects, problems and skipped kinds of one thread,
     // in the same order: documents of every outcome (objects, a List, a skipped kind, a
-    // syntax error, a removed version, a duplicate) spread over runs of uneven length.
+    // syntax error, a removed version, an unknown field) spread over runs of uneven length.
     #[test]
     fn documents_decoded_on_several_threads_come_back_as_on_one() {
         let kinds = [

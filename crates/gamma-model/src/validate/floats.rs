@@ -178,9 +178,10 @@ pub struct RuleFloat {
 }
 
 /// Every whole float of the document `value` (as written, before decoding normalises it) that
-/// a CEL rule of `kind` reads, in the order of the walk (see [`super::FieldCheck`]). Work is linear in the document; nothing is
-/// allocated for a kind no rule of which reads an integer, and for others only the two buffers
-/// of the walk (the node's path and schema path) and the findings.
+/// a CEL rule of `kind` reads, in the order of the walk (see [`super::FieldCheck`]). Work is
+/// linear in the document; nothing is allocated for a kind no rule of which reads an integer,
+/// and for others only the two buffers of the walk (the node's path and schema path) and the
+/// findings.
 pub fn rule_floats(kind: ResourceKind, value: &Value) -> Vec<RuleFloat> {
     let reads = rule_reads(kind);
     let mut walk = Walk {
