@@ -320,11 +320,11 @@ impl Snapshot {
     /// assert_eq!((route.metadata().name.as_str(), valid), ("r", false)); // a Service needs a port
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn validated_routes<'a>(
+    pub fn validated_routes<'a, 'o>(
         &'a self,
         kind: ResourceKind,
-        opts: &'a ValidateOptions,
-    ) -> impl Iterator<Item = (&'a Arc<AnyResource>, bool)> + 'a {
+        opts: &'o ValidateOptions,
+    ) -> impl Iterator<Item = (&'a Arc<AnyResource>, bool)> + use<'a, 'o> {
         let start = ObjectKey::new(kind, "", "");
         let next = ResourceKind::ALL
             .iter()
