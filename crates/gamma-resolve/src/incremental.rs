@@ -424,7 +424,7 @@ impl RouteTable {
                 }
             }
         }
-        let built = Builder::with_routes(&input, Routes::Shared(&routes), options)
+        let built = Builder::with_routes(&input, Routes::shared(&routes), options)
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
         let mut part = built.part;

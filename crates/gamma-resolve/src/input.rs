@@ -629,7 +629,7 @@ impl PartialEq for Filters {
 impl Eq for Filters {}
 
 /// What an empty [`Filters`] reads as.
-static NO_FILTERS: FiltersIr = FiltersIr {
+pub(crate) static NO_FILTERS: FiltersIr = FiltersIr {
     request_headers: HeaderEdits::new(),
     response_headers: HeaderEdits::new(),
     redirect: None,

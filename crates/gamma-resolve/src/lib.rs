@@ -9,7 +9,9 @@
 //!
 //! 1. [`RouteTable::build`] lowers the snapshot ([`lower`]: each route translated from its
 //!    [`gamma_model::ir`] conversion, which applies the defaults and the validation under
-//!    [`BuildOptions::channel`]; label selectors, readiness) into the table input ([`input`]),
+//!    [`BuildOptions::channel`]; label selectors, readiness) into the table input ([`input`];
+//!    the rules of a valid HTTPRoute without filters, timeouts or retries are read in place
+//!    from the snapshot instead, with the same defaults),
 //! 2. compiles it ([`RouteTable::from_input`]): attachment of every (route, parentRef),
 //!    backend validity, rule compilation, one indexed route set per Service port or listener,
 //!    and the (route, parentRef) conditions ([`RouteTable::parent_conditions`]);

@@ -75,6 +75,40 @@ pub(crate) fn lower_into(
     input
 }
 
+/// The rules of the routes of a [`lower_reading`] input that the build reads in place, by
+/// route index (`None`: lowered with the route).
+pub(crate) type WireRules<'s> = Vec<Option<&'s [gamma_model::gateway::HttpRouteRule]>>;
+
+/// [`lower_into`] without the rules of the valid HTTPRoutes the build can read in place from
+/// `snapshot` (`build::read`): those routes are lowered without rules, and their rules are
+/// in the second value at the route's index. For a build that does not keep the lowered
+/// routes; it gives the table [`lower_into`] gives.
+pub(crate) fn lower_reading<'s>(
+    snapshot: &'s Snapshot,
+    opts: &ValidateOptions,
+    regexes: &mut RegexPool,
+) -> (TableInput, WireRules<'s>) {
+    let opts = &lowering_options(opts);
+    let mut input = lower_all_but_routes(snapshot, opts);
+    let mut wire = Vec::new();
+    for kind in ROUTE_ORDER {
+        for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
+            if valid
+                && let gamma_model::AnyResource::HttpRoute(route) = &**r
+                && let Some(view) = r.as_route()
+                && let Some((ir, rules)) = plain::route_for_reading(view, route, regexes)
+            {
+                input.routes.push(ir);
+                wire.push(Some(rules));
+            } else if let Some(ir) = route::lower_checked_route(r, opts, valid, regexes) {
+                input.routes.push(ir);
+                wire.push(None);
+            }
+        }
+    }
+    (input, wire)
+}
+
 /// Routes are lowered in kind order (HTTP, gRPC, TLS, TCP, UDP), each on its own; the snapshot
 /// keeps each route's validation verdict, so a route is validated once, not per build.
 const ROUTE_ORDER: [RouteKind; 5] = [

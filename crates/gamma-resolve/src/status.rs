@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::input::{Invalid, RouteIr};
+use crate::input::Invalid;
 use gamma_model::RouteKind;
 
 /// Condition type `Accepted`.
@@ -249,7 +249,7 @@ impl StatusBuilder {
         &mut self,
         ri: usize,
         pi: usize,
-        route: &RouteIr,
+        route: crate::build::RouteRead<'_>,
         rules: &[Option<u32>],
         problems: &[(u32, RuleProblem)],
     ) {
@@ -263,7 +263,7 @@ impl StatusBuilder {
             .rules
             .iter()
             .enumerate()
-            .filter_map(|(i, r)| r.invalid.clone().map(|inv| (i, inv)))
+            .filter_map(|(i, r)| r.invalid.cloned().map(|inv| (i, inv)))
             .collect();
         // every rule's unresolved references: the first reason, every message
         let mut found = rules.iter().flatten().filter_map(|id| {
@@ -303,7 +303,7 @@ impl StatusBuilder {
         let mut owned = Vec::new();
         let mut extras = Vec::new();
         for e in self.entries {
-            let Some(route) = routes.get(e.ri) else {
+            let Some(route) = routes.ir(e.ri) else {
                 continue;
             };
             let lost = self.lost.get(&e.ri);

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use super::read::BackendRead;
 use crate::cond::Cond;
 use crate::index::same_bytes;
-use crate::input::BackendIr;
 use crate::precedence::PrecedenceKey;
 use crate::table::{Cand, Extras, NameRef, ServiceInfo, Target};
 
@@ -22,24 +22,29 @@ pub(super) fn push_name(names: &mut String, s: &str) -> NameRef {
 /// repeated backendRef is found without interning its four strings again. Hashes only the
 /// name, namespace and port (group and kind are nearly always `""`/`Service`); compares all.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct TargetKey<'i>(&'i BackendIr);
+pub(super) struct TargetKey<'i> {
+    group: &'i str,
+    kind: &'i str,
+    namespace: &'i str,
+    name: &'i str,
+    port: Option<u16>,
+}
 
 impl std::hash::Hash for TargetKey<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write(self.0.name.as_bytes());
-        h.write(self.0.namespace.as_bytes());
-        h.write_u32(self.0.port.map_or(u32::MAX, u32::from));
+        h.write(self.name.as_bytes());
+        h.write(self.namespace.as_bytes());
+        h.write_u32(self.port.map_or(u32::MAX, u32::from));
     }
 }
 
 impl PartialEq for TargetKey<'_> {
     fn eq(&self, o: &Self) -> bool {
-        let (a, b) = (self.0, o.0);
-        same_bytes(a.name.as_bytes(), b.name.as_bytes())
-            && a.port == b.port
-            && same_bytes(a.namespace.as_bytes(), b.namespace.as_bytes())
-            && same_bytes(a.kind.as_bytes(), b.kind.as_bytes())
-            && same_bytes(a.group.as_bytes(), b.group.as_bytes())
+        same_bytes(self.name.as_bytes(), o.name.as_bytes())
+            && self.port == o.port
+            && same_bytes(self.namespace.as_bytes(), o.namespace.as_bytes())
+            && same_bytes(self.kind.as_bytes(), o.kind.as_bytes())
+            && same_bytes(self.group.as_bytes(), o.group.as_bytes())
     }
 }
 
@@ -72,18 +77,24 @@ impl<'i> Builder<'i> {
         u16::try_from(self.methods.len() - 1).unwrap_or(0)
     }
 
-    pub(super) fn target(&mut self, b: &'i BackendIr) -> u32 {
-        let key = TargetKey(b);
+    pub(super) fn target(&mut self, b: BackendRead<'i>) -> u32 {
+        let key = TargetKey {
+            group: b.group,
+            kind: b.kind,
+            namespace: b.namespace,
+            name: b.name,
+            port: b.port,
+        };
         if let Some(id) = self.target_ids.get(&key) {
             return *id;
         }
         let id = u32::try_from(self.targets.len()).unwrap_or(u32::MAX);
-        let tls = self.tls_slot(&b.group, &b.kind, &b.namespace, &b.name, b.port);
+        let tls = self.tls_slot(b.group, b.kind, b.namespace, b.name, b.port);
         let target = Target {
-            group: self.intern(&b.group),
-            kind: self.intern(&b.kind),
-            namespace: self.intern(&b.namespace),
-            name: self.intern(&b.name),
+            group: self.intern(b.group),
+            kind: self.intern(b.kind),
+            namespace: self.intern(b.namespace),
+            name: self.intern(b.name),
             port: b.port,
             tls,
         };

@@ -15,7 +15,7 @@ use crate::status::{NO_MATCHING_LISTENER_HOSTNAME, NO_MATCHING_PARENT, NOT_ALLOW
 use crate::table::{LeftOut, MeshHostnames, NotAccepted, ParentIx, RouteInfo, RouteParentKey};
 use gamma_model::RouteKind;
 
-use super::{Builder, touch};
+use super::{Builder, RouteRead, touch};
 
 /// The condition message for a `kind: Service` parentRef with `group: core`.
 pub(super) const NOT_A_SERVICE_CORE: &str = "not a Service (did you mean group: \"\"?): group core is not the \
@@ -134,8 +134,8 @@ impl<'i> Builder<'i> {
                 touch::attach_level,
             );
             let rank = ranks.get(pos).copied().unwrap_or_default();
-            for (pi, parent) in route.parents.iter().enumerate() {
-                if !self.included(route, pi) {
+            for (pi, parent) in route.ir.parents.iter().enumerate() {
+                if !self.included(route.ir, pi) {
                     continue;
                 }
                 match &parent.kind {
@@ -188,7 +188,7 @@ impl<'i> Builder<'i> {
     }
 
     /// Registers the route (once) and returns its id, or `None` when it failed validation.
-    pub(super) fn route(&mut self, ri: usize, rank: RouteRank, route: &'i RouteIr) -> Option<u32> {
+    pub(super) fn route(&mut self, ri: usize, rank: RouteRank, route: &RouteIr) -> Option<u32> {
         if route.invalid.is_some() {
             return None;
         }
@@ -213,7 +213,7 @@ impl<'i> Builder<'i> {
     /// its rules are not (dropped, `PartiallyInvalid`), for the Service `parent` it named: a
     /// request to that Service must not silently show another route or rule. The same reasons
     /// as the route's status conditions (one verdict per object, `docs/validation.md`).
-    pub(super) fn note_left_out(&mut self, route: &RouteIr, parent: &ParentRefIr) {
+    pub(super) fn note_left_out(&mut self, route: RouteRead<'_>, parent: &ParentRefIr) {
         if !has_left_out(route) {
             // nothing to note: no addresses copied
             return;
@@ -229,7 +229,7 @@ impl<'i> Builder<'i> {
 
     /// [`Self::note_left_out`] for a Gateway parent (`gw`, or the parent Gateway of a
     /// ListenerSet parent), found by the Gateway's addresses.
-    pub(super) fn note_left_out_at_gateway(&mut self, route: &RouteIr, gw: &GatewayIr) {
+    pub(super) fn note_left_out_at_gateway(&mut self, route: RouteRead<'_>, gw: &GatewayIr) {
         if !has_left_out(route) {
             return;
         }
@@ -239,22 +239,22 @@ impl<'i> Builder<'i> {
 
     fn note_left_out_at(
         &mut self,
-        route: &RouteIr,
+        route: RouteRead<'_>,
         (namespace, name): (&str, &str),
         service: bool,
         ips: Box<[IpAddr]>,
     ) {
+        let (rules, route) = (route.rules, route.ir);
         let texts: Vec<String> = match &route.invalid {
             Some(invalid) => vec![format!(
                 "{} {}/{} was left out: {}",
                 route.kind, route.namespace, route.name, invalid.message
             )],
-            None => route
-                .rules
+            None => rules
                 .iter()
                 .enumerate()
                 .filter_map(|(i, r)| {
-                    let invalid = r.invalid.as_ref()?;
+                    let invalid = r.invalid?;
                     Some(format!(
                         "{} {}/{} rule {i} was dropped ({}): {}",
                         route.kind, route.namespace, route.name, invalid.reason, invalid.message
@@ -286,13 +286,13 @@ impl<'i> Builder<'i> {
         &mut self,
         ri: usize,
         rank: RouteRank,
-        route: &'i RouteIr,
+        route: RouteRead<'i>,
         pi: usize,
         parent: &ParentRefIr,
         out: &mut SvcAttached,
     ) {
         self.note_left_out(route, parent);
-        let Some(route_id) = self.route(ri, rank, route) else {
+        let Some(route_id) = self.route(ri, rank, route.ir) else {
             self.status.route_invalid(ri, pi);
             return;
         };
@@ -317,7 +317,7 @@ impl<'i> Builder<'i> {
             );
             return;
         }
-        let want_l4 = if route.kind == RouteKind::Udp {
+        let want_l4 = if route.ir.kind == RouteKind::Udp {
             L4::Udp
         } else {
             L4::Tcp
@@ -358,17 +358,18 @@ impl<'i> Builder<'i> {
             self.all_rules_invalid(parent_ix, route_id, route);
             return;
         }
-        let group = if route.namespace == parent.namespace {
+        let group = if route.ir.namespace == parent.namespace {
             Group::Producer
         } else {
-            Group::Consumer(route.namespace.to_string())
+            Group::Consumer(route.ir.namespace.to_string())
         };
         let hosts: Rc<[Option<String>]> = match self.options.mesh_hostnames {
             MeshHostnames::Ignore => Rc::clone(&self.any_host),
-            MeshHostnames::MatchHostHeader if route.hostnames.is_empty() => {
+            MeshHostnames::MatchHostHeader if route.ir.hostnames.is_empty() => {
                 Rc::clone(&self.any_host)
             }
             MeshHostnames::MatchHostHeader => route
+                .ir
                 .hostnames
                 .iter()
                 .map(|h| Some(h.to_ascii_lowercase()))
@@ -390,7 +391,7 @@ impl<'i> Builder<'i> {
             );
             if let Some(list) = out.get(si.unwrap_or_default(), port_i, &group) {
                 list.push(
-                    route.kind,
+                    route.ir.kind,
                     AttachedRoute {
                         route_id,
                         ri,
@@ -406,7 +407,7 @@ impl<'i> Builder<'i> {
         &mut self,
         ri: usize,
         rank: RouteRank,
-        route: &'i RouteIr,
+        route: RouteRead<'i>,
         pi: usize,
         parent: &ParentRefIr,
         out: &mut GwAttached,
@@ -418,7 +419,7 @@ impl<'i> Builder<'i> {
         if let Some(gw) = gi.and_then(|i| self.input.gateways.get(i)) {
             self.note_left_out_at_gateway(route, gw);
         }
-        let Some(route_id) = self.route(ri, rank, route) else {
+        let Some(route_id) = self.route(ri, rank, route.ir) else {
             self.status.route_invalid(ri, pi);
             return;
         };
@@ -455,7 +456,7 @@ impl<'i> Builder<'i> {
         &mut self,
         ri: usize,
         rank: RouteRank,
-        route: &'i RouteIr,
+        route: RouteRead<'i>,
         pi: usize,
         parent: &ParentRefIr,
         out: &mut GwAttached,
@@ -474,7 +475,7 @@ impl<'i> Builder<'i> {
         if let Some(gw) = gw {
             self.note_left_out_at_gateway(route, gw);
         }
-        let Some(route_id) = self.route(ri, rank, route) else {
+        let Some(route_id) = self.route(ri, rank, route.ir) else {
             self.status.route_invalid(ri, pi);
             return;
         };
@@ -524,7 +525,7 @@ impl<'i> Builder<'i> {
         &mut self,
         ri: usize,
         route_id: u32,
-        route: &'i RouteIr,
+        route: RouteRead<'i>,
         pi: usize,
         parent: &ParentRefIr,
         target: (Owner, &'i [ListenerIr], &'i str),
@@ -548,24 +549,25 @@ impl<'i> Builder<'i> {
             // NoMatchingParent (RouteConditionReason docs)
             let kinds = l.route_kinds();
             let ns_ok = match &l.allowed_namespaces {
-                AllowedNamespaces::Same => route.namespace == own_ns,
+                AllowedNamespaces::Same => route.ir.namespace == own_ns,
                 AllowedNamespaces::All => true,
-                AllowedNamespaces::Only(set) => set.contains(route.namespace.as_str()),
+                AllowedNamespaces::Only(set) => set.contains(route.ir.namespace.as_str()),
             };
-            if !kinds.contains(&route.kind) || !ns_ok {
+            if !kinds.contains(&route.ir.kind) || !ns_ok {
                 continue;
             }
             allowed = true;
             // Gateway API hostname intersection: effective hostnames are the intersections; a route
             // without hostnames gets the listener's hostname.
-            let hosts: Vec<Option<String>> = if route.kind == RouteKind::Tcp
-                || route.kind == RouteKind::Udp
+            let hosts: Vec<Option<String>> = if route.ir.kind == RouteKind::Tcp
+                || route.ir.kind == RouteKind::Udp
             {
                 vec![None]
-            } else if route.hostnames.is_empty() {
+            } else if route.ir.hostnames.is_empty() {
                 vec![l.hostname.clone()]
             } else {
                 let mut hs: Vec<Option<String>> = route
+                    .ir
                     .hostnames
                     .iter()
                     .filter_map(|h| hostname::intersect(l.hostname.as_deref(), Some(h.as_str())))
@@ -626,7 +628,7 @@ impl<'i> Builder<'i> {
         }
         for (li, hosts) in attach_to {
             out.entry((owner, li)).or_default().push(
-                route.kind,
+                route.ir.kind,
                 AttachedRoute {
                     route_id,
                     ri,
@@ -640,8 +642,8 @@ impl<'i> Builder<'i> {
 
 /// Whether [`Builder::note_left_out_at`] notes anything for `route`: it is invalid as a
 /// whole, or some of its rules were dropped.
-fn has_left_out(route: &RouteIr) -> bool {
-    route.invalid.is_some() || route.rules.iter().any(|r| r.invalid.is_some())
+fn has_left_out(route: RouteRead<'_>) -> bool {
+    route.ir.invalid.is_some() || route.rules.iter().any(|r| r.invalid.is_some())
 }
 
 pub(super) fn group_key(g: &Group) -> Option<String> {
@@ -670,11 +672,11 @@ impl Builder<'_> {
 
     /// Every rule of the route was dropped: not accepted, with the first rule's reason (its
     /// `Accepted=False` condition).
-    fn all_rules_invalid(&mut self, parent: ParentIx, route_id: u32, route: &RouteIr) {
+    fn all_rules_invalid(&mut self, parent: ParentIx, route_id: u32, route: RouteRead<'_>) {
         let reason = route
             .rules
             .iter()
-            .find_map(|r| r.invalid.as_ref())
+            .find_map(|r| r.invalid)
             .map_or("UnsupportedValue", |i| i.reason);
         self.not_accepted(parent, route_id, reason, "all rules are invalid");
     }

@@ -1,18 +1,24 @@
 //! Validity of a backendRef (Gateway API HTTPRouteRule.backendRefs): kind, ReferenceGrant,
 //! existence, port and protocol, and readiness.
 
-use crate::input::{BackendIr, RouteIr};
+use crate::input::RouteIr;
 use crate::table::{BackendState, InvalidRef, MeshReferenceGrants, Target};
 use gamma_model::RouteKind;
 
 use super::Builder;
+use super::read::BackendRead;
 
 impl<'i> Builder<'i> {
-    pub(super) fn backend_state(&self, route: &RouteIr, b: &BackendIr, mesh: bool) -> BackendState {
+    pub(super) fn backend_state(
+        &self,
+        route: &RouteIr,
+        b: BackendRead<'_>,
+        mesh: bool,
+    ) -> BackendState {
         if !(b.group.is_empty() && b.kind == "Service") {
             return BackendState::Invalid(InvalidRef::InvalidKind);
         }
-        let cross = *b.namespace != *route.namespace;
+        let cross = b.namespace != route.namespace.as_str();
         let needs_grant =
             cross && (!mesh || self.options.mesh_reference_grants == MeshReferenceGrants::Enforce);
         if needs_grant && !self.granted(route, b) {
@@ -21,7 +27,7 @@ impl<'i> Builder<'i> {
         }
         let Some(svc) = self
             .svc_by_name
-            .get(&(&*b.namespace, b.name.as_str()))
+            .get(&(b.namespace, b.name))
             .and_then(|i| self.input.services.get(*i))
         else {
             return BackendState::Invalid(InvalidRef::BackendNotFound);
@@ -91,7 +97,7 @@ impl<'i> Builder<'i> {
         &mut self,
         target: u32,
         route: &RouteIr,
-        b: &BackendIr,
+        b: BackendRead<'_>,
         mesh: bool,
     ) -> BackendState {
         if !crate::index::same_bytes(b.namespace.as_bytes(), route.namespace.as_bytes()) {
@@ -118,7 +124,7 @@ impl<'i> Builder<'i> {
         s
     }
 
-    pub(super) fn granted(&self, route: &RouteIr, b: &BackendIr) -> bool {
+    pub(super) fn granted(&self, route: &RouteIr, b: BackendRead<'_>) -> bool {
         self.input.grants.iter().any(|g| {
             *g.namespace == *b.namespace
                 && g.from.iter().any(|(grp, kind, ns)| {

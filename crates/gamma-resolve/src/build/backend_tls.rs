@@ -220,7 +220,7 @@ impl<'i> Builder<'i> {
             let Some(ri) = input_of.get(&route_id).copied() else {
                 continue;
             };
-            let Some(parent) = self.route_irs.get(ri).and_then(|r| r.parents.get(pi)) else {
+            let Some(parent) = self.route_irs.ir(ri).and_then(|r| r.parents.get(pi)) else {
                 continue;
             };
             let (ancestor, flavour) = match parent.kind {

@@ -101,7 +101,7 @@ impl<'i> Builder<'i> {
                 .push((port, l4, b));
         }
         for (si, ri, pi) in std::mem::take(&mut self.workload_pairs) {
-            if let (Some(w), Some(r)) = (out.get_mut(&si), self.route_irs.get(ri)) {
+            if let (Some(w), Some(r)) = (out.get_mut(&si), self.route_irs.ir(ri)) {
                 w.pairs.push((
                     r.kind,
                     r.namespace.as_str().into(),

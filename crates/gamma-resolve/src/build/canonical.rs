@@ -92,10 +92,10 @@ fn scan(routes: Routes<'_>, hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bo
     // position, and a route's entry is 192 bytes where this is 16
     let mut created: Vec<Option<(i64, u32)>> = Vec::with_capacity(routes.len());
     let mut nanos_fit = true;
-    for (i, r) in routes.iter().enumerate() {
+    for (i, r) in routes.irs().enumerate() {
         // the strings of a route a few entries ahead: their misses overlap this work (see
         // `touch`)
-        if let Some(a) = routes.get(i + AHEAD) {
+        if let Some(a) = routes.ir(i + AHEAD) {
             std::hint::black_box(
                 a.namespace.as_bytes().first().copied().unwrap_or(0)
                     ^ a.name.as_bytes().first().copied().unwrap_or(0),
@@ -132,14 +132,14 @@ fn order_and_ranks(
         return general(routes);
     }
     let pair_rank = ranks_by(distinct, |a, b| a.cmp(b));
-    let name = |ri: u32| routes.get(ri as usize).map_or("", |r| r.name.as_str());
+    let name = |ri: u32| routes.ir(ri as usize).map_or("", |r| r.name.as_str());
 
     let mut recs: Vec<Rec> = routes
-        .iter()
+        .irs()
         .zip(route_ns)
         .enumerate()
         .map(|(ri, (r, ns))| {
-            if let Some(a) = routes.get(ri + AHEAD) {
+            if let Some(a) = routes.ir(ri + AHEAD) {
                 std::hint::black_box(a.name.as_bytes().first().copied().unwrap_or(0));
             }
             let ns = u128::from(pair_rank.get(*ns as usize).copied().unwrap_or(0));
@@ -352,12 +352,12 @@ fn ranks_of_sorted<K: PartialEq>(
 /// The order and ranks through the routes themselves (inputs the compact keys cannot hold).
 fn general(routes: Routes<'_>) -> (Vec<usize>, Vec<RouteRank>) {
     let mut order: Vec<usize> = (0..routes.len()).collect();
-    let key = |i: &usize| routes.get(*i).map(|r| (r.kind, &r.namespace, &r.name));
+    let key = |i: &usize| routes.ir(*i).map(|r| (r.kind, &r.namespace, &r.name));
     order.sort_by(|a, b| key(a).cmp(&key(b)));
     order.dedup_by(|b, a| key(a) == key(b));
     let orders: Vec<RouteOrder<'_, (i64, u32)>> = order
         .iter()
-        .filter_map(|i| routes.get(*i))
+        .filter_map(|i| routes.ir(*i))
         .map(|r| RouteOrder {
             created: r.created,
             namespace: &r.namespace,
@@ -392,7 +392,7 @@ mod tests {
     /// route indexes through the routes (stable, then dedup), and [`rank_routes`]. That is
     /// [`general`], the path for inputs the keys cannot hold.
     fn reference(routes: &[RouteIr]) -> (Vec<usize>, Vec<RouteRank>) {
-        general(Routes::Input(routes))
+        general(Routes::input(routes))
     }
 
     fn route(kind: RouteKind, ns: &str, name: &str, created: Option<(i64, u32)>) -> RouteIr {
@@ -451,7 +451,7 @@ mod tests {
             routes in routes_strategy(NAMESPACES),
             seed: u64,
         ) {
-            let c = canonical_order(Routes::Input(&routes), HashKeys::new(seed));
+            let c = canonical_order(Routes::input(&routes), HashKeys::new(seed));
             prop_assert_eq!((c.order, c.ranks), reference(&routes));
             // the same routes with valid nanoseconds, so that the packed keys are used
             let valid: Vec<RouteIr> = routes
@@ -463,7 +463,7 @@ mod tests {
                     r
                 })
                 .collect();
-            let c = canonical_order(Routes::Input(&valid), HashKeys::new(seed));
+            let c = canonical_order(Routes::input(&valid), HashKeys::new(seed));
             prop_assert_eq!((c.order, c.ranks), reference(&valid));
         }
 
@@ -473,7 +473,7 @@ mod tests {
         fn namespaces_with_slashes_rank_by_the_joined_strings(
             routes in routes_strategy(&["a", "a/b", "a/", "a-b", "b"]),
         ) {
-            let c = canonical_order(Routes::Input(&routes), HashKeys::default());
+            let c = canonical_order(Routes::input(&routes), HashKeys::default());
             prop_assert_eq!((c.order, c.ranks), reference(&routes));
         }
     }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches, RegexPool};
 use crate::index::{HashKeys, Map, PathKeysBuilder};
-use crate::input::{IrString, StrMatch, TableInput};
+use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::status::{RuleProblem, StatusBuilder};
 use crate::table::{
@@ -33,6 +33,7 @@ mod backend;
 mod backend_tls;
 mod bind;
 mod canonical;
+mod read;
 mod routes;
 mod rule;
 mod set;
@@ -42,6 +43,8 @@ use arena::TargetKey;
 use attach::RuleIds;
 pub(crate) use backend_tls::{TlsReached, TlsSlot, policy_status};
 use canonical::canonical_order;
+use read::NamesRead;
+pub(crate) use read::RouteRead;
 pub(crate) use routes::Routes;
 
 pub(crate) struct Builder<'i> {
@@ -106,8 +109,8 @@ pub(crate) struct Builder<'i> {
     /// Keys of every hash of route-chosen keys ([`BuildOptions::hash_seed`]).
     hash: HashKeys,
     /// Compiled header and query match lists by their input (`None`: a bad regex).
-    header_lists: Map<&'i [(IrString, StrMatch)], Option<NamedMatches>>,
-    query_lists: Map<&'i [(IrString, StrMatch)], Option<NamedMatches>>,
+    header_lists: Map<NamesRead<'i>, Option<NamedMatches>>,
+    query_lists: Map<NamesRead<'i>, Option<NamedMatches>>,
     /// BackendTLSPolicies by target, winner first (empty without policies).
     tls_candidates: backend_tls::Candidates<'i>,
     /// The policy settings in effect, by slot ([`Target::tls`]).
@@ -140,7 +143,7 @@ impl<'i> Builder<'i> {
     }
 
     pub(crate) fn new(input: &'i TableInput, options: &'i BuildOptions) -> Self {
-        Self::with_routes(input, Routes::Input(&input.routes), options)
+        Self::with_routes(input, Routes::input(&input.routes), options)
     }
 
     /// A builder reading `routes` instead of `input.routes` (an update: its scope's routes,
@@ -229,8 +232,8 @@ impl<'i> Builder<'i> {
         let (mut rules, mut matches, mut backends, mut pairs) = (0usize, 0usize, 0usize, 0usize);
         for r in routes.iter() {
             rules += r.rules.len();
-            pairs += r.parents.len();
-            for rule in &r.rules {
+            pairs += r.ir.parents.len();
+            for rule in r.rules.iter() {
                 // a rule without matches still gets one candidate (TLS, TCP)
                 matches += rule.matches.len().max(1);
                 backends += rule.backends.len();

@@ -2,7 +2,7 @@
 //! rule's unresolved references.
 
 use crate::decision::{Mirror, RespondReason};
-use crate::input::{FiltersIr, MatchIr, PathMatchIr, PathModifierIr, RouteIr, RuleIr};
+use crate::input::{FiltersIr, PathModifierIr, RouteIr};
 use crate::status::UnresolvedRef;
 use crate::table::{
     Action, BackendEntry, BackendState, ExtensionRefs, Extras, InvalidRef, RewriteC, RuleEntry,
@@ -10,6 +10,7 @@ use crate::table::{
 
 use super::Builder;
 use super::attach::RuleIds;
+use super::read::{BackendRead, BackendsRead, RouteRead, RuleRead};
 
 impl<'i> Builder<'i> {
     /// Compiles the rules of a route for mesh (`flavour` 0) or Gateway (1) parents; ids are
@@ -18,7 +19,7 @@ impl<'i> Builder<'i> {
         &mut self,
         ri: usize,
         route_id: u32,
-        route: &'i RouteIr,
+        route: RouteRead<'i>,
         mesh: bool,
     ) -> RuleIds {
         let f = usize::from(!mesh);
@@ -39,7 +40,7 @@ impl<'i> Builder<'i> {
                 self.compile_rule(
                     route_id,
                     u16::try_from(i).unwrap_or(u16::MAX),
-                    route,
+                    route.ir,
                     rule,
                     mesh,
                 )
@@ -67,7 +68,7 @@ impl<'i> Builder<'i> {
         route_id: u32,
         index: u16,
         route: &RouteIr,
-        rule: &'i RuleIr,
+        rule: RuleRead<'i>,
         mesh: bool,
     ) -> Option<u32> {
         let rewrite = |f: &FiltersIr| {
@@ -90,7 +91,7 @@ impl<'i> Builder<'i> {
                 Action::Fail(RespondReason::NoBackends)
             } else {
                 let start = u32::try_from(self.backends.len()).ok()?;
-                for b in &rule.backends {
+                for b in rule.backends.iter() {
                     let target = self.target(b);
                     let mut state = self.backend_state_of(target, route, b, mesh);
                     if !b.filters.extensions.is_empty() {
@@ -110,7 +111,7 @@ impl<'i> Builder<'i> {
                         self.push_extras(Extras {
                             request_headers: b.filters.request_headers.clone(),
                             response_headers: b.filters.response_headers.clone(),
-                            rewrite: rewrite(&b.filters),
+                            rewrite: rewrite(b.filters),
                             ..Extras::default()
                         })
                     };
@@ -134,12 +135,12 @@ impl<'i> Builder<'i> {
                 .mirrors
                 .iter()
                 .filter(|m| {
-                    self.backend_state(route, &m.backend, mesh)
+                    self.backend_state(route, BackendRead::lowered(&m.backend), mesh)
                         != BackendState::Invalid(InvalidRef::RefNotPermitted)
                 })
                 .filter(|m| {
                     matches!(
-                        self.backend_state(route, &m.backend, mesh),
+                        self.backend_state(route, BackendRead::lowered(&m.backend), mesh),
                         BackendState::Ok | BackendState::NoEndpoints
                     )
                 })
@@ -156,20 +157,16 @@ impl<'i> Builder<'i> {
         };
         let is_prefix_mod =
             |m: Option<&PathModifierIr>| matches!(m, Some(PathModifierIr::Prefix(_)));
-        let needs_prefix =
-            is_prefix_mod(rule.filters.redirect.as_ref().and_then(|r| r.path.as_ref()))
+        let needs_prefix = is_prefix_mod(rule.filters.redirect.as_ref().and_then(|r| r.path.as_ref()))
                 || is_prefix_mod(rule.filters.rewrite.as_ref().and_then(|r| r.path.as_ref()))
-                || rule.backends.iter().any(|b| {
+                // backendRefs read in place have no filters
+                || matches!(rule.backends, BackendsRead::Lowered(bs) if bs.iter().any(|b| {
                     is_prefix_mod(b.filters.rewrite.as_ref().and_then(|r| r.path.as_ref()))
-                });
-        let prefix: Option<Box<str>> = match rule.matches.as_slice() {
-            [
-                MatchIr::Http {
-                    path: PathMatchIr::Prefix(p),
-                    ..
-                },
-            ] if needs_prefix => Some(p.as_str().into()),
-            _ => None,
+                }));
+        let prefix: Option<Box<str>> = if needs_prefix {
+            rule.matches.single_prefix().map(Into::into)
+        } else {
+            None
         };
         // every unresolved reference of the rule, each with its own reason (a condition has
         // one reason, the first; its message lists them all)
@@ -219,7 +216,9 @@ impl<'i> Builder<'i> {
             _ => {}
         }
         for (i, m) in rule.filters.mirrors.iter().enumerate() {
-            if let BackendState::Invalid(r) = self.backend_state(route, &m.backend, mesh) {
+            if let BackendState::Invalid(r) =
+                self.backend_state(route, BackendRead::lowered(&m.backend), mesh)
+            {
                 let what = format!(
                     "RequestMirror {i}: backend {}/{} is not usable; the mirror is not configured",
                     m.backend.namespace, m.backend.name
@@ -238,7 +237,7 @@ impl<'i> Builder<'i> {
             self.rule_problems
                 .push((id, (reason, message.join("; "), std::mem::take(&mut refs))));
         }
-        let name = match rule.name.as_deref() {
+        let name = match rule.name {
             None => 0,
             Some(n) => {
                 let i = u32::try_from(self.rule_names.len()).ok()?;
@@ -261,11 +260,11 @@ impl<'i> Builder<'i> {
             self.push_extras(Extras {
                 request_headers: rule.filters.request_headers.clone(),
                 response_headers: rule.filters.response_headers.clone(),
-                rewrite: rewrite(&rule.filters),
+                rewrite: rewrite(rule.filters),
                 mirrors,
                 cors: rule.filters.cors.clone(),
-                timeouts: rule.timeouts.clone(),
-                retry: rule.retry.clone(),
+                timeouts: rule.timeouts.cloned(),
+                retry: rule.retry.cloned(),
                 extensions,
                 prefix,
             })

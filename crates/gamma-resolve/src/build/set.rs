@@ -8,13 +8,14 @@ use std::sync::Arc;
 use crate::cond::{Cond, NamedMatches, ValueMatch};
 use crate::hostname::HostSpecificity;
 use crate::index::{GrpcIndex, GrpcIndexBuilder, HostIndex, PathIndex, PathSlot};
-use crate::input::{IrString, MatchIr, PathMatchIr, StrMatch};
+use crate::input::StrMatch;
 use crate::precedence::{GrpcMatchFacts, HttpMatchFacts, PathRank, PrecedenceKey, RouteRank};
 use crate::table::{Excluded, ExcludedWhy, RouteSet, SetLabel};
 use gamma_model::RouteKind;
 
 use super::Builder;
 use super::attach::{Attached, AttachedRoute};
+use super::read::{MatchRead, NamesRead, PathRead, ValueRead};
 use super::touch;
 
 /// One match of an attached route under one effective hostname, as walked by
@@ -29,7 +30,7 @@ pub(super) struct MatchSite<'l, 'i> {
     /// Compiled rule id.
     rule_id: u32,
     match_index: u16,
-    m: &'i MatchIr,
+    m: MatchRead<'i>,
 }
 
 /// Which kind of names a match list has (they compare differently).
@@ -107,7 +108,7 @@ impl<'i> Builder<'i> {
                 continue;
             };
             for (i, rule) in route.rules.iter().enumerate() {
-                if let Some(inv) = &rule.invalid {
+                if let Some(inv) = rule.invalid {
                     out.push(Excluded {
                         route: a.route_id,
                         rule: Some(u16::try_from(i).unwrap_or(u16::MAX)),
@@ -152,15 +153,15 @@ impl<'i> Builder<'i> {
         }
     }
 
-    pub(super) fn value_match(&mut self, m: &StrMatch) -> Option<ValueMatch> {
+    pub(super) fn value_match(&mut self, m: ValueRead<'_>) -> Option<ValueMatch> {
         match m {
-            StrMatch::Exact(v) => Some(ValueMatch::Exact(v.as_str().into())),
-            StrMatch::Regex(r) => self.regexes.intern(r).ok().map(ValueMatch::Regex),
+            ValueRead::Exact(v) => Some(ValueMatch::Exact(v.into())),
+            ValueRead::Regex(r) => self.regexes.intern(r).ok().map(ValueMatch::Regex),
         }
     }
 
     #[inline]
-    pub(super) fn headers(&mut self, hs: &'i [(IrString, StrMatch)]) -> Option<NamedMatches> {
+    pub(super) fn headers(&mut self, hs: NamesRead<'i>) -> Option<NamedMatches> {
         if hs.is_empty() {
             // most matches have no header conditions: no call
             return Some(NamedMatches::default());
@@ -169,7 +170,7 @@ impl<'i> Builder<'i> {
     }
 
     #[inline]
-    pub(super) fn query(&mut self, qs: &'i [(IrString, StrMatch)]) -> Option<NamedMatches> {
+    pub(super) fn query(&mut self, qs: NamesRead<'i>) -> Option<NamedMatches> {
         if qs.is_empty() {
             return Some(NamedMatches::default());
         }
@@ -180,7 +181,7 @@ impl<'i> Builder<'i> {
     /// regex over the limits). Of names that compare equal only the first entry counts.
     pub(super) fn named_matches(
         &mut self,
-        list: &'i [(IrString, StrMatch)],
+        list: NamesRead<'i>,
         names: Names,
     ) -> Option<NamedMatches> {
         if list.is_empty() {
@@ -188,20 +189,20 @@ impl<'i> Builder<'i> {
         }
         // the same list on many rules (a tenant header, a canary flag): compiled once
         let cached = match names {
-            Names::Header => self.header_lists.get(list),
-            Names::Query => self.query_lists.get(list),
+            Names::Header => self.header_lists.get(&list),
+            Names::Query => self.query_lists.get(&list),
         };
         if let Some(m) = cached {
             return m.clone();
         }
         let mut out: Vec<(Arc<str>, ValueMatch)> = Vec::with_capacity(list.len());
         let mut ok = true;
-        for (name, m) in list {
+        for (name, m) in list.iter() {
             let seen = match names {
                 // Gateway API HTTPHeaderMatch: header names are case-insensitive; kept lowercase
                 Names::Header => out.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)),
                 // Gateway API HTTPQueryParamMatch: query parameter names are case-sensitive
-                Names::Query => out.iter().any(|(n, _)| **n == **name),
+                Names::Query => out.iter().any(|(n, _)| **n == *name),
             };
             if seen {
                 continue;
@@ -230,7 +231,7 @@ impl<'i> Builder<'i> {
 
     /// Calls `f` on every (attached route, effective hostname, kept rule, match) of `list`,
     /// with the rank and hostname specificity the precedence key needs. The one walk shared by
-    /// the HTTP and gRPC indexers; each only interprets its own [`MatchIr`] variant.
+    /// the HTTP and gRPC indexers; each only interprets its own [`MatchRead`] variant.
     pub(super) fn for_each_match<'l>(
         &mut self,
         list: &'l [AttachedRoute],
@@ -283,7 +284,7 @@ impl<'i> Builder<'i> {
     pub(super) fn index_http(&mut self, list: &[AttachedRoute]) -> HostIndex<PathIndex> {
         let mut builders: HostIndex<crate::index::PathIndexBuilder> = HostIndex::default();
         self.for_each_match(list, |this, site| {
-            let MatchIr::Http {
+            let MatchRead::Http {
                 path,
                 method,
                 headers,
@@ -297,9 +298,9 @@ impl<'i> Builder<'i> {
                 return;
             };
             let (slot, rank_path, path_regex) = match path {
-                PathMatchIr::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
-                PathMatchIr::Prefix(p) => (PathSlot::Prefix(p), PathRank::prefix(p), None),
-                PathMatchIr::Regex(r) => match this.regexes.intern(r) {
+                PathRead::Exact(p) => (PathSlot::Exact(p), PathRank::Exact, None),
+                PathRead::Prefix(p) => (PathSlot::Prefix(p), PathRank::prefix(p), None),
+                PathRead::Regex(r) => match this.regexes.intern(r) {
                     Ok(i) => {
                         // other conditions may reject a candidate whose regex matched
                         let rejectable = method.is_some() || !hm.is_empty() || !qm.is_empty();
@@ -312,7 +313,7 @@ impl<'i> Builder<'i> {
                     Err(_) => return,
                 },
             };
-            let method_id = this.method_index(method.as_deref());
+            let method_id = this.method_index(method);
             let facts = HttpMatchFacts {
                 host: site.host_spec,
                 path: rank_path,
@@ -343,7 +344,7 @@ impl<'i> Builder<'i> {
     pub(super) fn index_grpc(&mut self, list: &[AttachedRoute]) -> HostIndex<GrpcIndex> {
         let mut builders: HostIndex<GrpcIndexBuilder> = HostIndex::default();
         self.for_each_match(list, |this, site| {
-            let MatchIr::Grpc {
+            let MatchRead::Grpc {
                 service,
                 method,
                 headers,

@@ -10,9 +10,13 @@
 //! one step are independent of each other (their pointers were loaded in earlier steps), so
 //! their misses overlap, and by the time the walk reaches a route its data is in cache.
 //! Results are combined and passed to [`std::hint::black_box`] so the loads happen; nothing
-//! depends on them.
+//! depends on them. Rules read in place ([`super::read`]) are touched where they are, in the
+//! stored objects.
 
-use crate::input::{FiltersIr, MatchIr, PathMatchIr, RouteIr, StrMatch};
+use gamma_model::gateway::{HttpRouteMatch, HttpRouteRule};
+
+use super::read::{RouteRead, RulesRead};
+use crate::input::{FiltersIr, MatchIr, PathMatchIr, RuleIr, StrMatch};
 
 /// Levels of the pipelines (pointer hops from the route entry to the bytes).
 pub(crate) const DEPTH: usize = 4;
@@ -34,16 +38,36 @@ fn filters(f: &FiltersIr) -> u8 {
 
 /// Level `level` (1 = the route entry) of what attaching `route` reads: parents, rules,
 /// backendRefs and their strings.
-pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
+pub(crate) fn attach_level(route: RouteRead<'_>, level: usize) -> u8 {
+    let parents = &route.ir.parents;
     let mut t = 0u8;
     match level {
-        1 => t ^= (route.parents.len() ^ route.rules.len()) as u8,
+        1 => t ^= (parents.len() ^ route.rules.len()) as u8,
         2 => {
-            for p in &route.parents {
+            for p in parents {
                 t ^= p.namespace.len() as u8 ^ p.name.len() as u8;
             }
+        }
+        3 => {
+            for p in parents {
+                t ^= first(&p.namespace) ^ first(&p.name);
+            }
+        }
+        _ => {}
+    }
+    t ^ match route.rules {
+        RulesRead::Lowered(rules) => attach_level_lowered(rules, level),
+        RulesRead::Wire { rules, .. } => attach_level_wire(rules, level),
+    }
+}
+
+fn attach_level_lowered(rules: &[RuleIr], level: usize) -> u8 {
+    let mut t = 0u8;
+    match level {
+        1 => {}
+        2 => {
             // every field of the rule entry (184 bytes) that compiling it reads
-            for rule in &route.rules {
+            for rule in rules {
                 t ^= filters(&rule.filters)
                     ^ rule.backends.len() as u8
                     ^ u8::from(rule.timeouts.is_none())
@@ -53,10 +77,7 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
             }
         }
         3 => {
-            for p in &route.parents {
-                t ^= first(&p.namespace) ^ first(&p.name);
-            }
-            for rule in &route.rules {
+            for rule in rules {
                 // and of each backendRef entry (112 bytes)
                 for b in &rule.backends {
                     t ^= filters(&b.filters)
@@ -66,7 +87,7 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
             }
         }
         _ => {
-            for rule in &route.rules {
+            for rule in rules {
                 for b in &rule.backends {
                     t ^= first(&b.name) ^ first(&b.namespace) ^ first(&b.kind);
                 }
@@ -76,18 +97,57 @@ pub(crate) fn attach_level(route: &RouteIr, level: usize) -> u8 {
     t
 }
 
-/// Level `level` of what indexing `route` reads: its matches and their strings.
-pub(crate) fn match_level(route: &RouteIr, level: usize) -> u8 {
+fn attach_level_wire(rules: &[HttpRouteRule], level: usize) -> u8 {
     let mut t = 0u8;
     match level {
-        1 => t ^= route.rules.len() as u8,
+        1 => {}
         2 => {
-            for rule in &route.rules {
+            for rule in rules {
+                t ^= (rule.backend_refs.len() ^ rule.filters.len()) as u8
+                    ^ u8::from(rule.name.is_none());
+            }
+        }
+        3 => {
+            for rule in rules {
+                for b in &rule.backend_refs {
+                    let r = &b.backend_ref;
+                    t ^= (b.filters.len() ^ r.name.len()) as u8
+                        ^ u8::from(r.namespace.is_none())
+                        ^ u8::from(r.weight.is_none());
+                }
+            }
+        }
+        _ => {
+            for rule in rules {
+                for b in &rule.backend_refs {
+                    let r = &b.backend_ref;
+                    t ^= first(&r.name) ^ r.namespace.as_deref().map_or(0, first);
+                }
+            }
+        }
+    }
+    t
+}
+
+/// Level `level` of what indexing `route` reads: its matches and their strings.
+pub(crate) fn match_level(route: RouteRead<'_>, level: usize) -> u8 {
+    match route.rules {
+        RulesRead::Lowered(rules) => match_level_lowered(rules, level),
+        RulesRead::Wire { rules, .. } => match_level_wire(rules, level),
+    }
+}
+
+fn match_level_lowered(rules: &[RuleIr], level: usize) -> u8 {
+    let mut t = 0u8;
+    match level {
+        1 => t ^= rules.len() as u8,
+        2 => {
+            for rule in rules {
                 t ^= rule.matches.len() as u8;
             }
         }
         3 => {
-            for rule in &route.rules {
+            for rule in rules {
                 for m in &rule.matches {
                     if let MatchIr::Http {
                         path,
@@ -103,7 +163,7 @@ pub(crate) fn match_level(route: &RouteIr, level: usize) -> u8 {
             }
         }
         _ => {
-            for rule in &route.rules {
+            for rule in rules {
                 for m in &rule.matches {
                     if let MatchIr::Http { path, headers, .. } = m {
                         t ^= first(path_str(path));
@@ -119,6 +179,39 @@ pub(crate) fn match_level(route: &RouteIr, level: usize) -> u8 {
     t
 }
 
+fn match_level_wire(rules: &[HttpRouteRule], level: usize) -> u8 {
+    let matches = || rules.iter().flat_map(|r| r.matches.iter().flatten());
+    let mut t = 0u8;
+    match level {
+        1 => t ^= rules.len() as u8,
+        2 => {
+            for rule in rules {
+                t ^= rule.matches.as_ref().map_or(0, Vec::len) as u8;
+            }
+        }
+        3 => {
+            for m in matches() {
+                t ^= (path(m).map_or(0, str::len) ^ m.headers.len() ^ m.query_params.len()) as u8
+                    ^ u8::from(m.method.is_none());
+            }
+        }
+        _ => {
+            for m in matches() {
+                t ^= path(m).map_or(0, first);
+                for h in &m.headers {
+                    t ^= first(&h.name) ^ first(&h.value);
+                }
+            }
+        }
+    }
+    t
+}
+
+/// A wire match's path value, if written.
+fn path(m: &HttpRouteMatch) -> Option<&str> {
+    m.path.as_ref().and_then(|p| p.value.as_deref())
+}
+
 fn path_str(p: &PathMatchIr) -> &str {
     match p {
         PathMatchIr::Exact(s) | PathMatchIr::Prefix(s) | PathMatchIr::Regex(s) => s,
@@ -130,8 +223,8 @@ fn path_str(p: &PathMatchIr) -> &str {
 #[inline]
 pub(crate) fn ahead<'a>(
     pos: usize,
-    route: impl Fn(usize) -> Option<&'a RouteIr>,
-    level: fn(&RouteIr, usize) -> u8,
+    route: impl Fn(usize) -> Option<RouteRead<'a>>,
+    level: fn(RouteRead<'_>, usize) -> u8,
 ) {
     let mut t = 0u8;
     for l in 1..=DEPTH {

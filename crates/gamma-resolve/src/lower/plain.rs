@@ -18,7 +18,7 @@ use std::iter;
 use std::sync::Arc;
 
 use gamma_model::RouteView;
-use gamma_model::gateway::{HttpRoute, HttpRouteRule};
+use gamma_model::gateway::{HttpRoute, HttpRouteMatch, HttpRouteRule, MatchType, PathMatchType};
 use gamma_model::ir;
 
 use super::route::{HttpRuleParts, base, lower_http_rule_into, parent_from_wire};
@@ -79,6 +79,86 @@ pub(super) fn lower_valid_http(
         }
     }
     Some(out)
+}
+
+/// `route` (valid under the options it was validated with) lowered without its rules, which
+/// the build reads in place from `route` (`build::read`), with the regexes they hold compiled
+/// into `regexes` in the order lowering compiles them; `None` when reading them would not give
+/// what lowering them gives (the route is lowered then): a rule this module does not cover, a
+/// match value gamma-model does not know, or a regex the engine refuses (lowering drops that
+/// rule and says why).
+pub(super) fn route_for_reading<'s>(
+    view: RouteView<'_>,
+    route: &'s HttpRoute,
+    regexes: &mut RegexPool,
+) -> Option<(RouteIr, &'s [HttpRouteRule])> {
+    let rules = route.spec.rules.as_deref()?;
+    if !rules.iter().all(is_plain) {
+        return None;
+    }
+    for rule in rules {
+        for m in rule.matches.iter().flatten() {
+            if !readable(m, regexes) {
+                return None;
+            }
+        }
+    }
+    let hostnames = route
+        .spec
+        .hostnames
+        .iter()
+        .map(|h| ir::Hostname::new(h).ok().map(ir::Hostname::into_string))
+        .collect::<Option<Vec<_>>>()?;
+    let ns = view.metadata.namespace_or_default();
+    let parents = view
+        .parent_refs
+        .iter()
+        .map(|p| parent_from_wire(p, ns))
+        .collect();
+    Some((base(view, parents, hostnames), rules))
+}
+
+/// Whether `m` holds only values gamma-model knows and regexes the engine accepts (compiled
+/// into `regexes` as lowering compiles them: the path's, then the headers' and the query
+/// parameters', each list without the entries lowering folds into an earlier one of the same
+/// name).
+fn readable(m: &HttpRouteMatch, regexes: &mut RegexPool) -> bool {
+    if let Some(p) = &m.path {
+        match &p.type_ {
+            None | Some(PathMatchType::PathPrefix | PathMatchType::Exact) => {}
+            Some(PathMatchType::RegularExpression) => {
+                if regexes.intern(p.value_or_default()).is_err() {
+                    return false;
+                }
+            }
+            Some(PathMatchType::Unknown(_)) => return false,
+        }
+    }
+    if m.method
+        .as_ref()
+        .is_some_and(|w| ir::Method::from_wire(w).is_none())
+    {
+        return false;
+    }
+    let regex = |t: &Option<MatchType>| matches!(t, Some(MatchType::RegularExpression));
+    for (i, h) in m.headers.iter().enumerate() {
+        let folded = || {
+            m.headers
+                .iter()
+                .take(i)
+                .any(|e| e.name.eq_ignore_ascii_case(&h.name))
+        };
+        if regex(&h.type_) && !folded() && regexes.intern(&h.value).is_err() {
+            return false;
+        }
+    }
+    for (i, q) in m.query_params.iter().enumerate() {
+        let folded = || m.query_params.iter().take(i).any(|e| e.name == q.name);
+        if regex(&q.type_) && !folded() && regexes.intern(&q.value).is_err() {
+            return false;
+        }
+    }
+    true
 }
 
 /// Rule `index` of a plain route with its converted `matches`, translated into `out` as the IR
@@ -148,6 +228,78 @@ mod tests {
         (plain, shown(&ir, &b))
     }
 
+    /// The Services and Gateway the generated routes name (`checkout`, the backends `a`, `b`,
+    /// `c` and `other/a`, Gateway `gw`), as YAML documents.
+    const CLUSTER: &str = r#"
+apiVersion: v1
+kind: Service
+metadata: {name: checkout, namespace: shop}
+spec: {clusterIP: 10.0.0.1, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: shop}
+spec: {clusterIP: 10.0.0.2, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: b, namespace: shop}
+spec: {clusterIP: 10.0.0.3, ports: [{port: 8080, appProtocol: grpc}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: other}
+spec: {clusterIP: 10.0.0.4, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: shop}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+"#;
+
+    /// The table of `snapshot` built from its lowered routes and built reading the rules it
+    /// can in place, each as its `Debug` text and its parent conditions'; and how many routes
+    /// the second read in place.
+    fn both_tables(snapshot: &gamma_model::Snapshot) -> ((String, String), usize) {
+        use crate::build::{Builder, Routes};
+        let options = crate::BuildOptions::default();
+        let opts = ValidateOptions::channel(options.channel);
+        let shown = |t: crate::RouteTable| unhashed(&format!("{t:?}\n{:?}", t.parent_conditions()));
+        let mut pool = RegexPool::default();
+        let input = crate::lower::lower_into(snapshot, &opts, &mut pool);
+        let lowered = Builder::new(&input, &options).with_regexes(pool).build();
+        let mut pool = RegexPool::default();
+        let (input, wire) = crate::lower::lower_reading(snapshot, &opts, &mut pool);
+        let read = Builder::with_routes(&input, Routes::reading(&input.routes, &wire), &options)
+            .with_regexes(pool)
+            .build();
+        let in_place = wire.iter().flatten().count();
+        ((shown(lowered), shown(read)), in_place)
+    }
+
+    /// `text` without the regex pools' maps from pattern to index, whose `Debug` order is a
+    /// hash map's (the pools' compiled patterns, in index order, stay and say the same).
+    fn unhashed(text: &str) -> String {
+        let (mut out, mut rest) = (String::new(), text);
+        while let Some(start) = rest.find("by_pattern: {") {
+            out.push_str(&rest[..start]);
+            let end = rest[start..]
+                .find("}, compiled: [")
+                .map_or(rest.len(), |e| start + e + 3);
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// A snapshot of [`CLUSTER`] and `routes` (YAML documents).
+    fn snapshot_with(routes: &str) -> gamma_model::Snapshot {
+        let objects = decode(&format!("{CLUSTER}---\n{routes}")).expect("decodes");
+        gamma_model::Snapshot::from_resources(objects)
+    }
+
     /// The `metadata` and `spec.parentRefs` of the example routes (route `shop/r` on Service
     /// `checkout`) followed by `rest` (more of `spec`, indented).
     fn with_head(rest: &str) -> String {
@@ -204,6 +356,68 @@ spec:
         );
         let (plain, ir) = both_ways(&r);
         assert_eq!(plain.as_deref(), Some(ir.as_str()));
+    }
+
+    // The build reads a valid route's rules in place only where that gives the table lowering
+    // gives: the defaults above (the Gateway API HTTPRouteMatch and BackendRef defaults,
+    // header names case-insensitive with the first of each kept), a rule dropped for a regex
+    // the engine refuses (that route is lowered), and routes of both forms in one build.
+    #[test]
+    fn a_table_read_in_place_is_the_table_lowered() {
+        let routes = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: plain, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}
+spec:
+  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}, {name: gw}]
+  hostnames: [shop.example.com]
+  rules:
+  - name: first
+    matches:
+    - path: {type: PathPrefix, value: /api/}
+      headers:
+      - {name: X-Canary, value: "true"}
+      - {name: x-canary, value: "false"}
+      - {type: RegularExpression, name: X-Env, value: "pr-[0-9]+"}
+      queryParams:
+      - {name: q, value: "1"}
+      - {type: RegularExpression, name: Q, value: "[a-z]+"}
+      method: GET
+    - path: {type: Exact, value: /healthz}
+    - path: {type: RegularExpression, value: "/r/[0-9]+"}
+    backendRefs:
+    - {name: a, port: 80}
+    - {name: b, namespace: other, port: 8080, weight: 0}
+    - {group: example.com, kind: Bucket, name: c}
+  - matches: []
+    backendRefs: [{name: a, port: 80, weight: 3}, {name: a, namespace: other, port: 80}]
+  - {}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: refused, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
+  rules:
+  - matches: [{path: {type: RegularExpression, value: "/bad/("}}]
+    backendRefs: [{name: a, port: 80}]
+  - matches: [{headers: [{name: x-canary, value: "true"}]}]
+    backendRefs: [{name: a, port: 80}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: filtered, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}]
+  rules:
+  - matches: [{path: {value: /api}, headers: [{name: X-Canary, value: "true"}]}]
+    filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: y}]}}]
+    backendRefs: [{name: a, port: 80}]
+"#;
+        let ((lowered, read), in_place) = both_tables(&snapshot_with(routes));
+        assert_eq!(in_place, 1, "only the plain route is read in place");
+        assert!(lowered.contains("UnsupportedValue"), "{lowered}");
+        assert_eq!(read, lowered);
     }
 
     // The common rule (one match, one or two backendRefs) is lowered without a heap block for
@@ -373,6 +587,28 @@ spec:
             } else {
                 prop_assert_eq!(plain, None);
             }
+        }
+
+        // Differential, whole tables: generated routes of both forms in one snapshot give
+        // the same table (every index, candidate, backend and condition) whether their rules
+        // are lowered or read in place.
+        #[test]
+        fn tables_read_in_place_agree_with_tables_lowered(
+            routes in prop::collection::vec(
+                (prop::collection::vec(arb_rule(), 1..4), prop::sample::select(vec!["[]", "[a.example.com]"])),
+                1..4,
+            ),
+        ) {
+            let yaml: Vec<String> = routes
+                .iter()
+                .enumerate()
+                .map(|(i, (rules, hostnames))| format!(
+                    "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{name: r{i}, namespace: shop}}\nspec:\n  parentRefs: [{{group: \"\", kind: Service, name: checkout, port: 80}}, {{name: gw}}]\n  hostnames: {hostnames}\n  rules: [{}]\n",
+                    rules.join(", ")
+                ))
+                .collect();
+            let ((lowered, read), _) = both_tables(&snapshot_with(&yaml.join("---\n")));
+            prop_assert_eq!(read, lowered);
         }
     }
 }

@@ -175,7 +175,7 @@ impl RouteTable {
             );
             crate::build::Builder::with_routes(
                 &input,
-                crate::build::Routes::Shared(&routes),
+                crate::build::Routes::shared(&routes),
                 options,
             )
             .with_regexes(regexes)
@@ -183,10 +183,14 @@ impl RouteTable {
         } else {
             // lowering accepts every regex (parsing it, and compiling it unless its size is
             // bounded already); the build reuses those
-            let input = crate::lower::lower_into(snapshot, &opts, &mut regexes);
-            crate::build::Builder::new(&input, options)
-                .with_regexes(regexes)
-                .build()
+            let (input, wire) = crate::lower::lower_reading(snapshot, &opts, &mut regexes);
+            crate::build::Builder::with_routes(
+                &input,
+                crate::build::Routes::reading(&input.routes, &wire),
+                options,
+            )
+            .with_regexes(regexes)
+            .build()
         };
         table.secrets_complete = snapshot.secrets_complete();
         table
