@@ -21,6 +21,7 @@ use crate::build::{Builder, Routes};
 use crate::cond::RegexPool;
 use crate::index::HashKeys;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
+use crate::lower::WireRules;
 use crate::status::ParentStatus;
 use crate::table::{BuildOptions, Part, RouteTable};
 use gamma_model::validate::Channel;
@@ -56,8 +57,10 @@ pub(crate) struct Lowered {
     routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
 }
 
-/// A kept lowered route: the stored object it was lowered from, and its lowered form.
-type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>);
+/// A kept lowered route: the stored object it was lowered from, its lowered form, and whether
+/// builds read its rules in place from the object (the lowered form then holds none:
+/// `lower::lower_for_reading`).
+type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>, bool);
 
 impl Lowered {
     /// The routes of one build: each key with its stored object and lowered form.
@@ -88,20 +91,21 @@ impl Lowered {
 }
 
 /// The kept lowered form of route `key` in `parts`, if lowered from `current` (the stored
-/// object the snapshot holds now). The newest part keeping the route decides: an older part's
-/// entry is for an object at least as old, so a stale entry there is never used.
+/// object the snapshot holds now), and whether its rules are read in place. The newest part
+/// keeping the route decides: an older part's entry is for an object at least as old, so a
+/// stale entry there is never used.
 pub(crate) fn kept_route<'p>(
     parts: &'p [Arc<Part>],
     channel: Channel,
     key: &ObjectKey,
     current: &Arc<AnyResource>,
-) -> Option<&'p Arc<RouteIr>> {
+) -> Option<(&'p Arc<RouteIr>, bool)> {
     for p in parts.iter().rev() {
         if p.lowered.routes.is_empty() || p.lowered.channel != channel {
             continue;
         }
-        if let Some((o, ir)) = p.lowered.routes.get(key) {
-            return Arc::ptr_eq(o, current).then_some(ir);
+        if let Some((o, ir, in_place)) = p.lowered.routes.get(key) {
+            return Arc::ptr_eq(o, current).then_some((ir, *in_place));
         }
     }
     None
@@ -364,7 +368,7 @@ impl RouteTable {
         );
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
-        let (input, routes, objects) = scope_input(
+        let (input, routes, objects, wire) = scope_input(
             snapshot,
             &scope,
             &current,
@@ -424,7 +428,7 @@ impl RouteTable {
                 }
             }
         }
-        let built = Builder::with_routes(&input, Routes::shared(&routes), options)
+        let built = Builder::with_routes(&input, Routes::shared(&routes, &wire), options)
             .with_regexes(regexes)
             .build_part(Covers::Scope(scope));
         let mut part = built.part;
@@ -434,7 +438,8 @@ impl RouteTable {
                 objects
                     .into_iter()
                     .zip(routes)
-                    .map(|((k, o), r)| (k, (o, r))),
+                    .zip(&wire)
+                    .map(|(((k, o), r), w)| (k, (o, r, w.is_some()))),
                 options,
             );
         }
@@ -1116,34 +1121,42 @@ type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
 /// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
 /// name as backends (for backend validity), every ReferenceGrant (`TableInput::routes`
 /// empty); its routes (shared from `parts` when one kept a route lowered from the object the
-/// snapshot holds, else lowered), with the stored object of each route (in the same order).
-fn scope_input(
-    snapshot: &Snapshot,
+/// snapshot holds, else lowered), with the stored object of each route and the rules the
+/// build reads in place (in the same order).
+fn scope_input<'s>(
+    snapshot: &'s Snapshot,
     scope: &Scope,
-    current: &[Option<&Arc<AnyResource>>],
+    current: &[Option<&'s Arc<AnyResource>>],
     opts: &gamma_model::validate::ValidateOptions,
     regexes: &mut RegexPool,
     parts: &[Arc<Part>],
-) -> (TableInput, Vec<Arc<RouteIr>>, Objects) {
+) -> (TableInput, Vec<Arc<RouteIr>>, Objects, WireRules<'s>) {
     let mut input = TableInput::default();
     let mut routes = Vec::with_capacity(current.len());
     let mut objects = Vec::with_capacity(current.len());
+    let mut wire = Vec::with_capacity(current.len());
     for (k, current) in scope.routes.iter().zip(current) {
         let Some(current) = current else {
             continue;
         };
-        if let Some(ir) = kept_route(parts, opts.channel, k, current) {
+        if let Some((ir, in_place)) = kept_route(parts, opts.channel, k, current) {
             routes.push(Arc::clone(ir));
             objects.push((k.clone(), Arc::clone(current)));
+            wire.push(
+                in_place
+                    .then(|| crate::lower::rules_in_place(current))
+                    .flatten(),
+            );
             continue;
         }
         // with the snapshot's kept verdict, as a full build: an unchanged route is not
         // validated again
         if let Some((r, valid)) = snapshot.validated_route(k, opts)
-            && let Some(ir) = crate::lower::lower_route_into(r, opts, valid, regexes)
+            && let Some((ir, rules)) = crate::lower::lower_for_reading(r, opts, valid, regexes)
         {
             routes.push(Arc::new(ir));
             objects.push((k.clone(), Arc::clone(r)));
+            wire.push(rules);
         }
     }
     let mut services: BTreeSet<NameRef<'_>> = scope
@@ -1151,13 +1164,18 @@ fn scope_input(
         .iter()
         .map(|(ns, name)| (ns.as_str(), name.as_str()))
         .collect();
-    for r in &routes {
-        for rule in &r.rules {
+    for r in Routes::shared(&routes, &wire).iter() {
+        for rule in r.rules.iter() {
             let filters =
-                std::iter::once(&rule.filters).chain(rule.backends.iter().map(|b| &b.filters));
+                std::iter::once(rule.filters).chain(rule.backends.iter().map(|b| b.filters));
             let mirrors = filters.flat_map(|f| f.mirrors.iter().map(|m| &m.backend));
-            for b in rule.backends.iter().chain(mirrors) {
-                services.insert((&b.namespace, &b.name));
+            for (ns, name) in rule
+                .backends
+                .iter()
+                .map(|b| (b.namespace, b.name))
+                .chain(mirrors.map(|b| (&*b.namespace, b.name.as_str())))
+            {
+                services.insert((ns, name));
             }
         }
     }
@@ -1188,7 +1206,7 @@ fn scope_input(
     }
     // which policy each backend uses, and whether its CA references resolve
     crate::lower::lower_backend_tls(snapshot, opts, &mut input);
-    (input, routes, objects)
+    (input, routes, objects, wire)
 }
 
 #[cfg(test)]
@@ -1221,7 +1239,7 @@ mod tests {
             .iter()
             .rev()
             .find_map(|p| p.lowered.entry(&key))
-            .map(|(_, ir)| Arc::clone(ir))
+            .map(|(_, ir, _)| Arc::clone(ir))
     }
 
     /// Whether `a` and `b` keep route `name` as the same lowered form (not lowered again).
@@ -1307,7 +1325,7 @@ mod tests {
         let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
         // the full build's part is shared, and still holds the old lowering of a
         assert!(Arc::ptr_eq(&first.parts[0], &full.parts[0]));
-        let old = first.parts[0].lowered.entry(&key_a).map(|(_, ir)| ir);
+        let old = first.parts[0].lowered.entry(&key_a).map(|(_, ir, _)| ir);
         assert!(
             old.zip(stale.as_ref())
                 .is_some_and(|(x, y)| Arc::ptr_eq(x, y))

@@ -93,20 +93,43 @@ pub(crate) fn lower_reading<'s>(
     let mut wire = Vec::new();
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
-            if valid
-                && let gamma_model::AnyResource::HttpRoute(route) = &**r
-                && let Some(view) = r.as_route()
-                && let Some((ir, rules)) = plain::route_for_reading(view, route, regexes)
-            {
+            if let Some((ir, rules)) = lower_for_reading(r, opts, valid, regexes) {
                 input.routes.push(ir);
-                wire.push(Some(rules));
-            } else if let Some(ir) = route::lower_checked_route(r, opts, valid, regexes) {
-                input.routes.push(ir);
-                wire.push(None);
+                wire.push(rules);
             }
         }
     }
     (input, wire)
+}
+
+/// Route `r` (`valid`: the snapshot's verdict under `opts`) lowered, without its rules when
+/// the build can read them in place (a valid HTTPRoute `lower::plain` admits): those are
+/// returned beside it. `None` for a resource that is not a route.
+pub(crate) fn lower_for_reading<'s>(
+    r: &'s gamma_model::AnyResource,
+    opts: &ValidateOptions,
+    valid: bool,
+    regexes: &mut RegexPool,
+) -> Option<(RouteIr, Option<&'s [gamma_model::gateway::HttpRouteRule]>)> {
+    if valid
+        && let gamma_model::AnyResource::HttpRoute(route) = r
+        && let Some(view) = r.as_route()
+        && let Some((ir, rules)) = plain::route_for_reading(view, route, regexes)
+    {
+        return Some((ir, Some(rules)));
+    }
+    route::lower_checked_route(r, opts, valid, regexes).map(|ir| (ir, None))
+}
+
+/// The rules of `r` as a build reads them in place (for a route [`lower_for_reading`] lowered
+/// without them, and kept so).
+pub(crate) fn rules_in_place(
+    r: &gamma_model::AnyResource,
+) -> Option<&[gamma_model::gateway::HttpRouteRule]> {
+    match r {
+        gamma_model::AnyResource::HttpRoute(route) => route.spec.rules.as_deref(),
+        _ => None,
+    }
 }
 
 /// Routes are lowered in kind order (HTTP, gRPC, TLS, TCP, UDP), each on its own; the snapshot
@@ -120,38 +143,43 @@ const ROUTE_ORDER: [RouteKind; 5] = [
 ];
 
 /// The lowered routes of a snapshot, shared (`Arc`), with the key and stored object of each
-/// (in the same order).
-pub(crate) type SharedRoutes = (
+/// and the rules of those the build reads in place ([`lower_for_reading`]), in the same order.
+pub(crate) type SharedRoutes<'s> = (
     Vec<Arc<RouteIr>>,
     Vec<(gamma_model::ObjectKey, Arc<gamma_model::AnyResource>)>,
+    WireRules<'s>,
 );
 
-/// [`lower_into`] with the routes held by `Arc`, each with its key and stored object (to be
+/// [`lower_reading`] with the routes held by `Arc`, each with its key and stored object (to be
 /// kept in the table: [`crate::BuildOptions::keep_lowered_routes`]); a route that `kept`
 /// holds lowered from the object the snapshot holds is taken from it, not lowered again.
-pub(crate) fn lower_sharing(
-    snapshot: &Snapshot,
+pub(crate) fn lower_sharing<'s>(
+    snapshot: &'s Snapshot,
     opts: &ValidateOptions,
     regexes: &mut RegexPool,
     kept: &[Arc<crate::table::Part>],
-) -> (TableInput, SharedRoutes) {
+) -> (TableInput, SharedRoutes<'s>) {
     let opts = &lowering_options(opts);
     let input = lower_all_but_routes(snapshot, opts);
-    let (mut routes, mut objects) = (Vec::new(), Vec::new());
+    let (mut routes, mut objects, mut wire) = (Vec::new(), Vec::new(), Vec::new());
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
             let key = gamma_model::ObjectKey::of(r);
-            if let Some(ir) = crate::incremental::kept_route(kept, opts.channel, &key, r) {
+            if let Some((ir, in_place)) =
+                crate::incremental::kept_route(kept, opts.channel, &key, r)
+            {
                 routes.push(Arc::clone(ir));
-            } else if let Some(ir) = route::lower_checked_route(r, opts, valid, regexes) {
+                wire.push(in_place.then(|| rules_in_place(r)).flatten());
+            } else if let Some((ir, rules)) = lower_for_reading(r, opts, valid, regexes) {
                 routes.push(Arc::new(ir));
+                wire.push(rules);
             } else {
                 continue;
             }
             objects.push((key, Arc::clone(r)));
         }
     }
-    (input, (routes, objects))
+    (input, (routes, objects, wire))
 }
 
 /// Everything of a snapshot but its routes, lowered (`opts`: the lowering options).

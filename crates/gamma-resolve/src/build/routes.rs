@@ -36,11 +36,15 @@ impl<'i> Routes<'i> {
         }
     }
 
-    /// Lowered routes held by `Arc`.
-    pub(crate) fn shared(routes: &'i [Arc<RouteIr>]) -> Self {
+    /// Lowered routes held by `Arc`, where `wire[i]`, when set, holds the rules of route `i`
+    /// (lowered without them).
+    pub(crate) fn shared(
+        routes: &'i [Arc<RouteIr>],
+        wire: &'i [Option<&'i [HttpRouteRule]>],
+    ) -> Self {
         Routes {
             irs: Irs::Shared(routes),
-            wire: &[],
+            wire,
         }
     }
 

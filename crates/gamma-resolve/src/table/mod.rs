@@ -164,18 +164,19 @@ impl RouteTable {
     ) -> Self {
         let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
         let mut table = if options.keep_lowered_routes {
-            let (input, (routes, objects)) =
+            let (input, (routes, objects, wire)) =
                 crate::lower::lower_sharing(snapshot, &opts, &mut regexes, kept);
             let lowered = crate::incremental::Lowered::new(
                 objects
                     .into_iter()
                     .zip(&routes)
-                    .map(|((k, o), r)| (k, (o, Arc::clone(r)))),
+                    .zip(&wire)
+                    .map(|(((k, o), r), w)| (k, (o, Arc::clone(r), w.is_some()))),
                 options,
             );
             crate::build::Builder::with_routes(
                 &input,
-                crate::build::Routes::shared(&routes),
+                crate::build::Routes::shared(&routes, &wire),
                 options,
             )
             .with_regexes(regexes)
