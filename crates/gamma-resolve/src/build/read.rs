@@ -3,9 +3,10 @@
 //!
 //! A build from a [`gamma_model::Snapshot`] lowers most routes only to their route-level
 //! fields (kind, name, hostnames, parentRefs) and reads the rules of a valid HTTPRoute
-//! without filters, timeouts or retries straight from the stored object: building and then
-//! freeing a lowered copy of every rule, match and backendRef was about a quarter of a first
-//! build. Every default the lowering applies is applied here as the rule is read, the same
+//! without filters, timeouts or retries straight from the stored object (an update reads
+//! them from the object a kept route was lowered from, `docs/incremental.md`): building and
+//! then freeing a lowered copy of every rule, match and backendRef was about a quarter of a
+//! first build. Every default the lowering applies is applied here as the rule is read, the same
 //! way (`lower::plain` admits a route to this form only when reading it is equivalent to
 //! lowering it, which the tests of `lower::plain` check table against table):
 //!

@@ -317,61 +317,9 @@ spec:
         r
     }
 
-    // The defaults of Gateway API HTTPRouteMatch (an omitted path is `PathPrefix /`, a
-    // trailing `/` of a prefix is not significant), header names compared case-insensitively
-    // (the first of each name kept), BackendRef's defaults (group "", kind Service, the
-    // route's namespace, weight 1): the plain lowering gives what the IR gives.
-    #[test]
-    fn a_plain_route_lowers_as_its_ir_does() {
-        let r = route(
-            r#"
-metadata: {name: r, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}
-spec:
-  parentRefs:
-  - {group: "", kind: Service, name: checkout, port: 80}
-  - {name: gw, sectionName: http}
-  hostnames: [shop.example.com, "*.example.com"]
-  rules:
-  - name: first
-    matches:
-    - path: {type: PathPrefix, value: /api/}
-      headers:
-      - {name: X-Canary, value: "true"}
-      - {name: x-canary, value: "false"}
-      - {type: RegularExpression, name: X-Env, value: "pr-[0-9]+"}
-      queryParams:
-      - {name: q, value: "1"}
-      - {type: RegularExpression, name: Q, value: "[a-z]+"}
-      method: GET
-    - path: {type: Exact, value: /healthz}
-    - path: {type: RegularExpression, value: "/r/[0-9]+"}
-    backendRefs:
-    - {name: a, port: 80}
-    - {name: b, namespace: other, port: 8080, weight: 0}
-    - {group: example.com, kind: Bucket, name: c}
-  - matches: []
-    backendRefs: [{name: a, port: 80, weight: 3}]
-  - {}
-"#,
-        );
-        let (plain, ir) = both_ways(&r);
-        assert_eq!(plain.as_deref(), Some(ir.as_str()));
-    }
-
-    // The build reads a valid route's rules in place only where that gives the table lowering
-    // gives: the defaults above (the Gateway API HTTPRouteMatch and BackendRef defaults,
-    // header names case-insensitive with the first of each kept), a rule dropped for a regex
-    // the engine refuses (that route is lowered), and routes of both forms in one build.
-    #[test]
-    fn a_table_read_in_place_is_the_table_lowered() {
-        let routes = r#"
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: plain, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}
-spec:
-  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}, {name: gw}]
-  hostnames: [shop.example.com]
-  rules:
+    /// The `spec.rules` of the example routes: every default of a match and a backendRef, in
+    /// three rules (the second with an empty match list, the third empty).
+    const DEFAULTED_RULES: &str = r#"  rules:
   - name: first
     matches:
     - path: {type: PathPrefix, value: /api/}
@@ -392,6 +340,44 @@ spec:
   - matches: []
     backendRefs: [{name: a, port: 80, weight: 3}, {name: a, namespace: other, port: 80}]
   - {}
+"#;
+
+    // The defaults of Gateway API HTTPRouteMatch (an omitted path is `PathPrefix /`, a
+    // trailing `/` of a prefix is not significant), header names compared case-insensitively
+    // (the first of each name kept), BackendRef's defaults (group "", kind Service, the
+    // route's namespace, weight 1): the plain lowering gives what the IR gives.
+    #[test]
+    fn a_plain_route_lowers_as_its_ir_does() {
+        let r = route(&format!(
+            r#"
+metadata: {{name: r, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}}
+spec:
+  parentRefs:
+  - {{group: "", kind: Service, name: checkout, port: 80}}
+  - {{name: gw, sectionName: http}}
+  hostnames: [shop.example.com, "*.example.com"]
+{DEFAULTED_RULES}"#
+        ));
+        let (plain, ir) = both_ways(&r);
+        assert_eq!(plain.as_deref(), Some(ir.as_str()));
+    }
+
+    // The build reads a valid route's rules in place only where that gives the table lowering
+    // gives: the defaults above (the Gateway API HTTPRouteMatch and BackendRef defaults,
+    // header names case-insensitive with the first of each kept), a rule dropped for a regex
+    // the engine refuses (that route is lowered), and routes of both forms in one build.
+    #[test]
+    fn a_table_read_in_place_is_the_table_lowered() {
+        // one route read in place (`plain`), two lowered: a refused regex, a filter
+        let plain = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: plain, namespace: shop, creationTimestamp: "2026-01-02T03:04:05Z"}
+spec:
+  parentRefs: [{group: "", kind: Service, name: checkout, port: 80}, {name: gw}]
+  hostnames: [shop.example.com]
+"#;
+        let lowered = r#"
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -414,7 +400,8 @@ spec:
     filters: [{type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: x, value: y}]}}]
     backendRefs: [{name: a, port: 80}]
 "#;
-        let ((lowered, read), in_place) = both_tables(&snapshot_with(routes));
+        let routes = format!("{plain}{DEFAULTED_RULES}{lowered}");
+        let ((lowered, read), in_place) = both_tables(&snapshot_with(&routes));
         assert_eq!(in_place, 1, "only the plain route is read in place");
         assert!(lowered.contains("UnsupportedValue"), "{lowered}");
         assert_eq!(read, lowered);
