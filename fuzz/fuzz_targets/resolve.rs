@@ -3,10 +3,13 @@
 //!
 //! Properties: never panics; `parent_conditions`, decisions and explanations render and
 //! serialize; `explain` names the same winning rule as `resolve` (explain walks the
-//! candidates itself, its winner must be resolve's).
+//! candidates itself, its winner must be resolve's); the table decides and reports exactly as
+//! the table of the same snapshot lowered whole (`lower_with`, then `from_input`), which
+//! reads no rule in place.
 #![no_main]
 
 use gamma_fuzz::{cluster, frame, generate::Gen, request};
+use gamma_model::validate::ValidateOptions;
 use gamma_resolve::{BuildOptions, MeshHostnames, MeshReferenceGrants, RouteTable};
 use libfuzzer_sys::fuzz_target;
 
@@ -24,6 +27,13 @@ fuzz_target!(|data: &[u8]| {
     // any seed: the keyed hashes and their probe bound must hold for all of them
     options = options.with_hash_seed(g.word());
     let table = RouteTable::build(&snapshot, &options);
+    let opts = ValidateOptions::channel(options.channel);
+    let lowered = RouteTable::from_input(&gamma_resolve::lower_with(&snapshot, &opts), &options);
+    assert_eq!(
+        table.parent_conditions(),
+        lowered.parent_conditions(),
+        "a build from the snapshot and one from its whole lowering report differently"
+    );
     let _ = serde_json::to_string(table.parent_conditions()).expect("conditions serialize");
     let _ = table.stats();
     let n = 1 + g.below(16);
@@ -31,6 +41,11 @@ fuzz_target!(|data: &[u8]| {
         let owned = request::request(&mut g, &addresses);
         let req = owned.as_request();
         let decision = table.resolve(&req, owned.entropy);
+        assert_eq!(
+            decision,
+            lowered.resolve(&req, owned.entropy),
+            "a build from the snapshot and one from its whole lowering decide {req:?} differently"
+        );
         let _ = serde_json::to_string(&decision).expect("decision serializes");
         let explanation = table.explain(&req, owned.entropy);
         let _ = explanation.to_string();
