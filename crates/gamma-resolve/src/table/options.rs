@@ -136,10 +136,11 @@ pub struct BuildOptions {
     /// from), for [`RouteTable::update`](crate::RouteTable::update) and
     /// [`RouteTable::build_reusing`](crate::RouteTable::build_reusing): an update or a later
     /// build then never lowers again a route whose object did not change, whichever route
-    /// changes (`docs/incremental.md`, "Lowered routes kept"). Costs memory: about 620
+    /// changes (`docs/incremental.md`, "Lowered routes kept"). Costs memory: about 150
     /// bytes more per rule for typical mesh HTTPRoutes, where the compiled table alone takes
-    /// about 200 (benches/records/builds-from-a-snapshot.md, "eighth pass"; the stored objects
-    /// are the snapshot's, shared). Default `false`, for data planes that only resolve; an
+    /// about 200 (benches/records/builds-from-a-snapshot.md, "thirteenth look"; the stored
+    /// objects are the snapshot's, shared, and the rules of a plain HTTPRoute are read from
+    /// them, not kept lowered). Default `false`, for data planes that only resolve; an
     /// embedder that updates its table (a controller's incremental reconcile) turns it on.
     /// Decisions, explanations and conditions never depend on it.
     pub keep_lowered_routes: bool,
