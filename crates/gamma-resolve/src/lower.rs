@@ -47,7 +47,7 @@ pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
 /// routes of a snapshot: for embedders and tools that look at one object, e.g. to show how a
 /// route will be served before it is applied.
 pub fn lower_route(resource: &gamma_model::AnyResource, opts: &ValidateOptions) -> Option<RouteIr> {
-    lower_route_into(
+    route::lower_checked_route(
         resource,
         &lowering_options(opts),
         false,
@@ -477,20 +477,6 @@ pub(crate) fn lower_grant(g: &gamma_model::gateway::ReferenceGrant) -> GrantIr {
             .map(|t| (t.group.clone(), t.kind.clone(), t.name.clone()))
             .collect(),
     }
-}
-
-/// Lowers one route of any kind (`None` for a resource that is not a route) under `opts` (from
-/// [`lowering_options`]), compiling its regexes into `regexes`: the per-route step of
-/// [`lower_into`], which an incremental update runs for the routes it rebuilds. `known_valid`:
-/// the snapshot's kept verdict says the route is valid under `opts`
-/// ([`Snapshot::validated_route`]), so it is not validated again.
-pub(crate) fn lower_route_into(
-    resource: &gamma_model::AnyResource,
-    opts: &ValidateOptions,
-    known_valid: bool,
-    regexes: &mut RegexPool,
-) -> Option<RouteIr> {
-    route::lower_checked_route(resource, opts, known_valid, regexes)
 }
 
 /// The validation options every lowering uses: the caller's, with header values carrying

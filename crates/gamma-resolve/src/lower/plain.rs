@@ -37,21 +37,9 @@ pub(super) fn lower_valid_http(
     if !rules.iter().all(is_plain) {
         return None;
     }
-    // the IR validates hostnames even for a route known valid; so does this
-    let hostnames = route
-        .spec
-        .hostnames
-        .iter()
-        .map(|h| ir::Hostname::new(h).ok().map(ir::Hostname::into_string))
-        .collect::<Option<Vec<_>>>()?;
+    let mut out = without_rules(view, route)?;
     // shared by every backendRef that omits its namespace, as in the IR
     let ns: Arc<str> = Arc::from(view.metadata.namespace_or_default());
-    let parents = view
-        .parent_refs
-        .iter()
-        .map(|p| parent_from_wire(p, &ns))
-        .collect();
-    let mut out = base(view, parents, hostnames);
     // each rule is lowered in its place in the list (default first, then filled in)
     out.rules = iter::repeat_with(RuleIr::default)
         .take(rules.len())
@@ -96,6 +84,7 @@ pub(super) fn route_for_reading<'s>(
     if !rules.iter().all(is_plain) {
         return None;
     }
+    let out = without_rules(view, route)?;
     for rule in rules {
         for m in rule.matches.iter().flatten() {
             if !readable(m, regexes) {
@@ -103,6 +92,13 @@ pub(super) fn route_for_reading<'s>(
             }
         }
     }
+    Some((out, rules))
+}
+
+/// `route` lowered to its route-level fields (kind, name, hostnames, parentRefs), no rules;
+/// `None` for a hostname the IR refuses (the IR checks hostnames even for a route known
+/// valid, and so do both lowerings here).
+fn without_rules(view: RouteView<'_>, route: &HttpRoute) -> Option<RouteIr> {
     let hostnames = route
         .spec
         .hostnames
@@ -115,7 +111,7 @@ pub(super) fn route_for_reading<'s>(
         .iter()
         .map(|p| parent_from_wire(p, ns))
         .collect();
-    Some((base(view, parents, hostnames), rules))
+    Some(base(view, parents, hostnames))
 }
 
 /// Whether `m` holds only values gamma-model knows and regexes the engine accepts (compiled
