@@ -12,6 +12,8 @@ pub enum Missing {
     UpstreamCrds,
     /// `go` is there but building `tools/kube-testenv` failed (e.g. no module proxy).
     Build,
+    /// A Gateway API release tree could not be fetched (`tools/gateway-api-release` failed).
+    ReleaseData,
 }
 
 /// A test environment that could not be started.

@@ -15,6 +15,8 @@
 //!   ([`TestEnv::restart`]: same data, URL and kubeconfig) or whose etcd can be compacted
 //!   ([`TestEnv::compact_etcd`]: watches from older resourceVersions get 410 Gone), for tests
 //!   of faults.
+//! - [`upstream::release_tree`]: the CRDs, examples and invalid examples of each supported
+//!   Gateway API release ([`upstream::RELEASES`]), fetched from the Go module proxy on first use.
 //! - [`TestEnv::namespace_name`]: a fresh unique namespace name per test (creating the
 //!   Namespace is the caller's job).
 //!
@@ -43,6 +45,7 @@ mod kubeconfig;
 mod names;
 mod process;
 mod shared;
+pub mod upstream;
 
 pub use error::{Error, Missing};
 pub use names::namespace_name;

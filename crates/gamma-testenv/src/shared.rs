@@ -42,6 +42,6 @@ pub fn shared_or_skip(channel: Channel) -> Option<&'static TestEnv> {
     }
 }
 
-fn required() -> bool {
+pub(crate) fn required() -> bool {
     std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1")
 }
