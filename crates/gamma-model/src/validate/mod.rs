@@ -48,6 +48,7 @@ pub mod meta;
 mod path;
 pub mod patterns;
 mod policy;
+mod release;
 pub mod served;
 mod service;
 mod status;
@@ -61,6 +62,9 @@ pub use fields::{
     check_fields, validate_checked,
 };
 pub use path::FieldPath;
+pub use release::{
+    BUNDLE_VERSION_ANNOTATION, Bundle, CHANNEL_ANNOTATION, Release, UnsupportedRelease,
+};
 pub use status::MAX_STATUS_PARENTS;
 pub use update::{TRANSITION_RULES, add_transition_errors, transition_errors, validate_update};
 
@@ -100,6 +104,17 @@ pub struct ValidateOptions {
     /// must do, since such a value programmed into a data plane is header injection.
     /// [`validate_checked`] sets it itself and reports these as warnings.
     pub refuse_control_characters: bool,
+}
+
+impl Channel {
+    /// The channel as the CRDs' `gateway.networking.k8s.io/channel` annotation writes it:
+    /// `standard` or `experimental`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Standard => "standard",
+            Channel::Experimental => "experimental",
+        }
+    }
 }
 
 impl ValidateOptions {

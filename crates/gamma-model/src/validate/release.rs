@@ -1,0 +1,208 @@
+//! Which Gateway API CRD bundle a cluster runs: a [`Release`] (minor series) and a
+//! [`Channel`].
+//!
+//! A cluster installs exactly one bundle; every CRD of it carries the annotations
+//! [`BUNDLE_VERSION_ANNOTATION`] (`v1.7.0`) and [`CHANNEL_ANNOTATION`] (`standard` or
+//! `experimental`), and the API server validates every object against that bundle's schemas
+//! and CEL rules. Patch releases of one minor series share their schemas (v1.6.1, v1.6.2 and
+//! v1.6.3 differ only in descriptions and conformance tests), so a release is named by its
+//! minor series.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use super::Channel;
+
+/// The annotation every Gateway API CRD carries with its bundle's version (`v1.7.0`).
+pub const BUNDLE_VERSION_ANNOTATION: &str = "gateway.networking.k8s.io/bundle-version";
+
+/// The annotation every Gateway API CRD carries with its bundle's channel.
+pub const CHANNEL_ANNOTATION: &str = "gateway.networking.k8s.io/channel";
+
+/// A Gateway API release series whose CRDs gamma-rs knows. Ordered oldest first.
+///
+/// The default is the newest ([`Release::NEWEST`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[non_exhaustive]
+pub enum Release {
+    /// Gateway API v1.5.x.
+    #[serde(rename = "v1.5")]
+    V1_5,
+    /// Gateway API v1.6.x.
+    #[serde(rename = "v1.6")]
+    V1_6,
+    /// Gateway API v1.7.x (v1.7.0 released 2026-10-29).
+    #[default]
+    #[serde(rename = "v1.7")]
+    V1_7,
+}
+
+impl Release {
+    /// Every supported release, oldest first.
+    pub const ALL: [Release; 3] = [Release::V1_5, Release::V1_6, Release::V1_7];
+
+    /// The newest supported release: the default everywhere a release is chosen.
+    pub const NEWEST: Release = Release::V1_7;
+
+    /// The release series as written in flags and messages: `v1.7`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Release::V1_5 => "v1.5",
+            Release::V1_6 => "v1.6",
+            Release::V1_7 => "v1.7",
+        }
+    }
+
+    /// The patch release whose CRDs gamma-rs' rules for this series are checked against.
+    pub fn reference_patch(self) -> &'static str {
+        match self {
+            Release::V1_5 => "v1.5.1",
+            Release::V1_6 => "v1.6.1",
+            Release::V1_7 => "v1.7.0",
+        }
+    }
+
+    /// Parses `v1.7`, `v1.7.0`, `1.6.3` or a pre-release such as `v1.7.0-rc.1`: the minor
+    /// series decides.
+    ///
+    /// ```
+    /// use gamma_model::validate::Release;
+    /// assert_eq!(Release::parse("v1.6.3"), Ok(Release::V1_6));
+    /// assert_eq!("1.7".parse::<Release>(), Ok(Release::V1_7));
+    /// assert!(Release::parse("v1.4.0").is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`UnsupportedRelease`] when the text is not a version or names a series gamma-rs does
+    /// not know.
+    pub fn parse(text: &str) -> Result<Release, UnsupportedRelease> {
+        let unsupported = || UnsupportedRelease {
+            given: text.to_owned(),
+        };
+        let version = text.trim();
+        let version = version.strip_prefix('v').unwrap_or(version);
+        let version = version.split(['-', '+']).next().unwrap_or(version);
+        let mut parts = version.split('.');
+        let (Some(major), Some(minor)) = (parts.next(), parts.next()) else {
+            return Err(unsupported());
+        };
+        let patch = parts.next();
+        let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if parts.next().is_some() || !numeric(major) || !numeric(minor) {
+            return Err(unsupported());
+        }
+        if patch.is_some_and(|p| !numeric(p)) {
+            return Err(unsupported());
+        }
+        match (major, minor.trim_start_matches('0')) {
+            ("1", "5") => Ok(Release::V1_5),
+            ("1", "6") => Ok(Release::V1_6),
+            ("1", "7") => Ok(Release::V1_7),
+            _ => Err(unsupported()),
+        }
+    }
+}
+
+impl fmt::Display for Release {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Release {
+    type Err = UnsupportedRelease;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Release::parse(s)
+    }
+}
+
+/// A version that names no release gamma-rs supports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Gateway API {given:?} is not supported: gamma-rs speaks v1.5, v1.6 and v1.7 (any patch release, e.g. v1.7.0 or v1.6.3)"
+)]
+pub struct UnsupportedRelease {
+    /// The text given.
+    pub given: String,
+}
+
+/// The CRD bundle a cluster runs: one release and one channel.
+///
+/// ```
+/// use gamma_model::validate::{Bundle, Channel, Release};
+/// let bundle = Bundle::new(Release::V1_6, Channel::Experimental);
+/// assert_eq!(bundle.to_string(), "Gateway API v1.6 (experimental channel)");
+/// assert_eq!(Bundle::default(), Bundle::new(Release::NEWEST, Channel::Standard));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[non_exhaustive]
+pub struct Bundle {
+    /// The release series.
+    pub release: Release,
+    /// The channel.
+    pub channel: Channel,
+}
+
+impl Bundle {
+    /// The bundle of `release` and `channel`.
+    pub const fn new(release: Release, channel: Channel) -> Bundle {
+        Bundle { release, channel }
+    }
+}
+
+impl fmt::Display for Bundle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Gateway API {} ({} channel)",
+            self.release,
+            self.channel.as_str()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_patch_and_spelling_of_a_supported_series_parses_to_it() {
+        for (text, release) in [
+            ("v1.5", Release::V1_5),
+            ("v1.5.1", Release::V1_5),
+            ("1.6", Release::V1_6),
+            ("v1.6.3", Release::V1_6),
+            ("v1.7.0", Release::V1_7),
+            ("v1.7.0-rc.1", Release::V1_7),
+            (" v1.07.2 ", Release::V1_7),
+        ] {
+            assert_eq!(Release::parse(text), Ok(release), "{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_series_and_non_versions_are_refused_naming_what_is_supported() {
+        for text in [
+            "", "v", "v1", "v1.4.0", "v1.8", "v2.0", "latest", "v1.7.x", "v1.7.0.1", "v1..7",
+        ] {
+            let err = Release::parse(text).unwrap_err();
+            assert_eq!(err.given, text);
+            assert!(err.to_string().contains("v1.5, v1.6 and v1.7"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_default_release_is_the_newest_and_all_is_oldest_first() {
+        assert_eq!(Release::default(), Release::NEWEST);
+        assert!(Release::ALL.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(Release::ALL.last(), Some(&Release::NEWEST));
+        for r in Release::ALL {
+            assert_eq!(Release::parse(r.reference_patch()), Ok(r));
+            assert_eq!(Release::parse(r.as_str()), Ok(r));
+        }
+    }
+}
