@@ -122,7 +122,7 @@ mod tests {
     fn documents_read_by_k8s_openapi_convert_as_decode_reads_them() {
         let mut dirs =
             vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/manifests")];
-        if let Some(up) = std::env::var_os("GAMMA_UPSTREAM_DIR") {
+        if let Some(up) = gamma_testenv::upstream::v1_6_1() {
             // Every directory under the examples.
             let mut stack = vec![std::path::PathBuf::from(up).join("examples")];
             while let Some(dir) = stack.pop() {

@@ -252,7 +252,7 @@ mod tests {
     /// Every object of the upstream examples (Gateway API v1.6.1), with its file and its
     /// document as written; `None` (the test skips) without `GAMMA_UPSTREAM_DIR`.
     fn upstream() -> Option<Vec<(String, AnyResource, Value)>> {
-        let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR") else {
+        let Some(dir) = gamma_testenv::upstream::v1_6_1() else {
             eprintln!("skipped: GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release)");
             return None;
         };

@@ -114,7 +114,7 @@ fn assert_subset(expected: &Value, actual: &Value, path: &str) {
 /// fields the server fills in: CRD defaults and server-set metadata).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_upstream_example_reads_back_as_decode_gives_from_the_file() {
-    let Some(upstream) = std::env::var_os("GAMMA_UPSTREAM_DIR") else {
+    let Some(upstream) = gamma_testenv::upstream::v1_6_1() else {
         gamma_skip_note(
             "skipped: GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree)",
         );

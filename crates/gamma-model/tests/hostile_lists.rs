@@ -22,7 +22,7 @@ use gamma_model::{ResourceKind, Validate};
 use serde_json::{Map, Value, json};
 
 fn upstream() -> Option<PathBuf> {
-    let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR") else {
+    let Some(dir) = gamma_testenv::upstream::v1_6_1() else {
         gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping the CRD maxItems test");
         return None;
     };

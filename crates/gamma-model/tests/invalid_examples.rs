@@ -10,7 +10,7 @@ use gamma_model::validate::{Channel, ValidateOptions};
 use gamma_model::{Validate, decode};
 
 fn upstream_dir() -> Option<PathBuf> {
-    match std::env::var_os("GAMMA_UPSTREAM_DIR") {
+    match gamma_testenv::upstream::v1_6_1() {
         Some(d) => Some(PathBuf::from(d)),
         None => {
             gamma_skip_note(

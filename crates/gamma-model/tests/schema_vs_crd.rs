@@ -254,7 +254,7 @@ fn join(path: &str, key: &str) -> String {
 
 #[test]
 fn schemas_match_the_upstream_crds_but_for_documented_differences() {
-    let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR").map(PathBuf::from) else {
+    let Some(dir) = gamma_testenv::upstream::v1_6_1().map(PathBuf::from) else {
         gamma_skip_note(
             "skipped: GAMMA_UPSTREAM_DIR is not set: skipping the CRD schema comparison",
         );

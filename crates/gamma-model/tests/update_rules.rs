@@ -36,7 +36,7 @@ fn walk(s: &Value, path: &str, out: &mut BTreeSet<(String, String, String)>) {
 
 #[test]
 fn every_transition_rule_of_the_crds_is_listed() {
-    let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR").map(PathBuf::from) else {
+    let Some(dir) = gamma_testenv::upstream::v1_6_1().map(PathBuf::from) else {
         gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
         return;
     };

@@ -15,7 +15,7 @@ use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::Value;
 
 fn upstream_dir() -> Option<PathBuf> {
-    match std::env::var_os("GAMMA_UPSTREAM_DIR") {
+    match gamma_testenv::upstream::v1_6_1() {
         Some(dir) => Some(PathBuf::from(dir)),
         None => {
             gamma_skip_note(

@@ -51,7 +51,7 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn fixture() -> Option<&'static Fixture> {
     static F: OnceLock<Option<Fixture>> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = PathBuf::from(std::env::var_os("GAMMA_UPSTREAM_DIR")?);
+        let dir = PathBuf::from(gamma_testenv::upstream::v1_6_1()?);
         let mut schemas = HashMap::new();
         for channel in ["standard", "experimental"] {
             let mut files = Vec::new();

@@ -729,7 +729,7 @@ proptest! {
 }
 
 fn upstream_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("GAMMA_UPSTREAM_DIR").map(PathBuf::from);
+    let dir = gamma_testenv::upstream::v1_6_1().map(PathBuf::from);
     if dir.is_none() {
         eprintln!("skipped: GAMMA_UPSTREAM_DIR is not set: skipping the upstream inputs");
     }

@@ -84,6 +84,8 @@ impl Default for Options {
 #[derive(Debug)]
 pub struct TestEnv {
     channel: Channel,
+    /// The CRD manifests installed (`config/crd/<channel>/` of the release tree).
+    crd_dir: PathBuf,
     options: Options,
     binary: PathBuf,
     work_dir: PathBuf,
@@ -115,13 +117,14 @@ impl TestEnv {
     /// [`TestEnv::start`] with `options`: a server that can be restarted, or one without a
     /// watch cache. For tests of faults, which need a server of their own.
     pub fn start_with(channel: Channel, options: Options) -> Result<TestEnv, Error> {
-        upstream_crds(std::env::var_os("GAMMA_UPSTREAM_DIR").as_deref(), channel)?;
+        let crd_dir = upstream_crds(crate::upstream::v1_6_1().as_deref(), channel)?;
         let binary = build(Path::new(START), None)?;
         let work_dir = new_work_dir(channel)?;
         let kubeconfig = work_dir.join("kubeconfig");
         let log = work_dir.join("server.log");
         let mut env = TestEnv {
             channel,
+            crd_dir,
             options,
             binary,
             work_dir,
@@ -197,6 +200,8 @@ impl TestEnv {
             .arg(&self.kubeconfig)
             .arg("--channel")
             .arg(self.channel.as_str())
+            .arg("--crd-dir")
+            .arg(&self.crd_dir)
             .arg(format!("--watch-cache={}", self.options.watch_cache));
         if self.options.restartable {
             command.arg("--data-dir").arg(self.work_dir.join("data"));
@@ -375,7 +380,7 @@ fn upstream_crds(upstream: Option<&OsStr>, channel: Channel) -> Result<PathBuf, 
     let Some(upstream) = upstream else {
         return Err(Error::Unavailable {
             missing: Missing::UpstreamCrds,
-            detail: "GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree whose CRDs the server installs)".to_owned(),
+            detail: "no Gateway API v1.6.1 release tree: GAMMA_UPSTREAM_DIR is not set and it could not be fetched (see the line above)".to_owned(),
         });
     };
     let dir = Path::new(upstream)

@@ -64,6 +64,24 @@ pub fn release_tree(version: &str) -> Result<PathBuf, Error> {
     }
 }
 
+/// The tree of the tests that read one release, v1.6.1: `$GAMMA_UPSTREAM_DIR` when it is set
+/// (a checkout of any release the caller wants to try), else [`release_tree`]`("v1.6.1")`.
+/// `None` when neither is available, after saying why on standard error, so that the caller
+/// can skip with its own note.
+pub fn v1_6_1() -> Option<std::ffi::OsString> {
+    if let Some(dir) = std::env::var_os("GAMMA_UPSTREAM_DIR") {
+        return Some(dir);
+    }
+    match release_tree("v1.6.1") {
+        Ok(dir) => Some(dir.into_os_string()),
+        Err(e) => {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "{e}");
+            None
+        }
+    }
+}
+
 fn fetch(version: &str) -> Result<PathBuf, String> {
     let output = Command::new("go")
         .args(["run", ".", version])
