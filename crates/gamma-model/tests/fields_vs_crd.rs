@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use gamma_model::ResourceKind;
 use gamma_model::validate::EXPERIMENTAL_ONLY;
-use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
+use gamma_model::validate::{Bundle, Channel, ErrorKind, Release, ValidateOptions};
 use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::{Map, Value, json};
 
@@ -29,7 +29,7 @@ struct Crd {
 }
 
 fn upstream() -> Option<PathBuf> {
-    let dir = std::env::var_os("GAMMA_UPSTREAM_DIR").map(PathBuf::from);
+    let dir = gamma_testenv::upstream::v1_6_1().map(PathBuf::from);
     if dir.is_none() {
         gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping the CRD field checks");
     }
@@ -416,8 +416,10 @@ fn experimental_only_fields_are_the_difference_between_the_channels() {
     }
 }
 
+/// `retry` is experimental-only up to Gateway API v1.6 and standard from v1.7 (GEP-1731; the
+/// v1.7.0 standard HTTPRoute CRD declares `spec.rules[].retry`).
 #[test]
-fn experimental_fields_are_unknown_on_the_standard_channel_only() {
+fn experimental_fields_are_unknown_on_the_standard_channel_of_the_releases_without_them() {
     let input = "apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: r, namespace: shop}
@@ -430,14 +432,27 @@ spec:
     let doc = &decode_documents(input, &DecodeOptions::checking_fields())
         .unwrap()
         .documents[0];
-    let std = doc.validate_with(&ValidateOptions::channel(Channel::Standard));
-    assert_eq!(std.errors.len(), 1, "{std:?}");
-    assert_eq!(std.errors[0].path.as_str(), "spec.rules[0].retry");
-    assert_eq!(std.errors[0].kind, ErrorKind::UnknownField);
-    assert!(
-        doc.validate_with(&ValidateOptions::channel(Channel::Experimental))
-            .is_ok()
-    );
+    for release in [Release::V1_5, Release::V1_6] {
+        let std = doc.validate_with(&ValidateOptions::bundle(Bundle::new(
+            release,
+            Channel::Standard,
+        )));
+        assert_eq!(std.errors.len(), 1, "{release}: {std:?}");
+        assert_eq!(std.errors[0].path.as_str(), "spec.rules[0].retry");
+        assert_eq!(std.errors[0].kind, ErrorKind::UnknownField);
+    }
+    for bundle in Release::ALL.into_iter().flat_map(|r| {
+        [
+            Bundle::new(r, Channel::Experimental),
+            Bundle::new(r, Channel::Standard),
+        ]
+    }) {
+        if bundle.channel == Channel::Standard && bundle.release < Release::V1_7 {
+            continue;
+        }
+        let report = doc.validate_with(&ValidateOptions::bundle(bundle));
+        assert!(report.is_ok(), "{bundle}: {report:?}");
+    }
 }
 
 /// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test

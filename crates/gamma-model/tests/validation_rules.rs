@@ -1,7 +1,7 @@
 //! One table-driven test per validation rule: accepted and rejected values, including the edges.
 //! Each test cites the upstream Gateway API source it pins; the limits come from the v1.6.1 CRDs.
 
-use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
+use gamma_model::validate::{Bundle, Channel, ErrorKind, Release, ValidateOptions};
 use gamma_model::{AnyResource, Validate, ValidationErrors};
 use serde_json::{Value, json};
 
@@ -42,19 +42,39 @@ fn gateway_listeners(listeners: Value) -> AnyResource {
     gateway(json!({"gatewayClassName": "c", "listeners": listeners}))
 }
 
-fn run(o: &AnyResource, channel: Channel) -> Result<(), ValidationErrors> {
-    o.validate_with(&ValidateOptions::channel(channel))
+/// A channel of the newest release, or a whole bundle (release and channel).
+trait Under: Copy + std::fmt::Debug {
+    fn options(self) -> ValidateOptions;
+}
+
+impl Under for Channel {
+    fn options(self) -> ValidateOptions {
+        ValidateOptions::channel(self)
+    }
+}
+
+impl Under for Bundle {
+    fn options(self) -> ValidateOptions {
+        ValidateOptions::bundle(self)
+    }
+}
+
+const V1_6_STD: Bundle = Bundle::new(Release::V1_6, Channel::Standard);
+const V1_6_EXP: Bundle = Bundle::new(Release::V1_6, Channel::Experimental);
+
+fn run(o: &AnyResource, channel: impl Under) -> Result<(), ValidationErrors> {
+    o.validate_with(&channel.options())
 }
 
 #[track_caller]
-fn accepted(o: AnyResource, channel: Channel) {
+fn accepted(o: AnyResource, channel: impl Under) {
     if let Err(e) = run(&o, channel) {
         panic!("expected {channel:?} to accept, got: {e}");
     }
 }
 
 #[track_caller]
-fn rejected_at(o: AnyResource, channel: Channel, path: &str) -> ValidationErrors {
+fn rejected_at(o: AnyResource, channel: impl Under, path: &str) -> ValidationErrors {
     match run(&o, channel) {
         Ok(()) => panic!("expected {channel:?} to reject at {path}, but it was accepted"),
         Err(e) => {
@@ -68,7 +88,7 @@ fn rejected_at(o: AnyResource, channel: Channel, path: &str) -> ValidationErrors
 }
 
 #[track_caller]
-fn rejected_with(o: AnyResource, channel: Channel, path: &str, message: &str) {
+fn rejected_with(o: AnyResource, channel: impl Under, path: &str, message: &str) {
     let e = rejected_at(o, channel, path);
     assert!(
         e.errors()
@@ -1032,10 +1052,23 @@ fn retry_limits() {
         EXP,
         &format!("{at}.codes[1]"),
     );
-    rejected_at(r(json!({"attempts": 0})), EXP, &format!("{at}.attempts"));
+    rejected_at(r(json!({"attempts": -1})), EXP, &format!("{at}.attempts"));
     rejected_at(r(json!({"backoff": "1"})), EXP, &format!("{at}.backoff"));
+    // `attempts` minimum 1 up to v1.6; from v1.7 (standard, GEP-1731) minimum 0, which
+    // disables retries.
+    rejected_at(
+        r(json!({"attempts": 0})),
+        V1_6_EXP,
+        &format!("{at}.attempts"),
+    );
+    accepted(r(json!({"attempts": 0})), EXP);
+    accepted(r(json!({"attempts": 0})), STD);
     // Experimental-only fields are validated whenever present.
-    rejected_at(r(json!({"attempts": 0})), STD, &format!("{at}.attempts"));
+    rejected_at(
+        r(json!({"attempts": 0})),
+        V1_6_STD,
+        &format!("{at}.attempts"),
+    );
 }
 
 // GEP-1619 session persistence: Permanent needs absoluteTimeout; cookieConfig only with type
@@ -1076,9 +1109,19 @@ fn session_persistence_rules() {
 // HTTPRoute CRD v1.6.1; Gateway API experimental channel: unique rule names are enforced on the
 // experimental channel only.
 #[test]
-fn rule_names_unique_on_experimental_channel() {
+fn rule_names_unique_on_experimental_channel_and_on_standard_from_v1_7() {
     let r = || http(json!({"rules": [{"name": "a"}, {"name": "a"}]}));
-    accepted(r(), STD);
+    // Up to v1.6 only the experimental CRD carries the rule; v1.7's standard HTTPRoute and
+    // GRPCRoute CRDs carry it too.
+    accepted(r(), V1_6_STD);
+    for under in [V1_6_EXP, Bundle::new(Release::V1_7, Channel::Standard)] {
+        rejected_with(
+            r(),
+            under,
+            "spec.rules",
+            "Rule name must be unique within the route",
+        );
+    }
     rejected_with(
         r(),
         EXP,

@@ -24,7 +24,7 @@ use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::lower::WireRules;
 use crate::status::ParentStatus;
 use crate::table::{BuildOptions, Part, RouteTable};
-use gamma_model::validate::Channel;
+use gamma_model::validate::Bundle;
 
 /// At most this many parts: past it, an update first merges the parts of earlier updates
 /// into one (rebuilding their scopes together), so a table never holds more.
@@ -48,12 +48,12 @@ const MAX_LOWERED: usize = 1024;
 /// number of updates from one table see the same routes; the table stays `Send + Sync` with
 /// no lock.
 ///
-/// Lowering reads the validation channel too: routes kept by a build on another channel
-/// ([`RouteTable::build_reusing`] takes any earlier table) are never used.
+/// Lowering reads the validation release and channel too: routes kept by a build for another
+/// bundle ([`RouteTable::build_reusing`] takes any earlier table) are never used.
 #[derive(Debug, Default)]
 pub(crate) struct Lowered {
-    /// The channel the routes were validated against.
-    channel: Channel,
+    /// The release and channel the routes were validated against.
+    bundle: Bundle,
     routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
 }
 
@@ -72,7 +72,7 @@ impl Lowered {
         map.extend(routes);
         map.shrink_to_fit();
         Lowered {
-            channel: options.channel,
+            bundle: Bundle::new(options.release, options.channel),
             routes: map,
         }
     }
@@ -96,12 +96,12 @@ impl Lowered {
 /// stale entry there is never used.
 pub(crate) fn kept_route<'p>(
     parts: &'p [Arc<Part>],
-    channel: Channel,
+    bundle: Bundle,
     key: &ObjectKey,
     current: &Arc<AnyResource>,
 ) -> Option<(&'p Arc<RouteIr>, bool)> {
     for p in parts.iter().rev() {
-        if p.lowered.routes.is_empty() || p.lowered.channel != channel {
+        if p.lowered.routes.is_empty() || p.lowered.bundle != bundle {
             continue;
         }
         if let Some((o, ir, in_place)) = p.lowered.routes.get(key) {
@@ -287,9 +287,7 @@ impl RouteTable {
             }
             return;
         }
-        let vopts = crate::lower::lowering_options(
-            &gamma_model::validate::ValidateOptions::channel(options.channel),
-        );
+        let vopts = crate::lower::lowering_options(&options.validate_options());
         let mut input = TableInput::default();
         crate::lower::lower_backend_tls(snapshot, &vopts, &mut input);
         let mut pairs = BTreeSet::new();
@@ -363,9 +361,7 @@ impl RouteTable {
         else {
             return false;
         };
-        let vopts = crate::lower::lowering_options(
-            &gamma_model::validate::ValidateOptions::channel(options.channel),
-        );
+        let vopts = crate::lower::lowering_options(&options.validate_options());
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
         let (input, routes, objects, wire) = scope_input(
@@ -1139,7 +1135,7 @@ fn scope_input<'s>(
         let Some(current) = current else {
             continue;
         };
-        if let Some((ir, in_place)) = kept_route(parts, opts.channel, k, current) {
+        if let Some((ir, in_place)) = kept_route(parts, opts.as_bundle(), k, current) {
             routes.push(Arc::clone(ir));
             objects.push((k.clone(), Arc::clone(current)));
             wire.push(

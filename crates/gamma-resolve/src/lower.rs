@@ -166,7 +166,7 @@ pub(crate) fn lower_sharing<'s>(
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
             let key = gamma_model::ObjectKey::of(r);
             if let Some((ir, in_place)) =
-                crate::incremental::kept_route(kept, opts.channel, &key, r)
+                crate::incremental::kept_route(kept, opts.as_bundle(), &key, r)
             {
                 routes.push(Arc::clone(ir));
                 wire.push(in_place.then(|| rules_in_place(r)).flatten());

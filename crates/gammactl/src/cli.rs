@@ -140,6 +140,16 @@ pub struct InputArgs {
     /// or, inside a pod, the cluster of its service account, instead of `-f`.
     #[arg(long, conflicts_with = "files")]
     pub cluster: bool,
+    /// The Gateway API release whose CRDs the objects are judged by: a minor series or any
+    /// of its patch releases (`v1.7`, `v1.7.0`, `v1.6.3`, `v1.5.1`). Served versions, the
+    /// fields each channel declares and the rules follow it (docs/validation.md, "Releases").
+    #[arg(
+        long = "bundle-version",
+        value_name = "VERSION",
+        value_parser = gamma_mesh::model::validate::Release::parse,
+        default_value_t = gamma_mesh::model::validate::Release::NEWEST
+    )]
+    pub bundle_version: gamma_mesh::model::validate::Release,
     /// Do not warn about objects of kinds gamma-rs does not read (Deployments, ConfigMaps, ...),
     /// summarised otherwise in one line on standard error.
     #[arg(short = 'q', long)]

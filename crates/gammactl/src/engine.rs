@@ -66,7 +66,7 @@ impl Engine {
     /// `binding` says which addresses mesh routes bind to (`--bind`).
     pub fn build(
         snapshot: &Snapshot,
-        channel: gamma_mesh::model::validate::Channel,
+        bundle: gamma_mesh::model::validate::Bundle,
         binding: gamma_mesh::resolve::MeshBinding,
     ) -> Self {
         let mut snapshot = snapshot.clone();
@@ -102,7 +102,7 @@ impl Engine {
         // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
         // route author can probe it over time; long-running embedders pass a random seed
         let options = BuildOptions::default()
-            .with_channel(channel)
+            .with_bundle(bundle)
             .with_mesh_binding(binding);
         let table = RouteTable::build(&snapshot, &options);
         Engine {

@@ -30,7 +30,10 @@ fn converted_routes_are_valid_and_resolve_as_the_split_said() {
     assert_eq!(converted.code, 0);
     let v = run_with_stdin(&["validate", "-f", "-"], Some(&converted.stdout));
     assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
-    assert_eq!(v.stdout, "3 objects in 1 file: 0 errors, 0 warnings\n");
+    assert_eq!(
+        v.stdout,
+        "3 objects in 1 file: 0 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+    );
     // db-rollout: 900m/100m, i.e. 9:1 (sample README).
     let r = run_with_stdin(
         &[

@@ -107,7 +107,7 @@ fn a_removed_api_version_is_named_as_such_not_as_an_unknown_kind() {
         "<stdin>:13: skipped GRPCRoute shop/grpc: gateway.networking.k8s.io/v1alpha2 is a \
          removed version of GRPCRoute, no longer served by the Gateway API CRDs; gamma-rs reads \
          gateway.networking.k8s.io/v1 (change apiVersion)\n\
-         0 objects in 1 file: 1 error, 0 warnings\n"
+         0 objects in 1 file: 1 error, 0 warnings (Gateway API v1.7, standard channel)\n"
     );
 }
 

@@ -25,14 +25,15 @@ fn the_sample_cluster_is_valid() {
 
 #[test]
 fn xmesh_is_not_served_by_the_standard_channel() {
-    // Gateway API v1.6.1 ships the XMesh CRD in the experimental channel only: a standard
-    // channel API server answers 404.
+    // Every supported Gateway API release ships the XMesh CRD in the experimental channel
+    // only: a standard channel API server answers 404.
     let r = run(&["validate", "-f", "examples/manifests/10-meshes.yaml"]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
         r.stdout.contains(
             "10-meshes.yaml:10: XMesh istio: apiVersion: gateway.networking.x-k8s.io/v1alpha1 \
-             is not served by the standard channel of Gateway API v1.6.1; the experimental channel serves it"
+             is not served by the standard channel of Gateway API v1.7; the experimental channel \
+             of v1.5, v1.6 and v1.7 serves it"
         ),
         "{}",
         r.stdout
@@ -111,7 +112,10 @@ fn standard_input_is_read_with_a_dash() {
             .unwrap();
     let r = run_with_stdin(&["validate", "-f", "-"], Some(&text));
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert_eq!(r.stdout, "7 objects in 1 file: 0 errors, 0 warnings\n");
+    assert_eq!(
+        r.stdout,
+        "7 objects in 1 file: 0 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+    );
 }
 
 #[test]
@@ -128,7 +132,10 @@ fn unsupported_kinds_are_warnings_and_do_not_fail() {
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
     let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
     assert_eq!(r.code, 0);
-    assert_eq!(r.stdout, "0 objects in 1 file: 0 errors, 0 warnings\n");
+    assert_eq!(
+        r.stdout,
+        "0 objects in 1 file: 0 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+    );
     assert_eq!(
         r.stderr,
         "warning: skipped 1 object of 1 kind gamma-rs does not read: Deployment (--quiet hides \
@@ -222,7 +229,10 @@ fn every_validation_error_of_a_route_is_listed_at_its_line() {
         "{}",
         lines[2]
     );
-    assert_eq!(lines[3], "1 object in 1 file: 3 errors, 0 warnings");
+    assert_eq!(
+        lines[3],
+        "1 object in 1 file: 3 errors, 0 warnings (Gateway API v1.7, standard channel)"
+    );
 }
 
 #[test]
@@ -255,7 +265,8 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     );
     // The object count is pinned by the expected file; what matters here is the verdict.
     assert!(
-        r.stdout.ends_with(": 0 errors, 2 warnings\n"),
+        r.stdout
+            .ends_with(": 0 errors, 2 warnings (Gateway API v1.7, experimental channel)\n"),
         "{}",
         r.stdout
     );
@@ -295,9 +306,10 @@ fn colour_on_a_terminal_unless_no_color_is_set() {
     assert!(plain.contains("malformed.yaml:11: syntax error"));
 }
 
-/// A misspelt field and an experimental-only field on the standard channel: what the API
-/// server's `fieldValidation` makes of unknown fields (Strict refuses, Warn warns and prunes,
-/// Ignore prunes silently).
+/// A misspelt field and a field that only the experimental channel declares up to Gateway API
+/// v1.6 (`retry`, standard from v1.7): what the API server's `fieldValidation` makes of unknown
+/// fields (Strict refuses, Warn warns and prunes, Ignore prunes silently). The tests read it
+/// under `--bundle-version v1.6`.
 const UNKNOWN_FIELDS: &str = "apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: r, namespace: shop}
@@ -310,7 +322,10 @@ spec:
 
 #[test]
 fn unknown_fields_are_errors_by_default_at_their_paths_and_lines() {
-    let r = run_with_stdin(&["validate", "-f", "-"], Some(UNKNOWN_FIELDS));
+    let r = run_with_stdin(
+        &["validate", "--bundle-version", "v1.6", "-f", "-"],
+        Some(UNKNOWN_FIELDS),
+    );
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
         r.stdout
@@ -330,13 +345,29 @@ fn unknown_fields_are_errors_by_default_at_their_paths_and_lines() {
 #[test]
 fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_them() {
     let r = run_with_stdin(
-        &["validate", "--field-validation", "warn", "-f", "-"],
+        &[
+            "validate",
+            "--bundle-version",
+            "v1.6.3",
+            "--field-validation",
+            "warn",
+            "-f",
+            "-",
+        ],
         Some(UNKNOWN_FIELDS),
     );
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert!(r.stdout.contains("0 errors, 2 warnings"), "{}", r.stdout);
     let r = run_with_stdin(
-        &["validate", "--field-validation", "ignore", "-f", "-"],
+        &[
+            "validate",
+            "--bundle-version",
+            "v1.6.3",
+            "--field-validation",
+            "ignore",
+            "-f",
+            "-",
+        ],
         Some(UNKNOWN_FIELDS),
     );
     assert_eq!(r.code, 0, "{}", r.stdout);
@@ -347,6 +378,39 @@ fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_the
         Some(UNKNOWN_FIELDS),
     );
     assert!(r.stdout.contains("1 error, 0 warnings"), "{}", r.stdout);
+}
+
+/// Gateway API v1.7 made HTTPRoute `retry` standard (GEP-1731): its standard CRD declares
+/// `spec.rules[].retry`, so only the misspelling is unknown, and the summary names the release
+/// and channel judged by.
+#[test]
+fn retry_is_a_standard_field_from_gateway_api_v1_7() {
+    for version in [None, Some("v1.7"), Some("v1.7.0")] {
+        let mut args = vec!["validate", "-f", "-"];
+        if let Some(v) = version {
+            args.extend(["--bundle-version", v]);
+        }
+        let r = run_with_stdin(&args, Some(UNKNOWN_FIELDS));
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        assert!(!r.stdout.contains("retry"), "{}", r.stdout);
+        assert!(
+            r.stdout.contains(
+                "1 object in 1 file: 1 error, 0 warnings (Gateway API v1.7, standard channel)"
+            ),
+            "{}",
+            r.stdout
+        );
+    }
+}
+
+#[test]
+fn an_unsupported_bundle_version_is_a_usage_error_naming_the_supported_ones() {
+    let r = run_with_stdin(
+        &["validate", "--bundle-version", "v1.4.0", "-f", "-"],
+        Some(UNKNOWN_FIELDS),
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("v1.5, v1.6 and v1.7"), "{}", r.stderr);
 }
 
 #[test]

@@ -567,7 +567,7 @@ pub(crate) fn unique_rule_names<'a>(
     opts: &ValidateOptions,
     errors: &mut Errors,
 ) {
-    if opts.channel != Channel::Experimental {
+    if !super::by_release::unique_rule_names(opts.as_bundle()) {
         return;
     }
     let mut seen = HashSet::new();

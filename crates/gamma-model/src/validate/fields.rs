@@ -430,7 +430,13 @@ pub fn validate_checked(
 ) -> Report {
     let mut unknown: Vec<&FieldPath> = fields.unknown.iter().collect();
     if opts.channel == Channel::Standard {
-        unknown.extend(&fields.experimental);
+        let kind = resource.kind();
+        unknown.extend(
+            fields
+                .experimental
+                .iter()
+                .filter(|p| !super::by_release::standard_in(kind, &shape_of(p), opts.release)),
+        );
         unknown.sort();
     }
     let unknown_errors = unknown
@@ -439,7 +445,7 @@ pub fn validate_checked(
     let mut report = Report::default();
     // An unserved version never reaches decoding (404 Not Found).
     if let Some(message) =
-        super::served::not_served_message(resource.kind(), resource.api_version(), opts.channel)
+        super::served::not_served_message(resource.kind(), resource.api_version(), opts.as_bundle())
     {
         report.errors.push(ValidationError::new(
             FieldPath::root().field("apiVersion"),
@@ -497,6 +503,26 @@ pub fn validate_checked(
         }
     }
     report
+}
+
+/// The shape of a field path: its indices and map keys written `[]` (`spec.rules[0].retry` is
+/// `spec.rules[].retry`), as [`EXPERIMENTAL_ONLY`] and
+/// [`STANDARD_SINCE`](super::STANDARD_SINCE) name fields.
+fn shape_of(path: &FieldPath) -> String {
+    let mut out = String::with_capacity(path.as_str().len());
+    let mut in_brackets = false;
+    for c in path.as_str().chars() {
+        match c {
+            '[' => {
+                in_brackets = true;
+                out.push_str("[]");
+            }
+            ']' => in_brackets = false,
+            _ if in_brackets => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Whether `path` is `ancestor` or lies below it.

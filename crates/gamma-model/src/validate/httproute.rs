@@ -251,12 +251,12 @@ impl Validate for HttpRouteTimeouts {
 }
 
 impl Validate for HttpRouteRetry {
-    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         if let Some(a) = self.attempts {
             errors.range(
                 &path.field("attempts"),
                 i64::from(a),
-                1,
+                super::by_release::retry_attempts_minimum(opts.release),
                 i64::from(i32::MAX),
             );
         }

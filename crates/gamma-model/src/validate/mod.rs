@@ -32,6 +32,7 @@
 //! # let _ = ValidateOptions::channel(Channel::Experimental);
 //! ```
 
+mod by_release;
 mod common;
 mod configmap;
 mod core;
@@ -56,6 +57,7 @@ pub(crate) mod traits;
 mod update;
 mod xbackend;
 
+pub use by_release::STANDARD_SINCE;
 pub use common::MAX_TOTAL_MATCHES;
 pub use fields::{
     CORE_FIELD_SCHEMA, EXPERIMENTAL_ONLY, FieldCheck, FieldValidation, OBJECT_META_FIELDS, Report,
@@ -96,6 +98,9 @@ pub enum Channel {
 pub struct ValidateOptions {
     /// The channel whose rules apply.
     pub channel: Channel,
+    /// The Gateway API release whose CRDs apply (default: the newest). Served versions,
+    /// the fields each channel declares and the rules that changed follow it.
+    pub release: Release,
     /// What to do with unknown fields ([`validate_checked`]; the typed [`Validate`] never sees
     /// them, since decoding drops them).
     pub field_validation: FieldValidation,
@@ -124,6 +129,26 @@ impl ValidateOptions {
             channel,
             ..ValidateOptions::default()
         }
+    }
+
+    /// Options for the CRDs of `bundle` (a release and a channel).
+    ///
+    /// ```
+    /// use gamma_model::validate::{Bundle, Channel, Release, ValidateOptions};
+    /// let opts = ValidateOptions::bundle(Bundle::new(Release::V1_6, Channel::Standard));
+    /// assert_eq!((opts.release, opts.channel), (Release::V1_6, Channel::Standard));
+    /// ```
+    pub fn bundle(bundle: Bundle) -> Self {
+        ValidateOptions {
+            channel: bundle.channel,
+            release: bundle.release,
+            ..ValidateOptions::default()
+        }
+    }
+
+    /// The bundle these options validate against.
+    pub fn as_bundle(&self) -> Bundle {
+        Bundle::new(self.release, self.channel)
     }
 }
 

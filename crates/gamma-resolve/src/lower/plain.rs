@@ -261,7 +261,7 @@ spec:
     fn both_tables(snapshot: &gamma_model::Snapshot) -> ((String, String), usize) {
         use crate::build::{Builder, Routes};
         let options = crate::BuildOptions::default();
-        let opts = ValidateOptions::channel(options.channel);
+        let opts = options.validate_options();
         let shown = |t: crate::RouteTable| unhashed(&format!("{t:?}\n{:?}", t.parent_conditions()));
         let mut pool = RegexPool::default();
         let input = crate::lower::lower_into(snapshot, &opts, &mut pool);

@@ -162,7 +162,7 @@ impl RouteTable {
         mut regexes: crate::cond::RegexPool,
         kept: &[Arc<Part>],
     ) -> Self {
-        let opts = gamma_model::validate::ValidateOptions::channel(options.channel);
+        let opts = options.validate_options();
         let mut table = if options.keep_lowered_routes {
             let (input, (routes, objects, wire)) =
                 crate::lower::lower_sharing(snapshot, &opts, &mut regexes, kept);

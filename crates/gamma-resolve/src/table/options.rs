@@ -130,6 +130,9 @@ pub struct BuildOptions {
     /// (default standard); a route invalid under it is left out and says so
     /// ([`RouteTable::left_out_at`](crate::RouteTable::left_out_at)).
     pub channel: gamma_model::validate::Channel,
+    /// The Gateway API release whose CRD rules routes are validated against (default: the
+    /// newest), with [`BuildOptions::channel`]: the bundle the cluster runs.
+    pub release: gamma_model::validate::Release,
     /// Which addresses mesh routes bind to (default: cluster IPs only, as upstream).
     pub mesh_binding: MeshBinding,
     /// Keep every route's lowered form in the table (with the stored object it was lowered
@@ -157,6 +160,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("hash_seed", &"<hidden>")
             .field("core_group_alias", &self.core_group_alias)
             .field("channel", &self.channel)
+            .field("release", &self.release)
             .field("mesh_binding", &self.mesh_binding)
             .field("keep_lowered_routes", &self.keep_lowered_routes)
             .finish()
@@ -164,6 +168,20 @@ impl std::fmt::Debug for BuildOptions {
 }
 
 impl BuildOptions {
+    /// Sets [`BuildOptions::release`] and [`BuildOptions::channel`] from the bundle a cluster
+    /// runs.
+    pub fn with_bundle(mut self, bundle: gamma_model::validate::Bundle) -> Self {
+        self.release = bundle.release;
+        self.channel = bundle.channel;
+        self
+    }
+    /// The validation options of a build: its release and channel.
+    pub(crate) fn validate_options(&self) -> gamma_model::validate::ValidateOptions {
+        gamma_model::validate::ValidateOptions::bundle(gamma_model::validate::Bundle::new(
+            self.release,
+            self.channel,
+        ))
+    }
     /// Sets [`BuildOptions::channel`].
     pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {
         self.channel = channel;

@@ -13,7 +13,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let engine = Engine::build(
         &manifests.snapshot(),
-        args.channel.channel(),
+        gamma_mesh::model::validate::Bundle::new(args.input.bundle_version, args.channel.channel()),
         args.bind.binding(),
     );
     let line = RequestLine::from_args(&args.request).map_err(usage)?;

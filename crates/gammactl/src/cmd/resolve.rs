@@ -26,7 +26,7 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let engine = Engine::build(
         &manifests.snapshot(),
-        args.channel.channel(),
+        gamma_mesh::model::validate::Bundle::new(args.input.bundle_version, args.channel.channel()),
         args.bind.binding(),
     );
     if let Some(file) = &args.requests {

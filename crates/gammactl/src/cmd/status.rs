@@ -117,7 +117,10 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     // the table reads `group: core` as the arbiter does (`coreGroupAlias` in --config)
     let options = BuildOptions::default()
         .with_core_group_alias(arb.arbiter.config().core_group_alias)
-        .with_channel(args.channel.channel())
+        .with_bundle(gamma_mesh::model::validate::Bundle::new(
+            args.input.bundle_version,
+            args.channel.channel(),
+        ))
         .with_mesh_binding(args.bind.binding());
     let table = RouteTable::build(&snapshot, &options);
     let mut supplied: BTreeMap<(&str, &str, &str, usize), ParentConditions> = BTreeMap::new();

@@ -15,6 +15,10 @@ use crate::style::Style;
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Report<'a> {
+    /// The Gateway API release the objects were judged by (`v1.7`).
+    gateway_api: &'static str,
+    /// Its channel (`standard` or `experimental`).
+    channel: &'static str,
     files: usize,
     objects: usize,
     errors: usize,
@@ -36,6 +40,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         ChannelArg::Standard => Channel::Standard,
         ChannelArg::Experimental => Channel::Experimental,
     });
+    opts.release = args.input.bundle_version;
     opts.field_validation = match args.field_validation {
         FieldValidationArg::Strict => FieldValidation::Strict,
         FieldValidationArg::Warn => FieldValidation::Warn,
@@ -94,6 +99,8 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let errors = manifests.problems.iter().filter(|p| p.is_error()).count();
     let warnings = manifests.problems.len() - errors;
     let report = Report {
+        gateway_api: opts.release.as_str(),
+        channel: opts.channel.as_str(),
         files: manifests.files,
         objects: manifests.objects.len(),
         errors,
@@ -121,7 +128,7 @@ fn print_text(report: &Report<'_>) {
         emit_line(&p.render(&style));
     }
     let counts = format!(
-        "{} object{} in {} file{}: {} error{}, {} warning{}",
+        "{} object{} in {} file{}: {} error{}, {} warning{} (Gateway API {}, {} channel)",
         report.objects,
         plural(report.objects),
         report.files,
@@ -130,6 +137,8 @@ fn print_text(report: &Report<'_>) {
         plural(report.errors),
         report.warnings,
         plural(report.warnings),
+        report.gateway_api,
+        report.channel,
     );
     let line = if report.errors > 0 {
         style.red(&counts)
