@@ -38,7 +38,7 @@ pub(super) const SERVED: &[ServedRow] = &[
     served!(TlsRoute, "gateway.networking.k8s.io/v1", ALL, ALL),
     served!(TlsRoute, "gateway.networking.k8s.io/v1alpha2", None, ALL),
     served!(TlsRoute, "gateway.networking.k8s.io/v1alpha3", None, ALL),
-    // TCPRoute and UDPRoute `v1` arrived in v1.6 (GEP-2643 graduation), on both channels.
+    // TCPRoute and UDPRoute `v1` arrived in v1.6 (GEP-2644, GEP-2645), on both channels.
     served!(
         TcpRoute,
         "gateway.networking.k8s.io/v1",

@@ -46,6 +46,19 @@ impl Release {
     /// The newest supported release: the default everywhere a release is chosen.
     pub const NEWEST: Release = Release::V1_7;
 
+    /// Every supported release as a reader would list them: `v1.5, v1.6 and v1.7`. Derived
+    /// from [`Release::ALL`], so a new release needs no message edited.
+    pub fn supported() -> String {
+        match Release::ALL.split_last() {
+            Some((last, [])) => last.as_str().to_owned(),
+            Some((last, init)) => {
+                let init: Vec<&str> = init.iter().map(|r| r.as_str()).collect();
+                format!("{} and {}", init.join(", "), last.as_str())
+            }
+            None => String::new(),
+        }
+    }
+
     /// The release series as written in flags and messages: `v1.7`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -123,7 +136,9 @@ impl FromStr for Release {
 /// A version that names no release gamma-rs supports.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "Gateway API {given:?} is not supported: gamma-rs speaks v1.5, v1.6 and v1.7 (any patch release, e.g. v1.7.0 or v1.6.3)"
+    "Gateway API {given:?} is not supported: gamma-rs speaks {} (any patch release, e.g. {})",
+    Release::supported(),
+    Release::NEWEST.reference_patch()
 )]
 pub struct UnsupportedRelease {
     /// The text given.
@@ -200,6 +215,7 @@ mod tests {
         assert_eq!(Release::default(), Release::NEWEST);
         assert!(Release::ALL.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(Release::ALL.last(), Some(&Release::NEWEST));
+        assert_eq!(Release::supported(), "v1.5, v1.6 and v1.7");
         for r in Release::ALL {
             assert_eq!(Release::parse(r.reference_patch()), Ok(r));
             assert_eq!(Release::parse(r.as_str()), Ok(r));

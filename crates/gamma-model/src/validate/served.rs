@@ -141,8 +141,9 @@ pub(crate) fn not_served_message(
             describe(&by)
         )),
         Served::Removed => Some(format!(
-            "{api_version} is a removed version of {}: no Gateway API CRD of v1.5, v1.6 or v1.7 serves it",
-            kind.as_str()
+            "{api_version} is a removed version of {}: no Gateway API CRD of {} serves it",
+            kind.as_str(),
+            Release::supported()
         )),
     }
 }
