@@ -329,6 +329,7 @@ mod tests {
             .push(gamma_model::gateway::GatewayStatusAddress {
                 type_: None,
                 value: "192.0.2.1".into(),
+                routability: None,
             });
         let s = written(merge_gateway_status(&existing, &desired(), 3, t0));
         let types: Vec<&str> = s.conditions.iter().map(|c| c.type_.as_str()).collect();

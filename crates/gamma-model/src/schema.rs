@@ -117,7 +117,12 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ),
     ("RouteStatus", &["parents"]),
     ("SecretObjectReference", &["name"]),
+    // v1.6's required `port.port`; v1.7 renamed it `number` and requires neither (a missing
+    // field the release does not declare is not reported: validate::FIELD_SPANS).
     ("XBackendPort", &["port"]),
+    ("EndpointSelector", &["matchLabels"]),
+    ("SessionHeader", &["name"]),
+    ("ListenerRequestFilter", &["type"]),
     ("ExternalHostname", &["hostname"]),
     ("SupportedFeature", &["name"]),
     ("TlsPortConfig", &["port", "tls"]),

@@ -2,8 +2,13 @@
 //! outside the cluster, named by hostname, and the retry budget and session persistence a
 //! policy attaches to backends (upstream CRDs
 //! `config/crd/experimental/gateway.networking.x-k8s.io_xbackends.yaml` and
-//! `..._xbackendtrafficpolicies.yaml`). Both are served only by the experimental channel of
-//! Gateway API v1.6.1; gamma-rs models, decodes and validates them, and no engine reads them yet.
+//! `..._xbackendtrafficpolicies.yaml`). XBackend is served by the experimental channel from
+//! Gateway API v1.6 and reshaped in v1.7 (`port.number`, `endpointSelector`,
+//! `sessionPersistence`); XBackendTrafficPolicy by the experimental channel of every supported
+//! release. gamma-rs models every release's shape in one type, decodes and validates them under
+//! the chosen release, and no engine reads them yet.
+
+use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,6 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::gateway::{BackendTlsPolicyValidation, SecretObjectReference, SessionPersistence};
 use crate::macros::string_enum;
 use crate::meta::ObjectMeta;
+
+/// The API group of XBackend and XBackendTrafficPolicy.
+pub const GROUP: &str = "gateway.networking.x-k8s.io";
 
 /// The `apiVersion` of XBackend and XBackendTrafficPolicy.
 pub const API_VERSION: &str = "gateway.networking.x-k8s.io/v1alpha1";
@@ -53,6 +61,8 @@ string_enum! {
     pub enum XBackendType {
         /// A hostname outside the cluster (`externalHostname`).
         ExternalHostname => "ExternalHostname",
+        /// Pods chosen by labels (`endpointSelector`; v1.7).
+        EndpointSelector => "EndpointSelector",
     }
 }
 
@@ -71,6 +81,10 @@ string_enum! {
         H2c => "H2C",
         /// The Model Context Protocol.
         Mcp => "MCP",
+        /// gRPC (v1.7).
+        Grpc => "GRPC",
+        /// WebSocket over TLS (v1.7; requires TLS).
+        Wss => "WSS",
     }
 }
 
@@ -96,15 +110,30 @@ pub struct XBackendSpec {
     /// The destination for type `ExternalHostname`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external_hostname: Option<ExternalHostname>,
+    /// The Pods for type `EndpointSelector` (v1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint_selector: Option<EndpointSelector>,
     /// The port to connect to; required.
     #[serde(default)]
     pub port: XBackendPort,
     /// The protocol.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<XBackendProtocol>,
-    /// TLS to the backend.
+    /// TLS to the backend. From v1.7 the API server defaults it to `mode: None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<XBackendTls>,
+    /// Session persistence, for type `EndpointSelector` only (v1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_persistence: Option<SessionPersistence>,
+}
+
+/// The Pods an `EndpointSelector` XBackend sends to (v1.7).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointSelector {
+    /// Labels a Pod must carry, 1 to 64; required.
+    #[serde(default)]
+    pub match_labels: BTreeMap<String, String>,
 }
 
 /// A destination named by hostname.
@@ -116,16 +145,26 @@ pub struct ExternalHostname {
     pub hostname: String,
 }
 
-/// The port of an [`XBackend`].
+/// The port of an [`XBackend`]: `port` (and `name`) in v1.6, renamed `number` in v1.7.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct XBackendPort {
-    /// A name for the port (a DNS label, or empty).
+    /// A name for the port (a DNS label, or empty; v1.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The port number, 1 to 65535; required.
-    #[serde(default)]
-    pub port: i32,
+    /// The port number, 1 to 65535; required (v1.6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<i32>,
+    /// The port number, 1 to 65535 (v1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<i32>,
+}
+
+impl XBackendPort {
+    /// The port number, whichever release's field holds it.
+    pub fn number(&self) -> Option<i32> {
+        self.number.or(self.port)
+    }
 }
 
 /// TLS settings of an [`XBackend`].

@@ -1,22 +1,24 @@
-//! Field presence checked against the upstream v1.6.1 CRDs themselves, both channels, every
-//! version gamma-rs decodes (Kubernetes API conventions: unknown fields are refused under
+//! Field presence checked against the upstream CRDs themselves, of every supported release
+//! (v1.5.1, v1.6.1, v1.7.0), both channels, every version gamma-rs decodes, each under its own
+//! release (Kubernetes API conventions: unknown fields are refused under
 //! `fieldValidation=Strict`; a `required` property that is absent is `Required value`):
 //!
 //! - every `required` of every schema node: an object missing it is refused at its path, and
 //!   the same object with it is not (at that path);
 //! - every declared property is known on the channel that declares it, and an undeclared member
 //!   of any object node is an unknown field at its path;
-//! - `EXPERIMENTAL_ONLY` is exactly the experimental CRDs' properties minus the standard ones'.
+//! - `EXPERIMENTAL_ONLY` (less what a release lacks or made standard) is exactly the
+//!   experimental CRDs' properties minus the standard ones'.
 //!
 //! Objects are built from the CRD schema: each level's required properties filled with the
-//! smallest value of their type. Skips with a message when `GAMMA_UPSTREAM_DIR` is unset.
+//! smallest value of their type. Skips with a message when the release trees cannot be had.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gamma_model::ResourceKind;
-use gamma_model::validate::EXPERIMENTAL_ONLY;
 use gamma_model::validate::{Bundle, Channel, ErrorKind, Release, ValidateOptions};
+use gamma_model::validate::{EXPERIMENTAL_ONLY, FIELD_SPANS, STANDARD_SINCE};
 use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::{Map, Value, json};
 
@@ -28,12 +30,18 @@ struct Crd {
     versions: Vec<(String, Value)>,
 }
 
-fn upstream() -> Option<PathBuf> {
-    let dir = gamma_testenv::upstream::v1_6_1().map(PathBuf::from);
-    if dir.is_none() {
-        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping the CRD field checks");
-    }
-    dir
+/// Every supported release and its tree; empty (after a skip note) when one is unavailable.
+fn releases() -> Vec<(Release, PathBuf)> {
+    let Some(trees) = gamma_testenv::upstream::all_trees() else {
+        gamma_skip_note(
+            "skipped: the Gateway API release trees are unavailable: skipping the CRD field checks",
+        );
+        return Vec::new();
+    };
+    trees
+        .into_iter()
+        .map(|(v, dir)| (Release::parse(v).unwrap(), dir))
+        .collect()
 }
 
 fn crds(dir: &Path, channel: &str) -> Vec<Crd> {
@@ -234,7 +242,7 @@ fn is_opaque(kind: ResourceKind, path: &[Seg]) -> bool {
 
 /// The errors of a document: a decode failure (a field the wire type cannot default is
 /// missing) counts as an error at its path.
-fn errors_of(doc: &Value, channel: Channel) -> Vec<(String, ErrorKind)> {
+fn errors_of(doc: &Value, bundle: Bundle) -> Vec<(String, ErrorKind)> {
     let text = serde_json::to_string(doc).unwrap();
     let decoded = match decode_documents(&text, &DecodeOptions::checking_fields()) {
         Ok(d) => d,
@@ -245,7 +253,7 @@ fn errors_of(doc: &Value, channel: Channel) -> Vec<(String, ErrorKind)> {
         }
         Err(e) => panic!("{e}\n{text}"),
     };
-    let report = decoded.documents[0].validate_with(&ValidateOptions::channel(channel));
+    let report = decoded.documents[0].validate_with(&ValidateOptions::bundle(bundle));
     report
         .errors
         .into_iter()
@@ -255,103 +263,109 @@ fn errors_of(doc: &Value, channel: Channel) -> Vec<(String, ErrorKind)> {
 
 #[test]
 fn every_required_property_of_every_crd_version_is_required_at_its_path() {
-    let Some(dir) = upstream() else { return };
     let mut checked = 0;
-    for channel in ["standard", "experimental"] {
-        let ch = if channel == "standard" {
-            Channel::Standard
-        } else {
-            Channel::Experimental
-        };
-        for crd in crds(&dir, channel) {
-            for (version, schema) in decoded_versions(&crd) {
-                let mut nodes = Vec::new();
-                object_nodes(schema, Vec::new(), &mut nodes);
-                for (path, node) in nodes {
-                    if matches!(path.first(), Some(Seg::Field(f)) if f == "metadata")
-                        || is_opaque(crd.kind, &path)
-                    {
-                        continue;
-                    }
-                    for r in node["required"].as_array().into_iter().flatten() {
-                        let r = r.as_str().unwrap();
-                        let mut field = path.clone();
-                        field.push(Seg::Field(r.to_owned()));
-                        let at = concrete(&field);
-                        let with = document(&crd, version, build(schema, &path));
-                        let mut without = with.clone();
-                        node_at(&mut without, &path)
-                            .as_object_mut()
-                            .unwrap()
-                            .remove(r);
-                        let what = format!("{channel} {} {version} {at}", crd.kind);
-                        let errs = errors_of(&without, ch);
-                        assert!(
-                            errs.iter()
-                                .any(|(p, k)| p == &at && *k == ErrorKind::Required),
-                            "{what}: missing, not Required there: {errs:?}"
-                        );
-                        let errs = errors_of(&with, ch);
-                        assert!(
-                            !errs.iter().any(|(_, k)| *k == ErrorKind::Required),
-                            "{what}: every required field present, yet Required: {errs:?}"
-                        );
-                        checked += 1;
+    for (release, dir) in releases() {
+        for channel in ["standard", "experimental"] {
+            let ch = Bundle::new(
+                release,
+                if channel == "standard" {
+                    Channel::Standard
+                } else {
+                    Channel::Experimental
+                },
+            );
+            for crd in crds(&dir, channel) {
+                for (version, schema) in decoded_versions(&crd) {
+                    let mut nodes = Vec::new();
+                    object_nodes(schema, Vec::new(), &mut nodes);
+                    for (path, node) in nodes {
+                        if matches!(path.first(), Some(Seg::Field(f)) if f == "metadata")
+                            || is_opaque(crd.kind, &path)
+                        {
+                            continue;
+                        }
+                        for r in node["required"].as_array().into_iter().flatten() {
+                            let r = r.as_str().unwrap();
+                            let mut field = path.clone();
+                            field.push(Seg::Field(r.to_owned()));
+                            let at = concrete(&field);
+                            let with = document(&crd, version, build(schema, &path));
+                            let mut without = with.clone();
+                            node_at(&mut without, &path)
+                                .as_object_mut()
+                                .unwrap()
+                                .remove(r);
+                            let what = format!("{release} {channel} {} {version} {at}", crd.kind);
+                            let errs = errors_of(&without, ch);
+                            assert!(
+                                errs.iter()
+                                    .any(|(p, k)| p == &at && *k == ErrorKind::Required),
+                                "{what}: missing, not Required there: {errs:?}"
+                            );
+                            let errs = errors_of(&with, ch);
+                            assert!(
+                                !errs.iter().any(|(_, k)| *k == ErrorKind::Required),
+                                "{what}: every required field present, yet Required: {errs:?}"
+                            );
+                            checked += 1;
+                        }
                     }
                 }
             }
         }
     }
     eprintln!("{checked} required properties checked");
-    assert!(checked > 100, "only {checked} required properties found");
+    assert!(checked > 300, "only {checked} required properties found");
 }
 
 #[test]
 fn declared_properties_are_known_and_undeclared_ones_unknown_at_their_paths() {
-    let Some(dir) = upstream() else { return };
     let mut checked = 0;
-    for crd in crds(&dir, "experimental") {
-        for (version, schema) in decoded_versions(&crd) {
-            let mut nodes = Vec::new();
-            object_nodes(schema, Vec::new(), &mut nodes);
-            for (path, node) in nodes {
-                if matches!(path.first(), Some(Seg::Field(f)) if f == "metadata") {
-                    continue;
+    for (release, dir) in releases() {
+        let bundle = Bundle::new(release, Channel::Experimental);
+        for crd in crds(&dir, "experimental") {
+            for (version, schema) in decoded_versions(&crd) {
+                let mut nodes = Vec::new();
+                object_nodes(schema, Vec::new(), &mut nodes);
+                for (path, node) in nodes {
+                    if matches!(path.first(), Some(Seg::Field(f)) if f == "metadata") {
+                        continue;
+                    }
+                    if is_opaque(crd.kind, &path) {
+                        continue;
+                    }
+                    let props = node["properties"].as_object().unwrap();
+                    let mut doc = document(&crd, version, build(schema, &path));
+                    let target = node_at(&mut doc, &path).as_object_mut().unwrap();
+                    for (k, sub) in props {
+                        target.entry(k.clone()).or_insert_with(|| minimal(sub));
+                    }
+                    let ok = errors_of(&doc, bundle);
+                    let what = format!("{release} {} {version} {}", crd.kind, concrete(&path));
+                    assert!(
+                        !ok.iter().any(|(_, k)| *k == ErrorKind::UnknownField),
+                        "{what}: declared properties reported unknown: {ok:?}"
+                    );
+                    node_at(&mut doc, &path)
+                        .as_object_mut()
+                        .unwrap()
+                        .insert("zzUndeclared".into(), json!(1));
+                    let mut field = path.clone();
+                    field.push(Seg::Field("zzUndeclared".into()));
+                    let at = concrete(&field);
+                    let errs = errors_of(&doc, bundle);
+                    assert!(
+                        errs.iter()
+                            .any(|(p, k)| p == &at && *k == ErrorKind::UnknownField),
+                        "{what}: undeclared member not unknown at {at}: {errs:?}"
+                    );
+                    checked += 1;
                 }
-                if is_opaque(crd.kind, &path) {
-                    continue;
-                }
-                let props = node["properties"].as_object().unwrap();
-                let mut doc = document(&crd, version, build(schema, &path));
-                let target = node_at(&mut doc, &path).as_object_mut().unwrap();
-                for (k, sub) in props {
-                    target.entry(k.clone()).or_insert_with(|| minimal(sub));
-                }
-                let ok = errors_of(&doc, Channel::Experimental);
-                let what = format!("{} {version} {}", crd.kind, concrete(&path));
-                assert!(
-                    !ok.iter().any(|(_, k)| *k == ErrorKind::UnknownField),
-                    "{what}: declared properties reported unknown: {ok:?}"
-                );
-                node_at(&mut doc, &path)
-                    .as_object_mut()
-                    .unwrap()
-                    .insert("zzUndeclared".into(), json!(1));
-                let mut field = path.clone();
-                field.push(Seg::Field("zzUndeclared".into()));
-                let at = concrete(&field);
-                let errs = errors_of(&doc, Channel::Experimental);
-                assert!(
-                    errs.iter()
-                        .any(|(p, k)| p == &at && *k == ErrorKind::UnknownField),
-                    "{what}: undeclared member not unknown at {at}: {errs:?}"
-                );
-                checked += 1;
             }
         }
     }
     eprintln!("{checked} object nodes checked");
-    assert!(checked > 100, "only {checked} object nodes found");
+    assert!(checked > 300, "only {checked} object nodes found");
 }
 
 fn property_shapes(schema: &Value) -> BTreeSet<String> {
@@ -370,48 +384,64 @@ fn property_shapes(schema: &Value) -> BTreeSet<String> {
 
 #[test]
 fn experimental_only_fields_are_the_difference_between_the_channels() {
-    let Some(dir) = upstream() else { return };
-    let standard: BTreeMap<(ResourceKind, String), BTreeSet<String>> = crds(&dir, "standard")
-        .into_iter()
-        .flat_map(|c| {
-            let kind = c.kind;
-            c.versions
-                .into_iter()
-                .map(move |(v, s)| ((kind, v), property_shapes(&s)))
-        })
-        .collect();
-    for crd in crds(&dir, "experimental") {
-        for (version, schema) in &crd.versions {
-            let exp = property_shapes(schema);
-            let std = standard
-                .get(&(crd.kind, version.clone()))
-                .cloned()
-                .unwrap_or_default();
-            let extra: BTreeSet<&String> = exp.difference(&std).collect();
-            // The topmost of each extra subtree: what a standard-channel API server refuses.
-            let top: BTreeSet<&str> = extra
-                .iter()
-                .filter(|p| {
-                    !extra.iter().any(|q| {
-                        p.len() > q.len()
-                            && p.starts_with(q.as_str())
-                            && p[q.len()..].starts_with(['.', '['])
-                    })
-                })
-                .map(|p| p.as_str())
-                .collect();
-            let ours: BTreeSet<&str> = if std.is_empty() {
-                // A kind only the experimental channel has (XMesh): not a field question.
-                BTreeSet::new()
-            } else {
-                EXPERIMENTAL_ONLY
+    for (release, dir) in releases() {
+        let standard: BTreeMap<(ResourceKind, String), BTreeSet<String>> = crds(&dir, "standard")
+            .into_iter()
+            .flat_map(|c| {
+                let kind = c.kind;
+                c.versions
+                    .into_iter()
+                    .map(move |(v, s)| ((kind, v), property_shapes(&s)))
+            })
+            .collect();
+        for crd in crds(&dir, "experimental") {
+            for (version, schema) in &crd.versions {
+                let exp = property_shapes(schema);
+                let std = standard
+                    .get(&(crd.kind, version.clone()))
+                    .cloned()
+                    .unwrap_or_default();
+                let extra: BTreeSet<&String> = exp.difference(&std).collect();
+                // The topmost of each extra subtree: what a standard-channel API server refuses.
+                let top: BTreeSet<&str> = extra
                     .iter()
-                    .find(|(k, _)| *k == crd.kind)
-                    .map(|(_, p)| p.iter().copied().collect())
-                    .unwrap_or_default()
-            };
-            let top = if std.is_empty() { BTreeSet::new() } else { top };
-            assert_eq!(ours, top, "{} {version}", crd.kind);
+                    .filter(|p| {
+                        !extra.iter().any(|q| {
+                            p.len() > q.len()
+                                && p.starts_with(q.as_str())
+                                && p[q.len()..].starts_with(['.', '['])
+                        })
+                    })
+                    .map(|p| p.as_str())
+                    .collect();
+                let ours: BTreeSet<&str> = if std.is_empty() {
+                    // A kind only the experimental channel has (XMesh): not a field question.
+                    BTreeSet::new()
+                } else {
+                    EXPERIMENTAL_ONLY
+                        .iter()
+                        .find(|(k, _)| *k == crd.kind)
+                        .map(|(_, p)| p.iter().copied().collect())
+                        .unwrap_or_default()
+                };
+                // Less what this release lacks altogether or has made standard.
+                let ours: BTreeSet<&str> = ours
+                    .into_iter()
+                    .filter(|shape| {
+                        FIELD_SPANS
+                            .iter()
+                            .filter(|s| s.kind == crd.kind && s.shape == *shape)
+                            .all(|s| s.declared_in(release))
+                    })
+                    .filter(|shape| {
+                        !STANDARD_SINCE
+                            .iter()
+                            .any(|(k, s, since)| *k == crd.kind && s == shape && *since <= release)
+                    })
+                    .collect();
+                let top = if std.is_empty() { BTreeSet::new() } else { top };
+                assert_eq!(ours, top, "{release} {} {version}", crd.kind);
+            }
         }
     }
 }

@@ -1071,8 +1071,8 @@ fn retry_limits() {
     );
 }
 
-// GEP-1619 session persistence: Permanent needs absoluteTimeout; cookieConfig only with type
-// Cookie.
+// GEP-1619 session persistence, v1.5 and v1.6 shape: Permanent needs absoluteTimeout;
+// cookieConfig only with type Cookie.
 #[test]
 fn session_persistence_rules() {
     let s = |cfg: Value| http_rule(json!({"sessionPersistence": cfg}));
@@ -1081,27 +1081,27 @@ fn session_persistence_rules() {
         s(
             json!({"sessionName": "s", "type": "Cookie", "cookieConfig": {"lifetimeType": "Session"}}),
         ),
-        EXP,
+        V1_6_EXP,
     );
     accepted(
         s(json!({"absoluteTimeout": "1h", "cookieConfig": {"lifetimeType": "Permanent"}})),
-        EXP,
+        V1_6_EXP,
     );
     rejected_with(
         s(json!({"cookieConfig": {"lifetimeType": "Permanent"}})),
-        EXP,
+        V1_6_EXP,
         at,
         "AbsoluteTimeout must be specified when cookie lifetimeType is Permanent",
     );
     rejected_with(
         s(json!({"type": "Header", "cookieConfig": {}})),
-        EXP,
+        V1_6_EXP,
         at,
         "cookieConfig can only be set with type Cookie",
     );
     rejected_at(
         s(json!({"sessionName": "x".repeat(129)})),
-        EXP,
+        V1_6_EXP,
         &format!("{at}.sessionName"),
     );
 }

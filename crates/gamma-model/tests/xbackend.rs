@@ -1,18 +1,29 @@
-//! XBackend and XBackendTrafficPolicy (Gateway API v1.6.1 experimental CRDs
+//! XBackend and XBackendTrafficPolicy (Gateway API experimental CRDs
 //! `gateway.networking.x-k8s.io_xbackends.yaml` and `..._xbackendtrafficpolicies.yaml`): decoded
 //! as their own kinds, served only by the experimental channel, and every CEL rule of their specs
-//! enforced as the API server enforces it.
+//! enforced as the API server enforces it, in the v1.6 shape (`errors`) and in the v1.7 one
+//! (`errors_v1_7`: `port.number`, `endpointSelector`, `sessionPersistence`, TLS defaulted to
+//! `mode: None` and tied to the protocol).
 
-use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
+use gamma_model::validate::{Bundle, Channel, ErrorKind, Release, ValidateOptions};
 use gamma_model::{AnyResource, ResourceKind};
 use gamma_model::{DecodeOptions, decode_documents};
 use serde_json::{Value, json};
 
-/// The errors of `doc` validated as the API server would (field check, Strict) on `channel`.
+/// The errors of `doc` validated as a v1.6 API server would (field check, Strict) on `channel`.
 fn errors(doc: &Value, channel: Channel) -> Vec<(String, ErrorKind)> {
+    errors_in(doc, Bundle::new(Release::V1_6, channel))
+}
+
+/// The errors of `doc` validated as a v1.7 API server with the experimental CRDs would.
+fn errors_v1_7(doc: &Value) -> Vec<(String, ErrorKind)> {
+    errors_in(doc, Bundle::new(Release::V1_7, Channel::Experimental))
+}
+
+fn errors_in(doc: &Value, bundle: Bundle) -> Vec<(String, ErrorKind)> {
     let decoded = decode_documents(&doc.to_string(), &DecodeOptions::checking_fields()).unwrap();
     decoded.documents[0]
-        .validate_with(&ValidateOptions::channel(channel))
+        .validate_with(&ValidateOptions::bundle(bundle))
         .errors
         .into_iter()
         .map(|e| (e.path.as_str().to_owned(), e.kind))
@@ -234,5 +245,172 @@ fn traffic_policy_targets_budgets_and_rates_are_bounded() {
         &errs,
         "spec.sessionPersistence",
         "cookieConfig can only be set with type Cookie"
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The v1.7 shape (gateway-api v1.7.0 `apisx/v1alpha1/xbackend_types.go`).
+
+fn v1_7_backend(spec: Value) -> Value {
+    backend(spec)
+}
+
+#[test]
+fn v1_7_names_the_port_number_and_refuses_the_v1_6_port_fields() {
+    let b = v1_7_backend(json!({
+        "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+        "port": {"number": 8080}, "protocol": "HTTP"
+    }));
+    assert_eq!(errors_v1_7(&b), []);
+    // The v1.6 server does not know `number` and still requires `port`.
+    let v1_6 = errors(&b, Channel::Experimental);
+    assert!(
+        v1_6.iter()
+            .any(|(p, k)| p == "spec.port.number" && *k == ErrorKind::UnknownField),
+        "{v1_6:?}"
+    );
+    let old = v1_7_backend(json!({
+        "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+        "port": {"port": 8080}, "protocol": "HTTP"
+    }));
+    assert_eq!(
+        errors_v1_7(&old),
+        [("spec.port.port".to_owned(), ErrorKind::UnknownField)]
+    );
+    let out_of_range = v1_7_backend(json!({
+        "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+        "port": {"number": 0}
+    }));
+    assert!(
+        errors_v1_7(&out_of_range)
+            .iter()
+            .any(|(p, _)| p == "spec.port.number")
+    );
+    // `minProperties: 1`.
+    let empty = v1_7_backend(json!({
+        "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+        "port": {}
+    }));
+    assert!(errors_v1_7(&empty).iter().any(|(p, _)| p == "spec.port"));
+}
+
+#[test]
+fn v1_7_endpoint_selector_backends_select_pods_by_labels_and_may_persist_sessions() {
+    let b = v1_7_backend(json!({
+        "type": "EndpointSelector", "endpointSelector": {"matchLabels": {"app": "api"}},
+        "port": {"number": 8080},
+        "sessionPersistence": {"type": "Header", "header": {"name": "x-session"}}
+    }));
+    assert_eq!(errors_v1_7(&b), []);
+    // v1.6 serves neither the type nor the fields.
+    assert!(!errors(&b, Channel::Experimental).is_empty());
+    let msg =
+        "endpointSelector must be set when type is EndpointSelector and must be unset otherwise";
+    let missing = v1_7_backend(json!({"type": "EndpointSelector", "port": {"number": 1}}));
+    assert!(rule_at(&errors_v1_7(&missing), "spec", msg));
+    let stray = v1_7_backend(json!({
+        "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+        "endpointSelector": {"matchLabels": {"app": "api"}}, "port": {"number": 1},
+        "sessionPersistence": {"type": "Cookie", "cookie": {}}
+    }));
+    let errs = errors_v1_7(&stray);
+    assert!(rule_at(&errs, "spec", msg), "{errs:?}");
+    assert!(rule_at(
+        &errs,
+        "spec",
+        "sessionPersistence can only be set when type is EndpointSelector"
+    ));
+    let empty = v1_7_backend(json!({
+        "type": "EndpointSelector", "endpointSelector": {"matchLabels": {}}, "port": {"number": 1}
+    }));
+    assert!(errors_v1_7(&empty).iter().any(
+        |(p, k)| p == "spec.endpointSelector.matchLabels" && *k == ErrorKind::TooFew { min: 1 }
+    ));
+    let bad_key = v1_7_backend(json!({
+        "type": "EndpointSelector", "endpointSelector": {"matchLabels": {"-x": "a"}},
+        "port": {"number": 1}
+    }));
+    assert!(
+        errors_v1_7(&bad_key)
+            .iter()
+            .any(|(p, k)| p == "spec.endpointSelector.matchLabels"
+                && matches!(k, ErrorKind::Rule { .. }))
+    );
+}
+
+#[test]
+fn v1_7_ties_the_protocol_to_tls_with_tls_defaulted_off() {
+    let with = |protocol: &str, tls: Option<Value>| {
+        let mut spec = json!({
+            "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+            "port": {"number": 443}, "protocol": protocol
+        });
+        if let Some(t) = tls {
+            spec["tls"] = t;
+        }
+        errors_v1_7(&v1_7_backend(spec))
+    };
+    let on = json!({"mode": "ServerOnly", "validation": {
+        "hostname": "api.example.com", "wellKnownCACertificates": "System"
+    }});
+    assert_eq!(with("HTTP2", Some(on.clone())), []);
+    assert_eq!(with("WSS", Some(on.clone())), []);
+    assert_eq!(with("H2C", None), []);
+    assert_eq!(with("GRPC", None), []);
+    assert!(rule_at(
+        &with("HTTP2", None),
+        "spec",
+        "tls must be enabled when protocol is HTTP2, use protocol H2C for HTTP/2 without tls"
+    ));
+    assert!(rule_at(
+        &with("WSS", Some(json!({"mode": "None"}))),
+        "spec",
+        "tls must be enabled when protocol is WSS"
+    ));
+    assert!(rule_at(
+        &with("H2C", Some(on)),
+        "spec",
+        "tls must be disabled when protocol is H2C, use protocol HTTP2 for HTTP/2 with tls"
+    ));
+    assert!(rule_at(
+        &with("TCP", Some(json!({"mode": "ServerOnly"}))),
+        "spec.tls",
+        "validation must be set if and only if mode is either ClientAndServer or ServerOnly"
+    ));
+    // GRPC and WSS are v1.7 values: a v1.6 server refuses them.
+    let grpc = v1_7_backend(json!({
+        "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+        "port": {"port": 443}, "protocol": "GRPC"
+    }));
+    assert!(
+        errors(&grpc, Channel::Experimental)
+            .iter()
+            .any(|(p, k)| p == "spec.protocol" && matches!(k, ErrorKind::UnsupportedValue { .. }))
+    );
+}
+
+#[test]
+fn v1_7_tls_validation_takes_exactly_one_trust_source() {
+    let with = |validation: Value| {
+        errors_v1_7(&v1_7_backend(json!({
+            "type": "ExternalHostname", "externalHostname": {"hostname": "api.example.com"},
+            "port": {"number": 443},
+            "tls": {"mode": "ServerOnly", "validation": validation}
+        })))
+    };
+    let msg =
+        "exactly one of the fields in [caCertificateRefs wellKnownCACertificates] must be set";
+    assert!(rule_at(
+        &with(json!({"hostname": "api.example.com"})),
+        "spec.tls.validation",
+        msg
+    ));
+    assert!(rule_at(
+        &with(json!({
+            "hostname": "api.example.com", "wellKnownCACertificates": "System",
+            "caCertificateRefs": [{"group": "", "kind": "ConfigMap", "name": "ca"}]
+        })),
+        "spec.tls.validation",
+        msg
     ));
 }

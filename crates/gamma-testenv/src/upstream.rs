@@ -82,6 +82,24 @@ pub fn v1_6_1() -> Option<std::ffi::OsString> {
     }
 }
 
+/// Every release tree of [`RELEASES`], oldest first, as (version, folder). `None` when one is
+/// unavailable, after saying why on standard error, so that the caller can skip with its own
+/// note.
+pub fn all_trees() -> Option<Vec<(&'static str, PathBuf)>> {
+    let mut out = Vec::with_capacity(RELEASES.len());
+    for version in RELEASES {
+        match release_tree(version) {
+            Ok(dir) => out.push((version, dir)),
+            Err(e) => {
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stderr(), "{e}");
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
 fn fetch(version: &str) -> Result<PathBuf, String> {
     let output = Command::new("go")
         .args(["run", ".", version])

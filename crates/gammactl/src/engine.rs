@@ -88,6 +88,7 @@ impl Engine {
             gw.spec.addresses.push(GatewaySpecAddress {
                 type_: Some("IPAddress".into()),
                 value: Some(ip.to_string()),
+                ..GatewaySpecAddress::default()
             });
             assigned.insert(
                 (

@@ -164,6 +164,10 @@ pub struct GatewaySpecAddress {
     /// The address; may be empty to let the implementation choose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// **\[experimental, v1.7\]** Where the address is reachable from: empty, `Cluster`, or
+    /// an implementation-specific `domain/path` (GEP-3651).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routability: Option<String>,
 }
 
 /// Labels, annotations and parameters for the Gateway's infrastructure.
@@ -239,6 +243,44 @@ pub struct Listener {
     /// Which routes may attach; defaults to routes from the same namespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_routes: Option<AllowedRoutes>,
+    /// **\[experimental, v1.7\]** Filters the proxy runs on every request of the listener
+    /// before routing (GEP-5224); HTTP and HTTPS listeners only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filters: Option<ListenerFilters>,
+}
+
+/// **\[experimental, v1.7\]** A listener's pre-routing filters (GEP-5224).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListenerFilters {
+    /// The request filters, in order; at most 16.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requests: Vec<ListenerRequestFilter>,
+}
+
+string_enum! {
+    /// The type of a listener request filter.
+    pub enum ListenerFilterType {
+        /// External authorization (`externalAuth`).
+        ExternalAuth => "ExternalAuth",
+        /// An implementation-specific filter (`extensionRef`).
+        ExtensionRef => "ExtensionRef",
+    }
+}
+
+/// One pre-routing request filter of a listener.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListenerRequestFilter {
+    /// The filter type; required (`None` only when absent, which is `Required`).
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<ListenerFilterType>,
+    /// For type `ExternalAuth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_auth: Option<super::HttpExternalAuthFilter>,
+    /// For type `ExtensionRef`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension_ref: Option<LocalObjectReference>,
 }
 
 string_enum! {
@@ -330,6 +372,9 @@ pub struct GatewayStatusAddress {
     /// The address.
     #[serde(default)]
     pub value: String,
+    /// **\[experimental, v1.7\]** Where the address is reachable from (GEP-3651).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routability: Option<String>,
 }
 
 /// The status of one listener.

@@ -641,31 +641,68 @@ string_enum! {
     }
 }
 
-/// **\[experimental\]** Session persistence (GEP-1619), v1.6.1 shape.
+/// **\[experimental\]** Session persistence (GEP-1619), every supported release's shape in
+/// one type: `sessionName` and `cookieConfig` (v1.5 and v1.6) became `cookie` and `header` in
+/// v1.7, and `idleTimeout` was dropped in v1.6. Validation under a release refuses the fields
+/// its CRDs do not declare ([`FIELD_SPANS`](crate::validate::FIELD_SPANS)).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionPersistence {
-    /// The cookie or header name.
+    /// The cookie or header name (v1.5 and v1.6; v1.7 names it in `cookie` or `header`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_name: Option<String>,
     /// The absolute lifetime of a session, as a duration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absolute_timeout: Option<String>,
+    /// The idle timeout of a session, as a duration (v1.5 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_timeout: Option<String>,
     /// Cookie or Header; defaults to Cookie.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub type_: Option<SessionPersistenceType>,
-    /// Cookie options (only with type Cookie).
+    /// Cookie options (only with type Cookie; v1.5 and v1.6).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cookie_config: Option<CookieConfig>,
+    /// The session cookie (type Cookie, which requires it; v1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cookie: Option<SessionCookie>,
+    /// The session header (type Header, which requires it; v1.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<SessionHeader>,
 }
 
-/// Cookie options of session persistence.
+/// Cookie options of session persistence (v1.5 and v1.6).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CookieConfig {
     /// Session or Permanent; defaults to Session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifetime_type: Option<CookieLifetimeType>,
+}
+
+/// The cookie of cookie-based session persistence (v1.7).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCookie {
+    /// Session or Permanent; defaults to Session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifetime_type: Option<CookieLifetimeType>,
+    /// The cookie name (an HTTP token, at most 256 characters); chosen by the implementation
+    /// when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The cookie's `Path` attribute; defaults to `/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// The header of header-based session persistence (v1.7).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionHeader {
+    /// The header name (an HTTP token, at most 256 characters); required.
+    #[serde(default)]
+    pub name: String,
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, HashSet};
 use super::patterns as p;
 use super::{Channel, ErrorKind, Errors, FieldPath, ValidateOptions};
 use crate::gateway::{
-    BackendObjectReference, BackendRef, BackendRefExt, Fraction, GatewayDefaultScope,
-    HttpHeaderFilter, HttpRequestMirrorFilter, LocalObjectReference, ObjectReference,
-    ParentReference, SecretObjectReference, SessionPersistence, SessionPersistenceType,
+    BackendObjectReference, BackendRef, BackendRefExt, CookieLifetimeType, Fraction,
+    GatewayDefaultScope, HttpHeaderFilter, HttpRequestMirrorFilter, LocalObjectReference,
+    ObjectReference, ParentReference, SecretObjectReference, SessionPersistence,
+    SessionPersistenceType,
 };
 use crate::meta::ObjectMeta;
 
@@ -167,6 +168,7 @@ known_enum!(
     crate::gateway::CookieLifetimeType,
     crate::gateway::GrpcRouteFilterType,
     crate::gateway::FromNamespaces,
+    crate::gateway::ListenerFilterType,
     crate::gateway::TlsModeType,
     crate::gateway::SubjectAltNameType,
     crate::gateway::FrontendValidationModeType,
@@ -317,9 +319,15 @@ pub(crate) fn route_hostnames(hostnames: &[String], path: &FieldPath, errors: &m
     }
 }
 
-/// The fields of a `BackendObjectReference`, and its CEL rule "Must have port for Service
-/// reference" (Gateway API BackendRef).
-pub(crate) fn backend_object_ref(b: &impl BackendRefExt, path: &FieldPath, errors: &mut Errors) {
+/// The fields of a `BackendObjectReference`, and its CEL rules "Must have port for Service
+/// reference" and, in v1.7's experimental CRDs, "Must not have port for Backend reference"
+/// (Gateway API BackendRef).
+pub(crate) fn backend_object_ref(
+    b: &impl BackendRefExt,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
     if let Some(g) = b.group_raw() {
         errors.group(&path.field("group"), g);
     }
@@ -331,7 +339,15 @@ pub(crate) fn backend_object_ref(b: &impl BackendRefExt, path: &FieldPath, error
         errors.namespace(&path.field("namespace"), ns);
     }
     match b.port() {
-        Some(port) => errors.port(&path.field("port"), port),
+        Some(port) => {
+            errors.port(&path.field("port"), port);
+            if super::by_release::xbackend_refs_without_port(opts.as_bundle())
+                && b.group_raw() == Some(crate::xbackend::GROUP)
+                && b.kind_raw() == Some("XBackend")
+            {
+                errors.rule(path.clone(), "Must not have port for Backend reference");
+            }
+        }
         None if b.is_service() => {
             errors.rule(path.clone(), "Must have port for Service reference");
         }
@@ -343,14 +359,20 @@ pub(crate) fn backend_object_ref(b: &impl BackendRefExt, path: &FieldPath, error
 pub(crate) fn backend_object_reference(
     b: &BackendObjectReference,
     path: &FieldPath,
+    opts: &ValidateOptions,
     errors: &mut Errors,
 ) {
-    backend_object_ref(b, path, errors);
+    backend_object_ref(b, path, opts, errors);
 }
 
 /// A weighted `BackendRef`: the object reference plus weight 0–1,000,000.
-pub(crate) fn backend_ref(b: &BackendRef, path: &FieldPath, errors: &mut Errors) {
-    backend_object_ref(b, path, errors);
+pub(crate) fn backend_ref(
+    b: &BackendRef,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
+    backend_object_ref(b, path, opts, errors);
     if let Some(w) = b.weight {
         errors.range(&path.field("weight"), i64::from(w), 0, 1_000_000);
     }
@@ -485,8 +507,13 @@ pub(crate) fn control_characters(
 }
 
 /// `HTTPRequestMirrorFilter` (Gateway API HTTPRequestMirrorFilter).
-pub(crate) fn mirror(m: &HttpRequestMirrorFilter, path: &FieldPath, errors: &mut Errors) {
-    backend_object_reference(&m.backend_ref, &path.field("backendRef"), errors);
+pub(crate) fn mirror(
+    m: &HttpRequestMirrorFilter,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
+    backend_object_reference(&m.backend_ref, &path.field("backendRef"), opts, errors);
     if let Some(pct) = m.percent {
         errors.range(&path.field("percent"), i64::from(pct), 0, 100);
     }
@@ -525,16 +552,72 @@ fn fraction(f: &Fraction, path: &FieldPath, errors: &mut Errors) {
     }
 }
 
-/// `SessionPersistence` (experimental field, v1.6.1 shape; GEP-1619 session persistence).
-pub(crate) fn session_persistence(s: &SessionPersistence, path: &FieldPath, errors: &mut Errors) {
-    if let Some(n) = &s.session_name {
-        errors.length(&path.field("sessionName"), n, 0, 128);
-    }
+/// `SessionPersistence` (experimental field; GEP-1619 session persistence), in the shape and
+/// with the rules of the chosen release: `sessionName` and `cookieConfig` up to v1.6
+/// (`idleTimeout` in v1.5 too), `cookie` and `header` from v1.7. A field the release does not
+/// declare is an unknown field ([`super::fields`]), not checked here.
+pub(crate) fn session_persistence(
+    s: &SessionPersistence,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
     if let Some(t) = &s.absolute_timeout {
         errors.duration(&path.field("absoluteTimeout"), t);
     }
     if let Some(t) = &s.type_ {
         errors.known(&path.field("type"), t);
+    }
+    // `type` defaults to Cookie before the rules run.
+    let type_ = s.type_.clone().unwrap_or(SessionPersistenceType::Cookie);
+    let permanent_without_timeout = |lifetime: Option<&CookieLifetimeType>| {
+        lifetime == Some(&CookieLifetimeType::Permanent) && s.absolute_timeout.is_none()
+    };
+    if opts.release >= super::Release::V1_7 {
+        if let Some(c) = &s.cookie {
+            let cpath = path.field("cookie");
+            if let Some(l) = &c.lifetime_type {
+                errors.known(&cpath.field("lifetimeType"), l);
+            }
+            if let Some(n) = &c.name {
+                header_token(n, &cpath.field("name"), errors);
+            }
+            if let Some(p) = &c.path {
+                errors.length(&cpath.field("path"), p, 0, 1024);
+            }
+        }
+        if let Some(h) = &s.header {
+            header_token(&h.name, &path.field("header").field("name"), errors);
+        }
+        if permanent_without_timeout(s.cookie.as_ref().and_then(|c| c.lifetime_type.as_ref())) {
+            errors.rule(
+                path.clone(),
+                "AbsoluteTimeout must be specified when cookie lifetimeType is Permanent",
+            );
+        }
+        let cookie = type_ == SessionPersistenceType::Cookie;
+        let header = type_ == SessionPersistenceType::Header;
+        if s.cookie.is_some() && !cookie {
+            errors.rule(path.clone(), "cookie must be nil if type is not Cookie");
+        }
+        if cookie && s.cookie.is_none() {
+            errors.rule(path.clone(), "cookie must be specified for Cookie type");
+        }
+        if s.header.is_some() && !header {
+            errors.rule(path.clone(), "header must be nil if type is not Header");
+        }
+        if header && s.header.is_none() {
+            errors.rule(path.clone(), "header must be specified for Header type");
+        }
+        return;
+    }
+    if let Some(n) = &s.session_name {
+        errors.length(&path.field("sessionName"), n, 0, 128);
+    }
+    if opts.release < super::Release::V1_6
+        && let Some(t) = &s.idle_timeout
+    {
+        errors.duration(&path.field("idleTimeout"), t);
     }
     let lifetime = s
         .cookie_config
@@ -543,20 +626,24 @@ pub(crate) fn session_persistence(s: &SessionPersistence, path: &FieldPath, erro
     if let Some(l) = lifetime {
         errors.known(&path.field("cookieConfig").field("lifetimeType"), l);
     }
-    if lifetime == Some(&crate::gateway::CookieLifetimeType::Permanent)
-        && s.absolute_timeout.is_none()
-    {
+    if permanent_without_timeout(lifetime) {
         errors.rule(
             path.clone(),
             "AbsoluteTimeout must be specified when cookie lifetimeType is Permanent",
         );
     }
-    let type_ = s.type_.clone().unwrap_or(SessionPersistenceType::Cookie);
     if s.cookie_config.is_some() && type_ != SessionPersistenceType::Cookie {
         errors.rule(
             path.clone(),
             "cookieConfig can only be set with type Cookie",
         );
+    }
+}
+
+/// A cookie or header name of session persistence: an HTTP token of 1 to 256 characters.
+fn header_token(name: &str, path: &FieldPath, errors: &mut Errors) {
+    if errors.length(path, name, 1, 256) {
+        errors.pattern(path, name, p::is_header_name, p::HEADER_NAME_PATTERN);
     }
 }
 

@@ -51,8 +51,10 @@ pub enum FieldValidation {
 }
 
 /// Fields the experimental channel's CRDs declare and the standard channel's do not, by kind,
-/// as schema paths (`[]` for any list item). The same for every served version of a kind in
-/// v1.6.1; `tests/fields_vs_crd.rs` derives this list from the two channels' CRDs.
+/// as schema paths (`[]` for any list item), in any supported release: a release that lacks
+/// one altogether says so in [`FIELD_SPANS`](super::FIELD_SPANS), and one that made it standard
+/// in [`STANDARD_SINCE`](super::STANDARD_SINCE). The same for every served version of a kind;
+/// `tests/fields_vs_crd.rs` derives this list from the two channels' CRDs of every release.
 pub const EXPERIMENTAL_ONLY: &[(ResourceKind, &[&str])] = &[
     (
         ResourceKind::HttpRoute,
@@ -71,7 +73,16 @@ pub const EXPERIMENTAL_ONLY: &[(ResourceKind, &[&str])] = &[
     (ResourceKind::TlsRoute, &["spec.useDefaultGateways"]),
     (ResourceKind::TcpRoute, &["spec.useDefaultGateways"]),
     (ResourceKind::UdpRoute, &["spec.useDefaultGateways"]),
-    (ResourceKind::Gateway, &["spec.defaultScope"]),
+    (
+        ResourceKind::Gateway,
+        &[
+            "spec.addresses[].routability",
+            "spec.defaultScope",
+            "spec.listeners[].filters",
+            "status.addresses[].routability",
+        ],
+    ),
+    (ResourceKind::ListenerSet, &["spec.listeners[].filters"]),
 ];
 
 /// Required by the kind's current schema but optional in an older served version:
@@ -144,6 +155,8 @@ pub struct FieldCheck {
     pub missing: Vec<FieldPath>,
     /// Fields only the experimental channel declares ([`EXPERIMENTAL_ONLY`]).
     pub experimental: Vec<FieldPath>,
+    /// Fields only some releases declare ([`FIELD_SPANS`](super::FIELD_SPANS)).
+    pub release_bound: Vec<FieldPath>,
     /// Lists where the schema has an object.
     pub wrong_type: Vec<FieldPath>,
     /// Whole floats a CEL rule reads, which fail that rule ([`super::floats`]); found by
@@ -202,6 +215,9 @@ impl KindSchema {
                 .iter()
                 .find(|(k, _)| *k == self.kind)
                 .map_or(&[], |(_, paths)| *paths),
+            release_bound: super::by_release::spans_of(self.kind)
+                .map(|s| s.shape)
+                .collect(),
             out: FieldCheck {
                 checked: true,
                 ..FieldCheck::default()
@@ -264,6 +280,7 @@ pub(super) fn push_index(text: &mut String, index: usize) {
 struct Walk<'a> {
     defs: Option<&'a Map<String, Value>>,
     experimental: &'a [&'a str],
+    release_bound: Vec<&'static str>,
     out: FieldCheck,
     path: String,
     shape: String,
@@ -376,6 +393,9 @@ impl<'a> Walk<'a> {
                         if self.experimental.contains(&self.shape.as_str()) {
                             self.out.experimental.push(self.here());
                         }
+                        if self.release_bound.contains(&self.shape.as_str()) {
+                            self.out.release_bound.push(self.here());
+                        }
                         self.node(v, sub);
                     }
                     None => self.out.unknown.push(self.here()),
@@ -428,17 +448,33 @@ pub fn validate_checked(
     fields: &FieldCheck,
     opts: &ValidateOptions,
 ) -> Report {
+    let kind = resource.kind();
     let mut unknown: Vec<&FieldPath> = fields.unknown.iter().collect();
     if opts.channel == Channel::Standard {
-        let kind = resource.kind();
         unknown.extend(
             fields
                 .experimental
                 .iter()
                 .filter(|p| !super::by_release::standard_in(kind, &shape_of(p), opts.release)),
         );
-        unknown.sort();
     }
+    unknown.extend(
+        fields
+            .release_bound
+            .iter()
+            .filter(|p| !super::by_release::declared(kind, &shape_of(p), opts.release)),
+    );
+    unknown.sort();
+    // The API server's decoder stops at the first unknown field of a subtree: one below
+    // another (a v1.7 field inside an experimental-only parent, on the standard channel) is not
+    // reported again.
+    let mut outer: Vec<&FieldPath> = Vec::with_capacity(unknown.len());
+    for p in unknown {
+        if !outer.iter().any(|o| is_within(p, o)) {
+            outer.push(p);
+        }
+    }
+    let unknown = outer;
     let unknown_errors = unknown
         .iter()
         .map(|p| ValidationError::new((*p).clone(), ErrorKind::UnknownField));
@@ -478,7 +514,7 @@ pub fn validate_checked(
         }
     }
     for p in &fields.missing {
-        if !pruned(p) {
+        if !pruned(p) && super::by_release::required_in(kind, &shape_of(p), opts.release) {
             report
                 .errors
                 .push(ValidationError::new(p.clone(), ErrorKind::Required));

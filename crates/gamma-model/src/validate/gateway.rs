@@ -7,7 +7,7 @@ use super::patterns as p;
 use super::{ErrorKind, Errors, FieldPath, Validate, ValidateOptions};
 use crate::gateway::{
     AllowedRoutes, FromNamespaces, Gateway, GatewayClass, GatewaySpecAddress, GatewayStatusAddress,
-    Listener, ListenerSet, ListenerTlsConfig, TlsModeType,
+    Listener, ListenerFilterType, ListenerFilters, ListenerSet, ListenerTlsConfig, TlsModeType,
 };
 
 impl Validate for GatewayClass {
@@ -39,13 +39,35 @@ impl Validate for Gateway {
                 errors,
             );
         }
+        // `routability` (v1.7, experimental; GEP-3651) has one rule in spec and status.
+        let routabilities = s
+            .addresses
+            .iter()
+            .map(|a| (spath.field("addresses"), a.routability.as_deref()))
+            .enumerate()
+            .chain(self.status.iter().flat_map(|st| {
+                st.addresses
+                    .iter()
+                    .map(|a| {
+                        (
+                            path.field("status").field("addresses"),
+                            a.routability.as_deref(),
+                        )
+                    })
+                    .enumerate()
+            }));
+        for (i, (list, r)) in routabilities {
+            if let Some(r) = r {
+                routability(r, &list.index(i).field("routability"), errors);
+            }
+        }
         if let Some(infra) = &s.infrastructure {
             let ipath = spath.field("infrastructure");
             common::label_map(&infra.labels, &ipath.field("labels"), 8, true, errors);
             common::label_map(
                 &infra.annotations,
                 &ipath.field("annotations"),
-                16,
+                super::by_release::infrastructure_annotations_max(opts.release),
                 false,
                 errors,
             );
@@ -68,7 +90,7 @@ impl Validate for Gateway {
             );
         }
         if let Some(tls) = &s.tls {
-            super::gateway_tls::gateway_tls(tls, &spath.field("tls"), errors);
+            super::gateway_tls::gateway_tls(tls, &spath.field("tls"), opts, errors);
         }
         if let Some(d) = &s.default_scope {
             errors.known(&spath.field("defaultScope"), d);
@@ -111,12 +133,12 @@ fn listeners(
     list: &[Listener],
     path: &FieldPath,
     _listener_set: bool,
-    _opts: &ValidateOptions,
+    opts: &ValidateOptions,
     errors: &mut Errors,
 ) {
     errors.items(path, list.len(), 1, 64);
     for (i, l) in list.iter().enumerate() {
-        listener(l, &path.index(i), errors);
+        listener(l, &path.index(i), opts, errors);
     }
     fn proto(l: &Listener) -> &str {
         l.protocol.as_str()
@@ -175,7 +197,7 @@ fn listeners(
     }
 }
 
-fn listener(l: &Listener, path: &FieldPath, errors: &mut Errors) {
+fn listener(l: &Listener, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
     errors.section_name(&path.field("name"), &l.name);
     if let Some(h) = &l.hostname {
         errors.hostname(&path.field("hostname"), h);
@@ -195,6 +217,88 @@ fn listener(l: &Listener, path: &FieldPath, errors: &mut Errors) {
     }
     if let Some(a) = &l.allowed_routes {
         allowed_routes(a, &path.field("allowedRoutes"), errors);
+    }
+    if let Some(f) = &l.filters {
+        if !matches!(l.protocol.as_str(), "HTTP" | "HTTPS") {
+            errors.rule(
+                path.clone(),
+                "filters may only be set when protocol is HTTP or HTTPS",
+            );
+        }
+        listener_filters(f, &path.field("filters"), opts, errors);
+    }
+}
+
+/// A listener's pre-routing `filters` (v1.7, experimental; GEP-5224): at most 16 request
+/// filters, each carrying exactly the field its type names.
+fn listener_filters(
+    f: &ListenerFilters,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
+    let rpath = path.field("requests");
+    errors.items(&rpath, f.requests.len(), 0, 16);
+    for (i, r) in f.requests.iter().enumerate() {
+        let ipath = rpath.index(i);
+        // A missing `type` is `Required` (field presence); the rules compare it as absent.
+        if let Some(t) = &r.type_ {
+            errors.known(&ipath.field("type"), t);
+        }
+        let is = |t: ListenerFilterType| r.type_.as_ref() == Some(&t);
+        let auth = is(ListenerFilterType::ExternalAuth);
+        let ext = is(ListenerFilterType::ExtensionRef);
+        if r.external_auth.is_some() && !auth {
+            errors.rule(
+                ipath.clone(),
+                "filter.externalAuth must be nil if the filter.type is not ExternalAuth",
+            );
+        }
+        if r.external_auth.is_none() && auth {
+            errors.rule(
+                ipath.clone(),
+                "filter.externalAuth must be specified for ExternalAuth filter.type",
+            );
+        }
+        if r.extension_ref.is_some() && !ext {
+            errors.rule(
+                ipath.clone(),
+                "filter.extensionRef must be nil if the filter.type is not ExtensionRef",
+            );
+        }
+        if r.extension_ref.is_none() && ext {
+            errors.rule(
+                ipath.clone(),
+                "filter.extensionRef must be specified for ExtensionRef filter.type",
+            );
+        }
+        if let Some(a) = &r.external_auth {
+            super::httproute::external_auth(a, &ipath.field("externalAuth"), opts, errors);
+        }
+        if let Some(e) = &r.extension_ref {
+            common::local_object_ref(e, &ipath.field("extensionRef"), errors);
+        }
+    }
+}
+
+/// A Gateway address's `routability` (v1.7, experimental; GEP-3651): empty, `Cluster`, or an
+/// implementation-specific `prefix/path` whose prefix is a DNS subdomain outside `k8s.io`.
+fn routability(r: &str, path: &FieldPath, errors: &mut Errors) {
+    if !errors.length(path, r, 0, 253) {
+        return;
+    }
+    let prefix = r.split('/').next().unwrap_or("");
+    // `self.matches('^.*/.+$')`: a `/` with something after it, and (RE2's `.`) no newline.
+    let prefixed = r.split_once('/').is_some_and(|(_, rest)| !rest.is_empty())
+        && !r.contains('\n')
+        && p::is_dns_subdomain(prefix)
+        && prefix != "k8s.io"
+        && !prefix.ends_with(".k8s.io");
+    if !(r.is_empty() || r == "Cluster" || prefixed) {
+        errors.rule(
+            path.clone(),
+            "Routability must be empty, Cluster, or an implementation-specific prefixed path; k8s.io and its subdomains are reserved",
+        );
     }
 }
 

@@ -16,16 +16,19 @@
 use std::collections::HashSet;
 
 use super::common;
-use super::{ErrorKind, Errors, FieldPath};
+use super::{ErrorKind, Errors, FieldPath, ValidateOptions};
 use crate::gateway::{FrontendTlsConfig, GatewayTlsConfig, TlsConfig};
 
 /// The CRD's `maxItems` of `frontend.perPort`.
 const MAX_PER_PORT: usize = 64;
-/// The CRD's `maxItems` of `validation.caCertificateRefs` (and `minItems` 1).
-const MAX_CA_CERTIFICATE_REFS: usize = 16;
 
 /// `spec.tls`.
-pub(crate) fn gateway_tls(tls: &GatewayTlsConfig, path: &FieldPath, errors: &mut Errors) {
+pub(crate) fn gateway_tls(
+    tls: &GatewayTlsConfig,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
     if let Some(c) = tls
         .backend
         .as_ref()
@@ -38,14 +41,14 @@ pub(crate) fn gateway_tls(tls: &GatewayTlsConfig, path: &FieldPath, errors: &mut
         );
     }
     if let Some(f) = &tls.frontend {
-        frontend(f, &path.field("frontend"), errors);
+        frontend(f, &path.field("frontend"), opts, errors);
     }
 }
 
-fn frontend(f: &FrontendTlsConfig, path: &FieldPath, errors: &mut Errors) {
+fn frontend(f: &FrontendTlsConfig, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
     let dpath = path.field("default");
     match &f.default {
-        Some(d) => tls_config(d, &dpath, errors),
+        Some(d) => tls_config(d, &dpath, opts, errors),
         None => errors.push(dpath, ErrorKind::Required),
     }
     let ppath = path.field("perPort");
@@ -55,7 +58,7 @@ fn frontend(f: &FrontendTlsConfig, path: &FieldPath, errors: &mut Errors) {
         errors.port(&ipath.field("port"), entry.port);
         let tpath = ipath.field("tls");
         match &entry.tls {
-            Some(t) => tls_config(t, &tpath, errors),
+            Some(t) => tls_config(t, &tpath, opts, errors),
             None => errors.push(tpath, ErrorKind::Required),
         }
     }
@@ -72,7 +75,7 @@ fn frontend(f: &FrontendTlsConfig, path: &FieldPath, errors: &mut Errors) {
 }
 
 /// A `TLSConfig`: its optional `validation`.
-fn tls_config(t: &TlsConfig, path: &FieldPath, errors: &mut Errors) {
+fn tls_config(t: &TlsConfig, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
     let Some(v) = &t.validation else {
         return;
     };
@@ -82,10 +85,24 @@ fn tls_config(t: &TlsConfig, path: &FieldPath, errors: &mut Errors) {
         &cpath,
         v.ca_certificate_refs.len(),
         1,
-        MAX_CA_CERTIFICATE_REFS,
+        // The CRD's `maxItems` (and `minItems` 1).
+        super::by_release::frontend_ca_refs_max(opts.release),
     );
     for (i, r) in v.ca_certificate_refs.iter().enumerate() {
         common::object_reference(r, &cpath.index(i), errors);
+    }
+    // v1.7 (experimental) reads CA bundles from ClusterTrustBundles, which are cluster-scoped.
+    if super::by_release::experimental_v1_7(opts.as_bundle())
+        && v.ca_certificate_refs.iter().any(|r| {
+            r.group.as_deref() == Some("certificates.k8s.io")
+                && r.kind == "ClusterTrustBundle"
+                && r.namespace.is_some()
+        })
+    {
+        errors.rule(
+            cpath,
+            "ClusterTrustBundle references must not specify namespace",
+        );
     }
     if let Some(m) = &v.mode {
         errors.known(&vpath.field("mode"), m);

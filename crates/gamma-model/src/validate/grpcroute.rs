@@ -57,7 +57,7 @@ impl Validate for GrpcRouteRule {
             b.collect_errors(&bpath.index(i), opts, errors);
         }
         if let Some(s) = &self.session_persistence {
-            common::session_persistence(s, &path.field("sessionPersistence"), errors);
+            common::session_persistence(s, &path.field("sessionPersistence"), opts, errors);
         }
     }
 }
@@ -120,7 +120,7 @@ fn method_match(m: &GrpcMethodMatch, path: &FieldPath, errors: &mut Errors) {
 
 impl Validate for GrpcBackendRef {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-        common::backend_ref(&self.backend_ref, path, errors);
+        common::backend_ref(&self.backend_ref, path, opts, errors);
         filters(&self.filters, &path.field("filters"), opts, errors);
     }
 }
@@ -187,7 +187,7 @@ impl Validate for GrpcRouteFilter {
             common::header_filter(h, &path.field("responseHeaderModifier"), opts, errors);
         }
         if let Some(m) = &self.request_mirror {
-            common::mirror(m, &path.field("requestMirror"), errors);
+            common::mirror(m, &path.field("requestMirror"), opts, errors);
         }
         if let Some(e) = &self.extension_ref {
             common::local_object_ref(e, &path.field("extensionRef"), errors);

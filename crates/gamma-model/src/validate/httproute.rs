@@ -73,7 +73,7 @@ impl Validate for HttpRouteRule {
             r.collect_errors(&path.field("retry"), opts, errors);
         }
         if let Some(s) = &self.session_persistence {
-            common::session_persistence(s, &path.field("sessionPersistence"), errors);
+            common::session_persistence(s, &path.field("sessionPersistence"), opts, errors);
         }
         rule_cel(self, path, errors);
     }
@@ -220,7 +220,7 @@ impl Validate for HttpPathMatch {
 
 impl Validate for HttpBackendRef {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-        common::backend_ref(&self.backend_ref, path, errors);
+        common::backend_ref(&self.backend_ref, path, opts, errors);
         filters(&self.filters, &path.field("filters"), opts, errors);
     }
 }
@@ -256,7 +256,8 @@ impl Validate for HttpRouteRetry {
             errors.range(
                 &path.field("attempts"),
                 i64::from(a),
-                super::by_release::retry_attempts_minimum(opts.release),
+                super::by_release::retry_attempts_minimum(opts.release)
+                    .unwrap_or(i64::from(i32::MIN)),
                 i64::from(i32::MAX),
             );
         }
@@ -264,8 +265,10 @@ impl Validate for HttpRouteRetry {
         for (i, c) in self.codes.iter().enumerate() {
             errors.range(&cpath.index(i), i64::from(*c), 400, 599);
         }
-        let as_text: Vec<String> = self.codes.iter().map(i32::to_string).collect();
-        errors.unique(&cpath, as_text.iter().map(String::as_str), None);
+        if super::by_release::retry_codes_are_a_set(opts.release) {
+            let as_text: Vec<String> = self.codes.iter().map(i32::to_string).collect();
+            errors.unique(&cpath, as_text.iter().map(String::as_str), None);
+        }
         if let Some(b) = &self.backoff {
             errors.duration(&path.field("backoff"), b);
         }
@@ -386,7 +389,7 @@ impl Validate for HttpRouteFilter {
             common::header_filter(h, &path.field("responseHeaderModifier"), opts, errors);
         }
         if let Some(m) = &self.request_mirror {
-            common::mirror(m, &path.field("requestMirror"), errors);
+            common::mirror(m, &path.field("requestMirror"), opts, errors);
         }
         if let Some(r) = &self.request_redirect {
             redirect(r, &path.field("requestRedirect"), errors);
@@ -401,7 +404,7 @@ impl Validate for HttpRouteFilter {
             cors(c, &path.field("cors"), errors);
         }
         if let Some(a) = &self.external_auth {
-            external_auth(a, &path.field("externalAuth"), errors);
+            external_auth(a, &path.field("externalAuth"), opts, errors);
         }
     }
 }
@@ -570,7 +573,14 @@ fn star_alone(list: &[String], path: &FieldPath, message: &str, errors: &mut Err
     }
 }
 
-fn external_auth(a: &HttpExternalAuthFilter, path: &FieldPath, errors: &mut Errors) {
+/// An `HTTPExternalAuthFilter`: of an HTTPRoute filter, or (v1.7) of a listener's
+/// pre-routing filter.
+pub(super) fn external_auth(
+    a: &HttpExternalAuthFilter,
+    path: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
     let ppath = path.field("protocol");
     match &a.protocol {
         None => errors.push(ppath, ErrorKind::Required),
@@ -598,7 +608,14 @@ fn external_auth(a: &HttpExternalAuthFilter, path: &FieldPath, errors: &mut Erro
     if a.http.is_some() && proto != Some("HTTP") {
         errors.rule(path.clone(), "protocol must be 'HTTP' when http is set");
     }
-    common::backend_object_reference(&a.backend_ref, &path.field("backendRef"), errors);
+    common::backend_object_reference(&a.backend_ref, &path.field("backendRef"), opts, errors);
+    // v1.7's experimental CRDs made `forwardBody.maxSize` an int32 of at least 0.
+    if super::by_release::experimental_v1_7(opts.as_bundle())
+        && let Some(size) = a.forward_body.as_ref().and_then(|f| f.max_size)
+    {
+        let spath = path.field("forwardBody").field("maxSize");
+        errors.range(&spath, i64::from(size), 0, i64::from(i32::MAX));
+    }
     if let Some(g) = &a.grpc {
         let hpath = path.field("grpc").field("allowedHeaders");
         errors.items(&hpath, g.allowed_headers.len(), 0, 64);

@@ -43,12 +43,12 @@ fn l4_spec(
 }
 
 impl Validate for L4RouteRule {
-    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::rule_name(self.name.as_deref(), path, errors);
         let bpath = path.field("backendRefs");
         errors.items(&bpath, self.backend_refs.len(), 1, 16);
         for (i, b) in self.backend_refs.iter().enumerate() {
-            common::backend_ref(b, &bpath.index(i), errors);
+            common::backend_ref(b, &bpath.index(i), opts, errors);
         }
     }
 }
@@ -63,7 +63,8 @@ impl Validate for TlsRoute {
         let alpha2 = is_v1alpha2(&self.api_version);
         let hpath = spath.field("hostnames");
         let hs = &self.spec.hostnames;
-        errors.items(&hpath, hs.len(), if alpha2 { 0 } else { 1 }, 1024);
+        let max = super::by_release::tls_route_hostnames_max(opts.release);
+        errors.items(&hpath, hs.len(), if alpha2 { 0 } else { 1 }, max);
         for (i, h) in hs.iter().enumerate() {
             errors.hostname(&hpath.index(i), h);
         }

@@ -57,7 +57,7 @@ pub(crate) mod traits;
 mod update;
 mod xbackend;
 
-pub use by_release::STANDARD_SINCE;
+pub use by_release::{FIELD_SPANS, FieldSpan, STANDARD_SINCE};
 pub use common::MAX_TOTAL_MATCHES;
 pub use fields::{
     CORE_FIELD_SCHEMA, EXPERIMENTAL_ONLY, FieldCheck, FieldValidation, OBJECT_META_FIELDS, Report,

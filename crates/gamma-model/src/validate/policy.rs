@@ -8,12 +8,18 @@ use crate::gateway::{BackendTlsPolicy, ReferenceGrant, SubjectAltName, SubjectAl
 use crate::xmesh::XMesh;
 
 impl Validate for ReferenceGrant {
-    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);
         let spath = path.field("spec");
-        // `spec` is required since v1.6.
+        // `spec` is required since v1.6; a v1.5 grant without one grants nothing.
         let Some(spec) = &self.spec else {
-            errors.push(spath, ErrorKind::Required);
+            if super::by_release::required_in(
+                crate::resource::ResourceKind::ReferenceGrant,
+                "spec",
+                opts.release,
+            ) {
+                errors.push(spath, ErrorKind::Required);
+            }
             return;
         };
         let fpath = spath.field("from");
@@ -38,7 +44,7 @@ impl Validate for ReferenceGrant {
 }
 
 impl Validate for BackendTlsPolicy {
-    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
         common::metadata(&self.metadata, path, true, errors);
         let spath = path.field("spec");
         let s = &self.spec;
@@ -89,7 +95,7 @@ impl Validate for BackendTlsPolicy {
             errors.length(&opath.key(k), v, 0, 4096);
         }
 
-        tls_validation(&s.validation, &spath.field("validation"), errors);
+        tls_validation(&s.validation, &spath.field("validation"), opts, errors);
         if let Some(status) = &self.status {
             super::status::policy_status(status, &path.field("status"), errors);
         }
@@ -98,11 +104,16 @@ impl Validate for BackendTlsPolicy {
 
 /// A `validation` of a BackendTLSPolicy or an XBackend's `tls` (the same upstream schema and
 /// rules in both CRDs).
+///
+/// v1.7's experimental CRDs replaced the two rules on the CA source with one ("exactly one of
+/// the fields ...") and require at least one `caCertificateRefs` item when the list is given.
 pub(super) fn tls_validation(
     v: &crate::gateway::BackendTlsPolicyValidation,
     vpath: &FieldPath,
+    opts: &ValidateOptions,
     errors: &mut Errors,
 ) {
+    let exactly_one = super::by_release::experimental_v1_7(opts.as_bundle());
     let cpath = vpath.field("caCertificateRefs");
     errors.items(&cpath, v.ca_certificate_refs.len(), 0, 8);
     for (i, c) in v.ca_certificate_refs.iter().enumerate() {
@@ -122,13 +133,23 @@ pub(super) fn tls_validation(
         }
     }
     let has_refs = !v.ca_certificate_refs.is_empty();
-    if has_refs && well_known.is_some() {
+    if exactly_one {
+        // An empty list reads as absent (gamma-rs does not keep `[]` apart from an omitted
+        // list here); `[]` with `wellKnownCACertificates` is refused by the API server for
+        // `minItems: 1` instead, a listed difference (docs/validation.md).
+        if has_refs == well_known.is_some() {
+            errors.rule(
+                vpath.clone(),
+                "exactly one of the fields in [caCertificateRefs wellKnownCACertificates] must be set",
+            );
+        }
+    } else if has_refs && well_known.is_some() {
         errors.rule(
             vpath.clone(),
             "must not contain both CACertificateRefs and WellKnownCACertificates",
         );
     }
-    if !has_refs && well_known.is_none() {
+    if !exactly_one && !has_refs && well_known.is_none() {
         errors.rule(
             vpath.clone(),
             "must specify either CACertificateRefs or WellKnownCACertificates",
