@@ -1,24 +1,32 @@
 //! Upstream's own fixtures: every manifest under `hack/invalid-examples` is rejected with an
 //! error at the field that makes it invalid, and every manifest under `examples` validates.
 //!
-//! The fixtures come from `$GAMMA_UPSTREAM_DIR` (gateway-api v1.6.1); the tests print a message
-//! and pass when it is unset. Gateway API CRDs v1.6.1 (validation tables) is what they pin.
+//! Every supported release's fixtures (v1.5.1, v1.6.1, v1.7.0, obtained as
+//! `gamma_testenv::upstream` describes), each judged under its own release: the examples with
+//! the API server's strict field validation, the invalid examples by the pinned field. The tests
+//! print a message and return when the trees cannot be had.
 
 use std::path::{Path, PathBuf};
 
-use gamma_model::validate::{Channel, ValidateOptions};
-use gamma_model::{Validate, decode};
+use gamma_model::validate::{Bundle, Channel, Release, ValidateOptions};
+use gamma_model::{DecodeOptions, Validate, decode, decode_documents};
 
-fn upstream_dir() -> Option<PathBuf> {
-    match gamma_testenv::upstream::v1_6_1() {
-        Some(d) => Some(PathBuf::from(d)),
-        None => {
-            gamma_skip_note(
-                "skipped: GAMMA_UPSTREAM_DIR is not set; skipping the upstream fixture tests",
-            );
-            None
-        }
-    }
+/// Every supported release and its tree; empty (after a skip note) when one is unavailable.
+fn releases() -> Vec<(Release, PathBuf)> {
+    let Some(trees) = gamma_testenv::upstream::all_trees() else {
+        gamma_skip_note(
+            "skipped: the Gateway API release trees are unavailable; skipping the upstream fixture tests",
+        );
+        return Vec::new();
+    };
+    trees
+        .into_iter()
+        .map(|(v, dir)| (Release::parse(v).unwrap(), dir))
+        .collect()
+}
+
+fn options(release: Release, relative: &str) -> ValidateOptions {
+    ValidateOptions::bundle(Bundle::new(release, channel_of(relative)))
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {
@@ -199,37 +207,41 @@ const EXPECTED: &[(&str, &str)] = &[
 // Gateway API CRDs v1.6.1: every upstream invalid example is rejected at the field that is wrong.
 #[test]
 fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
-    let Some(dir) = upstream_dir() else { return };
-    let root = dir.join("hack/invalid-examples");
-    let files = yaml_files(&root);
-    assert!(!files.is_empty(), "no invalid examples under {root:?}");
-    let mut seen = Vec::new();
-    for file in &files {
-        let relative = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let expected = EXPECTED
-            .iter()
-            .find(|(f, _)| *f == relative)
-            .map(|(_, p)| *p)
-            .unwrap_or_else(|| panic!("no expected path pinned for {relative}"));
-        let text = std::fs::read_to_string(file).unwrap();
-        let objects = decode(&text).unwrap_or_else(|e| panic!("{relative}: {e}"));
-        assert_eq!(objects.len(), 1, "{relative}");
-        let opts = ValidateOptions::channel(channel_of(&relative));
-        let errors = objects[0]
-            .validate_with(&opts)
-            .expect_err(&format!("{relative} must be rejected"));
-        assert!(
-            errors.has_error_at(expected),
-            "{relative}: expected an error at {expected}, got: {errors}"
-        );
-        seen.push(relative);
-    }
-    for (f, _) in EXPECTED {
-        assert!(seen.iter().any(|s| s == f), "pinned file {f} not found");
+    for (release, dir) in releases() {
+        let root = dir.join("hack/invalid-examples");
+        let files = yaml_files(&root);
+        assert!(!files.is_empty(), "no invalid examples under {root:?}");
+        let mut seen = Vec::new();
+        for file in &files {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let expected = EXPECTED
+                .iter()
+                .find(|(f, _)| *f == relative)
+                .map(|(_, p)| *p)
+                .unwrap_or_else(|| panic!("no expected path pinned for {relative}"));
+            let text = std::fs::read_to_string(file).unwrap();
+            let objects = decode(&text).unwrap_or_else(|e| panic!("{relative}: {e}"));
+            assert_eq!(objects.len(), 1, "{relative}");
+            let opts = options(release, &relative);
+            let errors = objects[0]
+                .validate_with(&opts)
+                .expect_err(&format!("{release} {relative} must be rejected"));
+            assert!(
+                errors.has_error_at(expected),
+                "{release} {relative}: expected an error at {expected}, got: {errors}"
+            );
+            seen.push(relative);
+        }
+        for (f, _) in EXPECTED {
+            assert!(
+                seen.iter().any(|s| s == f),
+                "{release}: pinned file {f} not found"
+            );
+        }
     }
 }
 
@@ -237,55 +249,60 @@ fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
 // alone.
 #[test]
 fn standard_invalid_examples_are_rejected_on_both_channels() {
-    let Some(dir) = upstream_dir() else { return };
-    let root = dir.join("hack/invalid-examples/standard");
-    for file in yaml_files(&root) {
-        let text = std::fs::read_to_string(&file).unwrap();
-        for object in decode(&text).unwrap() {
-            for channel in [Channel::Standard, Channel::Experimental] {
-                assert!(
-                    object
-                        .validate_with(&ValidateOptions::channel(channel))
-                        .is_err(),
-                    "{file:?} accepted on {channel:?}"
-                );
+    for (release, dir) in releases() {
+        let root = dir.join("hack/invalid-examples/standard");
+        for file in yaml_files(&root) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for object in decode(&text).unwrap() {
+                for channel in [Channel::Standard, Channel::Experimental] {
+                    let opts = ValidateOptions::bundle(Bundle::new(release, channel));
+                    assert!(
+                        object.validate_with(&opts).is_err(),
+                        "{file:?} accepted by {release} {channel:?}"
+                    );
+                }
             }
         }
     }
 }
 
-// Every upstream example is valid: on the standard channel for `examples/standard`, on the
-// experimental channel for `examples/experimental`.
+// Every upstream example is valid under its own release, as the API server checks a create
+// (strict field validation, then every rule): on the standard channel for `examples/standard`,
+// on the experimental channel for `examples/experimental`.
 #[test]
-fn every_upstream_example_validates() {
-    let Some(dir) = upstream_dir() else { return };
-    let root = dir.join("examples");
-    let files = yaml_files(&root);
-    assert!(!files.is_empty(), "no examples under {root:?}");
-    let mut count = 0;
-    let mut failures = Vec::new();
-    for file in &files {
-        let relative = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let text = std::fs::read_to_string(file).unwrap();
-        let objects = decode(&text).unwrap_or_else(|e| panic!("{relative}: {e}"));
-        let opts = ValidateOptions::channel(channel_of(&relative));
-        for object in &objects {
-            if let Err(e) = object.validate_with(&opts) {
-                failures.push(format!(
-                    "{relative}: {} {}: {e}",
-                    object.kind(),
-                    object.metadata().name
-                ));
+fn every_upstream_example_validates_under_its_release() {
+    for (release, dir) in releases() {
+        let root = dir.join("examples");
+        let files = yaml_files(&root);
+        assert!(!files.is_empty(), "no examples under {root:?}");
+        let mut count = 0;
+        let mut failures = Vec::new();
+        for file in &files {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(file).unwrap();
+            let decoded = decode_documents(&text, &DecodeOptions::checking_fields())
+                .unwrap_or_else(|e| panic!("{relative}: {e}"));
+            let opts = options(release, &relative);
+            for doc in &decoded.documents {
+                let report = doc.validate_with(&opts);
+                if !report.is_ok() {
+                    failures.push(format!(
+                        "{release} {relative}: {} {}: {:?}",
+                        doc.resource.kind(),
+                        doc.resource.metadata().name,
+                        report.errors
+                    ));
+                }
+                count += 1;
             }
-            count += 1;
         }
+        assert!(count > 0);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
-    assert!(count > 0);
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 // The IR accepts every route of every upstream example whole (defaulting never fails on valid
@@ -293,33 +310,34 @@ fn every_upstream_example_validates() {
 #[test]
 fn every_upstream_example_route_converts_to_ir() {
     use gamma_model::ir;
-    let Some(dir) = upstream_dir() else { return };
-    let root = dir.join("examples");
-    let mut routes = 0;
-    for file in yaml_files(&root) {
-        let relative = file
-            .strip_prefix(&root)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let opts = ValidateOptions::channel(channel_of(&relative));
-        let text = std::fs::read_to_string(&file).unwrap();
-        for object in decode(&text).unwrap() {
-            let Some(result) = ir::Route::from_resource(&object, &opts) else {
-                continue;
-            };
-            let partial = result.unwrap_or_else(|e| panic!("{relative}: {e}"));
-            assert!(
-                partial.dropped.is_empty(),
-                "{relative}: {:?}",
-                partial.dropped
-            );
-            assert_eq!(partial.value.kind(), object.kind());
-            assert_eq!(partial.value.metadata().name, object.metadata().name);
-            routes += 1;
+    for (release, dir) in releases() {
+        let root = dir.join("examples");
+        let mut routes = 0;
+        for file in yaml_files(&root) {
+            let relative = file
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let opts = options(release, &relative);
+            let text = std::fs::read_to_string(&file).unwrap();
+            for object in decode(&text).unwrap() {
+                let Some(result) = ir::Route::from_resource(&object, &opts) else {
+                    continue;
+                };
+                let partial = result.unwrap_or_else(|e| panic!("{relative}: {e}"));
+                assert!(
+                    partial.dropped.is_empty(),
+                    "{relative}: {:?}",
+                    partial.dropped
+                );
+                assert_eq!(partial.value.kind(), object.kind());
+                assert_eq!(partial.value.metadata().name, object.metadata().name);
+                routes += 1;
+            }
         }
+        assert!(routes > 40, "{release}: only {routes} routes converted");
     }
-    assert!(routes > 40, "only {routes} routes converted");
 }
 
 /// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test

@@ -1,14 +1,13 @@
 //! Transition rules (`oldSelf` in the CRDs' `x-kubernetes-validations`): every one of the
-//! v1.6.1 CRDs, both channels, is in `TRANSITION_RULES` and enforced by `validate_update`
+//! CRDs of every supported release, both channels, is in `TRANSITION_RULES` and enforced by `validate_update`
 //! (Kubernetes CRD validation rules: transition rules apply on update, when the field exists in
 //! both versions).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use gamma_model::decode;
 use gamma_model::validate::TRANSITION_RULES;
-use gamma_model::validate::{ValidateOptions, validate_update};
+use gamma_model::validate::{Release, ValidateOptions, immutable_message, validate_update};
 use serde_json::Value;
 
 fn walk(s: &Value, path: &str, out: &mut BTreeSet<(String, String, String)>) {
@@ -36,35 +35,42 @@ fn walk(s: &Value, path: &str, out: &mut BTreeSet<(String, String, String)>) {
 
 #[test]
 fn every_transition_rule_of_the_crds_is_listed() {
-    let Some(dir) = gamma_testenv::upstream::v1_6_1().map(PathBuf::from) else {
-        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
+    let Some(trees) = gamma_testenv::upstream::all_trees() else {
+        gamma_skip_note("skipped: the Gateway API release trees are unavailable: skipping");
         return;
     };
-    let mut found = BTreeSet::new();
-    for channel in ["standard", "experimental"] {
-        for entry in std::fs::read_dir(dir.join("config/crd").join(channel)).unwrap() {
-            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-            let Ok(crd) = serde_saphyr::from_str::<Value>(&text) else {
-                continue;
-            };
-            if crd["kind"] != "CustomResourceDefinition" {
-                continue;
-            }
-            let kind = crd["spec"]["names"]["kind"].as_str().unwrap().to_owned();
-            for v in crd["spec"]["versions"].as_array().unwrap() {
-                let mut rules = BTreeSet::new();
-                walk(&v["schema"]["openAPIV3Schema"], "", &mut rules);
-                for (p, r, m) in rules {
-                    found.insert((kind.clone(), p, r, m));
+    for (version, dir) in trees {
+        let release = Release::parse(version).unwrap();
+        let mut found = BTreeSet::new();
+        for channel in ["standard", "experimental"] {
+            for entry in std::fs::read_dir(dir.join("config/crd").join(channel)).unwrap() {
+                let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+                let Ok(crd) = serde_saphyr::from_str::<Value>(&text) else {
+                    continue;
+                };
+                if crd["kind"] != "CustomResourceDefinition" {
+                    continue;
+                }
+                let kind = crd["spec"]["names"]["kind"].as_str().unwrap().to_owned();
+                for v in crd["spec"]["versions"].as_array().unwrap() {
+                    let mut rules = BTreeSet::new();
+                    walk(&v["schema"]["openAPIV3Schema"], "", &mut rules);
+                    for (p, r, m) in rules {
+                        found.insert((kind.clone(), p, r, m));
+                    }
                 }
             }
         }
+        // Each release words the rule its own way; the list holds the newest wording.
+        let ours: BTreeSet<(String, String, String, String)> = TRANSITION_RULES
+            .iter()
+            .map(|(k, p, r, _)| {
+                let m = immutable_message(release);
+                (k.as_str().to_owned(), (*p).into(), (*r).into(), m.into())
+            })
+            .collect();
+        assert_eq!(ours, found, "{release}");
     }
-    let ours: BTreeSet<(String, String, String, String)> = TRANSITION_RULES
-        .iter()
-        .map(|(k, p, r, m)| (k.as_str().to_owned(), (*p).into(), (*r).into(), (*m).into()))
-        .collect();
-    assert_eq!(ours, found);
 }
 
 fn object(kind: &str, controller: &str) -> gamma_model::AnyResource {
@@ -88,6 +94,15 @@ fn controller_name_is_immutable_on_gateway_classes_and_meshes() {
         let opts = ValidateOptions::default();
         validate_update(&old, &object(kind, "example.com/a"), &opts).unwrap();
         let errors = validate_update(&old, &object(kind, "example.com/b"), &opts).unwrap_err();
+        assert_eq!(
+            errors.to_string(),
+            "spec.controllerName: field is immutable",
+            "{kind}"
+        );
+        // v1.5 and v1.6 word it "Value is immutable".
+        let mut v1_6 = ValidateOptions::default();
+        v1_6.release = Release::V1_6;
+        let errors = validate_update(&old, &object(kind, "example.com/b"), &v1_6).unwrap_err();
         assert_eq!(
             errors.to_string(),
             "spec.controllerName: Value is immutable",

@@ -434,6 +434,18 @@ fn old_checks_updates_against_the_transition_rules() {
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
         r.stdout
+            .contains("<stdin>:4: GatewayClass c: spec.controllerName: field is immutable"),
+        "{}",
+        r.stdout
+    );
+    // As a v1.6 API server words it.
+    let r = run_with_stdin(
+        &["validate", "--bundle-version", "v1.6", "--old", old, "-f", "-"],
+        Some(&class("example.com/b")),
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
             .contains("<stdin>:4: GatewayClass c: spec.controllerName: Value is immutable"),
         "{}",
         r.stdout

@@ -68,7 +68,10 @@ pub use release::{
     BUNDLE_VERSION_ANNOTATION, Bundle, CHANNEL_ANNOTATION, Release, UnsupportedRelease,
 };
 pub use status::MAX_STATUS_PARENTS;
-pub use update::{TRANSITION_RULES, add_transition_errors, transition_errors, validate_update};
+pub use update::{
+    TRANSITION_RULES, add_transition_errors, immutable_message, transition_errors,
+    transition_errors_under, validate_update,
+};
 
 // The crate root's surface (`gamma_model::{Validate, ValidationError, ValidationErrors}`):
 // defined here, exported only there, so each has one public path.

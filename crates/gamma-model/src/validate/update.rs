@@ -3,32 +3,55 @@
 //!
 //! The API server evaluates a transition rule only when the field exists in both versions
 //! (k8s.io/apiextensions-apiserver, CEL validation with `oldSelf`); a create has no old
-//! object, so these rules never apply to one. Every transition rule of the v1.6.1 CRDs is
-//! listed in [`TRANSITION_RULES`]; `tests/update_rules.rs` derives that list from the CRDs.
+//! object, so these rules never apply to one. Every transition rule of the supported releases'
+//! CRDs is listed in [`TRANSITION_RULES`] (v1.7's messages; v1.5 and v1.6 said "Value is
+//! immutable" where v1.7 says "field is immutable"); `tests/update_rules.rs` derives that list
+//! from every release's CRDs.
 
-use super::{ErrorKind, FieldPath, Report, Validate, ValidateOptions, ValidationError};
+use super::{ErrorKind, FieldPath, Release, Report, Validate, ValidateOptions, ValidationError};
 use crate::resource::{AnyResource, ResourceKind};
 
-/// Every transition rule of the v1.6.1 CRDs (both channels, every version): kind, field path,
-/// rule, message.
+/// Every transition rule of the supported releases' CRDs (both channels, every version): kind,
+/// field path, rule, and the newest release's message ([`immutable_message`] gives each
+/// release's).
 pub const TRANSITION_RULES: &[(ResourceKind, &str, &str, &str)] = &[
     (
         ResourceKind::GatewayClass,
         "spec.controllerName",
         "self == oldSelf",
-        "Value is immutable",
+        "field is immutable",
     ),
     (
         ResourceKind::XMesh,
         "spec.controllerName",
         "self == oldSelf",
-        "Value is immutable",
+        "field is immutable",
     ),
 ];
 
+/// The message of the `self == oldSelf` rules under `release`: "Value is immutable" up to v1.6,
+/// "field is immutable" from v1.7.
+pub fn immutable_message(release: Release) -> &'static str {
+    if release >= Release::V1_7 {
+        "field is immutable"
+    } else {
+        "Value is immutable"
+    }
+}
+
 /// The transition rules `new` breaks with respect to `old` (empty when none applies: different
-/// kinds, or an object whose field is absent in either version).
+/// kinds, or an object whose field is absent in either version), with the newest release's
+/// messages; [`transition_errors_under`] picks the release.
 pub fn transition_errors(old: &AnyResource, new: &AnyResource) -> Vec<ValidationError> {
+    transition_errors_under(old, new, Release::NEWEST)
+}
+
+/// [`transition_errors`] as `release`'s API server reports them.
+pub fn transition_errors_under(
+    old: &AnyResource,
+    new: &AnyResource,
+    release: Release,
+) -> Vec<ValidationError> {
     let path = || FieldPath::root().field("spec").field("controllerName");
     let immutable = |a: &str, b: &str| {
         // `controllerName` is required: "absent" decodes as empty, which has no `oldSelf`.
@@ -36,7 +59,7 @@ pub fn transition_errors(old: &AnyResource, new: &AnyResource) -> Vec<Validation
             ValidationError::new(
                 path(),
                 ErrorKind::Rule {
-                    message: "Value is immutable".into(),
+                    message: immutable_message(release).into(),
                 },
             )
         })
@@ -63,7 +86,7 @@ pub fn transition_errors(old: &AnyResource, new: &AnyResource) -> Vec<Validation
 /// let new = &decode("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\n\
 ///                    metadata: {name: c}\nspec: {controllerName: example.com/b}\n")?[0];
 /// let errors = validate_update(old, new, &Default::default()).unwrap_err();
-/// assert_eq!(errors.to_string(), "spec.controllerName: Value is immutable");
+/// assert_eq!(errors.to_string(), "spec.controllerName: field is immutable");
 /// # Ok::<(), gamma_model::DecodeError>(())
 /// ```
 pub fn validate_update(
@@ -75,13 +98,19 @@ pub fn validate_update(
         Ok(()) => Vec::new(),
         Err(e) => e.into_vec(),
     };
-    errors.extend(transition_errors(old, new));
+    errors.extend(transition_errors_under(old, new, opts.release));
     super::ValidationErrors::from_vec(errors).map_or(Ok(()), Err)
 }
 
 /// [`validate_update`] for a report from [`validate_checked`](super::validate_checked): adds
-/// the transition errors to it (unless the update was already refused before validation).
-pub fn add_transition_errors(report: &mut Report, old: &AnyResource, new: &AnyResource) {
+/// the transition errors to it, as `release`'s API server words them (unless the update was
+/// already refused before validation).
+pub fn add_transition_errors(
+    report: &mut Report,
+    old: &AnyResource,
+    new: &AnyResource,
+    release: Release,
+) {
     let refused_early = report.errors.iter().any(|e| {
         matches!(
             e.kind,
@@ -89,6 +118,8 @@ pub fn add_transition_errors(report: &mut Report, old: &AnyResource, new: &AnyRe
         )
     });
     if !refused_early {
-        report.errors.extend(transition_errors(old, new));
+        report
+            .errors
+            .extend(transition_errors_under(old, new, release));
     }
 }

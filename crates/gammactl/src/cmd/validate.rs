@@ -65,7 +65,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     for object in &manifests.objects {
         let mut report = check::validate(object, &opts);
         if let Some(stored) = old.get(&object.key()) {
-            add_transition_errors(&mut report, stored, &object.resource);
+            add_transition_errors(&mut report, stored, &object.resource, opts.release);
         }
         for (severity, list) in [
             (Severity::Error, &report.errors),
