@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
-use crate::cond::RegexPool;
+use crate::regex::RegexPool;
 use crate::hostname::{self, MAX_HOSTNAME_LEN};
 use crate::path::normalize_prefix;
 

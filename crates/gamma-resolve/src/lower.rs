@@ -19,7 +19,7 @@ use gamma_model::gateway::{
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::ValidateOptions;
 
-use crate::cond::RegexPool;
+use crate::regex::RegexPool;
 use crate::input::*;
 use gamma_model::RouteKind;
 

@@ -17,7 +17,8 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::cond::{Cond, NamedMatches, RegexPool};
+use crate::cond::{Cond, NamedMatches};
+use crate::regex::RegexPool;
 use crate::index::{HashKeys, Map, PathKeysBuilder};
 use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};

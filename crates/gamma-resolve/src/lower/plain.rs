@@ -22,7 +22,7 @@ use gamma_model::gateway::{HttpRoute, HttpRouteMatch, HttpRouteRule, MatchType, 
 use gamma_model::ir;
 
 use super::route::{HttpRuleParts, base, lower_http_rule_into, parent_from_wire};
-use crate::cond::RegexPool;
+use crate::regex::RegexPool;
 use crate::input::{RouteIr, RuleIr};
 
 /// `route` (valid under the options it was validated with) lowered without its IR; `None`

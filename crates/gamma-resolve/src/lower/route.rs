@@ -39,7 +39,7 @@ use gamma_model::validate::{ErrorKind, ValidateOptions};
 use gamma_model::{AnyResource, RouteView};
 use gamma_model::{ValidationError, ValidationErrors};
 
-use crate::cond::RegexPool;
+use crate::regex::RegexPool;
 use crate::input::*;
 use crate::request::Scheme;
 

@@ -4,7 +4,8 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::cond::{Cond, RegexPool};
+use crate::cond::Cond;
+use crate::regex::{HoldsRegexes, RegexPool};
 use crate::decision::Decision;
 use crate::explain::Explanation;
 use crate::index::PathKeys;
@@ -133,7 +134,7 @@ impl RouteTable {
     /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
     /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
     pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        Self::lower_and_compile(snapshot, options, crate::cond::RegexPool::default(), &[])
+        Self::lower_and_compile(snapshot, options, crate::regex::RegexPool::default(), &[])
     }
 
     /// Builds a table from a snapshot as [`RouteTable::build`] does, taking the compiled
@@ -148,7 +149,7 @@ impl RouteTable {
         options: &BuildOptions,
         previous: &RouteTable,
     ) -> Self {
-        let regexes = crate::cond::RegexPool::reusing(&previous.parts);
+        let regexes = crate::regex::RegexPool::reusing(&previous.parts);
         Self::lower_and_compile(snapshot, options, regexes, &previous.parts)
     }
 
@@ -159,7 +160,7 @@ impl RouteTable {
     fn lower_and_compile(
         snapshot: &gamma_model::Snapshot,
         options: &BuildOptions,
-        mut regexes: crate::cond::RegexPool,
+        mut regexes: crate::regex::RegexPool,
         kept: &[Arc<Part>],
     ) -> Self {
         let opts = options.validate_options();
@@ -322,6 +323,12 @@ impl RouteTable {
     }
 }
 
+impl HoldsRegexes for Part {
+    fn regexes(&self) -> &RegexPool {
+        &self.regexes
+    }
+}
+
 /// Crate-internal accessors of the compiled arrays (the resolve and explain paths).
 impl Part {
     /// The namespace of a compiled route.
@@ -468,7 +475,7 @@ spec:
     fn a_build_from_a_snapshot_compiles_each_regex_once() {
         let resources = gamma_model::decode(ROUTES).unwrap_or_default();
         let snapshot = gamma_model::Snapshot::from_resources(resources);
-        let mut regexes = crate::cond::RegexPool::default();
+        let mut regexes = crate::regex::RegexPool::default();
         let opts = gamma_model::validate::ValidateOptions::default();
         let input = crate::lower::lower_into(&snapshot, &opts, &mut regexes);
         assert_eq!(regexes.len(), 2);
