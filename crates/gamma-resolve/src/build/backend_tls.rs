@@ -8,7 +8,8 @@ use crate::backend_tls::{
     self as bt, BackendTls, BackendTlsPolicyStatus, PolicyAncestorRef, PolicyAncestorStatus,
 };
 use crate::input::{BackendTlsPolicyIr, ParentRefKind, TableInput};
-use crate::status::{ACCEPTED, RouteCondition, StatusSource};
+use crate::status::{ACCEPTED, RouteCondition};
+use crate::table::StatusSource;
 use crate::table::{Action, BackendState};
 
 use super::Builder;

@@ -22,7 +22,7 @@ use crate::regex::RegexPool;
 use crate::index::{HashKeys, Map, PathKeysBuilder};
 use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};
-use crate::status::{RuleProblem, StatusBuilder};
+use crate::table::{RuleProblem, StatusBuilder};
 use crate::table::{
     BackendEntry, BackendState, BuildOptions, Cand, Extras, LeftOut, Part, RouteInfo, RouteSet,
     RouteTable, RuleEntry, ServiceInfo, Target,
@@ -314,7 +314,7 @@ impl<'i> Builder<'i> {
         covers: crate::incremental::Covers,
     ) -> Built {
         let input = self.input;
-        let status = std::mem::take(&mut self.status).finish(self.route_irs, &self.route_id);
+        let status = std::mem::take(&mut self.status).finish(|ri| self.route_irs.ir(ri), &self.route_id);
         let tls_reached = self.tls_reached(&status);
         let backend_tls_status =
             backend_tls::policy_status(input, &backend_tls::reached_pairs(&tls_reached));

@@ -12,12 +12,14 @@ use crate::index::PathKeys;
 use crate::input::TableInput;
 use crate::precedence::PrecedenceKey;
 use crate::request::Request;
-use crate::status::{ParentStatus, StatusSource};
+use crate::status::ParentStatus;
 
 mod compiled;
 mod options;
+mod status;
 
 pub(crate) use compiled::*;
+pub(crate) use status::{RuleProblem, StatusBuilder, StatusSource};
 pub use options::{
     BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
 };
