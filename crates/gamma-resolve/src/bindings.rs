@@ -11,7 +11,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::index::{HashKeys, Map};
+use crate::hash::{HashKeys, Map};
 use crate::input::L4;
 use crate::table::{Binding, Part};
 

@@ -19,7 +19,7 @@ use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Sn
 use crate::bindings::Key;
 use crate::build::{Builder, Routes};
 use crate::regex::RegexPool;
-use crate::index::HashKeys;
+use crate::hash::HashKeys;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::lower::WireRules;
 use crate::status::ParentStatus;

@@ -73,6 +73,7 @@ mod explain;
 mod fraction;
 mod headers;
 mod incremental;
+mod hash;
 mod index;
 mod listener;
 mod listener_set;

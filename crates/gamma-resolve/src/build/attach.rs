@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use std::rc::Rc;
 
 use crate::hostname;
-use crate::index::Map;
+use crate::hash::Map;
 use crate::input::{
     AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
 };

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 
 use crate::hostname::ListenerSpecificity;
-use crate::index::Map;
+use crate::hash::Map;
 use crate::input::{L4, ListenerProtocol};
 use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
 

@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches};
 use crate::regex::RegexPool;
-use crate::index::{HashKeys, Map, PathKeysBuilder};
+use crate::hash::{HashKeys, Map};
+use crate::index::PathKeysBuilder;
 use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::table::{RuleProblem, StatusBuilder};
