@@ -210,7 +210,7 @@ impl RouteTable {
                     "{} is a ready endpoint of several headless Services with routes: {} \
                      (a conflict: none of their routes is picked; workload binding, beyond the \
                      Gateway API spec)",
-                    crate::workload::socket(req.destination, req.port),
+                    crate::request::socket(req.destination, req.port),
                     names.join(", ")
                 );
                 return ex;
@@ -232,7 +232,7 @@ impl RouteTable {
                     format!(
                         "destination {} is a ready endpoint of this headless Service (workload \
                          binding, beyond the Gateway API spec)",
-                        crate::workload::socket(req.destination, req.port)
+                        crate::request::socket(req.destination, req.port)
                     )
                 } else {
                     format!("destination {} is one of its cluster IPs", req.destination)
@@ -332,7 +332,7 @@ impl RouteTable {
                     .map_or("", |(_, why)| &**why);
                 pick.push_str(&format!(
                     ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {why}",
-                    crate::resolve::target(t),
+                    crate::table::target(t),
                     rule.index
                 ));
             }
@@ -344,7 +344,7 @@ impl RouteTable {
             {
                 pick.push_str(&format!(
                     ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {}",
-                    crate::resolve::target(t),
+                    crate::table::target(t),
                     rule.index,
                     slot.failure.as_deref().unwrap_or("")
                 ));

@@ -10,20 +10,17 @@
 //! the older parts' conditions of the same routes. A change whose effect this module cannot
 //! bound rebuilds the whole table.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 use std::sync::{Arc, OnceLock};
 
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
-use crate::bindings::Key;
 use crate::build::{Builder, Routes};
 use crate::regex::RegexPool;
-use crate::hash::HashKeys;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
-use crate::lower::WireRules;
-use crate::status::ParentStatus;
-use crate::table::{BuildOptions, Part, RouteTable};
+use crate::lower::{Lowered, WireRules, kept_route};
+use crate::table::{BuildOptions, Covers, Key, Part, RouteTable, Scope};
 use gamma_model::validate::Bundle;
 
 /// At most this many parts: past it, an update first merges the parts of earlier updates
@@ -34,82 +31,6 @@ const MAX_PARTS: usize = 16;
 /// its scope only up to this many ([`Lowered`]): a change with a larger scope is rare, and its
 /// routes would weigh more than relowering them costs.
 const MAX_LOWERED: usize = 1024;
-
-/// The lowered input of the routes one build read (each with the stored object it was lowered
-/// from), kept in its [`Part`] for later updates and builds: a route whose object is still the
-/// one in the snapshot (the same `Arc`: [`Snapshot::upsert`] makes a new one for every change)
-/// is not lowered again. Lowering depends only on the object and the validation options,
-/// which an update shares with the build of its table.
-///
-/// An update's part keeps its scope's routes; the full build's part keeps every route only
-/// under [`BuildOptions::keep_lowered_routes`] (it would otherwise double the table's memory).
-/// Immutable and shared with the part: a build reads the routes in place ([`Routes::Shared`])
-/// and its part keeps those it reused by `Arc`, so no update copies another part's map. Any
-/// number of updates from one table see the same routes; the table stays `Send + Sync` with
-/// no lock.
-///
-/// Lowering reads the validation release and channel too: routes kept by a build for another
-/// bundle ([`RouteTable::build_reusing`] takes any earlier table) are never used.
-#[derive(Debug, Default)]
-pub(crate) struct Lowered {
-    /// The release and channel the routes were validated against.
-    bundle: Bundle,
-    routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
-}
-
-/// A kept lowered route: the stored object it was lowered from, its lowered form, and whether
-/// builds read its rules in place from the object (the lowered form then holds none:
-/// `lower::lower_for_reading`).
-type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>, bool);
-
-impl Lowered {
-    /// The routes of one build: each key with its stored object and lowered form.
-    pub(crate) fn new(
-        routes: impl IntoIterator<Item = (ObjectKey, KeptRoute)>,
-        options: &BuildOptions,
-    ) -> Self {
-        let mut map = HashMap::with_hasher(HashKeys::new(options.hash_seed));
-        map.extend(routes);
-        map.shrink_to_fit();
-        Lowered {
-            bundle: Bundle::new(options.release, options.channel),
-            routes: map,
-        }
-    }
-
-    /// How many routes are kept.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.routes.len()
-    }
-
-    /// The kept entry of route `key` (current or stale).
-    #[cfg(test)]
-    pub(crate) fn entry(&self, key: &ObjectKey) -> Option<&KeptRoute> {
-        self.routes.get(key)
-    }
-}
-
-/// The kept lowered form of route `key` in `parts`, if lowered from `current` (the stored
-/// object the snapshot holds now), and whether its rules are read in place. The newest part
-/// keeping the route decides: an older part's entry is for an object at least as old, so a
-/// stale entry there is never used.
-pub(crate) fn kept_route<'p>(
-    parts: &'p [Arc<Part>],
-    bundle: Bundle,
-    key: &ObjectKey,
-    current: &Arc<AnyResource>,
-) -> Option<(&'p Arc<RouteIr>, bool)> {
-    for p in parts.iter().rev() {
-        if p.lowered.routes.is_empty() || p.lowered.bundle != bundle {
-            continue;
-        }
-        if let Some((o, ir, in_place)) = p.lowered.routes.get(key) {
-            return Arc::ptr_eq(o, current).then_some((ir, *in_place));
-        }
-    }
-    None
-}
 
 /// Replaces, in a shared status vector kept in (namespace, name) order, the entries of the
 /// objects a scope rebuilt (`rebuilt`) with the new ones (`built`); copies the vector only when
@@ -130,44 +51,6 @@ fn replace_entries<T: Clone>(
     });
     entries.extend(built);
     entries.sort_by(|a, b| name(a).cmp(&name(b)));
-}
-
-/// A route by kind, namespace and name.
-pub(crate) type RouteId = (RouteKind, String, String);
-
-/// The routes whose parent conditions a part holds.
-#[derive(Debug)]
-pub(crate) enum Covers {
-    /// Every route of the snapshot (a full build).
-    All,
-    /// The routes of an update's scope (present or removed), and the scope itself (an
-    /// update that merges parts rebuilds their scopes together).
-    Scope(Scope),
-}
-
-impl Covers {
-    fn contains(&self, id: &RouteId) -> bool {
-        match self {
-            Covers::All => true,
-            Covers::Scope(s) => s.route_ids.contains(id),
-        }
-    }
-}
-
-/// What an update rebuilds.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Scope {
-    /// Services (namespace, name) whose frontends are rebuilt.
-    services: BTreeSet<(String, String)>,
-    /// Gateways (namespace, name) whose listeners are rebuilt.
-    gateways: BTreeSet<(String, String)>,
-    /// ListenerSets (namespace, name) whose listeners and status are rebuilt (with their
-    /// parent Gateways: GEP-1713 merges a Gateway's listeners with its ListenerSets').
-    listener_sets: BTreeSet<(String, String)>,
-    /// Routes lowered and compiled again (those still in the snapshot) or dropped.
-    routes: BTreeSet<ObjectKey>,
-    /// `routes` as route ids.
-    route_ids: BTreeSet<RouteId>,
 }
 
 /// What one change does to the table.
@@ -270,10 +153,10 @@ impl RouteTable {
         let Some(svc) = snapshot.service(ns, name) else {
             return;
         };
-        let old = crate::workload::endpoints_with(snapshot, svc, key, previous);
+        let old = crate::lower::endpoints_with(snapshot, svc, key, previous);
         let now: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
-        let new = crate::workload::endpoints(svc, &now);
-        crate::workload::rebind(&mut self.bindings, &self.workloads, (ns, name), &old, &new);
+        let new = crate::lower::endpoints(svc, &now);
+        crate::build::rebind(&mut self.bindings, &self.workloads, (ns, name), &old, &new);
     }
 
     /// Recomputes every BackendTLSPolicy's status (PolicyStatus.ancestors) from the
@@ -382,10 +265,10 @@ impl RouteTable {
                 previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
             {
                 service_keys(snapshot, svc, &mut old_keys);
-                // only a headless Service claims endpoints (`workload::endpoints`)
+                // only a headless Service claims endpoints (`lower::endpoints`)
                 if svc.is_headless() {
                     let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
-                    for e in crate::workload::endpoints(svc, &slices) {
+                    for e in crate::lower::endpoints(svc, &slices) {
                         old_claims
                             .push(((e.address, e.port, e.protocol), (ns.clone(), name.clone())));
                     }
@@ -436,7 +319,8 @@ impl RouteTable {
                     .zip(routes)
                     .zip(&wire)
                     .map(|(((k, o), r), w)| (k, (o, r, w.is_some()))),
-                options,
+                options.hash_seed,
+                Bundle::new(options.release, options.channel),
             );
         }
         let part = Arc::new(part);
@@ -444,7 +328,7 @@ impl RouteTable {
             self.bindings.remove(k);
         }
         for (k, (ns, name)) in &old_claims {
-            crate::workload::unclaim(&mut self.bindings, k, (ns, name));
+            crate::build::unclaim(&mut self.bindings, k, (ns, name));
         }
         for (k, b) in built.bindings {
             self.bindings.insert(k, (Arc::clone(&part), b));
@@ -457,7 +341,7 @@ impl RouteTable {
             workloads.retain(|(ns, name), _| {
                 !scope.services.contains(&(ns.to_string(), name.to_string()))
             });
-            crate::workload::bind_all(&mut self.bindings, &part, built.workloads, workloads);
+            crate::build::bind_all(&mut self.bindings, &part, built.workloads, workloads);
         }
         // Gateway status: the scope's Gateways are recomputed whole (a mesh route's scope
         // has none: the shared vector stays as it is), and so are its ListenerSets
@@ -496,74 +380,6 @@ impl RouteTable {
 impl Clone for RouteTable {
     fn clone(&self) -> Self {
         self.share()
-    }
-}
-
-/// Renders the parent conditions of every route from the newest part that covers it, in the
-/// order of a full build: route kind, namespace, name (each route's entries in their own
-/// order).
-pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
-    let render = |p: &Part| {
-        p.status.render(|id| {
-            let r = p.routes.get(id as usize)?;
-            Some((r.kind, p.route_namespace(r), &*r.name))
-        })
-    };
-    match parts {
-        [one] => render(one),
-        _ => {
-            let mut out = Vec::new();
-            for (i, p) in parts.iter().enumerate() {
-                let newer = parts.get(i + 1..).unwrap_or(&[]);
-                out.extend(render(p).into_iter().filter(|s| {
-                    let id = (s.kind, s.namespace.clone(), s.name.clone());
-                    !newer.iter().any(|n| n.covers.contains(&id))
-                }));
-            }
-            out.sort_by(|a, b| {
-                (a.kind, &a.namespace, &a.name).cmp(&(b.kind, &b.namespace, &b.name))
-            });
-            out
-        }
-    }
-}
-
-impl Scope {
-    /// Nothing to rebuild.
-    fn is_empty(&self) -> bool {
-        self.services.is_empty()
-            && self.gateways.is_empty()
-            && self.listener_sets.is_empty()
-            && self.routes.is_empty()
-    }
-
-    fn absorb(&mut self, o: &Scope) {
-        self.services.extend(o.services.iter().cloned());
-        self.gateways.extend(o.gateways.iter().cloned());
-        self.listener_sets.extend(o.listener_sets.iter().cloned());
-        self.routes.extend(o.routes.iter().cloned());
-    }
-
-    fn add_parents(&mut self, route: &AnyResource) {
-        let Some(view) = route.as_route() else { return };
-        let ns = view.metadata.namespace_or_default();
-        for p in view.parent_refs {
-            let k = ParentKey::of(p, ns);
-            match k.kind.as_str() {
-                // the core group, and `core` (read as core under `core_group_alias`)
-                "Service" if k.group.is_empty() || k.group == "core" => {
-                    self.services.insert((k.namespace, k.name));
-                }
-                "Gateway" if k.group == gamma_model::gateway::GROUP => {
-                    self.gateways.insert((k.namespace, k.name));
-                }
-                "ListenerSet" if k.group == gamma_model::gateway::GROUP => {
-                    self.listener_sets.insert((k.namespace, k.name));
-                }
-                // other kinds never attach, whatever exists
-                _ => {}
-            }
-        }
     }
 }
 
@@ -1131,11 +947,12 @@ fn scope_input<'s>(
     let mut routes = Vec::with_capacity(current.len());
     let mut objects = Vec::with_capacity(current.len());
     let mut wire = Vec::with_capacity(current.len());
+    let kept: Vec<&Lowered> = parts.iter().map(|p| &p.lowered).collect();
     for (k, current) in scope.routes.iter().zip(current) {
         let Some(current) = current else {
             continue;
         };
-        if let Some((ir, in_place)) = kept_route(parts, opts.as_bundle(), k, current) {
+        if let Some((ir, in_place)) = kept_route(&kept, opts.as_bundle(), k, current) {
             routes.push(Arc::clone(ir));
             objects.push((k.clone(), Arc::clone(current)));
             wire.push(

@@ -65,7 +65,6 @@ pub mod schema;
 pub mod status;
 pub mod weights;
 
-mod bindings;
 mod build;
 mod cond;
 mod decision;
@@ -85,7 +84,6 @@ mod status_model;
 mod table;
 mod trace;
 mod view;
-mod workload;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,

@@ -4,7 +4,7 @@
 
 use crate::cond::{Cond, Probe, split_grpc_path};
 use crate::decision::{
-    BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
+    Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
@@ -14,7 +14,7 @@ use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, RuleEntry, Target};
+use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, RuleEntry};
 use crate::weights;
 use gamma_model::RouteKind;
 
@@ -369,7 +369,7 @@ impl Part {
                 };
                 Decision::Forward(Forward {
                     rule: rref,
-                    backend: target(t),
+                    backend: crate::table::target(t),
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
                     request_headers: &rx.request_headers,
                     response_headers: &rx.response_headers,
@@ -385,16 +385,6 @@ impl Part {
                 })
             }
         }
-    }
-}
-
-pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
-    BackendTarget {
-        group: &t.group,
-        kind: &t.kind,
-        namespace: &t.namespace,
-        name: &t.name,
-        port: t.port,
     }
 }
 

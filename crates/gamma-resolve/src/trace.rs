@@ -701,7 +701,7 @@ impl RouteTable {
                 rest: entropy,
             };
         };
-        let backend = crate::resolve::target(t);
+        let backend = crate::table::target(t);
         hop.outcome = HopOutcome::Forward {
             rule: rref,
             backend,
@@ -751,7 +751,7 @@ impl RouteTable {
         } else {
             self.backend_frontend(t, r.protocol)
         };
-        let Some(crate::view::NextFrontend {
+        let Some(crate::table::NextFrontend {
             address: destination,
             port,
         }) = next_bound

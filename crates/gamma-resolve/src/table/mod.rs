@@ -14,12 +14,22 @@ use crate::precedence::PrecedenceKey;
 use crate::request::Request;
 use crate::status::ParentStatus;
 
+mod bindings;
 mod compiled;
+mod covers;
+mod frontends;
 mod options;
 mod status;
+mod workloads;
 
 pub(crate) use compiled::*;
-pub(crate) use status::{RuleProblem, StatusBuilder, StatusSource};
+pub(crate) use bindings::{Bindings, Key, Slot};
+pub(crate) use covers::{Covers, Scope};
+pub(crate) use frontends::{FrontendIndex, NextFrontend};
+pub(crate) use status::{RuleProblem, StatusBuilder, StatusSource, render_statuses};
+pub(crate) use workloads::{
+    Frontends, Pair, ServiceName, Workloads, add_conflicts, claim_name, claims, is_claim_of,
+};
 pub use options::{
     BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
 };
@@ -33,15 +43,15 @@ pub struct RouteTable {
     /// it rebuilt). A binding names the part its route sets live in.
     pub(crate) parts: Vec<Arc<Part>>,
     /// Every (address, port, transport) bound: the part of its route sets, and the binding.
-    pub(crate) bindings: crate::bindings::Bindings,
+    pub(crate) bindings: Bindings,
     /// The headless Services with routes, what their endpoints bind
     /// ([`MeshBinding::Workloads`]; empty otherwise).
-    pub(crate) workloads: Arc<crate::workload::Workloads>,
+    pub(crate) workloads: Arc<Workloads>,
     /// The rendered conditions, on first use: a resolver that never reports status never
     /// pays for their strings.
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
-    pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
+    pub(crate) frontend_index: std::sync::OnceLock<FrontendIndex>,
     /// Every Gateway's computed status, by (namespace, name) (shared by the tables an update
     /// makes until one rebuilds a Gateway, as are the three below).
     pub(crate) gateway_status: Arc<Vec<crate::gateway_status::GatewayStatus>>,
@@ -85,16 +95,16 @@ pub(crate) struct Part {
     /// The routes whose parent conditions this part holds (every route its build read,
     /// and the routes an update removed): a newer part's conditions of a route replace an
     /// older part's.
-    pub(crate) covers: crate::incremental::Covers,
+    pub(crate) covers: Covers,
     /// The lowered routes this part's build read, for later updates and builds (an update's
     /// scope; every route of a full build under [`BuildOptions::keep_lowered_routes`]; else
     /// empty).
-    pub(crate) lowered: crate::incremental::Lowered,
+    pub(crate) lowered: crate::lower::Lowered,
     /// The BackendTLSPolicy settings in effect, by [`Target::tls`].
-    pub(crate) backend_tls: Vec<crate::build::TlsSlot>,
+    pub(crate) backend_tls: Vec<TlsSlot>,
     /// The (route, ancestor, Service target) pairs of this part's accepted routes on Services
     /// some BackendTLSPolicy targets: what the policies' status is made of.
-    pub(crate) tls_reached: Box<[crate::build::TlsReached]>,
+    pub(crate) tls_reached: Box<[TlsReached]>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
@@ -167,15 +177,17 @@ impl RouteTable {
     ) -> Self {
         let opts = options.validate_options();
         let mut table = if options.keep_lowered_routes {
+            let kept: Vec<&crate::lower::Lowered> = kept.iter().map(|p| &p.lowered).collect();
             let (input, (routes, objects, wire)) =
-                crate::lower::lower_sharing(snapshot, &opts, &mut regexes, kept);
-            let lowered = crate::incremental::Lowered::new(
+                crate::lower::lower_sharing(snapshot, &opts, &mut regexes, &kept);
+            let lowered = crate::lower::Lowered::new(
                 objects
                     .into_iter()
                     .zip(&routes)
                     .zip(&wire)
                     .map(|(((k, o), r), w)| (k, (o, Arc::clone(r), w.is_some()))),
-                options,
+                options.hash_seed,
+                gamma_model::validate::Bundle::new(options.release, options.channel),
             );
             crate::build::Builder::with_routes(
                 &input,
@@ -222,8 +234,8 @@ impl RouteTable {
     /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
     pub fn parent_conditions(&self) -> &[ParentStatus] {
         self.statuses.get_or_init(|| {
-            let mut s = crate::incremental::render_statuses(&self.parts);
-            crate::workload::add_conflicts(&mut s, &self.bindings, &self.workloads);
+            let mut s = render_statuses(&self.parts);
+            add_conflicts(&mut s, &self.bindings, &self.workloads);
             s
         })
     }

@@ -3,15 +3,46 @@
 //! [`ParentStatus`]es on demand.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gamma_model::RouteKind;
 
+use super::Part;
 use crate::input::{Invalid, RouteIr};
 use crate::status::{
     ACCEPTED, CONFLICTED, NO_MATCHING_LISTENER_HOSTNAME, NO_MATCHING_PARENT,
     NOT_ALLOWED_BY_LISTENERS, PARTIALLY_INVALID, ParentStatus, RESOLVED_REFS, RouteCondition,
     UnresolvedRef,
 };
+
+/// Renders the parent conditions of every route from the newest part that covers it, in the
+/// order of a full build: route kind, namespace, name (each route's entries in their own
+/// order).
+pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
+    let render = |p: &Part| {
+        p.status.render(|id| {
+            let r = p.routes.get(id as usize)?;
+            Some((r.kind, p.route_namespace(r), &*r.name))
+        })
+    };
+    match parts {
+        [one] => render(one),
+        _ => {
+            let mut out = Vec::new();
+            for (i, p) in parts.iter().enumerate() {
+                let newer = parts.get(i + 1..).unwrap_or(&[]);
+                out.extend(render(p).into_iter().filter(|s| {
+                    let id = (s.kind, s.namespace.clone(), s.name.clone());
+                    !newer.iter().any(|n| n.covers.contains(&id))
+                }));
+            }
+            out.sort_by(|a, b| {
+                (a.kind, &a.namespace, &a.name).cmp(&(b.kind, &b.namespace, &b.name))
+            });
+            out
+        }
+    }
+}
 
 /// One byte: `NoParent`'s message (rare) lives in the pair's [`Extra`].
 #[derive(Debug, Clone, Copy)]

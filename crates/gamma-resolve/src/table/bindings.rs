@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use crate::hash::{HashKeys, Map};
 use crate::input::L4;
-use crate::table::{Binding, Part};
+use super::{Binding, Part};
 
 /// A bound (address, port, transport).
 pub(crate) type Key = (IpAddr, u16, L4);

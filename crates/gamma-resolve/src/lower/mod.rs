@@ -3,8 +3,13 @@
 //! [`route`]), label selectors resolved against Namespace labels, EndpointSlice readiness
 //! summarised.
 
+mod endpoints;
+mod kept;
 mod plain;
 mod route;
+
+pub(crate) use endpoints::{endpoints, endpoints_with};
+pub(crate) use kept::{Lowered, kept_route};
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -157,7 +162,7 @@ pub(crate) fn lower_sharing<'s>(
     snapshot: &'s Snapshot,
     opts: &ValidateOptions,
     regexes: &mut RegexPool,
-    kept: &[Arc<crate::table::Part>],
+    kept: &[&Lowered],
 ) -> (TableInput, SharedRoutes<'s>) {
     let opts = &lowering_options(opts);
     let input = lower_all_but_routes(snapshot, opts);
@@ -166,7 +171,7 @@ pub(crate) fn lower_sharing<'s>(
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
             let key = gamma_model::ObjectKey::of(r);
             if let Some((ir, in_place)) =
-                crate::incremental::kept_route(kept, opts.as_bundle(), &key, r)
+                kept_route(kept, opts.as_bundle(), &key, r)
             {
                 routes.push(Arc::clone(ir));
                 wire.push(in_place.then(|| rules_in_place(r)).flatten());
@@ -333,7 +338,7 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
             })
             .collect(),
         ready,
-        endpoints: crate::workload::endpoints(svc, &slices),
+        endpoints: endpoints(svc, &slices),
     }
 }
 
