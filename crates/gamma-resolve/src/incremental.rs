@@ -65,20 +65,8 @@ enum Effect {
 }
 
 impl RouteTable {
-    /// The table after one object changed: `key` was upserted into `snapshot` or removed
-    /// from it, and `previous` is the object it replaced (what [`Snapshot::upsert`] or
-    /// [`Snapshot::remove`] returned; `None` when it is new). Rebuilds only the frontends and
-    /// routes the change affects and shares the rest with `self`, which stays valid: a data
-    /// plane keeps resolving against the old table while the new one is built, then swaps.
-    ///
-    /// `options` must be those `self` was built with, except for
-    /// [`BuildOptions::include`] entries of routes passed as changed (an ownership change of
-    /// a route is an update with that route as `key` and `previous` itself). The result
-    /// resolves every request, and reports every parent condition and Gateway status
-    /// (and BackendTLSPolicy status) exactly as `RouteTable::build(snapshot, options)`
-    /// would. A change of a kind the table does not know rebuilds the whole table, as does a
-    /// scope past a quarter of the table's routes.
-    pub fn update(
+    /// [`RouteTable::update`].
+    pub(crate) fn updated(
         &self,
         snapshot: &Snapshot,
         options: &BuildOptions,
@@ -211,7 +199,7 @@ impl RouteTable {
 
     /// A table sharing every part of `self` (its rendered conditions are rendered again on
     /// first use).
-    fn share(&self) -> RouteTable {
+    pub(crate) fn share(&self) -> RouteTable {
         RouteTable {
             parts: self.parts.clone(),
             bindings: self.bindings.clone(),
@@ -377,12 +365,6 @@ impl RouteTable {
 }
 
 /// Cheap: the clone shares every compiled part (and bindings shard) with the original.
-impl Clone for RouteTable {
-    fn clone(&self) -> Self {
-        self.share()
-    }
-}
-
 /// The route kinds.
 fn is_route_kind(k: ResourceKind) -> bool {
     RouteKind::ALL.iter().any(|r| r.resource_kind() == k)

@@ -65,6 +65,7 @@ pub mod schema;
 pub mod status;
 pub mod weights;
 
+mod api;
 mod build;
 mod cond;
 mod decision;

@@ -661,13 +661,8 @@ impl std::fmt::Display for ExcludedView<'_> {
 }
 
 impl RouteTable {
-    /// The compiled table as data: every bound (address, port, transport) in address order,
-    /// its route sets, their entries of every route kind in the order a request tries them
-    /// (with filters and weighted backends), and the routes and rules left out with the
-    /// reason. Borrows from the table (strings and filters are not copied); allocates the
-    /// lists only, in proportion to the table. See `examples/examples/proxy-config.rs` for a
-    /// proxy configuration built from it, and `docs/view.md` for its model.
-    pub fn view(&self) -> Vec<BindingView<'_>> {
+    /// [`RouteTable::view`].
+    pub(crate) fn binding_views(&self) -> Vec<BindingView<'_>> {
         let mut keys: Vec<_> = self.bindings.iter().collect();
         keys.sort_unstable_by_key(|(k, _)| **k);
         keys.into_iter()
