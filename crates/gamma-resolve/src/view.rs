@@ -495,7 +495,7 @@ pub enum ActionView<'t> {
         status: u16,
         /// The new scheme.
         #[serde(skip_serializing_if = "Option::is_none")]
-        scheme: Option<crate::Scheme>,
+        scheme: Option<crate::request::Scheme>,
         /// The new hostname.
         #[serde(skip_serializing_if = "Option::is_none")]
         hostname: Option<&'t str>,
@@ -509,7 +509,7 @@ pub enum ActionView<'t> {
     /// Answer with an error.
     Fail {
         /// Why.
-        reason: crate::RespondReason,
+        reason: crate::decision::RespondReason,
     },
 }
 
