@@ -171,10 +171,7 @@ impl RouteTable {
         };
         let key = binding_key(req);
         let l4 = key.2;
-        let found = self
-            .bindings
-            .get(&key)
-            .map(|(p, b)| (&**p, b));
+        let found = self.bindings.get(&key).map(|(p, b)| (&**p, b));
         let Some((part, binding)) = found else {
             // Under MeshBinding::Workloads the ready endpoints of headless Services with routes
             // do bind, so the usual reminder would be wrong there.

@@ -131,4 +131,3 @@ pub(crate) fn tail_word(rest: &[u8]) -> u64 {
 /// Hash map with the keyed fast hasher. `Map::default()` uses the default seed: maps whose
 /// keys route authors choose are created with the table's [`HashKeys`] instead.
 pub(crate) type Map<K, V> = HashMap<K, V, HashKeys>;
-

@@ -17,9 +17,9 @@ use std::sync::{Arc, OnceLock};
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::build::{Builder, Routes};
-use crate::regex::RegexPool;
 use crate::input::{L4, ListenerProtocol, RouteIr, TableInput};
 use crate::lower::{Lowered, WireRules, kept_route};
+use crate::regex::RegexPool;
 use crate::table::{BuildOptions, Covers, Key, Part, RouteTable, Scope};
 use gamma_model::validate::Bundle;
 

@@ -4,8 +4,8 @@
 
 use crate::cond::{Cond, Probe, split_grpc_path};
 use crate::decision::{
-    Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
-    RuleRef, Status, UrlRewrite,
+    Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef, RuleRef, Status,
+    UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
 use crate::input::{L4, PathModifierIr};

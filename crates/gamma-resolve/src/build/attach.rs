@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::rc::Rc;
 
-use crate::hostname;
 use crate::hash::Map;
+use crate::hostname;
 use crate::input::{
     AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
 };
@@ -198,8 +198,13 @@ impl<'i> Builder<'i> {
             .iter()
             .enumerate()
             .filter_map(|(i, r)| r.invalid.map(|inv| (i, inv)));
-        self.status
-            .rules((ri, pi), route.rules.len(), dropped, ids, &self.rule_problems);
+        self.status.rules(
+            (ri, pi),
+            route.rules.len(),
+            dropped,
+            ids,
+            &self.rule_problems,
+        );
         if ids.iter().all(Option::is_none) {
             self.all_rules_invalid(parent_ix, route_id, route);
             return None;

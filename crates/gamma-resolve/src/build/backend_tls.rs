@@ -9,8 +9,8 @@ use crate::backend_tls::{
 };
 use crate::input::{BackendTlsPolicyIr, ParentRefKind, TableInput};
 use crate::status::{ACCEPTED, RouteCondition};
-use crate::table::{StatusSource, TlsReached, TlsSlot};
 use crate::table::{Action, BackendState};
+use crate::table::{StatusSource, TlsReached, TlsSlot};
 
 use super::Builder;
 

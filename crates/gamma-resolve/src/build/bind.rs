@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
-use crate::hostname::ListenerSpecificity;
 use crate::hash::Map;
+use crate::hostname::ListenerSpecificity;
 use crate::input::{L4, ListenerProtocol};
 use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
 

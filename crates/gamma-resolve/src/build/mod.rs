@@ -18,16 +18,16 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches};
-use crate::regex::RegexPool;
 use crate::hash::{HashKeys, Map};
 use crate::index::PathKeysBuilder;
 use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};
-use crate::table::{RuleProblem, StatusBuilder};
+use crate::regex::RegexPool;
 use crate::table::{
     BackendEntry, BackendState, BuildOptions, Cand, Extras, LeftOut, Part, RouteInfo, RouteSet,
     RouteTable, RuleEntry, ServiceInfo, Target,
 };
+use crate::table::{RuleProblem, StatusBuilder};
 
 mod arena;
 mod attach;
@@ -317,7 +317,8 @@ impl<'i> Builder<'i> {
         covers: crate::table::Covers,
     ) -> Built {
         let input = self.input;
-        let status = std::mem::take(&mut self.status).finish(|ri| self.route_irs.ir(ri), &self.route_id);
+        let status =
+            std::mem::take(&mut self.status).finish(|ri| self.route_irs.ir(ri), &self.route_id);
         let tls_reached = self.tls_reached(&status);
         let backend_tls_status =
             backend_tls::policy_status(input, &backend_tls::reached_pairs(&tls_reached));

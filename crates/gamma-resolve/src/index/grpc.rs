@@ -154,4 +154,3 @@ impl GrpcIndex {
         scan(Some(&self.rest), &mut f)
     }
 }
-

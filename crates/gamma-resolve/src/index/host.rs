@@ -4,7 +4,6 @@
 use crate::hash::{HashKeys, Map};
 use crate::hostname::{self, MAX_HOSTNAME_LEN};
 
-
 /// Hostname groups (Gateway API HTTPRoute hostnames precedence): exact hostnames, wildcard suffixes
 /// (longest first), then routes without a hostname. For one request host the groups that match are
 /// totally ordered by hostname specificity, so trying them in that order preserves precedence.
@@ -128,4 +127,3 @@ impl<G> HostIndex<G> {
         self.any.as_ref().and_then(f)
     }
 }
-

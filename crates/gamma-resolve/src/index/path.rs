@@ -5,7 +5,6 @@
 use crate::hash::{HashKeys, mix, tail_word};
 use crate::regex::RegexPool;
 
-
 /// A run of candidate ids: (start, length) in [`PathKeys::ids`], except that a run of length
 /// 1 holds the candidate id itself in `start` (most path keys have one candidate; then no
 /// list is stored at all).
@@ -381,4 +380,3 @@ impl PathIndex {
         &self.regex
     }
 }
-

@@ -314,7 +314,11 @@ impl<'i> PathKeysBuilder<'i> {
 
     /// Freezes one key's candidates into a run, sorted by `order` (stable: insertion order
     /// is kept for equal keys).
-    pub(super) fn run(&mut self, pi: u32, order: &impl Fn(&u32, &u32) -> std::cmp::Ordering) -> Run {
+    pub(super) fn run(
+        &mut self,
+        pi: u32,
+        order: &impl Fn(&u32, &u32) -> std::cmp::Ordering,
+    ) -> Run {
         let Some(p) = self.pending.get(pi as usize) else {
             return (0, 0);
         };
@@ -460,4 +464,3 @@ impl<'i> PathKeysBuilder<'i> {
         out
     }
 }
-

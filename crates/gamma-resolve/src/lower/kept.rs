@@ -49,7 +49,10 @@ impl Lowered {
         let mut map = HashMap::with_hasher(HashKeys::new(hash_seed));
         map.extend(routes);
         map.shrink_to_fit();
-        Lowered { bundle, routes: map }
+        Lowered {
+            bundle,
+            routes: map,
+        }
     }
 
     /// How many routes are kept.

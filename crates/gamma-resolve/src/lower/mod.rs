@@ -24,8 +24,8 @@ use gamma_model::gateway::{
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::ValidateOptions;
 
-use crate::regex::RegexPool;
 use crate::input::*;
+use crate::regex::RegexPool;
 use gamma_model::RouteKind;
 
 fn ns_of(meta: &ObjectMeta) -> String {
@@ -170,9 +170,7 @@ pub(crate) fn lower_sharing<'s>(
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
             let key = gamma_model::ObjectKey::of(r);
-            if let Some((ir, in_place)) =
-                kept_route(kept, opts.as_bundle(), &key, r)
-            {
+            if let Some((ir, in_place)) = kept_route(kept, opts.as_bundle(), &key, r) {
                 routes.push(Arc::clone(ir));
                 wire.push(in_place.then(|| rules_in_place(r)).flatten());
             } else if let Some((ir, rules)) = lower_for_reading(r, opts, valid, regexes) {

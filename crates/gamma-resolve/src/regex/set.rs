@@ -40,8 +40,8 @@ use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 use regex_syntax::hir::Hir;
 
-use super::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 use super::single::{Compiling, SingleRegex};
+use super::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 
 /// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
 /// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set

@@ -311,9 +311,7 @@ pub(crate) enum Binding {
     /// A ready endpoint of several headless Services with routes
     /// ([`crate::MeshBinding::Workloads`]): each one's binding, sorted by Service namespace
     /// and name; none is picked.
-    Conflict {
-        claims: Box<[super::Slot]>,
-    },
+    Conflict { claims: Box<[super::Slot]> },
     Gateway {
         gateway: u32,
         /// Sorted by listener precedence (exact > longer wildcard > none).

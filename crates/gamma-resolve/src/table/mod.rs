@@ -11,9 +11,9 @@
 use std::sync::Arc;
 
 use crate::cond::Cond;
-use crate::regex::{HoldsRegexes, RegexPool};
 use crate::index::PathKeys;
 use crate::precedence::PrecedenceKey;
+use crate::regex::{HoldsRegexes, RegexPool};
 use crate::status::ParentStatus;
 
 mod bindings;
@@ -24,16 +24,16 @@ mod options;
 mod status;
 mod workloads;
 
-pub(crate) use compiled::*;
 pub(crate) use bindings::{Bindings, Key, Slot};
+pub(crate) use compiled::*;
 pub(crate) use covers::{Covers, Scope};
 pub(crate) use frontends::{FrontendIndex, NextFrontend};
+pub use options::{
+    BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
+};
 pub(crate) use status::{RuleProblem, StatusBuilder, StatusSource, render_statuses};
 pub(crate) use workloads::{
     Frontends, Pair, ServiceName, Workloads, add_conflicts, claim_name, claims, is_claim_of,
-};
-pub use options::{
-    BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
 };
 
 /// A compiled, indexed route table. Build once per snapshot; resolve many times; after one
