@@ -292,6 +292,7 @@ impl RouteTable {
     }
 }
 
+/// Cheap: the clone shares every compiled part (and bindings shard) with the original.
 impl Clone for RouteTable {
     fn clone(&self) -> Self {
         self.share()
