@@ -9,10 +9,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::cond::{Cond, Failed, Probe, split_grpc_path};
-use crate::hostname::{self, normalize_host};
+use crate::hostname;
 use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
 use crate::request::{Protocol, Request};
+use crate::resolve::{SetChoice, binding_key, matched_host};
 use crate::table::{Action, Binding, Part, RouteSet, RouteTable, SetLabel};
 use crate::view::{EntryView, HostView, MatchView, NameView, PathView, SetView};
 
@@ -168,15 +169,9 @@ impl RouteTable {
             decision: decision_text,
             decision_json,
         };
-        let l4 = if req.protocol == Protocol::Udp {
-            L4::Udp
-        } else {
-            L4::Tcp
-        };
-        let found = self
-            .bindings
-            .get(&(req.destination, req.port, l4))
-            .map(|(p, b)| (&**p, b));
+        let key = binding_key(req);
+        let l4 = key.2;
+        let found = self.bindings.get(&key).map(|(p, b)| (&**p, b));
         let Some((part, binding)) = found else {
             // Under MeshBinding::Workloads the ready endpoints of headless Services with routes
             // do bind, so the usual reminder would be wrong there.
@@ -194,7 +189,7 @@ impl RouteTable {
             );
             return ex;
         };
-        let set = match binding {
+        match binding {
             Binding::Conflict { claims } => {
                 let names: Vec<String> = claims
                     .iter()
@@ -210,7 +205,7 @@ impl RouteTable {
                     "{} is a ready endpoint of several headless Services with routes: {} \
                      (a conflict: none of their routes is picked; workload binding, beyond the \
                      Gateway API spec)",
-                    crate::workload::socket(req.destination, req.port),
+                    crate::request::socket(req.destination, req.port),
                     names.join(", ")
                 );
                 return ex;
@@ -218,9 +213,8 @@ impl RouteTable {
             Binding::Service {
                 service,
                 port,
-                producer,
-                consumers,
                 workload,
+                ..
             } => {
                 ex.excluded.extend(
                     part.not_accepted_of(crate::table::ParentIx::Service(*service))
@@ -232,7 +226,7 @@ impl RouteTable {
                     format!(
                         "destination {} is a ready endpoint of this headless Service (workload \
                          binding, beyond the Gateway API spec)",
-                        crate::workload::socket(req.destination, req.port)
+                        crate::request::socket(req.destination, req.port)
                     )
                 } else {
                     format!("destination {} is one of its cluster IPs", req.destination)
@@ -243,21 +237,8 @@ impl RouteTable {
                     svc.map_or("?", |s| part.text(s.name)),
                     port,
                 );
-                let consumer = req
-                    .source_namespace
-                    .and_then(|ns| crate::table::consumer_set(consumers, ns));
-                match consumer.or(*producer) {
-                    Some(s) => part.sets.get(s as usize),
-                    None => {
-                        ex.route_set = Some(format!(
-                            "none: the client namespace {} has no consumer routes and there are no producer routes",
-                            req.source_namespace.unwrap_or("(unknown)")
-                        ));
-                        return ex;
-                    }
-                }
             }
-            Binding::Gateway { gateway, listeners } => {
+            Binding::Gateway { gateway, .. } => {
                 ex.excluded.extend(
                     part.not_accepted_of(crate::table::ParentIx::Gateway(*gateway))
                         .iter()
@@ -270,29 +251,27 @@ impl RouteTable {
                     gw.map_or("?", |g| part.text(g.name)),
                     req.port
                 );
-                let host = match req.protocol {
-                    Protocol::Tls => req.sni,
-                    _ => req.host,
-                }
-                .map(normalize_host);
-                let l = listeners.iter().find(|l| match (&l.hostname, host) {
-                    (None, _) => true,
-                    (Some(h), Some(rh)) => hostname::matches(h, rh),
-                    (Some(_), None) => false,
-                });
-                match l {
-                    Some(l) => part.sets.get(l.set as usize),
-                    None => {
-                        ex.route_set = Some(format!(
-                            "none: no listener hostname matches {:?} (listener isolation: no fallback)",
-                            host.unwrap_or("")
-                        ));
-                        return ex;
-                    }
-                }
             }
+        }
+        let set = match part.choose_set(binding, req) {
+            SetChoice::Set(set, _) => set,
+            SetChoice::NoServiceSet => {
+                ex.route_set = Some(format!(
+                    "none: the client namespace {} has no consumer routes and there are no producer routes",
+                    req.source_namespace.unwrap_or("(unknown)")
+                ));
+                return ex;
+            }
+            SetChoice::NoListener(host) => {
+                ex.route_set = Some(format!(
+                    "none: no listener hostname matches {:?} (listener isolation: no fallback)",
+                    host.unwrap_or("")
+                ));
+                return ex;
+            }
+            // answered with the binding above
+            SetChoice::Conflict => return ex,
         };
-        let Some(set) = set else { return ex };
         ex.route_set = Some(part.describe(&set.label));
         ex.route_kind = set.mesh_kind.map(|k| k.to_string());
         // listener_hostname is not shown: the binding line names the listener
@@ -302,13 +281,13 @@ impl RouteTable {
             ex.candidates = part.explain_candidates(&view, set, req);
         }
         if let Some(rule) = decision.rule()
-            && let crate::Decision::Forward(f) = decision
+            && let crate::decision::Decision::Forward(f) = decision
         {
             ex.backend_pick = Some(format!(
                 "backendRefs[{}] {} (weighted pick from entropy {entropy}; rule {})",
                 f.backend_index, f.backend, rule.index
             ));
-        } else if let crate::Decision::Respond(r) = decision
+        } else if let crate::decision::Decision::Respond(r) = decision
             && let Some(rule) = r.rule
             && let Some(entry) = part.rules.iter().find(|e| part.rule_ref(e) == rule)
             && let Action::Backends(..) = &entry.action
@@ -317,7 +296,7 @@ impl RouteTable {
             let weights: Vec<String> = bs.iter().map(|b| b.weight.to_string()).collect();
             let mut pick = format!("weights [{}]: {}", weights.join(", "), r.reason);
             // which backend the weights picked, and why it is invalid
-            if r.reason == crate::RespondReason::InvalidBackend
+            if r.reason == crate::decision::RespondReason::InvalidBackend
                 && let Action::Backends(start, _) = &entry.action
                 && let Some(i) = crate::weights::pick(bs.iter().map(|b| b.weight), entropy)
                 && let Some(b) = bs.get(i)
@@ -332,11 +311,11 @@ impl RouteTable {
                     .map_or("", |(_, why)| &**why);
                 pick.push_str(&format!(
                     ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {why}",
-                    crate::resolve::target(t),
+                    crate::table::target(t),
                     rule.index
                 ));
             }
-            if r.reason == crate::RespondReason::InvalidBackendTls
+            if r.reason == crate::decision::RespondReason::InvalidBackendTls
                 && let Some(i) = crate::weights::pick(bs.iter().map(|b| b.weight), entropy)
                 && let Some(b) = bs.get(i)
                 && let Some(t) = part.targets.get(b.target as usize)
@@ -344,7 +323,7 @@ impl RouteTable {
             {
                 pick.push_str(&format!(
                     ": backendRefs[{i}] {} (weighted pick from entropy {entropy}; rule {}): {}",
-                    crate::resolve::target(t),
+                    crate::table::target(t),
                     rule.index,
                     slot.failure.as_deref().unwrap_or("")
                 ));
@@ -376,11 +355,7 @@ impl Part {
             grpc_method: method,
             path_regex_matched: false,
         };
-        let host = match req.protocol {
-            Protocol::Tls => req.sni,
-            _ => req.host,
-        }
-        .map(normalize_host);
+        let host = matched_host(req);
         // how the request's host ranks a hostname group: the matching groups in the order the
         // engine tries them (exact, longer wildcard, any host), then those that do not match
         let host_rank = |h: &Option<HostView<'_>>| -> (u8, usize) {

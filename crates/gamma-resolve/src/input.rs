@@ -557,7 +557,7 @@ pub enum PathModifierIr {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedirectIr {
     /// `scheme`.
-    pub scheme: Option<crate::Scheme>,
+    pub scheme: Option<crate::request::Scheme>,
     /// `hostname`.
     pub hostname: Option<String>,
     /// `port`.

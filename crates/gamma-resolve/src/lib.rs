@@ -65,28 +65,26 @@ pub mod schema;
 pub mod status;
 pub mod weights;
 
-mod bindings;
+mod api;
 mod build;
 mod cond;
 mod decision;
 mod explain;
 mod fraction;
+mod hash;
 mod headers;
 mod incremental;
 mod index;
 mod listener;
 mod listener_set;
 mod lower;
-mod nfa_bound;
-mod regex_set;
+mod regex;
 mod request;
 mod resolve;
-mod single_regex;
 mod status_model;
 mod table;
 mod trace;
 mod view;
-mod workload;
 
 pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,

@@ -343,3 +343,8 @@ mod tests {
         assert!(serde_json::from_str::<RequestDoc>(json).is_err());
     }
 }
+
+/// `ip:port`, IPv6 in brackets.
+pub(crate) fn socket(ip: IpAddr, port: u16) -> String {
+    std::net::SocketAddr::new(ip, port).to_string()
+}

@@ -4,8 +4,8 @@
 
 use crate::cond::{Cond, Probe, split_grpc_path};
 use crate::decision::{
-    BackendTarget, Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef,
-    RuleRef, Status, UrlRewrite,
+    Decision, Forward, GrpcCode, Redirect, Respond, RespondReason, RouteRef, RuleRef, Status,
+    UrlRewrite,
 };
 use crate::hostname::{self, normalize_host};
 use crate::input::{L4, PathModifierIr};
@@ -14,7 +14,7 @@ use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
 use crate::request::{Protocol, Request};
 use crate::rewrite::{PathModifier, RewrittenPath};
-use crate::table::{Action, BackendState, Binding, Part, RouteSet, RouteTable, RuleEntry, Target};
+use crate::table::{Action, BackendState, Binding, Key, Part, RouteSet, RouteTable, RuleEntry};
 use crate::weights;
 use gamma_model::RouteKind;
 
@@ -50,44 +50,79 @@ pub(crate) enum Matched {
     ProtocolMismatch,
 }
 
-impl RouteTable {
-    pub(crate) fn bind<'a>(&'a self, req: &Request<'_>) -> Bound<'a> {
-        let l4 = if req.protocol == Protocol::Udp {
-            L4::Udp
-        } else {
-            L4::Tcp
-        };
-        let Some((part, binding)) = self.bindings.get(&(req.destination, req.port, l4)) else {
-            return Bound::Nothing;
-        };
-        let part: &Part = part;
+/// The key a request is bound at: its destination address and port, and its transport.
+#[inline]
+pub(crate) fn binding_key(req: &Request<'_>) -> Key {
+    let l4 = if req.protocol == Protocol::Udp {
+        L4::Udp
+    } else {
+        L4::Tcp
+    };
+    (req.destination, req.port, l4)
+}
+
+/// The host a request is matched by (listeners, hostname groups): the SNI of a TLS request,
+/// else the `Host` header, normalised.
+#[inline]
+pub(crate) fn matched_host<'r>(req: &Request<'r>) -> Option<&'r str> {
+    match req.protocol {
+        Protocol::Tls => req.sni,
+        _ => req.host,
+    }
+    .map(normalize_host)
+}
+
+/// Which route set of its binding a request goes to: the one choice [`RouteTable::resolve`]
+/// makes and [`RouteTable::explain`] reports.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SetChoice<'a, 'r> {
+    /// A route set of the binding's part, and the scheme of requests that give none (the
+    /// listener's).
+    Set(&'a RouteSet, Scheme),
+    /// A Service binding with no route set for the client: no consumer routes in its
+    /// namespace and no producer routes.
+    NoServiceSet,
+    /// A Gateway binding with no listener for the host (normalised; `None`: the request gave
+    /// none).
+    NoListener(Option<&'r str>),
+    /// A ready endpoint of several headless Services with routes
+    /// ([`crate::MeshBinding::Workloads`]).
+    Conflict,
+}
+
+impl Part {
+    /// The route set of `binding` (one of this part's) that `req` goes to. For a Service
+    /// (GEP-1294 namespace boundaries): the client namespace's consumer routes if it has any,
+    /// else the producer routes, never merged. For a Gateway (Gateway API listener
+    /// selection): the most specific listener whose hostname matches the host (the SNI for
+    /// TLS), with no fallback.
+    #[inline]
+    pub(crate) fn choose_set<'a, 'r>(
+        &'a self,
+        binding: &'a Binding,
+        req: &Request<'r>,
+    ) -> SetChoice<'a, 'r> {
         match binding {
             Binding::Service {
                 producer,
                 consumers,
                 ..
             } => {
-                // GEP-1294 namespace boundaries: the client's namespace's consumer routes replace
-                // the producer routes.
                 let consumer = match req.source_namespace {
                     Some(ns) if !consumers.is_empty() => crate::table::consumer_set(consumers, ns),
                     _ => None,
                 };
                 match consumer
                     .or(*producer)
-                    .and_then(|s| part.sets.get(s as usize))
+                    .and_then(|s| self.sets.get(s as usize))
                 {
-                    Some(set) => Bound::Set(part, set, Scheme::Http),
-                    None => Bound::Nothing,
+                    Some(set) => SetChoice::Set(set, Scheme::Http),
+                    None => SetChoice::NoServiceSet,
                 }
             }
-            Binding::Conflict { .. } => Bound::Conflict,
+            Binding::Conflict { .. } => SetChoice::Conflict,
             Binding::Gateway { listeners, .. } => {
-                let host = match req.protocol {
-                    Protocol::Tls => req.sni,
-                    _ => req.host,
-                }
-                .map(normalize_host);
+                let host = matched_host(req);
                 // Gateway API listener selection: the most specific listener whose hostname
                 // matches; no fallback.
                 let l = listeners.iter().find(|l| match (&l.hostname, host) {
@@ -95,11 +130,25 @@ impl RouteTable {
                     (Some(h), Some(req_host)) => hostname::matches(h, req_host),
                     (Some(_), None) => false,
                 });
-                match l.and_then(|l| Some((part.sets.get(l.set as usize)?, l.scheme))) {
-                    Some((set, scheme)) => Bound::Set(part, set, scheme),
-                    None => Bound::NoListener,
+                match l.and_then(|l| Some((self.sets.get(l.set as usize)?, l.scheme))) {
+                    Some((set, scheme)) => SetChoice::Set(set, scheme),
+                    None => SetChoice::NoListener(host),
                 }
             }
+        }
+    }
+}
+
+impl RouteTable {
+    pub(crate) fn bind<'a>(&'a self, req: &Request<'_>) -> Bound<'a> {
+        let Some((part, binding)) = self.bindings.get(&binding_key(req)) else {
+            return Bound::Nothing;
+        };
+        match part.choose_set(binding, req) {
+            SetChoice::Set(set, scheme) => Bound::Set(part, set, scheme),
+            SetChoice::NoServiceSet => Bound::Nothing,
+            SetChoice::NoListener(_) => Bound::NoListener,
+            SetChoice::Conflict => Bound::Conflict,
         }
     }
 
@@ -369,7 +418,7 @@ impl Part {
                 };
                 Decision::Forward(Forward {
                     rule: rref,
-                    backend: target(t),
+                    backend: crate::table::target(t),
                     backend_index: u16::try_from(i).unwrap_or(u16::MAX),
                     request_headers: &rx.request_headers,
                     response_headers: &rx.response_headers,
@@ -385,16 +434,6 @@ impl Part {
                 })
             }
         }
-    }
-}
-
-pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
-    BackendTarget {
-        group: &t.group,
-        kind: &t.kind,
-        namespace: &t.namespace,
-        name: &t.name,
-        port: t.port,
     }
 }
 

@@ -463,21 +463,8 @@ struct Place<'c> {
 }
 
 impl RouteTable {
-    /// Follows `req` through every hop: the Gateway listener or Service it binds to, the rule
-    /// and backend, then that backend Service's own routes (at its cluster IP and the
-    /// backendRef's port; for a headless Service under [`crate::MeshBinding::Workloads`], at
-    /// its lowest ready endpoint and the target port), and so on, until a backend without
-    /// routes, an answer, a cycle or 8
-    /// hops ([`TraceOptions`]). The first hop is exactly [`RouteTable::resolve`]`(req,
-    /// entropy)`; each later hop resolves the request the previous one sent, with the entropy
-    /// its pick left ([`weights::pick_with_rest`]), so the picks of a chain are independent.
-    /// Allocates; see `docs/chains.md`.
-    pub fn trace<'t>(&'t self, req: &Request<'_>, entropy: u64) -> Trace<'t> {
-        self.trace_with(req, entropy, &TraceOptions::default())
-    }
-
-    /// [`RouteTable::trace`] with options.
-    pub fn trace_with<'t>(
+    /// [`RouteTable::trace_with`].
+    pub(crate) fn follow<'t>(
         &'t self,
         req: &Request<'_>,
         entropy: u64,
@@ -510,20 +497,8 @@ impl RouteTable {
         }
     }
 
-    /// The exact end-to-end split of `req`: every end its chains can reach with its share, the
-    /// product of `weight / sum` along each path (no sampling: each backendRef of each split is
-    /// followed once). [`RouteTable::trace`] over entropies swept evenly over the `u64` range
-    /// reaches each end with this share. Errors instead of overflowing or exploring without
-    /// bound ([`TraceOptions::max_paths`]).
-    pub fn trace_distribution<'t>(
-        &'t self,
-        req: &Request<'_>,
-    ) -> Result<Distribution<'t>, DistributionError> {
-        self.trace_distribution_with(req, &TraceOptions::default())
-    }
-
-    /// [`RouteTable::trace_distribution`] with options.
-    pub fn trace_distribution_with<'t>(
+    /// [`RouteTable::trace_distribution_with`].
+    pub(crate) fn distribution<'t>(
         &'t self,
         req: &Request<'_>,
         options: &TraceOptions,
@@ -701,7 +676,7 @@ impl RouteTable {
                 rest: entropy,
             };
         };
-        let backend = crate::resolve::target(t);
+        let backend = crate::table::target(t);
         hop.outcome = HopOutcome::Forward {
             rule: rref,
             backend,
@@ -751,7 +726,7 @@ impl RouteTable {
         } else {
             self.backend_frontend(t, r.protocol)
         };
-        let Some(crate::view::NextFrontend {
+        let Some(crate::table::NextFrontend {
             address: destination,
             port,
         }) = next_bound

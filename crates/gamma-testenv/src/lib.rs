@@ -19,6 +19,8 @@
 //!   Gateway API release ([`upstream::RELEASES`]), fetched from the Go module proxy on first use.
 //! - [`TestEnv::namespace_name`]: a fresh unique namespace name per test (creating the
 //!   Namespace is the caller's job).
+//! - [`layers::check`]: whether a crate's modules import one way, bottom to top, by a layer
+//!   table (the source-layout tests of gamma-resolve and gamma-model).
 //!
 //! ```no_run
 //! use gamma_testenv::Channel;
@@ -42,6 +44,7 @@
 
 mod error;
 mod kubeconfig;
+pub mod layers;
 mod names;
 mod process;
 mod shared;

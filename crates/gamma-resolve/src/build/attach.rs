@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::rc::Rc;
 
+use crate::hash::Map;
 use crate::hostname;
-use crate::index::Map;
 use crate::input::{
     AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
 };
@@ -175,6 +175,43 @@ impl<'i> Builder<'i> {
 }
 
 impl<'i> Builder<'i> {
+    /// Compiles the rules of `route` for the (route, parentRef) pair `(ri, pi)`, for the mesh
+    /// or a Gateway (`mesh`), and records them in the pair's conditions. `None` when every
+    /// rule was dropped: the route is then not accepted and takes part in nothing (not even
+    /// the kind precedence of GEP-1294 route types).
+    fn accepted_rules(
+        &mut self,
+        (ri, pi): (usize, usize),
+        parent_ix: ParentIx,
+        route_id: u32,
+        route: RouteRead<'i>,
+        mesh: bool,
+    ) -> Option<RuleIds> {
+        let rules = self.rules_of(ri, route_id, route, mesh);
+        let start = rules.0 as usize;
+        let ids = self
+            .rule_id_pool
+            .get(start..start + rules.1 as usize)
+            .unwrap_or(&[]);
+        let dropped = route
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| r.invalid.map(|inv| (i, inv)));
+        self.status.rules(
+            (ri, pi),
+            route.rules.len(),
+            dropped,
+            ids,
+            &self.rule_problems,
+        );
+        if ids.iter().all(Option::is_none) {
+            self.all_rules_invalid(parent_ix, route_id, route);
+            return None;
+        }
+        Some(rules)
+    }
+
     pub(super) fn included(&self, r: &RouteIr, parent_index: usize) -> bool {
         match &self.options.include {
             None => true,
@@ -345,19 +382,9 @@ impl<'i> Builder<'i> {
             self.not_accepted(parent_ix, route_id, NO_MATCHING_PARENT, why);
             return;
         }
-        let rules = self.rules_of(ri, route_id, route, true);
-        let start = rules.0 as usize;
-        let ids = self
-            .rule_id_pool
-            .get(start..start + rules.1 as usize)
-            .unwrap_or(&[]);
-        self.status.rules(ri, pi, route, ids, &self.rule_problems);
-        if ids.iter().all(Option::is_none) {
-            // every rule was dropped: the route is not accepted and takes part in nothing
-            // (not even the kind precedence of GEP-1294 route types)
-            self.all_rules_invalid(parent_ix, route_id, route);
+        let Some(rules) = self.accepted_rules((ri, pi), parent_ix, route_id, route, true) else {
             return;
-        }
+        };
         let group = if route.ir.namespace == parent.namespace {
             Group::Producer
         } else {
@@ -609,19 +636,9 @@ impl<'i> Builder<'i> {
             );
             return;
         }
-        let rules = self.rules_of(ri, route_id, route, false);
-        let start = rules.0 as usize;
-        let ids = self
-            .rule_id_pool
-            .get(start..start + rules.1 as usize)
-            .unwrap_or(&[]);
-        self.status.rules(ri, pi, route, ids, &self.rule_problems);
-        if ids.iter().all(Option::is_none) {
-            // every rule was dropped: the route is not accepted and takes part in nothing
-            // (not even the kind precedence of GEP-1294 route types)
-            self.all_rules_invalid(parent_ix, route_id, route);
+        let Some(rules) = self.accepted_rules((ri, pi), parent_ix, route_id, route, false) else {
             return;
-        }
+        };
         self.status.attached_gateway(ri, pi);
         for (li, _) in &attach_to {
             self.listener_routes.insert((owner, *li, ri));

@@ -8,23 +8,14 @@ use crate::backend_tls::{
     self as bt, BackendTls, BackendTlsPolicyStatus, PolicyAncestorRef, PolicyAncestorStatus,
 };
 use crate::input::{BackendTlsPolicyIr, ParentRefKind, TableInput};
-use crate::status::{ACCEPTED, RouteCondition, StatusSource};
+use crate::status::{ACCEPTED, RouteCondition};
 use crate::table::{Action, BackendState};
+use crate::table::{StatusSource, TlsReached, TlsSlot};
 
 use super::Builder;
 
 /// The most ancestors a policy's status lists (PolicyStatus.ancestors, `maxItems: 16`).
 const MAX_ANCESTORS: usize = 16;
-
-/// The policy in effect for one target (Service, optional port name), and what competes.
-#[derive(Debug)]
-pub(crate) struct TlsSlot {
-    /// The settings of the policy that takes precedence.
-    pub(crate) tls: BackendTls,
-    /// Why connections with it fail (an unusable CA reference), for explanations; `None` when
-    /// they can be made.
-    pub(crate) failure: Option<Box<str>>,
-}
 
 /// What checking one policy's CA certificates found.
 #[derive(Debug, Default)]
@@ -288,21 +279,6 @@ impl<'i> Builder<'i> {
         out.dedup();
         out
     }
-}
-
-/// One (route, ancestor, Service target) a build's accepted route reaches, on a Service some
-/// BackendTLSPolicy targets.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct TlsReached {
-    /// The compiled route (of the part that keeps this).
-    pub(crate) route: u32,
-    /// The route's parent (PolicyStatus.ancestors).
-    pub(crate) ancestor: PolicyAncestorRef,
-    /// The Service target.
-    pub(crate) namespace: Box<str>,
-    pub(crate) service: Box<str>,
-    /// The name of the Service port it reaches (policies may name it as `sectionName`).
-    pub(crate) port_name: Option<Box<str>>,
 }
 
 /// Some policy of `input` (valid or not) targets core Service `ns/svc`.

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+use crate::hash::Map;
 use crate::hostname::ListenerSpecificity;
-use crate::index::Map;
 use crate::input::{L4, ListenerProtocol};
 use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
 
@@ -25,7 +25,7 @@ impl<'i> Builder<'i> {
         svc_attached: SvcAttached,
         sets: &mut Vec<RouteSet>,
         bindings: &mut Bindings,
-    ) -> Vec<crate::workload::Built> {
+    ) -> Vec<super::workload::Built> {
         let input = self.input;
         let routes = self.route_irs;
         // headless Services' port bindings, by (Service, port, transport)
@@ -85,13 +85,13 @@ impl<'i> Builder<'i> {
                 add_group(b, group, set_id);
             }
         }
-        let mut out: BTreeMap<usize, crate::workload::Built> = BTreeMap::new();
+        let mut out: BTreeMap<usize, super::workload::Built> = BTreeMap::new();
         for ((si, port, l4), b) in workload {
             let Some(svc) = input.services.get(si) else {
                 continue;
             };
             out.entry(si)
-                .or_insert_with(|| crate::workload::Built {
+                .or_insert_with(|| super::workload::Built {
                     service: (svc.namespace.as_str().into(), svc.name.as_str().into()),
                     ports: Vec::new(),
                     pairs: Vec::new(),

@@ -16,7 +16,7 @@
 use std::cmp::Ordering;
 
 use super::Routes;
-use crate::index::{HashKeys, Map};
+use crate::hash::{HashKeys, Map};
 #[cfg(test)]
 use crate::input::RouteIr;
 use crate::precedence::{RouteOrder, RouteRank, rank_routes};

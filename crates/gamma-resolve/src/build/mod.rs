@@ -17,15 +17,17 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::cond::{Cond, NamedMatches, RegexPool};
-use crate::index::{HashKeys, Map, PathKeysBuilder};
+use crate::cond::{Cond, NamedMatches};
+use crate::hash::{HashKeys, Map};
+use crate::index::PathKeysBuilder;
 use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};
-use crate::status::{RuleProblem, StatusBuilder};
+use crate::regex::RegexPool;
 use crate::table::{
     BackendEntry, BackendState, BuildOptions, Cand, Extras, LeftOut, Part, RouteInfo, RouteSet,
     RouteTable, RuleEntry, ServiceInfo, Target,
 };
+use crate::table::{RuleProblem, StatusBuilder};
 
 mod arena;
 mod attach;
@@ -38,14 +40,16 @@ mod routes;
 mod rule;
 mod set;
 mod touch;
+mod workload;
 
 use arena::TargetKey;
 use attach::RuleIds;
-pub(crate) use backend_tls::{TlsReached, TlsSlot, policy_status};
+pub(crate) use backend_tls::policy_status;
 use canonical::canonical_order;
 use read::NamesRead;
 pub(crate) use read::RouteRead;
 pub(crate) use routes::Routes;
+pub(crate) use workload::{bind_all, rebind, unclaim};
 
 pub(crate) struct Builder<'i> {
     input: &'i TableInput,
@@ -114,7 +118,7 @@ pub(crate) struct Builder<'i> {
     /// BackendTLSPolicies by target, winner first (empty without policies).
     tls_candidates: backend_tls::Candidates<'i>,
     /// The policy settings in effect, by slot ([`Target::tls`]).
-    tls_slots: Vec<backend_tls::TlsSlot>,
+    tls_slots: Vec<crate::table::TlsSlot>,
     /// (winning policy, its slot).
     tls_slot_of: Vec<(usize, u32)>,
     /// (Service, route, parentRef) of every pair attached to a headless Service
@@ -253,19 +257,19 @@ impl<'i> Builder<'i> {
 
     /// Builds the whole table.
     pub(crate) fn build(self) -> RouteTable {
-        self.build_keeping(crate::incremental::Lowered::default())
+        self.build_keeping(crate::lower::Lowered::default())
     }
 
     /// Builds the whole table, its part keeping `lowered` (the routes it read, lowered:
     /// [`crate::BuildOptions::keep_lowered_routes`]).
-    pub(crate) fn build_keeping(self, lowered: crate::incremental::Lowered) -> RouteTable {
+    pub(crate) fn build_keeping(self, lowered: crate::lower::Lowered) -> RouteTable {
         let hash = self.hash;
-        let mut built = self.build_part(crate::incremental::Covers::All);
+        let mut built = self.build_part(crate::table::Covers::All);
         built.part.lowered = lowered;
         let part = Arc::new(built.part);
-        let mut bindings = crate::bindings::Bindings::from_map(built.bindings, &part, hash);
-        let mut workloads = crate::workload::Workloads::new();
-        crate::workload::bind_all(&mut bindings, &part, built.workloads, &mut workloads);
+        let mut bindings = crate::table::Bindings::from_map(built.bindings, &part, hash);
+        let mut workloads = crate::table::Workloads::new();
+        workload::bind_all(&mut bindings, &part, built.workloads, &mut workloads);
         RouteTable {
             bindings,
             workloads: Arc::new(workloads),
@@ -282,7 +286,7 @@ impl<'i> Builder<'i> {
 
     /// Builds the part of the input's routes, Services and Gateways, with the bindings that
     /// lead to its route sets: the whole table, or the frontends an update rebuilds.
-    pub(crate) fn build_part(mut self, covers: crate::incremental::Covers) -> Built {
+    pub(crate) fn build_part(mut self, covers: crate::table::Covers) -> Built {
         let input = self.input;
         self.reserve();
         // Deterministic processing order regardless of input order: kind, namespace, name;
@@ -310,10 +314,11 @@ impl<'i> Builder<'i> {
         mut self,
         mut sets: Vec<RouteSet>,
         bindings: bind::Bindings,
-        covers: crate::incremental::Covers,
+        covers: crate::table::Covers,
     ) -> Built {
         let input = self.input;
-        let status = std::mem::take(&mut self.status).finish(self.route_irs, &self.route_id);
+        let status =
+            std::mem::take(&mut self.status).finish(|ri| self.route_irs.ir(ri), &self.route_id);
         let tls_reached = self.tls_reached(&status);
         let backend_tls_status =
             backend_tls::policy_status(input, &backend_tls::reached_pairs(&tls_reached));
@@ -382,7 +387,7 @@ impl<'i> Builder<'i> {
             listener_sets,
             status,
             covers,
-            lowered: crate::incremental::Lowered::default(),
+            lowered: crate::lower::Lowered::default(),
             backend_tls: self.tls_slots,
             tls_reached: tls_reached.into_boxed_slice(),
             methods: self.methods,
@@ -422,5 +427,5 @@ pub(crate) struct Built {
     pub(crate) left_out: Vec<LeftOut>,
     /// The headless Services with routes whose endpoints bind them
     /// ([`crate::MeshBinding::Workloads`]; claimed once the part exists).
-    pub(crate) workloads: Vec<crate::workload::Built>,
+    pub(crate) workloads: Vec<workload::Built>,
 }

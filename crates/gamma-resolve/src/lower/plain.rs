@@ -22,8 +22,8 @@ use gamma_model::gateway::{HttpRoute, HttpRouteMatch, HttpRouteRule, MatchType, 
 use gamma_model::ir;
 
 use super::route::{HttpRuleParts, base, lower_http_rule_into, parent_from_wire};
-use crate::cond::RegexPool;
 use crate::input::{RouteIr, RuleIr};
+use crate::regex::RegexPool;
 
 /// `route` (valid under the options it was validated with) lowered without its IR; `None`
 /// when it is not one this covers, to be lowered through the IR.

@@ -39,8 +39,8 @@ use gamma_model::validate::{ErrorKind, ValidateOptions};
 use gamma_model::{AnyResource, RouteView};
 use gamma_model::{ValidationError, ValidationErrors};
 
-use crate::cond::RegexPool;
 use crate::input::*;
+use crate::regex::RegexPool;
 use crate::request::Scheme;
 
 const UNSUPPORTED: &str = "UnsupportedValue";

@@ -4,7 +4,8 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::decision::{Mirror, RespondReason};
+use crate::backend_tls::{BackendTls, PolicyAncestorRef};
+use crate::decision::{BackendTarget, Mirror, RespondReason};
 use crate::index::{GrpcIndex, HostIndex, PathIndex};
 use crate::input::{HeaderEdits, PathModifierIr, RedirectIr};
 use gamma_model::RouteKind;
@@ -310,9 +311,7 @@ pub(crate) enum Binding {
     /// A ready endpoint of several headless Services with routes
     /// ([`crate::MeshBinding::Workloads`]): each one's binding, sorted by Service namespace
     /// and name; none is picked.
-    Conflict {
-        claims: Box<[crate::bindings::Slot]>,
-    },
+    Conflict { claims: Box<[super::Slot]> },
     Gateway {
         gateway: u32,
         /// Sorted by listener precedence (exact > longer wildcard > none).
@@ -335,4 +334,40 @@ pub(crate) struct ServiceInfo {
     /// Interned: namespaces repeat across Services.
     pub(crate) namespace: Arc<str>,
     pub(crate) name: NameRef,
+}
+
+/// The policy in effect for one target (Service, optional port name), and what competes.
+#[derive(Debug)]
+pub(crate) struct TlsSlot {
+    /// The settings of the policy that takes precedence.
+    pub(crate) tls: BackendTls,
+    /// Why connections with it fail (an unusable CA reference), for explanations; `None` when
+    /// they can be made.
+    pub(crate) failure: Option<Box<str>>,
+}
+
+/// One (route, ancestor, Service target) a build's accepted route reaches, on a Service some
+/// BackendTLSPolicy targets.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct TlsReached {
+    /// The compiled route (of the part that keeps this).
+    pub(crate) route: u32,
+    /// The route's parent (PolicyStatus.ancestors).
+    pub(crate) ancestor: PolicyAncestorRef,
+    /// The Service target.
+    pub(crate) namespace: Box<str>,
+    pub(crate) service: Box<str>,
+    /// The name of the Service port it reaches (policies may name it as `sectionName`).
+    pub(crate) port_name: Option<Box<str>>,
+}
+
+/// A backend target as a decision names it.
+pub(crate) fn target(t: &Target) -> BackendTarget<'_> {
+    BackendTarget {
+        group: &t.group,
+        kind: &t.kind,
+        namespace: &t.namespace,
+        name: &t.name,
+        port: t.port,
+    }
 }

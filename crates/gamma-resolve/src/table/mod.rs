@@ -1,24 +1,39 @@
-//! The compiled route table: [`RouteTable`], what it is made of, and every public method it
-//! has (building it, resolving and explaining requests, its conditions and counters).
+//! The compiled route table (layer 5): [`RouteTable`] and what it is made of: its parts
+//! ([`Part`]: compiled routes, rules, candidates, route sets, regexes), bindings, workloads,
+//! frontend index, the covers of each part, the route conditions it keeps
+//! (`status.rs`: the status builder and source) and its options. Its public methods are in
+//! `api.rs`.
+//!
+//! May use: the vocabulary, the input, `regex/`, `cond`, `index/`, `lower/` (kept routes)
+//! and the Gateway/ListenerSet status types; never the build, the queries, the updates or
+//! the façade.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::cond::{Cond, RegexPool};
-use crate::decision::Decision;
-use crate::explain::Explanation;
+use crate::cond::Cond;
 use crate::index::PathKeys;
-use crate::input::TableInput;
 use crate::precedence::PrecedenceKey;
-use crate::request::Request;
-use crate::status::{ParentStatus, StatusSource};
+use crate::regex::{HoldsRegexes, RegexPool};
+use crate::status::ParentStatus;
 
+mod bindings;
 mod compiled;
+mod covers;
+mod frontends;
 mod options;
+mod status;
+mod workloads;
 
+pub(crate) use bindings::{Bindings, Key, Slot};
 pub(crate) use compiled::*;
+pub(crate) use covers::{Covers, Scope};
+pub(crate) use frontends::{FrontendIndex, NextFrontend};
 pub use options::{
     BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
+};
+pub(crate) use status::{RuleProblem, StatusBuilder, StatusSource, render_statuses};
+pub(crate) use workloads::{
+    Frontends, Pair, ServiceName, Workloads, add_conflicts, claim_name, claims, is_claim_of,
 };
 
 /// A compiled, indexed route table. Build once per snapshot; resolve many times; after one
@@ -30,15 +45,15 @@ pub struct RouteTable {
     /// it rebuilt). A binding names the part its route sets live in.
     pub(crate) parts: Vec<Arc<Part>>,
     /// Every (address, port, transport) bound: the part of its route sets, and the binding.
-    pub(crate) bindings: crate::bindings::Bindings,
+    pub(crate) bindings: Bindings,
     /// The headless Services with routes, what their endpoints bind
     /// ([`MeshBinding::Workloads`]; empty otherwise).
-    pub(crate) workloads: Arc<crate::workload::Workloads>,
+    pub(crate) workloads: Arc<Workloads>,
     /// The rendered conditions, on first use: a resolver that never reports status never
     /// pays for their strings.
     pub(crate) statuses: std::sync::OnceLock<Vec<ParentStatus>>,
     /// Lookups by frontend for traces and views, on first use (see [`crate::view`]).
-    pub(crate) frontend_index: std::sync::OnceLock<crate::view::FrontendIndex>,
+    pub(crate) frontend_index: std::sync::OnceLock<FrontendIndex>,
     /// Every Gateway's computed status, by (namespace, name) (shared by the tables an update
     /// makes until one rebuilds a Gateway, as are the three below).
     pub(crate) gateway_status: Arc<Vec<crate::gateway_status::GatewayStatus>>,
@@ -82,16 +97,16 @@ pub(crate) struct Part {
     /// The routes whose parent conditions this part holds (every route its build read,
     /// and the routes an update removed): a newer part's conditions of a route replace an
     /// older part's.
-    pub(crate) covers: crate::incremental::Covers,
+    pub(crate) covers: Covers,
     /// The lowered routes this part's build read, for later updates and builds (an update's
     /// scope; every route of a full build under [`BuildOptions::keep_lowered_routes`]; else
     /// empty).
-    pub(crate) lowered: crate::incremental::Lowered,
+    pub(crate) lowered: crate::lower::Lowered,
     /// The BackendTLSPolicy settings in effect, by [`Target::tls`].
-    pub(crate) backend_tls: Vec<crate::build::TlsSlot>,
+    pub(crate) backend_tls: Vec<TlsSlot>,
     /// The (route, ancestor, Service target) pairs of this part's accepted routes on Services
     /// some BackendTLSPolicy targets: what the policies' status is made of.
-    pub(crate) tls_reached: Box<[crate::build::TlsReached]>,
+    pub(crate) tls_reached: Box<[TlsReached]>,
     /// Method names used by method conditions; index 0 is unused (no condition).
     pub(crate) methods: Vec<Box<str>>,
     /// Distinct backend targets.
@@ -129,196 +144,9 @@ pub struct TableStats {
     pub route_sets: usize,
 }
 
-impl RouteTable {
-    /// Builds a table from a snapshot: lowers it (defaults, selectors, readiness, dropped
-    /// rules) and compiles it. Never fails as a whole; see [`RouteTable::parent_conditions`].
-    pub fn build(snapshot: &gamma_model::Snapshot, options: &BuildOptions) -> Self {
-        Self::lower_and_compile(snapshot, options, crate::cond::RegexPool::default(), &[])
-    }
-
-    /// Builds a table from a snapshot as [`RouteTable::build`] does, taking the compiled
-    /// regexes and regex sets of `previous` (any earlier table, e.g. the one this build
-    /// replaces) wherever it needs the same ones instead of compiling them again: across
-    /// builds each distinct regex is compiled once. The result is the table
-    /// `RouteTable::build(snapshot, options)` returns: it resolves, explains and reports
-    /// alike (the same pattern compiles to the same matcher). It shares the regexes it uses
-    /// with `previous` (by `Arc`), and nothing else; `previous` stays valid.
-    pub fn build_reusing(
-        snapshot: &gamma_model::Snapshot,
-        options: &BuildOptions,
-        previous: &RouteTable,
-    ) -> Self {
-        let regexes = crate::cond::RegexPool::reusing(&previous.parts);
-        Self::lower_and_compile(snapshot, options, regexes, &previous.parts)
-    }
-
-    /// (Not named `build*`: the callgrind recipe of benches/README.md collects
-    /// `*RouteTable*build*`, and a nested match would toggle collection off.) `kept`: the
-    /// parts whose kept lowered routes are taken for unchanged objects
-    /// ([`BuildOptions::keep_lowered_routes`]).
-    fn lower_and_compile(
-        snapshot: &gamma_model::Snapshot,
-        options: &BuildOptions,
-        mut regexes: crate::cond::RegexPool,
-        kept: &[Arc<Part>],
-    ) -> Self {
-        let opts = options.validate_options();
-        let mut table = if options.keep_lowered_routes {
-            let (input, (routes, objects, wire)) =
-                crate::lower::lower_sharing(snapshot, &opts, &mut regexes, kept);
-            let lowered = crate::incremental::Lowered::new(
-                objects
-                    .into_iter()
-                    .zip(&routes)
-                    .zip(&wire)
-                    .map(|(((k, o), r), w)| (k, (o, Arc::clone(r), w.is_some()))),
-                options,
-            );
-            crate::build::Builder::with_routes(
-                &input,
-                crate::build::Routes::shared(&routes, &wire),
-                options,
-            )
-            .with_regexes(regexes)
-            .build_keeping(lowered)
-        } else {
-            // lowering accepts every regex (parsing it, and compiling it unless its size is
-            // bounded already); the build reuses those
-            let (input, wire) = crate::lower::lower_reading(snapshot, &opts, &mut regexes);
-            crate::build::Builder::with_routes(
-                &input,
-                crate::build::Routes::reading(&input.routes, &wire),
-                options,
-            )
-            .with_regexes(regexes)
-            .build()
-        };
-        table.secrets_complete = snapshot.secrets_complete();
-        table
-    }
-
-    /// Compiles a table from lowered input. Never fails: unusable parts are reported.
-    pub fn from_input(input: &TableInput, options: &BuildOptions) -> Self {
-        crate::build::Builder::new(input, options).build()
-    }
-
-    /// Resolves one request. `entropy` drives the weighted backend pick (any `u64`: a random
-    /// number, or a hash of the connection for stickiness). Allocation-free.
-    #[inline]
-    pub fn resolve<'a>(&'a self, req: &Request<'a>, entropy: u64) -> Decision<'a> {
-        self.decide(req, entropy)
-    }
-
-    /// Explains the decision for `req` step by step. Allocates; use [`RouteTable::resolve`]
-    /// on hot paths.
-    pub fn explain(&self, req: &Request<'_>, entropy: u64) -> Explanation {
-        self.explanation(req, entropy)
-    }
-
-    /// For every (route, parentRef) the build considered: the `Accepted`, `ResolvedRefs` and
-    /// (when some rules were dropped) `PartiallyInvalid` conditions, with upstream reasons.
-    pub fn parent_conditions(&self) -> &[ParentStatus] {
-        self.statuses.get_or_init(|| {
-            let mut s = crate::incremental::render_statuses(&self.parts);
-            crate::workload::add_conflicts(&mut s, &self.bindings, &self.workloads);
-            s
-        })
-    }
-
-    /// Every Gateway's status for a gateway controller, by (namespace, name): the Gateway's
-    /// `Accepted`, each listener's `Accepted`, `ResolvedRefs`, `Conflicted`, `attachedRoutes`
-    /// and `supportedKinds` (see [`crate::gateway_status`]). A controller writes only those of
-    /// the Gateways it owns; `Programmed` is its own to add.
-    pub fn gateway_status(&self) -> &[crate::gateway_status::GatewayStatus] {
-        &self.gateway_status
-    }
-
-    /// The status of every ListenerSet of the input, ordered by namespace and name (GEP-1713):
-    /// its `Accepted` (`NotAllowed` when its Gateway's `allowedListeners` does not admit it,
-    /// `ParentNotAccepted`, `ListenersNotValid`), and per listener `Accepted`, `ResolvedRefs`,
-    /// `Conflicted` (in GEP-1713 listener precedence), `attachedRoutes` and `supportedKinds`
-    /// (see [`crate::listener_set_status`]). A controller writes those whose parent Gateway it
-    /// owns, and decides `Programmed=True` itself.
-    pub fn listener_set_status(&self) -> &[crate::listener_set_status::ListenerSetStatus] {
-        &self.listener_set_status
-    }
-
-    /// Every BackendTLSPolicy's status, by (namespace, name): per ancestor (the Gateways and
-    /// mesh parent Services of the accepted routes whose backends the policy targets),
-    /// `Accepted` and `ResolvedRefs` (see [`crate::backend_tls`]). A controller writes the
-    /// entries of the ancestors it owns, with its `controllerName`.
-    pub fn backend_tls_policy_status(&self) -> &[crate::backend_tls::BackendTlsPolicyStatus] {
-        &self.backend_tls_status
-    }
-
-    /// Why routes (or rules) that named a Service with cluster IP `ip`, or a Gateway (or one
-    /// of its ListenerSets) with address `ip`, as parent are not in the table: routes the API server would refuse under the build's channel
-    /// (`HTTPRoute ns/x was left out: <error>`, their status `Accepted=False`) and rules of
-    /// admitted routes that gamma-rs does not serve (`HTTPRoute ns/x rule 1 was dropped
-    /// (<reason>): <error>`, their status `PartiallyInvalid`). A request to that Service is
-    /// resolved without them, so a tool explaining it should say so rather than show another
-    /// route (kind) as if it were the only one.
-    ///
-    /// Gateways and ListenerSets the API server would refuse come first, as `Gateway ns/name
-    /// was left out: <error>` at the Gateway's addresses and `ListenerSet ns/name was left
-    /// out: <error>` at its parent Gateway's (their status `Accepted=False`, reason `Invalid`):
-    /// nothing of them is served, so a request there is resolved as if they did not exist.
-    pub fn left_out_at(&self, ip: IpAddr) -> impl Iterator<Item = &str> {
-        let at = move |g: &&crate::gateway_status::GatewayStatus| g.addresses.contains(&ip);
-        let gateways = self
-            .gateway_status
-            .iter()
-            .filter(at)
-            .filter_map(|g| g.left_out.as_deref());
-        let listener_sets = self
-            .listener_set_status
-            .iter()
-            .filter(move |l| {
-                l.left_out.is_some()
-                    && l.gateway.as_ref().is_some_and(|parent| {
-                        self.gateway_status
-                            .iter()
-                            .filter(at)
-                            .any(|g| parent.is(&g.namespace, &g.name))
-                    })
-            })
-            .filter_map(|l| l.left_out.as_deref());
-        gateways.chain(listener_sets).chain(
-            self.left_out
-                .iter()
-                .filter(move |l| l.ips.contains(&ip))
-                .map(|l| &*l.text),
-        )
-    }
-
-    /// [`RouteTable::left_out_at`] for Service `namespace/name`, whether it has an address.
-    pub fn left_out_for_service<'a>(
-        &'a self,
-        namespace: &'a str,
-        name: &'a str,
-    ) -> impl Iterator<Item = &'a str> {
-        self.left_out
-            .iter()
-            .filter(move |l| l.service && &*l.namespace == namespace && &*l.name == name)
-            .map(|l| &*l.text)
-    }
-
-    /// Counters describing the table. After [`RouteTable::update`] the compiled counts
-    /// include what the shared parts still hold of frontends an update replaced, until the
-    /// next full build.
-    pub fn stats(&self) -> TableStats {
-        let mut s = TableStats {
-            bindings: self.bindings.len(),
-            ..TableStats::default()
-        };
-        for p in &self.parts {
-            s.routes += p.routes.len();
-            s.rules += p.rules.len();
-            s.candidates += p.cands.len();
-            s.regexes += p.regexes.len();
-            s.route_sets += p.sets.len();
-        }
-        s
+impl HoldsRegexes for Part {
+    fn regexes(&self) -> &RegexPool {
+        &self.regexes
     }
 }
 
@@ -374,6 +202,7 @@ impl Part {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::Request;
 
     const ROUTES: &str = r#"
 apiVersion: v1
@@ -468,7 +297,7 @@ spec:
     fn a_build_from_a_snapshot_compiles_each_regex_once() {
         let resources = gamma_model::decode(ROUTES).unwrap_or_default();
         let snapshot = gamma_model::Snapshot::from_resources(resources);
-        let mut regexes = crate::cond::RegexPool::default();
+        let mut regexes = crate::regex::RegexPool::default();
         let opts = gamma_model::validate::ValidateOptions::default();
         let input = crate::lower::lower_into(&snapshot, &opts, &mut regexes);
         assert_eq!(regexes.len(), 2);

@@ -15,7 +15,7 @@
 //! crate (the thread that created the pool gets its value without locking).
 //!
 //! Accepting a regex needs only its parse when its program is provably within the size limit
-//! ([`crate::nfa_bound`]): the program is then compiled when the table is finished, or, for a
+//! ([`crate::regex::nfa_bound`]): the program is then compiled when the table is finished, or, for a
 //! path regex the table only matches through a regex set, by the first search that needs it
 //! alone (a set's lazy DFA giving up, an explanation), like the caches.
 
@@ -28,7 +28,7 @@ use regex_automata::{Anchored, Input};
 use regex_syntax::hir::{Hir, Look};
 use std::sync::OnceLock;
 
-use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
+use super::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 
 /// The per-thread search state: the lazy DFA's cache and the PikeVM's.
 #[derive(Debug)]
@@ -203,7 +203,7 @@ impl SingleRegex {
     /// pattern must parse alone (a pattern such as `a)|(b` parses only inside the wrapping,
     /// where it escapes the anchors, and is refused); it is parsed alone and wrapped in the
     /// parsed anchors, the same syntax tree as the wrapped text's, without parsing the
-    /// wrapping. The program of a pattern that [`nfa_bound`](crate::nfa_bound) proves within
+    /// wrapping. The program of a pattern that [`nfa_bound`](super::nfa_bound) proves within
     /// [`REGEX_SIZE_LIMIT`] is not compiled now: [`SingleRegex::force`] or the first search
     /// does it. Parsing is what accepting a regex costs; compiling its program alone costs
     /// about as much again, and a path regex matched through a regex set never needs it.
@@ -217,7 +217,7 @@ impl SingleRegex {
         let hir = with.parse(raw).ok_or_else(|| parse_error(raw))?;
         let hir = Hir::concat(vec![Hir::look(Look::Start), hir, Hir::look(Look::End)]);
         let engines = OnceLock::new();
-        if !crate::nfa_bound::surely_within(&hir, REGEX_SIZE_LIMIT) {
+        if !super::nfa_bound::surely_within(&hir, REGEX_SIZE_LIMIT) {
             let _ = engines.set(Engines::compile(&hir, with, Some(REGEX_SIZE_LIMIT))?);
         }
         let re = Self {
@@ -299,7 +299,7 @@ pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    const ANCHORS: (&str, &str) = crate::cond::ANCHOR;
+    const ANCHORS: (&str, &str) = crate::regex::ANCHOR;
 
     /// Pieces random patterns are made of: literals, classes, repetitions, alternations,
     /// groups, inner anchors, word boundaries (ASCII and Unicode) and flags.

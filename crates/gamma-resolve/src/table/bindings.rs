@@ -11,9 +11,9 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::index::{HashKeys, Map};
+use super::{Binding, Part};
+use crate::hash::{HashKeys, Map};
 use crate::input::L4;
-use crate::table::{Binding, Part};
 
 /// A bound (address, port, transport).
 pub(crate) type Key = (IpAddr, u16, L4);

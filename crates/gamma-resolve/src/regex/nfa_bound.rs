@@ -2,12 +2,12 @@
 //! syntax tree without compiling it.
 //!
 //! A regex of the table is refused when its compiled program exceeds
-//! [`REGEX_SIZE_LIMIT`](crate::cond::REGEX_SIZE_LIMIT). Deciding that exactly means compiling
+//! [`REGEX_SIZE_LIMIT`](crate::regex::REGEX_SIZE_LIMIT). Deciding that exactly means compiling
 //! the NFA, which costs more than parsing the pattern; but most route regexes are short ASCII
 //! paths (`/v[0-9]+/items/[a-z-]+`, `/api/.*`) whose programs are a few kilobytes, two orders
 //! of magnitude under the limit. For those this bound proves the pattern within the limit, so
 //! a regex only ever matched through a regex set need not compile its own program at all
-//! ([`crate::single_regex::SingleRegex::deferred`]). Where the bound is inconclusive (large
+//! ([`crate::regex::single::SingleRegex::deferred`]). Where the bound is inconclusive (large
 //! Unicode classes, counted repetitions of them) the caller compiles and decides exactly.
 //!
 //! The bound follows what the Thompson compiler of `regex-automata` adds to its builder per
@@ -90,8 +90,8 @@ fn sparse(ranges: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cond::REGEX_SIZE_LIMIT;
-    use crate::single_regex::Compiling;
+    use crate::regex::REGEX_SIZE_LIMIT;
+    use crate::regex::single::Compiling;
     use proptest::prelude::*;
 
     fn parsed(pattern: &str) -> Hir {
@@ -157,7 +157,7 @@ mod tests {
     /// counted repetitions and literal alternations.
     fn pieces() -> Vec<&'static str> {
         let more = ["\\d{2}", "x{3,}", "\\pL", "[a-zé]{0,3}", "(cat|dog|ox)"];
-        crate::single_regex::tests::PIECES
+        crate::regex::single::tests::PIECES
             .iter()
             .copied()
             .chain(more)

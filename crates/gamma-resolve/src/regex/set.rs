@@ -22,7 +22,7 @@
 //! megabytes for a few hundred patterns), and one NFA per match kind; this is a quarter of its
 //! build cost.
 //!
-//! Semantics are those of the single regexes ([`crate::cond::RegexPool`]): the patterns are
+//! Semantics are those of the single regexes ([`crate::regex::RegexPool`]): the patterns are
 //! the single regexes' own anchored strings (`^(?:p)$`: a full match; Gateway API leaves
 //! RegularExpression semantics to the implementation, and this one matches the whole value)
 //! under the same syntax defaults (Unicode, UTF-8) as the `regex` crate.
@@ -40,8 +40,8 @@ use regex_automata::util::pool::Pool;
 use regex_automata::{Anchored, Input, MatchKind, PatternSet};
 use regex_syntax::hir::Hir;
 
-use crate::cond::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
-use crate::single_regex::{Compiling, SingleRegex};
+use super::single::{Compiling, SingleRegex};
+use super::{REGEX_DFA_LIMIT, REGEX_SIZE_LIMIT};
 
 /// Compiled-program size limit of one set's NFA (bytes). Every pattern passed
 /// [`REGEX_SIZE_LIMIT`] alone, so a set of at least 16 of the largest fits; a list whose set
@@ -205,7 +205,7 @@ impl RegexSet {
     /// position of a chunk a lazy DFA gives up on, or of a pattern that does not build): the
     /// caller checks each reported position itself. Used where a pattern only approximates
     /// the conditions of its position from above (the gRPC `service/method` patterns of
-    /// [`crate::cond::RegexPool::intern_grpc_set`]).
+    /// [`crate::regex::RegexPool::intern_grpc_set`]).
     pub(crate) fn prefilter(patterns: &[&str], with: &mut Compiling) -> Self {
         let parsed: Vec<Option<Hir>> = patterns.iter().map(|p| with.parse(p)).collect();
         let refs: Vec<Option<&Hir>> = parsed.iter().map(Option::as_ref).collect();
@@ -419,7 +419,7 @@ impl RegexSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cond::RegexPool;
+    use crate::regex::RegexPool;
 
     /// The set of `patterns` (as written in routes) over a fresh pool.
     fn set_of(patterns: &[&str]) -> (RegexPool, RegexSet) {

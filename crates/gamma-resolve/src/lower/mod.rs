@@ -3,8 +3,13 @@
 //! [`route`]), label selectors resolved against Namespace labels, EndpointSlice readiness
 //! summarised.
 
+mod endpoints;
+mod kept;
 mod plain;
 mod route;
+
+pub(crate) use endpoints::{endpoints, endpoints_with};
+pub(crate) use kept::{Lowered, kept_route};
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -19,8 +24,8 @@ use gamma_model::gateway::{
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::ValidateOptions;
 
-use crate::cond::RegexPool;
 use crate::input::*;
+use crate::regex::RegexPool;
 use gamma_model::RouteKind;
 
 fn ns_of(meta: &ObjectMeta) -> String {
@@ -157,7 +162,7 @@ pub(crate) fn lower_sharing<'s>(
     snapshot: &'s Snapshot,
     opts: &ValidateOptions,
     regexes: &mut RegexPool,
-    kept: &[Arc<crate::table::Part>],
+    kept: &[&Lowered],
 ) -> (TableInput, SharedRoutes<'s>) {
     let opts = &lowering_options(opts);
     let input = lower_all_but_routes(snapshot, opts);
@@ -165,9 +170,7 @@ pub(crate) fn lower_sharing<'s>(
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
             let key = gamma_model::ObjectKey::of(r);
-            if let Some((ir, in_place)) =
-                crate::incremental::kept_route(kept, opts.as_bundle(), &key, r)
-            {
+            if let Some((ir, in_place)) = kept_route(kept, opts.as_bundle(), &key, r) {
                 routes.push(Arc::clone(ir));
                 wire.push(in_place.then(|| rules_in_place(r)).flatten());
             } else if let Some((ir, rules)) = lower_for_reading(r, opts, valid, regexes) {
@@ -333,7 +336,7 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
             })
             .collect(),
         ready,
-        endpoints: crate::workload::endpoints(svc, &slices),
+        endpoints: endpoints(svc, &slices),
     }
 }
 

@@ -1,0 +1,569 @@
+//! The scope of one change: what it affects ([`effect`]), closed so that every route has all
+//! its parents in it and every frontend all its routes ([`close`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
+
+use crate::input::{L4, ListenerProtocol};
+use crate::table::{BuildOptions, Key, Scope};
+
+use super::*;
+
+/// The route kinds.
+pub(super) fn is_route_kind(k: ResourceKind) -> bool {
+    RouteKind::ALL.iter().any(|r| r.resource_kind() == k)
+}
+
+/// The kinds lowering never reads (`lower::lower_into` reads Services, EndpointSlices,
+/// Gateways, ListenerSets, Namespaces, ReferenceGrants, BackendTLSPolicies, ConfigMaps and
+/// routes): a change of one changes nothing in the table.
+///
+/// - GatewayClass: the table serves every Gateway it is given; which Gateways a controller
+///   owns (their `gatewayClassName`) is decided before, by the arbiter and the controller;
+/// - XBackend, XBackendTrafficPolicy: a backendRef of a kind other than Service is resolved
+///   by its kind alone (`InvalidKind`), never by reading the object;
+/// - XMesh and the SMI kinds: read by the arbiter and the SMI conversion (ownership changes
+///   arrive as route changes).
+pub(super) fn never_read(kind: ResourceKind) -> bool {
+    matches!(
+        kind,
+        ResourceKind::GatewayClass
+            | ResourceKind::XBackend
+            | ResourceKind::XBackendTrafficPolicy
+            | ResourceKind::XMesh
+            | ResourceKind::TrafficSplit
+            | ResourceKind::HttpRouteGroup
+            | ResourceKind::SmiTcpRoute
+            | ResourceKind::SmiUdpRoute
+            | ResourceKind::TrafficTarget
+    )
+}
+
+/// What a change seeds.
+pub(super) fn effect(
+    snapshot: &Snapshot,
+    options: &BuildOptions,
+    key: &ObjectKey,
+    previous: Option<&AnyResource>,
+) -> Effect {
+    let mut s = Scope::default();
+    let current = snapshot.get(key);
+    if never_read(key.kind) {
+        return Effect::Nothing;
+    }
+    match key.kind {
+        k if is_route_kind(k) => {
+            // the route, its old parents and its new parents (and, by closure, the routes
+            // competing with it there)
+            s.routes.insert(key.clone());
+            for r in previous.into_iter().chain(current) {
+                s.add_parents(r);
+            }
+        }
+        ResourceKind::Service => {
+            // its frontends, and every route that has it as a backend (validity, ports,
+            // appProtocol, readiness)
+            s.services.insert((key.namespace.clone(), key.name.clone()));
+            s.routes.extend(
+                snapshot
+                    .routes_for_backend(&key.namespace, &key.name)
+                    .map(ObjectKey::of),
+            );
+        }
+        ResourceKind::EndpointSlice => {
+            let services: BTreeSet<String> = previous
+                .into_iter()
+                .chain(current)
+                .filter_map(|r| match r {
+                    AnyResource::EndpointSlice(e) => e.service_name().map(str::to_string),
+                    _ => None,
+                })
+                .collect();
+            let slice = match previous {
+                Some(AnyResource::EndpointSlice(e)) => Some(e),
+                _ => None,
+            };
+            // readiness of its Service, when it changed: the routes that have that Service
+            // as a backend (a change of addresses only leaves it as it was)
+            let changed: BTreeSet<&String> = services
+                .iter()
+                .filter(|name| {
+                    readiness(snapshot, &key.namespace, name, None)
+                        != readiness(snapshot, &key.namespace, name, Some((key, slice)))
+                })
+                .collect();
+            for svc in changed {
+                s.routes.extend(
+                    snapshot
+                        .routes_for_backend(&key.namespace, svc)
+                        .map(ObjectKey::of),
+                );
+            }
+            // MeshBinding::Workloads: a headless Service's endpoints are rebound
+            let rebind = services
+                .into_iter()
+                .filter(|name| {
+                    options.mesh_binding == crate::table::MeshBinding::Workloads
+                        && snapshot
+                            .service(&key.namespace, name)
+                            .is_some_and(|svc| svc.is_headless())
+                })
+                .map(|name| (key.namespace.clone(), name))
+                .collect();
+            return Effect::Seeds(s, rebind);
+        }
+        ResourceKind::Namespace => {
+            // listener allowedRoutes selectors and Gateway allowedListeners selectors read
+            // Namespace labels: every Gateway and ListenerSet
+            all_listeners(snapshot, &mut s);
+        }
+        ResourceKind::ListenerSet => {
+            // its listeners join its parent Gateway's, as it was and as it is (GEP-1713)
+            s.listener_sets
+                .insert((key.namespace.clone(), key.name.clone()));
+            for r in previous.into_iter().chain(current) {
+                if let AnyResource::ListenerSet(ls) = r {
+                    let (ns, name) = listener_set_parent(ls);
+                    s.gateways.insert((ns.to_string(), name.to_string()));
+                }
+            }
+        }
+        ResourceKind::Gateway => {
+            s.gateways.insert((key.namespace.clone(), key.name.clone()));
+        }
+        ResourceKind::ReferenceGrant => {
+            // references into its namespace from others: backends (and, under
+            // MeshReferenceGrants::Enforce, mesh ones), listener certificateRefs
+            s.routes.extend(
+                snapshot
+                    .routes_with_backends_in(&key.namespace)
+                    .map(|(_, r)| r)
+                    .filter(|r| r.metadata().namespace_or_default() != key.namespace)
+                    .map(ObjectKey::of),
+            );
+            all_listeners(snapshot, &mut s);
+        }
+        ResourceKind::Secret => {
+            // listener certificateRefs read Secrets (GatewayTLSConfig.certificateRefs), and
+            // only when the snapshot holds every Secret (`Snapshot::secrets_complete`; a
+            // change of that flag rebuilds whole, above): the Gateways and ListenerSets
+            // naming it
+            if !snapshot.secrets_complete() {
+                return Effect::Nothing;
+            }
+            secret_listeners(snapshot, key, &mut s);
+        }
+        ResourceKind::BackendTlsPolicy => {
+            // the backends on the Services it targets, as it was and as it is: which policy
+            // they use (the oldest of those targeting the Service and port); the policies'
+            // status is recomputed after every update
+            for r in previous.into_iter().chain(current) {
+                if let AnyResource::BackendTlsPolicy(p) = r {
+                    policy_backends(snapshot, p, &mut s);
+                }
+            }
+        }
+        ResourceKind::ConfigMap => {
+            // read only through BackendTLSPolicy caCertificateRefs (in the policy's
+            // namespace): the backends of the policies naming it
+            for p in snapshot.backend_tls_policies() {
+                let names_it = p.metadata.namespace_or_default() == key.namespace
+                    && p.spec.validation.ca_certificate_refs.iter().any(|c| {
+                        crate::lower::is_core_config_map(&c.group, &c.kind) && c.name == key.name
+                    });
+                if names_it {
+                    policy_backends(snapshot, p, &mut s);
+                }
+            }
+        }
+        _ => return Effect::Full,
+    }
+    Effect::Seeds(s, Vec::new())
+}
+
+/// The routes with a backend on a core Service BackendTLSPolicy `p` targets, into `s`.
+pub(super) fn policy_backends(
+    snapshot: &Snapshot,
+    p: &gamma_model::gateway::BackendTlsPolicy,
+    s: &mut Scope,
+) {
+    let ns = p.metadata.namespace_or_default();
+    for t in &p.spec.target_refs {
+        if t.group.is_empty() && t.kind == "Service" {
+            s.routes
+                .extend(snapshot.routes_for_backend(ns, &t.name).map(ObjectKey::of));
+        }
+    }
+}
+
+/// A Service's readiness as lowering summarises it ([`crate::input::ServiceIr::ready`]),
+/// from the snapshot's EndpointSlices, or with slice `.0` as it was (`.1`) instead.
+pub(super) fn readiness(
+    snapshot: &Snapshot,
+    ns: &str,
+    name: &str,
+    replaced: Option<(&ObjectKey, Option<&gamma_model::k8s::EndpointSlice>)>,
+) -> Option<bool> {
+    let mut slices: Vec<&gamma_model::k8s::EndpointSlice> = snapshot
+        .endpoint_slices_for(ns, name)
+        .filter(|e| {
+            replaced.is_none_or(|(k, _)| {
+                !(e.metadata.name == k.name && e.metadata.namespace_or_default() == k.namespace)
+            })
+        })
+        .collect();
+    if let Some((_, Some(old))) = replaced
+        && old.service_name() == Some(name)
+    {
+        slices.push(old);
+    }
+    (!slices.is_empty()).then(|| slices.iter().any(|e| e.has_ready_endpoint()))
+}
+
+/// Every Gateway and ListenerSet of the snapshot into `s` (what a Namespace or ReferenceGrant
+/// change can affect: selectors and certificateRefs of any listener).
+pub(super) fn all_listeners(snapshot: &Snapshot, s: &mut Scope) {
+    for gw in snapshot.gateways() {
+        s.gateways.insert((
+            gw.metadata.namespace_or_default().to_string(),
+            gw.metadata.name.clone(),
+        ));
+    }
+    for ls in snapshot.listener_sets() {
+        s.listener_sets.insert((
+            ls.metadata.namespace_or_default().to_string(),
+            ls.metadata.name.clone(),
+        ));
+    }
+}
+
+/// The Gateways and ListenerSets of the snapshot with a listener certificateRef naming Secret
+/// `key` (of group `""`, kind `Secret`, in its namespace or the listener's), into `s` (the
+/// Gateways and ListenerSets themselves are unchanged: as they are is as they were).
+pub(super) fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
+    let names = |ns: &str, listeners: &mut dyn Iterator<Item = &gamma_model::gateway::Listener>| {
+        listeners
+            .flat_map(|l| l.tls.iter().flat_map(|t| t.certificate_refs.iter()))
+            .any(|c| {
+                crate::lower::certificate_secret(c, ns)
+                    == Some((key.namespace.as_str(), key.name.as_str()))
+            })
+    };
+    for gw in snapshot.gateways() {
+        let ns = gw.metadata.namespace_or_default();
+        if names(ns, &mut gw.spec.listeners.iter()) {
+            s.gateways
+                .insert((ns.to_string(), gw.metadata.name.clone()));
+        }
+    }
+    for ls in snapshot.listener_sets() {
+        let ns = ls.metadata.namespace_or_default();
+        if names(ns, &mut ls.spec.listeners.iter()) {
+            s.listener_sets
+                .insert((ns.to_string(), ls.metadata.name.clone()));
+        }
+    }
+}
+
+/// The (namespace, name) a ListenerSet's parentRef names (of any kind: reading more than the
+/// Gateway it joins only widens a scope).
+pub(super) fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> NameRef<'_> {
+    let p = &ls.spec.parent_ref;
+    let ns = p
+        .namespace
+        .as_deref()
+        .unwrap_or(ls.metadata.namespace_or_default());
+    (ns, &p.name)
+}
+
+/// A route's (kind, namespace, name), borrowed: ordered as its [`ObjectKey`].
+pub(super) type RouteRef<'a> = (ResourceKind, &'a str, &'a str);
+
+/// A (namespace, name), borrowed.
+pub(super) type NameRef<'a> = (&'a str, &'a str);
+
+/// A scope being closed, by names borrowed from the seeds, the snapshot and the objects the
+/// change replaced (owned copies are made once, for the closed [`Scope`]); what is added is
+/// also queued, to be followed once.
+#[derive(Default)]
+pub(super) struct Closing<'a> {
+    services: BTreeSet<NameRef<'a>>,
+    gateways: BTreeSet<NameRef<'a>>,
+    listener_sets: BTreeSet<NameRef<'a>>,
+    /// Routes, with the stored object the snapshot holds (`None`: removed).
+    routes: BTreeMap<RouteRef<'a>, Option<&'a Arc<AnyResource>>>,
+    service_queue: Vec<NameRef<'a>>,
+    gateway_queue: Vec<NameRef<'a>>,
+    set_queue: Vec<NameRef<'a>>,
+    route_queue: Vec<&'a AnyResource>,
+}
+
+impl<'a> Closing<'a> {
+    fn service(&mut self, n: NameRef<'a>) {
+        if self.services.insert(n) {
+            self.service_queue.push(n);
+        }
+    }
+
+    fn gateway(&mut self, n: NameRef<'a>) {
+        if self.gateways.insert(n) {
+            self.gateway_queue.push(n);
+        }
+    }
+
+    fn listener_set(&mut self, n: NameRef<'a>) {
+        if self.listener_sets.insert(n) {
+            self.set_queue.push(n);
+        }
+    }
+
+    /// Route `key`, stored as `current` in the snapshot (`None`: removed).
+    fn route(&mut self, key: RouteRef<'a>, current: Option<&'a Arc<AnyResource>>) {
+        if let std::collections::btree_map::Entry::Vacant(e) = self.routes.entry(key) {
+            e.insert(current);
+            if let Some(r) = current {
+                self.route_queue.push(r);
+            }
+        }
+    }
+
+    /// The routes of the snapshot with a parentRef naming `parent`.
+    fn routes_for(&mut self, snapshot: &'a Snapshot, parent: &ParentKey) {
+        for r in snapshot.routes_for_parent_shared(parent) {
+            let meta = r.metadata();
+            self.route((r.kind(), meta.namespace_or_default(), &meta.name), Some(r));
+        }
+    }
+
+    /// The Services, Gateways and ListenerSets a route names as parents ([`Scope::add_parents`]).
+    fn parents_of(&mut self, route: &'a AnyResource) {
+        let Some(view) = route.as_route() else { return };
+        let ns = view.metadata.namespace_or_default();
+        for p in view.parent_refs {
+            let (group, n) = (p.group_or_default(), (p.namespace_or(ns), p.name.as_str()));
+            match p.kind_or_default() {
+                // the core group, and `core` (read as core under `core_group_alias`)
+                "Service" if group.is_empty() || group == "core" => self.service(n),
+                "Gateway" if group == gamma_model::gateway::GROUP => self.gateway(n),
+                "ListenerSet" if group == gamma_model::gateway::GROUP => self.listener_set(n),
+                // other kinds never attach, whatever exists
+                _ => {}
+            }
+        }
+    }
+
+    /// The Services and Gateways bound at any of `ips` (one address can bind several: the
+    /// first in canonical order wins, so they are rebuilt together).
+    fn sharing(&mut self, snapshot: &'a Snapshot, ips: &[IpAddr]) {
+        if ips.is_empty() {
+            return;
+        }
+        for ip in ips {
+            for svc in snapshot.services_by_ip(*ip) {
+                self.service((svc.metadata.namespace_or_default(), &svc.metadata.name));
+            }
+        }
+        for gw in snapshot.gateways() {
+            if crate::lower::gateway_addresses(gw)
+                .iter()
+                .any(|a| ips.contains(a))
+            {
+                self.gateway((gw.metadata.namespace_or_default(), &gw.metadata.name));
+            }
+        }
+    }
+}
+
+/// Closes a scope: every route of a frontend in it, every parent of a route in it, every
+/// frontend bound at an address of one in it. `None` past `limit` routes. With the scope, the
+/// stored object of each of its routes, in order (`None`: removed).
+pub(super) fn close<'a>(
+    snapshot: &'a Snapshot,
+    seeds: &'a Scope,
+    previous: &'a [&'a AnyResource],
+    limit: usize,
+    core_group_alias: bool,
+) -> Option<(Scope, Vec<Option<&'a Arc<AnyResource>>>)> {
+    // `group: core` names a Service only under `BuildOptions::core_group_alias`
+    let groups: &[&str] = if core_group_alias {
+        &["", "core"]
+    } else {
+        &[""]
+    };
+    let limit = limit.max(64);
+    let mut c = Closing::default();
+    for (ns, name) in &seeds.services {
+        c.service((ns, name));
+    }
+    for (ns, name) in &seeds.gateways {
+        c.gateway((ns, name));
+    }
+    for (ns, name) in &seeds.listener_sets {
+        c.listener_set((ns, name));
+    }
+    for k in &seeds.routes {
+        c.route((k.kind, &k.namespace, &k.name), snapshot.get_shared(k));
+    }
+    loop {
+        if c.routes.len() > limit {
+            return None;
+        }
+        if let Some(r) = c.route_queue.pop() {
+            c.parents_of(r);
+        } else if let Some((ns, name)) = c.service_queue.pop() {
+            for g in groups {
+                let key = ParentKey {
+                    group: (*g).into(),
+                    kind: "Service".into(),
+                    namespace: ns.into(),
+                    name: name.into(),
+                };
+                c.routes_for(snapshot, &key);
+            }
+            let mut ips = Vec::new();
+            for svc in
+                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
+            {
+                ips.extend(svc.frontend_ips());
+            }
+            c.sharing(snapshot, &ips);
+        } else if let Some((ns, name)) = c.gateway_queue.pop() {
+            c.routes_for(snapshot, &ParentKey::gateway(ns, name));
+            let mut ips = Vec::new();
+            for gw in
+                previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
+            {
+                ips.extend(crate::lower::gateway_addresses(gw));
+            }
+            c.sharing(snapshot, &ips);
+            // its ListenerSets: the Gateway's listeners are merged with theirs (GEP-1713)
+            for ls in snapshot.listener_sets() {
+                if listener_set_parent(ls) == (ns, name) {
+                    c.listener_set((ls.metadata.namespace_or_default(), &ls.metadata.name));
+                }
+            }
+        } else if let Some((ns, name)) = c.set_queue.pop() {
+            // its routes, and the Gateway it joins (as it was and as it is)
+            c.routes_for(
+                snapshot,
+                &ParentKey {
+                    group: gamma_model::gateway::GROUP.into(),
+                    kind: "ListenerSet".into(),
+                    namespace: ns.into(),
+                    name: name.into(),
+                },
+            );
+            for ls in previous_or_current(
+                previous,
+                ns,
+                name,
+                as_listener_set,
+                snapshot.listener_set(ns, name),
+            ) {
+                c.gateway(listener_set_parent(ls));
+            }
+        } else {
+            break;
+        }
+    }
+    let owned = |s: &BTreeSet<NameRef<'_>>| -> BTreeSet<(String, String)> {
+        s.iter()
+            .map(|(ns, name)| ((*ns).to_string(), (*name).to_string()))
+            .collect()
+    };
+    let mut scope = Scope {
+        services: owned(&c.services),
+        gateways: owned(&c.gateways),
+        listener_sets: owned(&c.listener_sets),
+        routes: BTreeSet::new(),
+        route_ids: BTreeSet::new(),
+    };
+    let mut current = Vec::with_capacity(c.routes.len());
+    for ((kind, ns, name), r) in c.routes {
+        scope.routes.insert(ObjectKey::new(kind, ns, name));
+        if let Some(route_kind) = RouteKind::ALL
+            .into_iter()
+            .find(|r| r.resource_kind() == kind)
+        {
+            scope
+                .route_ids
+                .insert((route_kind, ns.to_string(), name.to_string()));
+        }
+        current.push(r);
+    }
+    Some((scope, current))
+}
+
+/// Object `ns/name` of one kind as it was (among `previous`, those `pick` takes) and as it is
+/// (`current`, the snapshot's).
+pub(super) fn previous_or_current<'a, T>(
+    previous: &'a [&'a AnyResource],
+    ns: &'a str,
+    name: &'a str,
+    pick: fn(&'a AnyResource) -> Option<&'a T>,
+    current: Option<&'a T>,
+) -> impl Iterator<Item = &'a T> {
+    previous
+        .iter()
+        .filter(move |r| {
+            let meta = r.metadata();
+            meta.name == name && meta.namespace_or_default() == ns
+        })
+        .filter_map(move |r| pick(r))
+        .chain(current)
+}
+
+pub(super) fn as_service(r: &AnyResource) -> Option<&gamma_model::k8s::Service> {
+    match r {
+        AnyResource::Service(s) => Some(s),
+        _ => None,
+    }
+}
+
+pub(super) fn as_gateway(r: &AnyResource) -> Option<&gamma_model::gateway::Gateway> {
+    match r {
+        AnyResource::Gateway(g) => Some(g),
+        _ => None,
+    }
+}
+
+pub(super) fn as_listener_set(r: &AnyResource) -> Option<&gamma_model::gateway::ListenerSet> {
+    match r {
+        AnyResource::ListenerSet(l) => Some(l),
+        _ => None,
+    }
+}
+
+/// The keys a Service's frontends bind.
+pub(super) fn service_keys(
+    snapshot: &Snapshot,
+    svc: &gamma_model::k8s::Service,
+    out: &mut Vec<Key>,
+) {
+    let s = crate::lower::lower_service(snapshot, svc);
+    for ip in &s.cluster_ips {
+        out.extend(s.ports.iter().map(|p| (*ip, p.port, p.protocol)));
+    }
+}
+
+/// The keys a Gateway's listeners bind.
+pub(super) fn gateway_keys(
+    snapshot: &Snapshot,
+    gw: &gamma_model::gateway::Gateway,
+    out: &mut Vec<Key>,
+) {
+    let g = crate::lower::lower_gateway(snapshot, gw);
+    for ip in &g.addresses {
+        out.extend(g.listeners.iter().map(|l| {
+            let l4 = if l.protocol == ListenerProtocol::Udp {
+                L4::Udp
+            } else {
+                L4::Tcp
+            };
+            (*ip, l.port, l4)
+        }));
+    }
+}

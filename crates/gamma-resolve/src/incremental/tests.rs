@@ -1,0 +1,211 @@
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
+
+use crate::input::RouteIr;
+use crate::table::{BuildOptions, RouteTable};
+
+const SNAPSHOT: &str = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: app}\n\
+    spec: {clusterIP: 10.96.0.1, ports: [{port: 80}]}\n";
+
+/// Upserts HTTPRoute `app/name` on Service `web` matching `path`; the object it replaced.
+fn upsert(snapshot: &mut Snapshot, name: &str, path: &str) -> Option<Arc<AnyResource>> {
+    let yaml = format!(
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+         metadata: {{name: {name}, namespace: app}}\n\
+         spec: {{parentRefs: [{{kind: Service, group: \"\", name: web}}], \
+         rules: [{{matches: [{{path: {{type: PathPrefix, value: {path}}}}}], \
+         backendRefs: [{{name: web, port: 80}}]}}]}}\n"
+    );
+    let mut previous = None;
+    for r in gamma_model::decode(&yaml).unwrap_or_default() {
+        previous = snapshot.upsert(r);
+    }
+    previous
+}
+
+/// The kept lowered form of route `name` in the newest part keeping it.
+fn kept(t: &RouteTable, name: &str) -> Option<Arc<RouteIr>> {
+    let key = ObjectKey::new(ResourceKind::HttpRoute, "app", name);
+    t.parts
+        .iter()
+        .rev()
+        .find_map(|p| p.lowered.entry(&key))
+        .map(|(_, ir, _)| Arc::clone(ir))
+}
+
+/// Whether `a` and `b` keep route `name` as the same lowered form (not lowered again).
+fn same_kept(a: &RouteTable, b: &RouteTable, name: &str) -> bool {
+    kept(a, name)
+        .zip(kept(b, name))
+        .is_some_and(|(x, y)| Arc::ptr_eq(&x, &y))
+}
+
+/// Whether `t` decides requests to `web` for `paths` as a table built from scratch, and
+/// reports the same parent conditions.
+fn agrees_with_scratch(t: &RouteTable, snapshot: &Snapshot, options: &BuildOptions) -> bool {
+    let scratch = RouteTable::build(snapshot, options);
+    let ip = IpAddr::from([10, 96, 0, 1]);
+    let decisions = |t: &RouteTable| -> Vec<String> {
+        ["/a", "/a2", "/a3", "/b", "/c", "/x"]
+            .iter()
+            .map(|p| {
+                let req = crate::Request::http(ip, 80, "GET", p);
+                format!("{:?}", t.resolve(&req, 1))
+            })
+            .collect()
+    };
+    decisions(t) == decisions(&scratch) && t.parent_conditions() == scratch.parent_conditions()
+}
+
+fn snapshot_with(routes: &[(&str, &str)]) -> Snapshot {
+    let mut snapshot = Snapshot::from_resources(gamma_model::decode(SNAPSHOT).unwrap_or_default());
+    for (name, path) in routes {
+        upsert(&mut snapshot, name, path);
+    }
+    snapshot
+}
+
+// With the option on, a full build keeps every route lowered, and an update lowers only
+// the route that changed: whichever route of a Service changes first (cold), its other
+// routes are the full build's, and a later change of another route takes the changed one
+// from the update that lowered it.
+#[test]
+fn with_kept_routes_an_update_lowers_only_the_changed_route() {
+    let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b"), ("c", "/c")]);
+    let options = BuildOptions::default().with_keep_lowered_routes(true);
+    let full = RouteTable::build(&snapshot, &options);
+    assert_eq!(full.parts[0].lowered.len(), 3, "every route kept");
+    let key_a = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+    let previous = upsert(&mut snapshot, "a", "/a2");
+    let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
+    assert!(same_kept(&first, &full, "b") && same_kept(&first, &full, "c"));
+    assert!(
+        !same_kept(&first, &full, "a"),
+        "the changed route was lowered again"
+    );
+    assert!(agrees_with_scratch(&first, &snapshot, &options));
+    let key_b = ObjectKey::new(ResourceKind::HttpRoute, "app", "b");
+    let previous = upsert(&mut snapshot, "b", "/b2");
+    let second = first.update(&snapshot, &options, &key_b, previous.as_deref());
+    assert!(same_kept(&second, &first, "a") && same_kept(&second, &full, "c"));
+    assert!(!same_kept(&second, &first, "b"));
+    assert!(agrees_with_scratch(&second, &snapshot, &options));
+    // without the option the full build keeps none, and the first update lowers all three
+    let default = BuildOptions::default();
+    let full = RouteTable::build(&snapshot, &default);
+    assert_eq!(full.parts[0].lowered.len(), 0);
+    let previous = upsert(&mut snapshot, "a", "/a3");
+    let next = full.update(&snapshot, &default, &key_a, previous.as_deref());
+    assert_eq!(next.parts.last().map(|p| p.lowered.len()), Some(3));
+    assert!(agrees_with_scratch(&next, &snapshot, &default));
+}
+
+// A kept route lowered from an object the snapshot no longer holds is never used: the
+// full build's part still keeps route a as it was after an update replaced it, and
+// neither a later update nor a build reusing the table reads it (they decide `/a3` and
+// `/a` as a build from scratch does).
+#[test]
+fn a_stale_kept_route_is_never_used() {
+    let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b")]);
+    let options = BuildOptions::default().with_keep_lowered_routes(true);
+    let full = RouteTable::build(&snapshot, &options);
+    let stale = kept(&full, "a");
+    let key_a = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+    let previous = upsert(&mut snapshot, "a", "/a3");
+    let first = full.update(&snapshot, &options, &key_a, previous.as_deref());
+    // the full build's part is shared, and still holds the old lowering of a
+    assert!(Arc::ptr_eq(&first.parts[0], &full.parts[0]));
+    let old = first.parts[0].lowered.entry(&key_a).map(|(_, ir, _)| ir);
+    assert!(
+        old.zip(stale.as_ref())
+            .is_some_and(|(x, y)| Arc::ptr_eq(x, y))
+    );
+    let key_b = ObjectKey::new(ResourceKind::HttpRoute, "app", "b");
+    let previous = upsert(&mut snapshot, "b", "/b2");
+    let second = first.update(&snapshot, &options, &key_b, previous.as_deref());
+    assert!(
+        same_kept(&second, &first, "a"),
+        "a from the update that lowered it"
+    );
+    assert!(
+        !kept(&second, "a")
+            .zip(stale.as_ref())
+            .is_some_and(|(x, y)| Arc::ptr_eq(&x, y))
+    );
+    assert!(agrees_with_scratch(&second, &snapshot, &options));
+    // a whole build reusing the oldest table: a is stale there, b too
+    let rebuilt = RouteTable::build_reusing(&snapshot, &options, &full);
+    assert!(!same_kept(&rebuilt, &full, "a") && !same_kept(&rebuilt, &full, "b"));
+    assert!(agrees_with_scratch(&rebuilt, &snapshot, &options));
+}
+
+// A whole build reusing a table that keeps its routes takes those of unchanged objects
+// (the same lowered form) and lowers the others; routes kept under another validation
+// channel are never taken.
+#[test]
+fn a_build_reusing_a_table_takes_its_kept_routes_of_unchanged_objects() {
+    let mut snapshot = snapshot_with(&[("a", "/a"), ("b", "/b"), ("c", "/c")]);
+    let options = BuildOptions::default().with_keep_lowered_routes(true);
+    let full = RouteTable::build(&snapshot, &options);
+    upsert(&mut snapshot, "b", "/b2");
+    let rebuilt = RouteTable::build_reusing(&snapshot, &options, &full);
+    assert_eq!(rebuilt.parts.len(), 1);
+    assert!(same_kept(&rebuilt, &full, "a") && same_kept(&rebuilt, &full, "c"));
+    assert!(!same_kept(&rebuilt, &full, "b"));
+    assert!(agrees_with_scratch(&rebuilt, &snapshot, &options));
+    let other = options
+        .clone()
+        .with_channel(gamma_model::validate::Channel::Experimental);
+    let elsewhere = RouteTable::build_reusing(&snapshot, &other, &rebuilt);
+    assert!(!same_kept(&elsewhere, &rebuilt, "a"));
+    assert!(agrees_with_scratch(&elsewhere, &snapshot, &other));
+}
+
+// The kept lowered routes are part of the immutable table: two updates from one table
+// both reuse them (the same `Arc`, not lowered again), and the table needs no lock to be
+// shared between threads.
+#[test]
+fn every_update_from_one_table_reuses_its_lowered_routes() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<RouteTable>();
+    let mut snapshot = Snapshot::from_resources(gamma_model::decode(SNAPSHOT).unwrap_or_default());
+    upsert(&mut snapshot, "a", "/a");
+    upsert(&mut snapshot, "b", "/b");
+    let options = BuildOptions::default();
+    let full = RouteTable::build(&snapshot, &options);
+    assert_eq!(full.parts[0].lowered.len(), 0, "a full build keeps none");
+    let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+    let previous = upsert(&mut snapshot, "a", "/a2");
+    let first = full.update(&snapshot, &options, &key, previous.as_deref());
+    assert_eq!(
+        first.parts.last().map(|p| p.lowered.len()),
+        Some(2),
+        "the scope: both routes of web"
+    );
+    let previous = upsert(&mut snapshot, "a", "/a3");
+    let one = first.update(&snapshot, &options, &key, previous.as_deref());
+    let two = first.update(&snapshot, &options, &key, previous.as_deref());
+    let kept_b = kept(&first, "b");
+    assert!(kept_b.is_some());
+    for t in [&one, &two] {
+        let b = kept(t, "b");
+        assert!(
+            b.as_ref()
+                .zip(kept_b.as_ref())
+                .is_some_and(|(x, y)| Arc::ptr_eq(x, y)),
+            "route b was reused, not lowered again"
+        );
+        // the changed route was lowered again
+        assert!(
+            !kept(t, "a")
+                .zip(kept(&first, "a"))
+                .is_some_and(|(x, y)| Arc::ptr_eq(&x, &y))
+        );
+    }
+    let scratch = RouteTable::build(&snapshot, &options);
+    for t in [&one, &two] {
+        assert_eq!(t.parent_conditions(), scratch.parent_conditions());
+    }
+}

@@ -1,0 +1,90 @@
+//! Lowered routes kept for later builds and updates ([`Lowered`]): a route whose stored
+//! object is unchanged is not lowered again (`docs/incremental.md`, "Lowered routes kept").
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use gamma_model::validate::Bundle;
+use gamma_model::{AnyResource, ObjectKey};
+
+use crate::hash::HashKeys;
+use crate::input::RouteIr;
+
+/// The lowered input of the routes one build read (each with the stored object it was lowered
+/// from), kept in its [`Part`] for later updates and builds: a route whose object is still the
+/// one in the snapshot (the same `Arc`: [`Snapshot::upsert`] makes a new one for every change)
+/// is not lowered again. Lowering depends only on the object and the validation options,
+/// which an update shares with the build of its table.
+///
+/// An update's part keeps its scope's routes; the full build's part keeps every route only
+/// under [`BuildOptions::keep_lowered_routes`] (it would otherwise double the table's memory).
+/// Immutable and shared with the part: a build reads the routes in place ([`Routes::Shared`])
+/// and its part keeps those it reused by `Arc`, so no update copies another part's map. Any
+/// number of updates from one table see the same routes; the table stays `Send + Sync` with
+/// no lock.
+///
+/// Lowering reads the validation release and channel too: routes kept by a build for another
+/// bundle ([`RouteTable::build_reusing`] takes any earlier table) are never used.
+#[derive(Debug, Default)]
+pub(crate) struct Lowered {
+    /// The release and channel the routes were validated against.
+    bundle: Bundle,
+    routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
+}
+
+/// A kept lowered route: the stored object it was lowered from, its lowered form, and whether
+/// builds read its rules in place from the object (the lowered form then holds none:
+/// `lower::lower_for_reading`).
+pub(crate) type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>, bool);
+
+impl Lowered {
+    /// The routes of one build: each key with its stored object and lowered form.
+    /// `hash_seed`: [`crate::BuildOptions::hash_seed`]; `bundle`: the release and channel
+    /// the routes were validated against.
+    pub(crate) fn new(
+        routes: impl IntoIterator<Item = (ObjectKey, KeptRoute)>,
+        hash_seed: u64,
+        bundle: Bundle,
+    ) -> Self {
+        let mut map = HashMap::with_hasher(HashKeys::new(hash_seed));
+        map.extend(routes);
+        map.shrink_to_fit();
+        Lowered {
+            bundle,
+            routes: map,
+        }
+    }
+
+    /// How many routes are kept.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.routes.len()
+    }
+
+    /// The kept entry of route `key` (current or stale).
+    #[cfg(test)]
+    pub(crate) fn entry(&self, key: &ObjectKey) -> Option<&KeptRoute> {
+        self.routes.get(key)
+    }
+}
+
+/// The kept lowered form of route `key` in `kept` (the kept routes of a table's parts, oldest
+/// first), if lowered from `current` (the stored object the snapshot holds now), and whether
+/// its rules are read in place. The newest part keeping the route decides: an older part's
+/// entry is for an object at least as old, so a stale entry there is never used.
+pub(crate) fn kept_route<'p>(
+    kept: &[&'p Lowered],
+    bundle: Bundle,
+    key: &ObjectKey,
+    current: &Arc<AnyResource>,
+) -> Option<(&'p Arc<RouteIr>, bool)> {
+    for l in kept.iter().rev() {
+        if l.routes.is_empty() || l.bundle != bundle {
+            continue;
+        }
+        if let Some((o, ir, in_place)) = l.routes.get(key) {
+            return Arc::ptr_eq(o, current).then_some((ir, *in_place));
+        }
+    }
+    None
+}

@@ -1,0 +1,83 @@
+//! Which routes' parent conditions a part holds ([`Covers`]): every route (a full build) or
+//! an update's [`Scope`] (the Services, Gateways, ListenerSets and routes it rebuilt).
+
+use std::collections::BTreeSet;
+
+use gamma_model::{AnyResource, ObjectKey, ParentKey, RouteKind};
+
+/// A route by kind, namespace and name.
+pub(crate) type RouteId = (RouteKind, String, String);
+
+/// The routes whose parent conditions a part holds.
+#[derive(Debug)]
+pub(crate) enum Covers {
+    /// Every route of the snapshot (a full build).
+    All,
+    /// The routes of an update's scope (present or removed), and the scope itself (an
+    /// update that merges parts rebuilds their scopes together).
+    Scope(Scope),
+}
+
+impl Covers {
+    pub(crate) fn contains(&self, id: &RouteId) -> bool {
+        match self {
+            Covers::All => true,
+            Covers::Scope(s) => s.route_ids.contains(id),
+        }
+    }
+}
+
+/// What an update rebuilds.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Scope {
+    /// Services (namespace, name) whose frontends are rebuilt.
+    pub(crate) services: BTreeSet<(String, String)>,
+    /// Gateways (namespace, name) whose listeners are rebuilt.
+    pub(crate) gateways: BTreeSet<(String, String)>,
+    /// ListenerSets (namespace, name) whose listeners and status are rebuilt (with their
+    /// parent Gateways: GEP-1713 merges a Gateway's listeners with its ListenerSets').
+    pub(crate) listener_sets: BTreeSet<(String, String)>,
+    /// Routes lowered and compiled again (those still in the snapshot) or dropped.
+    pub(crate) routes: BTreeSet<ObjectKey>,
+    /// `routes` as route ids.
+    pub(crate) route_ids: BTreeSet<RouteId>,
+}
+
+impl Scope {
+    /// Nothing to rebuild.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.services.is_empty()
+            && self.gateways.is_empty()
+            && self.listener_sets.is_empty()
+            && self.routes.is_empty()
+    }
+
+    pub(crate) fn absorb(&mut self, o: &Scope) {
+        self.services.extend(o.services.iter().cloned());
+        self.gateways.extend(o.gateways.iter().cloned());
+        self.listener_sets.extend(o.listener_sets.iter().cloned());
+        self.routes.extend(o.routes.iter().cloned());
+    }
+
+    pub(crate) fn add_parents(&mut self, route: &AnyResource) {
+        let Some(view) = route.as_route() else { return };
+        let ns = view.metadata.namespace_or_default();
+        for p in view.parent_refs {
+            let k = ParentKey::of(p, ns);
+            match k.kind.as_str() {
+                // the core group, and `core` (read as core under `core_group_alias`)
+                "Service" if k.group.is_empty() || k.group == "core" => {
+                    self.services.insert((k.namespace, k.name));
+                }
+                "Gateway" if k.group == gamma_model::gateway::GROUP => {
+                    self.gateways.insert((k.namespace, k.name));
+                }
+                "ListenerSet" if k.group == gamma_model::gateway::GROUP => {
+                    self.listener_sets.insert((k.namespace, k.name));
+                }
+                // other kinds never attach, whatever exists
+                _ => {}
+            }
+        }
+    }
+}
