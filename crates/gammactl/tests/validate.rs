@@ -440,7 +440,15 @@ fn old_checks_updates_against_the_transition_rules() {
     );
     // As a v1.6 API server words it.
     let r = run_with_stdin(
-        &["validate", "--bundle-version", "v1.6", "--old", old, "-f", "-"],
+        &[
+            "validate",
+            "--bundle-version",
+            "v1.6",
+            "--old",
+            old,
+            "-f",
+            "-",
+        ],
         Some(&class("example.com/b")),
     );
     assert_eq!(r.code, 1, "{}", r.stdout);
