@@ -9,9 +9,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::cond::{Cond, Failed, Probe, split_grpc_path};
-use crate::hostname;
+use crate::hostname::{self, HostSpecificity};
 use crate::input::L4;
 use crate::path::{prefix_matches, split_path_query};
+use crate::precedence::PrecedenceKey;
 use crate::request::{Protocol, Request};
 use crate::resolve::{SetChoice, binding_key, matched_host};
 use crate::table::{Action, Binding, Part, RouteSet, RouteTable, SetLabel};
@@ -33,6 +34,13 @@ pub struct CandidateExplanation {
     /// The hostname group the candidate is in (`None` = any host).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hostname: Option<String>,
+    /// How the route's own hostname behind `hostname` ranks it among candidates of the same
+    /// hostname group (Gateway API v1.7, `GatewayRouteHostnameIntersectionPrecedence`:
+    /// `exact, 15 characters` before `wildcard, 13 characters`); absent when only the
+    /// intersection ranks ([`crate::HostnamePrecedence::Intersection`]) or the route has no
+    /// hostname.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route_hostname: Option<String>,
     /// The path (or gRPC method) condition, for display.
     pub condition: String,
     /// `None` when the candidate matched; else the first condition that failed.
@@ -105,6 +113,10 @@ impl fmt::Display for Explanation {
                     .as_deref()
                     .map(|h| format!(" host {h}"))
                     .unwrap_or_default();
+                let host = match &c.route_hostname {
+                    Some(r) => format!("{host} (route hostname {r})"),
+                    None => host,
+                };
                 let name = c
                     .rule_name
                     .as_deref()
@@ -408,12 +420,23 @@ impl Part {
                 let cand = self.cands.get(r.cand as usize)?;
                 let rule = self.rules.get(cand.rule as usize)?;
                 let rref = self.rule_ref(rule);
+                let grpc = rref.route.kind == gamma_model::RouteKind::Grpc;
+                let route_host = PrecedenceKey(self.key_of(r.cand)).route_host(grpc);
+                let route_hostname = (route_host != HostSpecificity::default()).then(|| {
+                    let kind = if route_host.non_wildcard_chars > 0 {
+                        "exact"
+                    } else {
+                        "wildcard"
+                    };
+                    format!("{kind}, {} characters", route_host.chars)
+                });
                 Some(CandidateExplanation {
                     route: rref.route.to_string(),
                     rule: rule.index,
                     rule_name: self.rule_name(rule).map(str::to_string),
                     match_index: cand.match_index,
                     hostname: r.hostname,
+                    route_hostname,
                     condition: r.condition,
                     failed: r.failed,
                 })

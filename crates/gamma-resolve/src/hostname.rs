@@ -116,6 +116,12 @@ pub struct HostSpecificity {
 }
 
 impl HostSpecificity {
+    /// The specificity as one number that orders as the pair does (non-wildcard characters
+    /// above characters): the tier of a hostname group (`index::host::Tiers`).
+    pub(crate) fn packed(self) -> u32 {
+        (u32::from(self.non_wildcard_chars) << 16) | u32::from(self.chars)
+    }
+
     /// Specificity of a configured hostname (`None` = no hostname).
     pub fn of(hostname: Option<&str>) -> Self {
         match hostname {

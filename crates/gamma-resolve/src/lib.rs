@@ -96,8 +96,8 @@ pub use headers::{HeaderLookup, NoHeaders};
 pub use lower::{lower, lower_route, lower_with};
 pub use request::{Header, Protocol, Request, RequestDoc, Scheme};
 pub use table::{
-    BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
-    RouteTable, TableStats,
+    BuildOptions, ExtensionRefs, HostnamePrecedence, MeshBinding, MeshHostnames,
+    MeshReferenceGrants, RouteParentKey, RouteTable, TableStats,
 };
 pub use trace::{
     Distribution, DistributionError, EditedHeaders, EndShare, Forwarded, HeaderState, Hop,

@@ -132,8 +132,13 @@ pub fn rank_routes<T: Ord>(orders: &[RouteOrder<'_, T>]) -> Vec<RouteRank> {
 /// The facts of one HTTPRoute match that Gateway API HTTPRouteRule.matches precedence ranks on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HttpMatchFacts {
-    /// Specificity of the route hostname that matched (Gateway API HTTPRoute hostnames precedence).
+    /// Specificity of the hostname that matched (the listener∩route intersection; Gateway API
+    /// HTTPRoute hostnames precedence).
     pub host: HostSpecificity,
+    /// Specificity of the route's own hostname that yielded it, ranked after `host`
+    /// ([`HostnamePrecedence::RouteHostname`](crate::HostnamePrecedence::RouteHostname));
+    /// the default `(0, 0)` everywhere when only the intersection ranks.
+    pub route_host: HostSpecificity,
     /// Path match kind (Exact, then the longest PathPrefix).
     pub path: PathRank,
     /// Whether the match has a method condition.
@@ -150,6 +155,8 @@ pub struct GrpcMatchFacts {
     /// Specificity of the route hostname that matched (Gateway API GRPCRouteRule.matches
     /// precedence, hostname).
     pub host: HostSpecificity,
+    /// Specificity of the route's own hostname that yielded it (as in [`HttpMatchFacts`]).
+    pub route_host: HostSpecificity,
     /// Characters of an exact `service` match.
     pub service_chars: u16,
     /// Characters of an exact `method` match.
@@ -162,8 +169,16 @@ pub struct GrpcMatchFacts {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PrecedenceKey(pub u128);
 
-fn host_bits(h: HostSpecificity) -> u128 {
-    (u128::from(u16::MAX - h.non_wildcard_chars) << 16) | u128::from(u16::MAX - h.chars)
+/// The hostname part of a key, 32 bits: the matching hostname's non-wildcard characters and
+/// characters, then the route hostname's (each 8 bits, more sorting first). A hostname has at
+/// most 253 characters (RFC 1123, the CRDs' `maxLength`); a longer one, which validation never
+/// lets through, ranks as 255.
+fn host_bits(h: HostSpecificity, route: HostSpecificity) -> u128 {
+    let inv = |n: u16| u128::from(u8::MAX - u8::try_from(n).unwrap_or(u8::MAX));
+    (inv(h.non_wildcard_chars) << 24)
+        | (inv(h.chars) << 16)
+        | (inv(route.non_wildcard_chars) << 8)
+        | inv(route.chars)
 }
 
 fn tail_bits(route: RouteRank, rule: u16) -> u128 {
@@ -175,7 +190,7 @@ impl PrecedenceKey {
     /// low bits: host (32) | path (18) | method (1) | headers (8) | query (8) | route rank (32) |
     /// rule (16).
     pub fn http(facts: HttpMatchFacts, route: RouteRank, rule: u16) -> Self {
-        let mut k = host_bits(facts.host);
+        let mut k = host_bits(facts.host, facts.route_host);
         k = (k << 18) | u128::from(facts.path.encode());
         k = (k << 1) | u128::from(!facts.has_method);
         k = (k << 8) | u128::from(u8::MAX - facts.headers);
@@ -187,12 +202,25 @@ impl PrecedenceKey {
     /// Key of a GRPCRoute match (Gateway API GRPCRouteRule.matches). Layout, high to low bits:
     /// host (32) | service (16) | method (16) | headers (8) | route rank (32) | rule (16).
     pub fn grpc(facts: GrpcMatchFacts, route: RouteRank, rule: u16) -> Self {
-        let mut k = host_bits(facts.host);
+        let mut k = host_bits(facts.host, facts.route_host);
         k = (k << 16) | u128::from(u16::MAX - facts.service_chars);
         k = (k << 16) | u128::from(u16::MAX - facts.method_chars);
         k = (k << 8) | u128::from(u8::MAX - facts.headers);
         k = (k << 48) | tail_bits(route, rule);
         Self(k)
+    }
+
+    /// The route-hostname specificity a key was built with (see [`HttpMatchFacts::route_host`]),
+    /// as far as the key holds it (8 bits a count); `grpc` says which layout the key has.
+    pub(crate) fn route_host(self, grpc: bool) -> HostSpecificity {
+        // below the route-hostname bits: HTTP 18 + 1 + 8 + 8 + 48, gRPC 16 + 16 + 8 + 48
+        let shift = if grpc { 88 } else { 83 };
+        let bits = self.0 >> shift;
+        let count = |b: u128| u16::from(u8::MAX - (b & 0xff) as u8);
+        HostSpecificity {
+            non_wildcard_chars: count(bits >> 8),
+            chars: count(bits),
+        }
     }
 
     /// The key without its route rank and rule index (the low 48 bits of either layout): the
@@ -242,6 +270,7 @@ mod tests {
     fn facts(path: PathRank) -> HttpMatchFacts {
         HttpMatchFacts {
             host: HostSpecificity::default(),
+            route_host: HostSpecificity::default(),
             path,
             has_method: false,
             headers: 0,
@@ -273,6 +302,26 @@ mod tests {
             k(
                 HttpMatchFacts {
                     host: HostSpecificity::of(Some("*.longer.example")),
+                    ..base
+                },
+                9,
+                9,
+            ),
+            // 1c (v1.7, on an equal intersection): the route's own hostname, exact before
+            // wildcard
+            k(
+                HttpMatchFacts {
+                    host: HostSpecificity::of(Some("*.b.c")),
+                    route_host: HostSpecificity::of(Some("x.b.c")),
+                    ..base
+                },
+                9,
+                9,
+            ),
+            k(
+                HttpMatchFacts {
+                    host: HostSpecificity::of(Some("*.b.c")),
+                    route_host: HostSpecificity::of(Some("*.b.c")),
                     ..base
                 },
                 9,
@@ -344,12 +393,46 @@ mod tests {
         }
     }
 
+    // The route-hostname specificity can be read back from either layout.
+    #[test]
+    fn route_host_reads_back_from_http_and_grpc_keys() {
+        let rh = HostSpecificity::of(Some("abc.example.com"));
+        let h = PrecedenceKey::http(
+            HttpMatchFacts {
+                route_host: rh,
+                has_method: true,
+                headers: 3,
+                ..facts(PathRank::Prefix(7))
+            },
+            RouteRank(5),
+            2,
+        );
+        assert_eq!(h.route_host(false), rh);
+        let g = PrecedenceKey::grpc(
+            GrpcMatchFacts {
+                host: HostSpecificity::of(Some("*.example.com")),
+                route_host: rh,
+                service_chars: 9,
+                method_chars: 4,
+                headers: 1,
+            },
+            RouteRank(5),
+            2,
+        );
+        assert_eq!(g.route_host(true), rh);
+        assert_eq!(
+            PrecedenceKey::http(facts(PathRank::Exact), RouteRank(1), 0).route_host(false),
+            HostSpecificity::default()
+        );
+    }
+
     // Gateway API GRPCRouteRule.matches: hostname, service chars, method chars, headers, then
     // route, then rule.
     #[test]
     fn grpc_precedence_follows_spec_order() {
         let base = GrpcMatchFacts {
             host: HostSpecificity::default(),
+            route_host: HostSpecificity::default(),
             service_chars: 3,
             method_chars: 3,
             headers: 0,

@@ -107,7 +107,10 @@ use crate::input::{
     StrMatch, TableInput,
 };
 use crate::request::Scheme;
-use crate::{BuildOptions, Decision, MeshHostnames, MeshReferenceGrants, Protocol, Request};
+use crate::{
+    BuildOptions, Decision, HostnamePrecedence, MeshHostnames, MeshReferenceGrants, Protocol,
+    Request,
+};
 use gamma_model::RouteKind;
 
 /// A route's identity in an [`Outcome`]: (kind, namespace, name).
@@ -198,12 +201,22 @@ pub struct Policy {
     /// Cross-namespace backendRefs of mesh routes need a ReferenceGrant
     /// ([`MeshReferenceGrants::Enforce`]).
     pub enforce_grants: bool,
+    /// Routes whose listener∩route hostnames are equal rank by the intersection alone
+    /// (Gateway API up to v1.6, [`HostnamePrecedence::Intersection`]); otherwise, as v1.7
+    /// specifies, by the route's own hostname next.
+    pub intersection_precedence: bool,
 }
 
 impl Policy {
     /// Sets [`Policy::match_host_header`].
     pub fn with_match_host_header(mut self, on: bool) -> Self {
         self.match_host_header = on;
+        self
+    }
+
+    /// Sets [`Policy::intersection_precedence`].
+    pub fn with_intersection_precedence(mut self, on: bool) -> Self {
+        self.intersection_precedence = on;
         self
     }
 
@@ -222,7 +235,11 @@ impl Policy {
         if self.enforce_grants {
             o = o.with_mesh_reference_grants(MeshReferenceGrants::Enforce);
         }
-        o
+        o.with_hostname_precedence(if self.intersection_precedence {
+            HostnamePrecedence::Intersection
+        } else {
+            HostnamePrecedence::RouteHostname
+        })
     }
 }
 
@@ -311,6 +328,9 @@ fn query_first<'q>(query: &'q str, name: &str) -> Option<&'q str> {
 struct Key {
     host_nonwild: usize,
     host_chars: usize,
+    /// The route's own hostname behind the effective one (Gateway API v1.7), else (0, 0).
+    route_host_nonwild: usize,
+    route_host_chars: usize,
     // HTTP
     exact: bool,
     prefix_chars: usize,
@@ -341,6 +361,8 @@ fn compare(a: &Key, b: &Key) -> Ordering {
     b.host_nonwild
         .cmp(&a.host_nonwild)
         .then(b.host_chars.cmp(&a.host_chars))
+        .then(b.route_host_nonwild.cmp(&a.route_host_nonwild))
+        .then(b.route_host_chars.cmp(&a.route_host_chars))
         .then(b.exact.cmp(&a.exact))
         .then(a.is_regex.cmp(&b.is_regex))
         .then(b.prefix_chars.cmp(&a.prefix_chars))
@@ -546,13 +568,17 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
         (RouteKind::Grpc, Protocol::Http) => return not_found(),
         (RouteKind::Http | RouteKind::Grpc, _) => {
             // mesh hostnames count only under the policy that says so
-            let set: Vec<(&RouteIr, Vec<Option<String>>)> = set
+            // (a mesh route's hostnames are its own: nothing ranks behind them)
+            let set: Vec<(&RouteIr, Vec<(Option<String>, (usize, usize))>)> = set
                 .iter()
                 .map(|r| {
                     let hosts = if policy.match_host_header && !r.hostnames.is_empty() {
-                        r.hostnames.iter().map(|h| Some(h.clone())).collect()
+                        r.hostnames
+                            .iter()
+                            .map(|h| (Some(h.clone()), (0, 0)))
+                            .collect()
                     } else {
-                        vec![None]
+                        vec![(None, (0, 0))]
                     };
                     (*r, hosts)
                 })
@@ -581,7 +607,8 @@ fn at_gateway(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u6
         route: None,
         status: status(req.protocol, what),
     };
-    let set = match gateway::find(input, req.destination, req.port, host) {
+    let by_route_host = !policy.intersection_precedence;
+    let set = match gateway::find(input, by_route_host, req.destination, req.port, host) {
         gateway::Found::Nothing => return Outcome::Passthrough,
         // Gateway API listener selection: no listener for the host answers 404
         gateway::Found::NoListener => return respond("404"),
@@ -608,7 +635,7 @@ fn at_gateway(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u6
 /// each route comes with the hostnames it matches (`None`: any host).
 fn http_winner<'r>(
     kind: RouteKind,
-    set: &[(&'r RouteIr, Vec<Option<String>>)],
+    set: &[(&'r RouteIr, Vec<(Option<String>, (usize, usize))>)],
     req: &Request<'_>,
 ) -> Option<(&'r RouteIr, usize)> {
     let (path, query) = match req.path_and_query.split_once('?') {
@@ -621,7 +648,7 @@ fn http_winner<'r>(
     let mut cands: Vec<(Key, &RouteIr, usize)> = Vec::new();
     for (r, hosts) in set {
         let r: &'r RouteIr = r;
-        for h in hosts.iter().map(Option::as_deref) {
+        for (h, (origin_nonwild, origin_chars)) in hosts.iter().map(|(h, o)| (h.as_deref(), *o)) {
             let host_ok = match (h, &req_host) {
                 (None, _) => true,
                 (Some(p), Some(rh)) => host_matches(&p.to_ascii_lowercase(), rh),
@@ -630,11 +657,7 @@ fn http_winner<'r>(
             if !host_ok {
                 continue;
             }
-            let (hn, hc) = match h {
-                None => (0, 0),
-                Some(h) if h.starts_with("*.") => (0, h.len()),
-                Some(h) => (h.len(), h.len()),
-            };
+            let (hn, hc) = gateway::specificity_of(h);
             for (ri, rule) in r.rules.iter().enumerate() {
                 if rule.invalid.is_some() {
                     continue;
@@ -643,6 +666,8 @@ fn http_winner<'r>(
                     let mut key = Key {
                         host_nonwild: hn,
                         host_chars: hc,
+                        route_host_nonwild: origin_nonwild,
+                        route_host_chars: origin_chars,
                         rule: ri,
                         ..Key::of_route(r)
                     };

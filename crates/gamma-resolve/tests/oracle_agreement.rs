@@ -402,10 +402,12 @@ proptest! {
         reqs in proptest::collection::vec(req_strategy(), REQUESTS),
         match_host_header: bool,
         enforce_grants: bool,
+        intersection_precedence: bool,
     ) {
         let policy = Policy::default()
             .with_match_host_header(match_host_header)
-            .with_enforce_grants(enforce_grants);
+            .with_enforce_grants(enforce_grants)
+            .with_intersection_precedence(intersection_precedence);
         let table = RouteTable::from_input(&input, &options(policy));
         for r in &reqs {
             let q = request(r);

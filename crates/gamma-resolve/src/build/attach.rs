@@ -6,13 +6,15 @@ use std::net::IpAddr;
 use std::rc::Rc;
 
 use crate::hash::Map;
-use crate::hostname;
+use crate::hostname::{self, HostSpecificity};
 use crate::input::{
     AllowedNamespaces, GatewayIr, L4, ListenerIr, ParentRefIr, ParentRefKind, RouteIr,
 };
 use crate::precedence::RouteRank;
 use crate::status::{NO_MATCHING_LISTENER_HOSTNAME, NO_MATCHING_PARENT, NOT_ALLOWED_BY_LISTENERS};
-use crate::table::{LeftOut, MeshHostnames, NotAccepted, ParentIx, RouteInfo, RouteParentKey};
+use crate::table::{
+    HostnamePrecedence, LeftOut, MeshHostnames, NotAccepted, ParentIx, RouteInfo, RouteParentKey,
+};
 use gamma_model::RouteKind;
 
 use super::{Builder, RouteRead, touch};
@@ -85,6 +87,11 @@ pub(super) struct AttachedRoute {
     /// Shared between the contexts a route attaches to (and, for "any host", between routes):
     /// attaching allocates nothing.
     pub(super) hosts: Rc<[Option<String>]>,
+    /// For each of `hosts`, the specificity of the route's own hostname that yielded it (the
+    /// most specific one when several did), ranked after the intersection under
+    /// [`HostnamePrecedence::RouteHostname`]; empty (all `(0, 0)`) otherwise, and for mesh
+    /// routes, whose hostnames are their own.
+    pub(super) route_hosts: Rc<[HostSpecificity]>,
     /// Compiled rule ids by rule index (`None` = dropped), shared like `hosts`.
     pub(super) rules: RuleIds,
 }
@@ -423,6 +430,7 @@ impl<'i> Builder<'i> {
                         route_id,
                         ri,
                         hosts: Rc::clone(&hosts),
+                        route_hosts: Rc::clone(&self.no_route_hosts),
                         rules,
                     },
                 );
@@ -586,24 +594,35 @@ impl<'i> Builder<'i> {
             allowed = true;
             // Gateway API hostname intersection: effective hostnames are the intersections; a route
             // without hostnames gets the listener's hostname.
-            let hosts: Vec<Option<String>> = if route.ir.kind == RouteKind::Tcp
-                || route.ir.kind == RouteKind::Udp
-            {
-                vec![None]
-            } else if route.ir.hostnames.is_empty() {
-                vec![l.hostname.clone()]
-            } else {
-                let mut hs: Vec<Option<String>> = route
-                    .ir
-                    .hostnames
-                    .iter()
-                    .filter_map(|h| hostname::intersect(l.hostname.as_deref(), Some(h.as_str())))
-                    .map(|h| h.map(str::to_ascii_lowercase))
-                    .collect();
-                hs.sort();
-                hs.dedup();
-                hs
-            };
+            let by_route_host =
+                self.options.effective_hostname_precedence() == HostnamePrecedence::RouteHostname;
+            let hosts: Vec<(Option<String>, HostSpecificity)> =
+                if route.ir.kind == RouteKind::Tcp || route.ir.kind == RouteKind::Udp {
+                    vec![(None, HostSpecificity::default())]
+                } else if route.ir.hostnames.is_empty() {
+                    vec![(l.hostname.clone(), HostSpecificity::default())]
+                } else {
+                    let mut hs: Vec<(Option<String>, HostSpecificity)> = route
+                        .ir
+                        .hostnames
+                        .iter()
+                        .filter_map(|h| {
+                            let effective =
+                                hostname::intersect(l.hostname.as_deref(), Some(h.as_str()))?;
+                            let origin = if by_route_host {
+                                HostSpecificity::of(Some(h.as_str()))
+                            } else {
+                                HostSpecificity::default()
+                            };
+                            Some((effective.map(str::to_ascii_lowercase), origin))
+                        })
+                        .collect();
+                    // one entry per effective hostname, with the most specific route hostname
+                    // that yields it
+                    hs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+                    hs.dedup_by(|later, first| later.0 == first.0);
+                    hs
+                };
             if hosts.is_empty() {
                 continue;
             }
@@ -644,12 +663,19 @@ impl<'i> Builder<'i> {
             self.listener_routes.insert((owner, *li, ri));
         }
         for (li, hosts) in attach_to {
+            let route_hosts: Rc<[HostSpecificity]> =
+                if hosts.iter().all(|(_, o)| *o == HostSpecificity::default()) {
+                    Rc::clone(&self.no_route_hosts)
+                } else {
+                    hosts.iter().map(|(_, o)| *o).collect()
+                };
             out.entry((owner, li)).or_default().push(
                 route.ir.kind,
                 AttachedRoute {
                     route_id,
                     ri,
-                    hosts: hosts.into(),
+                    hosts: hosts.into_iter().map(|(h, _)| h).collect(),
+                    route_hosts,
                     rules,
                 },
             );

@@ -85,6 +85,9 @@ pub(crate) struct Builder<'i> {
     rule_id_pool: Vec<Option<u32>>,
     /// The effective hostnames "any host" (`[None]`), shared.
     any_host: Rc<[Option<String>]>,
+    /// The route-hostname specificities of an attachment that ranks by the intersection
+    /// alone: empty, shared by every such attachment.
+    no_route_hosts: Rc<[crate::hostname::HostSpecificity]>,
     /// Per backend target, per route kind: its state for a same-namespace reference (which
     /// depends on nothing else; cross-namespace ones also depend on grants and are not cached).
     target_states: Vec<[Option<BackendState>; 5]>,
@@ -204,6 +207,7 @@ impl<'i> Builder<'i> {
             paths: PathKeysBuilder::new(hash),
             rule_ids: vec![[None, None]; routes.len()],
             any_host: Rc::from([None]),
+            no_route_hosts: Rc::from([]),
             rule_id_pool: Vec::new(),
             target_states: Vec::new(),
             route_id: vec![None; routes.len()],

@@ -25,6 +25,8 @@ pub(super) struct MatchSite<'l, 'i> {
     /// The effective hostname (`None` = any).
     host: Option<&'l str>,
     host_spec: HostSpecificity,
+    /// The route's own hostname that yielded `host` (see `AttachedRoute::route_hosts`).
+    route_host: HostSpecificity,
     rank: RouteRank,
     rule_index: u16,
     /// Compiled rule id.
@@ -252,8 +254,9 @@ impl<'i> Builder<'i> {
             let Some(route_ir) = routes.get(a.ri) else {
                 continue;
             };
-            for host in a.hosts.iter() {
+            for (hi, host) in a.hosts.iter().enumerate() {
                 let host_spec = HostSpecificity::of(host.as_deref());
+                let route_host = a.route_hosts.get(hi).copied().unwrap_or_default();
                 for rule_index in 0..a.rules.1 as usize {
                     let Some(rule_id) = self.ids(a.rules).get(rule_index).copied().flatten() else {
                         continue;
@@ -268,6 +271,7 @@ impl<'i> Builder<'i> {
                             MatchSite {
                                 host: host.as_deref(),
                                 host_spec,
+                                route_host,
                                 rank,
                                 rule_index,
                                 rule_id,
@@ -316,6 +320,7 @@ impl<'i> Builder<'i> {
             let method_id = this.method_index(method);
             let facts = HttpMatchFacts {
                 host: site.host_spec,
+                route_host: site.route_host,
                 path: rank_path,
                 has_method: method.is_some(),
                 headers: u8::try_from(hm.len()).unwrap_or(u8::MAX),
@@ -332,7 +337,9 @@ impl<'i> Builder<'i> {
                 this.push_cand(key, (site.rule_id, site.match_index), method_id, cond)
             {
                 let paths = &mut this.paths;
-                let b = builders.group_mut(site.host, this.hash, || paths.index());
+                let b = builders.group_mut(site.host, site.route_host.packed(), this.hash, || {
+                    paths.index()
+                });
                 this.paths.add(b, slot, cid);
             }
         });
@@ -380,6 +387,7 @@ impl<'i> Builder<'i> {
                 |s: Option<&str>| s.map_or(0, |s| u16::try_from(s.len()).unwrap_or(u16::MAX));
             let facts = GrpcMatchFacts {
                 host: site.host_spec,
+                route_host: site.route_host,
                 service_chars: chars(svc_exact),
                 method_chars: chars(method_exact),
                 headers: u8::try_from(cond.headers.len()).unwrap_or(u8::MAX),
@@ -388,7 +396,9 @@ impl<'i> Builder<'i> {
             let cond_regexes = (cond.service_regex, cond.method_regex);
             if let Some(cid) = this.push_cand(key, (site.rule_id, site.match_index), 0, cond) {
                 builders
-                    .group_mut(site.host, this.hash, || GrpcIndexBuilder::new(this.hash))
+                    .group_mut(site.host, site.route_host.packed(), this.hash, || {
+                        GrpcIndexBuilder::new(this.hash)
+                    })
                     .add(svc_exact, method_exact, cond_regexes, cid);
             }
         });
@@ -410,9 +420,11 @@ impl<'i> Builder<'i> {
                 continue;
             };
             let rule_index = 0u16;
-            for host in a.hosts.iter() {
+            for (hi, host) in a.hosts.iter().enumerate() {
+                let route_host = a.route_hosts.get(hi).copied().unwrap_or_default();
                 let facts = HttpMatchFacts {
                     host: HostSpecificity::of(host.as_deref()),
+                    route_host,
                     path: PathRank::Regex,
                     has_method: false,
                     headers: 0,
@@ -423,7 +435,7 @@ impl<'i> Builder<'i> {
                     continue;
                 };
                 groups
-                    .group_mut(host.as_deref(), self.hash, Vec::new)
+                    .group_mut(host.as_deref(), route_host.packed(), self.hash, Vec::new)
                     .push(cid);
             }
         }

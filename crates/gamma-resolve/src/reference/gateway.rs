@@ -163,53 +163,71 @@ fn specificity(h: Option<&str>) -> (u8, usize) {
     }
 }
 
+/// A hostname's specificity as the spec ranks route hostnames: (characters when it is not a
+/// wildcard, characters); `None` is (0, 0).
+pub(super) fn specificity_of(h: Option<&str>) -> (usize, usize) {
+    match h {
+        None => (0, 0),
+        Some(h) if h.starts_with("*.") => (0, h.len()),
+        Some(h) => (h.len(), h.len()),
+    }
+}
+
 /// The effective hostnames of `route` on `listener` (Gateway API hostname intersection): the
 /// listener's for a route without hostnames, else each route hostname that intersects it
-/// (the more specific of the two), lowercased; empty when none does.
-fn effective_hosts(route: &RouteIr, listener: &ListenerIr) -> Vec<Option<String>> {
-    let Some(lh) = listener.hostname.as_deref().map(str::to_ascii_lowercase) else {
-        let mut hs: Vec<Option<String>> = route
-            .hostnames
-            .iter()
-            .map(|h| Some(h.to_ascii_lowercase()))
-            .collect();
-        if hs.is_empty() {
-            hs.push(None);
+/// (the more specific of the two), lowercased; empty when none does. Each comes with the
+/// specificity of the most specific route hostname that yields it when `by_route_host`
+/// (Gateway API v1.7: equal intersections rank by the route's own hostname), else (0, 0).
+fn effective_hosts(
+    route: &RouteIr,
+    listener: &ListenerIr,
+    by_route_host: bool,
+) -> Vec<(Option<String>, (usize, usize))> {
+    let origin = |rh: &str| {
+        if by_route_host {
+            specificity_of(Some(rh))
+        } else {
+            (0, 0)
         }
-        hs.sort();
-        hs.dedup();
-        return hs;
     };
-    if route.hostnames.is_empty() {
-        return vec![Some(lh)];
-    }
-    let mut hs: Vec<Option<String>> = route
-        .hostnames
-        .iter()
-        .map(|h| h.to_ascii_lowercase())
-        .filter_map(|rh| {
-            let (lw, rw) = (lh.strip_prefix("*."), rh.strip_prefix("*."));
-            match (lw, rw) {
-                (None, None) => (lh == rh).then(|| rh.clone()),
-                (Some(_), None) => super::host_matches(&lh, &rh).then(|| rh.clone()),
-                (None, Some(_)) => super::host_matches(&rh, &lh).then(|| lh.clone()),
-                // the narrower wildcard, when the wider one covers it
-                (Some(ls), Some(rs)) => {
-                    let (wide, narrow) = if ls.len() <= rs.len() {
-                        (ls, &rh)
-                    } else {
-                        (rs, &lh)
-                    };
-                    let narrow_suffix = &narrow[2..];
-                    (narrow_suffix == wide || narrow_suffix.ends_with(&format!(".{wide}")))
-                        .then(|| narrow.clone())
-                }
-            }
-        })
-        .map(Some)
-        .collect();
-    hs.sort();
-    hs.dedup();
+    let mut hs: Vec<(Option<String>, (usize, usize))> =
+        match listener.hostname.as_deref().map(str::to_ascii_lowercase) {
+            None if route.hostnames.is_empty() => vec![(None, (0, 0))],
+            None => route
+                .hostnames
+                .iter()
+                .map(|h| (Some(h.to_ascii_lowercase()), origin(h)))
+                .collect(),
+            Some(lh) if route.hostnames.is_empty() => vec![(Some(lh), (0, 0))],
+            Some(lh) => route
+                .hostnames
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .filter_map(|rh| {
+                    let (lw, rw) = (lh.strip_prefix("*."), rh.strip_prefix("*."));
+                    let effective = match (lw, rw) {
+                        (None, None) => (lh == rh).then(|| rh.clone()),
+                        (Some(_), None) => super::host_matches(&lh, &rh).then(|| rh.clone()),
+                        (None, Some(_)) => super::host_matches(&rh, &lh).then(|| lh.clone()),
+                        // the narrower wildcard, when the wider one covers it
+                        (Some(ls), Some(rs)) => {
+                            let (wide, narrow) = if ls.len() <= rs.len() {
+                                (ls, &rh)
+                            } else {
+                                (rs, &lh)
+                            };
+                            let narrow_suffix = &narrow[2..];
+                            (narrow_suffix == wide || narrow_suffix.ends_with(&format!(".{wide}")))
+                                .then(|| narrow.clone())
+                        }
+                    }?;
+                    Some((Some(effective), origin(&rh)))
+                })
+                .collect(),
+        };
+    // one entry per effective hostname, keeping the most specific route hostname behind it
+    hs.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    hs.dedup_by(|later, first| later.0 == first.0);
     hs
 }
 
@@ -219,14 +237,16 @@ pub(super) enum Found<'i> {
     Nothing,
     /// A Gateway port with no listener for the request's host: 404.
     NoListener,
-    /// The routes attached to the chosen listener, each with its effective hostnames.
-    Routes(Vec<(&'i RouteIr, Vec<Option<String>>)>),
+    /// The routes attached to the chosen listener, each with its effective hostnames and the
+    /// specificity of the route hostname behind each (see `effective_hosts`).
+    Routes(Vec<(&'i RouteIr, Vec<(Option<String>, (usize, usize))>)>),
 }
 
 /// The listener of the first Gateway with address `dst` and a listener on `port` that the
 /// request's `host` selects, and the routes it serves.
 pub(super) fn find<'i>(
     input: &'i TableInput,
+    by_route_host: bool,
     dst: std::net::IpAddr,
     port: u16,
     host: Option<&str>,
@@ -290,7 +310,7 @@ pub(super) fn find<'i>(
             AllowedNamespaces::Only(set) => set.contains(r.namespace.as_str()),
         })
         .filter_map(|r| {
-            let hosts = effective_hosts(r, l);
+            let hosts = effective_hosts(r, l, by_route_host);
             (!hosts.is_empty()).then_some((r, hosts))
         })
         .collect();

@@ -29,7 +29,8 @@ pub(crate) use compiled::*;
 pub(crate) use covers::{Covers, Scope};
 pub(crate) use frontends::{FrontendIndex, NextFrontend};
 pub use options::{
-    BuildOptions, ExtensionRefs, MeshBinding, MeshHostnames, MeshReferenceGrants, RouteParentKey,
+    BuildOptions, ExtensionRefs, HostnamePrecedence, MeshBinding, MeshHostnames,
+    MeshReferenceGrants, RouteParentKey,
 };
 pub(crate) use status::{RuleProblem, StatusBuilder, StatusSource, render_statuses};
 pub(crate) use workloads::{

@@ -67,6 +67,35 @@ pub enum MeshBinding {
     Workloads,
 }
 
+/// How routes attached to one listener rank when their listener∩route hostnames are equal
+/// (Gateway API HTTPRoute, GRPCRoute and TLSRoute `hostnames`; feature
+/// `GatewayRouteHostnameIntersectionPrecedence`, Gateway API v1.7).
+///
+/// On a listener `abc.example.com`, an HTTPRoute for `*.example.com` and one for
+/// `abc.example.com` both yield `abc.example.com`. Up to v1.6 they tie on the hostname and
+/// the rest of the precedence (path, method, ..., then age) decides; from v1.7 the route's own
+/// hostname is compared next, so `abc.example.com` wins whatever the ages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostnamePrecedence {
+    /// Only the listener∩route intersection ranks (Gateway API up to v1.6).
+    Intersection,
+    /// The intersection, then the route's own hostname that yielded it: characters of a
+    /// non-wildcard hostname, then characters (Gateway API v1.7).
+    RouteHostname,
+}
+
+impl HostnamePrecedence {
+    /// The rule a release specifies: [`HostnamePrecedence::RouteHostname`] from v1.7.
+    pub fn of_release(release: gamma_model::validate::Release) -> Self {
+        if release >= gamma_model::validate::Release::V1_7 {
+            HostnamePrecedence::RouteHostname
+        } else {
+            HostnamePrecedence::Intersection
+        }
+    }
+}
+
 /// One (route, parentRef) pair, identifying what an embedder owns.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RouteParentKey {
@@ -147,6 +176,9 @@ pub struct BuildOptions {
     /// embedder that updates its table (a controller's incremental reconcile) turns it on.
     /// Decisions, explanations and conditions never depend on it.
     pub keep_lowered_routes: bool,
+    /// How routes with equal listener∩route hostnames rank; `None` (the default) follows
+    /// [`BuildOptions::release`] ([`HostnamePrecedence::of_release`]).
+    pub hostname_precedence: Option<HostnamePrecedence>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -163,6 +195,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("release", &self.release)
             .field("mesh_binding", &self.mesh_binding)
             .field("keep_lowered_routes", &self.keep_lowered_routes)
+            .field("hostname_precedence", &self.hostname_precedence)
             .finish()
     }
 }
@@ -181,6 +214,17 @@ impl BuildOptions {
             self.release,
             self.channel,
         ))
+    }
+    /// Sets [`BuildOptions::hostname_precedence`], overriding the release's rule.
+    pub fn with_hostname_precedence(mut self, p: HostnamePrecedence) -> Self {
+        self.hostname_precedence = Some(p);
+        self
+    }
+    /// The hostname precedence in force: [`BuildOptions::hostname_precedence`] when set, else
+    /// the release's.
+    pub fn effective_hostname_precedence(&self) -> HostnamePrecedence {
+        self.hostname_precedence
+            .unwrap_or_else(|| HostnamePrecedence::of_release(self.release))
     }
     /// Sets [`BuildOptions::channel`].
     pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {

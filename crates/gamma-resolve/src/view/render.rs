@@ -91,14 +91,15 @@ fn host_groups<G>(h: &HostIndex<G>) -> Vec<(Option<HostView<'_>>, &G)> {
         exact.sort_by_key(|(k, _)| *k);
         let mut wild: Vec<_> = n.wild.iter().collect();
         wild.sort_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        // a hostname's tiers (routes ranked by their own hostnames) in the order tried
         out.extend(
             exact
                 .into_iter()
-                .map(|(k, g)| (Some(HostView::Exact(k)), g)),
+                .flat_map(|(k, t)| t.iter().map(move |g| (Some(HostView::Exact(k)), g))),
         );
         out.extend(
             wild.into_iter()
-                .map(|(k, g)| (Some(HostView::Wildcard(k)), g)),
+                .flat_map(|(k, t)| t.iter().map(move |g| (Some(HostView::Wildcard(k)), g))),
         );
     }
     out.extend(h.any.iter().map(|g| (None, g)));
