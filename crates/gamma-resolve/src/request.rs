@@ -319,6 +319,11 @@ impl RequestDoc {
     }
 }
 
+/// `ip:port`, IPv6 in brackets.
+pub(crate) fn socket(ip: IpAddr, port: u16) -> String {
+    std::net::SocketAddr::new(ip, port).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,9 +347,4 @@ mod tests {
         let json = r#"{"destination":"10.0.0.1","port":80,"bogus":1}"#;
         assert!(serde_json::from_str::<RequestDoc>(json).is_err());
     }
-}
-
-/// `ip:port`, IPv6 in brackets.
-pub(crate) fn socket(ip: IpAddr, port: u16) -> String {
-    std::net::SocketAddr::new(ip, port).to_string()
 }

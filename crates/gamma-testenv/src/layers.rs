@@ -117,12 +117,16 @@ impl Tree {
                 module.pop();
             }
             let text = fs::read_to_string(&path)?;
-            tree.code.insert(rel.clone(), drop_test_items(&blank(&text)));
+            tree.code
+                .insert(rel.clone(), drop_test_items(&blank(&text)));
             tree.modules.insert(module.clone(), rel.clone());
             tree.files.insert(rel, module);
         }
-        let files: Vec<(String, Vec<String>)> =
-            tree.files.iter().map(|(f, m)| (f.clone(), m.clone())).collect();
+        let files: Vec<(String, Vec<String>)> = tree
+            .files
+            .iter()
+            .map(|(f, m)| (f.clone(), m.clone()))
+            .collect();
         for (file, module) in files {
             let code = tree.code.get(&file).cloned().unwrap_or_default();
             tree.defines.insert(file.clone(), defined_names(&code));
@@ -213,7 +217,10 @@ impl Tree {
                 let Some(glob_file) = self.modules.get(glob) else {
                     continue;
                 };
-                if self.defines.get(glob_file).is_some_and(|d| d.contains(name))
+                if self
+                    .defines
+                    .get(glob_file)
+                    .is_some_and(|d| d.contains(name))
                     || self
                         .reexports
                         .get(glob_file)
@@ -641,10 +648,11 @@ fn use_declarations(code: &str) -> Vec<(usize, bool, String)> {
         let tree = code.get(at + 3..at + end).unwrap_or("").to_owned();
         // `pub use`, `pub(crate) use`, `pub(super) use`
         let head = code.get(..at).unwrap_or("").trim_end();
-        let is_pub = head.ends_with("pub") || (head.ends_with(')') && head.contains("pub(") && {
-            let open = head.rfind("pub(").unwrap_or(0);
-            !head[open..].contains('\n')
-        });
+        let is_pub = head.ends_with("pub")
+            || (head.ends_with(')') && head.contains("pub(") && {
+                let open = head.rfind("pub(").unwrap_or(0);
+                !head[open..].contains('\n')
+            });
         out.push((at, is_pub, tree));
     }
     out
@@ -676,7 +684,11 @@ fn walk_tree(prefix: &[String], t: &str, out: &mut Vec<(Vec<String>, Option<Stri
     if let (Some(open), Some(close)) = (t.find('{'), t.rfind('}')) {
         let head = t[..open].trim_end_matches(':');
         let mut base = prefix.to_vec();
-        base.extend(head.split("::").filter(|s| !s.is_empty()).map(str::to_owned));
+        base.extend(
+            head.split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        );
         let inner = &t[open + 1..close];
         let (mut depth, mut start) = (0, 0);
         for (i, c) in inner.char_indices() {
@@ -698,7 +710,11 @@ fn walk_tree(prefix: &[String], t: &str, out: &mut Vec<(Vec<String>, Option<Stri
         None => (t, None),
     };
     let mut full = prefix.to_vec();
-    full.extend(path.split("::").filter(|s| !s.is_empty()).map(str::to_owned));
+    full.extend(
+        path.split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned),
+    );
     if full.last().is_some_and(|s| s == "self") {
         full.pop();
     }
@@ -805,7 +821,10 @@ mod tests {
                 "table/mod.rs",
                 "mod parts;\nuse crate::words::Word;\npub use parts::size;\npub struct Table(Word);\n",
             ),
-            ("table/parts.rs", "use super::Table;\npub fn size() -> usize { 1 }\n"),
+            (
+                "table/parts.rs",
+                "use super::Table;\npub fn size() -> usize { 1 }\n",
+            ),
             ("extra.rs", "use crate::words::{self, Word as W};\n"),
         ]);
         let problems = check(&dir, "", &TABLE);
@@ -815,19 +834,37 @@ mod tests {
         assert!(problems.iter().any(|p| p.starts_with(
             "words.rs:3: `crate::table::size` imports table/parts.rs (layer 2, table) from layer 1"
         )));
-        assert!(problems.iter().any(|p| p.starts_with("extra.rs is in no layer")));
-        assert!(problems
-            .iter()
-            .any(|p| p.starts_with("import circle across folders") && p.contains("words.rs")));
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("extra.rs is in no layer"))
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("import circle across folders") && p.contains("words.rs"))
+        );
     }
 
     #[test]
     fn downward_and_sideways_imports_pass() {
         let dir = tree(&[
-            ("lib.rs", "mod table;\nmod words;\nuse crate::table::Table;\n"),
-            ("words.rs", "pub struct Word;\nlet s = \"crate::table::Table\";\n"),
-            ("table/mod.rs", "mod parts;\nuse crate::words::Word;\npub struct Table;\n"),
-            ("table/parts.rs", "use super::Table;\nfn f(t: &'static super::Table) {}\n"),
+            (
+                "lib.rs",
+                "mod table;\nmod words;\nuse crate::table::Table;\n",
+            ),
+            (
+                "words.rs",
+                "pub struct Word;\nlet s = \"crate::table::Table\";\n",
+            ),
+            (
+                "table/mod.rs",
+                "mod parts;\nuse crate::words::Word;\npub struct Table;\n",
+            ),
+            (
+                "table/parts.rs",
+                "use super::Table;\nfn f(t: &'static super::Table) {}\n",
+            ),
         ]);
         let problems = check(&dir, "", &TABLE);
         let _ = fs::remove_dir_all(&dir);

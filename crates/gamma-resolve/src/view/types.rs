@@ -14,7 +14,7 @@ use crate::input::HeaderEdits;
 // ---------------------------------------------------------------------------------------
 
 /// One bound (address, port, transport) of the table and the route sets behind it
-/// ([`RouteTable::view`]).
+/// ([`RouteTable::view`](crate::RouteTable::view)).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
