@@ -4,12 +4,12 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::http::{
+use super::filter::{
     ExtensionRef, HeaderMatch, HeaderModifier, Mirror, extension_ref, header_matches,
-    header_modifier, hostnames, mirror, parent_refs,
+    header_modifier, mirror,
 };
-use super::names::Hostname;
-use super::refs::{ParentRef, WeightedBackend};
+use super::names::{Hostname, hostnames};
+use super::refs::{ParentRef, WeightedBackend, parent_refs};
 use super::{Partial, convert_partial};
 use crate::gateway::{self, GrpcRouteFilterType, MatchType};
 use crate::meta::ObjectMeta;

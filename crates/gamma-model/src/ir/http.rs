@@ -6,11 +6,16 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::names::{HeaderName, Hostname, PreciseHostname};
+use super::filter::{
+    ExtensionRef, HeaderMatch, HeaderModifier, Mirror, ValueMatch, extension_ref, header_matches,
+    header_modifier, mirror,
+};
+use super::names::{Hostname, PreciseHostname, hostnames, ok};
 use super::path::{Path, PathMatch, PathPrefix};
-use super::refs::{BackendTarget, ParentRef, WeightedBackend};
+use super::refs::parent_refs;
+use super::refs::{ParentRef, WeightedBackend};
 use super::{Partial, convert_partial};
-use crate::gateway::{self, HttpRouteFilterType, MatchType, PathMatchType, PathModifierType};
+use crate::gateway::{self, HttpRouteFilterType, PathMatchType, PathModifierType};
 use crate::meta::ObjectMeta;
 use crate::validate::patterns::parse_duration_ms;
 use crate::validate::{ErrorKind, Errors, FieldPath, Validate, ValidateOptions, ValidationErrors};
@@ -118,45 +123,6 @@ impl Default for HttpMatch {
     }
 }
 
-/// How a value is compared.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "type", content = "value")]
-#[non_exhaustive]
-pub enum ValueMatch {
-    /// Byte-exact equality (the default).
-    Exact(IrString),
-    /// A regular expression (implementation-specific dialect; not compiled here).
-    RegularExpression(IrString),
-}
-
-impl ValueMatch {
-    fn new(t: Option<&MatchType>, value: &str) -> ValueMatch {
-        match t {
-            Some(MatchType::RegularExpression) => {
-                ValueMatch::RegularExpression(IrString::from(value))
-            }
-            _ => ValueMatch::Exact(IrString::from(value)),
-        }
-    }
-
-    /// The value or pattern text.
-    pub fn as_str(&self) -> &str {
-        match self {
-            ValueMatch::Exact(v) | ValueMatch::RegularExpression(v) => v,
-        }
-    }
-}
-
-/// A header condition.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[non_exhaustive]
-pub struct HeaderMatch {
-    /// The header name, lower-case.
-    pub name: HeaderName,
-    /// The value condition.
-    pub value: ValueMatch,
-}
-
 /// A query-parameter condition (names are case-sensitive).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[non_exhaustive]
@@ -250,40 +216,6 @@ pub enum HttpFilter {
     ExtensionRef(ExtensionRef),
     /// **\[experimental\]** external authorization, kept as written (validated).
     ExternalAuth(gateway::HttpExternalAuthFilter),
-}
-
-/// Header edits: names lower-cased, values as written.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-#[non_exhaustive]
-pub struct HeaderModifier {
-    /// Headers to overwrite.
-    pub set: Vec<(HeaderName, String)>,
-    /// Headers to append to.
-    pub add: Vec<(HeaderName, String)>,
-    /// Headers to remove (entries that are not header-name tokens, which upstream does not
-    /// reject, are left out: they cannot name a header).
-    pub remove: Vec<HeaderName>,
-}
-
-/// The share of requests to mirror.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[non_exhaustive]
-pub struct Fraction {
-    /// The numerator, at most the denominator.
-    pub numerator: u32,
-    /// The denominator, at least 1.
-    pub denominator: u32,
-}
-
-/// Mirror requests to a backend (responses ignored).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[non_exhaustive]
-pub struct Mirror {
-    /// The mirror target (defaulted).
-    pub target: BackendTarget,
-    /// The share mirrored: `percent` as n/100, `fraction` as written (denominator default
-    /// 100), 100/100 when neither is set.
-    pub fraction: Fraction,
 }
 
 /// The scheme of a redirect.
@@ -392,18 +324,6 @@ pub struct CorsPolicy {
     pub max_age: u32,
 }
 
-/// A reference to an implementation-specific filter object in the route's namespace.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[non_exhaustive]
-pub struct ExtensionRef {
-    /// The group.
-    pub group: String,
-    /// The kind.
-    pub kind: String,
-    /// The name.
-    pub name: String,
-}
-
 /// A weighted backend of an HTTP rule and its own filters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -450,16 +370,6 @@ pub struct Retry {
 // ---------------------------------------------------------------------------------------------
 // Conversion. Callers validate first; conversion re-checks what a constructor needs and records
 // an error instead of panicking should the two ever disagree.
-
-fn ok<T>(r: Result<T, ErrorKind>, path: &FieldPath, errors: &mut Errors) -> Option<T> {
-    match r {
-        Ok(v) => Some(v),
-        Err(kind) => {
-            errors.push(path.clone(), kind);
-            None
-        }
-    }
-}
 
 pub(crate) fn duration(s: &str, path: &FieldPath, errors: &mut Errors) -> Option<Duration> {
     match parse_duration_ms(s) {
@@ -513,33 +423,6 @@ fn path_match(
     }
 }
 
-/// Header matches: lower-cased names, first of each case-insensitive name kept.
-pub(crate) fn header_matches<'a>(
-    list: impl ExactSizeIterator<Item = (Option<&'a MatchType>, &'a str, &'a str)>,
-    path: &FieldPath,
-    errors: &mut Errors,
-) -> Vec<HeaderMatch> {
-    // sized once: a list grown from empty goes through the growth path even for one item
-    let mut out: Vec<HeaderMatch> = Vec::with_capacity(list.len());
-    for (i, (t, name, value)) in list.enumerate() {
-        // a detached path: the route passed validation, names included (see `path_match`)
-        let name = if path.is_detached() {
-            Some(HeaderName::validated(name))
-        } else {
-            ok(HeaderName::new(name), &path.index(i).field("name"), errors)
-        };
-        if let Some(name) = name
-            && !out.iter().any(|h| h.name == name)
-        {
-            out.push(HeaderMatch {
-                name,
-                value: ValueMatch::new(t, value),
-            });
-        }
-    }
-    out
-}
-
 fn http_match(m: &gateway::HttpRouteMatch, path: &FieldPath, errors: &mut Errors) -> HttpMatch {
     let path_cond = path_match(m.path.as_ref(), &path.field("path"), errors);
     let headers = header_matches(
@@ -574,65 +457,6 @@ fn http_match(m: &gateway::HttpRouteMatch, path: &FieldPath, errors: &mut Errors
         headers,
         query_params,
         method,
-    }
-}
-
-pub(crate) fn header_modifier(
-    f: &gateway::HttpHeaderFilter,
-    path: &FieldPath,
-    errors: &mut Errors,
-) -> HeaderModifier {
-    let pairs = |field: &str, list: &[gateway::HttpHeader], errors: &mut Errors| {
-        list.iter()
-            .enumerate()
-            .filter_map(|(i, h)| {
-                ok(
-                    HeaderName::new(&h.name),
-                    &path.field(field).index(i).field("name"),
-                    errors,
-                )
-                .map(|n| (n, h.value.clone()))
-            })
-            .collect::<Vec<_>>()
-    };
-    let set = pairs("set", &f.set, errors);
-    let add = pairs("add", &f.add, errors);
-    // Upstream puts no pattern on `remove` entries; one that is not a header-name token can
-    // never name a header, so it is ignored rather than rejected.
-    let remove = f
-        .remove
-        .iter()
-        .filter_map(|n| HeaderName::new(n).ok())
-        .collect();
-    HeaderModifier { set, add, remove }
-}
-
-pub(crate) fn mirror(m: &gateway::HttpRequestMirrorFilter, ns: &Arc<str>) -> Mirror {
-    let fraction = match (&m.fraction, m.percent) {
-        (Some(f), _) => Fraction {
-            numerator: u32::try_from(f.numerator).unwrap_or(0),
-            denominator: u32::try_from(f.denominator.unwrap_or(100)).unwrap_or(100),
-        },
-        (None, Some(p)) => Fraction {
-            numerator: u32::try_from(p).unwrap_or(0),
-            denominator: 100,
-        },
-        (None, None) => Fraction {
-            numerator: 100,
-            denominator: 100,
-        },
-    };
-    Mirror {
-        target: BackendTarget::from_wire(&m.backend_ref, ns),
-        fraction,
-    }
-}
-
-pub(crate) fn extension_ref(r: &gateway::LocalObjectReference) -> ExtensionRef {
-    ExtensionRef {
-        group: r.group.clone(),
-        kind: r.kind.clone(),
-        name: r.name.clone(),
     }
 }
 
@@ -902,21 +726,6 @@ fn convert_rule(
         retry,
         session_persistence: rule.session_persistence.clone(),
     }
-}
-
-pub(crate) fn parent_refs(refs: &[gateway::ParentReference], ns: &str) -> Vec<ParentRef> {
-    refs.iter()
-        .enumerate()
-        .map(|(i, r)| ParentRef::from_wire(i, r, ns))
-        .collect()
-}
-
-pub(crate) fn hostnames(list: &[String], base: &FieldPath, errors: &mut Errors) -> Vec<Hostname> {
-    let path = base.field("spec").field("hostnames");
-    list.iter()
-        .enumerate()
-        .filter_map(|(i, h)| ok(Hostname::new(h), &path.index(i), errors))
-        .collect()
 }
 
 impl HttpRoute {

@@ -4,9 +4,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::http::{hostnames, parent_refs};
-use super::names::Hostname;
-use super::refs::{ParentRef, WeightedBackend};
+use super::names::{Hostname, hostnames};
+use super::refs::{ParentRef, WeightedBackend, parent_refs};
 use super::{Partial, convert_partial};
 use crate::gateway::{self, L4RouteRule};
 use crate::meta::ObjectMeta;

@@ -76,6 +76,7 @@
 //! assert_eq!((&*backend.target.namespace, backend.weight), ("shop", 1));
 //! ```
 
+mod filter;
 mod grpc;
 mod http;
 mod l4;
@@ -85,11 +86,11 @@ mod refs;
 mod route;
 mod string;
 
+pub use filter::{ExtensionRef, Fraction, HeaderMatch, HeaderModifier, Mirror, ValueMatch};
 pub use grpc::{GrpcBackend, GrpcFilter, GrpcMatch, GrpcMethodMatch, GrpcRoute, GrpcRule};
 pub use http::{
-    CorsPolicy, ExtensionRef, Fraction, HeaderMatch, HeaderModifier, HttpBackend, HttpFilter,
-    HttpMatch, HttpRoute, HttpRule, Method, Mirror, PathModifier, QueryParamMatch, Redirect,
-    RedirectScheme, RedirectStatus, Retry, Timeouts, UrlRewrite, ValueMatch,
+    CorsPolicy, HttpBackend, HttpFilter, HttpMatch, HttpRoute, HttpRule, Method, PathModifier,
+    QueryParamMatch, Redirect, RedirectScheme, RedirectStatus, Retry, Timeouts, UrlRewrite,
 };
 pub use l4::{L4Rule, TcpRoute, TlsRoute, UdpRoute};
 pub use names::{HeaderName, Hostname, PreciseHostname};

@@ -5,8 +5,8 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::validate::ErrorKind;
 use crate::validate::patterns as p;
+use crate::validate::{ErrorKind, Errors, FieldPath};
 
 fn check(
     s: &str,
@@ -187,6 +187,25 @@ impl fmt::Display for HeaderName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// The value of a constructor's result, or `None` with its error recorded at `path`.
+pub(crate) fn ok<T>(r: Result<T, ErrorKind>, path: &FieldPath, errors: &mut Errors) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(kind) => {
+            errors.push(path.clone(), kind);
+            None
+        }
+    }
+}
+
+pub(crate) fn hostnames(list: &[String], base: &FieldPath, errors: &mut Errors) -> Vec<Hostname> {
+    let path = base.field("spec").field("hostnames");
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, h)| ok(Hostname::new(h), &path.index(i), errors))
+        .collect()
 }
 
 #[cfg(test)]

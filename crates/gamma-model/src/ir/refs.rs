@@ -146,3 +146,10 @@ impl WeightedBackend {
         }
     }
 }
+
+pub(crate) fn parent_refs(refs: &[gateway::ParentReference], ns: &str) -> Vec<ParentRef> {
+    refs.iter()
+        .enumerate()
+        .map(|(i, r)| ParentRef::from_wire(i, r, ns))
+        .collect()
+}

@@ -5,7 +5,13 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::{ErrorKind, FieldPath, httproute};
+use super::FieldPath;
+
+/// The CEL rule on `HTTPRouteRule`: a redirect answers, so it cannot go with backends.
+pub(crate) const REDIRECT_WITH_BACKENDS: &str =
+    "RequestRedirect filter must not be used together with backendRefs";
+/// The CEL rule on HTTPRoute filter lists: a redirect and a rewrite exclude each other.
+pub(crate) const REDIRECT_AND_REWRITE: &str = "May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both";
 
 /// One validation failure: where, and what.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, Serialize)]
@@ -36,8 +42,7 @@ impl ValidationError {
     pub fn is_incompatible_filters(&self) -> bool {
         match &self.kind {
             ErrorKind::Rule { message } => {
-                message == httproute::REDIRECT_AND_REWRITE
-                    || message == httproute::REDIRECT_WITH_BACKENDS
+                message == REDIRECT_AND_REWRITE || message == REDIRECT_WITH_BACKENDS
             }
             _ => false,
         }
@@ -145,5 +150,261 @@ mod tests {
         assert_eq!(rule_index("spec.rules[x]"), None);
         assert_eq!(rule_index("spec.rules[1]x"), None);
         assert_eq!(rule_index("spec.hostnames[0]"), None);
+    }
+}
+
+/// What is wrong with a value. The `Display` text is the message shown after the field path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error, Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A required field is missing or empty.
+    #[error("required value")]
+    Required,
+    /// A string is longer than the schema allows.
+    #[error("must be at most {max} characters long")]
+    TooLong {
+        /// The maximum length.
+        max: usize,
+    },
+    /// A string is shorter than the schema allows.
+    #[error("must be at least {min} characters long")]
+    TooShort {
+        /// The minimum length.
+        min: usize,
+    },
+    /// A list has more items than the schema allows.
+    #[error("must have at most {max} items")]
+    TooMany {
+        /// The maximum number of items.
+        max: usize,
+    },
+    /// A list has fewer items than the schema allows.
+    #[error("must have at least {min} items")]
+    TooFew {
+        /// The minimum number of items.
+        min: usize,
+    },
+    /// A number is outside the allowed range.
+    #[error("must be between {min} and {max} inclusive")]
+    OutOfRange {
+        /// The smallest allowed value.
+        min: i64,
+        /// The largest allowed value.
+        max: i64,
+    },
+    /// A string does not match the schema's pattern.
+    #[error("must match the pattern {pattern}")]
+    Pattern {
+        /// The upstream regular expression.
+        pattern: &'static str,
+    },
+    /// An enum value outside the supported set (upstream condition reason `UnsupportedValue`).
+    #[error("unsupported value {value:?}; supported values: {supported}")]
+    UnsupportedValue {
+        /// The value found.
+        value: String,
+        /// The supported values, comma separated.
+        supported: String,
+    },
+    /// A value that must be unique appears more than once.
+    #[error("duplicate value {value:?}")]
+    Duplicate {
+        /// The repeated value (or key).
+        value: String,
+    },
+    /// A field that must be empty in this context is set (union discipline).
+    #[error("must not be set{}", if .reason.is_empty() { String::new() } else { format!(": {}", .reason) })]
+    Forbidden {
+        /// Why it must not be set.
+        reason: String,
+    },
+    /// The channel does not serve the object's `apiVersion` (the API server answers 404).
+    #[error("{message}")]
+    NotServed {
+        /// Which channel serves it instead, or that none does.
+        message: String,
+    },
+    /// A field no schema of the object's kind (on the chosen channel) declares.
+    #[error("unknown field (not declared in the schema)")]
+    UnknownField,
+    /// A header value with CR, LF or NUL where the CRD admits one (the standard channel; gRPC
+    /// header matches on both): valid for the API server, never programmed by gamma-rs, since
+    /// it would inject headers (RFC 9110 section 5.5: field values never contain CR, LF or NUL).
+    /// Only with [`ValidateOptions::refuse_control_characters`](super::ValidateOptions::refuse_control_characters).
+    #[error(
+        "contains CR, LF or NUL: such a header value is never programmed (header injection; RFC 9110 section 5.5)"
+    )]
+    ControlCharacter,
+    /// A value of the wrong JSON type that typing cannot see: a list where the schema has an
+    /// object (serde reads an empty list as a struct with every field absent; the API server
+    /// refuses it as `must be of type object`).
+    #[error("must be of type {expected}")]
+    WrongType {
+        /// The schema's type.
+        expected: &'static str,
+    },
+    /// A cross-field (CEL) rule failed; the message is upstream's.
+    #[error("{message}")]
+    Rule {
+        /// The upstream rule message.
+        message: String,
+    },
+}
+
+/// An error collector with the checks the schema markers need.
+#[derive(Debug, Default)]
+pub struct Errors {
+    list: Vec<ValidationError>,
+    /// In counting mode errors are counted, not stored (see [`Errors::counting`]).
+    counting: bool,
+    count: usize,
+}
+
+impl Errors {
+    /// A collector that only counts errors: for a first pass with [`FieldPath::detached`] that
+    /// answers "is anything wrong?" without building paths or storing errors.
+    pub fn counting() -> Self {
+        Errors {
+            counting: true,
+            ..Errors::default()
+        }
+    }
+
+    /// Records an error.
+    pub fn push(&mut self, path: FieldPath, kind: ErrorKind) {
+        self.count += 1;
+        if !self.counting {
+            self.list.push(ValidationError { path, kind });
+        }
+    }
+
+    /// Records a failed cross-field (CEL) rule with upstream's message.
+    pub fn rule(&mut self, path: FieldPath, message: impl Into<String>) {
+        self.push(
+            path,
+            ErrorKind::Rule {
+                message: message.into(),
+            },
+        );
+    }
+
+    /// Whether nothing has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The number of errors recorded (also in counting mode).
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// The errors recorded so far.
+    pub fn as_slice(&self) -> &[ValidationError] {
+        &self.list
+    }
+
+    /// Consumes the collector into the list of errors recorded (possibly empty).
+    pub fn into_vec(self) -> Vec<ValidationError> {
+        self.list
+    }
+
+    /// `Ok` when nothing was recorded.
+    ///
+    /// A counting collector has no errors to return; it reports how many there were in a single
+    /// error at the root.
+    pub fn into_result(self) -> Result<(), ValidationErrors> {
+        if self.count == 0 {
+            Ok(())
+        } else if self.list.is_empty() {
+            Err(ValidationErrors(vec![ValidationError {
+                path: FieldPath::root(),
+                kind: ErrorKind::Rule {
+                    message: format!("{} validation errors (not recorded)", self.count),
+                },
+            }]))
+        } else {
+            Err(ValidationErrors(self.list))
+        }
+    }
+
+    /// Checks a string's length in characters (the CRDs count Unicode code points).
+    #[inline]
+    pub fn length(&mut self, path: &FieldPath, value: &str, min: usize, max: usize) -> bool {
+        // a string has at most as many characters as bytes: within `max` bytes and not empty,
+        // it is within bounds up to a minimum of one without counting (names, paths, values).
+        // This answers nearly every call, inlined; the count is out of line.
+        if value.len() <= max && (min == 0 || (min == 1 && !value.is_empty())) {
+            return true;
+        }
+        self.counted_length(path, value, min, max)
+    }
+
+    /// [`Errors::length`] by counting characters.
+    fn counted_length(&mut self, path: &FieldPath, value: &str, min: usize, max: usize) -> bool {
+        let n = value.chars().count();
+        if n < min {
+            if min == 1 && n == 0 {
+                self.push(path.clone(), ErrorKind::Required);
+            } else {
+                self.push(path.clone(), ErrorKind::TooShort { min });
+            }
+            false
+        } else if n > max {
+            self.push(path.clone(), ErrorKind::TooLong { max });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Checks the number of items in a list.
+    pub fn items(&mut self, path: &FieldPath, len: usize, min: usize, max: usize) -> bool {
+        if len < min {
+            self.push(path.clone(), ErrorKind::TooFew { min });
+            false
+        } else if len > max {
+            self.push(path.clone(), ErrorKind::TooMany { max });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Checks that a number lies in `[min, max]`.
+    pub fn range(&mut self, path: &FieldPath, value: i64, min: i64, max: i64) -> bool {
+        if value < min || value > max {
+            self.push(path.clone(), ErrorKind::OutOfRange { min, max });
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Checks a string against a pattern predicate, reporting the upstream pattern text.
+    pub fn pattern(
+        &mut self,
+        path: &FieldPath,
+        value: &str,
+        ok: fn(&str) -> bool,
+        pattern: &'static str,
+    ) -> bool {
+        if ok(value) {
+            true
+        } else {
+            self.push(path.clone(), ErrorKind::Pattern { pattern });
+            false
+        }
+    }
+
+    /// Reports an unknown enum value (`UnsupportedValue`).
+    pub fn unsupported(&mut self, path: &FieldPath, value: &str, known: &[&str]) {
+        self.push(
+            path.clone(),
+            ErrorKind::UnsupportedValue {
+                value: value.to_owned(),
+                supported: known.join(", "),
+            },
+        );
     }
 }

@@ -32,23 +32,11 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::floats::RuleFloat;
+use super::options::FieldValidation;
+use super::path::{push_field, push_index};
 use super::{ErrorKind, FieldPath, Validate, ValidateOptions, ValidationError};
 use crate::resource::{AnyResource, ResourceKind};
 use crate::validate::Channel;
-
-/// What to do with unknown fields: the API server's `fieldValidation` query parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[non_exhaustive]
-pub enum FieldValidation {
-    /// Unknown fields are errors (the default, as kubectl's `--validate=strict`).
-    #[default]
-    Strict,
-    /// Unknown fields are warnings; the object is checked as if they were absent (the API
-    /// server prunes them).
-    Warn,
-    /// Unknown fields are dropped silently.
-    Ignore,
-}
 
 /// Fields the experimental channel's CRDs declare and the standard channel's do not, by kind,
 /// as schema paths (`[]` for any list item), in any supported release: a release that lacks
@@ -255,22 +243,6 @@ fn has_crd(kind: ResourceKind) -> bool {
             | ResourceKind::SmiUdpRoute
             | ResourceKind::TrafficTarget
     )
-}
-
-/// Appends field `name` to a path or shape text (`a` at the root, `.a` below it), as
-/// [`FieldPath::field`] does.
-pub(super) fn push_field(text: &mut String, name: &str) {
-    if !text.is_empty() {
-        text.push('.');
-    }
-    text.push_str(name);
-}
-
-/// Appends `[index]` to a path text, as [`FieldPath::index`] does.
-pub(super) fn push_index(text: &mut String, index: usize) {
-    use std::fmt::Write;
-    // writing into a String cannot fail
-    let _ = write!(text, "[{index}]");
 }
 
 /// One walk of a document. The path (`spec.rules[0].retry`) and the schema path

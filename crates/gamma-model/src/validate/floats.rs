@@ -16,7 +16,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::fields::{push_field, push_index};
+use super::path::{push_field, push_index};
 use super::{ErrorKind, FieldPath, ValidationError};
 use crate::resource::ResourceKind;
 

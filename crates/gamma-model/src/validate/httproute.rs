@@ -2,6 +2,7 @@
 //! GEP-1731 retries; GEP-1619 session persistence).
 
 use super::common::{self, KnownEnum};
+use super::error::{REDIRECT_AND_REWRITE, REDIRECT_WITH_BACKENDS};
 use super::patterns as p;
 use super::{Channel, ErrorKind, Errors, FieldPath, Validate, ValidateOptions};
 use crate::gateway::{
@@ -78,12 +79,6 @@ impl Validate for HttpRouteRule {
         rule_cel(self, path, errors);
     }
 }
-
-/// The CEL rule on `HTTPRouteRule`: a redirect answers, so it cannot go with backends.
-pub(crate) const REDIRECT_WITH_BACKENDS: &str =
-    "RequestRedirect filter must not be used together with backendRefs";
-/// The CEL rule on HTTPRoute filter lists: a redirect and a rewrite exclude each other.
-pub(crate) const REDIRECT_AND_REWRITE: &str = "May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both";
 
 /// The CEL rules on `HTTPRouteRule` (Gateway API HTTPRouteRule.filters and
 /// HTTPRequestRedirectFilter).

@@ -146,6 +146,22 @@ impl From<&str> for FieldPath {
     }
 }
 
+/// Appends field `name` to a path or shape text (`a` at the root, `.a` below it), as
+/// [`FieldPath::field`] does.
+pub(crate) fn push_field(text: &mut String, name: &str) {
+    if !text.is_empty() {
+        text.push('.');
+    }
+    text.push_str(name);
+}
+
+/// Appends `[index]` to a path text, as [`FieldPath::index`] does.
+pub(crate) fn push_index(text: &mut String, index: usize) {
+    use std::fmt::Write;
+    // writing into a String cannot fail
+    let _ = write!(text, "[{index}]");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,8 +13,6 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::Channel;
-
 /// The annotation every Gateway API CRD carries with its bundle's version (`v1.7.0`).
 pub const BUNDLE_VERSION_ANNOTATION: &str = "gateway.networking.k8s.io/bundle-version";
 
@@ -219,6 +217,32 @@ mod tests {
         for r in Release::ALL {
             assert_eq!(Release::parse(r.reference_patch()), Ok(r));
             assert_eq!(Release::parse(r.as_str()), Ok(r));
+        }
+    }
+}
+
+/// Which upstream release channel's rules to apply.
+///
+/// The experimental channel adds fields and a few stricter CEL rules (header value patterns,
+/// unique rule names, port-aware parentRef uniqueness). Fields that only exist in the experimental
+/// channel are validated whenever they are present, whatever the channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[non_exhaustive]
+pub enum Channel {
+    /// The standard channel CRDs (the default: what most clusters install).
+    #[default]
+    Standard,
+    /// The experimental channel CRDs: every standard rule plus the experimental-only ones.
+    Experimental,
+}
+
+impl Channel {
+    /// The channel as the CRDs' `gateway.networking.k8s.io/channel` annotation writes it:
+    /// `standard` or `experimental`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Standard => "standard",
+            Channel::Experimental => "experimental",
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The build of a [`RouteTable`] from [`TableInput`].
+//! The build (layer 6): a [`RouteTable`] compiled from [`TableInput`].
 //!
 //! Build order: rank routes (Gateway API HTTPRouteRule.matches precedence, oldest Route then
 //! namespace/name order); compile each rule (regexes, backends, filters); attach each (route,
@@ -6,13 +6,19 @@
 //! Gateway listeners (allowedRoutes, hostname intersection, Gateway API hostname intersection);
 //! pick the winning route kind per mesh group (GEP-1294 route types); index every group (hostnames,
 //! paths, gRPC methods) with candidate lists pre-sorted by precedence key. Nothing fails as a
-//! whole: unusable routes, rules and parents are left out and reported through
+//! whole: unusable routes, rules and parents are left out and reported through the parent
+//! conditions.
 //!
 //! Files by role: `arena` (the growing arrays and interning), `attach` (which (route,
 //! parentRef) lands on which Service port or listener), `backend` (backendRef validity),
-//! `rule` (compiling one rule), `set` (indexing one frontend's route set, what incremental
-//! builds rerun), `bind` (addresses to route sets), `canonical` (input order) and `touch`.
-
+//! `backend_tls` (BackendTLSPolicy slots and status), `rule` (compiling one rule), `set`
+//! (indexing one frontend's route set, what incremental builds rerun), `bind` (addresses to
+//! route sets), `workload` (claiming headless Services' endpoints), `read` and `routes`
+//! (rules read in place or lowered), `canonical` (input order) and `touch`.
+//!
+//! May use: every layer up to the table (the vocabulary, the input, `regex/`, `cond`,
+//! `index/`, `lower/`, the listener and Gateway status modules, `table/`); never the
+//! queries, the updates or the façade.
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -14,7 +14,7 @@ use crate::regex::RegexPool;
 use crate::table::{Part, Scope};
 
 /// The key and stored object of each route of an input, in input order.
-pub(super) type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
+type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
 
 /// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
 /// name as backends (for backend validity), every ReferenceGrant (`TableInput::routes`

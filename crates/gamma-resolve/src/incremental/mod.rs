@@ -1,14 +1,16 @@
-//! Incremental updates (layer 8) of a [`RouteTable`]: after one object changed in the snapshot, rebuild
-//! only the frontends (Service ports, Gateway listeners) and routes it affects, and share
-//! everything else with the previous table. The design is in `docs/incremental.md`.
+//! Incremental updates (layer 8) of a [`RouteTable`](crate::RouteTable): after one object
+//! changed in the snapshot, rebuild only the frontends (Service ports, Gateway listeners) and
+//! routes it affects, and share everything else with the previous table. The design is in
+//! `docs/incremental.md`.
 //!
 //! An update finds a *scope*: the Services and Gateways whose frontends it rebuilds and the
 //! routes it lowers again, closed so that every route in it has all of its parents in it and
 //! every frontend in it has all of its routes in it (and every frontend bound at one of its
-//! addresses). The scope is lowered and built by the same [`Builder`] as a full build, into a
-//! new [`Part`]; its bindings replace the scope's old ones, and its route conditions replace
-//! the older parts' conditions of the same routes. A change whose effect this module cannot
-//! bound rebuilds the whole table.
+//! addresses). The scope is lowered and built by the same
+//! [`Builder`](crate::build::Builder) as a full build, into a new
+//! [`Part`](crate::table::Part); its bindings replace the scope's old ones, and its route
+//! conditions replace the older parts' conditions of the same routes. A change whose effect
+//! this module cannot bound rebuilds the whole table.
 //!
 //! Files: `update.rs` runs an update (the table methods), `scope.rs` finds and closes its
 //! scope, `input.rs` lowers the scope's input, reusing kept routes.
@@ -30,8 +32,8 @@ use crate::table::Scope;
 /// into one (rebuilding their scopes together), so a table never holds more.
 pub(super) const MAX_PARTS: usize = 16;
 
-/// Without [`BuildOptions::keep_lowered_routes`], an update's part keeps the lowered routes of
-/// its scope only up to this many ([`Lowered`]): a change with a larger scope is rare, and its
+/// Without [`BuildOptions::keep_lowered_routes`](crate::BuildOptions::keep_lowered_routes), an update's part keeps the lowered routes of
+/// its scope only up to this many ([`Lowered`](crate::lower::Lowered)): a change with a larger scope is rare, and its
 /// routes would weigh more than relowering them costs.
 pub(super) const MAX_LOWERED: usize = 1024;
 
@@ -62,7 +64,7 @@ pub(super) enum Effect {
     Nothing,
     /// More than an update can bound: rebuild the whole table.
     Full,
-    /// Rebuild from these seeds (closed by [`close`]; nothing when empty), after rebinding
+    /// Rebuild from these seeds (closed by [`close`](scope::close); nothing when empty), after rebinding
     /// the endpoints of these headless Services ([`crate::MeshBinding::Workloads`]).
     Seeds(Scope, Vec<(String, String)>),
 }

@@ -13,7 +13,7 @@ use crate::table::{BuildOptions, Key, Scope};
 use super::*;
 
 /// The route kinds.
-pub(super) fn is_route_kind(k: ResourceKind) -> bool {
+fn is_route_kind(k: ResourceKind) -> bool {
     RouteKind::ALL.iter().any(|r| r.resource_kind() == k)
 }
 
@@ -27,7 +27,7 @@ pub(super) fn is_route_kind(k: ResourceKind) -> bool {
 ///   by its kind alone (`InvalidKind`), never by reading the object;
 /// - XMesh and the SMI kinds: read by the arbiter and the SMI conversion (ownership changes
 ///   arrive as route changes).
-pub(super) fn never_read(kind: ResourceKind) -> bool {
+fn never_read(kind: ResourceKind) -> bool {
     matches!(
         kind,
         ResourceKind::GatewayClass
@@ -185,11 +185,7 @@ pub(super) fn effect(
 }
 
 /// The routes with a backend on a core Service BackendTLSPolicy `p` targets, into `s`.
-pub(super) fn policy_backends(
-    snapshot: &Snapshot,
-    p: &gamma_model::gateway::BackendTlsPolicy,
-    s: &mut Scope,
-) {
+fn policy_backends(snapshot: &Snapshot, p: &gamma_model::gateway::BackendTlsPolicy, s: &mut Scope) {
     let ns = p.metadata.namespace_or_default();
     for t in &p.spec.target_refs {
         if t.group.is_empty() && t.kind == "Service" {
@@ -201,7 +197,7 @@ pub(super) fn policy_backends(
 
 /// A Service's readiness as lowering summarises it ([`crate::input::ServiceIr::ready`]),
 /// from the snapshot's EndpointSlices, or with slice `.0` as it was (`.1`) instead.
-pub(super) fn readiness(
+fn readiness(
     snapshot: &Snapshot,
     ns: &str,
     name: &str,
@@ -225,7 +221,7 @@ pub(super) fn readiness(
 
 /// Every Gateway and ListenerSet of the snapshot into `s` (what a Namespace or ReferenceGrant
 /// change can affect: selectors and certificateRefs of any listener).
-pub(super) fn all_listeners(snapshot: &Snapshot, s: &mut Scope) {
+fn all_listeners(snapshot: &Snapshot, s: &mut Scope) {
     for gw in snapshot.gateways() {
         s.gateways.insert((
             gw.metadata.namespace_or_default().to_string(),
@@ -243,7 +239,7 @@ pub(super) fn all_listeners(snapshot: &Snapshot, s: &mut Scope) {
 /// The Gateways and ListenerSets of the snapshot with a listener certificateRef naming Secret
 /// `key` (of group `""`, kind `Secret`, in its namespace or the listener's), into `s` (the
 /// Gateways and ListenerSets themselves are unchanged: as they are is as they were).
-pub(super) fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
+fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Scope) {
     let names = |ns: &str, listeners: &mut dyn Iterator<Item = &gamma_model::gateway::Listener>| {
         listeners
             .flat_map(|l| l.tls.iter().flat_map(|t| t.certificate_refs.iter()))
@@ -270,7 +266,7 @@ pub(super) fn secret_listeners(snapshot: &Snapshot, key: &ObjectKey, s: &mut Sco
 
 /// The (namespace, name) a ListenerSet's parentRef names (of any kind: reading more than the
 /// Gateway it joins only widens a scope).
-pub(super) fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> NameRef<'_> {
+fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> NameRef<'_> {
     let p = &ls.spec.parent_ref;
     let ns = p
         .namespace
@@ -280,7 +276,7 @@ pub(super) fn listener_set_parent(ls: &gamma_model::gateway::ListenerSet) -> Nam
 }
 
 /// A route's (kind, namespace, name), borrowed: ordered as its [`ObjectKey`].
-pub(super) type RouteRef<'a> = (ResourceKind, &'a str, &'a str);
+type RouteRef<'a> = (ResourceKind, &'a str, &'a str);
 
 /// A (namespace, name), borrowed.
 pub(super) type NameRef<'a> = (&'a str, &'a str);
@@ -289,7 +285,7 @@ pub(super) type NameRef<'a> = (&'a str, &'a str);
 /// change replaced (owned copies are made once, for the closed [`Scope`]); what is added is
 /// also queued, to be followed once.
 #[derive(Default)]
-pub(super) struct Closing<'a> {
+struct Closing<'a> {
     services: BTreeSet<NameRef<'a>>,
     gateways: BTreeSet<NameRef<'a>>,
     listener_sets: BTreeSet<NameRef<'a>>,

@@ -21,20 +21,20 @@ pub(crate) struct GrpcIndex {
     /// The prefilter set of `rest` ([`RegexPool::intern_grpc_set`]) when it holds at least
     /// [`GRPC_SET_MIN`] regex candidates: one pass over `service/method` instead of one or
     /// two regex searches per candidate.
-    pub(super) rest_set: Option<u32>,
+    rest_set: Option<u32>,
 }
 
 /// Regex candidates in a gRPC `rest` list from which one multi-pattern pass replaces the scan.
-pub(super) const GRPC_SET_MIN: usize = 2;
+const GRPC_SET_MIN: usize = 2;
 
 /// A gRPC candidate: its id and its service and method regexes.
-pub(super) type GrpcCand = (u32, Option<u32>, Option<u32>);
+type GrpcCand = (u32, Option<u32>, Option<u32>);
 
 /// Builder of a [`GrpcIndex`].
 #[derive(Debug, Default)]
 pub(crate) struct GrpcIndexBuilder {
-    pub(super) both: Map<Box<str>, Vec<u32>>,
-    pub(super) service: Map<Box<str>, Vec<u32>>,
+    both: Map<Box<str>, Vec<u32>>,
+    service: Map<Box<str>, Vec<u32>>,
     pub(super) method: Map<Box<str>, Vec<u32>>,
     pub(super) rest: Vec<GrpcCand>,
 }

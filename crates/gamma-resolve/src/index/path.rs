@@ -151,7 +151,7 @@ impl PathKeys {
 
     /// The key's bytes (no char-boundary checks: the resolve path compares bytes).
     #[inline]
-    pub(super) fn key_bytes(&self, e: &KeyEntry) -> &[u8] {
+    fn key_bytes(&self, e: &KeyEntry) -> &[u8] {
         let start = e.key as usize;
         self.bytes
             .as_bytes()

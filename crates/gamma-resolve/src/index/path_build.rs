@@ -30,7 +30,7 @@ pub(super) struct PendingKey<'i> {
 /// A key of [`PathKeysBuilder::by_key`]: (salt, key) with its [`salted_hash`], which is the
 /// map's hash ([`PassHash`]).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct SaltedKey<'i> {
+struct SaltedKey<'i> {
     pub(super) hash: u64,
     pub(super) salt: u32,
     pub(super) key: &'i str,
@@ -54,11 +54,11 @@ impl Eq for SaltedKey<'_> {}
 
 /// Hashes a [`SaltedKey`] as its precomputed (keyed) hash.
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct PassHash;
+struct PassHash;
 
 /// The hasher of [`PassHash`]: the last `u64` written (anything else is folded in).
 #[derive(Debug, Clone, Copy, Default)]
-pub(super) struct PassHasher(u64);
+struct PassHasher(u64);
 
 impl Hasher for PassHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -88,24 +88,24 @@ pub(super) const NONE: u32 = u32::MAX;
 pub(crate) struct PathKeysBuilder<'i> {
     /// (salt, key) -> pending key; table-wide, so it grows (amortised) instead of being
     /// created per route set.
-    pub(super) by_key: HashMap<SaltedKey<'i>, u32, PassHash>,
-    pub(super) pending: Vec<PendingKey<'i>>,
+    by_key: HashMap<SaltedKey<'i>, u32, PassHash>,
+    pending: Vec<PendingKey<'i>>,
     /// (candidate, next) links of the candidate chains.
-    pub(super) chain: Vec<(u32, u32)>,
-    pub(super) next_id: u32,
+    chain: Vec<(u32, u32)>,
+    next_id: u32,
     /// (salt, entries) of the indexes that need the hash.
     pub(super) large: Vec<(u32, (u32, u32))>,
     pub(super) out: PathKeys,
-    pub(super) scratch: Vec<u32>,
-    pub(super) keys_scratch: Vec<u32>,
+    scratch: Vec<u32>,
+    keys_scratch: Vec<u32>,
     /// The salted hash of each entry of `out` (by index), where the build computed one.
     pub(super) entry_hashes: Vec<Option<u64>>,
     /// The prefix keys of the index being finished, and their counting sort's counts.
-    pub(super) prefix_scratch: Vec<u32>,
-    pub(super) counts_scratch: Vec<u32>,
+    prefix_scratch: Vec<u32>,
+    counts_scratch: Vec<u32>,
     /// The keys [`PathKeysBuilder::reserve`] expects (an upper bound): `by_key` is sized once
     /// from it when the first index starts hashing, instead of rehashing as it doubles.
-    pub(super) expected: usize,
+    expected: usize,
 }
 
 /// Appends the pending keys `prefixes` to `out` by key length, longest first, keys of one
@@ -160,7 +160,7 @@ pub(super) fn longest_first(
 pub(crate) struct PathIndexBuilder {
     pub(super) id: u32,
     /// First and last of the index's pending keys (`NONE` = none), and their number.
-    pub(super) head: u32,
+    head: u32,
     pub(super) tail: u32,
     pub(super) count: usize,
     /// (candidate, regex, rejectable) of the regex paths.
@@ -171,7 +171,7 @@ pub(crate) struct PathIndexBuilder {
 }
 
 /// Indexes with up to this many keys (exact and prefix) dedupe by scanning while building.
-pub(super) const BUILD_SCAN_MAX: usize = 16;
+const BUILD_SCAN_MAX: usize = 16;
 
 /// Where a candidate goes in a path index.
 #[derive(Debug, Clone, Copy)]

@@ -11,20 +11,20 @@ use crate::hash::HashKeys;
 use crate::input::RouteIr;
 
 /// The lowered input of the routes one build read (each with the stored object it was lowered
-/// from), kept in its [`Part`] for later updates and builds: a route whose object is still the
-/// one in the snapshot (the same `Arc`: [`Snapshot::upsert`] makes a new one for every change)
+/// from), kept in its [`Part`](crate::table::Part) for later updates and builds: a route whose object is still the
+/// one in the snapshot (the same `Arc`: [`Snapshot::upsert`](gamma_model::Snapshot::upsert) makes a new one for every change)
 /// is not lowered again. Lowering depends only on the object and the validation options,
 /// which an update shares with the build of its table.
 ///
 /// An update's part keeps its scope's routes; the full build's part keeps every route only
-/// under [`BuildOptions::keep_lowered_routes`] (it would otherwise double the table's memory).
-/// Immutable and shared with the part: a build reads the routes in place ([`Routes::Shared`])
+/// under [`BuildOptions::keep_lowered_routes`](crate::BuildOptions::keep_lowered_routes) (it would otherwise double the table's memory).
+/// Immutable and shared with the part: a build reads the routes in place (`Routes::Shared` in the build)
 /// and its part keeps those it reused by `Arc`, so no update copies another part's map. Any
 /// number of updates from one table see the same routes; the table stays `Send + Sync` with
 /// no lock.
 ///
 /// Lowering reads the validation release and channel too: routes kept by a build for another
-/// bundle ([`RouteTable::build_reusing`] takes any earlier table) are never used.
+/// bundle ([`RouteTable::build_reusing`](crate::RouteTable::build_reusing) takes any earlier table) are never used.
 #[derive(Debug, Default)]
 pub(crate) struct Lowered {
     /// The release and channel the routes were validated against.

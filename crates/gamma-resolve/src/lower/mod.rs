@@ -1,7 +1,11 @@
-//! Lowering a [`Snapshot`] into [`TableInput`]: routes translated from their
+//! Lowering (layer 4): a [`Snapshot`] into [`TableInput`]: routes translated from their
 //! [`gamma_model::ir`] conversion (defaults and validation applied there, once; see
-//! [`route`]), label selectors resolved against Namespace labels, EndpointSlice readiness
-//! summarised.
+//! [`route`]; valid plain HTTPRoutes match by match in [`plain`]), label selectors resolved
+//! against Namespace labels, EndpointSlice readiness summarised ([`endpoints`]), and the
+//! lowered routes a table keeps for later builds ([`kept`]).
+//!
+//! May use: the vocabulary, the input, the regex pool, the listener helpers and the
+//! Gateway status reasons; never the table or anything above it.
 
 mod endpoints;
 mod kept;

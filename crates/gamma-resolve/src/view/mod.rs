@@ -1,5 +1,5 @@
 //! Views (layer 7, a query): read-only access to the compiled table by frontend, as data
-//! ([`RouteTable::view`]): which Service port or Gateway listener a route set belongs to
+//! ([`RouteTable::view`](crate::RouteTable::view)): which Service port or Gateway listener a route set belongs to
 //! ([`frontends`]), the view types ([`types`]), their rendering from the table's layout
 //! ([`render`]), and the entries no request reaches ([`shadow`]).
 //!
