@@ -569,7 +569,7 @@ pub fn resolve(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u
         (RouteKind::Http | RouteKind::Grpc, _) => {
             // mesh hostnames count only under the policy that says so
             // (a mesh route's hostnames are its own: nothing ranks behind them)
-            let set: Vec<(&RouteIr, Vec<(Option<String>, (usize, usize))>)> = set
+            let set: Vec<(&RouteIr, gateway::EffectiveHosts)> = set
                 .iter()
                 .map(|r| {
                     let hosts = if policy.match_host_header && !r.hostnames.is_empty() {
@@ -635,7 +635,7 @@ fn at_gateway(input: &TableInput, policy: Policy, req: &Request<'_>, entropy: u6
 /// each route comes with the hostnames it matches (`None`: any host).
 fn http_winner<'r>(
     kind: RouteKind,
-    set: &[(&'r RouteIr, Vec<(Option<String>, (usize, usize))>)],
+    set: &[(&'r RouteIr, gateway::EffectiveHosts)],
     req: &Request<'_>,
 ) -> Option<(&'r RouteIr, usize)> {
     let (path, query) = match req.path_and_query.split_once('?') {

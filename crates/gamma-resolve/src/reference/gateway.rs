@@ -163,6 +163,10 @@ fn specificity(h: Option<&str>) -> (u8, usize) {
     }
 }
 
+/// A route's effective hostnames on a listener, each with the specificity of the route
+/// hostname behind it (see `effective_hosts`).
+pub(super) type EffectiveHosts = Vec<(Option<String>, (usize, usize))>;
+
 /// A hostname's specificity as the spec ranks route hostnames: (characters when it is not a
 /// wildcard, characters); `None` is (0, 0).
 pub(super) fn specificity_of(h: Option<&str>) -> (usize, usize) {
@@ -178,11 +182,7 @@ pub(super) fn specificity_of(h: Option<&str>) -> (usize, usize) {
 /// (the more specific of the two), lowercased; empty when none does. Each comes with the
 /// specificity of the most specific route hostname that yields it when `by_route_host`
 /// (Gateway API v1.7: equal intersections rank by the route's own hostname), else (0, 0).
-fn effective_hosts(
-    route: &RouteIr,
-    listener: &ListenerIr,
-    by_route_host: bool,
-) -> Vec<(Option<String>, (usize, usize))> {
+fn effective_hosts(route: &RouteIr, listener: &ListenerIr, by_route_host: bool) -> EffectiveHosts {
     let origin = |rh: &str| {
         if by_route_host {
             specificity_of(Some(rh))
@@ -239,7 +239,7 @@ pub(super) enum Found<'i> {
     NoListener,
     /// The routes attached to the chosen listener, each with its effective hostnames and the
     /// specificity of the route hostname behind each (see `effective_hosts`).
-    Routes(Vec<(&'i RouteIr, Vec<(Option<String>, (usize, usize))>)>),
+    Routes(Vec<(&'i RouteIr, EffectiveHosts)>),
 }
 
 /// The listener of the first Gateway with address `dst` and a listener on `port` that the
