@@ -125,12 +125,14 @@ pub struct Forward<'a> {
     /// `CORS` filter (JSON form).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cors: Option<&'a serde_json::Value>,
-    /// `timeouts` (JSON form).
+    /// The rule's `timeouts` (GEP-1742).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeouts: Option<&'a serde_json::Value>,
-    /// `retry` (JSON form).
+    pub timeouts: Option<&'a crate::timing::RuleTimeouts>,
+    /// The rule's `retry` (GEP-1731): the data plane retries as it says
+    /// ([`RetryPolicy::attempts`](crate::RetryPolicy::attempts),
+    /// [`RetryPolicy::is_disabled`](crate::RetryPolicy::is_disabled)).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub retry: Option<&'a serde_json::Value>,
+    pub retry: Option<&'a crate::timing::RetryPolicy>,
     /// `ExtensionRef` filters passed through (only with `ExtensionRefs::PassThrough`).
     pub extensions: &'a [String],
     /// The TLS settings of the connection to the backend, when a BackendTLSPolicy applies to

@@ -726,10 +726,10 @@ pub struct RuleIr {
     pub filters: Filters,
     /// backendRefs.
     pub backends: Backends,
-    /// Timeouts and retry, kept as JSON (forwarded verbatim in decisions).
-    pub timeouts: Option<serde_json::Value>,
-    /// Retry.
-    pub retry: Option<serde_json::Value>,
+    /// Timeouts (GEP-1742), forwarded in decisions.
+    pub timeouts: Option<crate::timing::RuleTimeouts>,
+    /// Retry policy (GEP-1731), forwarded in decisions.
+    pub retry: Option<crate::timing::RetryPolicy>,
     /// Set when the rule is unusable (dropped, `PartiallyInvalid`).
     pub invalid: Option<Invalid>,
 }

@@ -83,6 +83,7 @@ mod request;
 mod resolve;
 mod status_model;
 mod table;
+mod timing;
 mod trace;
 mod view;
 
@@ -99,6 +100,7 @@ pub use table::{
     BuildOptions, ExtensionRefs, HostnamePrecedence, MeshBinding, MeshHostnames,
     MeshReferenceGrants, RouteParentKey, RouteTable, TableStats,
 };
+pub use timing::{RetryPolicy, RuleTimeouts, gateway_duration};
 pub use trace::{
     Distribution, DistributionError, EditedHeaders, EndShare, Forwarded, HeaderState, Hop,
     HopOutcome, HopRequest, NextClient, Trace, TraceEnd, TraceOptions,

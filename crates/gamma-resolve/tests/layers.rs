@@ -42,6 +42,7 @@ const LAYERS: Layers<'static> = Layers {
         ("hash.rs", 1),
         ("headers.rs", 1),
         ("hostname.rs", 1),
+        ("timing.rs", 1),
         ("path.rs", 1),
         ("precedence.rs", 1),
         ("redirect.rs", 1),

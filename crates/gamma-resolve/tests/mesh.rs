@@ -889,7 +889,11 @@ fn forward_carries_filters_and_drops_unresolved_mirrors() {
             fraction: (100, 100),
         },
     ];
-    r.rules[0].timeouts = Some(serde_json::json!({"request": "10s"}));
+    r.rules[0].timeouts = Some(RuleTimeouts::new(
+        Some(std::time::Duration::from_secs(10)),
+        None,
+    ));
+    r.rules[0].retry = Some(RetryPolicy::new([503], None, None));
     let t = table(vec![r]);
     let Decision::Forward(f) = t.resolve(&get(SVC_IP, 80, "/"), 0) else {
         panic!()
@@ -903,7 +907,19 @@ fn forward_carries_filters_and_drops_unresolved_mirrors() {
         (f.mirrors[0].name.as_str(), f.mirrors[0].numerator),
         ("v2", 50)
     );
-    assert_eq!(f.timeouts.unwrap()["request"], "10s");
+    // GEP-1742 timeouts and GEP-1731 retry reach the data plane typed, attempts defaulted
+    assert_eq!(
+        f.timeouts.and_then(|t| t.request),
+        Some(std::time::Duration::from_secs(10))
+    );
+    assert_eq!(
+        f.retry.map(|r| (r.attempts(), r.is_disabled())),
+        Some((1, false))
+    );
+    assert_eq!(
+        serde_json::to_value(f.timeouts).unwrap(),
+        serde_json::json!({"request": "10s"})
+    );
     let refs = t.parent_conditions()[0].condition(RESOLVED_REFS).unwrap();
     assert_eq!(refs.reason, "BackendNotFound");
 }

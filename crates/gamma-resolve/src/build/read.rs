@@ -139,9 +139,9 @@ pub(crate) struct RuleRead<'i> {
     /// The backendRefs.
     pub(crate) backends: BackendsRead<'i>,
     /// Timeouts, as the lowering keeps them.
-    pub(crate) timeouts: Option<&'i serde_json::Value>,
+    pub(crate) timeouts: Option<&'i crate::timing::RuleTimeouts>,
     /// Retry, as the lowering keeps it.
-    pub(crate) retry: Option<&'i serde_json::Value>,
+    pub(crate) retry: Option<&'i crate::timing::RetryPolicy>,
     /// Why the rule is dropped, if it is (never for a rule read in place).
     pub(crate) invalid: Option<&'i Invalid>,
 }

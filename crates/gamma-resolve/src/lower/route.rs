@@ -27,8 +27,6 @@
 //! rule is dropped is still lowered rule by rule, so that the table reports each rule's reason.
 //! Field paths are formatted only for the message of an error.
 
-use std::time::Duration;
-
 use gamma_model::gateway::ParentKind;
 use gamma_model::ir::{
     self, CorsPolicy, DroppedRule, GrpcFilter, HttpFilter, Partial, PathMatch, PathModifier,
@@ -498,54 +496,14 @@ fn grpc_filters(list: Vec<GrpcFilter>, at: &dyn Fn() -> String) -> Result<Filter
     Ok(out)
 }
 
-/// A Gateway API Duration (GEP-2257) for a validated value: hours, minutes, seconds and
-/// milliseconds, zero parts left out (`10s`, `1h30m`, `1s500ms`; `0s` for zero).
-fn duration(d: Duration) -> String {
-    use std::fmt::Write;
-    let ms = d.as_millis();
-    if ms == 0 {
-        return "0s".to_string();
-    }
-    let parts = [
-        (ms / 3_600_000, "h"),
-        (ms / 60_000 % 60, "m"),
-        (ms / 1_000 % 60, "s"),
-        (ms % 1_000, "ms"),
-    ];
-    let mut out = String::new();
-    for (n, unit) in parts {
-        if n > 0 {
-            let _ = write!(out, "{n}{unit}");
-        }
-    }
-    out
+/// `timeouts`, typed (forwarded in decisions).
+fn timeouts_of(t: &ir::Timeouts) -> crate::timing::RuleTimeouts {
+    crate::timing::RuleTimeouts::new(t.request, t.backend_request)
 }
 
-/// `timeouts` in its wire form (forwarded in decisions), from the validated durations.
-fn timeouts_json(t: &ir::Timeouts) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    if let Some(d) = t.request {
-        m.insert("request".into(), duration(d).into());
-    }
-    if let Some(d) = t.backend_request {
-        m.insert("backendRequest".into(), duration(d).into());
-    }
-    serde_json::Value::Object(m)
-}
-
-/// `retry` in its wire form (forwarded in decisions).
-fn retry_json(r: &ir::Retry) -> serde_json::Value {
-    let mut m = serde_json::Map::new();
-    if !r.codes.is_empty() {
-        m.insert("codes".into(), r.codes.clone().into());
-    }
-    if let Some(a) = r.attempts {
-        m.insert("attempts".into(), a.into());
-    }
-    if let Some(d) = r.backoff {
-        m.insert("backoff".into(), duration(d).into());
-    }
-    serde_json::Value::Object(m)
+/// `retry`, typed (forwarded in decisions).
+fn retry_of(r: &ir::Retry) -> crate::timing::RetryPolicy {
+    crate::timing::RetryPolicy::new(r.codes.clone(), r.attempts, r.backoff)
 }
 
 fn http_rule(rule: ir::HttpRule, regexes: &mut RegexPool) -> RuleIr {
@@ -601,8 +559,8 @@ pub(super) fn lower_http_rule_into<M, B>(
     // exact sizes: more than fit inline go to the heap at once
     out.matches.reserve_exact(rule.matches.len());
     out.backends.reserve_exact(rule.backends.len());
-    out.timeouts = rule.timeouts.as_ref().map(timeouts_json);
-    out.retry = rule.retry.as_ref().map(retry_json);
+    out.timeouts = rule.timeouts.as_ref().map(timeouts_of);
+    out.retry = rule.retry.as_ref().map(retry_of);
     let at = || format!("spec.rules[{index}]");
     let result = (|| -> Result<(), Invalid> {
         for (mi, m) in rule.matches.enumerate() {

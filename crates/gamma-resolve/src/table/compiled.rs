@@ -116,8 +116,8 @@ pub(crate) struct Extras {
     pub(crate) rewrite: Option<RewriteC>,
     pub(crate) mirrors: Vec<Mirror>,
     pub(crate) cors: Option<serde_json::Value>,
-    pub(crate) timeouts: Option<serde_json::Value>,
-    pub(crate) retry: Option<serde_json::Value>,
+    pub(crate) timeouts: Option<crate::timing::RuleTimeouts>,
+    pub(crate) retry: Option<crate::timing::RetryPolicy>,
     pub(crate) extensions: Vec<String>,
     /// The rule's single `PathPrefix` value, kept only when a `ReplacePrefixMatch` needs it.
     pub(crate) prefix: Option<Box<str>>,

@@ -259,10 +259,10 @@ pub struct FiltersView<'t> {
     pub cors: Option<&'t serde_json::Value>,
     /// The rule's `timeouts`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeouts: Option<&'t serde_json::Value>,
+    pub timeouts: Option<&'t crate::timing::RuleTimeouts>,
     /// The rule's `retry`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub retry: Option<&'t serde_json::Value>,
+    pub retry: Option<&'t crate::timing::RetryPolicy>,
     /// `ExtensionRef` filters (`group/kind/name`).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub extensions: &'t [String],

@@ -345,10 +345,11 @@ pub fn render_decision(d: &Decision<'_>, style: &Style) -> String {
             out.push_str(&format!("  {label}: {}\n", parts.join(", ")));
         }
         if let Some(t) = f.timeouts {
-            out.push_str(&format!("  timeouts: {}\n", compact(t)));
+            let t = serde_json::to_value(t).unwrap_or_default();
+            out.push_str(&format!("  timeouts: {}\n", compact(&t)));
         }
         if let Some(r) = f.retry {
-            out.push_str(&format!("  retry: {}\n", compact(r)));
+            out.push_str(&format!("  retry: {}\n", retry_text(r)));
         }
         for m in f.mirrors {
             out.push_str(&format!(
@@ -361,6 +362,29 @@ pub fn render_decision(d: &Decision<'_>, style: &Style) -> String {
 }
 
 /// `{"request":"10s"}` as `request 10s`.
+/// A retry policy for people: how many retries (the default named as such), on which codes,
+/// how far apart; or that it is off.
+fn retry_text(r: &gamma_mesh::resolve::RetryPolicy) -> String {
+    if r.is_disabled() {
+        return "disabled (attempts 0)".into();
+    }
+    let mut parts = vec![match r.attempts {
+        Some(n) => format!("attempts {n}"),
+        None => format!("attempts {} (default)", r.attempts()),
+    }];
+    if !r.codes.is_empty() {
+        let codes: Vec<String> = r.codes.iter().map(u16::to_string).collect();
+        parts.push(format!("codes {}", codes.join(",")));
+    }
+    if let Some(b) = r.backoff {
+        parts.push(format!(
+            "backoff {}",
+            gamma_mesh::resolve::gateway_duration(b)
+        ));
+    }
+    parts.join(", ")
+}
+
 fn compact(v: &serde_json::Value) -> String {
     match v.as_object() {
         Some(map) => map
