@@ -139,6 +139,16 @@ impl Arbiter {
         &self.config
     }
 
+    /// Sets [`ArbiterConfig::ignore_parent_ref_controllers`] (whether the route CRDs declare
+    /// `parentRefs[].controllers` is learnt from the cluster, after the arbiter is made).
+    /// Returns whether it changed: decisions made before then must be made again in full
+    /// ([`Arbiter::decide_all`]), as [`Arbiter::update`] re-decides only what an object changed.
+    pub fn set_ignore_parent_ref_controllers(&mut self, ignore: bool) -> bool {
+        let changed = self.config.ignore_parent_ref_controllers != ignore;
+        self.config.ignore_parent_ref_controllers = ignore;
+        changed
+    }
+
     /// The registry for `snapshot` (configuration merged with its XMesh objects).
     pub fn registry(&self, snapshot: &Snapshot) -> Registry {
         Registry::build(&self.config, snapshot)

@@ -56,6 +56,15 @@ pub struct ArbiterConfig {
     /// [ParentReference.group]: https://gateway-api.sigs.k8s.io/reference/spec/#parentreference
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub core_group_alias: bool,
+    /// Level 1 reads only the route annotation ([`Keys::route_controllers_annotation`]),
+    /// never `parentRefs[].controllers`: for clusters whose route CRDs do not declare that
+    /// gamma-rs extension (the upstream CRDs), where the API server refuses or prunes the field,
+    /// so that a copy of a route that still carries it (a file, a cache filled before the CRDs
+    /// were reinstalled) is decided as the stored route is. gamma-kube sets it from the CRDs
+    /// it watches (docs/ownership.md, "The `controllers` field on a real cluster"). Every
+    /// controller of the cluster must agree on it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_parent_ref_controllers: bool,
 }
 
 /// One mesh (or other controller) sharing the cluster.
@@ -245,6 +254,13 @@ impl ArbiterConfig {
     /// Sets [`ArbiterConfig::core_group_alias`] (non-standard: `group: core` is the core group).
     pub fn with_core_group_alias(mut self, on: bool) -> Self {
         self.core_group_alias = on;
+        self
+    }
+
+    /// Sets [`ArbiterConfig::ignore_parent_ref_controllers`] (level 1 reads only the route
+    /// annotation).
+    pub fn with_ignore_parent_ref_controllers(mut self, on: bool) -> Self {
+        self.ignore_parent_ref_controllers = on;
         self
     }
 

@@ -442,7 +442,12 @@ impl<'a> Ladder<'a> {
         parent_ref: &'a ParentReference,
     ) -> VerdictId {
         // Level 1: parentRef.controllers, else the route annotation. Several names: shared.
-        if let Some(list) = &parent_ref.controllers {
+        // Where the route CRDs do not declare `controllers`, only the annotation counts.
+        if let Some(list) = parent_ref
+            .controllers
+            .as_ref()
+            .filter(|_| !self.config.ignore_parent_ref_controllers)
+        {
             let n: Vec<&str> = list.iter().flat_map(|s| names(s)).collect();
             if !n.is_empty() {
                 let v = Verdict::Owned {

@@ -867,3 +867,51 @@ fn a_misgrouped_service_parent_is_not_a_service_unless_core_is_aliased() {
     ));
     assert_eq!(d, compat.decide_all(&snap));
 }
+
+// docs/ownership.md, "The `controllers` field on a real cluster": where the route CRDs do not
+// declare `parentRefs[].controllers`, the API server prunes it, so level 1 reads only the route
+// annotation. Ignoring the field decides every route as if the field were not written, whatever
+// the other signals, on the full and the incremental path.
+#[test]
+fn ignoring_parent_ref_controllers_decides_as_if_the_field_were_pruned() {
+    for &lo in SIGNALS.iter().skip(1) {
+        for (hm, lm) in [("istio", "linkerd"), ("linkerd", "istio")] {
+            let with_field = Cluster {
+                signals: vec![(Signal::ParentRefControllers, hm), (lo, lm)],
+            };
+            let pruned = Cluster {
+                signals: vec![(lo, lm)],
+            };
+            let (config, snap) = with_field.build();
+            let ignoring = Arbiter::new(config.with_ignore_parent_ref_controllers(true)).unwrap();
+            let got = ignoring.decide_all(&snap);
+            let want = pruned.verdict();
+            let r = http_route_ref("app", "r");
+            assert_eq!(got.verdict(&r, 0), Some(&want), "{hm} over {lo:?}={lm}");
+            // the incremental path agrees: the route re-decided after a change to it
+            let mut updated = got.clone();
+            ignoring.update(
+                &mut updated,
+                &snap,
+                &ObjectKey::new(ResourceKind::HttpRoute, "app", "r"),
+            );
+            assert_eq!(updated, got);
+        }
+    }
+}
+
+#[test]
+fn the_option_to_ignore_parent_ref_controllers_is_a_configuration_key_and_a_setter() {
+    let config = ArbiterConfig::decode("meshes: []\nignoreParentRefControllers: true\n").unwrap();
+    assert!(config.ignore_parent_ref_controllers);
+    assert!(
+        !ArbiterConfig::decode("meshes: []\n")
+            .unwrap()
+            .ignore_parent_ref_controllers
+    );
+    let mut arbiter = Arbiter::new(ArbiterConfig::default()).unwrap();
+    assert!(arbiter.set_ignore_parent_ref_controllers(true));
+    assert!(!arbiter.set_ignore_parent_ref_controllers(true));
+    assert!(arbiter.config().ignore_parent_ref_controllers);
+    assert!(arbiter.set_ignore_parent_ref_controllers(false));
+}

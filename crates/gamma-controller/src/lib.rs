@@ -263,6 +263,18 @@ impl Reconciler {
         &self.arbiter
     }
 
+    /// Sets [`ArbiterConfig::ignore_parent_ref_controllers`]: whether ladder level 1 reads only
+    /// the route annotation, learnt from the cluster's CRDs (gamma-kube's
+    /// `crd_extension::Availability`). Returns whether it changed; the decisions made before are
+    /// then dropped, so the next reconciliation, incremental or not, decides everything again.
+    pub fn set_ignore_parent_ref_controllers(&mut self, ignore: bool) -> bool {
+        let changed = self.arbiter.set_ignore_parent_ref_controllers(ignore);
+        if changed {
+            self.decisions = None;
+        }
+        changed
+    }
+
     /// The current decisions (after the first reconciliation).
     pub fn decisions(&self) -> Option<&Decisions> {
         self.decisions.as_ref()

@@ -417,3 +417,28 @@ spec:
         Some(("False".into(), "Conflicted".into()))
     );
 }
+
+// docs/ownership.md, "The `controllers` field on a real cluster": a controller learns from the
+// CRDs, after it was made, whether `parentRefs[].controllers` can be stored. Setting
+// `ignore_parent_ref_controllers` drops the earlier decisions, so the next reconciliation,
+// even an incremental one for an unrelated object, decides every pair as a controller
+// configured that way from the start does (shop/cart names Linkerd only in `controllers`).
+#[test]
+fn learning_that_the_crds_lack_controllers_re_decides_every_pair_at_the_next_reconciliation() {
+    let (config, snap) = sample();
+    let mut linkerd = controller(&config, "linkerd");
+    linkerd.reconcile(&snap, t(0));
+    let cart = http("shop", "cart");
+    let before = linkerd.decisions().unwrap().verdict(&cart, 0).cloned();
+    assert!(linkerd.set_ignore_parent_ref_controllers(true));
+    assert!(!linkerd.set_ignore_parent_ref_controllers(true));
+    assert!(linkerd.decisions().is_none());
+    let unrelated = ObjectKey::new(ResourceKind::Namespace, "", "default");
+    linkerd.reconcile_change(&snap, &unrelated, t(1));
+    let ignoring = config.clone().with_ignore_parent_ref_controllers(true);
+    let mut fresh = controller(&ignoring, "linkerd");
+    fresh.reconcile(&snap, t(1));
+    let after = linkerd.decisions().unwrap();
+    assert_eq!(after, fresh.decisions().unwrap());
+    assert_ne!(after.verdict(&cart, 0).cloned(), before);
+}

@@ -21,6 +21,10 @@
 //!   Prometheus counters ([`metrics`]); configured by [`RunConfig`] and [`LeaseConfig`], stopped
 //!   with an [`Error`] that says whether a restart can help.
 //! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
+//! - [`crd_extension`]: the `parentRefs[].controllers` CRD extension (the JSON patch that
+//!   declares it in the route CRDs, generated from gamma-model's schema) and whether the
+//!   installed CRDs declare it; where they do not, ladder level 1 reads only the route
+//!   annotation.
 //! - [`convert`]: Service, Namespace and EndpointSlice to and from k8s-openapi.
 //! - `gateway_api_rs` (feature `gateway-api-rs`): the Gateway API kinds to and from the
 //!   `gateway-api` crate's types (0.22, Gateway API v1.5.1), refusing with the field path
@@ -54,6 +58,7 @@
 )]
 
 pub mod convert;
+pub mod crd_extension;
 #[cfg(feature = "gateway-api-rs")]
 pub mod gateway_api_rs;
 pub mod kinds;

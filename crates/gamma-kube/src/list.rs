@@ -5,6 +5,7 @@ use gamma_model::ResourceKind;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, ListParams};
 
+use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds::{self, api_resource};
 
 /// What [`list_all`] read.
@@ -19,6 +20,10 @@ pub struct Listed {
     pub kinds: Vec<(ResourceKind, &'static str)>,
     /// Gateway API kinds not listed: no Established CRD serves a version gamma-rs models.
     pub missing: Vec<ResourceKind>,
+    /// Whether the route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension):
+    /// where they do not, ladder level 1 must read only the route annotation
+    /// (`ArbiterConfig::ignore_parent_ref_controllers`), as gamma-kube's runtime does.
+    pub parent_ref_controllers: Availability,
 }
 
 /// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
@@ -27,7 +32,16 @@ pub struct Listed {
 pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut served = std::collections::BTreeMap::new();
+    let mut route_crds = Vec::new();
     for crd in crds.list(&ListParams::default()).await? {
+        let name = crd.metadata.name.as_deref().unwrap_or_default();
+        if crd_extension::ROUTE_CRDS.iter().any(|(_, n)| *n == name) {
+            // A route CRD of a shape gamma-rs cannot read declares nothing.
+            route_crds.push(
+                CrdState::from_crd(&crd_extension::to_value(&crd))
+                    .unwrap_or_else(|_| CrdState::unreadable(name)),
+            );
+        }
         let established = crd.status.as_ref().is_some_and(|s| {
             s.conditions
                 .iter()
@@ -38,7 +52,10 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
             served.insert(kind, version);
         }
     }
-    let mut listed = Listed::default();
+    let mut listed = Listed {
+        parent_ref_controllers: Availability::of(&route_crds),
+        ..Listed::default()
+    };
     for kind in kinds::watched() {
         let version = match kinds::builtin_version(kind) {
             Some(v) => v,

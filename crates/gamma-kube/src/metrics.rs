@@ -4,6 +4,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 /// The `kind` label of reconciles.
@@ -41,6 +42,10 @@ pub struct Metrics {
     /// Status entries `me` wanted but left out: the route's `status.parents` was at its
     /// 32-entry cap, and other controllers' entries are never evicted.
     pub entries_dropped: Counter,
+    /// 1 when every served version of every installed route CRD declares
+    /// `parentRefs[].controllers` (the gamma-rs CRD extension), else 0: ladder level 1 then
+    /// reads only the route annotation. Set once the CRDs have listed, and at every change.
+    pub parent_ref_controllers_declared: Gauge,
 }
 
 impl Metrics {
@@ -83,6 +88,11 @@ impl Metrics {
             "status_entries_dropped",
             "Status entries left out at the 32-entry status.parents cap",
             m.entries_dropped.clone(),
+        );
+        r.register(
+            "parent_ref_controllers_declared",
+            "1 when the route CRDs declare parentRefs[].controllers (gamma-rs CRD extension), else 0",
+            m.parent_ref_controllers_declared.clone(),
         );
         m
     }

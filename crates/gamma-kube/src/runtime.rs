@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
+use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
 use crate::status::{self, Backoff, ObjectUpdate, StatusWriter, Update, Written};
@@ -149,6 +150,11 @@ pub struct State {
     pub status_full: BTreeSet<ObjectKey>,
     /// Changes seen but not reconciled yet (0 with `ready` and `leader`: caught up).
     pub pending: usize,
+    /// Whether the route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension,
+    /// [`crate::crd_extension`]); `None` until the CRDs have listed. Unless it is
+    /// [`Availability::Declared`], ladder level 1 reads only the route annotation (said once
+    /// with a warning, and by the gauge `gamma_parent_ref_controllers_declared`).
+    pub parent_ref_controllers: Option<Availability>,
 }
 
 /// A runtime before it runs: its state can be watched.
@@ -184,6 +190,8 @@ struct Loop {
     crds: BTreeMap<String, (ResourceKind, &'static str)>,
     /// CRD names listed during a CRD relist.
     crd_relist: Option<BTreeSet<String>>,
+    /// The route CRDs installed, as the `controllers` extension sees them.
+    route_crds: BTreeMap<String, CrdState>,
     crds_synced: bool,
     pending: BTreeSet<ObjectKey>,
     full: bool,
@@ -249,6 +257,7 @@ impl Runtime {
             tasks: BTreeMap::new(),
             crds: BTreeMap::new(),
             crd_relist: None,
+            route_crds: BTreeMap::new(),
             crds_synced: false,
             pending: BTreeSet::new(),
             full: true,
@@ -299,6 +308,13 @@ impl Runtime {
                 },
                 () = tokio::time::sleep_until(deadline), if due => {
                     let Some(mut r) = reconciler.take() else { break };
+                    // Level 1 reads `parentRefs[].controllers` only where the CRDs store it; a
+                    // change of that re-decides everything.
+                    let ignore = config.reconciler.arbiter.ignore_parent_ref_controllers
+                        || !l.state.parent_ref_controllers.as_ref().is_some_and(Availability::is_declared);
+                    if r.set_ignore_parent_ref_controllers(ignore) {
+                        l.full = true;
+                    }
                     let snapshot = l.store.snapshot().clone();
                     let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
                     // Each reconcile_change updates the route table for its object: a large
@@ -421,6 +437,7 @@ impl Loop {
 
     fn crd(&mut self, crd: &CustomResourceDefinition) {
         let name = crd.metadata.name.clone().unwrap_or_default();
+        self.route_crd(&name, Some(crd));
         let established = crd.status.as_ref().is_some_and(|s| {
             s.conditions
                 .iter()
@@ -438,6 +455,53 @@ impl Loop {
                 }
             }
         }
+    }
+
+    /// Records route CRD `name` as `crd` shows it (`None`: deleted), for the `controllers`
+    /// extension.
+    fn route_crd(&mut self, name: &str, crd: Option<&CustomResourceDefinition>) {
+        if !crd_extension::ROUTE_CRDS.iter().any(|(_, n)| *n == name) {
+            return;
+        }
+        let Some(crd) = crd else {
+            self.route_crds.remove(name);
+            return;
+        };
+        match CrdState::from_crd(&crd_extension::to_value(crd)) {
+            Ok(state) => {
+                self.route_crds.insert(name.to_owned(), state);
+            }
+            Err(error) => {
+                // Read as declaring nothing: level 1 then reads only the annotation.
+                warn!(crd = name, %error, "route CRD not understood: parentRefs[].controllers taken as undeclared");
+                self.route_crds
+                    .insert(name.to_owned(), CrdState::unreadable(name));
+            }
+        }
+    }
+
+    /// Once the CRDs have listed: whether the route CRDs declare `parentRefs[].controllers`,
+    /// said once per change (a warning when they do not, and the gauge), and a full
+    /// reconciliation when it changed.
+    fn controllers_availability(&mut self, metrics: &Metrics, debounce: Duration) {
+        if !self.crds_synced {
+            return;
+        }
+        let now = Availability::of(self.route_crds.values());
+        if self.state.parent_ref_controllers.as_ref() == Some(&now) {
+            return;
+        }
+        if now.is_declared() {
+            info!(%now, "parentRefs[].controllers available: ladder level 1 reads it");
+        } else {
+            warn!(%now, "parentRefs[].controllers unavailable");
+        }
+        metrics
+            .parent_ref_controllers_declared
+            .set(i64::from(now.is_declared()));
+        self.state.parent_ref_controllers = Some(now);
+        self.full = true;
+        self.touch(debounce);
     }
 
     fn handle(&mut self, message: Message, debounce: Duration, metrics: &Metrics) {
@@ -470,9 +534,12 @@ impl Loop {
                         names.insert(c.metadata.name.clone().unwrap_or_default());
                     }
                     self.crd(&c);
+                    self.controllers_availability(metrics, debounce);
                     self.touch(debounce);
                 }
                 Event::Delete(c) => {
+                    self.route_crd(c.metadata.name.as_deref().unwrap_or_default(), None);
+                    self.controllers_availability(metrics, debounce);
                     if let Some((kind, _)) = self
                         .crds
                         .remove(c.metadata.name.as_deref().unwrap_or_default())
@@ -498,7 +565,9 @@ impl Loop {
                             self.stop(kind);
                         }
                     }
+                    self.route_crds.retain(|name, _| listed.contains(name));
                     self.crds_synced = true;
+                    self.controllers_availability(metrics, debounce);
                     for kind in kinds::watched() {
                         if kinds::is_custom(kind)
                             && !self.tasks.contains_key(&kind)

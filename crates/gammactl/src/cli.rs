@@ -40,6 +40,84 @@ pub enum Command {
     /// Decide whether SMI access control (TrafficTarget) allows a request between two
     /// ServiceAccounts: the reference to test a translation to a mesh's authorization policy.
     Authorize(AuthorizeArgs),
+    /// Extend the installed Gateway API CRDs with a field gamma-rs models ahead of upstream.
+    #[command(subcommand)]
+    CrdExtension(CrdExtensionCommand),
+}
+
+/// The CRD extensions `gammactl crd-extension` installs.
+#[derive(Debug, Subcommand)]
+pub enum CrdExtensionCommand {
+    /// Declare `parentRefs[].controllers` (ladder level 1, proposal gateway-api#3444) in
+    /// `ParentReference` of every served version of every route CRD (HTTPRoute, GRPCRoute,
+    /// TLSRoute, TCPRoute, UDPRoute; `spec.parentRefs[]` and `status.parents[].parentRef`), and
+    /// annotate each CRD `gamma-rs.dev/crd-extension: controllers`.
+    ///
+    /// Without a cluster, prints the change as `kubectl patch crd --type=json` commands for the
+    /// CRDs of --bundle-version and --channel. With --kubeconfig, --context or --cluster, reads
+    /// the installed route CRDs and applies what each lacks (nothing when it is there: applying
+    /// twice changes nothing). --remove does the inverse. The schema is the one `validate`
+    /// checks against (generated from gamma-model's); the bundle's annotations are kept, so the
+    /// `safe-upgrades` admission policy admits the change. Reinstalling the upstream CRDs (a
+    /// Gateway API upgrade) removes the field: run this again after one. See
+    /// docs/ownership.md, "The `controllers` field on a real cluster".
+    Controllers(CrdExtensionArgs),
+}
+
+/// `gammactl crd-extension controllers`.
+#[derive(Debug, Args)]
+pub struct CrdExtensionArgs {
+    /// Apply to the cluster of this kubeconfig (its current context, or `--context`).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Apply to this context's cluster (of `--kubeconfig`, else of `$KUBECONFIG` or
+    /// `~/.kube/config`).
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// Apply to the cluster kubectl would use (the current kubeconfig context), or, inside a
+    /// pod, the cluster of its service account.
+    #[arg(long)]
+    pub cluster: bool,
+    /// With a cluster: send each patch as a server-side dry run (the API server validates and
+    /// admits it, admission policies included, and stores nothing), and print it.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove the extension instead (the inverse patch).
+    #[arg(long)]
+    pub remove: bool,
+    /// Without a cluster: the Gateway API release whose CRDs to patch (`v1.7`, `v1.6.1`, ...).
+    #[arg(
+        long = "bundle-version",
+        value_name = "VERSION",
+        value_parser = gamma_mesh::model::validate::Release::parse,
+        default_value_t = gamma_mesh::model::validate::Release::NEWEST,
+        conflicts_with_all = ["kubeconfig", "context", "cluster"]
+    )]
+    pub bundle_version: gamma_mesh::model::validate::Release,
+    /// Without a cluster: the release channel whose CRDs to patch.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = ChannelArg::Standard,
+        conflicts_with_all = ["kubeconfig", "context", "cluster"]
+    )]
+    pub channel: ChannelArg,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl CrdExtensionArgs {
+    /// Whether a cluster is named (apply) rather than none (print).
+    pub fn cluster_wanted(&self) -> bool {
+        self.kubeconfig.is_some() || self.context.is_some() || self.cluster
+    }
+}
+
+/// A CRD extension `validate` takes as installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CrdExtensionArg {
+    /// `parentRefs[].controllers` (`gammactl crd-extension controllers`).
+    Controllers,
 }
 
 /// The transport of an `authorize` request.
@@ -268,6 +346,17 @@ pub struct ValidateArgs {
     /// since they are status, not invalid objects.
     #[arg(long)]
     pub refs: bool,
+    /// A CRD extension installed in the cluster the files are for (`gammactl crd-extension`),
+    /// so that the fields it declares validate: `controllers` (`parentRefs[].controllers`,
+    /// which the upstream CRDs do not declare: without it, an unknown field). Repeatable. A
+    /// cluster read (--kubeconfig) is judged by the extensions its CRDs have.
+    #[arg(
+        long = "crd-extension",
+        value_enum,
+        value_name = "EXTENSION",
+        conflicts_with_all = ["kubeconfig", "context", "cluster"]
+    )]
+    pub crd_extensions: Vec<CrdExtensionArg>,
 }
 
 /// The request protocol.

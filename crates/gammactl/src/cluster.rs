@@ -5,6 +5,8 @@
 //!
 //! The tokio runtime exists only here: a run with `-f` never starts one.
 
+use gamma_kube::crd_extension::Availability;
+
 use crate::cli::InputArgs;
 use crate::failure::{Failure, input};
 use crate::input::Source;
@@ -15,8 +17,9 @@ pub fn wanted(args: &InputArgs) -> bool {
 }
 
 /// Every object of the cluster `args` name, one [`Source`] each, named
-/// `cluster:<Kind>/<namespace>/<name>` (`cluster:<Kind>/<name>` when cluster-scoped).
-pub fn read(args: &InputArgs) -> Result<Vec<Source>, Failure> {
+/// `cluster:<Kind>/<namespace>/<name>` (`cluster:<Kind>/<name>` when cluster-scoped), and
+/// whether its route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension).
+pub fn read(args: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -29,7 +32,10 @@ pub fn read(args: &InputArgs) -> Result<Vec<Source>, Failure> {
             .await
             .map_err(|e| input(format!("cannot list the cluster's objects: {e}")))
     })?;
-    Ok(listed.objects.iter().map(source).collect())
+    Ok((
+        listed.objects.iter().map(source).collect(),
+        listed.parent_ref_controllers,
+    ))
 }
 
 fn source(object: &serde_json::Value) -> Source {

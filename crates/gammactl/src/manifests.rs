@@ -94,6 +94,9 @@ pub struct Manifests {
     pub skipped: Vec<String>,
     /// `--secrets-complete`: the inputs hold every TLS Secret, even when they hold none.
     pub secrets_complete: bool,
+    /// For a cluster read: whether its route CRDs declare `parentRefs[].controllers` (the
+    /// gamma-rs CRD extension). `None` for files.
+    pub parent_ref_controllers: Option<gamma_kube::crd_extension::Availability>,
 }
 
 impl Manifests {
@@ -153,6 +156,7 @@ impl Manifests {
             file_order: sources.iter().map(|s| s.name.clone()).collect(),
             skipped,
             secrets_complete: false,
+            parent_ref_controllers: None,
         }
     }
 

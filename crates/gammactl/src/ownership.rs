@@ -7,7 +7,10 @@ use gamma_arbiter::{Arbiter, ArbiterConfig, Decisions, Identity, Registry};
 use gamma_mesh::model::gateway::ParentReference;
 use gamma_mesh::model::{ObjectKey, Snapshot};
 
+use gamma_kube::crd_extension::Availability;
+
 use crate::failure::{Failure, input, usage};
+use crate::output::warn;
 
 /// The arbiter and its decisions for one snapshot.
 pub struct Arbitration {
@@ -22,12 +25,22 @@ pub struct Arbitration {
 
 impl Arbitration {
     /// Reads `--config` (or uses an empty configuration: XMesh objects still register meshes)
-    /// and decides every (route, parent).
-    pub fn new(config: Option<&Path>, snapshot: &Snapshot) -> Result<Self, Failure> {
-        let config = match config {
+    /// and decides every (route, parent). `crds`: for a cluster, whether its route CRDs declare
+    /// `parentRefs[].controllers`; where they do not, level 1 reads only the route annotation
+    /// (as gamma-kube's runtime does), and a note on standard error says so.
+    pub fn new(
+        config: Option<&Path>,
+        snapshot: &Snapshot,
+        crds: Option<&Availability>,
+    ) -> Result<Self, Failure> {
+        let mut config = match config {
             Some(path) => read_config(path)?,
             None => ArbiterConfig::default(),
         };
+        if let Some(availability) = crds.filter(|a| !a.is_declared()) {
+            config.ignore_parent_ref_controllers = true;
+            warn(&format!("note: {availability}"));
+        }
         let arbiter = Arbiter::new(config).map_err(|errors| {
             let list: Vec<String> = errors.errors().iter().map(ToString::to_string).collect();
             input(format!(

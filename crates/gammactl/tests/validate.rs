@@ -8,19 +8,181 @@ const FIXTURES: &str = "crates/gammactl/tests/fixtures";
 
 #[test]
 fn the_sample_cluster_is_valid() {
-    // The sample cluster has XMesh objects: it installs the experimental channel's CRDs.
+    // The sample cluster has XMesh objects: it installs the experimental channel's CRDs; and
+    // one route (shop/cart) writes parentRefs[].controllers: the CRD extension is installed.
     let r = check(
         "validate-sample",
         &[
             "validate",
             "--channel",
             "experimental",
+            "--crd-extension",
+            "controllers",
             "-f",
             "examples/manifests",
         ],
         0,
     );
     assert!(r.stdout.contains("73 objects in 13 files: 0 errors"));
+    assert!(
+        r.stdout.contains("CRD extension controllers)"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// The routes of the sample that write `parentRefs[].controllers`: (`Kind namespace/name`,
+/// parentRef index, the names written).
+fn sample_controllers() -> Vec<(String, usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(common::root().join("examples/manifests")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for r in gamma_mesh::model::decode(&text).unwrap() {
+            let Some(route) = r.as_route() else { continue };
+            for (i, p) in route.parent_refs.iter().enumerate() {
+                if let Some(names) = &p.controllers {
+                    let m = r.metadata();
+                    let route = format!("{} {}/{}", r.kind(), m.namespace_or_default(), m.name);
+                    out.push((route, i, names.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+// Issue 41; docs/ownership.md "The `controllers` field on a real cluster": under the upstream
+// CRDs, `parentRefs[].controllers` is an unknown field as the API server sees it: an error
+// under Strict (kubectl's default), a warning under Warn (the server prunes it), nothing under
+// Ignore; the message names the two fixes, the route annotation with the value to write and
+// the CRD extension.
+#[test]
+fn without_the_crd_extension_controllers_is_an_unknown_field_whose_message_names_both_fixes() {
+    let written = sample_controllers();
+    assert!(
+        !written.is_empty(),
+        "the sample writes parentRefs[].controllers"
+    );
+    let base = [
+        "validate",
+        "--channel",
+        "experimental",
+        "-f",
+        "examples/manifests",
+    ];
+    let strict = run(&base);
+    assert_eq!(strict.code, 1, "{}", strict.stdout);
+    for (route, i, names) in &written {
+        let at = format!("{route}: spec.parentRefs[{i}].controllers: unknown field");
+        let line = strict
+            .stdout
+            .lines()
+            .find(|l| l.contains(&at))
+            .unwrap_or_else(|| panic!("{at} in\n{}", strict.stdout));
+        assert!(!line.contains("warning:"), "{line}");
+        let annotation = format!("gamma.rs/controllers: \"{}\"", names.join(","));
+        for fix in [
+            annotation.as_str(),
+            "gammactl crd-extension controllers",
+            "--crd-extension controllers",
+        ] {
+            assert!(line.contains(fix), "{fix} in {line}");
+        }
+    }
+    let errors = strict
+        .stdout
+        .lines()
+        .filter(|l| !l.contains("warning:"))
+        .count()
+        - 1;
+    assert_eq!(errors, written.len(), "{}", strict.stdout);
+    let warn: Vec<&str> = base
+        .iter()
+        .copied()
+        .chain(["--field-validation", "warn"])
+        .collect();
+    let warned = run(&warn);
+    assert_eq!(warned.code, 0, "{}", warned.stdout);
+    assert_eq!(
+        warned.stdout.matches("controllers: unknown field").count(),
+        written.len(),
+        "{}",
+        warned.stdout
+    );
+    let ignore: Vec<&str> = base
+        .iter()
+        .copied()
+        .chain(["--field-validation", "ignore"])
+        .collect();
+    let ignored = run(&ignore);
+    assert_eq!(ignored.code, 0, "{}", ignored.stdout);
+    assert!(!ignored.stdout.contains("controllers: unknown field"));
+}
+
+// With the extension declared, the field is checked by its schema's rules instead (what the
+// API server does once the extension is installed), and the JSON report says which extensions
+// were taken as installed.
+#[test]
+fn with_the_crd_extension_controllers_is_validated_by_its_rules() {
+    let dir = std::env::temp_dir().join(format!("gammactl-crd-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("route.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r, namespace: n}\n\
+         spec:\n  parentRefs:\n  - {group: '', kind: Service, name: s, controllers: [a.io/x, a.io/x, not-a-name]}\n",
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let with = run(&[
+        "validate",
+        "--crd-extension",
+        "controllers",
+        "-f",
+        file,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(with.code, 1, "{}", with.stdout);
+    let report: serde_json::Value = serde_json::from_str(&with.stdout).unwrap();
+    assert_eq!(report["crdExtensions"], serde_json::json!(["controllers"]));
+    let paths: Vec<&str> = report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .all(|p| p.starts_with("spec.parentRefs[0].controllers")),
+        "{paths:?}"
+    );
+    assert!(paths.len() >= 2, "a duplicate and a bad name: {paths:?}");
+    let without = run(&["validate", "-f", file, "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&without.stdout).unwrap();
+    assert!(report.get("crdExtensions").is_none());
+    let problems = report["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0]["path"], "spec.parentRefs[0].controllers");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// The flag is for files: a cluster's objects are judged by the extensions its CRDs have.
+#[test]
+fn the_crd_extension_flag_is_refused_with_a_cluster() {
+    let r = run(&[
+        "validate",
+        "--crd-extension",
+        "controllers",
+        "--kubeconfig",
+        "/nonexistent",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
 #[test]
@@ -167,6 +329,8 @@ fn yaml_report_is_yaml() {
         "validate",
         "--channel",
         "experimental",
+        "--crd-extension",
+        "controllers",
         "-o",
         "yaml",
         "-f",
@@ -246,6 +410,8 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
             "validate",
             "--channel",
             "experimental",
+            "--crd-extension",
+            "controllers",
             "--refs",
             "-f",
             "examples/manifests",
@@ -266,7 +432,7 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     // The object count is pinned by the expected file; what matters here is the verdict.
     assert!(
         r.stdout
-            .ends_with(": 0 errors, 2 warnings (Gateway API v1.7, experimental channel)\n"),
+            .ends_with(": 0 errors, 2 warnings (Gateway API v1.7, experimental channel, CRD extension controllers)\n"),
         "{}",
         r.stdout
     );

@@ -33,10 +33,26 @@ pub struct ParentReference {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
     /// **gamma-rs extension (proposal, gateway-api#3444):** the controllers allowed to implement
-    /// this route for this parent, when the parent is a Service. Not part of any upstream CRD;
-    /// clusters with the upstream CRDs installed prune it, so gamma-rs also reads the route
-    /// annotation `gamma.rs/controllers`.
+    /// this route for this parent, when the parent is a Service: domain-prefixed controller
+    /// names (as a GatewayClass `controllerName`), at most 16, each once. No upstream CRD
+    /// declares it: the API server refuses it under strict field validation and prunes it
+    /// otherwise, unless the CRD extension is installed (`gammactl crd-extension controllers`).
+    /// The route annotation `gamma.rs/controllers` works on any cluster.
+    //
+    // The schema's limits are the typed validation's (`validate::common::parent_ref`: at most
+    // `MAX_CONTROLLERS` = 16 names, each a `GatewayController` of 1 to 253 characters, no
+    // duplicates). The CRD extension is generated from this schema (gamma-kube
+    // `crd_extension`), and `tests/controllers_schema.rs` holds the schema and the typed
+    // validation equal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(max = 16),
+        inner(
+            length(min = 1, max = 253),
+            pattern(crate::validate::patterns::GATEWAY_CONTROLLER_PATTERN)
+        ),
+        extend("uniqueItems" = true)
+    )]
     pub controllers: Option<Vec<String>>,
 }
 

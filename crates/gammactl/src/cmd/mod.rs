@@ -2,6 +2,7 @@
 
 mod authorize;
 mod convert;
+mod crd_extension;
 mod explain;
 mod listener_sets;
 mod owners;
@@ -27,6 +28,9 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Status(args) => status::run(&args),
         Command::Convert(crate::cli::ConvertCommand::Smi(args)) => convert::smi(&args),
         Command::Authorize(args) => authorize::run(&args),
+        Command::CrdExtension(crate::cli::CrdExtensionCommand::Controllers(args)) => {
+            crd_extension::controllers(&args)
+        }
     }
 }
 
@@ -34,29 +38,42 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// in one line on standard error (a folder of real manifests holds Deployments and ConfigMaps
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
-    let (sources, problems) = sources(args)?;
+    let (sources, problems, availability) = sources(args)?;
     let mut manifests = Manifests::load(&sources, problems);
     manifests.secrets_complete = args.secrets_complete;
+    manifests.parent_ref_controllers = availability;
     Ok(summarise_skipped(args, manifests))
 }
 
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
-    let (sources, problems) = sources(args)?;
+    let (sources, problems, availability) = sources(args)?;
     let mut manifests = Manifests::load_checked(&sources, problems);
     manifests.secrets_complete = args.secrets_complete;
+    manifests.parent_ref_controllers = availability;
     Ok(summarise_skipped(args, manifests))
 }
 
 /// The input texts: the `-f` files, or one per object of the cluster named by `--kubeconfig`,
-/// `--context` or `--cluster`.
+/// `--context` or `--cluster`, with whether that cluster's route CRDs declare
+/// `parentRefs[].controllers`.
+#[allow(clippy::type_complexity)]
 fn sources(
     args: &InputArgs,
-) -> Result<(Vec<crate::input::Source>, Vec<crate::problem::Problem>), Failure> {
+) -> Result<
+    (
+        Vec<crate::input::Source>,
+        Vec<crate::problem::Problem>,
+        Option<gamma_kube::crd_extension::Availability>,
+    ),
+    Failure,
+> {
     if crate::cluster::wanted(args) {
-        Ok((crate::cluster::read(args)?, Vec::new()))
+        let (sources, availability) = crate::cluster::read(args)?;
+        Ok((sources, Vec::new(), Some(availability)))
     } else {
-        crate::input::read_all(&args.files)
+        let (sources, problems) = crate::input::read_all(&args.files)?;
+        Ok((sources, problems, None))
     }
 }
 

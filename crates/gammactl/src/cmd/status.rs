@@ -105,7 +105,11 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     };
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
-    let arb = Arbitration::new(args.config.as_deref(), &snapshot)?;
+    let arb = Arbitration::new(
+        args.config.as_deref(),
+        &snapshot,
+        manifests.parent_ref_controllers.as_ref(),
+    )?;
     let err_style = Style::stderr();
     for d in arb.registry().diagnostics() {
         warn(&format!("{} {d}", err_style.yellow("warning:")));

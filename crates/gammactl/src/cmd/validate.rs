@@ -5,7 +5,7 @@ use gamma_mesh::model::validate::{Channel, FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
-use crate::cli::{ChannelArg, FieldValidationArg, Format, ValidateArgs};
+use crate::cli::{ChannelArg, CrdExtensionArg, FieldValidationArg, Format, ValidateArgs};
 use crate::failure::Failure;
 use crate::output::{emit_line, print};
 use crate::problem::{Problem, Severity};
@@ -19,6 +19,10 @@ struct Report<'a> {
     gateway_api: &'static str,
     /// Its channel (`standard` or `experimental`).
     channel: &'static str,
+    /// The CRD extensions taken as installed (`controllers`): from `--crd-extension`, or read
+    /// from the cluster's CRDs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    crd_extensions: Vec<&'static str>,
     files: usize,
     objects: usize,
     errors: usize,
@@ -61,9 +65,14 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         }
         None => std::collections::BTreeMap::new(),
     };
+    // The field the CRD extension declares: as the cluster's CRDs say, or as --crd-extension.
+    let controllers_declared = match &manifests.parent_ref_controllers {
+        Some(availability) => availability.is_declared(),
+        None => args.crd_extensions.contains(&CrdExtensionArg::Controllers),
+    };
     let mut found = Vec::new();
     for object in &manifests.objects {
-        let mut report = check::validate(object, &opts);
+        let mut report = check::validate(object, &opts, controllers_declared);
         if let Some(stored) = old.get(&object.key()) {
             add_transition_errors(&mut report, stored, &object.resource, opts.release);
         }
@@ -72,7 +81,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             (Severity::Warning, &report.warnings),
         ] {
             for e in list {
-                found.push(object.problem(severity, e.path.as_str(), e.kind.to_string()));
+                found.push(object.problem(severity, e.path.as_str(), check::message(object, e)));
             }
         }
         if report.errors.is_empty() {
@@ -101,6 +110,11 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let report = Report {
         gateway_api: opts.release.as_str(),
         channel: opts.channel.as_str(),
+        crd_extensions: if controllers_declared {
+            vec![gamma_kube::crd_extension::CONTROLLERS]
+        } else {
+            Vec::new()
+        },
         files: manifests.files,
         objects: manifests.objects.len(),
         errors,
@@ -127,8 +141,13 @@ fn print_text(report: &Report<'_>) {
     for p in report.problems {
         emit_line(&p.render(&style));
     }
+    let extensions: String = report
+        .crd_extensions
+        .iter()
+        .map(|e| format!(", CRD extension {e}"))
+        .collect();
     let counts = format!(
-        "{} object{} in {} file{}: {} error{}, {} warning{} (Gateway API {}, {} channel)",
+        "{} object{} in {} file{}: {} error{}, {} warning{} (Gateway API {}, {} channel{extensions})",
         report.objects,
         plural(report.objects),
         report.files,
