@@ -20,6 +20,8 @@
 //!   `coordination.k8s.io` Lease (kube-lease-manager), graceful shutdown, `tracing` spans and
 //!   Prometheus counters ([`metrics`]); configured by [`RunConfig`] and [`LeaseConfig`], stopped
 //!   with an [`Error`] that says whether a restart can help.
+//! - [`bundle`]: which Gateway API release and channel the cluster's CRDs name; the runtime
+//!   validates routes by it and switches rules in place when the CRDs are upgraded.
 //! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
 //! - [`convert`]: Service, Namespace and EndpointSlice to and from k8s-openapi.
 //! - `gateway_api_rs` (feature `gateway-api-rs`): the Gateway API kinds to and from the
@@ -53,6 +55,7 @@
     )
 )]
 
+pub mod bundle;
 pub mod convert;
 #[cfg(feature = "gateway-api-rs")]
 pub mod gateway_api_rs;

@@ -5,6 +5,9 @@ use gamma_model::ResourceKind;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, ListParams};
 
+use gamma_model::validate::BundleAnnotationError;
+
+use crate::bundle;
 use crate::kinds::{self, api_resource};
 
 /// What [`list_all`] read.
@@ -19,15 +22,26 @@ pub struct Listed {
     pub kinds: Vec<(ResourceKind, &'static str)>,
     /// Gateway API kinds not listed: no Established CRD serves a version gamma-rs models.
     pub missing: Vec<ResourceKind>,
+    /// The Gateway API bundle (release and channel) the cluster's CRDs name, chosen as the
+    /// runtime chooses it ([`bundle::Crds::choose`]); `None` without any Gateway API CRD.
+    pub bundle: Option<bundle::Choice>,
+    /// Gateway API CRDs whose annotations name no bundle gamma-rs knows, with why.
+    pub unannotated: Vec<(String, BundleAnnotationError)>,
 }
 
 /// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
 /// version their CRD serves (as [`crate::watch`] chooses), and Service, Namespace,
-/// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page).
+/// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page). Also reads
+/// which Gateway API bundle the CRDs name ([`Listed::bundle`]).
 pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut served = std::collections::BTreeMap::new();
+    let mut bundles = bundle::Crds::default();
+    let mut unannotated = Vec::new();
     for crd in crds.list(&ListParams::default()).await? {
+        if let Some(problem) = bundles.observe(&crd).and_then(|b| b.problem.clone()) {
+            unannotated.push((crd.metadata.name.clone().unwrap_or_default(), problem));
+        }
         let established = crd.status.as_ref().is_some_and(|s| {
             s.conditions
                 .iter()
@@ -38,7 +52,11 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
             served.insert(kind, version);
         }
     }
-    let mut listed = Listed::default();
+    let mut listed = Listed {
+        bundle: bundles.choose(),
+        unannotated,
+        ..Listed::default()
+    };
     for kind in kinds::watched() {
         let version = match kinds::builtin_version(kind) {
             Some(v) => v,

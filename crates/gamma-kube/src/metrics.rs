@@ -4,6 +4,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 /// The `kind` label of reconciles.
@@ -18,6 +19,25 @@ pub struct ReconcileLabels {
 pub struct VerdictLabels {
     /// `owned`, `foreign`, `conflict`, ... (the decision of `me` for a pair).
     pub verdict: &'static str,
+}
+
+/// The labels of the Gateway API bundle the cluster runs.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BundleLabels {
+    /// The release series, `v1.7`.
+    pub release: &'static str,
+    /// `standard` or `experimental`.
+    pub channel: &'static str,
+}
+
+impl BundleLabels {
+    /// The labels of `bundle`.
+    pub fn of(bundle: gamma_model::validate::Bundle) -> BundleLabels {
+        BundleLabels {
+            release: bundle.release.as_str(),
+            channel: bundle.channel.as_str(),
+        }
+    }
 }
 
 /// The runtime's counters; cheap to clone (shared).
@@ -41,6 +61,10 @@ pub struct Metrics {
     /// Status entries `me` wanted but left out: the route's `status.parents` was at its
     /// 32-entry cap, and other controllers' entries are never evicted.
     pub entries_dropped: Counter,
+    /// The Gateway API bundle the cluster's CRDs name, whose rules routes are validated
+    /// against: one series at 1 (none before the CRDs are listed, or without any Gateway API
+    /// CRD); replaced when the bundle changes.
+    pub bundle_info: Family<BundleLabels, Gauge>,
 }
 
 impl Metrics {
@@ -84,7 +108,20 @@ impl Metrics {
             "Status entries left out at the 32-entry status.parents cap",
             m.entries_dropped.clone(),
         );
+        r.register(
+            "gateway_api_bundle_info",
+            "The Gateway API release and channel of the cluster's CRDs, whose rules routes are validated against",
+            m.bundle_info.clone(),
+        );
         m
+    }
+
+    /// Shows `bundle` as the cluster's in [`Metrics::bundle_info`] (and no other).
+    pub fn set_bundle(&self, bundle: gamma_model::validate::Bundle) {
+        self.bundle_info.clear();
+        self.bundle_info
+            .get_or_create(&BundleLabels::of(bundle))
+            .set(1);
     }
 }
 
@@ -107,5 +144,33 @@ mod tests {
             text.contains("gamma_decisions_total{verdict=\"owned\"} 3"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_bundle_info_shows_only_the_current_bundle() {
+        use gamma_model::validate::{Bundle, Channel, Release};
+        let mut registry = Registry::default();
+        let m = Metrics::register(&mut registry);
+        let encode = |registry: &Registry| {
+            let mut text = String::new();
+            prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
+            text
+        };
+        assert!(!encode(&registry).contains("gamma_gateway_api_bundle_info{"));
+        let old = Bundle::new(Release::V1_6, Channel::Experimental);
+        let new = Bundle::new(Release::V1_7, Channel::Standard);
+        let line = |b: Bundle| {
+            format!(
+                "gamma_gateway_api_bundle_info{{release=\"{}\",channel=\"{}\"}} 1",
+                b.release.as_str(),
+                b.channel.as_str()
+            )
+        };
+        m.set_bundle(old);
+        assert!(encode(&registry).contains(&line(old)));
+        m.set_bundle(new);
+        let text = encode(&registry);
+        assert!(text.contains(&line(new)), "{text}");
+        assert!(!text.contains(&line(old)), "{text}");
     }
 }
