@@ -264,6 +264,11 @@ async fn an_upgrade_in_place_switches_rules_without_losing_or_flapping_status() 
         before.insert(name, resource_version(&r));
     }
     let ready_at = started.elapsed();
+    // One list, no watch, reads the same bundle.
+    let listed = gamma_kube::list::list_all(&client).await.unwrap();
+    let choice = listed.bundle.unwrap();
+    assert_eq!(choice.bundle, old);
+    assert!(choice.disagreeing.is_empty() && listed.unannotated.is_empty());
 
     // The upgrade: every v1.7 CRD over the v1.6 ones, while the runtime runs.
     install_over(&client, &new_crds).await;
@@ -320,6 +325,13 @@ async fn an_upgrade_in_place_switches_rules_without_losing_or_flapping_status() 
         logs.find(tracing::Level::WARN, "Gateway API CRD names no bundle")
             .is_empty()
     );
+
+    let choice = gamma_kube::list::list_all(&client)
+        .await
+        .unwrap()
+        .bundle
+        .unwrap();
+    assert_eq!((choice.bundle, choice.disagreeing.len()), (new, 0));
 
     let rejudged = ["xbackend-port"];
     let state = running.state.borrow().clone();
