@@ -74,6 +74,7 @@ use gamma_model::gateway::{
     Condition, ConditionStatus, GatewayStatus, ListenerSetStatus, PolicyStatus, RouteStatus,
 };
 use gamma_model::meta::Time;
+use gamma_model::validate::Bundle;
 use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
@@ -230,6 +231,9 @@ pub struct Reconciler {
     /// a time, so that an incremental change knows the object it replaced (the frontends a
     /// route left, the addresses a Service had).
     seen: Option<Snapshot>,
+    /// The bundle changed since the last full reconciliation ([`Reconciler::set_bundle`]):
+    /// the next reconciliation is a full one, whichever is called.
+    bundle_changed: bool,
 }
 
 fn to_condition(c: &RouteCondition) -> Condition {
@@ -255,7 +259,29 @@ impl Reconciler {
             conditions: BTreeMap::new(),
             table: None,
             seen: None,
+            bundle_changed: false,
         })
+    }
+
+    /// The Gateway API CRD bundle (release and channel) routes are validated against: the
+    /// build options' [`BuildOptions::release`] and [`BuildOptions::channel`].
+    pub fn bundle(&self) -> Bundle {
+        Bundle::new(self.build.release, self.build.channel)
+    }
+
+    /// Switches to the rules of `bundle`, the bundle the cluster's CRDs now name (an upgrade
+    /// or a downgrade in place); returns whether it changed. After a change the next
+    /// reconciliation, [`Reconciler::reconcile`] or [`Reconciler::reconcile_change`], is a full
+    /// one: every route is validated again under the new rules and the table is rebuilt (no
+    /// route lowered under the old bundle is reused), and, as always, only the status that
+    /// changed is written.
+    pub fn set_bundle(&mut self, bundle: Bundle) -> bool {
+        if self.bundle() == bundle {
+            return false;
+        }
+        self.build = std::mem::take(&mut self.build).with_bundle(bundle);
+        self.bundle_changed = true;
+        true
     }
 
     /// The arbiter.
@@ -282,6 +308,7 @@ impl Reconciler {
 
     /// Decides everything for `snapshot` and recomputes the status of every route.
     pub fn reconcile(&mut self, snapshot: &Snapshot, now: Time) -> Reconciliation {
+        self.bundle_changed = false;
         let decisions = self.arbiter.decide_all(snapshot);
         let routes: BTreeSet<ObjectKey> =
             decisions.routes().map(|(r, _)| r.to_object_key()).collect();
@@ -303,6 +330,9 @@ impl Reconciler {
         changed: &ObjectKey,
         now: Time,
     ) -> Reconciliation {
+        if self.bundle_changed {
+            return self.reconcile(snapshot, now);
+        }
         let Some(decisions) = self.decisions.as_mut() else {
             return self.reconcile(snapshot, now);
         };

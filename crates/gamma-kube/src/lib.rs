@@ -20,6 +20,8 @@
 //!   `coordination.k8s.io` Lease (kube-lease-manager), graceful shutdown, `tracing` spans and
 //!   Prometheus counters ([`metrics`]); configured by [`RunConfig`] and [`LeaseConfig`], stopped
 //!   with an [`Error`] that says whether a restart can help.
+//! - [`bundle`]: which Gateway API release and channel the cluster's CRDs name; the runtime
+//!   validates routes by it and switches rules in place when the CRDs are upgraded.
 //! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
 //! - [`crd_extension`]: the `parentRefs[].controllers` CRD extension (the JSON patch that
 //!   declares it in the route CRDs, generated from gamma-model's schema) and whether the
@@ -57,6 +59,7 @@
     )
 )]
 
+pub mod bundle;
 pub mod convert;
 pub mod crd_extension;
 #[cfg(feature = "gateway-api-rs")]

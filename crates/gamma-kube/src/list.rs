@@ -5,6 +5,9 @@ use gamma_model::ResourceKind;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, ListParams};
 
+use gamma_model::validate::BundleAnnotationError;
+
+use crate::bundle;
 use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds::{self, api_resource};
 
@@ -24,15 +27,23 @@ pub struct Listed {
     /// where they do not, ladder level 1 must read only the route annotation
     /// (`ArbiterConfig::ignore_parent_ref_controllers`), as gamma-kube's runtime does.
     pub parent_ref_controllers: Availability,
+    /// The Gateway API bundle (release and channel) the cluster's CRDs name, chosen as the
+    /// runtime chooses it ([`bundle::Crds::choose`]); `None` without any Gateway API CRD.
+    pub bundle: Option<bundle::Choice>,
+    /// Gateway API CRDs whose annotations name no bundle gamma-rs knows, with why.
+    pub unannotated: Vec<(String, BundleAnnotationError)>,
 }
 
 /// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
 /// version their CRD serves (as [`crate::watch`] chooses), and Service, Namespace,
-/// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page).
+/// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page). Also reads
+/// which Gateway API bundle the CRDs name ([`Listed::bundle`]).
 pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut served = std::collections::BTreeMap::new();
     let mut route_crds = Vec::new();
+    let mut bundles = bundle::Crds::default();
+    let mut unannotated = Vec::new();
     for crd in crds.list(&ListParams::default()).await? {
         let name = crd.metadata.name.as_deref().unwrap_or_default();
         if crd_extension::ROUTE_CRDS.iter().any(|(_, n)| *n == name) {
@@ -41,6 +52,9 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
                 CrdState::from_crd(&crd_extension::to_value(&crd))
                     .unwrap_or_else(|_| CrdState::unreadable(name)),
             );
+        }
+        if let Some(problem) = bundles.observe(&crd).and_then(|b| b.problem.clone()) {
+            unannotated.push((crd.metadata.name.clone().unwrap_or_default(), problem));
         }
         let established = crd.status.as_ref().is_some_and(|s| {
             s.conditions
@@ -54,6 +68,8 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     }
     let mut listed = Listed {
         parent_ref_controllers: Availability::of(&route_crds),
+        bundle: bundles.choose(),
+        unannotated,
         ..Listed::default()
     };
     for kind in kinds::watched() {

@@ -21,6 +21,25 @@ pub struct VerdictLabels {
     pub verdict: &'static str,
 }
 
+/// The labels of the Gateway API bundle the cluster runs.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BundleLabels {
+    /// The release series, `v1.7`.
+    pub release: &'static str,
+    /// `standard` or `experimental`.
+    pub channel: &'static str,
+}
+
+impl BundleLabels {
+    /// The labels of `bundle`.
+    pub fn of(bundle: gamma_model::validate::Bundle) -> BundleLabels {
+        BundleLabels {
+            release: bundle.release.as_str(),
+            channel: bundle.channel.as_str(),
+        }
+    }
+}
+
 /// The runtime's counters; cheap to clone (shared).
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -46,6 +65,10 @@ pub struct Metrics {
     /// `parentRefs[].controllers` (the gamma-rs CRD extension), else 0: ladder level 1 then
     /// reads only the route annotation. Set once the CRDs have listed, and at every change.
     pub parent_ref_controllers_declared: Gauge,
+    /// The Gateway API bundle the cluster's CRDs name, whose rules routes are validated
+    /// against: one series at 1 (none before the CRDs are listed, or without any Gateway API
+    /// CRD); replaced when the bundle changes.
+    pub bundle_info: Family<BundleLabels, Gauge>,
 }
 
 impl Metrics {
@@ -94,7 +117,20 @@ impl Metrics {
             "1 when the route CRDs declare parentRefs[].controllers (gamma-rs CRD extension), else 0",
             m.parent_ref_controllers_declared.clone(),
         );
+        r.register(
+            "gateway_api_bundle_info",
+            "The Gateway API release and channel of the cluster's CRDs, whose rules routes are validated against",
+            m.bundle_info.clone(),
+        );
         m
+    }
+
+    /// Shows `bundle` as the cluster's in [`Metrics::bundle_info`] (and no other).
+    pub fn set_bundle(&self, bundle: gamma_model::validate::Bundle) {
+        self.bundle_info.clear();
+        self.bundle_info
+            .get_or_create(&BundleLabels::of(bundle))
+            .set(1);
     }
 }
 
@@ -117,5 +153,33 @@ mod tests {
             text.contains("gamma_decisions_total{verdict=\"owned\"} 3"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_bundle_info_shows_only_the_current_bundle() {
+        use gamma_model::validate::{Bundle, Channel, Release};
+        let mut registry = Registry::default();
+        let m = Metrics::register(&mut registry);
+        let encode = |registry: &Registry| {
+            let mut text = String::new();
+            prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
+            text
+        };
+        assert!(!encode(&registry).contains("gamma_gateway_api_bundle_info{"));
+        let old = Bundle::new(Release::V1_6, Channel::Experimental);
+        let new = Bundle::new(Release::V1_7, Channel::Standard);
+        let line = |b: Bundle| {
+            format!(
+                "gamma_gateway_api_bundle_info{{release=\"{}\",channel=\"{}\"}} 1",
+                b.release.as_str(),
+                b.channel.as_str()
+            )
+        };
+        m.set_bundle(old);
+        assert!(encode(&registry).contains(&line(old)));
+        m.set_bundle(new);
+        let text = encode(&registry);
+        assert!(text.contains(&line(new)), "{text}");
+        assert!(!text.contains(&line(old)), "{text}");
     }
 }

@@ -18,6 +18,7 @@ use gamma_controller::{
     DesiredObjectStatus, Diagnostic, ObjectStatus, Reconciler, ReconcilerConfig, Reconciliation,
 };
 use gamma_model::meta::Time;
+use gamma_model::validate::Bundle;
 use gamma_model::{ObjectKey, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::runtime::watcher::Event;
@@ -26,6 +27,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use tracing::{Instrument, debug, info, info_span, warn};
 
+use crate::bundle;
 use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
@@ -101,6 +103,11 @@ pub struct RunConfig {
     /// `watch` on `secrets` cluster-wide. Only a Secret's name, type and entry names are kept
     /// (`gamma_model::k8s::Secret`); the values are dropped while decoding.
     pub watch_secrets: bool,
+    /// Validate routes against the Gateway API bundle (release and channel) the cluster's CRDs
+    /// name ([`crate::bundle`]), switching rules in place when the CRDs are upgraded (on by
+    /// default). Off, the bundle of `reconciler.build` is kept whatever the CRDs say (the
+    /// CRDs' bundle is still reported in [`State::bundle`] and the metrics).
+    pub follow_crd_bundle: bool,
     /// Leader election; `None` for a single replica.
     pub lease: Option<LeaseConfig>,
     /// Counters to update (register them with [`Metrics::register`]).
@@ -116,6 +123,7 @@ impl RunConfig {
             backoff: Backoff::default(),
             writes_in_flight: 8,
             watch_secrets: false,
+            follow_crd_bundle: true,
             lease: None,
             metrics: Metrics::default(),
         }
@@ -155,6 +163,17 @@ pub struct State {
     /// [`Availability::Declared`], ladder level 1 reads only the route annotation (said once
     /// with a warning, and by the gauge `gamma_parent_ref_controllers_declared`).
     pub parent_ref_controllers: Option<Availability>,
+    /// The Gateway API bundle (release and channel) the cluster's CRDs name
+    /// ([`bundle::Crds::choose`]); with [`RunConfig::follow_crd_bundle`] (the default) the
+    /// rules routes are validated by. `None` until the CRDs are listed, and while no Gateway
+    /// API CRD was ever seen; kept when every Gateway API CRD is deleted.
+    pub bundle: Option<Bundle>,
+    /// Gateway API CRDs that name another bundle than [`State::bundle`], each with its own
+    /// (empty on a cluster that installed one bundle; transiently not while an upgrade is
+    /// applied CRD by CRD).
+    pub bundle_disagreements: BTreeMap<String, Bundle>,
+    /// Times the bundle changed after it was first known (an upgrade or downgrade in place).
+    pub bundle_changes: u64,
 }
 
 /// A runtime before it runs: its state can be watched.
@@ -193,6 +212,10 @@ struct Loop {
     /// The route CRDs installed, as the `controllers` extension sees them.
     route_crds: BTreeMap<String, CrdState>,
     crds_synced: bool,
+    /// The bundle each Gateway API CRD names.
+    bundles: bundle::Crds,
+    /// Gateway API CRDs already warned about for naming no bundle gamma-rs knows.
+    unannotated_warned: BTreeSet<String>,
     pending: BTreeSet<ObjectKey>,
     full: bool,
     deadline: Option<Instant>,
@@ -259,6 +282,8 @@ impl Runtime {
             crd_relist: None,
             route_crds: BTreeMap::new(),
             crds_synced: false,
+            bundles: bundle::Crds::default(),
+            unannotated_warned: BTreeSet::new(),
             pending: BTreeSet::new(),
             full: true,
             deadline: None,
@@ -313,6 +338,14 @@ impl Runtime {
                     let ignore = config.reconciler.arbiter.ignore_parent_ref_controllers
                         || !l.state.parent_ref_controllers.as_ref().is_some_and(Availability::is_declared);
                     if r.set_ignore_parent_ref_controllers(ignore) {
+                        l.full = true;
+                    }
+                    // The CRDs' bundle changed (or is first known): every route is validated
+                    // again under its rules, in a full reconcile.
+                    if config.follow_crd_bundle
+                        && let Some(bundle) = l.state.bundle
+                        && r.set_bundle(bundle)
+                    {
                         l.full = true;
                     }
                     let snapshot = l.store.snapshot().clone();
@@ -504,6 +537,90 @@ impl Loop {
         self.touch(debounce);
     }
 
+    /// Records the bundle a Gateway API CRD names; warns once per CRD that names none gamma-rs
+    /// knows.
+    fn observe_bundle(&mut self, crd: &CustomResourceDefinition) {
+        let name = crd.metadata.name.as_deref().unwrap_or_default();
+        if let Some(seen) = self.bundles.observe(crd)
+            && let Some(problem) = &seen.problem
+            && self.unannotated_warned.insert(name.to_owned())
+        {
+            warn!(
+                crd = name,
+                %problem,
+                release = seen.bundle.release.as_str(),
+                channel = seen.bundle.channel.as_str(),
+                "Gateway API CRD names no bundle gamma-rs knows: taken as the release and channel given (the newest release where it names none)"
+            );
+        }
+    }
+
+    /// Chooses the cluster's bundle from the CRDs once they are listed; reports a change (log,
+    /// metric, state) and asks for a full reconcile.
+    fn choose_bundle(&mut self, debounce: Duration, metrics: &Metrics) {
+        if !self.crds_synced {
+            return;
+        }
+        let Some(choice) = self.bundles.choose() else {
+            return;
+        };
+        let bundle = choice.bundle;
+        match self.state.bundle {
+            Some(old) if old == bundle => {}
+            Some(old) => {
+                info!(
+                    release = bundle.release.as_str(),
+                    channel = bundle.channel.as_str(),
+                    was_release = old.release.as_str(),
+                    was_channel = old.channel.as_str(),
+                    crd = %choice.from,
+                    "Gateway API bundle changed: every route is validated again under its rules (full reconcile)"
+                );
+                self.state.bundle_changes += 1;
+            }
+            None => info!(
+                release = bundle.release.as_str(),
+                channel = bundle.channel.as_str(),
+                crd = %choice.from,
+                "Gateway API bundle"
+            ),
+        }
+        if self.state.bundle != Some(bundle) {
+            self.state.bundle = Some(bundle);
+            metrics.set_bundle(bundle);
+            self.full = true;
+            self.touch(debounce);
+        }
+        if choice.disagreeing != self.state.bundle_disagreements {
+            let list = || {
+                choice
+                    .disagreeing
+                    .iter()
+                    .map(|(name, b)| format!("{name}: {b}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            if self.state.bundle_disagreements.is_empty() {
+                warn!(
+                    release = bundle.release.as_str(),
+                    channel = bundle.channel.as_str(),
+                    crd = %choice.from,
+                    disagreeing = %list(),
+                    "Gateway API CRDs of more than one bundle are installed: routes are validated by the HTTPRoute CRD's (docs/kube.md, \"Gateway API release\")"
+                );
+            } else if choice.disagreeing.is_empty() {
+                info!(
+                    release = bundle.release.as_str(),
+                    channel = bundle.channel.as_str(),
+                    "Gateway API CRDs all name one bundle again"
+                );
+            } else {
+                debug!(disagreeing = %list(), "Gateway API CRDs of more than one bundle");
+            }
+            self.state.bundle_disagreements = choice.disagreeing;
+        }
+    }
+
     fn handle(&mut self, message: Message, debounce: Duration, metrics: &Metrics) {
         match message {
             Message::Objects(kind, event) => {
@@ -535,11 +652,19 @@ impl Loop {
                     }
                     self.crd(&c);
                     self.controllers_availability(metrics, debounce);
+                    self.observe_bundle(&c);
+                    self.choose_bundle(debounce, metrics);
                     self.touch(debounce);
                 }
                 Event::Delete(c) => {
                     self.route_crd(c.metadata.name.as_deref().unwrap_or_default(), None);
                     self.controllers_availability(metrics, debounce);
+                    if self
+                        .bundles
+                        .forget(c.metadata.name.as_deref().unwrap_or_default())
+                    {
+                        self.choose_bundle(debounce, metrics);
+                    }
                     if let Some((kind, _)) = self
                         .crds
                         .remove(c.metadata.name.as_deref().unwrap_or_default())
@@ -566,8 +691,18 @@ impl Loop {
                         }
                     }
                     self.route_crds.retain(|name, _| listed.contains(name));
+                    let gone: Vec<String> = self
+                        .bundles
+                        .names()
+                        .filter(|n| !listed.contains(*n))
+                        .map(str::to_owned)
+                        .collect();
+                    for name in gone {
+                        self.bundles.forget(&name);
+                    }
                     self.crds_synced = true;
                     self.controllers_availability(metrics, debounce);
+                    self.choose_bundle(debounce, metrics);
                     for kind in kinds::watched() {
                         if kinds::is_custom(kind)
                             && !self.tasks.contains_key(&kind)

@@ -10,6 +10,8 @@
 //! - [`shared_or_skip`]: the same, for a test that prints `skipped: ...` and returns when the
 //!   environment is [`Error::Unavailable`] (Go absent, build failed, no upstream CRDs), unless
 //!   `GAMMA_REQUIRE_TESTENV=1` (set by CI) makes that a failure.
+//! - [`shared_release`] / [`shared_release_or_skip`]: the same with the CRDs of any Gateway API
+//!   release ([`TestEnv::start_release`]); [`shared`] installs [`DEFAULT_RELEASE`]'s (v1.6.1).
 //! - [`TestEnv::start`]: a private server that [`TestEnv::stop`] stops, for tests of the
 //!   environment itself; [`TestEnv::start_with`] for one that can be restarted
 //!   ([`TestEnv::restart`]: same data, URL and kubeconfig) or whose etcd can be compacted
@@ -55,5 +57,5 @@ pub mod upstream;
 
 pub use error::{Error, Missing};
 pub use names::namespace_name;
-pub use process::{Channel, Options, TestEnv};
-pub use shared::{REQUIRE_ENV, shared, shared_or_skip};
+pub use process::{Channel, DEFAULT_RELEASE, Options, TestEnv};
+pub use shared::{REQUIRE_ENV, shared, shared_or_skip, shared_release, shared_release_or_skip};

@@ -80,9 +80,15 @@ impl Default for Options {
     }
 }
 
-/// A running real API server with the Gateway API CRDs of one channel installed.
+/// The release whose CRDs [`TestEnv::start`] installs (unless `GAMMA_UPSTREAM_DIR` names another
+/// tree): the one most tests were written against.
+pub const DEFAULT_RELEASE: &str = "v1.6.1";
+
+/// A running real API server with the Gateway API CRDs of one release and channel installed.
 #[derive(Debug)]
 pub struct TestEnv {
+    /// The release asked for (`v1.6.1`), see [`TestEnv::release`].
+    release: String,
     channel: Channel,
     /// The CRD manifests installed (`config/crd/<channel>/` of the release tree).
     crd_dir: PathBuf,
@@ -108,8 +114,9 @@ struct Running {
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl TestEnv {
-    /// Builds the server if needed and starts a private instance; returns once it printed
-    /// `ready` (every CRD established and served). Prefer [`crate::shared`] in tests.
+    /// Builds the server if needed and starts a private instance with the
+    /// [`DEFAULT_RELEASE`]'s CRDs of `channel` (or those of `$GAMMA_UPSTREAM_DIR`); returns once
+    /// it printed `ready` (every CRD established and served). Prefer [`crate::shared`] in tests.
     pub fn start(channel: Channel) -> Result<TestEnv, Error> {
         TestEnv::start_with(channel, Options::default())
     }
@@ -118,11 +125,43 @@ impl TestEnv {
     /// watch cache. For tests of faults, which need a server of their own.
     pub fn start_with(channel: Channel, options: Options) -> Result<TestEnv, Error> {
         let crd_dir = upstream_crds(crate::upstream::v1_6_1().as_deref(), channel)?;
+        TestEnv::start_crds(DEFAULT_RELEASE, channel, crd_dir, options)
+    }
+
+    /// A private server with the CRDs of Gateway API `release` (a patch release such as
+    /// `v1.7.0`, any of [`crate::upstream::RELEASES`] or another the fetch tool can get) and
+    /// `channel`, from [`crate::upstream::release_tree`]. Prefer [`crate::shared_release`] in
+    /// tests that do not change the CRDs.
+    ///
+    /// (Named by the release's text, not gamma-model's `Bundle`: gamma-model's tests use this
+    /// crate, which therefore cannot use gamma-model.)
+    pub fn start_release(release: &str, channel: Channel) -> Result<TestEnv, Error> {
+        TestEnv::start_release_with(release, channel, Options::default())
+    }
+
+    /// [`TestEnv::start_release`] with `options`.
+    pub fn start_release_with(
+        release: &str,
+        channel: Channel,
+        options: Options,
+    ) -> Result<TestEnv, Error> {
+        let tree = crate::upstream::release_tree(release)?;
+        let crd_dir = upstream_crds(Some(tree.as_os_str()), channel)?;
+        TestEnv::start_crds(release, channel, crd_dir, options)
+    }
+
+    fn start_crds(
+        release: &str,
+        channel: Channel,
+        crd_dir: PathBuf,
+        options: Options,
+    ) -> Result<TestEnv, Error> {
         let binary = build(Path::new(START), None)?;
         let work_dir = new_work_dir(channel)?;
         let kubeconfig = work_dir.join("kubeconfig");
         let log = work_dir.join("server.log");
         let mut env = TestEnv {
+            release: release.to_owned(),
             channel,
             crd_dir,
             options,
@@ -235,6 +274,19 @@ impl TestEnv {
     /// The channel whose CRDs are installed.
     pub fn channel(&self) -> Channel {
         self.channel
+    }
+
+    /// The Gateway API release whose CRDs were installed at start (`v1.6.1`: the
+    /// [`DEFAULT_RELEASE`] for [`TestEnv::start`], unless `$GAMMA_UPSTREAM_DIR` named another
+    /// tree). A test may install others over them.
+    pub fn release(&self) -> &str {
+        &self.release
+    }
+
+    /// The folder of CRD manifests installed at start (`config/crd/<channel>/` of the release
+    /// tree).
+    pub fn crd_dir(&self) -> &Path {
+        &self.crd_dir
     }
 
     /// The admin kubeconfig (server URL, CA data, bearer token), for kubectl or kube-rs.

@@ -1,6 +1,7 @@
-//! One server per test binary and channel.
+//! One server per test binary and channel (and per release, for [`shared_release`]).
 
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock};
 
 use crate::error::Error;
 use crate::process::{Channel, TestEnv};
@@ -23,6 +24,35 @@ pub fn shared(channel: Channel) -> Result<&'static TestEnv, &'static Error> {
     cell.get_or_init(|| TestEnv::start(channel)).as_ref()
 }
 
+/// One server per release and channel started by [`shared_release`], each never dropped.
+type Cell = &'static OnceLock<Result<TestEnv, Error>>;
+static BY_RELEASE: Mutex<BTreeMap<(String, &'static str), Cell>> = Mutex::new(BTreeMap::new());
+
+/// The test binary's server with the CRDs of Gateway API `release` (`v1.7.0`) and `channel`
+/// ([`TestEnv::start_release`]), started on first use and shared like [`shared`]'s. Tests that
+/// change the CRDs (an upgrade) start a private server instead.
+pub fn shared_release(release: &str, channel: Channel) -> Result<&'static TestEnv, &'static Error> {
+    let cell: Cell = {
+        let mut cells = BY_RELEASE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        cells
+            .entry((release.to_owned(), channel.as_str()))
+            .or_insert_with(|| Box::leak(Box::new(OnceLock::new())))
+    };
+    cell.get_or_init(|| TestEnv::start_release(release, channel))
+        .as_ref()
+}
+
+/// [`shared_release`] for a test, as [`shared_or_skip`] is for [`shared`].
+///
+/// # Panics
+///
+/// As [`shared_or_skip`].
+pub fn shared_release_or_skip(release: &str, channel: Channel) -> Option<&'static TestEnv> {
+    or_skip(shared_release(release, channel))
+}
+
 /// [`shared`] for a test: `None` after printing `skipped: <what is missing>` when the
 /// environment is unavailable, so the test can return.
 ///
@@ -30,9 +60,13 @@ pub fn shared(channel: Channel) -> Result<&'static TestEnv, &'static Error> {
 ///
 /// When the environment is unavailable and `GAMMA_REQUIRE_TESTENV=1`, or when the server failed
 /// to start: the calling test fails with the reason.
-#[allow(clippy::panic)] // failing the calling test is this function's job
 pub fn shared_or_skip(channel: Channel) -> Option<&'static TestEnv> {
-    match shared(channel) {
+    or_skip(shared(channel))
+}
+
+#[allow(clippy::panic)] // failing the calling test is this function's job
+fn or_skip(started: Result<&'static TestEnv, &'static Error>) -> Option<&'static TestEnv> {
+    match started {
         Ok(env) => Some(env),
         Err(e @ Error::Unavailable { .. }) if !required() => {
             eprintln!("skipped: {e}");

@@ -126,3 +126,33 @@ fn shared_servers_are_one_per_channel_with_that_channels_crds() {
     // Namespace names are unique per call.
     assert_ne!(standard.namespace_name("t"), standard.namespace_name("t"));
 }
+
+#[test]
+fn a_shared_server_per_release_installs_that_releases_crds() {
+    let newest = *gamma_testenv::upstream::RELEASES.last().unwrap();
+    let Some(env) = gamma_testenv::shared_release_or_skip(newest, Channel::Standard) else {
+        return;
+    };
+    let again = gamma_testenv::shared_release_or_skip(newest, Channel::Standard).unwrap();
+    assert!(std::ptr::eq(env, again));
+    assert_eq!((env.release(), env.channel()), (newest, Channel::Standard));
+    assert!(accepts_connections(address(env)));
+    // the folder installed is that release's standard channel
+    let crd = std::fs::read_to_string(
+        env.crd_dir()
+            .join("gateway.networking.k8s.io_httproutes.yaml"),
+    )
+    .unwrap();
+    assert!(
+        crd.contains(&format!(
+            "gateway.networking.k8s.io/bundle-version: {newest}"
+        )) && crd.contains("gateway.networking.k8s.io/channel: standard"),
+        "{}",
+        env.crd_dir().display()
+    );
+    // the server of `shared` keeps the default release's CRDs
+    if let Some(standard) = gamma_testenv::shared_or_skip(Channel::Standard) {
+        assert_eq!(standard.release(), gamma_testenv::DEFAULT_RELEASE);
+        assert_ne!(standard.server_url(), env.server_url());
+    }
+}

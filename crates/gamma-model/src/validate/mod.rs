@@ -68,7 +68,8 @@ pub use fields::{
 pub use options::{FieldValidation, ValidateOptions};
 pub use path::FieldPath;
 pub use release::{
-    BUNDLE_VERSION_ANNOTATION, Bundle, CHANNEL_ANNOTATION, Channel, Release, UnsupportedRelease,
+    AnnotationProblem, BUNDLE_VERSION_ANNOTATION, Bundle, BundleAnnotationError,
+    CHANNEL_ANNOTATION, Channel, Release, UnsupportedRelease,
 };
 pub use status::MAX_STATUS_PARENTS;
 pub use update::{

@@ -8,6 +8,7 @@
 //! v1.6.3 differ only in descriptions and conformance tests), so a release is named by its
 //! minor series.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -167,6 +168,126 @@ impl Bundle {
     }
 }
 
+impl Bundle {
+    /// The bundle a Gateway API CRD belongs to, read from its `metadata.annotations`
+    /// ([`BUNDLE_VERSION_ANNOTATION`] and [`CHANNEL_ANNOTATION`]).
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use gamma_model::validate::{
+    ///     BUNDLE_VERSION_ANNOTATION, Bundle, CHANNEL_ANNOTATION, Channel, Release,
+    /// };
+    /// let annotations = BTreeMap::from([
+    ///     (BUNDLE_VERSION_ANNOTATION.to_owned(), "v1.7.0".to_owned()),
+    ///     (CHANNEL_ANNOTATION.to_owned(), "experimental".to_owned()),
+    /// ]);
+    /// assert_eq!(
+    ///     Bundle::from_crd_annotations(&annotations),
+    ///     Ok(Bundle::new(Release::V1_7, Channel::Experimental))
+    /// );
+    /// // A CRD without them says nothing; the caller chooses what fills the gap.
+    /// let err = Bundle::from_crd_annotations(&BTreeMap::new()).unwrap_err();
+    /// assert_eq!((err.release, err.channel), (None, None));
+    /// assert_eq!(err.or(Bundle::default()), Bundle::default());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`BundleAnnotationError`] when an annotation is missing, names a release gamma-rs does
+    /// not support, or names no channel; it keeps whatever half could be read.
+    pub fn from_crd_annotations(
+        annotations: &BTreeMap<String, String>,
+    ) -> Result<Bundle, BundleAnnotationError> {
+        let mut problems = Vec::new();
+        let release = match annotations.get(BUNDLE_VERSION_ANNOTATION) {
+            None => {
+                problems.push(AnnotationProblem::Missing(BUNDLE_VERSION_ANNOTATION));
+                None
+            }
+            Some(text) => match Release::parse(text) {
+                Ok(release) => Some(release),
+                Err(e) => {
+                    problems.push(AnnotationProblem::Release(e));
+                    None
+                }
+            },
+        };
+        let channel = match annotations.get(CHANNEL_ANNOTATION) {
+            None => {
+                problems.push(AnnotationProblem::Missing(CHANNEL_ANNOTATION));
+                None
+            }
+            Some(text) => match text.trim() {
+                "standard" => Some(Channel::Standard),
+                "experimental" => Some(Channel::Experimental),
+                _ => {
+                    problems.push(AnnotationProblem::Channel {
+                        given: text.clone(),
+                    });
+                    None
+                }
+            },
+        };
+        match (release, channel) {
+            (Some(release), Some(channel)) if problems.is_empty() => {
+                Ok(Bundle::new(release, channel))
+            }
+            _ => Err(BundleAnnotationError {
+                release,
+                channel,
+                problems,
+            }),
+        }
+    }
+}
+
+/// Why a CRD's annotations name no bundle gamma-rs knows (see
+/// [`Bundle::from_crd_annotations`]), with the half that could be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.describe())]
+#[non_exhaustive]
+pub struct BundleAnnotationError {
+    /// The release, when [`BUNDLE_VERSION_ANNOTATION`] names a supported one.
+    pub release: Option<Release>,
+    /// The channel, when [`CHANNEL_ANNOTATION`] names one.
+    pub channel: Option<Channel>,
+    /// Every problem found (at least one).
+    pub problems: Vec<AnnotationProblem>,
+}
+
+impl BundleAnnotationError {
+    /// The bundle with the parts that could be read, and `fallback`'s for the others.
+    pub fn or(&self, fallback: Bundle) -> Bundle {
+        Bundle::new(
+            self.release.unwrap_or(fallback.release),
+            self.channel.unwrap_or(fallback.channel),
+        )
+    }
+
+    fn describe(&self) -> String {
+        let problems: Vec<String> = self.problems.iter().map(ToString::to_string).collect();
+        problems.join("; ")
+    }
+}
+
+/// One problem with a CRD's bundle annotations.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnnotationProblem {
+    /// The annotation is absent.
+    #[error("no annotation {0}")]
+    Missing(&'static str),
+    /// [`BUNDLE_VERSION_ANNOTATION`] names no supported release.
+    #[error("{BUNDLE_VERSION_ANNOTATION}: {0}")]
+    Release(UnsupportedRelease),
+    /// [`CHANNEL_ANNOTATION`] is neither `standard` nor `experimental`.
+    #[error("{CHANNEL_ANNOTATION}: {given:?} is neither \"standard\" nor \"experimental\"")]
+    Channel {
+        /// The text given.
+        given: String,
+    },
+}
+
 impl fmt::Display for Bundle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -206,6 +327,85 @@ mod tests {
             assert_eq!(err.given, text);
             assert!(err.to_string().contains("v1.5, v1.6 and v1.7"), "{err}");
         }
+    }
+
+    fn annotations(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn both_annotations_name_the_bundle_and_other_annotations_are_ignored() {
+        for release in Release::ALL {
+            for channel in [Channel::Standard, Channel::Experimental] {
+                let a = annotations(&[
+                    ("api-approved.kubernetes.io", "https://example.invalid/pr"),
+                    (BUNDLE_VERSION_ANNOTATION, release.reference_patch()),
+                    (CHANNEL_ANNOTATION, channel.as_str()),
+                ]);
+                assert_eq!(
+                    Bundle::from_crd_annotations(&a),
+                    Ok(Bundle::new(release, channel))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn missing_annotations_are_each_named_and_the_read_half_is_kept() {
+        let err = Bundle::from_crd_annotations(&annotations(&[])).unwrap_err();
+        assert_eq!(
+            err.problems,
+            [
+                AnnotationProblem::Missing(BUNDLE_VERSION_ANNOTATION),
+                AnnotationProblem::Missing(CHANNEL_ANNOTATION)
+            ]
+        );
+        let text = err.to_string();
+        assert!(
+            text.contains(BUNDLE_VERSION_ANNOTATION) && text.contains(CHANNEL_ANNOTATION),
+            "{text}"
+        );
+        let err = Bundle::from_crd_annotations(&annotations(&[(
+            CHANNEL_ANNOTATION,
+            Channel::Experimental.as_str(),
+        )]))
+        .unwrap_err();
+        assert_eq!(
+            (err.release, err.channel),
+            (None, Some(Channel::Experimental))
+        );
+        let fallback = Bundle::new(Release::V1_5, Channel::Standard);
+        assert_eq!(
+            err.or(fallback),
+            Bundle::new(fallback.release, Channel::Experimental)
+        );
+    }
+
+    #[test]
+    fn unsupported_releases_and_unknown_channels_are_refused_with_the_text_given() {
+        let err = Bundle::from_crd_annotations(&annotations(&[
+            (BUNDLE_VERSION_ANNOTATION, "v0.0.0-dev"),
+            (CHANNEL_ANNOTATION, "Standard"),
+        ]))
+        .unwrap_err();
+        assert_eq!((err.release, err.channel), (None, None));
+        assert!(matches!(
+            &err.problems[..],
+            [AnnotationProblem::Release(r), AnnotationProblem::Channel { given }]
+                if r.given == "v0.0.0-dev" && given == "Standard"
+        ));
+        // a pre-release of a supported series names that series
+        let a = annotations(&[
+            (BUNDLE_VERSION_ANNOTATION, "v1.5.0-dev"),
+            (CHANNEL_ANNOTATION, "standard"),
+        ]);
+        assert_eq!(
+            Bundle::from_crd_annotations(&a),
+            Ok(Bundle::new(Release::V1_5, Channel::Standard))
+        );
     }
 
     #[test]

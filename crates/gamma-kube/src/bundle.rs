@@ -1,0 +1,426 @@
+//! Which Gateway API CRD bundle (release and channel) a cluster runs, read from the
+//! annotations its Gateway API CRDs carry ([`BUNDLE_VERSION_ANNOTATION`] and
+//! [`CHANNEL_ANNOTATION`]).
+//!
+//! A cluster installs one bundle, so every Gateway API CRD names the same one. When they
+//! disagree (CRDs installed from two bundles, or an upgrade in progress), the HTTPRoute CRD's
+//! bundle is the cluster's ([`REFERENCE_CRD`]), and [`Choice::disagreeing`] lists the others.
+//! A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for the part
+//! it lacks, and only when no CRD is annotated.
+//!
+//! [`BUNDLE_VERSION_ANNOTATION`]: gamma_model::validate::BUNDLE_VERSION_ANNOTATION
+//! [`CHANNEL_ANNOTATION`]: gamma_model::validate::CHANNEL_ANNOTATION
+
+use std::collections::BTreeMap;
+
+use gamma_model::validate::{Bundle, BundleAnnotationError, Channel, Release};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+
+/// The API groups of the Gateway API's CRDs: the standard and experimental kinds
+/// (`gateway.networking.k8s.io`) and the `X`-prefixed experimental ones
+/// (`gateway.networking.x-k8s.io`). Each of their CRDs names the bundle it ships in.
+pub const GROUPS: [&str; 2] = ["gateway.networking.k8s.io", "gateway.networking.x-k8s.io"];
+
+/// The CRD whose bundle is the cluster's when the Gateway API CRDs disagree: HTTPRoute's,
+/// present in every channel of every release and the kind most routes are.
+pub const REFERENCE_CRD: &str = "httproutes.gateway.networking.k8s.io";
+
+/// The bundle a Gateway API CRD without the annotations is taken to be (for the part it
+/// lacks): the newest release gamma-rs knows, on the experimental channel. Experimental
+/// because its fields are a superset of the standard channel's: a field the API server stored
+/// is one its CRD declares, so judging it by the experimental schema never refuses a route
+/// for a field the server accepted.
+pub const UNANNOTATED: Bundle = Bundle::new(Release::NEWEST, Channel::Experimental);
+
+/// Whether `crd` is one of the Gateway API's (its group is one of [`GROUPS`]).
+pub fn is_gateway_api(crd: &CustomResourceDefinition) -> bool {
+    GROUPS.contains(&crd.spec.group.as_str())
+}
+
+/// What one Gateway API CRD says of its bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CrdBundle {
+    /// Its bundle: as annotated, with [`UNANNOTATED`]'s parts for what the annotations do not
+    /// say.
+    pub bundle: Bundle,
+    /// Why the annotations do not name a bundle, when they do not.
+    pub problem: Option<BundleAnnotationError>,
+}
+
+/// The bundle `crd` names, if it is a Gateway API CRD ([`is_gateway_api`]).
+pub fn of_crd(crd: &CustomResourceDefinition) -> Option<CrdBundle> {
+    if !is_gateway_api(crd) {
+        return None;
+    }
+    let empty = BTreeMap::new();
+    let annotations = crd.metadata.annotations.as_ref().unwrap_or(&empty);
+    Some(match Bundle::from_crd_annotations(annotations) {
+        Ok(bundle) => CrdBundle {
+            bundle,
+            problem: None,
+        },
+        Err(problem) => CrdBundle {
+            bundle: problem.or(UNANNOTATED),
+            problem: Some(problem),
+        },
+    })
+}
+
+/// The cluster's bundle, as [`Crds::choose`] chose it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Choice {
+    /// The bundle routes are validated against.
+    pub bundle: Bundle,
+    /// The CRD it was read from ([`REFERENCE_CRD`] where that names one).
+    pub from: String,
+    /// Annotated Gateway API CRDs that name another bundle, each with its own. Empty on a
+    /// cluster that installed one bundle.
+    pub disagreeing: BTreeMap<String, Bundle>,
+}
+
+/// The bundles of a cluster's Gateway API CRDs, by CRD name, kept current from CRD events.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Crds {
+    by_name: BTreeMap<String, CrdBundle>,
+}
+
+impl Crds {
+    /// Records `crd`'s bundle (replacing what its name had) if it is a Gateway API CRD, and
+    /// returns it.
+    pub fn observe(&mut self, crd: &CustomResourceDefinition) -> Option<&CrdBundle> {
+        let found = of_crd(crd)?;
+        let name = crd.metadata.name.clone().unwrap_or_default();
+        self.by_name.insert(name.clone(), found);
+        self.by_name.get(&name)
+    }
+
+    /// Forgets the CRD `name` (deleted); returns whether it was a Gateway API CRD.
+    pub fn forget(&mut self, name: &str) -> bool {
+        self.by_name.remove(name).is_some()
+    }
+
+    /// The names of the CRDs recorded.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(String::as_str)
+    }
+
+    /// The cluster's bundle: among the annotated CRDs (all of them when none is), the bundle
+    /// of [`REFERENCE_CRD`] if it is one of them, else the bundle most of them name (a tie
+    /// goes to the newer release, then to the experimental channel). `None` without any
+    /// Gateway API CRD.
+    pub fn choose(&self) -> Option<Choice> {
+        let annotated: Vec<(&String, &CrdBundle)> = self
+            .by_name
+            .iter()
+            .filter(|(_, c)| c.problem.is_none())
+            .collect();
+        let pool: Vec<(&String, &CrdBundle)> = if annotated.is_empty() {
+            self.by_name.iter().collect()
+        } else {
+            annotated
+        };
+        let (from, bundle) = match pool.iter().find(|(name, _)| *name == REFERENCE_CRD) {
+            Some((name, c)) => ((*name).clone(), c.bundle),
+            None => {
+                let mut counts: BTreeMap<(Release, bool), usize> = BTreeMap::new();
+                for (_, c) in &pool {
+                    *counts.entry(key(c.bundle)).or_default() += 1;
+                }
+                let (&best, _) = counts.iter().max_by_key(|(k, n)| (**n, **k))?;
+                let (name, c) = pool.iter().find(|(_, c)| key(c.bundle) == best)?;
+                ((*name).clone(), c.bundle)
+            }
+        };
+        let disagreeing = self
+            .by_name
+            .iter()
+            .filter(|(_, c)| c.problem.is_none() && c.bundle != bundle)
+            .map(|(name, c)| (name.clone(), c.bundle))
+            .collect();
+        Some(Choice {
+            bundle,
+            from,
+            disagreeing,
+        })
+    }
+}
+
+/// A bundle as an ordered key: release, then experimental over standard.
+fn key(b: Bundle) -> (Release, bool) {
+    (b.release, b.channel == Channel::Experimental)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gamma_model::validate::{BUNDLE_VERSION_ANNOTATION, CHANNEL_ANNOTATION};
+
+    fn crd(name: &str, group: &str, annotations: Option<(&str, &str)>) -> CustomResourceDefinition {
+        let mut metadata = serde_json::json!({"name": name});
+        if let Some((version, channel)) = annotations {
+            metadata["annotations"] = serde_json::json!({
+                BUNDLE_VERSION_ANNOTATION: version,
+                CHANNEL_ANNOTATION: channel,
+            });
+        }
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": metadata,
+            "spec": {
+                "group": group,
+                "names": {"kind": "X", "plural": "x"},
+                "scope": "Namespaced",
+                "versions": [],
+            }
+        }))
+        .unwrap()
+    }
+
+    const K8S: &str = "gateway.networking.k8s.io";
+    const X: &str = "gateway.networking.x-k8s.io";
+
+    fn named(release: Release, channel: Channel) -> Option<(&'static str, &'static str)> {
+        Some((release.reference_patch(), channel.as_str()))
+    }
+
+    #[test]
+    fn a_cluster_of_one_bundle_names_it_with_no_disagreement() {
+        let mut crds = Crds::default();
+        let b = Bundle::new(Release::V1_6, Channel::Experimental);
+        for (name, group) in [
+            ("gateways.gateway.networking.k8s.io", K8S),
+            (REFERENCE_CRD, K8S),
+            ("xmeshes.gateway.networking.x-k8s.io", X),
+        ] {
+            let seen = crds.observe(&crd(name, group, named(b.release, b.channel)));
+            assert_eq!(seen.map(|c| c.bundle), Some(b));
+        }
+        let choice = crds.choose().unwrap();
+        assert_eq!(choice.bundle, b);
+        assert_eq!(choice.from, REFERENCE_CRD);
+        assert!(choice.disagreeing.is_empty());
+    }
+
+    #[test]
+    fn crds_of_other_groups_are_not_gateway_api_crds() {
+        let mut crds = Crds::default();
+        let other = crd("widgets.example.com", "example.com", None);
+        assert!(!is_gateway_api(&other));
+        assert_eq!(crds.observe(&other), None);
+        assert_eq!(crds.choose(), None);
+    }
+
+    #[test]
+    fn when_crds_disagree_httproutes_decides_and_the_others_are_listed() {
+        let mut crds = Crds::default();
+        let old = Bundle::new(Release::V1_6, Channel::Experimental);
+        let new = Bundle::new(Release::V1_7, Channel::Experimental);
+        crds.observe(&crd(REFERENCE_CRD, K8S, named(old.release, old.channel)));
+        crds.observe(&crd(
+            "gateways.gateway.networking.k8s.io",
+            K8S,
+            named(new.release, new.channel),
+        ));
+        crds.observe(&crd(
+            "grpcroutes.gateway.networking.k8s.io",
+            K8S,
+            named(new.release, new.channel),
+        ));
+        let choice = crds.choose().unwrap();
+        assert_eq!((choice.bundle, choice.from.as_str()), (old, REFERENCE_CRD));
+        assert_eq!(
+            choice.disagreeing.keys().cloned().collect::<Vec<_>>(),
+            [
+                "gateways.gateway.networking.k8s.io",
+                "grpcroutes.gateway.networking.k8s.io"
+            ]
+        );
+        assert!(choice.disagreeing.values().all(|b| *b == new));
+        // without HTTPRoute's CRD the bundle most CRDs name decides
+        assert!(crds.forget(REFERENCE_CRD));
+        assert!(!crds.forget(REFERENCE_CRD));
+        let choice = crds.choose().unwrap();
+        assert_eq!(choice.bundle, new);
+        assert!(choice.disagreeing.is_empty());
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_newer_release_then_to_experimental() {
+        let mut crds = Crds::default();
+        crds.observe(&crd(
+            "a.gateway.networking.k8s.io",
+            K8S,
+            named(Release::V1_5, Channel::Experimental),
+        ));
+        crds.observe(&crd(
+            "b.gateway.networking.k8s.io",
+            K8S,
+            named(Release::V1_6, Channel::Standard),
+        ));
+        assert_eq!(
+            crds.choose().unwrap().bundle,
+            Bundle::new(Release::V1_6, Channel::Standard)
+        );
+        crds.observe(&crd(
+            "c.gateway.networking.k8s.io",
+            K8S,
+            named(Release::V1_6, Channel::Experimental),
+        ));
+        assert_eq!(
+            crds.choose().unwrap().bundle,
+            Bundle::new(Release::V1_6, Channel::Experimental)
+        );
+    }
+
+    #[test]
+    fn unannotated_crds_count_only_when_no_crd_is_annotated() {
+        let mut crds = Crds::default();
+        let bare = crds
+            .observe(&crd(REFERENCE_CRD, K8S, None))
+            .cloned()
+            .unwrap();
+        assert_eq!(bare.bundle, UNANNOTATED);
+        assert!(bare.problem.is_some());
+        assert_eq!(crds.choose().unwrap().bundle, UNANNOTATED);
+        let v1_5 = Bundle::new(Release::V1_5, Channel::Standard);
+        crds.observe(&crd(
+            "gateways.gateway.networking.k8s.io",
+            K8S,
+            named(v1_5.release, v1_5.channel),
+        ));
+        let choice = crds.choose().unwrap();
+        assert_eq!(choice.bundle, v1_5);
+        assert_eq!(choice.from, "gateways.gateway.networking.k8s.io");
+        assert!(choice.disagreeing.is_empty(), "{choice:?}");
+    }
+
+    #[test]
+    fn a_dev_bundle_keeps_its_channel_and_takes_the_newest_release() {
+        let mut crds = Crds::default();
+        let seen = crds
+            .observe(&crd(REFERENCE_CRD, K8S, Some(("v0.0.0-dev", "standard"))))
+            .cloned()
+            .unwrap();
+        assert_eq!(
+            seen.bundle,
+            Bundle::new(UNANNOTATED.release, Channel::Standard)
+        );
+        assert!(seen.problem.is_some());
+    }
+
+    /// The CRDs of a release tree's channel folder, as the API server would hand them out.
+    fn tree_crds(dir: &std::path::Path) -> Vec<CustomResourceDefinition> {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        paths.sort();
+        let mut out = Vec::new();
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&text).unwrap();
+            for doc in docs {
+                if doc["kind"] == "CustomResourceDefinition" {
+                    out.push(serde_json::from_value(doc).unwrap());
+                }
+            }
+        }
+        out
+    }
+
+    /// Every release tree of `gamma_testenv::upstream::RELEASES`, or `None` after saying why
+    /// (a failure instead under `GAMMA_REQUIRE_TESTENV=1`).
+    fn trees() -> Option<Vec<(&'static str, std::path::PathBuf)>> {
+        let mut out = Vec::new();
+        for version in gamma_testenv::upstream::RELEASES {
+            match gamma_testenv::upstream::release_tree(version) {
+                Ok(dir) => out.push((version, dir)),
+                Err(e) if std::env::var(gamma_testenv::REQUIRE_ENV).as_deref() != Ok("1") => {
+                    eprintln!("skipped: {e}");
+                    return None;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn the_crds_of_each_release_and_channel_name_that_bundle() {
+        let Some(trees) = trees() else { return };
+        for (version, dir) in trees {
+            for channel in [Channel::Standard, Channel::Experimental] {
+                let expected = Bundle::new(Release::parse(version).unwrap(), channel);
+                let mut crds = Crds::default();
+                for crd in tree_crds(&dir.join("config/crd").join(channel.as_str())) {
+                    let seen = crds.observe(&crd).cloned();
+                    assert_eq!(
+                        seen,
+                        Some(CrdBundle {
+                            bundle: expected,
+                            problem: None
+                        }),
+                        "{version} {channel:?} {:?}",
+                        crd.metadata.name
+                    );
+                }
+                let choice = crds.choose().unwrap();
+                assert_eq!(choice.bundle, expected, "{version} {channel:?}");
+                assert_eq!(choice.from, REFERENCE_CRD);
+                assert!(choice.disagreeing.is_empty(), "{choice:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_upgrade_half_applied_follows_the_httproute_crd_and_lists_the_rest() {
+        let Some(trees) = trees() else { return };
+        let [(old_version, old_dir), .., (new_version, new_dir)] = &trees[..] else {
+            panic!("fewer than two releases: {trees:?}");
+        };
+        let old = Bundle::new(Release::parse(old_version).unwrap(), Channel::Experimental);
+        let new = Bundle::new(Release::parse(new_version).unwrap(), Channel::Experimental);
+        let mut crds = Crds::default();
+        for crd in tree_crds(&old_dir.join("config/crd/experimental")) {
+            crds.observe(&crd);
+        }
+        let new_crds = tree_crds(&new_dir.join("config/crd/experimental"));
+        let (httproute, others): (Vec<_>, Vec<_>) = new_crds
+            .iter()
+            .partition(|c| c.metadata.name.as_deref() == Some(REFERENCE_CRD));
+        // every CRD but HTTPRoute's upgraded: HTTPRoute's still decides
+        for crd in &others {
+            crds.observe(crd);
+        }
+        let choice = crds.choose().unwrap();
+        assert_eq!(choice.bundle, old);
+        assert_eq!(choice.disagreeing.len(), others.len());
+        // then HTTPRoute's: the new bundle, and only CRDs the new release no longer ships
+        // (none between these releases) would disagree
+        for crd in httproute {
+            crds.observe(crd);
+        }
+        let choice = crds.choose().unwrap();
+        assert_eq!(choice.bundle, new);
+        let stale: Vec<&str> = crds
+            .names()
+            .filter(|n| {
+                !new_crds
+                    .iter()
+                    .any(|c| c.metadata.name.as_deref() == Some(*n))
+            })
+            .collect();
+        assert_eq!(
+            choice
+                .disagreeing
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            stale
+        );
+    }
+}
