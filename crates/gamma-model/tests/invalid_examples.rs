@@ -46,6 +46,14 @@ fn yaml_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// `file`'s path below `root`, with `/` separators (as `EXPECTED` names files).
+fn relative_to(root: &Path, file: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
 fn channel_of(relative: &str) -> Channel {
     if relative.starts_with("experimental/") {
         Channel::Experimental
@@ -213,11 +221,7 @@ fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
         assert!(!files.is_empty(), "no invalid examples under {root:?}");
         let mut seen = Vec::new();
         for file in &files {
-            let relative = file
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
+            let relative = relative_to(&root, file);
             let expected = EXPECTED
                 .iter()
                 .find(|(f, _)| *f == relative)
@@ -278,11 +282,7 @@ fn every_upstream_example_validates_under_its_release() {
         let mut count = 0;
         let mut failures = Vec::new();
         for file in &files {
-            let relative = file
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .replace('\\', "/");
+            let relative = relative_to(&root, file);
             let text = std::fs::read_to_string(file).unwrap();
             let decoded = decode_documents(&text, &DecodeOptions::checking_fields())
                 .unwrap_or_else(|e| panic!("{relative}: {e}"));
@@ -314,11 +314,7 @@ fn every_upstream_example_route_converts_to_ir() {
         let root = dir.join("examples");
         let mut routes = 0;
         for file in yaml_files(&root) {
-            let relative = file
-                .strip_prefix(&root)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
+            let relative = relative_to(&root, &file);
             let opts = options(release, &relative);
             let text = std::fs::read_to_string(&file).unwrap();
             for object in decode(&text).unwrap() {
