@@ -126,3 +126,59 @@ fn status_help_describes_now_and_the_patch_form_as_they_are() {
     assert!(r.stdout.contains("--type=json"), "{}", r.stdout);
     assert!(!r.stdout.contains("merge patch"), "{}", r.stdout);
 }
+
+// A route written by hand has no `metadata.generation`: a patch testing the generation 0 it
+// defaults to would be refused by the API server on every stored object (generation starts
+// at 1), so the patch tests no generation, and the warning says so.
+#[test]
+fn a_patch_tests_no_generation_the_input_does_not_have() {
+    let input = "apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {gamma.rs/mesh: linkerd}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: cart, namespace: shop}
+spec: {clusterIP: 10.96.0.20, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: cart, namespace: shop}
+spec:
+  parentRefs: [{group: \"\", kind: Service, name: cart, port: 80}]
+  rules: [{backendRefs: [{name: cart, port: 80}]}]
+";
+    let r = common::run_with_stdin(
+        &[
+            "status",
+            "-f",
+            "-",
+            "--config",
+            "examples/gamma-config.yaml",
+            "--as",
+            "linkerd.io/policy-controller",
+            "--now",
+            NOW,
+            "--form",
+            "patch",
+            "-o",
+            "json",
+        ],
+        Some(input),
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let ops: Vec<&str> = v[0]["patch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|op| op["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["/status"], "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("where metadata.generation is missing too they test no generation"),
+        "{}",
+        r.stderr
+    );
+}

@@ -27,6 +27,9 @@ use crate::style::Style;
 struct Update {
     route: ObjectKey,
     generation: i64,
+    /// Whether the input says `metadata.generation` (a file written by hand does not): only
+    /// then does a patch test it (a test of the 0 it defaults to fails on every stored object).
+    generation_known: bool,
     /// The `metadata.resourceVersion` of the copy the status was merged into, if the input
     /// has one: the precondition that makes the write safe against a concurrent one.
     resource_version: Option<String>,
@@ -37,6 +40,8 @@ struct Update {
 struct ObjectUpdate {
     object: ObjectKey,
     generation: i64,
+    /// As [`Update::generation_known`].
+    generation_known: bool,
     resource_version: Option<String>,
     merge: ObjectMerge,
 }
@@ -186,6 +191,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         updates.push(Update {
             route: route_ref.clone(),
             generation,
+            generation_known: meta.generation.is_some(),
             resource_version: meta.resource_version.clone(),
             outcome,
         });
@@ -204,6 +210,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                     resource_version: copy.metadata().resource_version.clone(),
                     object,
                     generation,
+                    generation_known: copy.metadata().generation.is_some(),
                     merge,
                 })
             })
@@ -242,8 +249,9 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         warn(&format!(
             "{} no metadata.resourceVersion in the input for {}: the {} cannot detect a \
              concurrent status write and would overwrite it (status.parents is an atomic \
-             list). Compute status from objects read from the cluster (kubectl get -o yaml) \
-             for writes with the precondition.",
+             list), and where metadata.generation is missing too they test no generation. \
+             Compute status from objects read from the cluster (kubectl get -o yaml) for \
+             writes with the preconditions.",
             err_style.yellow("warning:"),
             unversioned.join(", "),
             if args.form == StatusForm::Patch {
@@ -313,7 +321,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                     object: Some(&u.object),
                     patch: patch_ops(
                         u.resource_version.as_deref(),
-                        u.generation,
+                        u.generation_known.then_some(u.generation),
                         AnyStatus::Object(status),
                     ),
                 }))
@@ -329,16 +337,17 @@ fn patch<'a>(u: &'a Update, status: &'a RouteStatus) -> Patch<'a> {
         object: None,
         patch: patch_ops(
             u.resource_version.as_deref(),
-            u.generation,
+            u.generation_known.then_some(u.generation),
             AnyStatus::Route(status),
         ),
     }
 }
 
-/// Test the resourceVersion (when known) and the generation, then replace the status.
+/// Test the resourceVersion and the generation (each when the input has it), then replace the
+/// status.
 fn patch_ops<'a>(
     resource_version: Option<&'a str>,
-    generation: i64,
+    generation: Option<i64>,
     status: AnyStatus<'a>,
 ) -> Vec<PatchOp<'a>> {
     let mut patch = Vec::with_capacity(3);
@@ -348,10 +357,12 @@ fn patch_ops<'a>(
             value: rv.into(),
         });
     }
-    patch.push(PatchOp::Test {
-        path: "/metadata/generation",
-        value: generation.into(),
-    });
+    if let Some(generation) = generation {
+        patch.push(PatchOp::Test {
+            path: "/metadata/generation",
+            value: generation.into(),
+        });
+    }
     patch.push(PatchOp::Add {
         path: "/status",
         value: status,
