@@ -20,8 +20,8 @@ pub enum Missing {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A prerequisite is missing on this machine: tests skip (see [`crate::shared_or_skip`])
-    /// unless `GAMMA_REQUIRE_TESTENV=1`.
+    /// A prerequisite is missing on this machine: tests are reported ignored (see
+    /// [`crate::harness`]) unless `GAMMA_REQUIRE_TESTENV=1`.
     #[error("kube-testenv unavailable ({missing:?}): {detail}")]
     Unavailable {
         /// What is missing.

@@ -7,10 +7,11 @@
 //!
 //! - [`shared`]: one server per test binary and [`Channel`], started on first use and stopped when
 //!   the test binary exits (the server stops when its stdin closes, which the exit does).
-//! - [`shared_or_skip`]: the same, for a test that prints `skipped: ...` and returns when the
-//!   environment is [`Error::Unavailable`] (Go absent, build failed, no upstream CRDs), unless
-//!   `GAMMA_REQUIRE_TESTENV=1` (set by CI) makes that a failure.
-//! - [`shared_release`] / [`shared_release_or_skip`]: the same with the CRDs of any Gateway API
+//! - [`harness`] and [`test_main!`]: test binaries (`harness = false`) whose tests check their
+//!   preconditions (release data, an API server that can start) first, and are reported
+//!   **ignored** with the reason when one is missing, unless `GAMMA_REQUIRE_TESTENV=1` (set by
+//!   CI) makes that a failure; [`server`] then gives such a test the shared server.
+//! - [`shared_release`] / [`server_release`]: the same with the CRDs of any Gateway API
 //!   release ([`TestEnv::start_release`]); [`shared`] installs [`DEFAULT_RELEASE`]'s (v1.6.1).
 //! - [`TestEnv::start`]: a private server that [`TestEnv::stop`] stops, for tests of the
 //!   environment itself; [`TestEnv::start_with`] for one that can be restarted
@@ -26,11 +27,20 @@
 //!
 //! ```no_run
 //! use gamma_testenv::Channel;
+//! use gamma_testenv::harness::standard_server;
 //!
-//! let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else { return };
-//! let namespace = env.namespace_name("status-write");
-//! // ... connect a client with env.kubeconfig(), create `namespace`, test ...
-//! # let _ = namespace;
+//! fn status_write() {
+//!     let env = gamma_testenv::server(Channel::Standard);
+//!     let namespace = env.namespace_name("status-write");
+//!     // ... connect a client with env.kubeconfig(), create `namespace`, test ...
+//!     # let _ = namespace;
+//! }
+//!
+//! // tests/status.rs, declared `harness = false`: ignored, with the reason, where no API
+//! // server can be started.
+//! gamma_testenv::test_main! {
+//!     status_write if standard_server,
+//! }
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -45,6 +55,7 @@
 )]
 
 mod error;
+pub mod harness;
 mod kubeconfig;
 // The layer check parses the project's own source files, run by tests: it indexes into text it
 // has just measured, and a slip there fails a test rather than a program in production.
@@ -58,4 +69,4 @@ pub mod upstream;
 pub use error::{Error, Missing};
 pub use names::namespace_name;
 pub use process::{Channel, DEFAULT_RELEASE, Options, TestEnv};
-pub use shared::{REQUIRE_ENV, shared, shared_or_skip, shared_release, shared_release_or_skip};
+pub use shared::{REQUIRE_ENV, server, server_release, shared, shared_release};

@@ -121,6 +121,22 @@ impl TestEnv {
         TestEnv::start_with(channel, Options::default())
     }
 
+    /// Whether [`TestEnv::start`] can start a server of `channel` here, without starting one:
+    /// its CRDs are at hand and `tools/kube-testenv` builds (a no-op when the cached binary is
+    /// current). The preconditions of [`crate::harness`] ask this.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unavailable`] as [`TestEnv::start`] gives it.
+    pub fn available(channel: Channel) -> Result<(), Error> {
+        let tree = match std::env::var_os("GAMMA_UPSTREAM_DIR") {
+            Some(dir) => dir,
+            None => crate::upstream::release_tree(DEFAULT_RELEASE)?.into_os_string(),
+        };
+        upstream_crds(Some(&tree), channel)?;
+        build(Path::new(START), None).map(drop)
+    }
+
     /// [`TestEnv::start`] with `options`: a server that can be restarted, or one without a
     /// watch cache. For tests of faults, which need a server of their own.
     pub fn start_with(channel: Channel, options: Options) -> Result<TestEnv, Error> {

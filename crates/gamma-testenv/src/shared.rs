@@ -6,8 +6,8 @@ use std::sync::{Mutex, OnceLock};
 use crate::error::Error;
 use crate::process::{Channel, TestEnv};
 
-/// The environment variable that turns [`Error::Unavailable`] into a test failure in
-/// [`shared_or_skip`]: CI sets it to `1`, so that CI never skips silently.
+/// The environment variable that turns [`Error::Unavailable`] into a test failure instead of an
+/// ignored test ([`crate::harness::decide`]): CI sets it to `1`, so that CI never skips.
 pub const REQUIRE_ENV: &str = "GAMMA_REQUIRE_TESTENV";
 
 static STANDARD: OnceLock<Result<TestEnv, Error>> = OnceLock::new();
@@ -44,38 +44,35 @@ pub fn shared_release(release: &str, channel: Channel) -> Result<&'static TestEn
         .as_ref()
 }
 
-/// [`shared_release`] for a test, as [`shared_or_skip`] is for [`shared`].
+/// [`shared`] for the body of a test whose [`crate::harness`] preconditions hold
+/// ([`crate::harness::standard_server`] or [`crate::harness::experimental_server`]).
 ///
 /// # Panics
 ///
-/// As [`shared_or_skip`].
-pub fn shared_release_or_skip(release: &str, channel: Channel) -> Option<&'static TestEnv> {
-    or_skip(shared_release(release, channel))
+/// When the server cannot be had after all (it did not start): the calling test fails with the
+/// reason.
+pub fn server(channel: Channel) -> &'static TestEnv {
+    or_fail(shared(channel))
 }
 
-/// [`shared`] for a test: `None` after printing `skipped: <what is missing>` when the
-/// environment is unavailable, so the test can return.
+/// [`shared_release`] for the body of a test, as [`server`] is for [`shared`].
 ///
 /// # Panics
 ///
-/// When the environment is unavailable and `GAMMA_REQUIRE_TESTENV=1`, or when the server failed
-/// to start: the calling test fails with the reason.
-pub fn shared_or_skip(channel: Channel) -> Option<&'static TestEnv> {
-    or_skip(shared(channel))
+/// As [`server`].
+pub fn server_release(release: &str, channel: Channel) -> &'static TestEnv {
+    or_fail(shared_release(release, channel))
 }
 
 #[allow(clippy::panic)] // failing the calling test is this function's job
-fn or_skip(started: Result<&'static TestEnv, &'static Error>) -> Option<&'static TestEnv> {
+fn or_fail(started: Result<&'static TestEnv, &'static Error>) -> &'static TestEnv {
     match started {
-        Ok(env) => Some(env),
-        Err(e @ Error::Unavailable { .. }) if !required() => {
-            eprintln!("skipped: {e}");
-            None
-        }
+        Ok(env) => env,
         Err(e) => panic!("{e}"),
     }
 }
 
+/// Whether `GAMMA_REQUIRE_TESTENV=1`: a missing environment fails the tests that need it.
 pub(crate) fn required() -> bool {
     std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1")
 }

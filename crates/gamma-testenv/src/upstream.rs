@@ -126,37 +126,3 @@ fn fetch(version: &str) -> Result<PathBuf, String> {
         ))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every supported release's tree is found (under `$GAMMA_UPSTREAM_ROOT` or fetched) and
-    /// carries the bundle-version annotation of that release on its CRDs.
-    #[test]
-    fn every_supported_release_tree_is_obtained_with_its_own_crds() {
-        for version in RELEASES {
-            let dir = match release_tree(version) {
-                Ok(dir) => dir,
-                Err(e @ Error::Unavailable { .. }) if !crate::shared::required() => {
-                    eprintln!("skipped: {e}");
-                    return;
-                }
-                Err(e) => panic!("{e}"),
-            };
-            let crd = dir
-                .join("config/crd/standard")
-                .join("gateway.networking.k8s.io_httproutes.yaml");
-            let text = std::fs::read_to_string(&crd).unwrap();
-            assert!(
-                text.contains(&format!(
-                    "gateway.networking.k8s.io/bundle-version: {version}"
-                )),
-                "{} is not {version}'s",
-                crd.display()
-            );
-            assert!(dir.join("examples").is_dir());
-            assert!(dir.join("hack/invalid-examples").is_dir());
-        }
-    }
-}

@@ -1,25 +1,29 @@
 //! The test environment itself: a real kube-apiserver started from `tools/kube-testenv`, ready
 //! only once the Gateway API CRDs of its channel are served, and stopped without leftovers.
-//! These tests skip (printing why) where Go or the upstream CRDs are absent, unless
-//! `GAMMA_REQUIRE_TESTENV=1`.
+//! These tests are reported ignored (with the reason) where Go or the upstream release data are
+//! absent, unless `GAMMA_REQUIRE_TESTENV=1`.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use gamma_testenv::{Channel, Error, REQUIRE_ENV, TestEnv};
+use gamma_testenv::harness::{
+    experimental_server, release_servers, release_trees, standard_server,
+};
+use gamma_testenv::{Channel, TestEnv};
 
-/// `TestEnv::start`, or `None` (skip) when unavailable and not required.
-fn start_or_skip(channel: Channel) -> Option<TestEnv> {
-    match TestEnv::start(channel) {
-        Ok(env) => Some(env),
-        Err(e @ Error::Unavailable { .. }) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+gamma_testenv::test_main! {
+    started_server_is_ready_on_loopback_with_an_admin_kubeconfig_and_stop_removes_its_temp_dir
+        if standard_server,
+    shared_servers_are_one_per_channel_with_that_channels_crds
+        if standard_server && experimental_server,
+    a_shared_server_per_release_installs_that_releases_crds if release_servers,
+    every_supported_release_tree_is_obtained_with_its_own_crds if release_trees,
+}
+
+fn newest() -> &'static str {
+    gamma_testenv::upstream::RELEASES.last().unwrap()
 }
 
 fn address(env: &TestEnv) -> SocketAddr {
@@ -48,11 +52,8 @@ fn kubectl_crds(kubeconfig: &Path) -> Option<String> {
     Some(String::from_utf8(output.stdout).unwrap())
 }
 
-#[test]
 fn started_server_is_ready_on_loopback_with_an_admin_kubeconfig_and_stop_removes_its_temp_dir() {
-    let Some(env) = start_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = TestEnv::start(Channel::Standard).unwrap_or_else(|e| panic!("{e}"));
     // Loopback only: the server URL is 127.0.0.1 and the port takes connections.
     let addr = address(&env);
     assert!(addr.ip().is_loopback(), "{addr}");
@@ -97,16 +98,11 @@ fn started_server_is_ready_on_loopback_with_an_admin_kubeconfig_and_stop_removes
     assert!(!accepts_connections(addr), "{addr} still served after stop");
 }
 
-#[test]
 fn shared_servers_are_one_per_channel_with_that_channels_crds() {
-    let Some(standard) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
-    let Some(experimental) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let standard = gamma_testenv::server(Channel::Standard);
+    let experimental = gamma_testenv::server(Channel::Experimental);
     // One server per channel per test binary: a second call gives the same one.
-    let again = gamma_testenv::shared_or_skip(Channel::Standard).unwrap();
+    let again = gamma_testenv::server(Channel::Standard);
     assert!(std::ptr::eq(standard, again));
     assert_ne!(standard.server_url(), experimental.server_url());
     assert_eq!(standard.channel(), Channel::Standard);
@@ -127,13 +123,10 @@ fn shared_servers_are_one_per_channel_with_that_channels_crds() {
     assert_ne!(standard.namespace_name("t"), standard.namespace_name("t"));
 }
 
-#[test]
 fn a_shared_server_per_release_installs_that_releases_crds() {
-    let newest = *gamma_testenv::upstream::RELEASES.last().unwrap();
-    let Some(env) = gamma_testenv::shared_release_or_skip(newest, Channel::Standard) else {
-        return;
-    };
-    let again = gamma_testenv::shared_release_or_skip(newest, Channel::Standard).unwrap();
+    let newest = newest();
+    let env = gamma_testenv::server_release(newest, Channel::Standard);
+    let again = gamma_testenv::server_release(newest, Channel::Standard);
     assert!(std::ptr::eq(env, again));
     assert_eq!((env.release(), env.channel()), (newest, Channel::Standard));
     assert!(accepts_connections(address(env)));
@@ -151,8 +144,28 @@ fn a_shared_server_per_release_installs_that_releases_crds() {
         env.crd_dir().display()
     );
     // the server of `shared` keeps the default release's CRDs
-    if let Some(standard) = gamma_testenv::shared_or_skip(Channel::Standard) {
-        assert_eq!(standard.release(), gamma_testenv::DEFAULT_RELEASE);
-        assert_ne!(standard.server_url(), env.server_url());
+    let standard = gamma_testenv::server(Channel::Standard);
+    assert_eq!(standard.release(), gamma_testenv::DEFAULT_RELEASE);
+    assert_ne!(standard.server_url(), env.server_url());
+}
+
+/// Every supported release's tree is found (under `$GAMMA_UPSTREAM_ROOT` or fetched) and
+/// carries the bundle-version annotation of that release on its CRDs.
+fn every_supported_release_tree_is_obtained_with_its_own_crds() {
+    for version in gamma_testenv::upstream::RELEASES {
+        let dir = gamma_testenv::upstream::release_tree(version).unwrap_or_else(|e| panic!("{e}"));
+        let crd = dir
+            .join("config/crd/standard")
+            .join("gateway.networking.k8s.io_httproutes.yaml");
+        let text = std::fs::read_to_string(&crd).unwrap();
+        assert!(
+            text.contains(&format!(
+                "gateway.networking.k8s.io/bundle-version: {version}"
+            )),
+            "{} is not {version}'s",
+            crd.display()
+        );
+        assert!(dir.join("examples").is_dir());
+        assert!(dir.join("hack/invalid-examples").is_dir());
     }
 }
