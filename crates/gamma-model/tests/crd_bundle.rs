@@ -5,24 +5,18 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use gamma_model::validate::{Bundle, Channel, Release};
+use gamma_testenv::harness::release_trees;
 use serde_json::Value;
 
-/// The release trees of `gamma_testenv::upstream::RELEASES`, or `None` after saying why (a
-/// failure instead under `GAMMA_REQUIRE_TESTENV=1`).
-fn trees() -> Option<Vec<(&'static str, std::path::PathBuf)>> {
-    let mut out = Vec::new();
-    for version in gamma_testenv::upstream::RELEASES {
-        match gamma_testenv::upstream::release_tree(version) {
-            Ok(dir) => out.push((version, dir)),
-            Err(e) if std::env::var(gamma_testenv::REQUIRE_ENV).as_deref() != Ok("1") => {
-                use std::io::Write as _;
-                let _ = writeln!(std::io::stderr(), "skipped: {e}");
-                return None;
-            }
-            Err(e) => panic!("{e}"),
-        }
-    }
-    Some(out)
+gamma_testenv::test_main! {
+    every_crd_of_every_release_and_channel_names_the_bundle_of_its_tree if release_trees,
+    a_crd_stripped_of_its_annotations_names_no_bundle if release_trees,
+}
+
+/// The release trees of `gamma_testenv::upstream::RELEASES` (the test's precondition
+/// `release_trees`).
+fn trees() -> Vec<(&'static str, std::path::PathBuf)> {
+    gamma_testenv::upstream::all_trees().expect("the test's precondition")
 }
 
 /// Every CustomResourceDefinition document in `dir/*.yaml`, as JSON.
@@ -55,9 +49,8 @@ fn annotations(crd: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
-#[test]
 fn every_crd_of_every_release_and_channel_names_the_bundle_of_its_tree() {
-    let Some(trees) = trees() else { return };
+    let trees = trees();
     for (version, dir) in trees {
         let release = Release::parse(version).unwrap();
         for channel in [Channel::Standard, Channel::Experimental] {
@@ -75,9 +68,8 @@ fn every_crd_of_every_release_and_channel_names_the_bundle_of_its_tree() {
     }
 }
 
-#[test]
 fn a_crd_stripped_of_its_annotations_names_no_bundle() {
-    let Some(trees) = trees() else { return };
+    let trees = trees();
     for (version, dir) in trees {
         for (name, crd) in crds(&dir.join("config/crd/experimental")) {
             let mut a = annotations(&crd);

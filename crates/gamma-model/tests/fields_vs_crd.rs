@@ -20,7 +20,15 @@ use gamma_model::ResourceKind;
 use gamma_model::validate::{Bundle, Channel, ErrorKind, Release, ValidateOptions};
 use gamma_model::validate::{EXPERIMENTAL_ONLY, FIELD_SPANS, STANDARD_SINCE};
 use gamma_model::{DecodeOptions, decode_documents};
+use gamma_testenv::harness::release_trees;
 use serde_json::{Map, Value, json};
+
+gamma_testenv::test_main! {
+    every_required_property_of_every_crd_version_is_required_at_its_path if release_trees,
+    declared_properties_are_known_and_undeclared_ones_unknown_at_their_paths if release_trees,
+    experimental_only_fields_are_the_difference_between_the_channels if release_trees,
+    experimental_fields_are_unknown_on_the_standard_channel_of_the_releases_without_them,
+}
 
 struct Crd {
     kind: ResourceKind,
@@ -30,14 +38,9 @@ struct Crd {
     versions: Vec<(String, Value)>,
 }
 
-/// Every supported release and its tree; empty (after a skip note) when one is unavailable.
+/// Every supported release and its tree (the tests' precondition `release_trees`).
 fn releases() -> Vec<(Release, PathBuf)> {
-    let Some(trees) = gamma_testenv::upstream::all_trees() else {
-        gamma_skip_note(
-            "skipped: the Gateway API release trees are unavailable: skipping the CRD field checks",
-        );
-        return Vec::new();
-    };
+    let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
     trees
         .into_iter()
         .map(|(v, dir)| (Release::parse(v).unwrap(), dir))
@@ -261,7 +264,6 @@ fn errors_of(doc: &Value, bundle: Bundle) -> Vec<(String, ErrorKind)> {
         .collect()
 }
 
-#[test]
 fn every_required_property_of_every_crd_version_is_required_at_its_path() {
     let mut checked = 0;
     for (release, dir) in releases() {
@@ -318,7 +320,6 @@ fn every_required_property_of_every_crd_version_is_required_at_its_path() {
     assert!(checked > 300, "only {checked} required properties found");
 }
 
-#[test]
 fn declared_properties_are_known_and_undeclared_ones_unknown_at_their_paths() {
     let mut checked = 0;
     for (release, dir) in releases() {
@@ -382,7 +383,6 @@ fn property_shapes(schema: &Value) -> BTreeSet<String> {
     out
 }
 
-#[test]
 fn experimental_only_fields_are_the_difference_between_the_channels() {
     for (release, dir) in releases() {
         let standard: BTreeMap<(ResourceKind, String), BTreeSet<String>> = crds(&dir, "standard")
@@ -448,7 +448,6 @@ fn experimental_only_fields_are_the_difference_between_the_channels() {
 
 /// `retry` is experimental-only up to Gateway API v1.6 and standard from v1.7 (GEP-1731; the
 /// v1.7.0 standard HTTPRoute CRD declares `spec.rules[].retry`).
-#[test]
 fn experimental_fields_are_unknown_on_the_standard_channel_of_the_releases_without_them() {
     let input = "apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
@@ -483,11 +482,4 @@ spec:
         let report = doc.validate_with(&ValidateOptions::bundle(bundle));
         assert!(report.is_ok(), "{bundle}: {report:?}");
     }
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -19,14 +19,16 @@ use std::path::{Path, PathBuf};
 
 use gamma_model::validate::{Channel, ErrorKind, ValidateOptions};
 use gamma_model::{ResourceKind, Validate};
+use gamma_testenv::harness::release_v1_6_1;
 use serde_json::{Map, Value, json};
 
-fn upstream() -> Option<PathBuf> {
-    let Some(dir) = gamma_testenv::upstream::v1_6_1() else {
-        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping the CRD maxItems test");
-        return None;
-    };
-    Some(PathBuf::from(dir))
+gamma_testenv::test_main! {
+    every_crd_list_one_past_max_items_is_rejected_at_its_path if release_v1_6_1,
+}
+
+/// The v1.6.1 tree (the test's precondition `release_v1_6_1`).
+fn upstream() -> PathBuf {
+    PathBuf::from(gamma_testenv::upstream::v1_6_1().expect("the test's precondition"))
 }
 
 #[derive(Debug, Clone)]
@@ -192,9 +194,7 @@ fn check_crd_doc(
 ) {
     let group = crd["spec"]["group"].as_str().unwrap().to_owned();
     let kind = crd["spec"]["names"]["kind"].as_str().unwrap().to_owned();
-    let Some(rk) = ResourceKind::from_kind_name(&kind) else {
-        return;
-    };
+    let rk = ResourceKind::from_kind_name(&kind).expect("the test's precondition");
     for version in crd["spec"]["versions"].as_array().unwrap() {
         let api_version = format!("{group}/{}", version["name"].as_str().unwrap());
         if !rk.api_versions().contains(&api_version.as_str()) {
@@ -267,9 +267,8 @@ fn check_crd_doc(
 
 // Objects with every list at its CRD maximum plus one are rejected with the right field path;
 // HTTPRoute CRD v1.6.1 (every CRD marker is enforced).
-#[test]
 fn every_crd_list_one_past_max_items_is_rejected_at_its_path() {
-    let Some(dir) = upstream() else { return };
+    let dir = upstream();
     let mut failures = Vec::new();
     let mut checked = Vec::new();
     for (sub, channel) in [
@@ -313,11 +312,4 @@ fn every_crd_list_one_past_max_items_is_rejected_at_its_path() {
         checked.len(),
         failures.join("\n")
     );
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -10,15 +10,18 @@ use std::path::{Path, PathBuf};
 
 use gamma_model::validate::{Bundle, Channel, Release, ValidateOptions};
 use gamma_model::{DecodeOptions, Validate, decode, decode_documents};
+use gamma_testenv::harness::release_trees;
 
-/// Every supported release and its tree; empty (after a skip note) when one is unavailable.
+gamma_testenv::test_main! {
+    every_upstream_invalid_example_is_rejected_at_the_pinned_field if release_trees,
+    standard_invalid_examples_are_rejected_on_both_channels if release_trees,
+    every_upstream_example_validates_under_its_release if release_trees,
+    every_upstream_example_route_converts_to_ir if release_trees,
+}
+
+/// Every supported release and its tree (the tests' precondition `release_trees`).
 fn releases() -> Vec<(Release, PathBuf)> {
-    let Some(trees) = gamma_testenv::upstream::all_trees() else {
-        gamma_skip_note(
-            "skipped: the Gateway API release trees are unavailable; skipping the upstream fixture tests",
-        );
-        return Vec::new();
-    };
+    let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
     trees
         .into_iter()
         .map(|(v, dir)| (Release::parse(v).unwrap(), dir))
@@ -213,7 +216,6 @@ const EXPECTED: &[(&str, &str)] = &[
 ];
 
 // Gateway API CRDs v1.6.1: every upstream invalid example is rejected at the field that is wrong.
-#[test]
 fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
     for (release, dir) in releases() {
         let root = dir.join("hack/invalid-examples");
@@ -251,7 +253,6 @@ fn every_upstream_invalid_example_is_rejected_at_the_pinned_field() {
 
 // Gateway API CRDs v1.6.1: the standard-channel invalid examples are rejected by the standard rules
 // alone.
-#[test]
 fn standard_invalid_examples_are_rejected_on_both_channels() {
     for (release, dir) in releases() {
         let root = dir.join("hack/invalid-examples/standard");
@@ -273,7 +274,6 @@ fn standard_invalid_examples_are_rejected_on_both_channels() {
 // Every upstream example is valid under its own release, as the API server checks a create
 // (strict field validation, then every rule): on the standard channel for `examples/standard`,
 // on the experimental channel for `examples/experimental`.
-#[test]
 fn every_upstream_example_validates_under_its_release() {
     for (release, dir) in releases() {
         let root = dir.join("examples");
@@ -307,7 +307,6 @@ fn every_upstream_example_validates_under_its_release() {
 
 // The IR accepts every route of every upstream example whole (defaulting never fails on valid
 // input, and no rule is dropped).
-#[test]
 fn every_upstream_example_route_converts_to_ir() {
     use gamma_model::ir;
     for (release, dir) in releases() {
@@ -334,11 +333,4 @@ fn every_upstream_example_route_converts_to_ir() {
         }
         assert!(routes > 40, "{release}: only {routes} routes converted");
     }
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -6,20 +6,20 @@ use gamma_model::ResourceKind;
 use gamma_model::validate::served::{Served, served, served_in};
 use gamma_model::validate::{Bundle, Channel, ErrorKind, Release, ValidateOptions};
 use gamma_model::{DecodeOptions, decode_documents};
+use gamma_testenv::harness::release_trees;
 use serde_json::Value;
 
-#[test]
+gamma_testenv::test_main! {
+    the_served_table_is_the_crds_served_flags_of_every_release_and_channel if release_trees,
+    a_version_a_release_does_not_serve_names_the_releases_that_do,
+    an_experimental_only_version_is_not_served_on_the_standard_channel,
+}
+
 fn the_served_table_is_the_crds_served_flags_of_every_release_and_channel() {
     let mut checked = 0;
     for release in Release::ALL {
-        let dir = match gamma_testenv::upstream::release_tree(release.reference_patch()) {
-            Ok(dir) => dir,
-            Err(e) if std::env::var("GAMMA_REQUIRE_TESTENV").as_deref() != Ok("1") => {
-                gamma_skip_note(&format!("skipped: {e}"));
-                return;
-            }
-            Err(e) => panic!("{e}"),
-        };
+        let dir = gamma_testenv::upstream::release_tree(release.reference_patch())
+            .unwrap_or_else(|e| panic!("{e}"));
         for (name, channel) in [
             ("standard", Channel::Standard),
             ("experimental", Channel::Experimental),
@@ -74,7 +74,6 @@ fn the_served_table_is_the_crds_served_flags_of_every_release_and_channel() {
 }
 
 /// TCPRoute `v1` is served from v1.6 on; on a v1.5 cluster the message names where it is.
-#[test]
 fn a_version_a_release_does_not_serve_names_the_releases_that_do() {
     let input = "apiVersion: gateway.networking.k8s.io/v1
 kind: TCPRoute
@@ -126,7 +125,6 @@ fn report(input: &str, channel: Channel) -> Vec<(String, ErrorKind)> {
         .collect()
 }
 
-#[test]
 fn an_experimental_only_version_is_not_served_on_the_standard_channel() {
     let input = "apiVersion: gateway.networking.k8s.io/v1alpha2
 kind: TCPRoute
@@ -157,11 +155,4 @@ spec: {controllerName: example.com/mesh}
 ";
     assert_eq!(report(mesh, Channel::Standard)[0].0, "apiVersion");
     assert!(report(mesh, Channel::Experimental).is_empty());
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -5,25 +5,29 @@
 //!   decode -> encode -> decode is lossless, and no upstream field is silently dropped);
 //! - older apiVersions keep their apiVersion; unknown fields are accepted and ignored.
 //!
-//! The upstream files are found through `GAMMA_UPSTREAM_DIR`; without it those tests print a
-//! message and pass (the repository's own manifests are always checked).
+//! The upstream files are found through `GAMMA_UPSTREAM_DIR` or `gamma_testenv::upstream`;
+//! without them those tests are reported ignored, with the reason (the repository's own
+//! manifests are always checked).
 
 use std::path::{Path, PathBuf};
 
 use gamma_model::{AnyResource, decode};
 use gamma_model::{DecodeOptions, decode_documents};
+use gamma_testenv::harness::release_v1_6_1;
 use serde_json::Value;
 
-fn upstream_dir() -> Option<PathBuf> {
-    match gamma_testenv::upstream::v1_6_1() {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            gamma_skip_note(
-                "skipped: GAMMA_UPSTREAM_DIR is not set: skipping the upstream example checks",
-            );
-            None
-        }
-    }
+gamma_testenv::test_main! {
+    every_upstream_example_decodes_and_round_trips_exactly if release_v1_6_1,
+    every_repository_manifest_decodes_and_round_trips_exactly,
+    older_api_versions_keep_the_version_they_came_with if release_v1_6_1,
+    older_api_versions_of_every_served_kind_decode,
+    unknown_fields_are_accepted_and_ignored,
+    upstream_gateways_with_spec_tls_decode_it_typed if release_v1_6_1,
+}
+
+/// The v1.6.1 tree (the tests' precondition `release_v1_6_1`).
+fn upstream_dir() -> PathBuf {
+    PathBuf::from(gamma_testenv::upstream::v1_6_1().expect("the test's precondition"))
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {
@@ -120,16 +124,14 @@ fn check_file(path: &Path) -> usize {
     decoded.documents.len()
 }
 
-#[test]
 fn every_upstream_example_decodes_and_round_trips_exactly() {
-    let Some(dir) = upstream_dir() else { return };
+    let dir = upstream_dir();
     let files = yaml_files(&dir.join("examples"));
     assert!(files.len() > 50, "found only {} example files", files.len());
     let objects: usize = files.iter().map(|f| check_file(f)).sum();
     eprintln!("{} upstream example files, {objects} objects", files.len());
 }
 
-#[test]
 fn every_repository_manifest_decodes_and_round_trips_exactly() {
     let files = yaml_files(&repo_manifests());
     assert!(!files.is_empty());
@@ -137,9 +139,8 @@ fn every_repository_manifest_decodes_and_round_trips_exactly() {
     assert!(objects > 10);
 }
 
-#[test]
 fn older_api_versions_keep_the_version_they_came_with() {
-    let Some(dir) = upstream_dir() else { return };
+    let dir = upstream_dir();
     let mut seen = 0;
     for file in yaml_files(&dir.join("examples")) {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -155,7 +156,6 @@ fn older_api_versions_keep_the_version_they_came_with() {
     assert!(seen > 0, "no example uses an older apiVersion");
 }
 
-#[test]
 fn older_api_versions_of_every_served_kind_decode() {
     // One object per (kind, older apiVersion) the CRDs still serve.
     for (api_version, kind) in [
@@ -175,7 +175,6 @@ fn older_api_versions_of_every_served_kind_decode() {
     }
 }
 
-#[test]
 fn unknown_fields_are_accepted_and_ignored() {
     let with_unknown = r#"
 apiVersion: gateway.networking.k8s.io/v1
@@ -219,11 +218,10 @@ status:
 // `Gateway.spec.tls` is typed. Every upstream example that sets it (frontend CA
 // validation, backend client certificate) decodes it into the typed fields, re-encodes it to
 // exactly the input's `spec.tls`, and validates on both channels.
-#[test]
 fn upstream_gateways_with_spec_tls_decode_it_typed() {
     use gamma_model::Validate;
     use gamma_model::validate::{Channel, ValidateOptions};
-    let Some(dir) = upstream_dir() else { return };
+    let dir = upstream_dir();
     let mut found = Vec::new();
     for file in yaml_files(&dir.join("examples")) {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -269,11 +267,4 @@ fn upstream_gateways_with_spec_tls_decode_it_typed() {
     }
     // v1.6.1 has two: examples/standard/frontend-cert-validation.yaml and backend-tls.yaml.
     assert!(found.len() >= 2, "only {found:?} set spec.tls");
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

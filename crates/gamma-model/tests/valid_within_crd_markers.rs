@@ -8,7 +8,9 @@
 //! objects are the upstream examples with random structural mutations (a node set to an edge
 //! value, a key removed, a list grown to a limit or one past it), so most are near a boundary.
 //! CEL rules (`x-kubernetes-validations`) are not re-checked here; the table-driven validation
-//! tests own them. Skips (with a message) when `GAMMA_UPSTREAM_DIR` is unset.
+//! tests own them. Reported ignored (with the reason) without the Gateway API v1.6.1 release tree
+//! (`GAMMA_UPSTREAM_DIR`, or the tree of `gamma_testenv::upstream`): checked once, before the
+//! property's cases run.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -22,9 +24,15 @@ use std::sync::OnceLock;
 
 use gamma_model::Validate;
 use gamma_model::validate::{Channel, ValidateOptions};
+use gamma_testenv::harness::release_v1_6_1;
 use proptest::prelude::*;
 use regex::Regex;
 use serde_json::{Value, json};
+
+gamma_testenv::test_main! {
+    valid_objects_satisfy_every_crd_marker if release_v1_6_1,
+    the_marker_oracle_flags_violations if release_v1_6_1,
+}
 
 struct Fixture {
     /// (apiVersion, kind, channel) -> openAPIV3Schema.
@@ -48,10 +56,12 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn fixture() -> Option<&'static Fixture> {
-    static F: OnceLock<Option<Fixture>> = OnceLock::new();
+/// The schemas and examples of the v1.6.1 tree (the tests' precondition `release_v1_6_1`).
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = PathBuf::from(gamma_testenv::upstream::v1_6_1()?);
+        let dir =
+            PathBuf::from(gamma_testenv::upstream::v1_6_1().expect("the test's precondition"));
         let mut schemas = HashMap::new();
         for channel in ["standard", "experimental"] {
             let mut files = Vec::new();
@@ -95,9 +105,8 @@ fn fixture() -> Option<&'static Fixture> {
                 }
             }
         }
-        Some(Fixture { schemas, examples })
+        Fixture { schemas, examples }
     })
-    .as_ref()
 }
 
 fn pattern(p: &str) -> Regex {
@@ -320,16 +329,12 @@ proptest! {
 
     // Validation is total (valid, or at least one error) and a valid object satisfies
     // every CRD marker; HTTPRoute CRD v1.6.1 (the validated layer implements every marker).
-    #[test]
     fn valid_objects_satisfy_every_crd_marker(
         example in any::<prop::sample::Index>(),
         mutations in prop::collection::vec(mutation(), 1..4),
         experimental in any::<bool>(),
     ) {
-        let Some(f) = fixture() else {
-            gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
-            return Ok(());
-        };
+        let f = fixture();
         prop_assume!(!f.examples.is_empty());
         let mut v = f.examples[example.index(f.examples.len())].clone();
         for m in &mutations {
@@ -353,9 +358,7 @@ proptest! {
             (Channel::Standard, "standard")
         };
         let key = (object.api_version().to_owned(), object.kind().as_str().to_owned(), name);
-        let Some(schema) = f.schemas.get(&key) else {
-            return Ok(());
-        };
+        let schema = f.schemas.get(&key).expect("the test's precondition");
         match object.validate_with(&ValidateOptions::channel(channel)) {
             // Totality: an Err always carries at least one error.
             Err(e) => prop_assert!(!e.is_empty()),
@@ -377,12 +380,8 @@ proptest! {
 }
 
 // The oracle is not vacuous: it flags each kind of marker it checks on an HTTPRoute spec.
-#[test]
 fn the_marker_oracle_flags_violations() {
-    let Some(f) = fixture() else {
-        gamma_skip_note("skipped: GAMMA_UPSTREAM_DIR is not set: skipping");
-        return;
-    };
+    let f = fixture();
     let key = (
         "gateway.networking.k8s.io/v1".to_owned(),
         "HTTPRoute".to_owned(),
@@ -411,11 +410,4 @@ fn the_marker_oracle_flags_violations() {
             "{spec}: expected a {want} violation, got {found:?}"
         );
     }
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

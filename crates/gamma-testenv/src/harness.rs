@@ -198,11 +198,20 @@ fn unavailable(result: Result<(), Error>) -> Result<(), SkipReason> {
     }
 }
 
+/// [`unavailable`] for the release data: the reason is the error's detail alone (it names what
+/// is missing: Go, or the fetch that failed).
+fn no_release(result: Result<std::path::PathBuf, Error>) -> Result<(), SkipReason> {
+    match result {
+        Err(Error::Unavailable { detail, .. }) => Err(SkipReason::unavailable(detail)),
+        other => unavailable(other.map(drop)),
+    }
+}
+
 /// Precondition: every Gateway API release tree of [`crate::upstream::RELEASES`] is at hand
 /// ([`crate::upstream::all_trees`] is `Some`).
 pub fn release_trees() -> Result<(), SkipReason> {
     for version in crate::upstream::RELEASES {
-        unavailable(crate::upstream::release_tree(version).map(drop))?;
+        no_release(crate::upstream::release_tree(version))?;
     }
     Ok(())
 }
@@ -213,7 +222,7 @@ pub fn release_v1_6_1() -> Result<(), SkipReason> {
     if std::env::var_os("GAMMA_UPSTREAM_DIR").is_some() {
         return Ok(());
     }
-    unavailable(crate::upstream::release_tree("v1.6.1").map(drop))
+    no_release(crate::upstream::release_tree("v1.6.1"))
 }
 
 /// Precondition: a standard-channel API server can be started (its CRDs are at hand and
