@@ -22,7 +22,17 @@ use gamma_model::validate::{Channel, ValidateOptions};
 use gamma_model::{AnyResource, Snapshot};
 use gamma_resolve::status::{ACCEPTED, PARTIALLY_INVALID};
 use gamma_resolve::{BuildOptions, RouteTable, lower_route};
+use gamma_testenv::harness::release_v1_6_1;
 use proptest::prelude::*;
+
+gamma_testenv::test_main! {
+    validate_status_resolve_and_explain_agree_on_hand_made_gateways_and_listener_sets,
+    a_gateway_or_listener_set_the_api_server_refuses_is_left_out_whole,
+    validate_status_resolve_and_explain_agree_on_hand_made_routes,
+    a_crd_error_in_one_rule_refuses_the_route_while_engine_refusals_drop_the_rule,
+    validate_status_resolve_and_explain_agree_on_generated_routes,
+    validate_status_resolve_and_explain_agree_on_upstream_inputs if release_v1_6_1,
+}
 
 /// Checks every route, Gateway and ListenerSet of `snapshot` under `channel`; `label` names
 /// the input in failures.
@@ -549,7 +559,6 @@ spec:
     )
 }
 
-#[test]
 fn validate_status_resolve_and_explain_agree_on_hand_made_gateways_and_listener_sets() {
     let snap = snapshot(&format!("{SERVICES}---{}", hand_made_gateways()));
     for channel in [Channel::Standard, Channel::Experimental] {
@@ -561,7 +570,6 @@ fn validate_status_resolve_and_explain_agree_on_hand_made_gateways_and_listener_
 // refused ListenerSet are left out whole, with their first error; the admitted Gateway serves
 // its HTTP listener and reports the one of an implementation-specific protocol on that
 // listener only; its admitted ListenerSet joins it.
-#[test]
 fn a_gateway_or_listener_set_the_api_server_refuses_is_left_out_whole() {
     use gamma_resolve::{Decision, Request};
     let snap = snapshot(&format!("{SERVICES}---{}", hand_made_gateways()));
@@ -644,7 +652,6 @@ fn a_gateway_or_listener_set_the_api_server_refuses_is_left_out_whole() {
     );
 }
 
-#[test]
 fn validate_status_resolve_and_explain_agree_on_hand_made_routes() {
     let snap = snapshot(&format!("{SERVICES}---{HAND_MADE}"));
     for channel in [Channel::Standard, Channel::Experimental] {
@@ -654,7 +661,6 @@ fn validate_status_resolve_and_explain_agree_on_hand_made_routes() {
 
 // The rule that decides, on the hand-made input: a CRD error in one rule refuses the route
 // whole (the API server would not store it), while rules gamma-rs alone refuses are dropped.
-#[test]
 fn a_crd_error_in_one_rule_refuses_the_route_while_engine_refusals_drop_the_rule() {
     let snap = snapshot(&format!("{SERVICES}---{HAND_MADE}"));
     let table = RouteTable::build(&snap, &BuildOptions::default());
@@ -719,7 +725,6 @@ fn generated_route() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    #[test]
     fn validate_status_resolve_and_explain_agree_on_generated_routes(route in generated_route()) {
         let snap = snapshot(&format!("{SERVICES}---\n{route}"));
         for channel in [Channel::Standard, Channel::Experimental] {
@@ -728,12 +733,9 @@ proptest! {
     }
 }
 
-fn upstream_dir() -> Option<PathBuf> {
-    let dir = gamma_testenv::upstream::v1_6_1().map(PathBuf::from);
-    if dir.is_none() {
-        eprintln!("skipped: GAMMA_UPSTREAM_DIR is not set: skipping the upstream inputs");
-    }
-    dir
+/// The v1.6.1 tree (the test's precondition `release_v1_6_1`).
+fn upstream_dir() -> PathBuf {
+    PathBuf::from(gamma_testenv::upstream::v1_6_1().expect("the test's precondition"))
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {
@@ -759,11 +761,8 @@ fn yaml_files(dir: &Path) -> Vec<PathBuf> {
 // Upstream's examples (valid) and invalid examples (each refused by the API server), each
 // file on its own and, for the examples, all of a channel's files in one snapshot (routes then
 // find their Gateways and Services).
-#[test]
 fn validate_status_resolve_and_explain_agree_on_upstream_inputs() {
-    let Some(dir) = upstream_dir() else {
-        return;
-    };
+    let dir = upstream_dir();
     let mut checked = 0;
     for (sub, channel) in [
         ("examples/standard", Channel::Standard),
