@@ -1,6 +1,6 @@
 //! gamma-kube on a real Kubernetes API server (tools/kube-testenv: kube-apiserver v1.37 with
 //! the Gateway API v1.6.1 experimental-channel CRDs), one server for this test binary and a
-//! fresh namespace per test. Skipped with a message when Go is absent, unless
+//! fresh namespace per test. Reported ignored (with the reason) when Go is absent, unless
 //! GAMMA_REQUIRE_TESTENV=1.
 
 use std::collections::BTreeMap;
@@ -15,8 +15,14 @@ use gamma_kube::{RunConfig, Runtime, State};
 use gamma_model::{AnyResource, ResourceKind};
 use gamma_model::{DecodeOptions, decode_documents};
 use gamma_testenv::Channel;
+use gamma_testenv::harness::experimental_server;
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use serde_json::Value;
+
+gamma_testenv::test_main! {
+    #[tokio] every_upstream_example_reads_back_as_decode_gives_from_the_file if experimental_server,
+    #[tokio] three_controllers_share_the_sample_cluster_without_clobbering if experimental_server,
+}
 
 async fn client(env: &gamma_testenv::TestEnv) -> kube::Client {
     let kubeconfig = kube::config::Kubeconfig::read_from(env.kubeconfig()).unwrap();
@@ -112,17 +118,9 @@ fn assert_subset(expected: &Value, actual: &Value, path: &str) {
 /// Gateway API: every upstream example is a valid object; created on the API server and read
 /// back through gamma-kube's decoding, it is what `decode` gives from the file (plus the
 /// fields the server fills in: CRD defaults and server-set metadata).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_upstream_example_reads_back_as_decode_gives_from_the_file() {
-    let Some(upstream) = gamma_testenv::upstream::v1_6_1() else {
-        gamma_skip_note(
-            "skipped: GAMMA_UPSTREAM_DIR is not set (the Gateway API v1.6.1 release tree)",
-        );
-        return;
-    };
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let upstream = gamma_testenv::upstream::v1_6_1().expect("the test's precondition");
+    let env = gamma_testenv::server(Channel::Experimental);
     let client = client(env).await;
     let mut checked = 0;
     for file in yaml_files(&Path::new(&upstream).join("examples")) {
@@ -230,11 +228,8 @@ async fn routes(client: &kube::Client) -> Vec<AnyResource> {
 /// (two meshes, one gateway) writing concurrently end with exactly the entries the pure
 /// reconciler gives at its fixed point, never change each other's entries (checked on every
 /// resourceVersion of every route, from a watch), and stop writing once converged.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_controllers_share_the_sample_cluster_without_clobbering() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let client = client(env).await;
     let config: ArbiterConfig = serde_saphyr::from_str(
         &std::fs::read_to_string(examples().join("gamma-config.yaml")).unwrap(),
@@ -419,11 +414,4 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
     for r in recorders {
         r.abort();
     }
-}
-
-/// Says a test skipped. Written to stderr directly rather than with `eprintln!`, which the test
-/// harness captures: the note shows in the output of `cargo test`, not only when a test fails.
-fn gamma_skip_note(message: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{message}");
 }

@@ -8,8 +8,8 @@
 //! real cluster").
 //!
 //! The standard-channel server of this test binary is never patched; the experimental one is
-//! patched by tests that take `EXPERIMENTAL` first, one at a time. Skipped with a message when
-//! Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+//! patched by tests that take `EXPERIMENTAL` first, one at a time. Reported ignored (with the
+//! reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
 
 mod common;
 
@@ -24,9 +24,23 @@ use gamma_kube::{RunConfig, Runtime};
 use gamma_model::ResourceKind;
 use gamma_model::validate::{Bundle, Channel as ModelChannel, Release};
 use gamma_testenv::Channel;
+use gamma_testenv::harness::{experimental_server, release_trees, standard_server};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
+
+gamma_testenv::test_main! {
+    #[tokio] without_the_extension_a_strict_create_with_controllers_is_refused_and_a_lenient_one_pruned
+        if standard_server,
+    #[tokio] with_the_extension_a_strict_create_keeps_controllers_at_every_served_version
+        if experimental_server,
+    #[tokio] applying_the_extension_twice_changes_nothing if experimental_server,
+    #[tokio] removing_the_extension_restores_the_upstream_schemas if experimental_server,
+    #[tokio] the_safe_upgrades_admission_policy_admits_the_patches if experimental_server,
+    #[tokio] reinstalling_the_upstream_crds_is_seen_as_a_removal if experimental_server,
+    #[tokio] the_runtime_says_whether_the_route_crds_declare_the_field if experimental_server,
+    the_printed_patch_of_every_release_and_channel_fits_its_upstream_manifests if release_trees,
+}
 
 /// Held by every test that patches the experimental server's CRDs.
 static EXPERIMENTAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -213,12 +227,9 @@ async fn until_declared(client: &kube::Client, namespace: &str, kind: ResourceKi
 // Without the extension (the upstream CRDs), `controllers` is an unknown field: refused by a
 // strict create (kubectl's default), pruned from a lenient one, and the cluster reads as not
 // declaring it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_the_extension_a_strict_create_with_controllers_is_refused_and_a_lenient_one_pruned()
  {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let client = client(env).await;
     let ns = env.namespace_name("no-extension");
     create_namespace(&client, &ns).await;
@@ -257,11 +268,8 @@ async fn without_the_extension_a_strict_create_with_controllers_is_refused_and_a
 // The install patch declares the field in every served version of every route CRD: a strict
 // create with `controllers` succeeds at each of them, the field round-trips (spec and status),
 // and the cluster reads as declaring it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_the_extension_a_strict_create_keeps_controllers_at_every_served_version() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let _one_at_a_time = EXPERIMENTAL.lock().await;
     let client = client(env).await;
     let ns = env.namespace_name("extension");
@@ -354,11 +362,8 @@ async fn with_the_extension_a_strict_create_keeps_controllers_at_every_served_ve
 // Applying the extension twice changes nothing: the second `apply` sends no patch, and the
 // printed patch sent again (JSON patch `add` replaces a member that exists) makes the API
 // server store nothing: same resourceVersion and generation.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn applying_the_extension_twice_changes_nothing() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let _one_at_a_time = EXPERIMENTAL.lock().await;
     let client = client(env).await;
     crd_extension::apply(&client, Direction::Install, false)
@@ -400,11 +405,8 @@ async fn applying_the_extension_twice_changes_nothing() {
 // The inverse patch (`--remove`) restores every route CRD's schemas to the upstream manifest's,
 // and removes the annotation; a strict create with `controllers` is refused again. Removing
 // twice changes nothing.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn removing_the_extension_restores_the_upstream_schemas() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let _one_at_a_time = EXPERIMENTAL.lock().await;
     let client = client(env).await;
     crd_extension::apply(&client, Direction::Install, false)
@@ -451,11 +453,8 @@ async fn removing_the_extension_restores_the_upstream_schemas() {
 // The bundle's `safe-upgrades` ValidatingAdmissionPolicy (installed from the release, and
 // checked to be enforcing) admits the install and the remove patches: they keep the
 // bundle-version and channel annotations it reads.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_safe_upgrades_admission_policy_admits_the_patches() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let _one_at_a_time = EXPERIMENTAL.lock().await;
     let client = client(env).await;
     let text = std::fs::read_to_string(
@@ -518,11 +517,8 @@ async fn the_safe_upgrades_admission_policy_admits_the_patches() {
 // Gateway API upgrade) replaces `spec.versions`, which removes the field, and leaves the
 // annotation, which the manifest does not name: the cluster reads as `Removed`, not as never
 // extended; and a route stored with `controllers` reads without it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reinstalling_the_upstream_crds_is_seen_as_a_removal() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let _one_at_a_time = EXPERIMENTAL.lock().await;
     let client = client(env).await;
     let ns = env.namespace_name("reinstalled");
@@ -578,11 +574,8 @@ async fn reinstalling_the_upstream_crds_is_seen_as_a_removal() {
 // The runtime reads from the CRDs whether the field is declared: on the upstream CRDs it says
 // so (state, and the gauge at 0; level 1 then reads only the route annotation, which
 // gamma-controller's tests check); installing the extension while it runs turns the gauge to 1.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_runtime_says_whether_the_route_crds_declare_the_field() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let _one_at_a_time = EXPERIMENTAL.lock().await;
     let client = client(env).await;
     crd_extension::apply(&client, Direction::Remove, false)
@@ -652,16 +645,8 @@ fn manifests(dir: &std::path::Path, channel: ModelChannel) -> Vec<(String, Value
 // supported release and channel: the same CRDs, versions, indices and served flags. Applied
 // to the manifest (RFC 6902, in process) it declares the field in every served version, a
 // second application changes nothing, and the inverse gives the manifest back.
-#[test]
 fn the_printed_patch_of_every_release_and_channel_fits_its_upstream_manifests() {
-    let Some(trees) = gamma_testenv::upstream::all_trees() else {
-        assert_ne!(
-            std::env::var(gamma_testenv::REQUIRE_ENV).as_deref(),
-            Ok("1"),
-            "the release trees are required"
-        );
-        return;
-    };
+    let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
     let apply = |doc: &Value, ops: &[crd_extension::PatchOp]| -> Value {
         let patch: json_patch::Patch =
             serde_json::from_value(serde_json::to_value(ops).unwrap()).unwrap();

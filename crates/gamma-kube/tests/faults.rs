@@ -13,11 +13,20 @@ use std::time::Duration;
 use common::*;
 use gamma_arbiter::Identity;
 use gamma_model::{ObjectKey, ResourceKind};
-use gamma_testenv::{Channel, Error, Options, REQUIRE_ENV, TestEnv};
+use gamma_testenv::harness::standard_server;
+use gamma_testenv::{Channel, Options, TestEnv};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
+
+gamma_testenv::test_main! {
+    #[tokio] api_server_restarted_mid_run_converges_with_nothing_lost if standard_server,
+    #[tokio] expired_watch_relists_and_misses_no_deletion if standard_server,
+    #[tokio] concurrent_writer_conflicts_and_keeps_its_entry if standard_server,
+    #[tokio] crd_deleted_and_recreated_is_watched_again if standard_server,
+    #[tokio] full_status_is_reported_and_never_evicts_another_entry if standard_server,
+}
 
 /// One private server at a time: each is a kube-apiserver and an etcd.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -25,17 +34,10 @@ static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 const ISTIO: &str = "istio.io/gateway-controller";
 const GATEWAY: &str = "example.com/gateway-controller";
 
-/// A private server of the standard channel, or `None` (after saying why) where the test
-/// environment is unavailable and not required.
-fn private(options: Options) -> Option<Arc<TestEnv>> {
-    match TestEnv::start_with(Channel::Standard, options) {
-        Ok(env) => Some(Arc::new(env)),
-        Err(e @ Error::Unavailable { .. }) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+/// A private server of the standard channel (the tests' precondition `standard_server` says one
+/// can start).
+fn private(options: Options) -> Arc<TestEnv> {
+    Arc::new(TestEnv::start_with(Channel::Standard, options).unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// Namespace `ns` for mesh istio (the `gamma.rs/mesh` label), Services `front` (the parent),
@@ -80,14 +82,11 @@ async fn resolved_refs(client: &kube::Client, ns: &str, name: &str) -> Option<St
 /// restart are reconciled: a new route gets its status, a deleted backend shows as
 /// ResolvedRefs=False (Gateway API HTTPRoute status, `ResolvedRefs`). Nothing written before is
 /// lost: a foreign entry stays.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_server_restarted_mid_run_converges_with_nothing_lost() {
     let _serial = SERIAL.lock().await;
     let mut options = Options::default();
     options.restartable = true;
-    let Some(env) = private(options) else {
-        return;
-    };
+    let env = private(options);
     let client = client(&env).await;
     let ns = env.namespace_name("restart");
     mesh_namespace(&client, &ns).await;
@@ -175,15 +174,12 @@ async fn proxy(server_url: &str) -> Proxy {
 /// Gone and list again (Kubernetes API concepts, "Efficient detection of changes": a client
 /// must relist after 410); the relist replaces each kind at once, so the deletion it never saw
 /// as an event is not missed.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expired_watch_relists_and_misses_no_deletion() {
     let _serial = SERIAL.lock().await;
     // Without the watch cache every watch is served from etcd, where compaction expires it.
     let mut options = Options::default();
     options.watch_cache = false;
-    let Some(env) = private(options) else {
-        return;
-    };
+    let env = private(options);
     let client = client(&env).await;
     let proxy = proxy(env.server_url()).await;
     let cut_off = client_at(env.kubeconfig(), Some(&proxy.url)).await;
@@ -235,12 +231,9 @@ async fn expired_watch_relists_and_misses_no_deletion() {
 /// its first write: the runtime's writes meet 409 Conflict (the resourceVersion precondition),
 /// re-read, re-merge and retry, and in the end both controllers' entries are there, the other
 /// one's exactly as it last wrote it; no write ever changed both.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_writer_conflicts_and_keeps_its_entry() {
     let _serial = SERIAL.lock().await;
-    let Some(env) = private(Options::default()) else {
-        return;
-    };
+    let env = private(Options::default());
     let client = client(&env).await;
     let ns = env.namespace_name("conflict");
     mesh_namespace(&client, &ns).await;
@@ -363,12 +356,9 @@ async fn concurrent_writer_conflicts_and_keeps_its_entry() {
 /// kind leaves the runtime's watches and snapshot, is watched again once its CRD is back and
 /// Established, and a route of it created again gets its status. Routes of other kinds are
 /// not written meanwhile.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crd_deleted_and_recreated_is_watched_again() {
     let _serial = SERIAL.lock().await;
-    let Some(env) = private(Options::default()) else {
-        return;
-    };
+    let env = private(Options::default());
     let client = client(&env).await;
     let ns = env.namespace_name("crd");
     mesh_namespace(&client, &ns).await;
@@ -460,12 +450,9 @@ async fn crd_deleted_and_recreated_is_watched_again() {
 /// it never evicts another controller's entry (they would evict it back: a status fight), and
 /// it reports the route (State::status_full, a warning, gamma_status_entries_dropped_total).
 /// When another controller frees a slot, the runtime's entry is written.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn full_status_is_reported_and_never_evicts_another_entry() {
     let _serial = SERIAL.lock().await;
-    let Some(env) = private(Options::default()) else {
-        return;
-    };
+    let env = private(Options::default());
     let client = client(&env).await;
     let ns = env.namespace_name("full");
     mesh_namespace(&client, &ns).await;

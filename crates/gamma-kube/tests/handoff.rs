@@ -7,8 +7,13 @@ use common::*;
 use gamma_arbiter::Identity;
 use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 use gamma_testenv::Channel;
+use gamma_testenv::harness::standard_server;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
+
+gamma_testenv::test_main! {
+    #[tokio] namespace_relabel_hands_off_make_before_break if standard_server,
+}
 
 const ISTIO: &str = "istio.io/gateway-controller";
 const LINKERD: &str = "linkerd.io/policy-controller";
@@ -37,11 +42,8 @@ fn has_entry(r: &AnyResource, controller: &str) -> bool {
 /// the new owner's entry says Accepted=True for the current generation; only then does it
 /// remove its own. Proven on every resourceVersion of the route, recorded from a watch: no
 /// version is without an owner's entry, and the first without istio's has linkerd's accepted.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn namespace_relabel_hands_off_make_before_break() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let client = client(env).await;
     let ns = env.namespace_name("handoff");
     create_value(&client, namespace(&ns, json!({"gamma.rs/mesh": "istio"}))).await;

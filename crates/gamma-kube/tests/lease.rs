@@ -15,9 +15,14 @@ use gamma_kube::LeaseConfig;
 use gamma_kube::metrics::{Metrics, VerdictLabels};
 use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
+use gamma_testenv::harness::standard_server;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::Api;
 use serde_json::json;
+
+gamma_testenv::test_main! {
+    #[tokio] only_the_lease_holder_writes_and_a_replica_takes_over_when_it_stops if standard_server,
+}
 
 const ISTIO: &str = "istio.io/gateway-controller";
 
@@ -43,11 +48,8 @@ async fn accepted(client: &kube::Client, ns: &str, name: &str) -> bool {
 /// Two replicas of istio on one Lease: the holder alone reconciles and writes; when it stops
 /// it releases the Lease, the other replica takes it, starts with a full reconcile, and
 /// writes the status of routes created after.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_lease_holder_writes_and_a_replica_takes_over_when_it_stops() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let client = client(env).await;
     let ns = env.namespace_name("lease");
     create_value(&client, namespace(&ns, json!({"gamma.rs/mesh": "istio"}))).await;

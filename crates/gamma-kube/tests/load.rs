@@ -17,8 +17,13 @@ use gamma_kube::kinds::api_resource;
 use gamma_kube::watch::decode_object;
 use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
+use gamma_testenv::harness::standard_server;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use serde_json::json;
+
+gamma_testenv::test_main! {
+    #[tokio] many_routes_created_at_once_converge_with_one_write_per_owned_pair if standard_server,
+}
 
 const NAMESPACES: usize = 10;
 
@@ -71,11 +76,8 @@ async fn accepted(client: &kube::Client, prefix: &str) -> usize {
 /// Gateway API status is written when it changes, once per (route, parent) here (each route
 /// has one Service parent, whose owner is decided by its Namespace's label): many routes
 /// created at once converge with one write per owned pair, and no write after convergence.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_routes_created_at_once_converge_with_one_write_per_owned_pair() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let (routes, services) = size();
     let client = client(env).await;
     let config = sample_config();

@@ -1,10 +1,10 @@
-//! Gateway, ListenerSet and BackendTLSPolicy status written by gamma-kube on a real Kubernetes
-//! API server (tools/kube-testenv, the Gateway API v1.6.1 standard-channel CRDs), for an
-//! embedding gateway controller. GEP-713 PolicyStatus.ancestors: "implementations MUST ONLY
-//! populate ancestor status for the Ancestor resources they are responsible for", identified
-//! by `controllerName`; the list is atomic, so only a resourceVersion-guarded
-//! read-modify-write keeps another controller's entry. Skipped with a message when the test
-//! environment is unavailable, unless GAMMA_REQUIRE_TESTENV=1.
+//! Gateway, ListenerSet and BackendTLSPolicy status written by gamma-kube on a real Kubernetes API
+//! server (tools/kube-testenv, the Gateway API v1.6.1 standard-channel CRDs), for an embedding
+//! gateway controller. GEP-713 PolicyStatus.ancestors: "implementations MUST ONLY populate ancestor
+//! status for the Ancestor resources they are responsible for", identified by `controllerName`; the
+//! list is atomic, so only a resourceVersion-guarded read-modify-write keeps another controller's
+//! entry. Reported ignored (with the reason) when the test environment is unavailable, unless
+//! GAMMA_REQUIRE_TESTENV=1.
 
 mod common;
 
@@ -12,9 +12,19 @@ use common::*;
 use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_model::gateway::{ConditionStatus, PolicyAncestorStatus};
 use gamma_model::{AnyResource, ResourceKind};
-use gamma_testenv::{Channel, Error, REQUIRE_ENV, TestEnv};
+use gamma_testenv::harness::standard_server;
+use gamma_testenv::{Channel, TestEnv};
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
+
+gamma_testenv::test_main! {
+    #[tokio] gateway_listener_set_and_policy_status_are_written_keeping_other_controllers_entries
+        if standard_server,
+    #[tokio] tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs
+        if standard_server,
+    #[tokio] watching_secrets_with_none_in_the_cluster_a_certificate_ref_is_invalid
+        if standard_server,
+}
 
 const ME: &str = "example.com/gateway-controller";
 /// The Secrets test's own controller: the tests of this binary run at once against one API
@@ -36,17 +46,10 @@ fn foreign_entry(ns: &str, name: &str, controller: &str, message: &str) -> Value
     })
 }
 
-/// A server of this test's own (the shared one holds other tests' Secrets), or `None` (after
-/// saying why) where the test environment is unavailable and not required.
-fn private_or_skip() -> Option<TestEnv> {
-    match TestEnv::start(Channel::Standard) {
-        Ok(env) => Some(env),
-        Err(e @ Error::Unavailable { .. }) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
+/// A server of this test's own (the shared one holds other tests' Secrets; the test's
+/// precondition `standard_server` says one can start).
+fn private() -> TestEnv {
+    TestEnv::start(Channel::Standard).unwrap_or_else(|e| panic!("{e}"))
 }
 
 async fn get(client: &kube::Client, kind: ResourceKind, ns: &str, name: &str) -> AnyResource {
@@ -68,11 +71,8 @@ fn ours(r: &AnyResource) -> Option<PolicyAncestorStatus> {
     ancestors(r).into_iter().find(|a| a.controller_name == ME)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn gateway_listener_set_and_policy_status_are_written_keeping_other_controllers_entries() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let client = client(env).await;
     let ns = env.namespace_name("objstatus");
     namespace_and_class(&client, &ns, ME).await;
@@ -292,11 +292,8 @@ async fn listener_resolved_refs(
 // (the real API server supports it for Secrets), so an Opaque Secret is never received: a
 // certificate reference to it reads as missing (GatewayTLSConfig.certificateRefs:
 // InvalidCertificateRef); a kubernetes.io/tls Secret of that name resolves it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let client = client(env).await;
     let ns = env.namespace_name("secrets");
     gateway_naming_a_secret(&client, &ns).await;
@@ -329,11 +326,8 @@ async fn tls_secrets_are_watched_by_field_selector_and_resolve_certificate_refs(
 // own, where no Secret exists at all, a certificate reference names a Secret that does not
 // exist (GatewayTLSConfig.certificateRefs: ResolvedRefs=False InvalidCertificateRef), judged
 // by what the runtime watches, not by how many Secrets it has seen.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watching_secrets_with_none_in_the_cluster_a_certificate_ref_is_invalid() {
-    let Some(env) = private_or_skip() else {
-        return;
-    };
+    let env = private();
     let client = client(&env).await;
     let ns = env.namespace_name("nosecrets");
     gateway_naming_a_secret(&client, &ns).await;

@@ -1,6 +1,5 @@
 //! SMI watches (feature `smi`) on a real Kubernetes API server (tools/kube-testenv): an SMI
 //! kind is skipped while its CRD is absent and watched once a CRD serving it is Established.
-#![cfg(feature = "smi")]
 
 mod common;
 
@@ -8,9 +7,14 @@ use common::*;
 use gamma_arbiter::Identity;
 use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
+use gamma_testenv::harness::standard_server;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use serde_json::json;
+
+gamma_testenv::test_main! {
+    #[tokio] smi_kinds_are_watched_once_their_crd_is_installed if standard_server,
+}
 
 /// A minimal TrafficSplit CRD (SMI `split.smi-spec.io`, v1alpha4), schema left open: the test
 /// is of the watch, not of SMI's schema.
@@ -32,11 +36,8 @@ fn traffic_split_crd() -> CustomResourceDefinition {
 
 /// SMI kinds are CRDs: the runtime lists TrafficSplit as missing until its CRD is installed,
 /// then watches it at the newest SMI version the CRD serves and is ready again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn smi_kinds_are_watched_once_their_crd_is_installed() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Standard);
     let client = client(env).await;
     let config = sample_config();
     let me = Identity::of_mesh(&config, "istio").unwrap();

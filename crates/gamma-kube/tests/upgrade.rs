@@ -7,6 +7,9 @@
 //! `safe-upgrades` ValidatingAdmissionPolicy (tools/kube-testenv/README.md), so the CRDs are
 //! replaced as an administrator who removed it would; an upgrade within one channel passes
 //! that policy anyway.
+//!
+//! Beside it, without a server: each supported release's CRDs, as the runtime observes them,
+//! name that release's bundle, and a half-applied upgrade follows the HTTPRoute CRD.
 
 mod common;
 
@@ -19,10 +22,18 @@ use gamma_arbiter::Identity;
 use gamma_kube::metrics::Metrics;
 use gamma_model::validate::{Bundle, Channel, Release};
 use gamma_model::{AnyResource, ObjectKey, ResourceKind};
-use gamma_testenv::{Error, REQUIRE_ENV, TestEnv};
+use gamma_testenv::TestEnv;
+use gamma_testenv::harness::{experimental_server, release_trees};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
+
+gamma_testenv::test_main! {
+    #[tokio] an_upgrade_in_place_switches_rules_without_losing_or_flapping_status
+        if release_trees && experimental_server,
+    the_crds_of_each_release_and_channel_name_that_bundle if release_trees,
+    an_upgrade_half_applied_follows_the_httproute_crd_and_lists_the_rest if release_trees,
+}
 
 const ISTIO: &str = "istio.io/gateway-controller";
 
@@ -155,21 +166,14 @@ fn resource_version(r: &AnyResource) -> u64 {
         .unwrap()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upgrade_in_place_switches_rules_without_losing_or_flapping_status() {
     let old = Bundle::new(Release::V1_6, Channel::Experimental);
     let new = Bundle::new(Release::V1_7, Channel::Experimental);
-    let env = match TestEnv::start_release(
+    let env = TestEnv::start_release(
         old.release.reference_patch(),
         gamma_testenv::Channel::Experimental,
-    ) {
-        Ok(env) => env,
-        Err(e @ Error::Unavailable { .. }) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
-    };
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let new_crds = match gamma_testenv::upstream::release_tree(new.release.reference_patch()) {
         Ok(tree) => crd_documents(&tree.join("config/crd/experimental")),
         Err(e) => panic!("{e}"), // the server above needed the release trees too
@@ -406,5 +410,87 @@ async fn an_upgrade_in_place_switches_rules_without_losing_or_flapping_status() 
         state.reconciles,
         state.relists,
         state.writes
+    );
+}
+
+/// The CRDs of a release tree's channel folder, as the API server would hand them out.
+fn tree_crds(dir: &Path) -> Vec<CustomResourceDefinition> {
+    crd_documents(dir)
+        .into_iter()
+        .map(|doc| serde_json::from_value(doc).unwrap())
+        .collect()
+}
+
+/// Each release's CRDs, observed as the runtime observes a cluster's, name that release and
+/// channel (gamma-kube's `bundle`).
+fn the_crds_of_each_release_and_channel_name_that_bundle() {
+    let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
+    for (version, dir) in trees {
+        for channel in [Channel::Standard, Channel::Experimental] {
+            let expected = Bundle::new(Release::parse(version).unwrap(), channel);
+            let mut crds = gamma_kube::bundle::Crds::default();
+            for crd in tree_crds(&dir.join("config/crd").join(channel.as_str())) {
+                let seen = crds.observe(&crd).map(|s| (s.bundle, s.problem.clone()));
+                assert_eq!(
+                    seen,
+                    Some((expected, None)),
+                    "{version} {channel:?} {:?}",
+                    crd.metadata.name
+                );
+            }
+            let choice = crds.choose().unwrap();
+            assert_eq!(choice.bundle, expected, "{version} {channel:?}");
+            assert_eq!(choice.from, gamma_kube::bundle::REFERENCE_CRD);
+            assert!(choice.disagreeing.is_empty(), "{choice:?}");
+        }
+    }
+}
+
+/// An upgrade applied to every CRD but HTTPRoute's keeps the old bundle (HTTPRoute's decides)
+/// and lists the others as disagreeing; HTTPRoute's upgraded, the new bundle is chosen.
+fn an_upgrade_half_applied_follows_the_httproute_crd_and_lists_the_rest() {
+    let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
+    let [(old_version, old_dir), .., (new_version, new_dir)] = &trees[..] else {
+        panic!("fewer than two releases: {trees:?}");
+    };
+    let old = Bundle::new(Release::parse(old_version).unwrap(), Channel::Experimental);
+    let new = Bundle::new(Release::parse(new_version).unwrap(), Channel::Experimental);
+    let mut crds = gamma_kube::bundle::Crds::default();
+    for crd in tree_crds(&old_dir.join("config/crd/experimental")) {
+        crds.observe(&crd);
+    }
+    let new_crds = tree_crds(&new_dir.join("config/crd/experimental"));
+    let (httproute, others): (Vec<_>, Vec<_>) = new_crds
+        .iter()
+        .partition(|c| c.metadata.name.as_deref() == Some(gamma_kube::bundle::REFERENCE_CRD));
+    // every CRD but HTTPRoute's upgraded: HTTPRoute's still decides
+    for crd in &others {
+        crds.observe(crd);
+    }
+    let choice = crds.choose().unwrap();
+    assert_eq!(choice.bundle, old);
+    assert_eq!(choice.disagreeing.len(), others.len());
+    // then HTTPRoute's: the new bundle, and only CRDs the new release no longer ships
+    // (none between these releases) would disagree
+    for crd in httproute {
+        crds.observe(crd);
+    }
+    let choice = crds.choose().unwrap();
+    assert_eq!(choice.bundle, new);
+    let stale: Vec<&str> = crds
+        .names()
+        .filter(|n| {
+            !new_crds
+                .iter()
+                .any(|c| c.metadata.name.as_deref() == Some(*n))
+        })
+        .collect();
+    assert_eq!(
+        choice
+            .disagreeing
+            .keys()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        stale
     );
 }

@@ -35,6 +35,18 @@ use differential::server::{
     Answer, STATUS_TARGET, collection, create_status_target, dry_run_create, dry_run_status,
 };
 use differential::targeted;
+use gamma_testenv::harness::{experimental_server, standard_server};
+
+gamma_testenv::test_main! {
+    gamma_model_answers_dry_run_creates_as_the_standard_channel_api_server if standard_server,
+    gamma_model_answers_dry_run_creates_as_the_experimental_channel_api_server
+        if experimental_server,
+    numbers_are_read_as_the_api_server_reads_them if standard_server,
+    endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them
+        if standard_server,
+    core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones if standard_server,
+    services_are_validated_as_the_api_server_validates_them if standard_server,
+}
 
 /// A disagreement the test accepts, with its reason (docs/validation.md lists each).
 struct Known {
@@ -99,12 +111,10 @@ impl Case {
     }
 }
 
-fn upstream() -> Option<PathBuf> {
-    let dir = gamma_testenv::upstream::v1_6_1().map(PathBuf::from);
-    if dir.is_none() {
-        eprintln!("skipped: GAMMA_UPSTREAM_DIR is not set: no CRDs to generate objects from");
-    }
-    dir
+/// The v1.6.1 tree, the CRDs to generate objects from (the tests' preconditions, a server of
+/// either channel, need it too).
+fn upstream() -> PathBuf {
+    PathBuf::from(gamma_testenv::upstream::v1_6_1().expect("the test's precondition"))
 }
 
 /// splitmix64: a tiny seeded generator, so a sample is reproducible from its printed seed.
@@ -295,11 +305,10 @@ fn connect(env: &gamma_testenv::TestEnv) -> (tokio::runtime::Runtime, kube::Clie
     (runtime, client)
 }
 
-/// The standard channel's API server, for the tests of core kinds (`None`, skipped, without
-/// upstream CRDs or a server).
-fn standard_env() -> Option<&'static gamma_testenv::TestEnv> {
-    upstream()?;
-    gamma_testenv::shared_or_skip(Channel::Standard)
+/// The standard channel's API server, for the tests of core kinds (their precondition
+/// `standard_server`).
+fn standard_env() -> &'static gamma_testenv::TestEnv {
+    gamma_testenv::server(Channel::Standard)
 }
 
 /// Sends every case (what it is, collection URL, object) as a dry-run create and requires
@@ -373,10 +382,8 @@ async fn answers(client: &kube::Client, cases: &[(String, Value, bool)]) -> Vec<
 }
 
 fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
-    let Some(upstream) = upstream() else { return };
-    let Some(env) = gamma_testenv::shared_or_skip(channel) else {
-        return;
-    };
+    let upstream = upstream();
+    let env = gamma_testenv::server(channel);
     let (runtime, client) = connect(env);
 
     let versions = crd::served_versions(&upstream, dir);
@@ -689,13 +696,11 @@ fn run(channel: Channel, dir: &str, model_channel: ModelChannel) {
 }
 
 /// Every object of the sample is answered alike by gamma-model and the standard-channel server.
-#[test]
 fn gamma_model_answers_dry_run_creates_as_the_standard_channel_api_server() {
     run(Channel::Standard, "standard", ModelChannel::Standard);
 }
 
 /// The same on the experimental channel (more kinds, versions, fields and rules).
-#[test]
 fn gamma_model_answers_dry_run_creates_as_the_experimental_channel_api_server() {
     run(
         Channel::Experimental,
@@ -710,9 +715,8 @@ fn gamma_model_answers_dry_run_creates_as_the_experimental_channel_api_server() 
 /// refuses the float64; a fraction, a whole float past 2^53 and an integer past int64 (read as
 /// a float) are not integers; an in-range int64 past a `maximum` is out of range. gamma-model
 /// must answer each alike.
-#[test]
 fn numbers_are_read_as_the_api_server_reads_them() {
-    let Some(env) = standard_env() else { return };
+    let env = standard_env();
     let route = |backend: Value| {
         json!({
             "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
@@ -805,9 +809,8 @@ fn numbers_are_read_as_the_api_server_reads_them() {
 /// app protocols, port numbers) and Namespace names, each case a change to a valid object, sent
 /// as dry-run creates and compared with gamma-model (Kubernetes `ValidateEndpointSliceCreate`,
 /// `ValidateNamespace`). Every case runs every time: there are a few hundred.
-#[test]
 fn endpoint_slices_and_namespaces_are_validated_as_the_api_server_validates_them() {
-    let Some(env) = standard_env() else { return };
+    let env = standard_env();
     let slice = slice_object;
     let slices = collection("discovery.k8s.io", "v1", "endpointslices", Some("default"));
     let namespaces = collection("", "v1", "namespaces", None);
@@ -997,9 +1000,8 @@ async fn core_components(client: &kube::Client) -> serde_json::Map<String, Value
 /// and requires the two to be equal (`GAMMA_BLESS=1` rewrites the embedded file), then sends an
 /// unknown member on every object node of each kind, and objects that set known fields
 /// gamma-rs does not model, which must not count as unknown.
-#[test]
 fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
-    let Some(env) = standard_env() else { return };
+    let env = standard_env();
     let (runtime, client) = connect(env);
     let derived = differential::core::field_schema(&runtime.block_on(core_components(&client)));
     let embedded_path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -1110,9 +1112,8 @@ fn core_kinds_have_the_api_servers_fields_and_refuse_unknown_ones() {
 /// unique port and protocol, target ports, app protocols), selector labels, `externalName`.
 /// Cluster IPs are inside the test server's service range (10.96.0.0/16): one outside is the
 /// allocator's answer about that cluster, not validation. Every case runs every time.
-#[test]
 fn services_are_validated_as_the_api_server_validates_them() {
-    let Some(env) = standard_env() else { return };
+    let env = standard_env();
     let svc = service_object;
     let port = |p: Value| json!({"selector": {"app": "web"}, "ports": [p]});
     let url = collection("", "v1", "services", Some("default"));
