@@ -2,8 +2,8 @@
 //! `kubectl patch crd` command per route CRD of the release and channel, quoted for a shell),
 //! their idempotence and their inverse on every release's upstream manifests, and, against a
 //! real API server (tools/kube-testenv), applying, applying again, a dry run and removal
-//! (docs/ownership.md, "The `controllers` field on a real cluster"). The live test is skipped
-//! with a message when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+//! (docs/ownership.md, "The `controllers` field on a real cluster"). The live test is reported
+//! ignored (with the reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
 
 mod common;
 
@@ -11,7 +11,15 @@ use std::path::{Path, PathBuf};
 
 use common::run;
 use gamma_mesh::model::validate::Release;
+use gamma_testenv::harness::{release_trees, standard_server};
 use serde_json::Value;
+
+gamma_testenv::test_main! {
+    the_printed_script_passes_each_route_crd_its_json_patch,
+    the_printed_patches_are_idempotent_and_remove_inverts_them_on_every_release if release_trees,
+    #[tokio] applying_twice_changes_nothing_and_remove_takes_the_field_away_on_a_real_api_server
+        if standard_server,
+}
 
 const CHANNELS: [&str; 2] = ["standard", "experimental"];
 
@@ -82,7 +90,6 @@ fn apply_patch(doc: &Value, patch: &Value) -> Value {
 // The text form is one `kubectl patch crd NAME --type=json -p PATCH` per route CRD of the
 // release and channel; run by a shell, kubectl receives exactly the patch of `-o json` (the
 // schema's pattern holds a `'`, which the quoting must survive).
-#[test]
 fn the_printed_script_passes_each_route_crd_its_json_patch() {
     let work = std::env::temp_dir().join(format!("gammactl-crd-ext-script-{}", std::process::id()));
     for release in Release::ALL {
@@ -119,16 +126,8 @@ fn the_printed_script_passes_each_route_crd_its_json_patch() {
 // manifests declares `controllers` in every served version's spec.parentRefs[] and
 // status.parents[].parentRef with the schema gamma-rs validates, a second application changes
 // nothing, and the printed `--remove` patch gives the manifests back.
-#[test]
 fn the_printed_patches_are_idempotent_and_remove_inverts_them_on_every_release() {
-    let Some(trees) = gamma_testenv::upstream::all_trees() else {
-        assert_ne!(
-            std::env::var(gamma_testenv::REQUIRE_ENV).as_deref(),
-            Ok("1"),
-            "the release trees are required"
-        );
-        return;
-    };
+    let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
     let schema = gamma_mesh::kube::crd_extension::controllers_schema().unwrap();
     for (version, dir) in trees {
         let release = Release::parse(version).unwrap();
@@ -242,11 +241,8 @@ fn versions_of(crds: &[Value]) -> Vec<(String, String)> {
 // noting that the field is unavailable; applying again sends nothing (every CRD keeps its
 // resourceVersion); `--remove --dry-run` is admitted and stores nothing; `--remove` takes the
 // field away again, and `owners --kubeconfig` notes it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn applying_twice_changes_nothing_and_remove_takes_the_field_away_on_a_real_api_server() {
-    let Some(env) = gamma_testenv::shared_or_skip(gamma_testenv::Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(gamma_testenv::Channel::Standard);
     let kubeconfig = env.kubeconfig().to_str().unwrap().to_owned();
     let client = {
         let file = kube::config::Kubeconfig::read_from(env.kubeconfig()).unwrap();

@@ -1,7 +1,7 @@
-//! gammactl on a live cluster (`--kubeconfig`): the sample cluster created on a real
-//! Kubernetes API server (tools/kube-testenv) gives the same answers as the same objects,
-//! read back from the server, given as files with `-f`. Skipped with a message when Go is
-//! absent, unless GAMMA_REQUIRE_TESTENV=1.
+//! gammactl on a live cluster (`--kubeconfig`): the sample cluster created on a real Kubernetes API
+//! server (tools/kube-testenv) gives the same answers as the same objects, read back from the
+//! server, given as files with `-f`. Reported ignored (with the reason) when Go is absent, unless
+//! GAMMA_REQUIRE_TESTENV=1.
 
 mod common;
 
@@ -11,7 +11,12 @@ use common::{root, run};
 use gamma_mesh::kube::kinds::{WATCHED, api_resource};
 use gamma_mesh::model::{AnyResource, ResourceKind};
 use gamma_testenv::Channel;
+use gamma_testenv::harness::experimental_server;
 use kube::api::{Api, DynamicObject, ListParams, PostParams};
+
+gamma_testenv::test_main! {
+    #[tokio] a_live_cluster_answers_as_its_objects_given_as_files if experimental_server,
+}
 
 const CONFIG: &str = "examples/gamma-config.yaml";
 const NOW: &str = "2026-11-29T12:00:00Z";
@@ -95,11 +100,8 @@ async fn dump(client: &kube::Client, dir: &Path) -> usize {
 /// gammactl's read-only commands give the same answer for the cluster (`--kubeconfig`) as for
 /// its objects as files (`-f`): ownership, status writes, request resolution, and reference
 /// checks (`validate --refs`).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_cluster_answers_as_its_objects_given_as_files() {
-    let Some(env) = gamma_testenv::shared_or_skip(Channel::Experimental) else {
-        return;
-    };
+    let env = gamma_testenv::server(Channel::Experimental);
     let client = client(env.kubeconfig()).await;
     create_sample(&client).await;
     let files = env.work_dir().join("dump");

@@ -12,7 +12,14 @@
 mod common;
 
 use common::run;
+use gamma_testenv::harness::standard_server;
 use serde_json::Value;
+
+gamma_testenv::test_main! {
+    validate_status_resolve_and_explain_agree_on_the_same_manifests,
+    validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets,
+    #[tokio] a_live_cluster_gets_the_same_verdicts_as_its_files if standard_server,
+}
 
 const INPUT: &str = "crates/gammactl/tests/fixtures/one-verdict.yaml";
 
@@ -27,7 +34,6 @@ fn condition(status: &Value, name: &str, type_: &str) -> (String, String, String
     cond(&route["status"]["parents"][0]["conditions"], type_)
 }
 
-#[test]
 fn validate_status_resolve_and_explain_agree_on_the_same_manifests() {
     let status = run(&[
         "status",
@@ -164,7 +170,6 @@ fn cond(conditions: &Value, type_: &str) -> (String, String, String) {
 // "Gateway infra/dup was left out: <error>" and `explain` shows it. An admitted Gateway with
 // a listener of a protocol gamma-rs does not serve (`edge`, `tunnel`): no `validate` finding,
 // the listener reported in `status` without an Accepted of gamma-rs's, the rest served.
-#[test]
 fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
     let status = run(&[
         "status",
@@ -295,16 +300,13 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
 /// The same verdicts from a live cluster (tools/kube-testenv, standard channel): the API
 /// server refuses `refused` (so in a cluster it cannot exist), stores `dropped` and `fine`, and
 /// `status` and `validate` read from the cluster say of them what they say of the files.
-/// Skipped with a message when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// Reported ignored (with the reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
 async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
     use gamma_mesh::kube::kinds::api_resource;
     use gamma_mesh::model::AnyResource;
     use kube::api::{Api, DynamicObject, PostParams};
 
-    let Some(env) = gamma_testenv::shared_or_skip(gamma_testenv::Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(gamma_testenv::Channel::Standard);
     // the fixture moved to a namespace and class of its own: the server is shared
     let text = std::fs::read_to_string(common::root().join(INPUT))
         .unwrap()

@@ -3,10 +3,36 @@
 mod common;
 
 use common::{check, run, run_with_stdin};
+use gamma_testenv::harness::SkipReason;
+
+gamma_testenv::test_main! {
+    the_sample_cluster_is_valid,
+    without_the_crd_extension_controllers_is_an_unknown_field_whose_message_names_both_fixes,
+    with_the_crd_extension_controllers_is_validated_by_its_rules,
+    the_crd_extension_flag_is_refused_with_a_cluster,
+    xmesh_is_not_served_by_the_standard_channel,
+    malformed_yaml_is_reported_at_its_line_and_later_documents_still_load,
+    unreadable_inputs_are_input_problems_not_crashes,
+    a_file_without_read_permission_is_reported if mode_000_files_are_unreadable,
+    standard_input_is_read_with_a_dash,
+    json_input_is_accepted,
+    unsupported_kinds_are_warnings_and_do_not_fail,
+    json_report_counts_and_locates_problems,
+    yaml_report_is_yaml,
+    usage_errors_exit_2,
+    output_is_never_coloured_off_a_terminal,
+    every_validation_error_of_a_route_is_listed_at_its_line,
+    refs_reports_the_group_trap_and_missing_backends_as_warnings,
+    colour_on_a_terminal_unless_no_color_is_set if script_is_available,
+    unknown_fields_are_errors_by_default_at_their_paths_and_lines,
+    field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_them,
+    retry_is_a_standard_field_from_gateway_api_v1_7,
+    an_unsupported_bundle_version_is_a_usage_error_naming_the_supported_ones,
+    old_checks_updates_against_the_transition_rules,
+}
 
 const FIXTURES: &str = "crates/gammactl/tests/fixtures";
 
-#[test]
 fn the_sample_cluster_is_valid() {
     // The sample cluster has XMesh objects: it installs the experimental channel's CRDs; and
     // one route (shop/cart) writes parentRefs[].controllers: the CRD extension is installed.
@@ -60,7 +86,6 @@ fn sample_controllers() -> Vec<(String, usize, Vec<String>)> {
 // under Strict (kubectl's default), a warning under Warn (the server prunes it), nothing under
 // Ignore; the message names the two fixes, the route annotation with the value to write and
 // the CRD extension.
-#[test]
 fn without_the_crd_extension_controllers_is_an_unknown_field_whose_message_names_both_fixes() {
     let written = sample_controllers();
     assert!(
@@ -126,7 +151,6 @@ fn without_the_crd_extension_controllers_is_an_unknown_field_whose_message_names
 // With the extension declared, the field is checked by its schema's rules instead (what the
 // API server does once the extension is installed), and the JSON report says which extensions
 // were taken as installed.
-#[test]
 fn with_the_crd_extension_controllers_is_validated_by_its_rules() {
     let dir = std::env::temp_dir().join(format!("gammactl-crd-ext-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -173,7 +197,6 @@ fn with_the_crd_extension_controllers_is_validated_by_its_rules() {
 }
 
 // The flag is for files: a cluster's objects are judged by the extensions its CRDs have.
-#[test]
 fn the_crd_extension_flag_is_refused_with_a_cluster() {
     let r = run(&[
         "validate",
@@ -185,7 +208,6 @@ fn the_crd_extension_flag_is_refused_with_a_cluster() {
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
-#[test]
 fn xmesh_is_not_served_by_the_standard_channel() {
     // Every supported Gateway API release ships the XMesh CRD in the experimental channel
     // only: a standard channel API server answers 404.
@@ -202,7 +224,6 @@ fn xmesh_is_not_served_by_the_standard_channel() {
     );
 }
 
-#[test]
 fn malformed_yaml_is_reported_at_its_line_and_later_documents_still_load() {
     let r = check(
         "validate-malformed",
@@ -219,7 +240,6 @@ fn malformed_yaml_is_reported_at_its_line_and_later_documents_still_load() {
     assert!(r.stdout.contains("1 object in 1 file: 1 error"));
 }
 
-#[test]
 fn unreadable_inputs_are_input_problems_not_crashes() {
     let r = check(
         "validate-unreadable",
@@ -239,7 +259,6 @@ fn unreadable_inputs_are_input_problems_not_crashes() {
     assert!(r.stdout.contains("not-utf8.yaml: not UTF-8 text"));
 }
 
-#[test]
 fn a_file_without_read_permission_is_reported() {
     use std::os::unix::fs::PermissionsExt;
     let dir = std::env::temp_dir().join(format!("gammactl-unreadable-{}", std::process::id()));
@@ -251,12 +270,6 @@ fn a_file_without_read_permission_is_reported() {
     )
     .unwrap();
     std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
-    if std::fs::read(&file).is_ok() {
-        // Root (or a capability) reads anything: the case cannot be produced here.
-        println!("skipped: running with permission to read mode-000 files");
-        std::fs::remove_dir_all(&dir).unwrap();
-        return;
-    }
     let r = run(&["validate", "-f", file.to_str().unwrap()]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(r.code, 1);
@@ -267,7 +280,6 @@ fn a_file_without_read_permission_is_reported() {
     );
 }
 
-#[test]
 fn standard_input_is_read_with_a_dash() {
     let text =
         std::fs::read_to_string(common::root().join("examples/manifests/00-namespaces.yaml"))
@@ -280,7 +292,6 @@ fn standard_input_is_read_with_a_dash() {
     );
 }
 
-#[test]
 fn json_input_is_accepted() {
     let text = r#"[{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a"}},
                    {"apiVersion":"v1","kind":"Namespace","metadata":{"name":"b"}}]"#;
@@ -289,7 +300,6 @@ fn json_input_is_accepted() {
     assert!(r.stdout.starts_with("2 objects"));
 }
 
-#[test]
 fn unsupported_kinds_are_warnings_and_do_not_fail() {
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
     let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
@@ -305,7 +315,6 @@ fn unsupported_kinds_are_warnings_and_do_not_fail() {
     );
 }
 
-#[test]
 fn json_report_counts_and_locates_problems() {
     let r = run(&[
         "validate",
@@ -323,7 +332,6 @@ fn json_report_counts_and_locates_problems() {
     assert_eq!(v["problems"][0]["severity"], "error");
 }
 
-#[test]
 fn yaml_report_is_yaml() {
     let r = run(&[
         "validate",
@@ -340,7 +348,6 @@ fn yaml_report_is_yaml() {
     assert!(r.stdout.contains("objects: 73"), "{}", r.stdout);
 }
 
-#[test]
 fn usage_errors_exit_2() {
     for args in [
         &["validate"][..],
@@ -355,13 +362,11 @@ fn usage_errors_exit_2() {
     }
 }
 
-#[test]
 fn output_is_never_coloured_off_a_terminal() {
     let r = run(&["validate", "-f", &format!("{FIXTURES}/malformed.yaml")]);
     assert!(!r.stdout.contains('\x1b') && !r.stderr.contains('\x1b'));
 }
 
-#[test]
 fn every_validation_error_of_a_route_is_listed_at_its_line() {
     // Gateway API HTTPPathMatch (path must start with '/'), Gateway API BackendObjectReference
     // (Service backendRef needs a port), Gateway API BackendRef.weight (weight at most 1000000).
@@ -399,7 +404,6 @@ fn every_validation_error_of_a_route_is_listed_at_its_line() {
     );
 }
 
-#[test]
 fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     // Gateway API ParentReference (omitted group on a Service parentRef) and Gateway API
     // HTTPRouteRule.backendRefs (BackendNotFound); the sample README documents both on web/frontend
@@ -438,6 +442,38 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
     );
 }
 
+/// Precondition: a file of mode 000 cannot be read here. Root (or a capability) reads anything,
+/// so the case cannot be produced (not demanded by `GAMMA_REQUIRE_TESTENV=1`).
+fn mode_000_files_are_unreadable() -> Result<(), SkipReason> {
+    use std::os::unix::fs::PermissionsExt;
+    let file = std::env::temp_dir().join(format!("gammactl-mode-000-{}", std::process::id()));
+    std::fs::write(&file, "").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let readable = std::fs::read(&file).is_ok();
+    std::fs::remove_file(&file).unwrap();
+    if readable {
+        Err(SkipReason::inapplicable(
+            "running with permission to read mode-000 files (as root?)",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Precondition: `script(1)` runs, to give gammactl a pseudo-terminal (not demanded by
+/// `GAMMA_REQUIRE_TESTENV=1`).
+fn script_is_available() -> Result<(), SkipReason> {
+    let ran = std::process::Command::new("script")
+        .args(["-qec", "true", "/dev/null"])
+        .output();
+    match ran {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => Err(SkipReason::inapplicable(
+            "script(1) is not available to provide a terminal",
+        )),
+    }
+}
+
 /// Runs gammactl under `script(1)`, which gives it a pseudo-terminal; `None` when `script` is
 /// not installed.
 fn on_a_terminal(args: &str, no_color: Option<&str>) -> Option<String> {
@@ -453,13 +489,9 @@ fn on_a_terminal(args: &str, no_color: Option<&str>) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-#[test]
 fn colour_on_a_terminal_unless_no_color_is_set() {
     let args = format!("validate -f {FIXTURES}/malformed.yaml");
-    let Some(coloured) = on_a_terminal(&args, None) else {
-        println!("skipped: script(1) is not available to provide a terminal");
-        return;
-    };
+    let coloured = on_a_terminal(&args, None).expect("the test's precondition");
     assert!(
         coloured.contains("\x1b["),
         "a terminal gets colour: {coloured:?}"
@@ -486,7 +518,6 @@ spec:
     backendRefs: [{name: web, port: 80}]
 ";
 
-#[test]
 fn unknown_fields_are_errors_by_default_at_their_paths_and_lines() {
     let r = run_with_stdin(
         &["validate", "--bundle-version", "v1.6", "-f", "-"],
@@ -508,7 +539,6 @@ fn unknown_fields_are_errors_by_default_at_their_paths_and_lines() {
     assert!(r.stdout.contains("2 errors, 0 warnings"), "{}", r.stdout);
 }
 
-#[test]
 fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_them() {
     let r = run_with_stdin(
         &[
@@ -549,7 +579,6 @@ fn field_validation_warn_reports_unknown_fields_as_warnings_and_ignore_drops_the
 /// Gateway API v1.7 made HTTPRoute `retry` standard (GEP-1731): its standard CRD declares
 /// `spec.rules[].retry`, so only the misspelling is unknown, and the summary names the release
 /// and channel judged by.
-#[test]
 fn retry_is_a_standard_field_from_gateway_api_v1_7() {
     for version in [None, Some("v1.7"), Some("v1.7.0")] {
         let mut args = vec!["validate", "-f", "-"];
@@ -569,7 +598,6 @@ fn retry_is_a_standard_field_from_gateway_api_v1_7() {
     }
 }
 
-#[test]
 fn an_unsupported_bundle_version_is_a_usage_error_naming_the_supported_ones() {
     let r = run_with_stdin(
         &["validate", "--bundle-version", "v1.4.0", "-f", "-"],
@@ -579,7 +607,6 @@ fn an_unsupported_bundle_version_is_a_usage_error_naming_the_supported_ones() {
     assert!(r.stderr.contains("v1.5, v1.6 and v1.7"), "{}", r.stderr);
 }
 
-#[test]
 fn old_checks_updates_against_the_transition_rules() {
     // GatewayClass `spec.controllerName` is immutable (CRD rule `self == oldSelf`, "Value is
     // immutable"); a create (no stored version) is not an update.
