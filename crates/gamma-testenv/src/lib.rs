@@ -70,4 +70,3 @@ pub use error::{Error, Missing};
 pub use names::namespace_name;
 pub use process::{Channel, DEFAULT_RELEASE, Options, TestEnv};
 pub use shared::{REQUIRE_ENV, server, server_release, shared, shared_release};
-pub use shared::{shared_or_skip, shared_release_or_skip}; // until every test binary runs on `harness`

@@ -76,35 +76,3 @@ fn or_fail(started: Result<&'static TestEnv, &'static Error>) -> &'static TestEn
 pub(crate) fn required() -> bool {
     std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1")
 }
-
-/// [`shared_release`] for a test of the built-in harness, as [`shared_or_skip`] is for [`shared`].
-///
-/// # Panics
-///
-/// As [`shared_or_skip`].
-pub fn shared_release_or_skip(release: &str, channel: Channel) -> Option<&'static TestEnv> {
-    or_skip(shared_release(release, channel))
-}
-
-/// [`shared`] for a test of the built-in harness: `None` after printing `skipped: <what is
-/// missing>` when the environment is unavailable, so the test can return (and passes).
-///
-/// # Panics
-///
-/// When the environment is unavailable and `GAMMA_REQUIRE_TESTENV=1`, or when the server failed
-/// to start.
-pub fn shared_or_skip(channel: Channel) -> Option<&'static TestEnv> {
-    or_skip(shared(channel))
-}
-
-#[allow(clippy::panic)] // failing the calling test is this function's job
-fn or_skip(started: Result<&'static TestEnv, &'static Error>) -> Option<&'static TestEnv> {
-    match started {
-        Ok(env) => Some(env),
-        Err(e @ Error::Unavailable { .. }) if !required() => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
