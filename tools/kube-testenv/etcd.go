@@ -12,13 +12,29 @@ import (
 
 	etcdserverpb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // startEtcd runs an embedded etcd member (the same server code as the etcd
 // binary) with its data under dir, listening on 127.0.0.1 only. It returns
 // the running member and its client and peer ports. fixed holds the ports of
 // an earlier run on the same data (client, peer), or nil for free ports.
-func startEtcd(dir string, fixed []int) (*embed.Etcd, []int, error) {
+//
+// etcd logs errors only. Closing the member closes its listeners, and etcd
+// logs each one's accept error ("setting up serving from embedded etcd
+// failed: ... closed") although nothing failed: the returned stop closes it
+// with its log silenced, so that a normal stop logs no error.
+func startEtcd(dir string, fixed []int) (e *embed.Etcd, ports []int, stop func(), err error) {
+	level := zap.NewAtomicLevelAt(zapcore.ErrorLevel)
+	logConfig := zap.NewProductionConfig()
+	logConfig.Level = level
+	logConfig.OutputPaths = []string{"stderr"}
+	logConfig.ErrorOutputPaths = []string{"stderr"}
+	logger, err := logConfig.Build()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("etcd logger: %w", err)
+	}
 	var lastErr error
 	// Free ports are picked by binding port 0 and releasing it; another
 	// process may grab one in between, so a failed start is retried. Fixed
@@ -28,7 +44,7 @@ func startEtcd(dir string, fixed []int) (*embed.Etcd, []int, error) {
 		if ports == nil {
 			var err error
 			if ports, err = freePorts(2); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		clientURL := url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))}
@@ -45,8 +61,7 @@ func startEtcd(dir string, fixed []int) (*embed.Etcd, []int, error) {
 		// A throw-away test store: durability across a host crash is not
 		// wanted, and fsync is most of etcd's write latency.
 		cfg.UnsafeNoFsync = true
-		cfg.LogLevel = "error"
-		cfg.LogOutputs = []string{"stderr"}
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger)
 
 		e, err := embed.StartEtcd(cfg)
 		if err != nil {
@@ -61,7 +76,11 @@ func startEtcd(dir string, fixed []int) (*embed.Etcd, []int, error) {
 		}
 		select {
 		case <-e.Server.ReadyNotify():
-			return e, ports, nil
+			stop := func() {
+				level.SetLevel(zapcore.FatalLevel)
+				e.Close()
+			}
+			return e, ports, stop, nil
 		case err := <-e.Err():
 			e.Close()
 			lastErr = err
@@ -70,7 +89,7 @@ func startEtcd(dir string, fixed []int) (*embed.Etcd, []int, error) {
 			lastErr = fmt.Errorf("etcd did not become ready within 60s")
 		}
 	}
-	return nil, nil, fmt.Errorf("start embedded etcd: %w", lastErr)
+	return nil, nil, nil, fmt.Errorf("start embedded etcd: %w", lastErr)
 }
 
 // etcdURL is the client URL of the member listening on port.

@@ -181,11 +181,11 @@ func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*
 	} else if creds, err = writeCredentials(dir); err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
-	etcd, etcdPorts, err := startEtcd(dir, etcdPorts)
+	etcd, etcdPorts, stopEtcd, err := startEtcd(dir, etcdPorts)
 	if err != nil {
 		return err
 	}
-	defer etcd.Close()
+	defer stopEtcd()
 
 	listener, err := listen(apiPort)
 	if err != nil {
