@@ -24,7 +24,8 @@ use gamma_testenv::harness::release_trees;
 use serde_json::Value;
 
 gamma_testenv::test_main! {
-    schemas_match_every_releases_crds_but_for_release_bound_and_documented_differences if release_trees,
+    schemas_match_every_releases_crds_but_for_release_bound_and_documented_differences
+        if release_trees,
 }
 
 /// Documented differences: (kind or `*`, with ` version` or `@release` to narrow it; path;
