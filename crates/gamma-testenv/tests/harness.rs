@@ -11,11 +11,7 @@ const FIXTURE: &str = "GAMMA_HARNESS_FIXTURE";
 
 fn main() -> ExitCode {
     if std::env::var_os(FIXTURE).is_some() {
-        return run(vec![
-            trial("runs", || {}, &[]),
-            trial("needs_what_is_missing", ran_anyway, &[no_release_data]),
-            trial("cannot_be_produced_here", ran_anyway, &[as_root]),
-        ]);
+        return fixture::run();
     }
     let tests: [(&str, fn()); 3] = [
         (
@@ -37,8 +33,29 @@ fn main() -> ExitCode {
         .collect())
 }
 
-fn ran_anyway() {
-    panic!("ran although its precondition failed");
+/// The fixture's tests, declared as the test binaries of the workspace declare theirs.
+mod fixture {
+    use super::{as_root, no_release_data};
+
+    fn runs() {}
+
+    fn needs_what_is_missing() {
+        panic!("ran although its precondition failed");
+    }
+
+    fn cannot_be_produced_here() {
+        panic!("ran although its precondition failed");
+    }
+
+    gamma_testenv::test_main! {
+        runs,
+        needs_what_is_missing if no_release_data,
+        cannot_be_produced_here if as_root && no_release_data,
+    }
+
+    pub(super) fn run() -> std::process::ExitCode {
+        main()
+    }
 }
 
 fn no_release_data() -> Result<(), SkipReason> {
