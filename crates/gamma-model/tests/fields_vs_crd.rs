@@ -11,7 +11,8 @@
 //!   experimental CRDs' properties minus the standard ones'.
 //!
 //! Objects are built from the CRD schema: each level's required properties filled with the
-//! smallest value of their type. Skips with a message when the release trees cannot be had.
+//! smallest value of their type. Reported ignored, with the reason, where the release trees
+//! cannot be had.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@
 //!   models the subset it reads.
 //! - Nullability is not compared (gamma-rs accepts `null` for optional fields).
 //!
-//! Skips with a message when the release trees cannot be had.
+//! Reported ignored, with the reason, where the release trees cannot be had.
 
 use std::collections::BTreeSet;
 
