@@ -298,7 +298,7 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
 /// Skipped with a message when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
-    use gamma_mesh::kube::kinds::api_resource;
+    use gamma_mesh::cluster::kinds::api_resource;
     use gamma_mesh::model::AnyResource;
     use kube::api::{Api, DynamicObject, PostParams};
 
