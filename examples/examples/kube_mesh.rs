@@ -6,12 +6,13 @@
 //! cargo run -p gamma-examples --example kube_mesh -- examples/gamma-config.yaml istio
 //! ```
 //!
-//! It uses the kubeconfig (or in-cluster configuration) `kube::Client::try_default` finds, and
-//! stops on Ctrl-C, releasing its Lease. Without a cluster it exits with the client's error.
+//! It connects as kubectl would (`gamma_kube::list::connect`: the kubeconfig, else a pod's
+//! service account), and stops on Ctrl-C, releasing its Lease. Without a cluster it exits with
+//! the connection's error. gamma-kube logs through `tracing`; this example installs no
+//! subscriber, so it logs nothing (a real controller adds one, e.g. `tracing_subscriber::fmt::init()`
+//! from the tracing-subscriber crate); it prints its metrics when it stops.
 
-use std::hash::BuildHasher;
-
-use gamma_kube::{LeaseConfig, RunConfig, metrics::Metrics};
+use gamma_kube::{LeaseConfig, RunConfig, list::connect, metrics::Metrics};
 use gamma_mesh::arbiter::{ArbiterConfig, Identity};
 use gamma_mesh::controller::ReconcilerConfig;
 
@@ -22,14 +23,11 @@ async fn main() -> Result<(), gamma_examples::BoxError> {
         .next()
         .unwrap_or_else(|| "examples/gamma-config.yaml".into());
     let mesh = args.next().unwrap_or_else(|| "istio".into());
-    let arbiter: ArbiterConfig = serde_saphyr::from_str(&std::fs::read_to_string(config_path)?)?;
+    let arbiter = ArbiterConfig::decode(&std::fs::read_to_string(config_path)?)?;
     let me = Identity::of_mesh(&arbiter, &mesh).ok_or(format!("no mesh {mesh:?} in the config"))?;
 
-    let mut reconciler = ReconcilerConfig::new(arbiter, me);
-    // A long-running controller keys its route tables' hashes per process.
-    reconciler.build = reconciler
-        .build
-        .with_hash_seed(std::hash::RandomState::new().hash_one(0u8));
+    // `RunConfig::new` keys the route tables' hashes with a random seed per process.
+    let reconciler = ReconcilerConfig::new(arbiter, me);
     let mut config = RunConfig::new(reconciler);
     let mut registry = prometheus_client::registry::Registry::default();
     config.metrics = Metrics::register(&mut registry);
@@ -38,7 +36,7 @@ async fn main() -> Result<(), gamma_examples::BoxError> {
         std::env::var("POD_NAME").unwrap_or_else(|_| format!("{mesh}-{}", std::process::id()));
     config.lease = Some(LeaseConfig::new("default", format!("gamma-{mesh}"), holder));
 
-    let client = kube::Client::try_default().await?;
+    let client = connect(None, None).await?;
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

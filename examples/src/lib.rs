@@ -67,9 +67,7 @@ pub fn sample_snapshot() -> Result<Snapshot, BoxError> {
 pub fn sample_config() -> Result<ArbiterConfig, BoxError> {
     let path = package_dir().join("gamma-config.yaml");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let config: ArbiterConfig =
-        serde_saphyr::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(config)
+    Ok(ArbiterConfig::decode(&text).map_err(|e| format!("{}: {e}", path.display()))?)
 }
 
 #[cfg(test)]
@@ -84,3 +82,13 @@ mod tests {
         assert_eq!(sample_config().unwrap().meshes.len(), 2);
     }
 }
+
+// The repository README's and docs/kube.md's Rust snippets are doctests of this crate (which
+// is not published, so it may read files outside itself), so they always compile.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/kube.md")]
+struct KubeDocDoctests;

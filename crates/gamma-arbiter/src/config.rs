@@ -424,18 +424,6 @@ impl<'a> IntoIterator for &'a ConfigErrors {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = include_str!("../../../examples/gamma-config.yaml");
-
-    #[test]
-    fn sample_config_parses_with_documented_keys() {
-        let c: ArbiterConfig = serde_saphyr::from_str(SAMPLE).unwrap();
-        assert_eq!(c.meshes.len(), 2);
-        assert_eq!(c.meshes[0].aliases, ["istio.io/mesh-controller"]);
-        assert!(c.meshes[1].default);
-        assert_eq!(c.keys, Keys::default());
-        c.validate().unwrap();
-    }
-
     #[test]
     fn keys_default_when_omitted_and_override_individually() {
         let c: ArbiterConfig =

@@ -255,3 +255,23 @@ fn sample_cluster_expected_status_entries() {
     assert_eq!(stock[0].conditions[0].observed_generation, Some(3));
     assert!(entries("inventory", "stock", &linkerd).is_empty());
 }
+
+// (The repository's sample configuration is read here, not in the crate's unit tests, so that
+// the published package builds its tests without the repository.)
+#[test]
+fn sample_config_parses_with_documented_keys() {
+    let text = std::fs::read_to_string(examples().join("gamma-config.yaml")).unwrap();
+    let c: ArbiterConfig = serde_saphyr::from_str(&text).unwrap();
+    assert_eq!(c.meshes.len(), 2);
+    assert_eq!(c.meshes[0].aliases, ["istio.io/mesh-controller"]);
+    assert!(c.meshes[1].default);
+    assert_eq!(c.keys, gamma_arbiter::Keys::default());
+    c.validate().unwrap();
+}
+
+#[test]
+fn the_documented_sample_decodes() {
+    let text = std::fs::read_to_string(examples().join("gamma-config.yaml")).unwrap();
+    let c = ArbiterConfig::decode(&text).unwrap();
+    assert_eq!(c.meshes.len(), 2);
+}

@@ -96,7 +96,8 @@ pub struct ReconcilerConfig {
     /// Table build options (the `include` set is managed by the controller). A long-running
     /// controller should key the table's hashes with a random seed per process, e.g.
     /// `build = build.with_hash_seed(std::hash::RandomState::new().hash_one(0u8))` (see
-    /// [`BuildOptions::hash_seed`]); [`ReconcilerConfig::new`] leaves the fixed default.
+    /// [`BuildOptions::hash_seed`]); [`ReconcilerConfig::new`] leaves the fixed default, and
+    /// gamma-kube's `RunConfig::new` replaces that default with a random seed.
     /// `build.mesh_binding = MeshBinding::Workloads` turns on workload binding (beyond the
     /// spec: headless Services' routes bind at their ready endpoints; `docs/workloads.md`);
     /// EndpointSlice changes then rebind in [`Reconciler::reconcile_change`].

@@ -375,6 +375,7 @@ impl CrdState {
     }
 
     /// A route CRD whose shape could not be read: no versions, so it declares nothing.
+    #[cfg(feature = "client")]
     pub(crate) fn unreadable(name: &str) -> CrdState {
         CrdState {
             name: name.to_owned(),
@@ -713,6 +714,7 @@ impl std::fmt::Display for Availability {
     }
 }
 
+#[cfg(feature = "client")]
 /// The route CRDs of the cluster (those installed), read from the API server.
 ///
 /// # Errors
@@ -731,6 +733,7 @@ pub async fn read(client: &kube::Client) -> Result<Vec<CrdState>, ReadError> {
     Ok(out)
 }
 
+#[cfg(feature = "client")]
 /// A typed CRD as the API's JSON (its serialization cannot fail: string keys only).
 pub(crate) fn to_value(
     crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
@@ -738,6 +741,7 @@ pub(crate) fn to_value(
     serde_json::to_value(crd).unwrap_or_default()
 }
 
+#[cfg(feature = "client")]
 /// Why [`read`] or [`apply`] failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -769,6 +773,7 @@ pub struct Applied {
     pub state: CrdState,
 }
 
+#[cfg(feature = "client")]
 /// Installs or removes the extension in every route CRD of the cluster: reads each, sends the
 /// patch it needs (none when it is already as asked), and returns what was done, CRD by CRD.
 /// With `dry_run`, the API server validates and admits each patch (its admission policies

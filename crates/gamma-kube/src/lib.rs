@@ -4,12 +4,12 @@
 //! The pure crates decide; this crate is a thin async shell around them (kube-rs style: the
 //! state change is a plain function, only the writer awaits the API server):
 //!
-//! - [`watch`]: one kube-runtime watcher per kind the engines read (the Gateway API kinds at
+//! - [`watches`]: one kube-runtime watcher per kind the engines read (the Gateway API kinds at
 //!   the newest version their CRD serves, XMesh, GatewayClass, ReferenceGrant, Service,
 //!   Namespace, EndpointSlice), objects decoded straight from the API's JSON with
 //!   [`gamma_model::AnyResource::from_value`]; a watcher on CRDs starts and stops the Gateway API
 //!   watches as their CRDs appear and go.
-//! - [`store`] (sync): watcher events into a `Snapshot`; a relist replaces a kind atomically;
+//! - [`snapshot_store`] (sync): watcher events into a `Snapshot`; a relist replaces a kind atomically;
 //!   ready once every kind listed once.
 //! - [`status`]: the only writer. Read-modify-write on the `status` subresource with the
 //!   `resourceVersion` precondition, re-merge on 409 with the pure `gamma_arbiter` merge,
@@ -19,7 +19,7 @@
 //!   batched `reconcile_change`, a full reconcile after a relist, leader election on a
 //!   `coordination.k8s.io` Lease (kube-lease-manager), graceful shutdown, `tracing` spans and
 //!   Prometheus counters ([`metrics`]); configured by [`RunConfig`] and [`LeaseConfig`], stopped
-//!   with an [`Error`] that says whether a restart can help.
+//!   with a [`RunError`] that says whether a restart can help.
 //! - [`bundle`]: which Gateway API release and channel the cluster's CRDs name; the runtime
 //!   validates routes by it and switches rules in place when the CRDs are upgraded.
 //! - [`list`]: one list of every kind, no watch (a cluster's objects as they are now).
@@ -32,7 +32,38 @@
 //!   `gateway-api` crate's types (0.22, Gateway API v1.5.1), refusing with the field path
 //!   what v1.5.1 cannot hold.
 //!
-//! Features: `k8s-v1_33` (default) builds k8s-openapi for the Kubernetes 1.33 API, the oldest
+//! A mesh controller's `main` is a few lines: decode the shared arbiter configuration
+//! ([`gamma_arbiter::ArbiterConfig::decode`], YAML or JSON), connect as kubectl would
+//! ([`list::connect`]: a kubeconfig, else the pod's service account) and [`run`] until
+//! shutdown:
+//!
+//! ```no_run
+//! use gamma_arbiter::{ArbiterConfig, Identity};
+//! use gamma_controller::ReconcilerConfig;
+//! use gamma_kube::{LeaseConfig, RunConfig, list::connect};
+//!
+//! async fn controller(shutdown: impl Future<Output = ()>) -> Result<(), Box<dyn std::error::Error>> {
+//!     // gamma-kube logs through `tracing` and logs nothing until the binary installs a
+//!     // subscriber, e.g. `tracing_subscriber::fmt::init()` (the tracing-subscriber crate).
+//!     let arbiter = ArbiterConfig::decode(&std::fs::read_to_string("gamma-config.yaml")?)?;
+//!     let me = Identity::of_mesh(&arbiter, "istio").ok_or("no mesh istio in the config")?;
+//!     // `new` keys the route tables' hashes with a random seed per process.
+//!     let mut config = RunConfig::new(ReconcilerConfig::new(arbiter, me));
+//!     // Replicas share the Lease; each holds it under its own name (e.g. the pod's).
+//!     config.lease = Some(LeaseConfig::new("default", "gamma-istio", std::env::var("POD_NAME")?));
+//!     let client = connect(None, None).await?;
+//!     gamma_kube::run(config, client, shutdown).await?; // e.g. tokio::signal::ctrl_c()
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The runtime stops with a [`RunError`] that says whether a restart can help. Its state
+//! ([`State`]: ready, leader, writes, conflicts) can be followed through [`Runner::state`]
+//! before [`Runner::run`].
+//!
+//! Features: `client` (default): everything that talks to an API server (kube-rs with rustls
+//! TLS, tokio, tracing, prometheus-client); without it only the pure [`crd_extension`] patches
+//! remain. `k8s-v1_33` (default) builds k8s-openapi for the Kubernetes 1.33 API, the oldest
 //! k8s-openapi 0.29 supports; every type read here is GA there and served by newer API
 //! servers. k8s-openapi allows one version feature per build: a binary choosing another turns
 //! off this crate's default features and enables `k8s-openapi/v1_*` itself.
@@ -59,18 +90,28 @@
     )
 )]
 
+#[cfg(feature = "client")]
 pub mod bundle;
+#[cfg(feature = "client")]
 pub mod convert;
 pub mod crd_extension;
 #[cfg(feature = "gateway-api-rs")]
 pub mod gateway_api_rs;
+#[cfg(feature = "client")]
 pub mod kinds;
+#[cfg(feature = "client")]
 pub mod list;
+#[cfg(feature = "client")]
 pub mod metrics;
+#[cfg(feature = "client")]
+pub mod snapshot_store;
+#[cfg(feature = "client")]
 pub mod status;
-pub mod store;
-pub mod watch;
+#[cfg(feature = "client")]
+pub mod watches;
 
+#[cfg(feature = "client")]
 mod runtime;
 
-pub use runtime::{Error, LeaseConfig, RunConfig, Runtime, State, run};
+#[cfg(feature = "client")]
+pub use runtime::{LeaseConfig, RunConfig, RunError, Runner, State, run};

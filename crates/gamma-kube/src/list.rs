@@ -35,7 +35,7 @@ pub struct Listed {
 }
 
 /// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
-/// version their CRD serves (as [`crate::watch`] chooses), and Service, Namespace,
+/// version their CRD serves (as [`crate::watches`] chooses), and Service, Namespace,
 /// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page). Also reads
 /// which Gateway API bundle the CRDs name ([`Listed::bundle`]).
 pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
@@ -90,7 +90,7 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
             let next = page.metadata.continue_.clone().filter(|c| !c.is_empty());
             for mut object in page.items {
                 object.metadata.managed_fields = None;
-                let mut value = crate::watch::to_value(object);
+                let mut value = crate::watches::to_value(object);
                 if let serde_json::Value::Object(map) = &mut value {
                     map.insert("apiVersion".into(), version.into());
                     map.insert("kind".into(), kind.as_str().into());

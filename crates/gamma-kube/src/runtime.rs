@@ -1,4 +1,4 @@
-//! The async shell: watch events -> [`Store`] -> debounced, batched
+//! The async shell: watch events -> [`SnapshotStore`] -> debounced, batched
 //! [`Reconciler::reconcile_change`] (a full [`Reconciler::reconcile`] after a relist or on
 //! gaining the lease) -> status writes, until shutdown.
 //!
@@ -31,14 +31,14 @@ use crate::bundle;
 use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
-use crate::status::{self, Backoff, ObjectUpdate, StatusWriter, Update, Written};
-use crate::store::{Change, Store};
-use crate::watch::{self, Message};
+use crate::snapshot_store::{Change, SnapshotStore};
+use crate::status::{self, ObjectUpdate, StatusWriter, Update, WriteBackoff, Written};
+use crate::watches::{self, Message};
 
 /// Why the runtime stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum RunError {
     /// The arbiter configuration is invalid. Not retryable: fix the configuration.
     #[error("invalid configuration: {0}")]
     Config(#[source] gamma_arbiter::ConfigErrors),
@@ -93,7 +93,7 @@ pub struct RunConfig {
     /// How long to wait after a change for more changes before reconciling them as a batch.
     pub debounce: Duration,
     /// Retries after status write conflicts.
-    pub backoff: Backoff,
+    pub backoff: WriteBackoff,
     /// Status writes in flight at once (each to another route; at least 1).
     pub writes_in_flight: usize,
     /// Watch `kubernetes.io/tls` Secrets (field selector `type=kubernetes.io/tls`), so that
@@ -116,11 +116,20 @@ pub struct RunConfig {
 
 impl RunConfig {
     /// A single-replica configuration with a 50 ms debounce and 8 status writes in flight.
-    pub fn new(reconciler: ReconcilerConfig) -> RunConfig {
+    ///
+    /// The route tables' hashes are keyed per process: a `hash_seed` of
+    /// [`ReconcilerConfig::build`] left at its fixed default (0) is replaced by a random one (std's `RandomState`), so that a route
+    /// author cannot choose paths that collide in a long-running controller's tables. Decisions
+    /// never depend on the seed. A seed already set is kept; to fix one (e.g. to reproduce a
+    /// slow lookup), set `config.reconciler.build.hash_seed` after `new`.
+    pub fn new(mut reconciler: ReconcilerConfig) -> RunConfig {
+        if reconciler.build.hash_seed == 0 {
+            reconciler.build.hash_seed = random_seed();
+        }
         RunConfig {
             reconciler,
             debounce: Duration::from_millis(50),
-            backoff: Backoff::default(),
+            backoff: WriteBackoff::default(),
             writes_in_flight: 8,
             watch_secrets: false,
             follow_crd_bundle: true,
@@ -130,7 +139,13 @@ impl RunConfig {
     }
 }
 
-/// What the runtime is doing, published after every step (see [`Runtime::state`]).
+/// A random seed, different in every process (and every call), never 0 (the fixed default).
+fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(0x67_616d_6d61_u64).max(1)
+}
+
+/// What the runtime is doing, published after every step (see [`Runner::state`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct State {
@@ -177,33 +192,33 @@ pub struct State {
 }
 
 /// A runtime before it runs: its state can be watched.
-pub struct Runtime {
+pub struct Runner {
     config: RunConfig,
     client: kube::Client,
     state: channel::Sender<State>,
 }
 
-impl std::fmt::Debug for Runtime {
+impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runtime")
+        f.debug_struct("Runner")
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
-/// Runs the controller until `shutdown` completes; see [`Runtime`].
+/// Runs the controller until `shutdown` completes; see [`Runner`].
 pub async fn run(
     config: RunConfig,
     client: kube::Client,
     shutdown: impl Future<Output = ()>,
-) -> Result<(), Error> {
-    Runtime::new(config, client).run(shutdown).await
+) -> Result<(), RunError> {
+    Runner::new(config, client).run(shutdown).await
 }
 
 struct Loop {
     client: kube::Client,
     tx: mpsc::Sender<Message>,
-    store: Store,
+    store: SnapshotStore,
     tasks: BTreeMap<ResourceKind, (&'static str, JoinHandle<()>)>,
     /// CRD name -> the kind and version it serves.
     crds: BTreeMap<String, (ResourceKind, &'static str)>,
@@ -222,10 +237,10 @@ struct Loop {
     state: State,
 }
 
-impl Runtime {
+impl Runner {
     /// A runtime for `config` on `client`.
-    pub fn new(config: RunConfig, client: kube::Client) -> Runtime {
-        Runtime {
+    pub fn new(config: RunConfig, client: kube::Client) -> Runner {
+        Runner {
             config,
             client,
             state: channel::channel(State::default()).0,
@@ -239,20 +254,20 @@ impl Runtime {
 
     /// Runs until `shutdown` completes: then stops the watches, releases the Lease and
     /// returns. Status writes in progress finish first.
-    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
+    pub async fn run(self, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
         let me = self.config.reconciler.me.clone();
         let span = info_span!("gamma_kube", controller = %me.name);
         self.run_inner(shutdown).instrument(span).await
     }
 
-    async fn run_inner(self, shutdown: impl Future<Output = ()>) -> Result<(), Error> {
-        let Runtime {
+    async fn run_inner(self, shutdown: impl Future<Output = ()>) -> Result<(), RunError> {
+        let Runner {
             config,
             client,
             state: state_tx,
         } = self;
         let mut reconciler =
-            Some(Reconciler::new(config.reconciler.clone()).map_err(Error::Config)?);
+            Some(Reconciler::new(config.reconciler.clone()).map_err(RunError::Config)?);
         let writer =
             StatusWriter::new(client.clone(), config.reconciler.me.clone(), config.backoff);
         let metrics = config.metrics.clone();
@@ -267,7 +282,7 @@ impl Runtime {
                         .with_grace(l.grace_seconds)
                         .build()
                         .await
-                        .map_err(Error::Lease)?;
+                        .map_err(RunError::Lease)?;
                 let (rx, task) = manager.watch().await;
                 (rx, Some(task))
             }
@@ -276,7 +291,7 @@ impl Runtime {
         let mut l = Loop {
             client: client.clone(),
             tx,
-            store: Store::new(),
+            store: SnapshotStore::new(),
             tasks: BTreeMap::new(),
             crds: BTreeMap::new(),
             crd_relist: None,
@@ -301,7 +316,7 @@ impl Runtime {
             // exist, even while no TLS Secret exists at all
             l.store.set_secrets_complete(true);
         }
-        let crd_task = watch::spawn_crds(client.clone(), l.tx.clone());
+        let crd_task = watches::spawn_crds(client.clone(), l.tx.clone());
         let mut shutdown = std::pin::pin!(shutdown);
         let mut was_leader = false;
         loop {
@@ -361,7 +376,7 @@ impl Runtime {
                         (r, results)
                     })
                     .await
-                    .map_err(Error::Task)?;
+                    .map_err(RunError::Task)?;
                     reconciler = Some(back);
                     metrics.reconciles.get_or_create(&ReconcileLabels {
                         mode: if full { "full" } else { "change" },
@@ -379,8 +394,8 @@ impl Runtime {
         drop(leader);
         if let Some(task) = lease_task {
             match tokio::time::timeout(Duration::from_secs(5), task).await {
-                Ok(Ok(Err(e))) => return Err(Error::Lease(e)),
-                Ok(Err(e)) => return Err(Error::Task(e)),
+                Ok(Ok(Err(e))) => return Err(RunError::Lease(e)),
+                Ok(Err(e)) => return Err(RunError::Task(e)),
                 _ => {}
             }
         }
@@ -446,7 +461,7 @@ impl Loop {
         }
         self.stop(kind);
         info!(kind = kind.as_str(), version, "watching");
-        let task = watch::spawn_kind(self.client.clone(), kind, version, self.tx.clone());
+        let task = watches::spawn_kind(self.client.clone(), kind, version, self.tx.clone());
         self.tasks.insert(kind, (version, task));
         self.store.expect(kind);
         self.state.watching.insert(kind, version);
@@ -885,5 +900,37 @@ impl Loop {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gamma_arbiter::{ArbiterConfig, Identity, MeshRegistration};
+
+    fn reconciler() -> ReconcilerConfig {
+        let me = "istio.io/gateway-controller";
+        ReconcilerConfig::new(
+            ArbiterConfig::new([MeshRegistration::new("istio", me)]),
+            Identity::new(me),
+        )
+    }
+
+    // BuildOptions::hash_seed: long-running embedders key their tables per process.
+    #[test]
+    fn a_run_config_keys_its_tables_with_a_random_seed_not_the_fixed_default() {
+        assert_eq!(reconciler().build.hash_seed, 0, "the core's fixed default");
+        let a = RunConfig::new(reconciler()).reconciler.build.hash_seed;
+        let b = RunConfig::new(reconciler()).reconciler.build.hash_seed;
+        assert_ne!(a, 0);
+        assert_ne!(b, 0);
+        assert_ne!(a, b, "each configuration draws its own seed");
+    }
+
+    #[test]
+    fn a_seed_chosen_before_new_is_kept() {
+        let mut chosen = reconciler();
+        chosen.build = chosen.build.with_hash_seed(42);
+        assert_eq!(RunConfig::new(chosen).reconciler.build.hash_seed, 42);
     }
 }

@@ -90,7 +90,7 @@ pub enum Written {
 /// `max_delay`) between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Backoff {
+pub struct WriteBackoff {
     /// Writes in all (at least 1).
     pub max_attempts: u32,
     /// The first delay.
@@ -99,9 +99,9 @@ pub struct Backoff {
     pub max_delay: Duration,
 }
 
-impl Default for Backoff {
+impl Default for WriteBackoff {
     fn default() -> Self {
-        Backoff {
+        WriteBackoff {
             max_attempts: 6,
             base: Duration::from_millis(20),
             max_delay: Duration::from_secs(1),
@@ -109,7 +109,7 @@ impl Default for Backoff {
     }
 }
 
-impl Backoff {
+impl WriteBackoff {
     /// The delay before retry `n` (0-based).
     pub fn delay(&self, n: u32) -> Duration {
         self.base
@@ -166,7 +166,7 @@ pub struct StatusWriter {
     client: kube::Client,
     me: Identity,
     params: PostParams,
-    backoff: Backoff,
+    backoff: WriteBackoff,
 }
 
 impl std::fmt::Debug for StatusWriter {
@@ -185,7 +185,7 @@ pub fn field_manager(controller_name: &str) -> String {
 
 impl StatusWriter {
     /// A writer for `me`, recorded as field manager [`field_manager`]`(me.name)`.
-    pub fn new(client: kube::Client, me: Identity, backoff: Backoff) -> StatusWriter {
+    pub fn new(client: kube::Client, me: Identity, backoff: WriteBackoff) -> StatusWriter {
         let params = PostParams {
             dry_run: false,
             field_manager: Some(field_manager(&me.name)),
@@ -281,7 +281,7 @@ impl StatusWriter {
                 };
                 resource_version = fresh.metadata.resource_version.clone();
                 let fresh =
-                    AnyResource::from_value(crate::watch::to_value(fresh)).map_err(|source| {
+                    AnyResource::from_value(crate::watches::to_value(fresh)).map_err(|source| {
                         Error::Decode {
                             route: label(),
                             source,
@@ -296,7 +296,7 @@ impl StatusWriter {
             let body = body(key, api_version, resource_version.clone(), &status);
             match api.replace_status(&key.name, &self.params, &body).await {
                 Ok(object) => {
-                    let stored = crate::watch::decode_object(key.kind, api_version, object)
+                    let stored = crate::watches::decode_object(key.kind, api_version, object)
                         .ok()
                         .map(Box::new);
                     return Ok(Written::Written { conflicts, stored });
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {
-        let b = Backoff::default();
+        let b = WriteBackoff::default();
         assert_eq!(b.delay(0), Duration::from_millis(20));
         assert_eq!(b.delay(1), Duration::from_millis(40));
         assert_eq!(b.delay(30), Duration::from_secs(1));

@@ -10,8 +10,8 @@ use std::time::Duration;
 use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_controller::ReconcilerConfig;
 use gamma_kube::kinds::{WATCHED, api_resource};
-use gamma_kube::watch::decode_object;
-use gamma_kube::{RunConfig, Runtime, State};
+use gamma_kube::watches::decode_object;
+use gamma_kube::{RunConfig, Runner, State};
 use gamma_model::{AnyResource, ResourceKind};
 use gamma_model::{DecodeOptions, decode_documents};
 use gamma_testenv::Channel;
@@ -284,7 +284,7 @@ async fn three_controllers_share_the_sample_cluster_without_clobbering() {
     let mut runtimes = Vec::new();
     let mut states = Vec::new();
     for me in &identities {
-        let rt = Runtime::new(
+        let rt = Runner::new(
             RunConfig::new(ReconcilerConfig::new(config.clone(), me.clone())),
             client.clone(),
         );

@@ -20,7 +20,7 @@ use gamma_arbiter::Identity;
 use gamma_controller::ReconcilerConfig;
 use gamma_kube::crd_extension::{self, Availability, Direction, EXTENSION_ANNOTATION, ROUTE_CRDS};
 use gamma_kube::kinds::api_resource;
-use gamma_kube::{RunConfig, Runtime};
+use gamma_kube::{RunConfig, Runner};
 use gamma_model::ResourceKind;
 use gamma_model::validate::{Bundle, Channel as ModelChannel, Release};
 use gamma_testenv::Channel;
@@ -329,7 +329,7 @@ async fn with_the_extension_a_strict_create_keeps_controllers_at_every_served_ve
             // and gamma-model decodes what the server stored
             let api = routes_api(&client, kind, &api_version, &ns);
             let decoded =
-                gamma_kube::watch::decode_object(kind, "", api.get(&object_name).await.unwrap())
+                gamma_kube::watches::decode_object(kind, "", api.get(&object_name).await.unwrap())
                     .unwrap();
             let parent = &decoded.as_route().unwrap().parent_refs[0];
             assert_eq!(
@@ -587,7 +587,7 @@ async fn the_runtime_says_whether_the_route_crds_declare_the_field() {
     let metrics = gamma_kube::metrics::Metrics::register(&mut registry);
     let mut run_config = RunConfig::new(ReconcilerConfig::new(config, me));
     run_config.metrics = metrics.clone();
-    let runtime = Runtime::new(run_config, client.clone());
+    let runtime = Runner::new(run_config, client.clone());
     let mut state = runtime.state();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(runtime.run(async move {

@@ -14,7 +14,7 @@ use common::*;
 use futures::StreamExt;
 use gamma_arbiter::Identity;
 use gamma_kube::kinds::api_resource;
-use gamma_kube::watch::decode_object;
+use gamma_kube::watches::decode_object;
 use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
 use gamma_testenv::harness::standard_server;

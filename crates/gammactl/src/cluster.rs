@@ -3,12 +3,16 @@
 //! becomes one JSON input, so every command answers for a cluster exactly as for the same
 //! objects given as files.
 //!
-//! The tokio runtime exists only here: a run with `-f` never starts one.
+//! The tokio runtime exists only here: a run with `-f` never starts one. Built without the
+//! feature `kube`, gammactl has no cluster client: naming a cluster is a usage error that says
+//! so.
 
-use gamma_kube::crd_extension::Availability;
+use gamma_kube::crd_extension::{Applied, Availability, Direction};
 
-use crate::cli::InputArgs;
-use crate::failure::{Failure, input};
+use crate::cli::{CrdExtensionArgs, InputArgs};
+use crate::failure::Failure;
+#[cfg(feature = "kube")]
+use crate::failure::input;
 use crate::input::Source;
 
 /// Whether `args` name a cluster rather than files.
@@ -19,6 +23,7 @@ pub fn wanted(args: &InputArgs) -> bool {
 /// Every object of the cluster `args` name, one [`Source`] each, named
 /// `cluster:<Kind>/<namespace>/<name>` (`cluster:<Kind>/<name>` when cluster-scoped), and
 /// whether its route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension).
+#[cfg(feature = "kube")]
 pub fn read(args: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -38,6 +43,60 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
     ))
 }
 
+/// Without the feature `kube`: a usage error naming it.
+#[cfg(not(feature = "kube"))]
+pub fn read(_: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
+    Err(without_kube())
+}
+
+/// `crd-extension --kubeconfig`: the route CRDs' availability of the field before, and what
+/// [`gamma_kube::crd_extension::apply`] did to each.
+#[cfg(feature = "kube")]
+pub fn crd_extension(
+    args: &CrdExtensionArgs,
+    direction: Direction,
+) -> Result<(Vec<Applied>, Availability), Failure> {
+    use gamma_kube::crd_extension;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| input(format!("cannot start the cluster client: {e}")))?;
+    runtime.block_on(async {
+        let client = gamma_kube::list::connect(args.kubeconfig.as_deref(), args.context.as_deref())
+            .await
+            .map_err(|e| input(format!("cannot reach the cluster: {e}")))?;
+        let before = Availability::of(
+            &crd_extension::read(&client)
+                .await
+                .map_err(|e| input(format!("cannot read the route CRDs: {e}")))?,
+        );
+        let applied = crd_extension::apply(&client, direction, args.dry_run)
+            .await
+            .map_err(|e| input(format!("cannot patch the route CRDs: {e}")))?;
+        Ok::<_, Failure>((applied, before))
+    })
+}
+
+/// Without the feature `kube`: a usage error naming it.
+#[cfg(not(feature = "kube"))]
+pub fn crd_extension(
+    _: &CrdExtensionArgs,
+    _: Direction,
+) -> Result<(Vec<Applied>, Availability), Failure> {
+    Err(without_kube())
+}
+
+/// Why this build cannot name a cluster (exit 2, a usage error: the build, not the input).
+#[cfg(not(feature = "kube"))]
+fn without_kube() -> Failure {
+    crate::failure::usage(
+        "--kubeconfig, --context and --cluster need gammactl's cargo feature `kube`, which this \
+         build lacks (built with --no-default-features: it reads files only); \
+         `cargo install gammactl` enables it by default, or build with `--features kube`",
+    )
+}
+
+#[cfg(feature = "kube")]
 fn source(object: &serde_json::Value) -> Source {
     let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_owned();
     let kind = text(&object["kind"]);
@@ -53,7 +112,7 @@ fn source(object: &serde_json::Value) -> Source {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "kube"))]
 mod tests {
     use super::*;
 

@@ -26,7 +26,7 @@ const CHANNELS: [&str; 2] = ["standard", "experimental"];
 /// The route CRD manifests of `channel` in the release tree `dir`, by CRD name.
 fn manifests(dir: &Path, channel: &str) -> Vec<(String, Value)> {
     let mut out = Vec::new();
-    for (_, name) in gamma_mesh::kube::crd_extension::ROUTE_CRDS {
+    for (_, name) in gamma_mesh::cluster::crd_extension::ROUTE_CRDS {
         let (plural, group) = name.split_once('.').unwrap();
         let file = dir
             .join("config/crd")
@@ -128,7 +128,7 @@ fn the_printed_script_passes_each_route_crd_its_json_patch() {
 // nothing, and the printed `--remove` patch gives the manifests back.
 fn the_printed_patches_are_idempotent_and_remove_inverts_them_on_every_release() {
     let trees = gamma_testenv::upstream::all_trees().expect("the test's precondition");
-    let schema = gamma_mesh::kube::crd_extension::controllers_schema().unwrap();
+    let schema = gamma_mesh::cluster::crd_extension::controllers_schema().unwrap();
     for (version, dir) in trees {
         let release = Release::parse(version).unwrap();
         for channel in CHANNELS {
@@ -215,7 +215,7 @@ async fn route_crds(client: &kube::Client) -> Vec<Value> {
     ));
     let api: kube::Api<kube::api::DynamicObject> = kube::Api::all_with(client.clone(), &crd);
     let mut out = Vec::new();
-    for (_, name) in gamma_mesh::kube::crd_extension::ROUTE_CRDS {
+    for (_, name) in gamma_mesh::cluster::crd_extension::ROUTE_CRDS {
         if let Some(crd) = api.get_opt(name).await.unwrap() {
             out.push(serde_json::to_value(crd).unwrap());
         }

@@ -8,7 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::{root, run};
-use gamma_mesh::kube::kinds::{WATCHED, api_resource};
+use gamma_mesh::cluster::kinds::{WATCHED, api_resource};
 use gamma_mesh::model::{AnyResource, ResourceKind};
 use gamma_testenv::Channel;
 use gamma_testenv::harness::experimental_server;

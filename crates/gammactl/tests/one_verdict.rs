@@ -302,7 +302,7 @@ fn validate_status_resolve_and_explain_agree_on_gateways_and_listener_sets() {
 /// `status` and `validate` read from the cluster say of them what they say of the files.
 /// Reported ignored (with the reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
 async fn a_live_cluster_gets_the_same_verdicts_as_its_files() {
-    use gamma_mesh::kube::kinds::api_resource;
+    use gamma_mesh::cluster::kinds::api_resource;
     use gamma_mesh::model::AnyResource;
     use kube::api::{Api, DynamicObject, PostParams};
 

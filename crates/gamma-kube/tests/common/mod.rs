@@ -8,7 +8,7 @@ use futures::StreamExt;
 use gamma_arbiter::ArbiterConfig;
 use gamma_kube::State;
 use gamma_kube::kinds::api_resource;
-use gamma_kube::watch::decode_object;
+use gamma_kube::watches::decode_object;
 use gamma_model::gateway::RouteParentStatus;
 use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 use kube::api::{Api, DynamicObject, PostParams};
@@ -278,12 +278,12 @@ pub fn spawn_runtime(
 ) -> (
     tokio::sync::watch::Receiver<State>,
     tokio::sync::watch::Sender<bool>,
-    tokio::task::JoinHandle<Result<(), gamma_kube::Error>>,
+    tokio::task::JoinHandle<Result<(), gamma_kube::RunError>>,
 ) {
     let mut run_config =
         gamma_kube::RunConfig::new(gamma_controller::ReconcilerConfig::new(config.clone(), me));
     tune(&mut run_config);
-    let rt = gamma_kube::Runtime::new(run_config, client.clone());
+    let rt = gamma_kube::Runner::new(run_config, client.clone());
     let state = rt.state();
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let task = tokio::spawn(rt.run(async move {
@@ -316,7 +316,7 @@ pub fn gateway_of_class(ns: &str, spec: Value) -> Value {
 pub struct Running {
     pub state: tokio::sync::watch::Receiver<State>,
     stop: tokio::sync::watch::Sender<bool>,
-    task: tokio::task::JoinHandle<Result<(), gamma_kube::Error>>,
+    task: tokio::task::JoinHandle<Result<(), gamma_kube::RunError>>,
 }
 
 impl Running {

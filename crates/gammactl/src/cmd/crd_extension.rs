@@ -140,24 +140,7 @@ fn kubectl_patch(crd: &str, patch: &[PatchOp]) -> Result<String, Failure> {
 }
 
 fn on_cluster(args: &CrdExtensionArgs, direction: Direction) -> Result<(), Failure> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| input(format!("cannot start the cluster client: {e}")))?;
-    let (applied, before) = runtime.block_on(async {
-        let client = gamma_kube::list::connect(args.kubeconfig.as_deref(), args.context.as_deref())
-            .await
-            .map_err(|e| input(format!("cannot reach the cluster: {e}")))?;
-        let before = Availability::of(
-            &crd_extension::read(&client)
-                .await
-                .map_err(|e| input(format!("cannot read the route CRDs: {e}")))?,
-        );
-        let applied = crd_extension::apply(&client, direction, args.dry_run)
-            .await
-            .map_err(|e| input(format!("cannot patch the route CRDs: {e}")))?;
-        Ok::<_, Failure>((applied, before))
-    })?;
+    let (applied, before) = crate::cluster::crd_extension(args, direction)?;
     if applied.is_empty() {
         return Err(input(
             "the cluster has no Gateway API route CRD (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)",

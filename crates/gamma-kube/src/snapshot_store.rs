@@ -6,7 +6,7 @@
 //! a list. The store is ready once every expected kind has completed one list.
 //!
 //! The runtime's own status writes enter the store as soon as the API server accepts them
-//! ([`Store::wrote`]), not only when the watch brings them back: a reconciliation that ran
+//! ([`SnapshotStore::wrote`]), not only when the watch brings them back: a reconciliation that ran
 //! on the copy from before the write would merge into it and meet 409 Conflict (its
 //! `resourceVersion` precondition is stale), once per route written. Until the watch
 //! delivers the written version, the events it delivers for that route are older than it
@@ -31,7 +31,7 @@ pub enum Change {
 
 /// Watcher events to a [`Snapshot`].
 #[derive(Debug, Default)]
-pub struct Store {
+pub struct SnapshotStore {
     snapshot: Snapshot,
     /// Relists in progress: the objects listed so far.
     relisting: BTreeMap<ResourceKind, Vec<AnyResource>>,
@@ -44,10 +44,10 @@ pub struct Store {
     ahead: BTreeMap<ObjectKey, String>,
 }
 
-impl Store {
+impl SnapshotStore {
     /// An empty store waiting for no kind.
-    pub fn new() -> Store {
-        Store::default()
+    pub fn new() -> SnapshotStore {
+        SnapshotStore::default()
     }
 
     /// The current snapshot.
@@ -88,7 +88,7 @@ impl Store {
     /// Watch events for the object are then skipped until the one with this
     /// `resourceVersion` arrives: the watch delivers one resource's versions in order, so
     /// every event before it is older than what is stored. A relist of the kind, a delete
-    /// or [`Store::forget_kind`] ends the wait (a list is newer than anything it replaces).
+    /// or [`SnapshotStore::forget_kind`] ends the wait (a list is newer than anything it replaces).
     pub fn wrote(&mut self, object: AnyResource) -> Option<ObjectKey> {
         let version = object.metadata().resource_version.clone()?;
         let key = ObjectKey::of(&object);
@@ -97,7 +97,7 @@ impl Store {
         Some(key)
     }
 
-    /// Objects stored by [`Store::wrote`] whose version the watch has not delivered yet.
+    /// Objects stored by [`SnapshotStore::wrote`] whose version the watch has not delivered yet.
     pub fn ahead_of_watch(&self) -> usize {
         self.ahead.len()
     }
@@ -209,7 +209,7 @@ mod tests {
         .remove(0)
     }
 
-    fn version(store: &Store) -> Option<String> {
+    fn version(store: &SnapshotStore) -> Option<String> {
         let key = ObjectKey::new(ResourceKind::HttpRoute, "shop", "web");
         store
             .snapshot()
@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn a_write_is_seen_at_once_and_older_watch_events_do_not_undo_it() {
         let kind = ResourceKind::HttpRoute;
-        let mut s = Store::new();
+        let mut s = SnapshotStore::new();
         s.apply(kind, Event::Apply(route("5", "before")));
         let key = s.wrote(route("7", "ours")).unwrap();
         assert_eq!(version(&s).as_deref(), Some("7"));
@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn a_relist_or_a_delete_ends_the_wait_for_a_write() {
         let kind = ResourceKind::HttpRoute;
-        let mut s = Store::new();
+        let mut s = SnapshotStore::new();
         s.wrote(route("7", "ours")).unwrap();
         s.apply(kind, Event::Init);
         s.apply(kind, Event::InitApply(route("9", "listed")));
@@ -286,14 +286,14 @@ mod tests {
 
     #[test]
     fn a_write_without_a_resource_version_is_not_stored() {
-        let mut s = Store::new();
+        let mut s = SnapshotStore::new();
         let mut r = route("1", "x");
         r.metadata_mut().resource_version = None;
         assert_eq!(s.wrote(r), None);
         assert!(s.snapshot().is_empty());
     }
 
-    fn names(store: &Store) -> Vec<String> {
+    fn names(store: &SnapshotStore) -> Vec<String> {
         store
             .snapshot()
             .of_kind(ResourceKind::Service)
@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn a_relist_replaces_the_kind_atomically_and_drops_objects_deleted_meanwhile() {
-        let mut s = Store::new();
+        let mut s = SnapshotStore::new();
         s.expect(ResourceKind::Service);
         let svc = ResourceKind::Service;
         s.apply(svc, Event::Init);
@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn readiness_waits_for_every_expected_kind() {
-        let mut s = Store::new();
+        let mut s = SnapshotStore::new();
         s.expect(ResourceKind::Service);
         s.expect(ResourceKind::HttpRoute);
         s.apply(ResourceKind::Service, Event::Init);
@@ -341,7 +341,7 @@ mod tests {
 
     #[test]
     fn apply_and_delete_change_one_object_and_forget_kind_removes_all() {
-        let mut s = Store::new();
+        let mut s = SnapshotStore::new();
         let a = service("a", "10.0.0.1");
         let key = ObjectKey::of(&a);
         assert_eq!(
