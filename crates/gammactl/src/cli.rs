@@ -268,6 +268,17 @@ impl OutputArgs {
     }
 }
 
+/// `--config`: the arbiter configuration, shared by every command that reads routes, so that
+/// its compatibility settings (`coreGroupAlias`) give the same answer in each.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The arbiter configuration (registered meshes, selectors, keys, and compatibility
+    /// settings such as `coreGroupAlias`); see examples/gamma-config.yaml. `owners`, `status`,
+    /// `resolve`, `explain` and `validate` read routes under the same settings.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
 /// The release channel whose validation rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ChannelArg {
@@ -357,6 +368,8 @@ pub struct ValidateArgs {
         conflicts_with_all = ["kubeconfig", "context", "cluster"]
     )]
     pub crd_extensions: Vec<CrdExtensionArg>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// The request protocol.
@@ -465,6 +478,8 @@ pub struct ResolveArgs {
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
     pub bind: BindArg,
     #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
     pub request: RequestArgs,
     /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
     /// (fields from, to, host, method, path, headers, sni, protocol, scheme, entropy). Answers
@@ -499,6 +514,8 @@ pub struct ExplainArgs {
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
     pub bind: BindArg,
     #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
     pub request: RequestArgs,
     /// Explain every hop: a backend Service with routes of its own on that port is the next
     /// hop, explained in turn (docs/chains.md).
@@ -527,10 +544,8 @@ pub struct OwnersArgs {
     /// The controller whose view to show (a controllerName or alias, or a mesh name).
     #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: Option<String>,
-    /// The arbiter configuration (registered meshes, selectors, keys); see
-    /// examples/gamma-config.yaml.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Show every registered controller side by side, highlighting conflicts and unclaimed
     /// parents.
     #[arg(long)]
@@ -568,9 +583,8 @@ pub struct StatusArgs {
     /// The controller whose status entries to compute.
     #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: String,
-    /// The arbiter configuration; see examples/gamma-config.yaml.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// The time written as lastTransitionTime where a condition changes (RFC 3339, e.g.
     /// 2026-11-29T12:00:00Z). Default: the current time (system clock); give one for
     /// reproducible output.

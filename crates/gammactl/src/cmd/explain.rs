@@ -15,12 +15,17 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
         &manifests.snapshot(),
         gamma_mesh::model::validate::Bundle::new(args.input.bundle_version, args.channel.channel()),
         args.bind.binding(),
+        args.config.build_options()?,
     );
     let line = RequestLine::from_args(&args.request).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
     super::resolve::warn_about(&prepared, "");
-    let explanation = engine.explain(&prepared, 0);
+    let mut explanation = engine.explain(&prepared, 0);
+    // routes naming the Service through `group: core` without coreGroupAlias: not bound, said
+    explanation
+        .excluded
+        .extend(engine.core_group_notes(&prepared));
     if args.follow {
         return follow(&engine, &prepared, explanation, args);
     }

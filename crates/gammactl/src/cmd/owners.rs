@@ -78,7 +78,7 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
     let arb = Arbitration::new(
-        args.config.as_deref(),
+        &args.config,
         &snapshot,
         manifests.parent_ref_controllers.as_ref(),
     )?;

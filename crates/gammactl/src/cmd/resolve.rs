@@ -28,6 +28,7 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         &manifests.snapshot(),
         gamma_mesh::model::validate::Bundle::new(args.input.bundle_version, args.channel.channel()),
         args.bind.binding(),
+        args.config.build_options()?,
     );
     if let Some(file) = &args.requests {
         return batch(&engine, file, args.output.format);
@@ -41,6 +42,9 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     }
     // routes left out for invalidity would otherwise be invisible behind this decision
     for l in engine.table.left_out_at(prepared.address) {
+        warn(&format!("note: {l}"));
+    }
+    for l in engine.core_group_notes(&prepared) {
         warn(&format!("note: {l}"));
     }
     if let Some(n) = args.sample {

@@ -12,9 +12,9 @@ use gamma_controller::{ObjectMerge, ObjectStatus, desired_object_statuses, owned
 use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
+use gamma_resolve::RouteTable;
 use gamma_resolve::gateway_status::GatewayStatus;
 use gamma_resolve::status::RouteCondition;
-use gamma_resolve::{BuildOptions, RouteTable};
 use serde::Serialize;
 
 use crate::cli::{Format, StatusArgs, StatusForm};
@@ -111,7 +111,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
     let arb = Arbitration::new(
-        args.config.as_deref(),
+        &args.config,
         &snapshot,
         manifests.parent_ref_controllers.as_ref(),
     )?;
@@ -121,11 +121,8 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     }
     let me = arb.identity(&args.as_controller)?;
     // What the data plane would report for each (route, parentRef) it programs.
-    // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
-    // route author can probe it over time; long-running embedders pass a random seed
-    // the table reads `group: core` as the arbiter does (`coreGroupAlias` in --config)
-    let options = BuildOptions::default()
-        .with_core_group_alias(arb.arbiter.config().core_group_alias)
+    // the table reads routes as the arbiter does (`coreGroupAlias` in --config)
+    let options = crate::ownership::build_options(arb.arbiter.config())
         .with_bundle(gamma_mesh::model::validate::Bundle::new(
             args.input.bundle_version,
             args.channel.channel(),

@@ -88,9 +88,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             found.extend(dropped_rule_warnings(object, &report, &opts));
         }
     }
-    found.extend(parent_group_warnings(&manifests));
+    let options = args.config.build_options()?;
+    found.extend(parent_group_warnings(&manifests, options.core_group_alias));
     if args.refs {
-        found.extend(reference_problems(&manifests));
+        found.extend(reference_problems(&manifests, options));
     }
     manifests.problems.extend(found);
     // Sorted by input file order (unreadable files first), then line, so the list reads top
@@ -173,13 +174,11 @@ fn plural(n: usize) -> &'static str {
 
 /// The conditions gamma-resolve computes for every (route, parentRef) that are not `True`, as
 /// warnings located at the parentRef.
-fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
-    // default (fixed) hash seed: a one-shot CLI run, not a long-running table (see
-    // `BuildOptions::hash_seed`)
-    let table = gamma_resolve::RouteTable::build(
-        &manifests.snapshot(),
-        &gamma_resolve::BuildOptions::default(),
-    );
+fn reference_problems(
+    manifests: &crate::manifests::Manifests,
+    options: gamma_resolve::BuildOptions,
+) -> Vec<Problem> {
+    let table = gamma_resolve::RouteTable::build(&manifests.snapshot(), &options);
     let by_key: std::collections::HashMap<gamma_mesh::model::ObjectKey, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
@@ -272,8 +271,12 @@ fn dropped_rule_warnings(
 }
 
 /// The parentRef group trap, warned by plain `validate` (no `--refs` needed): it is in the
-/// object itself.
-fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
+/// object itself. Under `coreGroupAlias` (`--config`) `group: core` is bound, so the warning
+/// says it is not portable instead.
+fn parent_group_warnings(
+    manifests: &crate::manifests::Manifests,
+    core_group_alias: bool,
+) -> Vec<Problem> {
     let mut out = Vec::new();
     // The defaulting trap (ParentReference.group): `kind: Service` without `group` means
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
@@ -291,6 +294,11 @@ fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem
                     "kind Service without group means gateway.networking.k8s.io/Service, which \
                      no controller implements: the route attaches to nothing; write group: \"\" \
                      for a core Service"
+                }
+                Some("core") if core_group_alias => {
+                    "group core is read as the core API group under coreGroupAlias \
+                     (non-standard, as Linkerd): other implementations bind nothing; write \
+                     group: \"\" for a core Service"
                 }
                 // Upstream's docs once used `group: core`; the spec'd form is the empty group.
                 Some("core") => {
