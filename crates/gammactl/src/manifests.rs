@@ -89,8 +89,9 @@ pub struct Manifests {
     pub files: usize,
     /// The names of the files read, in input order.
     pub file_order: Vec<String>,
-    /// The kinds of objects skipped because gamma-rs does not read them (a Deployment), one
-    /// entry per object in input order: summarised in one line, not a warning each.
+    /// The kinds of objects skipped because gamma-rs does not read them (`apps/v1 Deployment`,
+    /// with the apiVersion), one entry per object in input order: summarised in one line, not a
+    /// warning each.
     pub skipped: Vec<String>,
     /// `--secrets-complete`: the inputs hold every TLS Secret, even when they hold none.
     pub secrets_complete: bool,
@@ -168,7 +169,8 @@ impl Manifests {
         kinds
     }
 
-    /// `skipped 12 objects of 3 kinds gamma-rs does not read: ConfigMap, Deployment, ...`, or
+    /// `skipped 12 objects of 3 kinds gamma-rs does not read: apps/v1 Deployment, v1 ConfigMap,
+    /// ...`, or
     /// `None` when nothing was skipped.
     pub fn skipped_summary(&self) -> Option<String> {
         if self.skipped.is_empty() {
@@ -491,7 +493,8 @@ fn skip(
     found: &mut Found,
 ) {
     let Some(read) = read_versions(api_version, kind) else {
-        found.skipped.push(kind.to_owned());
+        // with its apiVersion: `policy.linkerd.io/v1beta3 HTTPRoute` is not the Gateway API's
+        found.skipped.push(qualified_kind(api_version, kind));
         return;
     };
     let name = identity.map_or_else(String::new, |(ns, name)| {
@@ -513,6 +516,17 @@ fn skip(
              served by the Gateway API CRDs; gamma-rs reads {read} (change apiVersion)"
         ),
     });
+}
+
+/// A skipped kind as the summary names it: with its apiVersion (`apps/v1 Deployment`,
+/// `policy.linkerd.io/v1beta3 HTTPRoute`), so that a kind of another API group that shares a
+/// name with one gamma-rs reads is not taken for it.
+fn qualified_kind(api_version: &str, kind: &str) -> String {
+    if api_version.is_empty() {
+        kind.to_owned()
+    } else {
+        format!("{api_version} {kind}")
+    }
 }
 
 /// The versions gamma-rs reads of `kind` in `api_version`'s API group, when it reads that
@@ -742,7 +756,10 @@ metadata: {name: web}
         assert!(m.problems.is_empty(), "{:?}", m.problems);
         assert_eq!(
             m.skipped_summary().as_deref(),
-            Some("skipped 3 objects of 2 kinds gamma-rs does not read: Deployment, ServiceAccount")
+            Some(
+                "skipped 3 objects of 2 kinds gamma-rs does not read: apps/v1 Deployment, \
+                 v1 ServiceAccount"
+            )
         );
     }
 

@@ -294,14 +294,41 @@ fn unsupported_kinds_are_warnings_and_do_not_fail() {
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
     let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
     assert_eq!(r.code, 0);
+    // the skip summary is a warning, and counted as one
     assert_eq!(
         r.stdout,
-        "0 objects in 1 file: 0 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+        "0 objects in 1 file: 0 errors, 1 warning (Gateway API v1.7, standard channel)\n"
     );
     assert_eq!(
         r.stderr,
-        "warning: skipped 1 object of 1 kind gamma-rs does not read: Deployment (--quiet hides \
-         this)\n"
+        "warning: skipped 1 object of 1 kind gamma-rs does not read: apps/v1 Deployment \
+         (--quiet hides this)\n"
+    );
+    // --quiet hides it, and it is not counted
+    let quiet = run_with_stdin(&["validate", "-q", "-f", "-"], Some(text));
+    assert!(
+        quiet.stdout.contains(": 0 errors, 0 warnings"),
+        "{}",
+        quiet.stdout
+    );
+}
+
+// Linkerd's own `policy.linkerd.io` HTTPRoute shares a kind name with the Gateway API's: the
+// skip summary names its apiVersion, so that nobody reads it as "gamma-rs cannot read
+// HTTPRoutes".
+#[test]
+fn skip_messages_name_the_api_group_of_a_kind_gamma_rs_does_not_read() {
+    let text = "apiVersion: policy.linkerd.io/v1beta3\nkind: HTTPRoute\n\
+                metadata: {name: r, namespace: books}\nspec: {}\n";
+    let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(
+            "skipped 1 object of 1 kind gamma-rs does not read: policy.linkerd.io/v1beta3 \
+             HTTPRoute"
+        ),
+        "{}",
+        r.stderr
     );
 }
 

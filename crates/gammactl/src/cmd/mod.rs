@@ -42,6 +42,7 @@ pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let mut manifests = Manifests::load(&sources, problems);
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
+    nothing_found(args, &manifests)?;
     Ok(summarise_skipped(args, manifests))
 }
 
@@ -51,6 +52,7 @@ pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
     let mut manifests = Manifests::load_checked(&sources, problems);
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
+    nothing_found(args, &manifests)?;
     Ok(summarise_skipped(args, manifests))
 }
 
@@ -75,6 +77,26 @@ fn sources(
         let (sources, problems) = crate::input::read_all(&args.files)?;
         Ok((sources, problems, None))
     }
+}
+
+/// `-f` inputs that hold no object at all (an empty folder, a folder of other files, empty
+/// documents) are an input error (exit 1), as kubectl's `error: no objects passed to apply`:
+/// answering "0 objects: 0 errors" would pass a mistyped path. Files that could not be read are
+/// reported as such instead; a cluster with no objects is an answer, not an error.
+fn nothing_found(args: &InputArgs, manifests: &Manifests) -> Result<(), Failure> {
+    if crate::cluster::wanted(args)
+        || !manifests.objects.is_empty()
+        || !manifests.skipped.is_empty()
+        || !manifests.problems.is_empty()
+    {
+        return Ok(());
+    }
+    let paths: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    Err(crate::failure::input(format!(
+        "no manifests found in {}: no objects passed (as kubectl: error: no objects passed to \
+         apply)",
+        paths.join(", ")
+    )))
 }
 
 /// The one-line summary of the skipped kinds, unless `--quiet`.

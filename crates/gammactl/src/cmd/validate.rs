@@ -24,6 +24,10 @@ struct Report<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     crd_extensions: Vec<&'static str>,
     files: usize,
+    /// Whether the objects were read from a cluster (`--kubeconfig`, ...), not from files: the
+    /// text says so instead of a file count (the JSON has no other difference).
+    #[serde(skip)]
+    from_cluster: bool,
     objects: usize,
     errors: usize,
     warnings: usize,
@@ -107,7 +111,9 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         )
     });
     let errors = manifests.problems.iter().filter(|p| p.is_error()).count();
-    let warnings = manifests.problems.len() - errors;
+    // the one-line summary of skipped kinds (on standard error unless --quiet) is a warning too
+    let skipped_warning = !args.input.quiet && !manifests.skipped.is_empty();
+    let warnings = manifests.problems.len() - errors + usize::from(skipped_warning);
     let report = Report {
         gateway_api: opts.release.as_str(),
         channel: opts.channel.as_str(),
@@ -117,6 +123,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             Vec::new()
         },
         files: manifests.files,
+        from_cluster: manifests.parent_ref_controllers.is_some(),
         objects: manifests.objects.len(),
         errors,
         warnings,
@@ -147,12 +154,16 @@ fn print_text(report: &Report<'_>) {
         .iter()
         .map(|e| format!(", CRD extension {e}"))
         .collect();
+    // a cluster read has one source text per object: "12 objects in 12 files" would mislead
+    let source = if report.from_cluster {
+        "from the cluster".to_owned()
+    } else {
+        format!("in {} file{}", report.files, plural(report.files))
+    };
     let counts = format!(
-        "{} object{} in {} file{}: {} error{}, {} warning{} (Gateway API {}, {} channel{extensions})",
+        "{} object{} {source}: {} error{}, {} warning{} (Gateway API {}, {} channel{extensions})",
         report.objects,
         plural(report.objects),
-        report.files,
-        plural(report.files),
         report.errors,
         plural(report.errors),
         report.warnings,
