@@ -6,9 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use gamma_arbiter::Directive;
 use gamma_arbiter::merge_outcome;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
-use gamma_controller::{ObjectMerge, ObjectStatus, desired_object_statuses, owned_service_parents};
+use gamma_controller::{
+    ObjectMerge, ObjectStatus, ReconcilerConfig, desired_object_statuses, keep_retained_entries,
+    owned_service_parents, stored_handoff_directives,
+};
 use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
@@ -34,6 +38,9 @@ struct Update {
     /// has one: the precondition that makes the write safe against a concurrent one.
     resource_version: Option<String>,
     outcome: MergeOutcome,
+    /// The parents `me` no longer owns but still has an entry for, kept as stored until the
+    /// new owner's entry is accepted (make-before-break): (parent, the new owners).
+    retained: Vec<(String, Vec<String>)>,
 }
 
 /// One Gateway's, ListenerSet's or BackendTLSPolicy's update.
@@ -155,6 +162,11 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         );
     }
 
+    // Make-before-break, as the controller runtime: a parent `me` has an entry for but no
+    // longer owns keeps that entry until the new owner's is accepted (docs/status-protocol.md)
+    let grace =
+        ReconcilerConfig::new(arb.arbiter.config().clone(), me.clone()).handoff_grace_seconds;
+    let directives = stored_handoff_directives(&arb.decisions, &snapshot, &me, grace, now);
     let mut updates = Vec::new();
     for (key, _) in arb.decisions.routes() {
         let route_ref = key.to_object_key();
@@ -176,12 +188,34 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                 ))
                 .cloned()
         };
-        let Some(desired) =
+        let Some(mut desired) =
             arb.arbiter
                 .desired_status(&arb.decisions, &snapshot, route, &me, &lookup)
         else {
             continue;
         };
+        let refs = crate::ownership::parent_refs(&snapshot, route);
+        let mut retained_at = Vec::new();
+        let mut retained = Vec::new();
+        for (pair, directive) in directives.range(
+            gamma_arbiter::PairKey {
+                route: route.clone(),
+                parent_index: 0,
+            }..,
+        ) {
+            if pair.route != *route {
+                break;
+            }
+            if let Directive::Retain { waiting_for, .. } = directive {
+                retained_at.push(pair.parent_index);
+                let parent = refs.get(pair.parent_index).map_or_else(
+                    || format!("parentRefs[{}]", pair.parent_index),
+                    |p| describe_parent(p, &route.namespace),
+                );
+                retained.push((parent, waiting_for.names().to_vec()));
+            }
+        }
+        keep_retained_entries(&mut desired, refs, retained_at);
         let existing = stored.cloned().unwrap_or_default();
         let generation = meta.generation_or_zero();
         let outcome = merge_outcome(&existing, &desired, &me, generation, now);
@@ -191,6 +225,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             generation_known: meta.generation.is_some(),
             resource_version: meta.resource_version.clone(),
             outcome,
+            retained,
         });
     }
 
@@ -382,6 +417,23 @@ fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) ->
     let (mut writes, mut unchanged, mut stale) = (0, 0, 0);
     for u in updates {
         let route = format!("{} {}/{}", u.route.kind, u.route.namespace, u.route.name);
+        for (parent, to) in &u.retained {
+            let to = if to.is_empty() {
+                "nobody owns it now: kept until the grace period ends".to_owned()
+            } else {
+                format!(
+                    "kept until {}'s entry is Accepted=True at generation {}",
+                    to.join(", "),
+                    u.generation
+                )
+            };
+            out.push_str(&format!(
+                "{}: {} {parent}: no longer owned; this controller's entry stays as stored, \
+                 make-before-break ({to})\n",
+                style.bold(&route),
+                style.yellow("handing off")
+            ));
+        }
         match &u.outcome {
             MergeOutcome::Write { status, dropped } => {
                 writes += 1;
