@@ -106,6 +106,15 @@ pub struct CrdExtensionArgs {
     pub output: OutputArgs,
 }
 
+impl InputArgs {
+    /// The namespace of objects and names that give none: `-n`, else `default` (as kubectl).
+    pub fn namespace(&self) -> &str {
+        self.namespace
+            .as_deref()
+            .unwrap_or(crate::manifests::DEFAULT_NAMESPACE)
+    }
+}
+
 impl CrdExtensionArgs {
     /// Whether a cluster is named (apply) rather than none (print).
     pub fn cluster_wanted(&self) -> bool {
@@ -228,6 +237,11 @@ pub struct InputArgs {
         default_value_t = gamma_mesh::model::validate::Release::NEWEST
     )]
     pub bundle_version: gamma_mesh::model::validate::Release,
+    /// The namespace, as kubectl's `-n`: of namespaced objects that name none (else
+    /// `default`), of a bare `SERVICE:PORT` destination and the client's (`--from`) when not
+    /// given; `owners` and `status` list only its routes.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
     /// Do not warn about objects of kinds gamma-rs does not read (Deployments, ConfigMaps, ...),
     /// summarised otherwise in one line on standard error.
     #[arg(short = 'q', long)]
@@ -421,11 +435,12 @@ pub enum SchemeArg {
 /// One request, given by flags.
 #[derive(Debug, Clone, Args)]
 pub struct RequestArgs {
-    /// The client's namespace (selects its consumer routes, if any).
+    /// The client's namespace (selects its consumer routes, if any); default: -n's.
     #[arg(long, value_name = "NAMESPACE")]
     pub from: Option<String>,
     /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP;
-    /// `SERVICE:PORT` with --from is `SERVICE.FROM`), `gateway/NAMESPACE/NAME:PORT`, or
+    /// `SERVICE:PORT` is in the client's namespace, --from or -n, else `default`, as
+    /// kubectl), `gateway/NAMESPACE/NAME:PORT`, or
     /// `listenerset/NAMESPACE/NAME:PORT` (a ListenerSet listener's port on its Gateway).
     #[arg(long, value_name = "DESTINATION")]
     pub to: Option<String>,

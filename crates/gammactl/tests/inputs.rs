@@ -146,9 +146,16 @@ fn a_bare_service_name_with_from_is_looked_up_in_that_namespace() {
     ]);
     assert_eq!(bare.code, 0, "{}", bare.stderr);
     assert_eq!(bare.stdout, full.stdout);
+    // without --from or -n, the name is in `default`, as kubectl's names are
     let without = run(&["resolve", "-f", M, "--to", "checkout:80", "/api/orders"]);
-    assert_eq!(without.code, 2);
-    assert!(without.stderr.contains("--from"), "{}", without.stderr);
+    assert_eq!(without.code, 1);
+    assert!(
+        without
+            .stderr
+            .contains("Service default/checkout is not in the manifests"),
+        "{}",
+        without.stderr
+    );
 }
 
 #[test]

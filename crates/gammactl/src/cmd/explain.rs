@@ -17,7 +17,8 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
         args.bind.binding(),
         args.config.build_options()?,
     );
-    let line = RequestLine::from_args(&args.request).map_err(usage)?;
+    let line =
+        RequestLine::from_args(&args.request, args.input.namespace.as_deref()).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
     super::resolve::warn_about(&prepared, "");

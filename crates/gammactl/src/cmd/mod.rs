@@ -39,7 +39,7 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems, availability) = sources(args)?;
-    let mut manifests = Manifests::load(&sources, problems);
+    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), false);
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
     nothing_found(args, &manifests)?;
@@ -49,7 +49,7 @@ pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems, availability) = sources(args)?;
-    let mut manifests = Manifests::load_checked(&sources, problems);
+    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), true);
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
     nothing_found(args, &manifests)?;
@@ -99,8 +99,14 @@ fn nothing_found(args: &InputArgs, manifests: &Manifests) -> Result<(), Failure>
     )))
 }
 
-/// The one-line summary of the skipped kinds, unless `--quiet`.
-fn summarise_skipped(args: &InputArgs, manifests: Manifests) -> Manifests {
+/// The one-line summary of the skipped kinds, unless `--quiet`; for files, the one note on
+/// the namespaces they use but do not define (taken to exist, unlabelled).
+fn summarise_skipped(args: &InputArgs, mut manifests: Manifests) -> Manifests {
+    if !crate::cluster::wanted(args)
+        && let Some(note) = manifests.assume_namespaces()
+    {
+        warn(&format!("{} {note}", Style::stderr().dim("note:")));
+    }
     if !args.quiet
         && let Some(summary) = manifests.skipped_summary()
     {

@@ -103,6 +103,15 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     for (key, index, verdict) in arb.decisions.pairs() {
         let route_ref = key.to_object_key();
         let route = &route_ref;
+        // -n lists one namespace's routes, as kubectl get -n
+        if args
+            .input
+            .namespace
+            .as_ref()
+            .is_some_and(|ns| *ns != route.namespace)
+        {
+            continue;
+        }
         let refs = parent_refs(&snapshot, route);
         let parent_ref = refs.get(index);
         let parent = parent_ref.map_or_else(

@@ -31,9 +31,15 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         args.config.build_options()?,
     );
     if let Some(file) = &args.requests {
-        return batch(&engine, file, args.output.format);
+        return batch(
+            &engine,
+            file,
+            args.output.format,
+            args.input.namespace.as_deref(),
+        );
     }
-    let line = RequestLine::from_args(&args.request).map_err(usage)?;
+    let line =
+        RequestLine::from_args(&args.request, args.input.namespace.as_deref()).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
     warn_about(&prepared, "");
@@ -104,7 +110,12 @@ pub fn warn_about(p: &Prepared, prefix: &str) {
 }
 
 /// One JSON value per request line; errors keep their line so output stays aligned.
-fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Failure> {
+fn batch(
+    engine: &Engine,
+    file: &Path,
+    format: Option<Format>,
+    namespace: Option<&str>,
+) -> Result<(), Failure> {
     let stdin = file.as_os_str() == "-";
     let name = if stdin {
         "<stdin>".to_owned()
@@ -132,6 +143,7 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
             continue;
         }
         let result = serde_json::from_str::<RequestLine>(&raw)
+            .map(|line| line.in_namespace(namespace))
             .map_err(|e| strip_json_position(&e.to_string()))
             .and_then(|line| engine.prepare(&line));
         match result {

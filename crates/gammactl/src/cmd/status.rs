@@ -168,9 +168,14 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         ReconcilerConfig::new(arb.arbiter.config().clone(), me.clone()).handoff_grace_seconds;
     let directives = stored_handoff_directives(&arb.decisions, &snapshot, &me, grace, now);
     let mut updates = Vec::new();
+    // -n lists one namespace's objects, as kubectl get -n
+    let listed = |ns: &str| args.input.namespace.as_ref().is_none_or(|n| n == ns);
     for (key, _) in arb.decisions.routes() {
         let route_ref = key.to_object_key();
         let route = &route_ref;
+        if !listed(&route.namespace) {
+            continue;
+        }
         let Some((meta, stored)) = snapshot
             .get(route)
             .and_then(|r| r.as_route())
@@ -234,6 +239,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     let objects: Vec<ObjectUpdate> =
         desired_object_statuses(&snapshot, &table, &me, &owned_services)
             .into_iter()
+            .filter(|(object, _)| listed(&object.namespace))
             .filter_map(|(object, desired)| {
                 let copy = snapshot.get(&object)?;
                 let generation = copy.metadata().generation_or_zero();
@@ -299,10 +305,11 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             let mut text = render_text(&updates, &me.name, form, &style);
             // Gateways of classes this controller runs: their computed status
             let owned = table.gateway_status().iter().filter(|g| {
-                snapshot
-                    .gateway(&g.namespace, &g.name)
-                    .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
-                    .is_some_and(|c| me.answers_to(&c.spec.controller_name))
+                listed(&g.namespace)
+                    && snapshot
+                        .gateway(&g.namespace, &g.name)
+                        .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
+                        .is_some_and(|c| me.answers_to(&c.spec.controller_name))
             });
             for g in owned {
                 text.push_str(&render_gateway(g, &style));
@@ -311,7 +318,9 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                 &table, &snapshot, &me, &style,
             ));
             for (key, desired) in desired_object_statuses(&snapshot, &table, &me, &owned_services) {
-                if let gamma_controller::DesiredObjectStatus::BackendTlsPolicy(entries) = &desired {
+                if let gamma_controller::DesiredObjectStatus::BackendTlsPolicy(entries) = &desired
+                    && listed(&key.namespace)
+                {
                     text.push_str(&render_policy(&key, entries, &style));
                 }
             }
