@@ -660,3 +660,32 @@ fn old_checks_updates_against_the_transition_rules() {
     assert_eq!(r.code, 0, "{}", r.stdout);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// Strict field validation (kubectl's default) refuses an object with unknown fields before
+// validating the rest, so the API server names only those; `validate` lists every problem of
+// the object at once: the unknown field and the invalid `path.type` after it.
+#[test]
+fn strict_field_validation_lists_every_problem_of_an_object() {
+    let text = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: shop}
+spec:
+  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]
+  rules:
+  - matches:
+    - bogus: 1
+      path: {type: \"Prefix\", value: /a}
+    backendRefs: [{name: checkout, port: 80}]
+";
+    let r = run_with_stdin(&["validate", "-q", "-f", "-"], Some(text));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.stdout,
+        "<stdin>:8: HTTPRoute shop/r: spec.rules[0].matches[0].bogus: unknown field (not \
+         declared in the schema)\n\
+         <stdin>:9: HTTPRoute shop/r: spec.rules[0].matches[0].path.type: unsupported value \
+         \"Prefix\"; supported values: Exact, PathPrefix, RegularExpression\n\
+         1 object in 1 file: 2 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+    );
+}
