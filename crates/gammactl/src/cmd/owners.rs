@@ -86,6 +86,13 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     for d in arb.registry().diagnostics() {
         warn(&format!("{} {d}", err_style.yellow("warning:")));
     }
+    if arb.registry().meshes().is_empty() {
+        warn(&format!(
+            "{} {}",
+            err_style.yellow("note:"),
+            unregistered_note(&arb)
+        ));
+    }
     let me = args
         .as_controller
         .as_deref()
@@ -221,6 +228,30 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
         }
         f => print(&report, f),
     }
+}
+
+/// Said when no mesh is registered (no `--config`, no XMesh): which controllers are known all
+/// the same (GatewayClass controllerNames, controllers the routes name), and how to register
+/// meshes, since without one no mesh column and no mesh ownership can appear.
+fn unregistered_note(arb: &Arbitration) -> String {
+    let mut known: Vec<String> = arb
+        .controllers()
+        .into_iter()
+        .map(|(label, _)| label)
+        .chain(arb.class_controllers.iter().cloned())
+        .collect();
+    known.sort();
+    known.dedup();
+    let known = if known.is_empty() {
+        "no controller is known".to_owned()
+    } else {
+        format!("the only controllers known are {}", known.join(", "))
+    };
+    format!(
+        "no mesh is registered (no --config, no XMesh objects), so {known}: register the meshes \
+         that share the cluster with --config FILE (see examples/gamma-config.yaml) or XMesh \
+         objects"
+    )
 }
 
 fn level_short(level: &Level) -> String {
