@@ -181,8 +181,10 @@ fn render(ex: &Explanation, style: &Style, listed_misses: Option<usize>) -> Stri
                 .as_deref()
                 .map(|h| format!(" host {h}"))
                 .unwrap_or_default();
+            // every condition of the match, not only the path
+            let more: String = c.conditions.iter().map(|k| format!(", {k}")).collect();
             let head = format!(
-                "  {:>3}. {} rule {}{} match {}{}: {}",
+                "  {:>3}. {} rule {}{} match {}{}: {}{more}",
                 i + 1,
                 c.route,
                 c.rule,

@@ -222,7 +222,10 @@ fn reference_problems(
                 out.push(object.problem(
                     Severity::Warning,
                     &r.field,
-                    format!("ResolvedRefs=False {}: {}", r.reason, r.message),
+                    format!(
+                        "ResolvedRefs=False {}",
+                        reason_and_message(&r.reason, &r.message)
+                    ),
                 ));
             }
         }
@@ -234,11 +237,28 @@ fn reference_problems(
             out.push(object.problem(
                 Severity::Warning,
                 &format!("spec.parentRefs[{}]", p.parent_index),
-                format!("{}=False {}: {}", c.type_, c.reason, c.message),
+                format!(
+                    "{}=False {}",
+                    c.type_,
+                    reason_and_message(&c.reason, &c.message)
+                ),
             ));
         }
     }
     out
+}
+
+/// `REASON: MESSAGE`, or the message alone when it already starts with the reason
+/// (`BackendNotFound (books/opinions-v3)`), so that no reason is said twice.
+fn reason_and_message(reason: &str, message: &str) -> String {
+    let repeats = message
+        .strip_prefix(reason)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']));
+    if repeats {
+        message.to_owned()
+    } else {
+        format!("{reason}: {message}")
+    }
 }
 
 /// The rules of a route the API server would admit that gamma-rs does not serve, as warnings
