@@ -112,6 +112,17 @@ impl Handoff {
         }
     }
 
+    /// Records that `me` programs `pair` without a decision: for a reader that starts from what
+    /// the cluster already says (`me`'s own entry for the pair in the stored route status, as
+    /// `gamma_controller::stored_handoff_directives` reads it), so that the next
+    /// [`Handoff::directive`] for a pair `me` no longer owns hands it off make-before-break
+    /// instead of dropping it at once. A pair already being handed off is left as it is.
+    pub fn resume(&mut self, pair: PairKey) {
+        if !self.windows.contains_key(&pair) {
+            self.programmed.insert(pair);
+        }
+    }
+
     /// Forgets every pair of a deleted route (its data plane config goes with it).
     pub fn forget_route(&mut self, route: &ObjectKey) {
         self.programmed.retain(|p| &p.route != route);

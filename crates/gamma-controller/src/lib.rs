@@ -59,6 +59,7 @@
     )
 )]
 
+mod handoff;
 mod objects;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,6 +80,7 @@ use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
+pub use handoff::{keep_retained_entries, stored_handoff_directives};
 pub use objects::{
     DesiredObjectStatus, ObjectMerge, ObjectStatus, controls_gateway, desired_object_statuses,
     owned_service_parents,
@@ -531,17 +533,11 @@ impl Reconciler {
             // Make-before-break: while `me` retains a pair it no longer owns, its entry stays
             // as it is until the new owner's entry is accepted (docs/status-protocol.md).
             // Removing it now would be the break before the make.
-            for pref in retained
-                .get(&route)
-                .into_iter()
-                .flatten()
-                .filter_map(|&i| refs.get(i))
-            {
-                desired.entries.retain(|e| &e.parent_ref != pref);
-                if !desired.keep.contains(pref) {
-                    desired.keep.push(pref.clone());
-                }
-            }
+            keep_retained_entries(
+                &mut desired,
+                refs,
+                retained.get(&route).into_iter().flatten().copied(),
+            );
             let empty = RouteStatus::default();
             match merge_outcome(
                 status.unwrap_or(&empty),

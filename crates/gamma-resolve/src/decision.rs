@@ -99,8 +99,10 @@ pub struct UrlRewrite<'a> {
     pub path: Option<RewrittenPath<'a>>,
 }
 
-/// Forward the request to a backend.
+/// Forward the request to a backend. Fields serialize in camelCase (`backendIndex`), as every
+/// other part of a decision and an explanation.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Forward<'a> {
     /// The rule that matched.

@@ -8,10 +8,10 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::cond::{Cond, Failed, Probe, split_grpc_path};
+use crate::cond::{Cond, Probe, ValueMatch, split_grpc_path};
 use crate::hostname::{self, HostSpecificity};
 use crate::input::L4;
-use crate::path::{prefix_matches, split_path_query};
+use crate::path::{prefix_matches, query_param, split_path_query};
 use crate::precedence::PrecedenceKey;
 use crate::request::{Protocol, Request};
 use crate::resolve::{SetChoice, binding_key, matched_host};
@@ -43,9 +43,52 @@ pub struct CandidateExplanation {
     pub route_hostname: Option<String>,
     /// The path (or gRPC method) condition, for display.
     pub condition: String,
-    /// `None` when the candidate matched; else the first condition that failed.
+    /// Every other condition of the match (method, headers, query parameters, regexes), in
+    /// the order the engine checks them, each with the request's value and whether it meets
+    /// it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<ConditionCheck>,
+    /// `None` when the candidate matched; else the first condition that failed, with the
+    /// expected and actual values (`header x-canary: expected "true", got "false"`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<String>,
+}
+
+/// One condition of a candidate match beyond its path (or gRPC service/method), checked
+/// against the request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ConditionCheck {
+    /// What the condition reads: `method`, `header x-canary`, `query page`, `path`,
+    /// `gRPC service` or `gRPC method`.
+    pub field: String,
+    /// The value it expects, as written: `"true"`, `GET`, or `RegularExpression "v[0-9]+"`.
+    pub expected: String,
+    /// The request's value; `None` when the request has none (no such header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// Whether the request meets the condition.
+    pub matched: bool,
+}
+
+impl ConditionCheck {
+    /// Why the request does not meet it: `header x-canary: expected "true", got "false"`
+    /// (or `got none`).
+    pub fn mismatch(&self) -> String {
+        let got = self
+            .actual
+            .as_deref()
+            .map_or_else(|| "none".to_owned(), |a| format!("{a:?}"));
+        format!("{}: expected {}, got {got}", self.field, self.expected)
+    }
+}
+
+impl fmt::Display for ConditionCheck {
+    /// `header x-canary "true"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.field, self.expected)
+    }
 }
 
 /// Why a request went where it went.
@@ -126,9 +169,10 @@ impl fmt::Display for Explanation {
                     None => "MATCH".to_string(),
                     Some(why) => format!("no: {why}"),
                 };
+                let more: String = c.conditions.iter().map(|k| format!(", {k}")).collect();
                 writeln!(
                     f,
-                    "  {:>3}. {} rule {}{} match {}{}: {} -> {}",
+                    "  {:>3}. {} rule {}{} match {}{}: {}{more} -> {}",
                     i + 1,
                     c.route,
                     c.rule,
@@ -157,6 +201,7 @@ struct Row {
     cand: u32,
     hostname: Option<String>,
     condition: String,
+    conditions: Vec<ConditionCheck>,
     failed: Option<String>,
 }
 
@@ -407,6 +452,7 @@ impl Part {
                     cand: e.cand,
                     hostname: e.hostname.map(|h| h.to_string()),
                     condition: "SNI".into(),
+                    conditions: Vec::new(),
                     failed: (hr.0 == 3).then(|| "SNI does not match the hostname".to_string()),
                 });
             }
@@ -438,6 +484,7 @@ impl Part {
                     hostname: r.hostname,
                     route_hostname,
                     condition: r.condition,
+                    conditions: r.conditions,
                     failed: r.failed,
                 })
             })
@@ -494,30 +541,78 @@ impl Part {
         }
     }
 
-    fn failure_text(&self, cand: u32, f: &Failed) -> String {
-        let c = self.cands.get(cand as usize);
-        match f {
-            Failed::Method => format!(
-                "method is not {}",
-                c.and_then(|c| self.methods.get(usize::from(c.method)))
-                    .map_or("?", |m| &**m)
-            ),
-            Failed::PathRegex => "path does not match the regular expression".into(),
-            Failed::Service => "gRPC service does not match the regular expression".into(),
-            Failed::GrpcMethod => "gRPC method does not match the regular expression".into(),
-            Failed::Header(i) => format!(
-                "header {} does not match",
-                c.and_then(|c| self.cond_of(c))
-                    .and_then(|c| c.headers.get(*i))
-                    .map_or("?", |h| &*h.0)
-            ),
-            Failed::Query(i) => format!(
-                "query parameter {} does not match",
-                c.and_then(|c| self.cond_of(c))
-                    .and_then(|c| c.query.get(*i))
-                    .map_or("?", |h| &*h.0)
-            ),
+    /// Every condition of candidate `cand` beyond what the index matched, in the order
+    /// [`Cond::check_all`] checks them, each checked against the request.
+    fn checks(&self, cand: u32, probe: &Probe<'_>) -> Vec<ConditionCheck> {
+        let mut out = Vec::new();
+        let Some(c) = self.cands.get(cand as usize) else {
+            return out;
+        };
+        let check = |field: String, expected: String, actual: Option<String>, matched: bool| {
+            ConditionCheck {
+                field,
+                expected,
+                actual,
+                matched,
+            }
+        };
+        let regex = |i: u32| format!("RegularExpression {:?}", self.regexes.raw(i).unwrap_or("?"));
+        let method = self.methods.get(usize::from(c.method)).map_or("", |m| &**m);
+        if !method.is_empty() {
+            out.push(check(
+                "method".into(),
+                method.to_owned(),
+                probe.method.map(str::to_owned),
+                probe.method == Some(method),
+            ));
         }
+        let Some(cond) = self.cond_of(c) else {
+            return out;
+        };
+        let value = |vm: &ValueMatch| match vm {
+            ValueMatch::Exact(e) => format!("{e:?}"),
+            ValueMatch::Regex(i) => regex(*i),
+        };
+        if let Some(i) = cond.path_regex {
+            out.push(check(
+                "path".into(),
+                regex(i),
+                Some(probe.path.to_owned()),
+                ValueMatch::Regex(i).matches_str(probe.path, &self.regexes),
+            ));
+        }
+        for (field, re, actual) in [
+            ("gRPC service", cond.service_regex, probe.grpc_service),
+            ("gRPC method", cond.method_regex, probe.grpc_method),
+        ] {
+            if let Some(i) = re {
+                out.push(check(
+                    field.into(),
+                    regex(i),
+                    Some(actual.to_owned()),
+                    ValueMatch::Regex(i).matches_str(actual, &self.regexes),
+                ));
+            }
+        }
+        for (name, vm) in cond.headers.iter() {
+            let got = probe.headers.first_value(name);
+            out.push(check(
+                format!("header {name}"),
+                value(vm),
+                got.map(|v| String::from_utf8_lossy(v).into_owned()),
+                got.is_some_and(|v| vm.matches_bytes(v, &self.regexes)),
+            ));
+        }
+        for (name, vm) in cond.query.iter() {
+            let got = probe.query.and_then(|q| query_param(q, name));
+            out.push(check(
+                format!("query {name}"),
+                value(vm),
+                got.map(str::to_owned),
+                got.is_some_and(|v| vm.matches_str(v, &self.regexes)),
+            ));
+        }
+        out
     }
 
     /// One candidate row of an HTTP or gRPC entry: the first condition that fails, in the
@@ -553,22 +648,29 @@ impl Part {
             }
             _ => (String::new(), true),
         };
-        let miss = match &e.condition {
-            MatchView::Grpc { .. } => "gRPC service/method does not match",
-            _ => "path does not match",
-        };
+        let conditions = self.checks(e.cand, probe);
         let failed = if host_rank.0 == 3 {
             Some("Host does not match the hostname".to_string())
         } else if !index_ok {
-            Some(miss.to_string())
+            Some(match &e.condition {
+                MatchView::Grpc { .. } => format!(
+                    "gRPC service/method: expected {condition}, got {:?}",
+                    format!("{}/{}", probe.grpc_service, probe.grpc_method)
+                ),
+                _ => format!("path: expected {condition}, got {:?}", probe.path),
+            })
         } else {
-            self.cands
-                .get(e.cand as usize)
-                .and_then(|x| {
-                    let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
-                    Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
-                })
-                .map(|f| self.failure_text(e.cand, &f))
+            // the engine's verdict decides; the checks say why
+            let engine = self.cands.get(e.cand as usize).and_then(|x| {
+                let m = self.methods.get(usize::from(x.method)).map_or("", |m| &**m);
+                Cond::check_all(self.cond_of(x), m, probe, &self.regexes).err()
+            });
+            engine.map(|_| {
+                conditions.iter().find(|k| !k.matched).map_or_else(
+                    || "a condition does not match".to_owned(),
+                    ConditionCheck::mismatch,
+                )
+            })
         };
         Row {
             phase,
@@ -576,6 +678,7 @@ impl Part {
             cand: e.cand,
             hostname: e.hostname.map(|h| h.to_string()),
             condition,
+            conditions,
             failed,
         }
     }

@@ -91,7 +91,7 @@ pub use decision::{
     BackendTarget, Decision, Forward, GrpcCode, Mirror, Redirect, Respond, RespondReason, RouteRef,
     RuleRef, Status, UrlRewrite,
 };
-pub use explain::{CandidateExplanation, Explanation};
+pub use explain::{CandidateExplanation, ConditionCheck, Explanation};
 pub use fraction::Fraction;
 pub use headers::{HeaderLookup, NoHeaders};
 pub use lower::{lower, lower_route, lower_with};

@@ -171,8 +171,8 @@ fn a_valid_policy_puts_sni_ca_and_subject_alt_names_on_the_forward_decision() {
     assert_eq!(cond(a, RESOLVED_REFS), (true, bt::RESOLVED_REFS.into()));
     // the JSON shape names the settings
     let json = serde_json::to_value(get(&t, "/web")).unwrap();
-    assert_eq!(json["backend_tls"]["hostname"], "abc.example.com");
-    assert_eq!(json["backend_tls"]["subjectAltNames"][1]["type"], "URI");
+    assert_eq!(json["backendTls"]["hostname"], "abc.example.com");
+    assert_eq!(json["backendTls"]["subjectAltNames"][1]["type"], "URI");
 }
 
 // BackendTLSPolicyValidation.wellKnownCACertificates: "System" - well-known system CA

@@ -70,11 +70,27 @@ fn explanation_lists_candidates_in_order_with_first_failure() {
     // exact /admin first (Gateway API HTTPRouteRule.matches precedence, Exact path), then /v1 with
     // a header, then /v1 alone
     assert_eq!(c[0].condition, "Exact /admin");
-    assert_eq!(c[0].failed.as_deref(), Some("path does not match"));
+    // a failed condition names the expected and the actual value
+    assert_eq!(
+        c[0].failed.as_deref(),
+        Some("path: expected Exact /admin, got \"/v1/users\"")
+    );
     assert_eq!(
         c[1].failed.as_deref(),
-        Some("header x-canary does not match")
+        Some("header x-canary: expected \"yes\", got none")
     );
+    // every condition of a match beyond the path is listed, checked against the request
+    let header = &c[1].conditions;
+    assert_eq!(header.len(), 1, "{header:?}");
+    assert_eq!(
+        (header[0].field.as_str(), header[0].expected.as_str()),
+        ("header x-canary", "\"yes\"")
+    );
+    assert_eq!(
+        (header[0].actual.as_deref(), header[0].matched),
+        (None, false)
+    );
+    assert!(c[2].conditions.is_empty());
     assert_eq!(c[2].failed, None);
     assert_eq!(c[2].rule, 1);
     assert_eq!(ex.winner.as_deref(), Some("HTTPRoute app/r rule 1"));
@@ -235,9 +251,12 @@ fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
         vec![
             (
                 "GRPCRoute app/g",
-                Some("gRPC service/method does not match")
+                Some("gRPC service/method: expected service pkg.Other, got \"pkg.S/M\"")
             ),
-            ("HTTPRoute app/h", Some("path does not match")),
+            (
+                "HTTPRoute app/h",
+                Some("path: expected Exact /nope, got \"/pkg.S/M\"")
+            ),
             ("HTTPRoute app/h", None),
         ],
         "{ex}"

@@ -7,7 +7,7 @@
 //! Strict, pruned under Warn and Ignore), and its message names the two fixes.
 
 use gamma_mesh::model::validate::{
-    ErrorKind, FieldPath, Report, ValidateOptions, validate_checked,
+    ErrorKind, FieldPath, FieldValidation, Report, ValidateOptions, validate_checked,
 };
 use gamma_mesh::model::{AnyResource, ValidationError};
 
@@ -15,18 +15,39 @@ use crate::manifests::Loaded;
 
 /// The errors and warnings of one object (both empty when valid). `controllers_declared`: the
 /// route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension).
+///
+/// Under strict field validation the API server answers an object with unknown fields with
+/// those alone (it refuses the strict decoding error before validating anything else, which
+/// gamma-model's `validate_checked` mirrors); a person fixing the object then meets the next
+/// problem on the next try. So every problem is listed at once: the unknown fields, then what
+/// validation finds in the rest of the object (the unknown fields pruned).
 pub fn validate(object: &Loaded, opts: &ValidateOptions, controllers_declared: bool) -> Report {
     let extension = if controllers_declared || !object.fields.checked {
         Vec::new()
     } else {
         controllers_fields(&object.resource)
     };
-    if extension.is_empty() {
-        return validate_checked(&object.resource, &object.fields, opts);
-    }
     let mut fields = object.fields.clone();
     fields.unknown.extend(extension);
-    validate_checked(&object.resource, &fields, opts)
+    let mut report = validate_checked(&object.resource, &fields, opts);
+    let unknown_only = opts.field_validation == FieldValidation::Strict
+        && !report.errors.is_empty()
+        && report
+            .errors
+            .iter()
+            .all(|e| e.kind == ErrorKind::UnknownField);
+    if unknown_only {
+        let mut rest = opts.clone();
+        rest.field_validation = FieldValidation::Ignore;
+        let more = validate_checked(&object.resource, &fields, &rest);
+        for e in more.errors {
+            if !report.errors.contains(&e) {
+                report.errors.push(e);
+            }
+        }
+        report.warnings.extend(more.warnings);
+    }
+    report
 }
 
 /// Where a route writes `controllers`: `spec.parentRefs[i].controllers` and

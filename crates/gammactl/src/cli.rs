@@ -106,6 +106,15 @@ pub struct CrdExtensionArgs {
     pub output: OutputArgs,
 }
 
+impl InputArgs {
+    /// The namespace of objects and names that give none: `-n`, else `default` (as kubectl).
+    pub fn namespace(&self) -> &str {
+        self.namespace
+            .as_deref()
+            .unwrap_or(crate::manifests::DEFAULT_NAMESPACE)
+    }
+}
+
 impl CrdExtensionArgs {
     /// Whether a cluster is named (apply) rather than none (print).
     pub fn cluster_wanted(&self) -> bool {
@@ -228,6 +237,11 @@ pub struct InputArgs {
         default_value_t = gamma_mesh::model::validate::Release::NEWEST
     )]
     pub bundle_version: gamma_mesh::model::validate::Release,
+    /// The namespace, as kubectl's `-n`: of namespaced objects that name none (else
+    /// `default`), of a bare `SERVICE:PORT` destination and the client's (`--from`) when not
+    /// given; `owners` and `status` list only its routes.
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
     /// Do not warn about objects of kinds gamma-rs does not read (Deployments, ConfigMaps, ...),
     /// summarised otherwise in one line on standard error.
     #[arg(short = 'q', long)]
@@ -266,6 +280,17 @@ impl OutputArgs {
     pub fn format(&self) -> Format {
         self.format.unwrap_or_default()
     }
+}
+
+/// `--config`: the arbiter configuration, shared by every command that reads routes, so that
+/// its compatibility settings (`coreGroupAlias`) give the same answer in each.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The arbiter configuration (registered meshes, selectors, keys, and compatibility
+    /// settings such as `coreGroupAlias`); see examples/gamma-config.yaml. `owners`, `status`,
+    /// `resolve`, `explain` and `validate` read routes under the same settings.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// The release channel whose validation rules apply.
@@ -357,6 +382,8 @@ pub struct ValidateArgs {
         conflicts_with_all = ["kubeconfig", "context", "cluster"]
     )]
     pub crd_extensions: Vec<CrdExtensionArg>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// The request protocol.
@@ -408,11 +435,12 @@ pub enum SchemeArg {
 /// One request, given by flags.
 #[derive(Debug, Clone, Args)]
 pub struct RequestArgs {
-    /// The client's namespace (selects its consumer routes, if any).
+    /// The client's namespace (selects its consumer routes, if any); default: -n's.
     #[arg(long, value_name = "NAMESPACE")]
     pub from: Option<String>,
     /// The destination: `IP:PORT`, `SERVICE.NAMESPACE:PORT` (looked up to its cluster IP;
-    /// `SERVICE:PORT` with --from is `SERVICE.FROM`), `gateway/NAMESPACE/NAME:PORT`, or
+    /// `SERVICE:PORT` is in the client's namespace, --from or -n, else `default`, as
+    /// kubectl), `gateway/NAMESPACE/NAME:PORT`, or
     /// `listenerset/NAMESPACE/NAME:PORT` (a ListenerSet listener's port on its Gateway).
     #[arg(long, value_name = "DESTINATION")]
     pub to: Option<String>,
@@ -465,6 +493,8 @@ pub struct ResolveArgs {
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
     pub bind: BindArg,
     #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
     pub request: RequestArgs,
     /// Resolve many requests: a file (or `-`) of JSON lines, one request object per line
     /// (fields from, to, host, method, path, headers, sni, protocol, scheme, entropy). Answers
@@ -499,6 +529,8 @@ pub struct ExplainArgs {
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
     pub bind: BindArg,
     #[command(flatten)]
+    pub config: ConfigArgs,
+    #[command(flatten)]
     pub request: RequestArgs,
     /// Explain every hop: a backend Service with routes of its own on that port is the next
     /// hop, explained in turn (docs/chains.md).
@@ -527,10 +559,8 @@ pub struct OwnersArgs {
     /// The controller whose view to show (a controllerName or alias, or a mesh name).
     #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: Option<String>,
-    /// The arbiter configuration (registered meshes, selectors, keys); see
-    /// examples/gamma-config.yaml.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Show every registered controller side by side, highlighting conflicts and unclaimed
     /// parents.
     #[arg(long)]
@@ -568,9 +598,8 @@ pub struct StatusArgs {
     /// The controller whose status entries to compute.
     #[arg(long = "as", value_name = "CONTROLLER")]
     pub as_controller: String,
-    /// The arbiter configuration; see examples/gamma-config.yaml.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// The time written as lastTransitionTime where a condition changes (RFC 3339, e.g.
     /// 2026-11-29T12:00:00Z). Default: the current time (system clock); give one for
     /// reproducible output.

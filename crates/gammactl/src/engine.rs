@@ -26,6 +26,9 @@ pub struct Engine {
     /// Stand-in cluster IPs gammactl gave to Services whose manifests have none (the API
     /// server allocates them on create), keyed by (namespace, name).
     pub stand_ins: BTreeMap<(String, String), IpAddr>,
+    /// Whether the table reads `group: core` as the core group (`coreGroupAlias` in
+    /// `--config`).
+    pub core_group_alias: bool,
 }
 
 /// Where stand-in cluster IPs come from: 198.18.0.0/15, reserved for benchmarking (RFC 2544,
@@ -63,11 +66,13 @@ impl Engine {
     /// Builds the table. Gateways with no IP address in `spec.addresses` or
     /// `status.addresses` are given one from 192.0.2.0/24 (TEST-NET-1, never a real cluster
     /// address), so `--to gateway/NS/NAME:PORT` can reach their listeners.
-    /// `binding` says which addresses mesh routes bind to (`--bind`).
+    /// `binding` says which addresses mesh routes bind to (`--bind`); `options` carries the
+    /// `--config` compatibility settings ([`crate::cli::ConfigArgs::build_options`]).
     pub fn build(
         snapshot: &Snapshot,
         bundle: gamma_mesh::model::validate::Bundle,
         binding: gamma_mesh::resolve::MeshBinding,
+        options: BuildOptions,
     ) -> Self {
         let mut snapshot = snapshot.clone();
         let mut assigned = BTreeMap::new();
@@ -100,17 +105,15 @@ impl Engine {
             snapshot.upsert(AnyResource::Gateway(gw));
         }
         let stand_ins = assign_stand_ins(&mut snapshot);
-        // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
-        // route author can probe it over time; long-running embedders pass a random seed
-        let options = BuildOptions::default()
-            .with_bundle(bundle)
-            .with_mesh_binding(binding);
+        let core_group_alias = options.core_group_alias;
+        let options = options.with_bundle(bundle).with_mesh_binding(binding);
         let table = RouteTable::build(&snapshot, &options);
         Engine {
             snapshot,
             table,
             assigned,
             stand_ins,
+            core_group_alias,
         }
     }
 
@@ -274,6 +277,60 @@ impl Engine {
     pub fn explain(&self, p: &Prepared, entropy: u64) -> Explanation {
         self.table
             .explain(&Self::request(p), p.line.entropy.unwrap_or(entropy))
+    }
+
+    /// The routes that name the destination's Service as a parent with `group: core`, which the
+    /// table does not bind unless `coreGroupAlias` is set (the Gateway API's core group is
+    /// `""`): one sentence each, with the fix, since such a route is otherwise invisible behind
+    /// "no route is bound". Empty under `coreGroupAlias` (the routes are bound, and listed as
+    /// candidates).
+    pub fn core_group_notes(&self, p: &Prepared) -> Vec<String> {
+        if self.core_group_alias {
+            return Vec::new();
+        }
+        let services: Vec<(String, String)> = match &p.destination {
+            Destination::Service {
+                name, namespace, ..
+            } => vec![(namespace.clone(), name.clone())],
+            Destination::Address(a) => self
+                .snapshot
+                .services_by_ip(a.ip())
+                .map(|s| {
+                    (
+                        s.metadata.namespace_or_default().to_owned(),
+                        s.metadata.name.clone(),
+                    )
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut notes = Vec::new();
+        for kind in gamma_mesh::model::RouteKind::ALL {
+            for route in self.snapshot.of_kind(kind.resource_kind()) {
+                let Some(view) = route.as_route() else {
+                    continue;
+                };
+                let route_ns = view.metadata.namespace_or_default();
+                for (i, r) in view.parent_refs.iter().enumerate() {
+                    let ns = r.namespace.as_deref().unwrap_or(route_ns);
+                    let names_it = services
+                        .iter()
+                        .any(|(sns, sname)| *sns == ns && *sname == r.name);
+                    let port_ok = r.port.is_none_or(|port| i32::from(p.port) == port);
+                    if r.is_core_alias_service() && names_it && port_ok {
+                        notes.push(format!(
+                            "{kind} {route_ns}/{} names Service {ns}/{} in parentRefs[{i}] with \
+                             group: core, which is not bound: the Gateway API's core group is \
+                             written group: \"\" (write that), or set coreGroupAlias: true in the \
+                             --config file to read core as the core group (non-standard, as \
+                             Linkerd does)",
+                            view.metadata.name, r.name
+                        ));
+                    }
+                }
+            }
+        }
+        notes
     }
 
     /// The address gammactl gave a Gateway destination (or a ListenerSet's Gateway), if it

@@ -17,6 +17,9 @@ use crate::input::Source;
 use crate::locate;
 use crate::problem::{Problem, Severity};
 
+/// The namespace of namespaced objects that name none, without `-n` (as kubectl).
+pub const DEFAULT_NAMESPACE: &str = "default";
+
 /// Where an object came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
@@ -33,7 +36,7 @@ pub struct Origin {
 pub struct Loaded {
     /// The object.
     pub resource: AnyResource,
-    /// Its unknown, missing and experimental-only fields (recorded by [`Manifests::load_checked`]
+    /// Its unknown, missing and experimental-only fields (recorded by [`Manifests::load_in`] when `checked`
     /// only; empty otherwise).
     pub fields: FieldCheck,
     /// Its file, document and line.
@@ -89,33 +92,49 @@ pub struct Manifests {
     pub files: usize,
     /// The names of the files read, in input order.
     pub file_order: Vec<String>,
-    /// The kinds of objects skipped because gamma-rs does not read them (a Deployment), one
-    /// entry per object in input order: summarised in one line, not a warning each.
+    /// The kinds of objects skipped because gamma-rs does not read them (`apps/v1 Deployment`,
+    /// with the apiVersion), one entry per object in input order: summarised in one line, not a
+    /// warning each.
     pub skipped: Vec<String>,
     /// `--secrets-complete`: the inputs hold every TLS Secret, even when they hold none.
     pub secrets_complete: bool,
     /// For a cluster read: whether its route CRDs declare `parentRefs[].controllers` (the
     /// gamma-rs CRD extension). `None` for files.
     pub parent_ref_controllers: Option<gamma_kube::crd_extension::Availability>,
+    /// Namespaces the objects are in that no Namespace object of the files defines (set by
+    /// [`Manifests::assume_namespaces`]): the snapshot holds them, unlabelled, as a cluster
+    /// where they were created with `kubectl create namespace` would.
+    pub assumed_namespaces: Vec<String>,
 }
 
 impl Manifests {
     /// Decodes every source. Objects of kinds gamma-rs does not model are skipped with a
-    /// warning; an object defined twice is an error (the later definition is kept, as `kubectl
-    /// apply` would).
+    /// warning; an object defined twice is a warning (the later definition is kept, as `kubectl
+    /// apply` would apply both in turn). Objects without a namespace are in `default`.
     pub fn load(sources: &[Source], problems: Vec<Problem>) -> Self {
-        Self::load_with(sources, problems, &DecodeOptions::skipping_unsupported())
+        Self::load_in(sources, problems, DEFAULT_NAMESPACE, false)
     }
 
-    /// As [`Manifests::load`], also recording each object's unknown and missing fields, for
-    /// `validate` to judge as the API server does.
-    pub fn load_checked(sources: &[Source], problems: Vec<Problem>) -> Self {
+    /// As [`Manifests::load`], with `namespace` for namespaced objects that name none (`-n`,
+    /// as kubectl); with `checked`, also recording each object's unknown and missing fields,
+    /// for `validate` to judge as the API server does.
+    pub fn load_in(
+        sources: &[Source],
+        problems: Vec<Problem>,
+        namespace: &str,
+        checked: bool,
+    ) -> Self {
         let mut options = DecodeOptions::skipping_unsupported();
-        options.check_fields = true;
-        Self::load_with(sources, problems, &options)
+        options.check_fields = checked;
+        Self::load_with(sources, problems, &options, namespace)
     }
 
-    fn load_with(sources: &[Source], mut problems: Vec<Problem>, options: &DecodeOptions) -> Self {
+    fn load_with(
+        sources: &[Source],
+        mut problems: Vec<Problem>,
+        options: &DecodeOptions,
+        namespace: &str,
+    ) -> Self {
         // `validate` answers what the API server would: 404 for a version no CRD serves.
         // Other commands read on without the object, and say so.
         let removed_version = if options.check_fields {
@@ -134,16 +153,26 @@ impl Manifests {
             problems.extend(found.problems);
             skipped.extend(found.skipped);
         }
+        // kubectl: a namespaced object that names no namespace is in `-n`'s, else `default`
+        for o in &mut objects {
+            if o.resource.kind().is_namespaced() && o.resource.metadata().namespace.is_none() {
+                o.resource.metadata_mut().namespace = Some(namespace.to_owned());
+            }
+        }
+        // An object defined again (a folder holding alternative versions of one route) is what
+        // `kubectl apply -f FOLDER` applies in turn: the later definition wins. A warning, not
+        // an error: the folder applies, and the answer is the later one's.
         let mut seen: BTreeMap<ObjectKey, usize> = BTreeMap::new();
         for (i, o) in objects.iter().enumerate() {
             if let Some(prev) = seen.insert(o.key(), i)
                 && let Some(p) = objects.get(prev)
             {
                 problems.push(o.problem(
-                    Severity::Error,
+                    Severity::Warning,
                     "",
                     format!(
-                        "defined again (first at {}:{}); the later definition is used",
+                        "defined again (first at {}:{}); this later definition is the one used, \
+                         as kubectl apply would apply both in turn",
                         p.origin.file, p.origin.line
                     ),
                 ));
@@ -157,7 +186,42 @@ impl Manifests {
             skipped,
             secrets_complete: false,
             parent_ref_controllers: None,
+            assumed_namespaces: Vec::new(),
         }
+    }
+
+    /// Takes the namespaces the objects are in but no Namespace object defines as existing,
+    /// unlabelled (files rarely hold the Namespaces: a route would otherwise stay pending,
+    /// waiting for its Namespace), and returns the note that says so, once; `None` when every
+    /// namespace is defined.
+    pub fn assume_namespaces(&mut self) -> Option<String> {
+        let defined: std::collections::BTreeSet<&str> = self
+            .objects
+            .iter()
+            .filter(|o| o.resource.kind() == gamma_mesh::model::ResourceKind::Namespace)
+            .map(|o| o.resource.metadata().name.as_str())
+            .collect();
+        let mut used: Vec<String> = self
+            .objects
+            .iter()
+            .filter_map(|o| o.resource.metadata().namespace.as_deref())
+            .filter(|ns| !defined.contains(ns))
+            .map(str::to_owned)
+            .collect();
+        used.sort();
+        used.dedup();
+        self.assumed_namespaces = used;
+        if self.assumed_namespaces.is_empty() {
+            return None;
+        }
+        let n = self.assumed_namespaces.len();
+        Some(format!(
+            "{n} namespace{} the files use {} not defined in them ({}): taken to exist, with \
+             no labels (add the Namespace objects to give them labels)",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" },
+            self.assumed_namespaces.join(", ")
+        ))
     }
 
     /// The kinds skipped, sorted, each once.
@@ -168,7 +232,8 @@ impl Manifests {
         kinds
     }
 
-    /// `skipped 12 objects of 3 kinds gamma-rs does not read: ConfigMap, Deployment, ...`, or
+    /// `skipped 12 objects of 3 kinds gamma-rs does not read: apps/v1 Deployment, v1 ConfigMap,
+    /// ...`, or
     /// `None` when nothing was skipped.
     pub fn skipped_summary(&self) -> Option<String> {
         if self.skipped.is_empty() {
@@ -190,13 +255,25 @@ impl Manifests {
         self.problems.iter().any(Problem::is_error)
     }
 
-    /// A snapshot of every object (later definitions replace earlier ones). It holds every
+    /// A snapshot of every object (later definitions replace earlier ones), and of the
+    /// [`Manifests::assumed_namespaces`]. It holds every
     /// TLS Secret (`Snapshot::secrets_complete`: a certificate reference to a Secret it lacks
     /// is `InvalidCertificateRef`) when the inputs hold any Secret, or with
     /// `--secrets-complete`: files that bring Secrets bring all that matter, and a cluster
     /// read (which lists no Secrets) or files without any say nothing of them.
     pub fn snapshot(&self) -> Snapshot {
-        let snapshot = Snapshot::from_resources(self.objects.iter().map(|o| o.resource.clone()));
+        let assumed = self.assumed_namespaces.iter().filter_map(|name| {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": name},
+            }))
+            .ok()
+            .map(AnyResource::Namespace)
+        });
+        let snapshot = Snapshot::from_resources(
+            assumed.chain(self.objects.iter().map(|o| o.resource.clone())),
+        );
         let complete = self.secrets_complete || snapshot.secrets().next().is_some();
         snapshot.with_secrets_complete(complete)
     }
@@ -491,7 +568,8 @@ fn skip(
     found: &mut Found,
 ) {
     let Some(read) = read_versions(api_version, kind) else {
-        found.skipped.push(kind.to_owned());
+        // with its apiVersion: `policy.linkerd.io/v1beta3 HTTPRoute` is not the Gateway API's
+        found.skipped.push(qualified_kind(api_version, kind));
         return;
     };
     let name = identity.map_or_else(String::new, |(ns, name)| {
@@ -513,6 +591,17 @@ fn skip(
              served by the Gateway API CRDs; gamma-rs reads {read} (change apiVersion)"
         ),
     });
+}
+
+/// A skipped kind as the summary names it: with its apiVersion (`apps/v1 Deployment`,
+/// `policy.linkerd.io/v1beta3 HTTPRoute`), so that a kind of another API group that shares a
+/// name with one gamma-rs reads is not taken for it.
+fn qualified_kind(api_version: &str, kind: &str) -> String {
+    if api_version.is_empty() {
+        kind.to_owned()
+    } else {
+        format!("{api_version} {kind}")
+    }
 }
 
 /// The versions gamma-rs reads of `kind` in `api_version`'s API group, when it reads that
@@ -742,7 +831,10 @@ metadata: {name: web}
         assert!(m.problems.is_empty(), "{:?}", m.problems);
         assert_eq!(
             m.skipped_summary().as_deref(),
-            Some("skipped 3 objects of 2 kinds gamma-rs does not read: Deployment, ServiceAccount")
+            Some(
+                "skipped 3 objects of 2 kinds gamma-rs does not read: apps/v1 Deployment, \
+                 v1 ServiceAccount"
+            )
         );
     }
 
@@ -796,10 +888,12 @@ metadata: {name: web}
     }
 
     #[test]
-    fn duplicate_objects_are_errors_pointing_at_the_first() {
+    fn duplicate_objects_are_warnings_pointing_at_the_first() {
         let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n";
         let m = Manifests::load(&[source("d.yaml", text)], Vec::new());
-        assert!(m.has_errors());
+        // kubectl apply applies both in turn: the later one wins, nothing fails
+        assert!(!m.has_errors());
+        assert_eq!(m.problems[0].severity, Severity::Warning);
         assert!(m.problems[0].message.contains("first at d.yaml:1"));
     }
 

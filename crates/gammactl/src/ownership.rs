@@ -9,6 +9,9 @@ use gamma_mesh::model::{ObjectKey, Snapshot};
 
 use gamma_kube::crd_extension::Availability;
 
+use gamma_resolve::BuildOptions;
+
+use crate::cli::ConfigArgs;
 use crate::failure::{Failure, input, usage};
 use crate::output::warn;
 
@@ -29,14 +32,11 @@ impl Arbitration {
     /// `parentRefs[].controllers`; where they do not, level 1 reads only the route annotation
     /// (as gamma-kube's runtime does), and a note on standard error says so.
     pub fn new(
-        config: Option<&Path>,
+        config: &ConfigArgs,
         snapshot: &Snapshot,
         crds: Option<&Availability>,
     ) -> Result<Self, Failure> {
-        let mut config = match config {
-            Some(path) => read_config(path)?,
-            None => ArbiterConfig::default(),
-        };
+        let mut config = config.arbiter_config()?;
         if let Some(availability) = crds.filter(|a| !a.is_declared()) {
             config.ignore_parent_ref_controllers = true;
             warn(&format!("note: {availability}"));
@@ -162,6 +162,31 @@ impl Arbitration {
 /// (`xmesh:istio` is `istio`): gamma-arbiter's placeholder, which nobody answers to.
 pub fn unregistered_mesh(owner: &str) -> Option<&str> {
     owner.strip_prefix(gamma_arbiter::UNKNOWN_MESH_PREFIX)
+}
+
+impl ConfigArgs {
+    /// The configuration `--config` names, or the empty one (XMesh objects still register
+    /// meshes).
+    pub fn arbiter_config(&self) -> Result<ArbiterConfig, Failure> {
+        match &self.config {
+            Some(path) => read_config(path),
+            None => Ok(ArbiterConfig::default()),
+        }
+    }
+
+    /// The route table's options with the configuration's compatibility settings, so that the
+    /// table reads routes as the arbiter does (`coreGroupAlias`: `group: core` is the core
+    /// group). Every command that builds a table starts from these.
+    pub fn build_options(&self) -> Result<BuildOptions, Failure> {
+        Ok(build_options(&self.arbiter_config()?))
+    }
+}
+
+/// [`ConfigArgs::build_options`] for a configuration already read.
+pub fn build_options(config: &ArbiterConfig) -> BuildOptions {
+    // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
+    // route author can probe it over time; long-running embedders pass a random seed
+    BuildOptions::default().with_core_group_alias(config.core_group_alias)
 }
 
 fn read_config(path: &Path) -> Result<ArbiterConfig, Failure> {

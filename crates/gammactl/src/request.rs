@@ -76,8 +76,9 @@ fn headers_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<(String, Str
 }
 
 impl RequestLine {
-    /// The request the flags describe.
-    pub fn from_args(args: &RequestArgs) -> Result<Self, String> {
+    /// The request the flags describe; `namespace` (`-n`) is the client's when `--from` is not
+    /// given.
+    pub fn from_args(args: &RequestArgs, namespace: Option<&str>) -> Result<Self, String> {
         let to = args
             .to
             .clone()
@@ -94,7 +95,7 @@ impl RequestLine {
         }
         let (method, path) = method_and_path(args.method.as_deref(), args.path.as_deref())?;
         Ok(RequestLine {
-            from: args.from.clone(),
+            from: args.from.clone().or_else(|| namespace.map(str::to_owned)),
             to,
             host: args.host.clone(),
             method,
@@ -119,9 +120,25 @@ impl RequestLine {
             })
     }
 
-    /// The destination, parsed.
+    /// With `namespace` (`-n`) as the client's when the line gives none.
+    pub fn in_namespace(mut self, namespace: Option<&str>) -> Self {
+        if self.from.is_none() {
+            self.from = namespace.map(str::to_owned);
+        }
+        self
+    }
+
+    /// The destination, parsed; a bare `SERVICE:PORT` is in the client's namespace, else in
+    /// `default` (as kubectl: `-n` sets the client's, see [`RequestLine::in_namespace`]).
     pub fn destination(&self) -> Result<Destination, String> {
-        Destination::parse_in(&self.to, self.from.as_deref())
+        Destination::parse_in(
+            &self.to,
+            Some(
+                self.from
+                    .as_deref()
+                    .unwrap_or(crate::manifests::DEFAULT_NAMESPACE),
+            ),
+        )
     }
 }
 
@@ -322,7 +339,7 @@ impl Destination {
                 } else {
                     format!(
                         "destination {text:?}: no namespace; write {host}.NAMESPACE:{port}, or \
-                         give the client's namespace with --from (then {host} is {host}.FROM)"
+                         give the namespace with -n or --from (then {host} is {host}.NAMESPACE)"
                     )
                 }
             })?;

@@ -68,8 +68,8 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(
         summaries,
         [
-            "warning: skipped 4 objects of 3 kinds gamma-rs does not read: Deployment, \
-             PersistentVolumeClaim, ServiceAccount (--quiet hides this)"
+            "warning: skipped 4 objects of 3 kinds gamma-rs does not read: apps/v1 Deployment, \
+             v1 PersistentVolumeClaim, v1 ServiceAccount (--quiet hides this)"
         ]
     );
     assert!(!r.stdout.contains("Deployment"), "{}", r.stdout);
@@ -80,7 +80,11 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(v["skipped"]["objects"], 4);
     assert_eq!(
         v["skipped"]["kinds"],
-        serde_json::json!(["Deployment", "PersistentVolumeClaim", "ServiceAccount"])
+        serde_json::json!([
+            "apps/v1 Deployment",
+            "v1 PersistentVolumeClaim",
+            "v1 ServiceAccount"
+        ])
     );
     // The same summary on the commands that answer from the manifests.
     let r = run_with_stdin(
@@ -90,7 +94,7 @@ fn kinds_gamma_rs_does_not_read_are_summarised_once() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
         r.stderr
-            .contains("skipped 1 object of 1 kind gamma-rs does not read: Deployment"),
+            .contains("skipped 1 object of 1 kind gamma-rs does not read: apps/v1 Deployment"),
         "{}",
         r.stderr
     );
@@ -142,9 +146,16 @@ fn a_bare_service_name_with_from_is_looked_up_in_that_namespace() {
     ]);
     assert_eq!(bare.code, 0, "{}", bare.stderr);
     assert_eq!(bare.stdout, full.stdout);
+    // without --from or -n, the name is in `default`, as kubectl's names are
     let without = run(&["resolve", "-f", M, "--to", "checkout:80", "/api/orders"]);
-    assert_eq!(without.code, 2);
-    assert!(without.stderr.contains("--from"), "{}", without.stderr);
+    assert_eq!(without.code, 1);
+    assert!(
+        without
+            .stderr
+            .contains("Service default/checkout is not in the manifests"),
+        "{}",
+        without.stderr
+    );
 }
 
 #[test]
@@ -170,4 +181,32 @@ fn only_resolve_mentions_requests_in_its_output_help() {
         "{}",
         r.stdout
     );
+}
+
+// kubectl refuses a folder with nothing to apply (`error: no objects passed to apply`); so does
+// every gammactl command on files: "0 objects: 0 errors" would pass a mistyped path.
+#[test]
+fn an_empty_folder_is_an_error_as_in_kubectl() {
+    let dir = std::env::temp_dir().join(format!("gammactl-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a manifest\n").unwrap();
+    let path = dir.to_str().unwrap();
+    for args in [
+        vec!["validate", "-f", path],
+        vec!["owners", "--all", "-f", path],
+        vec!["resolve", "-f", path, "--to", "10.0.0.1:80"],
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stderr.contains(&format!("no manifests found in {path}"))
+                && r.stderr.contains("no objects passed to apply"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    // empty standard input too
+    let r = run_with_stdin(&["validate", "-f", "-"], Some("# nothing\n"));
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -189,6 +189,13 @@ async fn a_live_cluster_answers_as_its_objects_given_as_files() {
         findings(&["-f", &files]),
         "validate --refs: the cluster and its files differ"
     );
+    // The text counts objects read from the cluster as such, not as files (one text each).
+    let text = run(&["validate", "--kubeconfig", &kubeconfig]);
+    assert!(
+        text.stdout.contains(" objects from the cluster: "),
+        "{}",
+        text.stdout
+    );
     // Files and the cluster together are refused: one source or the other.
     let both = run(&["owners", "--all", "-f", &files, "--kubeconfig", &kubeconfig]);
     assert_eq!(both.code, 2, "{}", both.stderr);

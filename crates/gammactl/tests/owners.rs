@@ -270,3 +270,53 @@ fn status_keeps_foreign_entries_and_refuses_stale_copies() {
         "HTTPRoute store/old-copy: stale: stored observedGeneration 2 is newer than generation 1"
     ));
 }
+
+// Without --config and XMesh objects no mesh is registered: the table has no mesh column, so
+// `owners` says which controllers it knows and how to register meshes, rather than a silent
+// table of unclaimed routes.
+#[test]
+fn owners_without_a_config_says_which_controllers_it_knows_and_how_to_register_meshes() {
+    let none = common::run(&[
+        "owners",
+        "--all",
+        "-f",
+        "crates/gammactl/tests/fixtures/kubectl-habits",
+    ]);
+    assert_eq!(none.code, 0, "{}", none.stderr);
+    assert!(
+        none.stderr.contains(
+            "note: no mesh is registered (no --config, no XMesh objects), so no controller is \
+             known: register the meshes that share the cluster with --config FILE (see \
+             examples/gamma-config.yaml) or XMesh objects"
+        ),
+        "{}",
+        none.stderr
+    );
+    let gateways = common::run(&[
+        "owners",
+        "--all",
+        "-f",
+        "crates/gammactl/tests/fixtures/one-verdict-gateways.yaml",
+    ]);
+    assert!(
+        gateways
+            .stderr
+            .contains("so the only controllers known are example.com/gateway: register"),
+        "{}",
+        gateways.stderr
+    );
+    // with a configuration, nothing to say
+    let configured = common::run(&[
+        "owners",
+        "--all",
+        "-f",
+        "examples/manifests",
+        "--config",
+        "examples/gamma-config.yaml",
+    ]);
+    assert!(
+        !configured.stderr.contains("no mesh is registered"),
+        "{}",
+        configured.stderr
+    );
+}

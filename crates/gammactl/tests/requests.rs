@@ -76,7 +76,8 @@ fn methods_are_case_sensitive_and_kept_as_written() {
         r.stdout
     );
     assert!(
-        r.stdout.contains("-> no: method is not GET")
+        r.stdout
+            .contains("-> no: method: expected GET, got \"get\"")
             && r.stdout
                 .contains("decision:  respond HTTP 404: no rule matched"),
         "{}",

@@ -34,9 +34,9 @@ fn explain_the_canary_request_step_by_step() {
             .contains("binding:   Service shop/checkout port 80")
     );
     assert!(r.stdout.contains(
-        "shop/checkout-canary rule 0 (canary-by-header) match 0: PathPrefix /api -> MATCH, wins"
+        "shop/checkout-canary rule 0 (canary-by-header) match 0: PathPrefix /api, header x-canary \"true\" -> MATCH, wins"
     ));
-    assert!(r.stdout.contains("shop/checkout-qa-pin rule 0 (pin-canary-to-v1) match 0: PathPrefix /api -> matches, but ranks below"));
+    assert!(r.stdout.contains("shop/checkout-qa-pin rule 0 (pin-canary-to-v1) match 0: PathPrefix /api, header x-canary \"true\" -> matches, but ranks below"));
     assert!(r.stdout.contains("decision:  forward to shop/checkout-v2"));
 }
 

@@ -304,14 +304,41 @@ fn unsupported_kinds_are_warnings_and_do_not_fail() {
     let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\n";
     let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
     assert_eq!(r.code, 0);
+    // the skip summary is a warning, and counted as one
     assert_eq!(
         r.stdout,
-        "0 objects in 1 file: 0 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+        "0 objects in 1 file: 0 errors, 1 warning (Gateway API v1.7, standard channel)\n"
     );
     assert_eq!(
         r.stderr,
-        "warning: skipped 1 object of 1 kind gamma-rs does not read: Deployment (--quiet hides \
-         this)\n"
+        "warning: skipped 1 object of 1 kind gamma-rs does not read: apps/v1 Deployment \
+         (--quiet hides this)\n"
+    );
+    // --quiet hides it, and it is not counted
+    let quiet = run_with_stdin(&["validate", "-q", "-f", "-"], Some(text));
+    assert!(
+        quiet.stdout.contains(": 0 errors, 0 warnings"),
+        "{}",
+        quiet.stdout
+    );
+}
+
+// Linkerd's own `policy.linkerd.io` HTTPRoute shares a kind name with the Gateway API's: the
+// skip summary names its apiVersion, so that nobody reads it as "gamma-rs cannot read
+// HTTPRoutes".
+#[test]
+fn skip_messages_name_the_api_group_of_a_kind_gamma_rs_does_not_read() {
+    let text = "apiVersion: policy.linkerd.io/v1beta3\nkind: HTTPRoute\n\
+                metadata: {name: r, namespace: books}\nspec: {}\n";
+    let r = run_with_stdin(&["validate", "-f", "-"], Some(text));
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(
+            "skipped 1 object of 1 kind gamma-rs does not read: policy.linkerd.io/v1beta3 \
+             HTTPRoute"
+        ),
+        "{}",
+        r.stderr
     );
 }
 
@@ -659,4 +686,33 @@ fn old_checks_updates_against_the_transition_rules() {
     let r = run_with_stdin(&["validate", "-f", "-"], Some(&class("example.com/b")));
     assert_eq!(r.code, 0, "{}", r.stdout);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// Strict field validation (kubectl's default) refuses an object with unknown fields before
+// validating the rest, so the API server names only those; `validate` lists every problem of
+// the object at once: the unknown field and the invalid `path.type` after it.
+#[test]
+fn strict_field_validation_lists_every_problem_of_an_object() {
+    let text = "\
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: shop}
+spec:
+  parentRefs: [{group: \"\", kind: Service, name: checkout, port: 80}]
+  rules:
+  - matches:
+    - bogus: 1
+      path: {type: \"Prefix\", value: /a}
+    backendRefs: [{name: checkout, port: 80}]
+";
+    let r = run_with_stdin(&["validate", "-q", "-f", "-"], Some(text));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(
+        r.stdout,
+        "<stdin>:8: HTTPRoute shop/r: spec.rules[0].matches[0].bogus: unknown field (not \
+         declared in the schema)\n\
+         <stdin>:9: HTTPRoute shop/r: spec.rules[0].matches[0].path.type: unsupported value \
+         \"Prefix\"; supported values: Exact, PathPrefix, RegularExpression\n\
+         1 object in 1 file: 2 errors, 0 warnings (Gateway API v1.7, standard channel)\n"
+    );
 }

@@ -269,7 +269,7 @@ impl RegexPool {
     }
 
     /// The pattern of regex `i` as written in the route (without the anchors).
-    fn raw(&self, i: u32) -> Option<&str> {
+    pub(crate) fn raw(&self, i: u32) -> Option<&str> {
         self.get(i)?
             .as_str()
             .strip_prefix(ANCHOR.0)?

@@ -15,12 +15,18 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
         &manifests.snapshot(),
         gamma_mesh::model::validate::Bundle::new(args.input.bundle_version, args.channel.channel()),
         args.bind.binding(),
+        args.config.build_options()?,
     );
-    let line = RequestLine::from_args(&args.request).map_err(usage)?;
+    let line =
+        RequestLine::from_args(&args.request, args.input.namespace.as_deref()).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
     super::resolve::warn_about(&prepared, "");
-    let explanation = engine.explain(&prepared, 0);
+    let mut explanation = engine.explain(&prepared, 0);
+    // routes naming the Service through `group: core` without coreGroupAlias: not bound, said
+    explanation
+        .excluded
+        .extend(engine.core_group_notes(&prepared));
     if args.follow {
         return follow(&engine, &prepared, explanation, args);
     }
@@ -175,8 +181,10 @@ fn render(ex: &Explanation, style: &Style, listed_misses: Option<usize>) -> Stri
                 .as_deref()
                 .map(|h| format!(" host {h}"))
                 .unwrap_or_default();
+            // every condition of the match, not only the path
+            let more: String = c.conditions.iter().map(|k| format!(", {k}")).collect();
             let head = format!(
-                "  {:>3}. {} rule {}{} match {}{}: {}",
+                "  {:>3}. {} rule {}{} match {}{}: {}{more}",
                 i + 1,
                 c.route,
                 c.rule,

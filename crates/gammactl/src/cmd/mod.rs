@@ -39,18 +39,20 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems, availability) = sources(args)?;
-    let mut manifests = Manifests::load(&sources, problems);
+    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), false);
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
+    nothing_found(args, &manifests)?;
     Ok(summarise_skipped(args, manifests))
 }
 
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems, availability) = sources(args)?;
-    let mut manifests = Manifests::load_checked(&sources, problems);
+    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), true);
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
+    nothing_found(args, &manifests)?;
     Ok(summarise_skipped(args, manifests))
 }
 
@@ -77,8 +79,34 @@ fn sources(
     }
 }
 
-/// The one-line summary of the skipped kinds, unless `--quiet`.
-fn summarise_skipped(args: &InputArgs, manifests: Manifests) -> Manifests {
+/// `-f` inputs that hold no object at all (an empty folder, a folder of other files, empty
+/// documents) are an input error (exit 1), as kubectl's `error: no objects passed to apply`:
+/// answering "0 objects: 0 errors" would pass a mistyped path. Files that could not be read are
+/// reported as such instead; a cluster with no objects is an answer, not an error.
+fn nothing_found(args: &InputArgs, manifests: &Manifests) -> Result<(), Failure> {
+    if crate::cluster::wanted(args)
+        || !manifests.objects.is_empty()
+        || !manifests.skipped.is_empty()
+        || !manifests.problems.is_empty()
+    {
+        return Ok(());
+    }
+    let paths: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    Err(crate::failure::input(format!(
+        "no manifests found in {}: no objects passed (as kubectl: error: no objects passed to \
+         apply)",
+        paths.join(", ")
+    )))
+}
+
+/// The one-line summary of the skipped kinds, unless `--quiet`; for files, the one note on
+/// the namespaces they use but do not define (taken to exist, unlabelled).
+fn summarise_skipped(args: &InputArgs, mut manifests: Manifests) -> Manifests {
+    if !crate::cluster::wanted(args)
+        && let Some(note) = manifests.assume_namespaces()
+    {
+        warn(&format!("{} {note}", Style::stderr().dim("note:")));
+    }
     if !args.quiet
         && let Some(summary) = manifests.skipped_summary()
     {

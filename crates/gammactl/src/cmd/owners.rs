@@ -78,13 +78,20 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
     let arb = Arbitration::new(
-        args.config.as_deref(),
+        &args.config,
         &snapshot,
         manifests.parent_ref_controllers.as_ref(),
     )?;
     let err_style = Style::stderr();
     for d in arb.registry().diagnostics() {
         warn(&format!("{} {d}", err_style.yellow("warning:")));
+    }
+    if arb.registry().meshes().is_empty() {
+        warn(&format!(
+            "{} {}",
+            err_style.yellow("note:"),
+            unregistered_note(&arb)
+        ));
     }
     let me = args
         .as_controller
@@ -103,6 +110,15 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
     for (key, index, verdict) in arb.decisions.pairs() {
         let route_ref = key.to_object_key();
         let route = &route_ref;
+        // -n lists one namespace's routes, as kubectl get -n
+        if args
+            .input
+            .namespace
+            .as_ref()
+            .is_some_and(|ns| *ns != route.namespace)
+        {
+            continue;
+        }
         let refs = parent_refs(&snapshot, route);
         let parent_ref = refs.get(index);
         let parent = parent_ref.map_or_else(
@@ -212,6 +228,30 @@ pub fn run(args: &OwnersArgs) -> Result<(), Failure> {
         }
         f => print(&report, f),
     }
+}
+
+/// Said when no mesh is registered (no `--config`, no XMesh): which controllers are known all
+/// the same (GatewayClass controllerNames, controllers the routes name), and how to register
+/// meshes, since without one no mesh column and no mesh ownership can appear.
+fn unregistered_note(arb: &Arbitration) -> String {
+    let mut known: Vec<String> = arb
+        .controllers()
+        .into_iter()
+        .map(|(label, _)| label)
+        .chain(arb.class_controllers.iter().cloned())
+        .collect();
+    known.sort();
+    known.dedup();
+    let known = if known.is_empty() {
+        "no controller is known".to_owned()
+    } else {
+        format!("the only controllers known are {}", known.join(", "))
+    };
+    format!(
+        "no mesh is registered (no --config, no XMesh objects), so {known}: register the meshes \
+         that share the cluster with --config FILE (see examples/gamma-config.yaml) or XMesh \
+         objects"
+    )
 }
 
 fn level_short(level: &Level) -> String {

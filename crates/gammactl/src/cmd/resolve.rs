@@ -28,11 +28,18 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         &manifests.snapshot(),
         gamma_mesh::model::validate::Bundle::new(args.input.bundle_version, args.channel.channel()),
         args.bind.binding(),
+        args.config.build_options()?,
     );
     if let Some(file) = &args.requests {
-        return batch(&engine, file, args.output.format);
+        return batch(
+            &engine,
+            file,
+            args.output.format,
+            args.input.namespace.as_deref(),
+        );
     }
-    let line = RequestLine::from_args(&args.request).map_err(usage)?;
+    let line =
+        RequestLine::from_args(&args.request, args.input.namespace.as_deref()).map_err(usage)?;
     line.destination().map_err(usage)?;
     let prepared = engine.prepare(&line).map_err(input)?;
     warn_about(&prepared, "");
@@ -41,6 +48,9 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     }
     // routes left out for invalidity would otherwise be invisible behind this decision
     for l in engine.table.left_out_at(prepared.address) {
+        warn(&format!("note: {l}"));
+    }
+    for l in engine.core_group_notes(&prepared) {
         warn(&format!("note: {l}"));
     }
     if let Some(n) = args.sample {
@@ -100,7 +110,12 @@ pub fn warn_about(p: &Prepared, prefix: &str) {
 }
 
 /// One JSON value per request line; errors keep their line so output stays aligned.
-fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Failure> {
+fn batch(
+    engine: &Engine,
+    file: &Path,
+    format: Option<Format>,
+    namespace: Option<&str>,
+) -> Result<(), Failure> {
     let stdin = file.as_os_str() == "-";
     let name = if stdin {
         "<stdin>".to_owned()
@@ -128,6 +143,7 @@ fn batch(engine: &Engine, file: &Path, format: Option<Format>) -> Result<(), Fai
             continue;
         }
         let result = serde_json::from_str::<RequestLine>(&raw)
+            .map(|line| line.in_namespace(namespace))
             .map_err(|e| strip_json_position(&e.to_string()))
             .and_then(|line| engine.prepare(&line));
         match result {

@@ -18,7 +18,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("explanation", "what `gammactl explain -o json` answers"),
     (
         "config",
-        "the arbiter configuration read by `owners`/`status --config`",
+        "the arbiter configuration `--config` names (owners, status, resolve, explain, validate)",
     ),
 ];
 

@@ -6,15 +6,19 @@
 
 use std::collections::BTreeMap;
 
+use gamma_arbiter::Directive;
 use gamma_arbiter::merge_outcome;
 use gamma_arbiter::{MergeOutcome, ParentConditions};
-use gamma_controller::{ObjectMerge, ObjectStatus, desired_object_statuses, owned_service_parents};
+use gamma_controller::{
+    ObjectMerge, ObjectStatus, ReconcilerConfig, desired_object_statuses, keep_retained_entries,
+    owned_service_parents, stored_handoff_directives,
+};
 use gamma_mesh::model::ObjectKey;
 use gamma_mesh::model::gateway::{ConditionStatus, RouteStatus};
 use gamma_mesh::model::meta::Time;
+use gamma_resolve::RouteTable;
 use gamma_resolve::gateway_status::GatewayStatus;
 use gamma_resolve::status::RouteCondition;
-use gamma_resolve::{BuildOptions, RouteTable};
 use serde::Serialize;
 
 use crate::cli::{Format, StatusArgs, StatusForm};
@@ -34,6 +38,9 @@ struct Update {
     /// has one: the precondition that makes the write safe against a concurrent one.
     resource_version: Option<String>,
     outcome: MergeOutcome,
+    /// The parents `me` no longer owns but still has an entry for, kept as stored until the
+    /// new owner's entry is accepted (make-before-break): (parent, the new owners).
+    retained: Vec<(String, Vec<String>)>,
 }
 
 /// One Gateway's, ListenerSet's or BackendTLSPolicy's update.
@@ -111,7 +118,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
     let arb = Arbitration::new(
-        args.config.as_deref(),
+        &args.config,
         &snapshot,
         manifests.parent_ref_controllers.as_ref(),
     )?;
@@ -121,11 +128,8 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     }
     let me = arb.identity(&args.as_controller)?;
     // What the data plane would report for each (route, parentRef) it programs.
-    // default (fixed) hash seed: a CLI run builds one table for one command and exits, so no
-    // route author can probe it over time; long-running embedders pass a random seed
-    // the table reads `group: core` as the arbiter does (`coreGroupAlias` in --config)
-    let options = BuildOptions::default()
-        .with_core_group_alias(arb.arbiter.config().core_group_alias)
+    // the table reads routes as the arbiter does (`coreGroupAlias` in --config)
+    let options = crate::ownership::build_options(arb.arbiter.config())
         .with_bundle(gamma_mesh::model::validate::Bundle::new(
             args.input.bundle_version,
             args.channel.channel(),
@@ -158,10 +162,20 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
         );
     }
 
+    // Make-before-break, as the controller runtime: a parent `me` has an entry for but no
+    // longer owns keeps that entry until the new owner's is accepted (docs/status-protocol.md)
+    let grace =
+        ReconcilerConfig::new(arb.arbiter.config().clone(), me.clone()).handoff_grace_seconds;
+    let directives = stored_handoff_directives(&arb.decisions, &snapshot, &me, grace, now);
     let mut updates = Vec::new();
+    // -n lists one namespace's objects, as kubectl get -n
+    let listed = |ns: &str| args.input.namespace.as_ref().is_none_or(|n| n == ns);
     for (key, _) in arb.decisions.routes() {
         let route_ref = key.to_object_key();
         let route = &route_ref;
+        if !listed(&route.namespace) {
+            continue;
+        }
         let Some((meta, stored)) = snapshot
             .get(route)
             .and_then(|r| r.as_route())
@@ -179,12 +193,34 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                 ))
                 .cloned()
         };
-        let Some(desired) =
+        let Some(mut desired) =
             arb.arbiter
                 .desired_status(&arb.decisions, &snapshot, route, &me, &lookup)
         else {
             continue;
         };
+        let refs = crate::ownership::parent_refs(&snapshot, route);
+        let mut retained_at = Vec::new();
+        let mut retained = Vec::new();
+        for (pair, directive) in directives.range(
+            gamma_arbiter::PairKey {
+                route: route.clone(),
+                parent_index: 0,
+            }..,
+        ) {
+            if pair.route != *route {
+                break;
+            }
+            if let Directive::Retain { waiting_for, .. } = directive {
+                retained_at.push(pair.parent_index);
+                let parent = refs.get(pair.parent_index).map_or_else(
+                    || format!("parentRefs[{}]", pair.parent_index),
+                    |p| describe_parent(p, &route.namespace),
+                );
+                retained.push((parent, waiting_for.names().to_vec()));
+            }
+        }
+        keep_retained_entries(&mut desired, refs, retained_at);
         let existing = stored.cloned().unwrap_or_default();
         let generation = meta.generation_or_zero();
         let outcome = merge_outcome(&existing, &desired, &me, generation, now);
@@ -194,6 +230,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             generation_known: meta.generation.is_some(),
             resource_version: meta.resource_version.clone(),
             outcome,
+            retained,
         });
     }
 
@@ -202,6 +239,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     let objects: Vec<ObjectUpdate> =
         desired_object_statuses(&snapshot, &table, &me, &owned_services)
             .into_iter()
+            .filter(|(object, _)| listed(&object.namespace))
             .filter_map(|(object, desired)| {
                 let copy = snapshot.get(&object)?;
                 let generation = copy.metadata().generation_or_zero();
@@ -267,10 +305,11 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
             let mut text = render_text(&updates, &me.name, form, &style);
             // Gateways of classes this controller runs: their computed status
             let owned = table.gateway_status().iter().filter(|g| {
-                snapshot
-                    .gateway(&g.namespace, &g.name)
-                    .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
-                    .is_some_and(|c| me.answers_to(&c.spec.controller_name))
+                listed(&g.namespace)
+                    && snapshot
+                        .gateway(&g.namespace, &g.name)
+                        .and_then(|gw| snapshot.gateway_class(&gw.spec.gateway_class_name))
+                        .is_some_and(|c| me.answers_to(&c.spec.controller_name))
             });
             for g in owned {
                 text.push_str(&render_gateway(g, &style));
@@ -279,7 +318,9 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
                 &table, &snapshot, &me, &style,
             ));
             for (key, desired) in desired_object_statuses(&snapshot, &table, &me, &owned_services) {
-                if let gamma_controller::DesiredObjectStatus::BackendTlsPolicy(entries) = &desired {
+                if let gamma_controller::DesiredObjectStatus::BackendTlsPolicy(entries) = &desired
+                    && listed(&key.namespace)
+                {
                     text.push_str(&render_policy(&key, entries, &style));
                 }
             }
@@ -385,6 +426,23 @@ fn render_text(updates: &[Update], me: &str, form: StatusForm, style: &Style) ->
     let (mut writes, mut unchanged, mut stale) = (0, 0, 0);
     for u in updates {
         let route = format!("{} {}/{}", u.route.kind, u.route.namespace, u.route.name);
+        for (parent, to) in &u.retained {
+            let to = if to.is_empty() {
+                "nobody owns it now: kept until the grace period ends".to_owned()
+            } else {
+                format!(
+                    "kept until {}'s entry is Accepted=True at generation {}",
+                    to.join(", "),
+                    u.generation
+                )
+            };
+            out.push_str(&format!(
+                "{}: {} {parent}: no longer owned; this controller's entry stays as stored, \
+                 make-before-break ({to})\n",
+                style.bold(&route),
+                style.yellow("handing off")
+            ));
+        }
         match &u.outcome {
             MergeOutcome::Write { status, dropped } => {
                 writes += 1;

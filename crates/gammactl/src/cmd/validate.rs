@@ -24,6 +24,10 @@ struct Report<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     crd_extensions: Vec<&'static str>,
     files: usize,
+    /// Whether the objects were read from a cluster (`--kubeconfig`, ...), not from files: the
+    /// text says so instead of a file count (the JSON has no other difference).
+    #[serde(skip)]
+    from_cluster: bool,
     objects: usize,
     errors: usize,
     warnings: usize,
@@ -88,9 +92,10 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             found.extend(dropped_rule_warnings(object, &report, &opts));
         }
     }
-    found.extend(parent_group_warnings(&manifests));
+    let options = args.config.build_options()?;
+    found.extend(parent_group_warnings(&manifests, options.core_group_alias));
     if args.refs {
-        found.extend(reference_problems(&manifests));
+        found.extend(reference_problems(&manifests, options));
     }
     manifests.problems.extend(found);
     // Sorted by input file order (unreadable files first), then line, so the list reads top
@@ -106,7 +111,9 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         )
     });
     let errors = manifests.problems.iter().filter(|p| p.is_error()).count();
-    let warnings = manifests.problems.len() - errors;
+    // the one-line summary of skipped kinds (on standard error unless --quiet) is a warning too
+    let skipped_warning = !args.input.quiet && !manifests.skipped.is_empty();
+    let warnings = manifests.problems.len() - errors + usize::from(skipped_warning);
     let report = Report {
         gateway_api: opts.release.as_str(),
         channel: opts.channel.as_str(),
@@ -116,6 +123,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
             Vec::new()
         },
         files: manifests.files,
+        from_cluster: manifests.parent_ref_controllers.is_some(),
         objects: manifests.objects.len(),
         errors,
         warnings,
@@ -146,12 +154,16 @@ fn print_text(report: &Report<'_>) {
         .iter()
         .map(|e| format!(", CRD extension {e}"))
         .collect();
+    // a cluster read has one source text per object: "12 objects in 12 files" would mislead
+    let source = if report.from_cluster {
+        "from the cluster".to_owned()
+    } else {
+        format!("in {} file{}", report.files, plural(report.files))
+    };
     let counts = format!(
-        "{} object{} in {} file{}: {} error{}, {} warning{} (Gateway API {}, {} channel{extensions})",
+        "{} object{} {source}: {} error{}, {} warning{} (Gateway API {}, {} channel{extensions})",
         report.objects,
         plural(report.objects),
-        report.files,
-        plural(report.files),
         report.errors,
         plural(report.errors),
         report.warnings,
@@ -173,13 +185,11 @@ fn plural(n: usize) -> &'static str {
 
 /// The conditions gamma-resolve computes for every (route, parentRef) that are not `True`, as
 /// warnings located at the parentRef.
-fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
-    // default (fixed) hash seed: a one-shot CLI run, not a long-running table (see
-    // `BuildOptions::hash_seed`)
-    let table = gamma_resolve::RouteTable::build(
-        &manifests.snapshot(),
-        &gamma_resolve::BuildOptions::default(),
-    );
+fn reference_problems(
+    manifests: &crate::manifests::Manifests,
+    options: gamma_resolve::BuildOptions,
+) -> Vec<Problem> {
+    let table = gamma_resolve::RouteTable::build(&manifests.snapshot(), &options);
     let by_key: std::collections::HashMap<gamma_mesh::model::ObjectKey, &crate::manifests::Loaded> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let mut out = Vec::new();
@@ -212,7 +222,10 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
                 out.push(object.problem(
                     Severity::Warning,
                     &r.field,
-                    format!("ResolvedRefs=False {}: {}", r.reason, r.message),
+                    format!(
+                        "ResolvedRefs=False {}",
+                        reason_and_message(&r.reason, &r.message)
+                    ),
                 ));
             }
         }
@@ -224,11 +237,28 @@ fn reference_problems(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
             out.push(object.problem(
                 Severity::Warning,
                 &format!("spec.parentRefs[{}]", p.parent_index),
-                format!("{}=False {}: {}", c.type_, c.reason, c.message),
+                format!(
+                    "{}=False {}",
+                    c.type_,
+                    reason_and_message(&c.reason, &c.message)
+                ),
             ));
         }
     }
     out
+}
+
+/// `REASON: MESSAGE`, or the message alone when it already starts with the reason
+/// (`BackendNotFound (books/opinions-v3)`), so that no reason is said twice.
+fn reason_and_message(reason: &str, message: &str) -> String {
+    let repeats = message
+        .strip_prefix(reason)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']));
+    if repeats {
+        message.to_owned()
+    } else {
+        format!("{reason}: {message}")
+    }
 }
 
 /// The rules of a route the API server would admit that gamma-rs does not serve, as warnings
@@ -272,8 +302,12 @@ fn dropped_rule_warnings(
 }
 
 /// The parentRef group trap, warned by plain `validate` (no `--refs` needed): it is in the
-/// object itself.
-fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem> {
+/// object itself. Under `coreGroupAlias` (`--config`) `group: core` is bound, so the warning
+/// says it is not portable instead.
+fn parent_group_warnings(
+    manifests: &crate::manifests::Manifests,
+    core_group_alias: bool,
+) -> Vec<Problem> {
     let mut out = Vec::new();
     // The defaulting trap (ParentReference.group): `kind: Service` without `group` means
     // gateway.networking.k8s.io/Service, which nothing implements; the route attaches nowhere
@@ -291,6 +325,11 @@ fn parent_group_warnings(manifests: &crate::manifests::Manifests) -> Vec<Problem
                     "kind Service without group means gateway.networking.k8s.io/Service, which \
                      no controller implements: the route attaches to nothing; write group: \"\" \
                      for a core Service"
+                }
+                Some("core") if core_group_alias => {
+                    "group core is read as the core API group under coreGroupAlias \
+                     (non-standard, as Linkerd): other implementations bind nothing; write \
+                     group: \"\" for a core Service"
                 }
                 // Upstream's docs once used `group: core`; the spec'd form is the empty group.
                 Some("core") => {
