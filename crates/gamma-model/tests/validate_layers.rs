@@ -31,6 +31,7 @@ const LAYERS: Layers<'static> = Layers {
     ],
     table: &[
         ("validate/by_release.rs", 1),
+        ("validate/defaults.rs", 1),
         ("validate/options.rs", 1),
         ("validate/path.rs", 1),
         ("validate/patterns.rs", 1),
