@@ -841,7 +841,11 @@ fn a_misgrouped_service_parent_is_not_a_service_unless_core_is_aliased() {
     let r = http_route_ref("app", "r");
     let strict = Arbiter::new(config(Some("linkerd"))).unwrap();
     let d = strict.decide_all(&snap);
-    assert_eq!(d.verdict(&r, 1), d.verdict(&r, 2), "omitted and defaulted group");
+    assert_eq!(
+        d.verdict(&r, 1),
+        d.verdict(&r, 2),
+        "omitted and defaulted group"
+    );
     for i in [0, 1, 2] {
         let v = d.verdict(&r, i).unwrap();
         assert!(matches!(v, Verdict::NotAService { .. }), "{v:?}");
