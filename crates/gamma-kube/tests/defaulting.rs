@@ -35,8 +35,14 @@ use serde_json::{Value, json};
 /// Bases for defaults whose parent the smallest object cannot carry past a CEL rule, by kind
 /// and path prefix, as JSON: an XBackend of type `ExternalHostname` needs its
 /// `externalHostname`, a client certificate mode `ClientAndServer`, and session persistence
-/// type `EndpointSelector` (v1.7).
+/// type `EndpointSelector` (v1.7); an XTelemetryPolicy's tracing details need mode `Enabled`.
 const BASES: &[(&str, &str, &str)] = &[
+    ("XTelemetryPolicy", "spec.tracing.p", TRACING_ENABLED),
+    (
+        "XTelemetryPolicy",
+        "spec.tracing.samplingRate",
+        TRACING_ENABLED,
+    ),
     (
         "XBackend",
         "spec.sessionPersistence",
@@ -52,6 +58,13 @@ const BASES: &[(&str, &str, &str)] = &[
                     "validation": {"hostname": "api.example.com", "wellKnownCACertificates": "System"}}}}"#,
     ),
 ];
+
+/// An XTelemetryPolicy whose tracing is on: `provider`, the sampling rates and parent-based
+/// sampling need mode `Enabled`, and `Enabled` needs a provider.
+const TRACING_ENABLED: &str = r#"{"spec": {
+    "targetRefs": [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "g"}],
+    "tracing": {"mode": "Enabled", "provider": {"backendRef": {"name": "otel", "port": 4317}},
+                "parentBasedSampling": {"mode": "Enabled"}}}}"#;
 
 /// The document `object` becomes for `version`: its type and metadata the server accepts.
 fn document(version: &Version, mut object: Value) -> Value {

@@ -1137,6 +1137,70 @@ pub const CRD_DEFAULTS: &[CrdDefault] = &[
         ALL,
         None
     ),
+    row!(
+        XTelemetryPolicy,
+        "spec.tracing.mode",
+        r#""ImplementationDefault""#,
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "spec.tracing.parentBasedSampling.mode",
+        r#""ImplementationDefault""#,
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "spec.tracing.parentBasedSampling.samplingRate.denominator",
+        "100",
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "spec.tracing.provider.backendRef.group",
+        r#""""#,
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "spec.tracing.provider.backendRef.kind",
+        r#""Service""#,
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "spec.tracing.samplingRate.denominator",
+        "100",
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "status.ancestors[].ancestorRef.group",
+        r#""gateway.networking.k8s.io""#,
+        None,
+        Some(Release::V1_7),
+        None
+    ),
+    row!(
+        XTelemetryPolicy,
+        "status.ancestors[].ancestorRef.kind",
+        r#""Gateway""#,
+        None,
+        Some(Release::V1_7),
+        None
+    ),
 ];
 
 /// Applies to `object` (one whole object of `kind`, `null`s already pruned) every default that

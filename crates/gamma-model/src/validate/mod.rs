@@ -58,6 +58,7 @@ mod status;
 pub(crate) mod traits;
 mod update;
 mod xbackend;
+mod xtelemetry;
 
 pub use by_release::{FIELD_SPANS, FieldSpan, STANDARD_SINCE};
 pub use common::MAX_TOTAL_MATCHES;
