@@ -238,8 +238,8 @@ pub enum Verdict {
     /// Not a parent kind any controller here arbitrates (neither Gateway nor core Service, and
     /// not claimed).
     NotApplicable,
-    /// `kind: Service` written with no `group` (which defaults to
-    /// `gateway.networking.k8s.io`) or with `group: core`: not a Service, and no controller
+    /// `kind: Service` with no `group`, or the group that defaults to
+    /// (`gateway.networking.k8s.io`, as a cluster stores it), or `group: core`: not a Service, and no controller
     /// arbitrates it (as [`Verdict::NotApplicable`]), but almost surely a core Service written
     /// wrong; the fix is `group: ""`.
     NotAService {
@@ -388,7 +388,7 @@ fn not_a_service(f: &mut fmt::Formatter<'_>, group: &str) -> fmt::Result {
     let written = if group == "core" {
         "group core is not the core API group"
     } else {
-        "kind Service without group means gateway.networking.k8s.io/Service, which no controller implements"
+        "kind Service in group gateway.networking.k8s.io (what an omitted group defaults to) is not the core Service, and no controller implements it"
     };
     write!(
         f,

@@ -816,6 +816,7 @@ fn a_missing_service_namespace_is_pending_at_delegation() {
 // ParentReference.group: the core group is "". `kind: Service` without `group` or with
 // `group: core` is no Service: nobody owns it, and the verdict names the fix. The opt-in
 // compatibility policy reads `core` as the core group (Linkerd does), the omitted group never.
+// The omitted group and the group it defaults to (what a cluster stores) read the same.
 #[test]
 fn a_misgrouped_service_parent_is_not_a_service_unless_core_is_aliased() {
     let written = |group: Option<&str>| ParentReference {
@@ -827,12 +828,25 @@ fn a_misgrouped_service_parent_is_not_a_service_unless_core_is_aliased() {
     let mut snap = Snapshot::from_resources([
         namespace("app", &[("gamma.rs/mesh", "istio")]),
         service("app", "svc", &[], &[]),
-        route("app", "r", vec![written(Some("core")), written(None)]),
+        route(
+            "app",
+            "r",
+            vec![
+                written(Some("core")),
+                written(None),
+                written(Some("gateway.networking.k8s.io")),
+            ],
+        ),
     ]);
     let r = http_route_ref("app", "r");
     let strict = Arbiter::new(config(Some("linkerd"))).unwrap();
     let d = strict.decide_all(&snap);
-    for i in [0, 1] {
+    assert_eq!(
+        d.verdict(&r, 1),
+        d.verdict(&r, 2),
+        "omitted and defaulted group"
+    );
+    for i in [0, 1, 2] {
         let v = d.verdict(&r, i).unwrap();
         assert!(matches!(v, Verdict::NotAService { .. }), "{v:?}");
         assert!(

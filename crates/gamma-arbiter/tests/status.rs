@@ -575,3 +575,54 @@ fn desired_status_skips_parent_refs_written_twice() {
         .unwrap();
     assert_eq!(want.entries.len(), 1);
 }
+
+// GEP-713 PolicyStatus, as an XTelemetryPolicy (Gateway API v1.7, GEP-4768) carries it: `me`
+// writes only its own ancestor entries; another controller's entry survives in place, and a
+// second merge is a fixed point.
+#[test]
+fn an_xtelemetry_policy_status_is_merged_for_me_only() {
+    use gamma_arbiter::{PolicyMergeOutcome, merge_policy_status};
+    use gamma_model::AnyResource;
+    use gamma_model::gateway::PolicyAncestorStatus;
+    let text = r#"
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XTelemetryPolicy
+metadata: {name: trace, namespace: infra, generation: 3}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: edge}]
+  tracing: {mode: Disabled}
+status:
+  ancestors:
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: edge}
+    controllerName: example.net/other-gateway
+    conditions:
+    - {type: Accepted, status: "False", reason: Conflicted, message: theirs, observedGeneration: 2, lastTransitionTime: "2026-01-01T00:00:00Z"}
+"#;
+    let objects = gamma_model::decode(text).unwrap();
+    let [AnyResource::XTelemetryPolicy(policy)] = objects.as_slice() else {
+        panic!("{objects:?}")
+    };
+    let existing = policy.status.clone().unwrap();
+    let me = Identity::new("example.com/gateway");
+    let mine = PolicyAncestorStatus {
+        ancestor_ref: existing.ancestors[0].ancestor_ref.clone(),
+        controller_name: me.name.clone(),
+        conditions: vec![cond(ACCEPTED, ConditionStatus::True, ACCEPTED, 3, t(0))],
+    };
+    let PolicyMergeOutcome::Write { status, dropped } =
+        merge_policy_status(&existing, std::slice::from_ref(&mine), &me, 3, t(100))
+    else {
+        panic!("a first write is expected")
+    };
+    assert!(dropped.is_empty(), "{dropped:?}");
+    assert_eq!(status.ancestors.len(), 2);
+    assert_eq!(
+        status.ancestors[0], existing.ancestors[0],
+        "the foreign entry, untouched"
+    );
+    assert_eq!(status.ancestors[1].controller_name, me.name);
+    assert_eq!(
+        merge_policy_status(&status, &[mine], &me, 3, t(200)),
+        PolicyMergeOutcome::Unchanged
+    );
+}

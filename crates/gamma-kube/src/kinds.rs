@@ -5,10 +5,10 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::core::{ApiResource, GroupVersionKind};
 
 /// Every kind the engines read (SMI aside: see [`watched`]), in [`ResourceKind`] order, and the
-/// experimental XBackend and XBackendTrafficPolicy (watched where their CRDs are installed, so a
-/// snapshot holds them for an embedder's own use). ConfigMaps are watched for the CA bundles
+/// experimental XBackend, XBackendTrafficPolicy and XTelemetryPolicy (watched where their CRDs
+/// are installed, so a snapshot holds them for an embedder's own use). ConfigMaps are watched for the CA bundles
 /// BackendTLSPolicies name (`caCertificateRefs`).
-pub const WATCHED: [ResourceKind; 17] = [
+pub const WATCHED: [ResourceKind; 18] = [
     ResourceKind::HttpRoute,
     ResourceKind::GrpcRoute,
     ResourceKind::TlsRoute,
@@ -22,6 +22,7 @@ pub const WATCHED: [ResourceKind; 17] = [
     ResourceKind::XMesh,
     ResourceKind::XBackend,
     ResourceKind::XBackendTrafficPolicy,
+    ResourceKind::XTelemetryPolicy,
     ResourceKind::Service,
     ResourceKind::Namespace,
     ResourceKind::EndpointSlice,
@@ -217,6 +218,7 @@ mod tests {
             plural(ResourceKind::XBackendTrafficPolicy),
             "xbackendtrafficpolicies"
         );
+        assert_eq!(plural(ResourceKind::XTelemetryPolicy), "xtelemetrypolicies");
         assert_eq!(plural(ResourceKind::EndpointSlice), "endpointslices");
         assert_eq!(plural(ResourceKind::ConfigMap), "configmaps");
         assert_eq!(builtin_version(ResourceKind::ConfigMap), Some("v1"));

@@ -51,6 +51,7 @@ pub mod smi;
 pub mod validate;
 pub mod xbackend;
 pub mod xmesh;
+pub mod xtelemetry;
 
 mod chunked;
 mod macros;

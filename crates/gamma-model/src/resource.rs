@@ -14,6 +14,7 @@ use crate::meta::ObjectMeta;
 use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
 use crate::xbackend::{XBackend, XBackendTrafficPolicy};
 use crate::xmesh::XMesh;
+use crate::xtelemetry::XTelemetryPolicy;
 
 macro_rules! resources {
     (@unique $kind:literal) => { $kind };
@@ -193,6 +194,9 @@ resources! {
         versions: ["gateway.networking.x-k8s.io/v1alpha1"];
     /// `gateway.networking.x-k8s.io` XBackendTrafficPolicy (experimental channel).
     XBackendTrafficPolicy(XBackendTrafficPolicy) => "XBackendTrafficPolicy", namespaced: true,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// `gateway.networking.x-k8s.io` XTelemetryPolicy (experimental channel, from v1.7).
+    XTelemetryPolicy(XTelemetryPolicy) => "XTelemetryPolicy", namespaced: true,
         versions: ["gateway.networking.x-k8s.io/v1alpha1"];
     /// Core Service.
     Service(Service) => "Service", namespaced: true, versions: ["v1"];

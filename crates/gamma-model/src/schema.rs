@@ -61,6 +61,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("XBackend", &["spec"]),
     ("XBackendTrafficPolicy", &["spec"]),
     ("XMesh", &["spec"]),
+    ("XTelemetryPolicy", &["spec"]),
     // Specs.
     ("BackendTlsPolicySpec", &["targetRefs", "validation"]),
     ("BackendTlsPolicyValidation", &["hostname"]),
@@ -74,6 +75,7 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("XBackendSpec", &["port", "type"]),
     ("XBackendTrafficPolicySpec", &["targetRefs"]),
     ("XMeshSpec", &["controllerName"]),
+    ("XTelemetryPolicySpec", &["targetRefs"]),
     // Nested types.
     ("BackendObjectReference", &["name"]),
     ("BackendRef", &["name"]),
@@ -125,6 +127,8 @@ const REQUIRED: &[(&str, &[&str])] = &[
     ("ListenerRequestFilter", &["type"]),
     ("ExternalHostname", &["hostname"]),
     ("SupportedFeature", &["name"]),
+    ("TracingAttribute", &["name", "sourceType"]),
+    ("TracingProvider", &["backendRef"]),
     ("TlsPortConfig", &["port", "tls"]),
 ];
 

@@ -71,6 +71,12 @@ const ALLOWED: &[(&str, &str, &str, &str)] = &[
         "extra",
         "policy status reuses ParentReference for ancestorRef, so it carries the extension too",
     ),
+    (
+        "XTelemetryPolicy",
+        "status.ancestors[].ancestorRef.controllers",
+        "extra",
+        "policy status reuses ParentReference for ancestorRef, so it carries the extension too",
+    ),
     // Kept as opaque JSON values: gamma-rs does not read them, and round-trips them verbatim.
     (
         "XBackend",
@@ -129,6 +135,7 @@ fn crd_file(kind: ResourceKind) -> Option<&'static str> {
         ResourceKind::XBackendTrafficPolicy => {
             "gateway.networking.x-k8s.io_xbackendtrafficpolicies.yaml"
         }
+        ResourceKind::XTelemetryPolicy => "gateway.networking.x-k8s.io_xtelemetrypolicies.yaml",
         _ => return None,
     })
 }

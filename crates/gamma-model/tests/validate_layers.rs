@@ -31,6 +31,7 @@ const LAYERS: Layers<'static> = Layers {
     ],
     table: &[
         ("validate/by_release.rs", 1),
+        ("validate/defaults.rs", 1),
         ("validate/options.rs", 1),
         ("validate/path.rs", 1),
         ("validate/patterns.rs", 1),
@@ -53,6 +54,7 @@ const LAYERS: Layers<'static> = Layers {
         ("validate/policy.rs", 4),
         ("validate/service.rs", 4),
         ("validate/xbackend.rs", 4),
+        ("validate/xtelemetry.rs", 4),
         ("validate/fields.rs", 5),
         ("validate/update.rs", 5),
         ("validate/mod.rs", 6),

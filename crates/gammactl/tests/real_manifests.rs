@@ -187,7 +187,7 @@ fn plain_validate_warns_on_a_misgrouped_service_parent_naming_the_fix() {
     ));
     assert!(
         r.stdout
-            .contains("HTTPRoute books/no-group: spec.parentRefs[0]: kind Service without group")
+            .contains("HTTPRoute books/no-group: spec.parentRefs[0]: kind Service in group gateway.networking.k8s.io (what an omitted group defaults to)")
     );
     let refs = run_with_stdin(&["validate", "--refs", "-f", "-"], Some(&input));
     assert_eq!(

@@ -450,7 +450,7 @@ fn refs_reports_the_group_trap_and_missing_backends_as_warnings() {
         0,
     );
     assert!(r.stdout.contains(
-        "examples/manifests/30-routes-web.yaml:51: warning: HTTPRoute web/frontend: spec.parentRefs[0]: kind Service without group"
+        "examples/manifests/30-routes-web.yaml:51: warning: HTTPRoute web/frontend: spec.parentRefs[0]: kind Service in group gateway.networking.k8s.io (what an omitted group defaults to)"
     ), "{}", r.stdout);
     assert!(
         r.stdout.contains(

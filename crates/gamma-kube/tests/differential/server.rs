@@ -123,3 +123,65 @@ async fn send(client: &kube::Client, url: &str, write: &Write<'_>) -> Answer {
     }
     panic!("dry run to {url} failed: {last:?}");
 }
+
+/// Sends `object` as a dry-run create to `url` (strict field validation) and returns the object
+/// as the API server would store it (defaulted, its status reset), or the refusal.
+#[allow(dead_code)] // used by defaulting.rs, not by every test that includes this module
+pub async fn dry_run_stored(
+    client: &kube::Client,
+    url: &str,
+    object: &Value,
+) -> Result<Value, Answer> {
+    let params = PostParams {
+        dry_run: true,
+        field_manager: Some("gamma-defaulting".into()),
+    };
+    let body = serde_json::to_vec(object).unwrap();
+    let mut request = kube::core::Request::new(url).create(&params, body).unwrap();
+    let uri = format!("{}&fieldValidation=Strict", request.uri());
+    *request.uri_mut() = uri.parse().unwrap();
+    match client.request_text(request).await {
+        Ok(text) => Ok(serde_json::from_str(&text).unwrap()),
+        Err(kube::Error::Api(status)) => {
+            Err(Answer::Refused(status.code, status.message, Vec::new()))
+        }
+        Err(e) => panic!("dry run to {url} failed: {e}"),
+    }
+}
+
+/// Replaces the status of [`STATUS_TARGET`] in `url` with `object`'s, as a dry run (a `PUT`
+/// of the status subresource at the target's current resourceVersion), and returns the object
+/// as the server would store it (its status defaulted), or the refusal.
+#[allow(dead_code)] // used by defaulting.rs, not by every test that includes this module
+pub async fn dry_run_status_stored(
+    client: &kube::Client,
+    url: &str,
+    object: &Value,
+) -> Result<Value, Answer> {
+    let get = kube::core::Request::new(url)
+        .get(STATUS_TARGET, &Default::default())
+        .unwrap();
+    let mut target: Value = match client.request_text(get).await {
+        Ok(text) => serde_json::from_str(&text).unwrap(),
+        // no object of this collection was accepted to write status to
+        Err(e) => return Err(Answer::Refused(404, e.to_string(), Vec::new())),
+    };
+    target["status"] = object["status"].clone();
+    let params = PostParams {
+        dry_run: true,
+        field_manager: Some("gamma-defaulting".into()),
+    };
+    let body = serde_json::to_vec(&target).unwrap();
+    let mut request = kube::core::Request::new(url)
+        .replace_subresource("status", STATUS_TARGET, &params, body)
+        .unwrap();
+    let uri = format!("{}&fieldValidation=Strict", request.uri());
+    *request.uri_mut() = uri.parse().unwrap();
+    match client.request_text(request).await {
+        Ok(text) => Ok(serde_json::from_str(&text).unwrap()),
+        Err(kube::Error::Api(status)) => {
+            Err(Answer::Refused(status.code, status.message, Vec::new()))
+        }
+        Err(e) => panic!("dry run to {url} failed: {e}"),
+    }
+}

@@ -240,6 +240,10 @@ impl Context<'_> {
         };
         // `field: null` is absent and `80.0` is 80, as for the API server (see `normalize`).
         normalize::normalize(&mut value);
+        // Then the CRD defaults, when asked: the stored form of the object.
+        if let Some(bundle) = self.options.defaults {
+            crate::validate::apply_defaults(rk, bundle, &mut value);
+        }
         let fields = if self.options.check_fields {
             let mut fields = self.check_fields(rk, &value);
             fields.rule_floats = rule_floats;
@@ -278,6 +282,9 @@ impl Context<'_> {
     ) -> DecodeError {
         let tracked = self.reread(at, kind, api_version).map(|mut value| {
             normalize::normalize(&mut value);
+            if let Some(bundle) = self.options.defaults {
+                crate::validate::apply_defaults(kind, bundle, &mut value);
+            }
             AnyResource::from_value_tracked(kind, value)
         });
         let (mut segments, message) = match tracked {

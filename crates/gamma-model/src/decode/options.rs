@@ -56,6 +56,30 @@ pub struct DecodeOptions {
     /// [`Document::validate_with`](super::Document::validate_with) to judge as the API server
     /// does. Costs a walk of each object against its kind's schema; default: `false`.
     pub check_fields: bool,
+    /// Apply the CRD defaults of this Gateway API bundle (release and channel) to each object
+    /// before typing it, as the API server does before storing it
+    /// ([`apply_defaults`](crate::validate::apply_defaults)): a `parentRef` without `group`
+    /// then reads `group: gateway.networking.k8s.io`, a rule without `matches` gets the
+    /// `PathPrefix /` match, a `backendRef` gets `weight: 1`. A manifest and the object a
+    /// cluster of that bundle stores from it then decode to the same value, and every verdict
+    /// computed on them is the same. Default: `None`, the object as written (objects read from
+    /// an API server are defaulted already).
+    ///
+    /// ```
+    /// use gamma_model::validate::{Bundle, Channel, Release};
+    /// use gamma_model::{AnyResource, DecodeOptions, decode_with};
+    /// let text = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
+    ///             metadata: {name: r, namespace: ns}\nspec: {parentRefs: [{kind: Service, name: web}]}\n";
+    /// let mut options = DecodeOptions::default();
+    /// options.defaults = Some(Bundle::new(Release::V1_7, Channel::Standard));
+    /// let decoded = decode_with(text, &options)?;
+    /// let Some(AnyResource::HttpRoute(route)) = decoded.first() else { unreachable!() };
+    /// assert_eq!(route.spec.parent_refs[0].group.as_deref(), Some("gateway.networking.k8s.io"));
+    /// // A route without rules gets the one rule the CRD defaults: match everything.
+    /// assert_eq!(route.spec.rules.as_ref().map(Vec::len), Some(1));
+    /// # Ok::<(), gamma_model::DecodeError>(())
+    /// ```
+    pub defaults: Option<crate::validate::Bundle>,
 }
 
 impl DecodeOptions {
@@ -99,6 +123,7 @@ impl Default for DecodeOptions {
             max_alias_expansion: Self::DEFAULT_MAX_ALIAS_EXPANSION,
             skip_unsupported: false,
             check_fields: false,
+            defaults: None,
         }
     }
 }

@@ -135,16 +135,17 @@ impl ParentReference {
         self.kind.as_deref() == Some("Service") && self.group.as_deref() == Some("core")
     }
 
-    /// For `kind: Service` written with no `group` (which defaults to
-    /// `gateway.networking.k8s.io`) or with `group: core`: the group as it reads after
-    /// defaulting, which no controller implements as a Service. `None` for every other
-    /// reference, the core `group: ""` included. The fix is `group: ""`.
+    /// For `kind: Service` with no `group`, with `group: gateway.networking.k8s.io` (what the
+    /// API server stores for an omitted group: the answer is the same before and after
+    /// defaulting), or with `group: core`: the group as it reads after defaulting, which no
+    /// controller implements as a Service. `None` for every other reference, the core
+    /// `group: ""` included. The fix is `group: ""`.
     pub fn misgrouped_service(&self) -> Option<&str> {
         if self.kind.as_deref() != Some("Service") {
             return None;
         }
         match self.group.as_deref() {
-            None => Some(GROUP),
+            None | Some(GROUP) => Some(GROUP),
             Some("core") => Some("core"),
             _ => None,
         }
@@ -534,6 +535,10 @@ mod tests {
         let core = parse(r#"{"group":"core","kind":"Service","name":"x"}"#);
         let empty = parse(r#"{"group":"","kind":"Service","name":"x"}"#);
         assert_eq!(none.misgrouped_service(), Some(GROUP));
+        // As stored: the API server writes the default group in.
+        let defaulted =
+            parse(r#"{"group":"gateway.networking.k8s.io","kind":"Service","name":"x"}"#);
+        assert_eq!(defaulted.misgrouped_service(), Some(GROUP));
         assert_eq!(core.misgrouped_service(), Some("core"));
         assert_eq!(empty.misgrouped_service(), None);
         assert_eq!(parse(r#"{"name":"gw"}"#).misgrouped_service(), None);

@@ -85,6 +85,13 @@ pub(super) const SERVED: &[ServedRow] = &[
         None,
         ALL
     ),
+    // XTelemetryPolicy arrived in v1.7 (GEP-4768), experimental only.
+    served!(
+        XTelemetryPolicy,
+        "gateway.networking.x-k8s.io/v1alpha1",
+        None,
+        Some(Release::V1_7)
+    ),
 ];
 
 impl ServedRow {

@@ -176,6 +176,8 @@ known_enum!(
     crate::xbackend::XBackendType,
     crate::xbackend::XBackendProtocol,
     crate::xbackend::XBackendTlsMode,
+    crate::xtelemetry::TracingMode,
+    crate::xtelemetry::AttributeSourceType,
 );
 
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].
@@ -528,7 +530,7 @@ pub(crate) fn mirror(
     }
 }
 
-fn fraction(f: &Fraction, path: &FieldPath, errors: &mut Errors) {
+pub(crate) fn fraction(f: &Fraction, path: &FieldPath, errors: &mut Errors) {
     errors.range(
         &path.field("numerator"),
         i64::from(f.numerator),

@@ -36,6 +36,7 @@ mod by_release;
 mod common;
 mod configmap;
 mod core;
+mod defaults;
 mod endpointslice;
 pub(crate) mod error;
 pub(crate) mod fields;
@@ -57,9 +58,11 @@ mod status;
 pub(crate) mod traits;
 mod update;
 mod xbackend;
+mod xtelemetry;
 
 pub use by_release::{FIELD_SPANS, FieldSpan, STANDARD_SINCE};
 pub use common::MAX_TOTAL_MATCHES;
+pub use defaults::{CRD_DEFAULTS, CrdDefault, apply_defaults};
 pub use error::{ErrorKind, Errors};
 pub use fields::{
     CORE_FIELD_SCHEMA, EXPERIMENTAL_ONLY, FieldCheck, OBJECT_META_FIELDS, Report, check_fields,

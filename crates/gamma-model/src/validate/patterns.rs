@@ -60,6 +60,33 @@ pub const CONDITION_TYPE_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-
 /// `Condition.reason` (metav1.Condition): CamelCase-like.
 pub const CONDITION_REASON_PATTERN: &str = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$";
 
+/// XTelemetryPolicy `tracing.serviceName` and `tracing.attributes[].name`.
+pub const TELEMETRY_NAME_PATTERN: &str = r"^[a-zA-Z0-9_.:/-]+$";
+/// XTelemetryPolicy `tracing.attributes[].attributeKey`.
+pub const ATTRIBUTE_KEY_PATTERN: &str = r"^[a-z0-9_.-]+$";
+/// XTelemetryPolicy `tracing.spanName`: names of [`TELEMETRY_NAME_PATTERN`]'s characters
+/// separated by single spaces.
+pub const SPAN_NAME_PATTERN: &str = r"^[a-zA-Z0-9_.:/-]+( [a-zA-Z0-9_.:/-]+)*$";
+
+/// [`TELEMETRY_NAME_PATTERN`].
+pub fn is_telemetry_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'/' | b'-'))
+}
+
+/// [`ATTRIBUTE_KEY_PATTERN`].
+pub fn is_attribute_key(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| is_lower_alnum(b) || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// [`SPAN_NAME_PATTERN`].
+pub fn is_span_name(s: &str) -> bool {
+    s.split(' ').all(is_telemetry_name)
+}
+
 fn is_lower_alnum(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit()
 }

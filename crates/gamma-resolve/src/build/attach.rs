@@ -24,7 +24,8 @@ pub(super) const NOT_A_SERVICE_CORE: &str = "not a Service (did you mean group: 
      core API group, which is written group: \"\"";
 /// The condition message for a `kind: Service` parentRef without `group`.
 pub(super) const NOT_A_SERVICE_NO_GROUP: &str = "not a Service (did you mean group: \"\"?): kind Service \
-     without group means gateway.networking.k8s.io/Service, which no controller implements";
+     in group gateway.networking.k8s.io (what an omitted group defaults to) is not the core \
+     Service, and no controller implements it";
 
 /// The condition message for a Gateway parent that fails validation (`NoMatchingParent`),
 /// followed by `: <its first error>` in the route's status.

@@ -25,6 +25,7 @@ fn is_route_kind(k: ResourceKind) -> bool {
 ///   owns (their `gatewayClassName`) is decided before, by the arbiter and the controller;
 /// - XBackend, XBackendTrafficPolicy: a backendRef of a kind other than Service is resolved
 ///   by its kind alone (`InvalidKind`), never by reading the object;
+/// - XTelemetryPolicy: tracing settings, which no route decision depends on;
 /// - XMesh and the SMI kinds: read by the arbiter and the SMI conversion (ownership changes
 ///   arrive as route changes).
 fn never_read(kind: ResourceKind) -> bool {
@@ -33,6 +34,7 @@ fn never_read(kind: ResourceKind) -> bool {
         ResourceKind::GatewayClass
             | ResourceKind::XBackend
             | ResourceKind::XBackendTrafficPolicy
+            | ResourceKind::XTelemetryPolicy
             | ResourceKind::XMesh
             | ResourceKind::TrafficSplit
             | ResourceKind::HttpRouteGroup

@@ -320,11 +320,12 @@ fn parent_group_warnings(
             if r.kind.as_deref() != Some("Service") {
                 continue;
             }
+            // Read or defaulted alike: a stored route carries the default group.
             let message = match r.group.as_deref() {
-                None => {
-                    "kind Service without group means gateway.networking.k8s.io/Service, which \
-                     no controller implements: the route attaches to nothing; write group: \"\" \
-                     for a core Service"
+                None | Some(gamma_mesh::model::gateway::GROUP) => {
+                    "kind Service in group gateway.networking.k8s.io (what an omitted group \
+                     defaults to) is not the core Service, and no controller implements it: the \
+                     route attaches to nothing; write group: \"\" for a core Service"
                 }
                 Some("core") if core_group_alias => {
                     "group core is read as the core API group under coreGroupAlias \
