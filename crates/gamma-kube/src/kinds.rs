@@ -64,6 +64,7 @@ pub fn is_custom(kind: ResourceKind) -> bool {
             | ResourceKind::EndpointSlice
             | ResourceKind::ConfigMap
             | ResourceKind::Secret
+            | ResourceKind::Pod
     )
 }
 

@@ -176,6 +176,9 @@ known_enum!(
     crate::xbackend::XBackendType,
     crate::xbackend::XBackendProtocol,
     crate::xbackend::XBackendTlsMode,
+    crate::xauthz::AuthorizationAction,
+    crate::xauthz::EnforcementLevel,
+    crate::xauthz::AuthorizationSourceType,
 );
 
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].

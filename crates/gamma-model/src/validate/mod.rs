@@ -56,6 +56,7 @@ mod service;
 mod status;
 pub(crate) mod traits;
 mod update;
+mod xauthz;
 mod xbackend;
 
 pub use by_release::{FIELD_SPANS, FieldSpan, STANDARD_SINCE};
