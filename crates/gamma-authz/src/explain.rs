@@ -7,6 +7,16 @@ use serde::Serialize;
 use crate::engine::{Authorizer, Criterion, Decision, PolicyId, Reason, Verdict, WorkloadId};
 use crate::identity::{Baseline, Identity};
 
+/// The policy and rule that allowed a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AllowedBy {
+    /// The policy.
+    pub policy: gamma_model::ObjectKey,
+    /// The rule's index in `spec.rules`.
+    pub rule: usize,
+}
+
 /// One rule's outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -48,7 +58,7 @@ pub struct Explanation {
     /// The policy and rule that allowed the request, if any (the first, as the fast path
     /// reports it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub allowed_by: Option<(gamma_model::ObjectKey, usize)>,
+    pub allowed_by: Option<AllowedBy>,
     /// The baseline applied when no policy selects the workload.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Baseline>,
@@ -70,7 +80,7 @@ impl Explanation {
                 }
             );
         }
-        if let Some((p, rule)) = &self.allowed_by {
+        if let Some(AllowedBy { policy: p, rule }) = &self.allowed_by {
             return format!(
                 "allowed by XAuthorizationPolicy {}/{} rule {rule}",
                 p.namespace, p.name
@@ -130,7 +140,9 @@ impl Authorizer {
             for (i, r) in p.rules.iter().enumerate() {
                 let failed = r.failure(peer, port, &self.config);
                 if failed.is_none() && allowed_by.is_none() {
-                    allowed_by = self.policy_key(pid).map(|k| (k, i));
+                    allowed_by = self
+                        .policy_key(pid)
+                        .map(|policy| AllowedBy { policy, rule: i });
                 }
                 rules.push(RuleOutcome { rule: i, failed });
             }
@@ -158,9 +170,11 @@ impl Authorizer {
     }
 
     /// The policy key and rule of a fast-path [`Reason::AllowedBy`].
-    pub fn allowed_by(&self, decision: &Decision) -> Option<(gamma_model::ObjectKey, usize)> {
+    pub fn allowed_by(&self, decision: &Decision) -> Option<AllowedBy> {
         match decision.reason {
-            Reason::AllowedBy { policy, rule } => self.policy_key(policy).map(|k| (k, rule)),
+            Reason::AllowedBy { policy, rule } => self
+                .policy_key(policy)
+                .map(|policy| AllowedBy { policy, rule }),
             _ => None,
         }
     }

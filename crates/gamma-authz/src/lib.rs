@@ -48,6 +48,6 @@ mod report;
 
 pub use destination::Destination;
 pub use engine::{Authorizer, Criterion, Decision, PolicyId, Reason, Verdict, WorkloadId};
-pub use explain::{Explanation, PolicyOutcome, RuleOutcome};
+pub use explain::{AllowedBy, Explanation, PolicyOutcome, RuleOutcome};
 pub use identity::{Baseline, Config, Identity, IdentityError, Subject};
 pub use report::{Finding, Report};

@@ -92,7 +92,7 @@ fn a_service_account_source_allows_that_account_and_denies_the_others() {
     let w = a.workload_named("shop", "db-0").unwrap();
     let d = a.decide(Some(&id(WEB)), w, 5432);
     assert_eq!(
-        a.allowed_by(&d).map(|(k, r)| (k.name, r)),
+        a.allowed_by(&d).map(|a| (a.policy.name, a.rule)),
         Some(("db".into(), 0))
     );
 }
@@ -126,7 +126,7 @@ fn rules_and_policies_are_ored() {
     let w = a.workload_named("shop", "db-0").unwrap();
     let d = a.decide(Some(&id(OPS)), w, 1);
     assert_eq!(
-        a.allowed_by(&d).map(|(k, r)| (k.name, r)),
+        a.allowed_by(&d).map(|a| (a.policy.name, a.rule)),
         Some(("a".into(), 1))
     );
     assert!(!allowed(
