@@ -105,6 +105,12 @@ pub(crate) struct Policy {
     pub(crate) invalid: bool,
     /// Whether `spec.rules` was omitted (as opposed to given).
     pub(crate) rules_omitted: bool,
+    /// Why the policy is invalid (the validation errors), if it is.
+    pub(crate) invalid_message: Option<String>,
+    /// The number of workloads the policy selects.
+    pub(crate) selected: usize,
+    /// A target the engine cannot select by, or a selector it cannot evaluate.
+    pub(crate) target_problem: Option<String>,
 }
 
 /// A workload: one Pod.
@@ -380,8 +386,12 @@ impl Authorizer {
             let ns = p.metadata.namespace_or_default();
             let key = ObjectKey::new(ResourceKind::XAuthorizationPolicy, ns, &p.metadata.name);
             let mut invalid = false;
+            let mut invalid_message = None;
+            let mut target_problem = None;
+            let selected_before = pairs.len();
             if let Err(errors) = p.validate() {
                 invalid = true;
+                invalid_message = Some(errors.to_string());
                 report.push(Finding::new(
                     key.clone(),
                     format!("invalid, so it allows nothing: {errors}"),
@@ -409,6 +419,7 @@ impl Authorizer {
                                 key.clone(),
                                 format!("spec.rules[{ri}]: {e}; the policy allows nothing"),
                             ));
+                            invalid_message.get_or_insert_with(|| format!("spec.rules[{ri}]: {e}"));
                             invalid = true;
                         }
                     }
@@ -419,14 +430,13 @@ impl Authorizer {
             }
             for (ti, t) in p.spec.target_refs.iter().enumerate() {
                 if !t.is_pod() {
-                    report.push(Finding::new(
-                        key.clone(),
-                        format!(
-                            "spec.targetRefs[{ti}]: {} {:?} selects no workload here (only Pod label selectors do)",
-                            t.kind,
-                            t.name.as_deref().unwrap_or("")
-                        ),
-                    ));
+                    let problem = format!(
+                        "spec.targetRefs[{ti}]: {} {:?} selects no workload here (only Pod label selectors do)",
+                        t.kind,
+                        t.name.as_deref().unwrap_or("")
+                    );
+                    report.push(Finding::new(key.clone(), problem.clone()));
+                    target_problem.get_or_insert(problem);
                     continue;
                 }
                 let Some(selector) = &t.selector else {
@@ -440,10 +450,12 @@ impl Authorizer {
                         Ok(true) => pairs.push((w, pid)),
                         Ok(false) => {}
                         Err(e) => {
+                            let problem = format!("spec.targetRefs[{ti}].selector: {e}");
                             report.push(Finding::new(
                                 key.clone(),
-                                format!("spec.targetRefs[{ti}].selector: {e}; it selects nothing"),
+                                format!("{problem}; it selects nothing"),
                             ));
+                            target_problem.get_or_insert(problem);
                             break;
                         }
                     }
@@ -455,6 +467,9 @@ impl Authorizer {
                 rules,
                 invalid,
                 rules_omitted: p.spec.rules.is_none(),
+                invalid_message,
+                selected: pairs.len() - selected_before,
+                target_problem,
             });
         }
         pairs.sort_unstable();

@@ -27,6 +27,10 @@
 //! Linkerd identities. Whether an unauthenticated peer is "any source" is
 //! [`Config::unauthenticated_is_any_source`]. `docs/authorization.md` explains the choices.
 //!
+//! Policy status for one controller: [`Authorizer::desired_status`] (GEP-713 `Accepted` with
+//! `Accepted`, `Invalid` or `TargetNotFound`; the policy's Namespace as ancestor), to merge with
+//! `gamma_arbiter::merge_policy_status`.
+//!
 //! Pure: no I/O, no clock, no Kubernetes client.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -45,9 +49,11 @@ mod engine;
 mod explain;
 mod identity;
 mod report;
+mod status;
 
 pub use destination::Destination;
 pub use engine::{Authorizer, Criterion, Decision, PolicyId, Reason, Verdict, WorkloadId};
 pub use explain::{AllowedBy, Explanation, PolicyOutcome, RuleOutcome};
 pub use identity::{Baseline, Config, Identity, IdentityError, Subject};
 pub use report::{Finding, Report};
+pub use status::{AcceptedReason, ancestor_ref};
