@@ -119,6 +119,15 @@ pub enum IdentityError {
     Unrecognised(String),
 }
 
+/// Whether `s` is a valid SPIFFE path segment (so that the identity renders as a SPIFFE ID).
+fn is_segment(s: &str) -> bool {
+    !s.is_empty()
+        && s != "."
+        && s != ".."
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+}
+
 /// `ns/N/sa/S` as (N, S).
 fn service_account_path(path: &str) -> Option<(&str, &str)> {
     let rest = path.strip_prefix("ns/")?;
@@ -175,10 +184,9 @@ impl Identity {
                 .map_err(|error| IdentityError::Spiffe { id: uri, error });
         }
         if let Some((sa_ns, _)) = text.split_once(".serviceaccount.identity.")
-            && let Some((name, ns)) = sa_ns.split_once('.')
-            && !name.is_empty()
-            && !ns.is_empty()
-            && !ns.contains('.')
+            && let Some((name, ns)) = sa_ns.rsplit_once('.')
+            && is_segment(name)
+            && is_segment(ns)
         {
             return Ok(Identity::service_account(&config.trust_domain, ns, name));
         }
@@ -267,6 +275,20 @@ mod tests {
             Some("web.emojivoto.serviceaccount.identity.linkerd.cluster.local")
         );
         assert_eq!(want.to_string(), want.spiffe_uri());
+    }
+
+    // ServiceAccount names are DNS subdomains and may hold dots; namespaces are labels and
+    // never do, so the namespace is the last label before `.serviceaccount.`.
+    #[test]
+    fn a_linkerd_identity_of_a_dotted_service_account_round_trips() {
+        let config = Config::default();
+        let id = Identity::service_account("cluster.local", "shop", "web.v2");
+        let text = id.linkerd_identity().unwrap();
+        assert_eq!(
+            text,
+            "web.v2.shop.serviceaccount.identity.linkerd.cluster.local"
+        );
+        assert_eq!(Identity::parse(&text, &config).unwrap(), id);
     }
 
     #[test]
