@@ -7,7 +7,7 @@
 #   validate, resolve,
 #   resolve_differential,
 #   update,
-#   arbiter                     0x01, the manifest, 0x00: "decode this, then mutate it" (see
+#   arbiter, authorize          0x01, the manifest, 0x00: "decode this, then mutate it" (see
 #                               src/frame.rs), so the structural targets start from real objects
 set -euo pipefail
 
@@ -25,7 +25,7 @@ if [[ -n "$upstream" && "$upstream" != /* ]]; then
   upstream="$(cd "$repo" && cd "$upstream" 2>/dev/null && pwd || true)"
 fi
 
-targets_structural=(validate resolve resolve_differential update arbiter)
+targets_structural=(validate resolve resolve_differential update arbiter authorize)
 mkdir -p "$corpus/decode"
 for t in "${targets_structural[@]}"; do mkdir -p "$corpus/$t"; done
 
@@ -60,6 +60,12 @@ if compgen -G "$repo/examples/manifests/*.yaml" > /dev/null; then
     { printf '\001'; for f in "$repo"/examples/manifests/*.yaml; do cat "$f"; printf '\n---\n'; done; printf '\000'; } \
       > "$corpus/$t/m-sample-cluster"
   done
+fi
+
+# Pods and XAuthorizationPolicies for the authorize target (the gammactl fixture).
+if [[ -f "$repo/crates/gammactl/tests/fixtures/authorization.yaml" ]]; then
+  { printf '\001'; cat "$repo/crates/gammactl/tests/fixtures/authorization.yaml"; printf '\000'; } \
+    > "$corpus/authorize/m-authorization"
 fi
 
 # JSON shapes the decoder accepts: one object, an array, a kind: List.

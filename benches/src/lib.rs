@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+pub mod authz;
 pub mod chain;
 pub mod counting;
 pub mod grpc_mix;

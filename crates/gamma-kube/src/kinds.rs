@@ -65,6 +65,7 @@ pub fn is_custom(kind: ResourceKind) -> bool {
             | ResourceKind::EndpointSlice
             | ResourceKind::ConfigMap
             | ResourceKind::Secret
+            | ResourceKind::Pod
     )
 }
 

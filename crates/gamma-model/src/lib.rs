@@ -2,7 +2,7 @@
 //!
 //! Layers, as in the `regex` crate's AST → HIR → engine:
 //!
-//! 1. **Wire types** ([`gateway`], [`xmesh`], [`xbackend`], [`k8s`]): faithful serde mirrors of the upstream
+//! 1. **Wire types** ([`gateway`], [`xmesh`], [`xbackend`], [`xauthz`], [`k8s`]): faithful serde mirrors of the upstream
 //!    CRDs (v1.6.1, standard and experimental channels) and of the Kubernetes core subset
 //!    routing needs. Unknown enum values decode into `Unknown(String)` variants and unknown
 //!    fields are ignored, so a newer Gateway API never makes an object undecodable.
@@ -24,7 +24,8 @@
 //! [`schema`]. Each public item has one path: a main type at the root is not also in its module.
 //!
 //! gamma-rs extensions that are not upstream API are marked as such; the main one is
-//! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444).
+//! [`gateway::ParentReference::controllers`] (proposal gateway-api#3444). [`xauthz`] is a
+//! proposal model too: GEP-3779's AuthorizationPolicy, which no release publishes yet.
 //!
 //! Design notes: `docs/decode.md`, `docs/validation.md`, `docs/schema.md` and
 //! `docs/architecture.md`.
@@ -49,6 +50,7 @@ pub mod meta;
 pub mod schema;
 pub mod smi;
 pub mod validate;
+pub mod xauthz;
 pub mod xbackend;
 pub mod xmesh;
 pub mod xtelemetry;

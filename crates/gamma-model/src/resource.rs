@@ -9,9 +9,10 @@ use crate::gateway::{
     BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
     RouteStatus, TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Secret, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
 use crate::meta::ObjectMeta;
 use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
+use crate::xauthz::XAuthorizationPolicy;
 use crate::xbackend::{XBackend, XBackendTrafficPolicy};
 use crate::xmesh::XMesh;
 use crate::xtelemetry::XTelemetryPolicy;
@@ -198,6 +199,10 @@ resources! {
     /// `gateway.networking.x-k8s.io` XTelemetryPolicy (experimental channel, from v1.7).
     XTelemetryPolicy(XTelemetryPolicy) => "XTelemetryPolicy", namespaced: true,
         versions: ["gateway.networking.x-k8s.io/v1alpha1"];
+    /// `gateway.networking.x-k8s.io` XAuthorizationPolicy: a proposal model of GEP-3779's
+    /// AuthorizationPolicy (no release has it; see [`crate::xauthz`]).
+    XAuthorizationPolicy(XAuthorizationPolicy) => "XAuthorizationPolicy", namespaced: true,
+        versions: ["gateway.networking.x-k8s.io/v1alpha1"];
     /// Core Service.
     Service(Service) => "Service", namespaced: true, versions: ["v1"];
     /// Core Namespace.
@@ -209,6 +214,9 @@ resources! {
     ConfigMap(ConfigMap) => "ConfigMap", namespaced: true, versions: ["v1"];
     /// Core Secret: name, type and entry names only (listener `tls.certificateRefs`).
     Secret(Secret) => "Secret", namespaced: true, versions: ["v1"];
+    /// Core Pod: name, namespace, labels, ServiceAccount, IPs and readiness only (the
+    /// workloads of authorization policies).
+    Pod(Pod) => "Pod", namespaced: true, versions: ["v1"];
     /// SMI `split.smi-spec.io` TrafficSplit.
     TrafficSplit(TrafficSplit) => "TrafficSplit", namespaced: true,
         versions: ["split.smi-spec.io/v1alpha4", "split.smi-spec.io/v1alpha3", "split.smi-spec.io/v1alpha2", "split.smi-spec.io/v1alpha1"];

@@ -53,6 +53,7 @@ const LAYERS: Layers<'static> = Layers {
         ("validate/l4route.rs", 4),
         ("validate/policy.rs", 4),
         ("validate/service.rs", 4),
+        ("validate/xauthz.rs", 4),
         ("validate/xbackend.rs", 4),
         ("validate/xtelemetry.rs", 4),
         ("validate/fields.rs", 5),

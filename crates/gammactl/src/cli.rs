@@ -38,7 +38,9 @@ pub enum Command {
     #[command(subcommand)]
     Convert(ConvertCommand),
     /// Decide whether SMI access control (TrafficTarget) allows a request between two
-    /// ServiceAccounts: the reference to test a translation to a mesh's authorization policy.
+    /// ServiceAccounts, or with --from-identity whether XAuthorizationPolicies (GEP-3779,
+    /// proposal) let an identity reach an IP:PORT: the reference to test a translation to a
+    /// mesh's authorization policy.
     Authorize(AuthorizeArgs),
     /// Extend the installed Gateway API CRDs with a field gamma-rs models ahead of upstream.
     #[command(subcommand)]
@@ -62,6 +64,18 @@ pub enum CrdExtensionCommand {
     /// Gateway API upgrade) removes the field: run this again after one. See
     /// docs/ownership.md, "The `controllers` field on a real cluster".
     Controllers(CrdExtensionArgs),
+    /// Print a CustomResourceDefinition for XAuthorizationPolicy
+    /// (`gateway.networking.x-k8s.io/v1alpha1`), the proposal model of GEP-3779 no Gateway
+    /// API release ships, generated from gamma-model's JSON Schema; for clusters that want to
+    /// try it (`gammactl crd-extension authorization-policy | kubectl apply -f -`).
+    AuthorizationPolicy(CrdPrintArgs),
+}
+
+/// `gammactl crd-extension authorization-policy`.
+#[derive(Debug, Args)]
+pub struct CrdPrintArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `gammactl crd-extension controllers`.
@@ -140,6 +154,15 @@ pub enum AccessProtocol {
     Udp,
 }
 
+/// The verdict where no policy selects a workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BaselineArg {
+    /// Allow (GEP-3779's default).
+    Allow,
+    /// Deny (a default-deny mesh).
+    Deny,
+}
+
 /// `gammactl authorize`.
 #[derive(Debug, Args)]
 pub struct AuthorizeArgs {
@@ -147,18 +170,36 @@ pub struct AuthorizeArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// The source ServiceAccount, NAMESPACE/NAME.
+    /// The source ServiceAccount, NAMESPACE/NAME (SMI TrafficTargets).
     #[arg(
         long = "source",
         visible_alias = "from",
-        value_name = "NAMESPACE/SERVICEACCOUNT"
+        value_name = "NAMESPACE/SERVICEACCOUNT",
+        required_unless_present = "from_identity"
     )]
-    pub from: String,
-    /// The destination ServiceAccount, NAMESPACE/NAME.
+    pub from: Option<String>,
+    /// Evaluate XAuthorizationPolicies (GEP-3779, proposal) instead of SMI: the peer's identity
+    /// as a SPIFFE URI, an Istio principal (TD/ns/N/sa/S) or a Linkerd identity
+    /// (S.N.serviceaccount.identity.linkerd.TD), or `unauthenticated`. --to is then IP:PORT.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["from", "method", "path", "protocol", "headers", "port"])]
+    pub from_identity: Option<String>,
+    /// The trust domain of the cluster's workloads (with --from-identity).
+    #[arg(
+        long,
+        value_name = "DOMAIN",
+        default_value = "cluster.local",
+        requires = "from_identity"
+    )]
+    pub trust_domain: String,
+    /// The verdict where no XAuthorizationPolicy selects the workload (with --from-identity).
+    #[arg(long, value_enum, default_value = "allow", requires = "from_identity")]
+    pub baseline: BaselineArg,
+    /// The destination: a ServiceAccount NAMESPACE/NAME (SMI), or with --from-identity an
+    /// IP:PORT (a Pod IP, or a Service IP and port, which lead to the Service's Pods).
     #[arg(
         long = "destination",
         visible_alias = "to",
-        value_name = "NAMESPACE/SERVICEACCOUNT"
+        value_name = "NAMESPACE/SERVICEACCOUNT|IP:PORT"
     )]
     pub to: String,
     /// The destination port (required for tcp and udp).

@@ -1,14 +1,16 @@
 //! The Kubernetes core (and discovery) subset that routing needs: `Service`, `Namespace`,
-//! `EndpointSlice`, `ConfigMap`, `Secret` (key names only). Own types, no k8s-openapi dependency; unknown fields are ignored.
+//! `EndpointSlice`, `ConfigMap`, `Secret` (key names only), `Pod` (what authorization reads). Own types, no k8s-openapi dependency; unknown fields are ignored.
 
 mod configmap;
 mod endpointslice;
 mod namespace;
+mod pod;
 mod secret;
 mod service;
 
 pub use configmap::*;
 pub use endpointslice::*;
 pub use namespace::*;
+pub use pod::*;
 pub use secret::*;
 pub use service::*;

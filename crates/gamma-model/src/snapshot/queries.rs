@@ -11,7 +11,7 @@ use crate::gateway::{
     Gateway, GatewayClass, GrpcRoute, HttpRoute, ParentKind, ParentReference, ReferenceGrant,
     TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Secret, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
 use crate::resource::{AnyResource, ObjectKey, ResourceKind};
 use crate::validate::ValidateOptions;
 use crate::xmesh::XMesh;
@@ -329,6 +329,8 @@ typed_accessors! {
     endpoint_slices, endpoint_slice, EndpointSlice, EndpointSlice, namespaced: true;
     config_maps, config_map, ConfigMap, ConfigMap, namespaced: true;
     secrets, secret, Secret, Secret, namespaced: true;
+    pods, pod, Pod, Pod, namespaced: true;
+    xauthorization_policies, xauthorization_policy, XAuthorizationPolicy, crate::xauthz::XAuthorizationPolicy, namespaced: true;
     backend_tls_policies, backend_tls_policy, BackendTlsPolicy, crate::gateway::BackendTlsPolicy, namespaced: true;
     xmeshes, xmesh, XMesh, XMesh, namespaced: false;
     traffic_splits, traffic_split, TrafficSplit, crate::smi::TrafficSplit, namespaced: true;

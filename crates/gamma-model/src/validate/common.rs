@@ -178,6 +178,9 @@ known_enum!(
     crate::xbackend::XBackendTlsMode,
     crate::xtelemetry::TracingMode,
     crate::xtelemetry::AttributeSourceType,
+    crate::xauthz::AuthorizationAction,
+    crate::xauthz::EnforcementLevel,
+    crate::xauthz::AuthorizationSourceType,
 );
 
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].

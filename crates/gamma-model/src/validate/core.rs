@@ -1,4 +1,5 @@
-//! Validation of the Kubernetes core subset (Service, Namespace, EndpointSlice, ConfigMap).
+//! Validation of the Kubernetes core subset (Service, Namespace, EndpointSlice, ConfigMap,
+//! Secret, Pod).
 //!
 //! What gamma-rs reads is checked as the API server checks it: Service in `service.rs`,
 //! EndpointSlice in `endpointslice.rs`, ConfigMap in `configmap.rs`, a Namespace's name here. Fields gamma-rs does not model
@@ -6,7 +7,7 @@
 
 use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Secret, Service};
+use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
 
 impl Validate for Service {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
@@ -36,5 +37,24 @@ impl Validate for ConfigMap {
 impl Validate for Secret {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
         super::configmap::secret(self, path, errors);
+    }
+}
+
+impl Validate for Pod {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        // Pod names are DNS-1123 subdomains; of the spec only the ServiceAccount is kept, a
+        // DNS-1123 subdomain too (ValidatePodSpec, ValidateServiceAccountName).
+        meta::object_meta(&self.metadata, path, true, NameRule::Subdomain, errors);
+        let sapath = path.field("spec").field("serviceAccountName");
+        if let Some(sa) = self
+            .spec
+            .service_account_name
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            && errors.length(&sapath, sa, 1, 253)
+            && !super::patterns::is_dns_subdomain(sa)
+        {
+            errors.rule(sapath, "must be a lowercase RFC 1123 subdomain");
+        }
     }
 }

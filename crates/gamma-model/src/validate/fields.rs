@@ -237,6 +237,8 @@ fn has_crd(kind: ResourceKind) -> bool {
             | ResourceKind::EndpointSlice
             | ResourceKind::ConfigMap
             | ResourceKind::Secret
+            | ResourceKind::Pod
+            | ResourceKind::XAuthorizationPolicy
             | ResourceKind::TrafficSplit
             | ResourceKind::HttpRouteGroup
             | ResourceKind::SmiTcpRoute

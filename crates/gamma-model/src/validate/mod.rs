@@ -57,6 +57,7 @@ mod service;
 mod status;
 pub(crate) mod traits;
 mod update;
+mod xauthz;
 mod xbackend;
 mod xtelemetry;
 

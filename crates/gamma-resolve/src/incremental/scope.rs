@@ -27,7 +27,8 @@ fn is_route_kind(k: ResourceKind) -> bool {
 ///   by its kind alone (`InvalidKind`), never by reading the object;
 /// - XTelemetryPolicy: tracing settings, which no route decision depends on;
 /// - XMesh and the SMI kinds: read by the arbiter and the SMI conversion (ownership changes
-///   arrive as route changes).
+///   arrive as route changes);
+/// - Pod, XAuthorizationPolicy: read only by authorization (`gamma-authz`), never by routing.
 fn never_read(kind: ResourceKind) -> bool {
     matches!(
         kind,
@@ -41,6 +42,8 @@ fn never_read(kind: ResourceKind) -> bool {
             | ResourceKind::SmiTcpRoute
             | ResourceKind::SmiUdpRoute
             | ResourceKind::TrafficTarget
+            | ResourceKind::Pod
+            | ResourceKind::XAuthorizationPolicy
     )
 }
 

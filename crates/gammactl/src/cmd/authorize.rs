@@ -1,5 +1,6 @@
 //! `gammactl authorize`: SMI TrafficTarget access control for one request, through
-//! gamma-smi's Authorizer.
+//! gamma-smi's Authorizer; with `--from-identity`, XAuthorizationPolicies through gamma-authz
+//! (`authorize_gep`).
 
 use gamma_mesh::smi::{AccessRequest, Authorizer, ServiceAccountRef};
 use serde::Serialize;
@@ -19,8 +20,13 @@ struct Answer<'a> {
 }
 
 pub fn run(args: &AuthorizeArgs) -> Result<(), Failure> {
+    if let Some(identity) = &args.from_identity {
+        return super::authorize_gep::run(args, identity);
+    }
     let source: ServiceAccountRef = args
         .from
+        .as_deref()
+        .unwrap_or_default()
         .parse()
         .map_err(|e| usage(format!("--from: {e}")))?;
     let destination: ServiceAccountRef =

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod authorize;
+mod authorize_gep;
 mod convert;
 mod crd_extension;
 mod explain;
@@ -30,6 +31,9 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Authorize(args) => authorize::run(&args),
         Command::CrdExtension(crate::cli::CrdExtensionCommand::Controllers(args)) => {
             crd_extension::controllers(&args)
+        }
+        Command::CrdExtension(crate::cli::CrdExtensionCommand::AuthorizationPolicy(args)) => {
+            authorize_gep::crd(&args)
         }
     }
 }
