@@ -1,8 +1,8 @@
 //! The XAuthorizationPolicy CRD `gammactl crd-extension authorization-policy` prints, installed
 //! on a real Kubernetes API server (tools/kube-testenv): the server accepts exactly the objects
 //! gamma-model's validation accepts on each case below (the GEP's target rules, the SPIFFE
-//! path, the required fields), and keeps `sources: []` apart from an omitted list. Skipped with
-//! a message when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+//! path, the required fields), and keeps `sources: []` apart from an omitted list. Reported
+//! ignored (with the reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -12,8 +12,15 @@
 
 mod common;
 
+use gamma_testenv::harness::standard_server;
+
+gamma_testenv::test_main! {
+    #[tokio] the_printed_crd_admits_what_gamma_model_validates_on_a_real_api_server
+        if standard_server,
+}
+
 use common::run;
-use gamma_mesh::kube::kinds::api_resource;
+use gamma_mesh::cluster::kinds::api_resource;
 use gamma_mesh::model::{AnyResource, ResourceKind, Validate};
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
 use serde_json::{Value, json};
@@ -39,11 +46,8 @@ fn spec(targets: Value, rules: Value) -> Value {
     json!({"targetRefs": targets, "action": "ALLOW", "enforcementLevel": "Network", "rules": rules})
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_printed_crd_admits_what_gamma_model_validates_on_a_real_api_server() {
-    let Some(env) = gamma_testenv::shared_or_skip(gamma_testenv::Channel::Standard) else {
-        return;
-    };
+    let env = gamma_testenv::server(gamma_testenv::Channel::Standard);
     let client = client(env.kubeconfig()).await;
     let printed = run(&["crd-extension", "authorization-policy", "-o", "json"]);
     assert_eq!(printed.code, 0, "{}", printed.stderr);
