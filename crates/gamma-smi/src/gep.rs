@@ -336,14 +336,13 @@ fn convert_one(
             ports: union,
         }
     } else if http_admits {
-        report.push(
-            Severity::Widened,
-            &me,
-            rules_field,
+        widened_matches.push((
+            rules_field.to_owned(),
             "no TCPRoute rule: SMI allowed the sources only HTTP requests its HTTPRouteGroups \
              admit; the policy allows them any TCP traffic (on every port, or on destination.port \
-             when set)",
-        );
+             when set)"
+                .to_owned(),
+        ));
         L4 {
             admits: true,
             ports: None,
@@ -367,10 +366,6 @@ fn convert_one(
             l4.admits = false;
         }
     }
-    for (field, message) in widened_matches {
-        report.push(Severity::Widened, &me, field, message);
-    }
-
     // Pods of the destination ServiceAccount, and the labels they all carry.
     let in_ns: Vec<&gamma_model::k8s::Pod> = snapshot
         .pods()
@@ -393,6 +388,11 @@ fn convert_one(
         );
         return;
     };
+    // What the rules lose, once there is a policy to lose it in (without Pods, the finding
+    // above says more: no policy at all).
+    for (field, message) in widened_matches {
+        report.push(Severity::Widened, &me, field, message);
+    }
     let mut common: BTreeMap<String, String> = first.metadata.labels.clone();
     for p in rest {
         common.retain(|k, v| p.metadata.labels.get(k) == Some(v));

@@ -23,7 +23,7 @@ fn convert_smi_prints_routes_and_a_located_report() {
     assert!(
         r.stderr.ends_with(
             "2 TrafficSplits converted into 3 routes; 1 dropped, 0 approximated, 3 notes\n\
-         2 TrafficTargets converted into 0 XAuthorizationPolicies; 4 widened, 0 narrowed, 0 equal\n"
+         2 TrafficTargets converted into 0 XAuthorizationPolicies; 2 widened, 0 narrowed, 0 equal\n"
         ),
         "{}",
         r.stderr
