@@ -69,8 +69,7 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
     if widened > 0 {
         warn(&style.red(&style.bold(&format!(
             "WARNING: the converted authorization policies ALLOW MORE than the TrafficTargets: \
-             {widened} finding{} below widen access (GEP-3779 policies are L4 only); review them \
-             before applying",
+             {widened} finding{} below widen access; review them before applying",
             if widened == 1 { "" } else { "s" }
         ))));
     }
