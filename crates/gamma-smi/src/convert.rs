@@ -57,7 +57,9 @@ pub struct Conversion {
 
 /// Converts every SMI TrafficSplit in `snapshot` to Gateway API routes, reading the Services,
 /// HTTPRouteGroups and SMI TCPRoutes it references from the same snapshot. TrafficTargets have
-/// no Gateway API equivalent: they are listed in the report (see [`crate::Authorizer`]).
+/// no standard Gateway API equivalent: they are listed in the report (see
+/// [`crate::gep::convert_traffic_targets`] for the proposed AuthorizationPolicy, and
+/// [`crate::Authorizer`]).
 ///
 /// ```
 /// use gamma_model::{Snapshot, decode};
@@ -104,8 +106,10 @@ pub fn convert(snapshot: &Snapshot) -> Conversion {
             Severity::Dropped,
             &me,
             "",
-            "access control has no Gateway API equivalent; evaluate it with gamma_smi::Authorizer \
-             (`gammactl authorize`) or translate it to your mesh's authorization policy",
+            "access control has no Gateway API equivalent among the routes; \
+             gamma_smi::gep::convert_traffic_targets converts it to the proposed \
+             XAuthorizationPolicy (GEP-3779), gamma_smi::Authorizer (`gammactl authorize`) \
+             evaluates it",
         );
     }
     c.out

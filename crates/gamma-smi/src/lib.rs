@@ -5,6 +5,9 @@
 //!   not be expressed, by object and field.
 //! - [`Authorizer`]: SMI TrafficTarget access control (which ServiceAccounts may call which, on
 //!   which routes or ports), which has no core Gateway API equivalent, as a pure evaluator.
+//! - [`gep::convert_traffic_targets`]: TrafficTargets as the proposed Gateway API
+//!   AuthorizationPolicy (GEP-3779, L4 only), with a report of where access is widened (L7
+//!   matches dropped), narrowed or equal.
 //!
 //! The SMI objects themselves are modelled, decoded and validated by
 //! [`gamma_model::smi`]; [`matching`] states what an SMI HTTP match means, and
@@ -24,6 +27,7 @@
 mod authz;
 mod convert;
 mod gateway_match;
+pub mod gep;
 pub mod matching;
 mod report;
 pub mod weights;

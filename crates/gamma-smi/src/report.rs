@@ -11,12 +11,20 @@ use serde::Serialize;
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub enum Severity {
+    /// Access control only: the output allows requests the SMI objects denied (e.g. an
+    /// HTTPRouteGroup match dropped from an L4 authorization policy). A security fact to review
+    /// before applying.
+    Widened,
     /// Part of the SMI object could not be expressed and is missing from the output.
     Dropped,
     /// Expressed, but not exactly (e.g. weights rounded to fit the Gateway API cap).
     Approximated,
     /// Expressed exactly, with a choice or a behaviour worth knowing about.
     Note,
+    /// Access control only: the output denies requests the SMI objects allowed.
+    Narrowed,
+    /// Access control only: the output allows exactly what the SMI object allowed.
+    Equal,
 }
 
 impl fmt::Display for Severity {
@@ -25,6 +33,9 @@ impl fmt::Display for Severity {
             Severity::Dropped => "dropped",
             Severity::Approximated => "approximated",
             Severity::Note => "note",
+            Severity::Widened => "widened",
+            Severity::Narrowed => "narrowed",
+            Severity::Equal => "equal",
         })
     }
 }
@@ -65,14 +76,22 @@ impl Report {
         &self.findings
     }
 
-    /// Whether nothing was dropped or approximated (notes do not count).
+    /// Whether nothing was dropped, approximated, widened or narrowed (notes and equal
+    /// findings do not count).
     pub fn is_lossless(&self) -> bool {
-        self.findings.iter().all(|f| f.severity == Severity::Note)
+        self.findings
+            .iter()
+            .all(|f| matches!(f.severity, Severity::Note | Severity::Equal))
     }
 
     /// The findings about one object.
     pub fn about<'a>(&'a self, object: &'a ObjectKey) -> impl Iterator<Item = &'a Finding> + 'a {
         self.findings.iter().filter(move |f| &f.object == object)
+    }
+
+    /// Orders the findings by `rank` (lowest first), keeping the order within a rank.
+    pub(crate) fn sort_by_severity_rank(&mut self, rank: impl Fn(Severity) -> u8) {
+        self.findings.sort_by_key(|f| rank(f.severity));
     }
 
     pub(crate) fn push(

@@ -17,11 +17,17 @@ fn convert_smi_prints_routes_and_a_located_report() {
     assert!(r.stdout.contains("name: website-ab-80"));
     // The report names the SMI object's file and line.
     assert!(r.stderr.contains(
-        "examples/manifests/smi/30-traffic-target.yaml:6: dropped: TrafficTarget store/website-api"
+        "examples/manifests/smi/20-traffic-split.yaml:20: dropped: TrafficSplit store/website-ab"
     ), "{}", r.stderr);
-    assert!(r.stderr.ends_with(
-        "2 TrafficSplits converted into 3 routes; 3 dropped, 0 approximated, 3 notes\n"
-    ));
+    // The sample has no Pods: the TrafficTargets' destinations cannot be selected (widened).
+    assert!(
+        r.stderr.ends_with(
+            "2 TrafficSplits converted into 3 routes; 1 dropped, 0 approximated, 3 notes\n\
+         2 TrafficTargets converted into 0 XAuthorizationPolicies; 2 widened, 0 narrowed, 0 equal\n"
+        ),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -184,4 +190,77 @@ fn authorize_usage_errors_exit_2() {
     ] {
         assert_eq!(common::run(args).code, 2, "{args:?}");
     }
+}
+
+/// `convert smi` turns TrafficTargets into XAuthorizationPolicies (GEP-3779, a proposal) and
+/// puts the findings that widen access first: the HTTPRouteGroup match `api` is dropped, so
+/// the policy lets `storefront` send any request on port 80.
+#[test]
+fn convert_smi_warns_first_that_dropped_http_matches_widen_access() {
+    const FIXTURE: &str = "crates/gammactl/tests/fixtures/smi-authz.yaml";
+    let r = common::run(&["convert", "smi", "-f", FIXTURE]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut lines = r.stderr.lines();
+    let first = lines.next().unwrap();
+    assert!(
+        first.starts_with("WARNING: the converted authorization policies ALLOW MORE"),
+        "{}",
+        r.stderr
+    );
+    let second = lines.next().unwrap();
+    assert!(
+        second.starts_with(&format!(
+            "{FIXTURE}:44: WIDENED ACCESS: TrafficTarget store/website-api: spec.rules[0].matches: \
+             HTTPRouteGroup store/website-routes match \"api\" (methods GET,POST, pathRegex \"/api\") is DROPPED"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains(
+        "equal access: TrafficTarget store/db: converted to XAuthorizationPolicy store/db with the same access"
+    ));
+    assert!(r.stderr.ends_with(
+        "2 TrafficTargets converted into 2 XAuthorizationPolicies; 1 widened, 0 narrowed, 1 equal\n"
+    ));
+    // The policies validate, and select the destinations' Pods by label.
+    let v = run_with_stdin(&["validate", "-f", "-"], Some(&r.stdout));
+    assert_eq!(v.code, 0, "{}{}", v.stdout, v.stderr);
+    assert!(r.stdout.contains("kind: XAuthorizationPolicy"));
+    assert!(r.stdout.contains("gamma.rs/smi-access: widened"));
+}
+
+/// `-o json` carries the policies, each with the access it gives compared with its
+/// TrafficTarget in the `gamma.rs/smi-access` annotation.
+#[test]
+fn convert_smi_json_carries_the_policies_and_their_access() {
+    let r = common::run(&[
+        "convert",
+        "smi",
+        "-f",
+        "crates/gammactl/tests/fixtures/smi-authz.yaml",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    let access: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| {
+            (
+                i["metadata"]["name"].as_str().unwrap(),
+                i["metadata"]["annotations"]["gamma.rs/smi-access"]
+                    .as_str()
+                    .unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(access, [("db", "equal"), ("website-api", "widened")]);
+    let website = &items[1]["spec"];
+    assert_eq!(
+        website["targetRefs"][0]["selector"]["matchLabels"]["app"],
+        "website"
+    );
+    assert_eq!(website["rules"][0]["networkAttributes"]["ports"][0], 80);
+    assert!(r.stderr.contains("WIDENED ACCESS"));
 }

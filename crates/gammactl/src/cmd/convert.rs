@@ -1,8 +1,9 @@
-//! `gammactl convert smi`: SMI traffic splits to Gateway API routes, through gamma-smi. The
-//! routes go to standard output, ready to apply; the report goes to standard error, each
-//! finding located at its SMI object's file and line.
+//! `gammactl convert smi`: SMI traffic splits to Gateway API routes, and SMI TrafficTargets to
+//! the proposed XAuthorizationPolicy (GEP-3779), through gamma-smi. The objects go to standard
+//! output, ready to apply; the report goes to standard error, each finding located at its SMI
+//! object's file and line, the findings that widen access first.
 
-use gamma_mesh::model::AnyResource;
+use gamma_mesh::model::{AnyResource, ResourceKind};
 use gamma_mesh::smi::Severity;
 use serde::Serialize;
 
@@ -23,7 +24,15 @@ struct List<'a> {
 pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
-    let conversion = gamma_mesh::smi::convert(&snapshot);
+    let mut conversion = gamma_mesh::smi::convert(&snapshot);
+    let authz = gamma_mesh::smi::gep::convert_traffic_targets(&snapshot);
+    conversion.resources.extend(
+        authz
+            .policies
+            .iter()
+            .cloned()
+            .map(AnyResource::XAuthorizationPolicy),
+    );
     match args.output.format() {
         Format::Json => print(
             &List {
@@ -37,7 +46,7 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
             let mut out = String::new();
             for r in &conversion.resources {
                 let doc = serde_saphyr::to_string(r)
-                    .map_err(|e| input(format!("cannot encode a converted route as YAML: {e}")))?;
+                    .map_err(|e| input(format!("cannot encode a converted object as YAML: {e}")))?;
                 out.push_str("---\n");
                 out.push_str(&doc);
                 if !doc.ends_with('\n') {
@@ -51,21 +60,50 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
     let by_key: std::collections::HashMap<_, _> =
         manifests.objects.iter().map(|o| (o.key(), o)).collect();
     let style = Style::stderr();
-    let (mut dropped, mut approximated, mut notes) = (0, 0, 0);
-    for f in conversion.report.findings() {
+    let widened = authz
+        .report
+        .findings()
+        .iter()
+        .filter(|f| f.severity == Severity::Widened)
+        .count();
+    if widened > 0 {
+        warn(&style.red(&style.bold(&format!(
+            "WARNING: the converted authorization policies ALLOW MORE than the TrafficTargets: \
+             {widened} finding{} below widen access; review them before applying",
+            if widened == 1 { "" } else { "s" }
+        ))));
+    }
+    // The routes' report speaks of TrafficTargets only to say the routes cannot carry them;
+    // the policies' report says what became of them.
+    let route_findings: Vec<_> = conversion
+        .report
+        .findings()
+        .iter()
+        .filter(|f| f.object.kind != ResourceKind::TrafficTarget)
+        .collect();
+    let count = |findings: &[&gamma_mesh::smi::Finding], s: Severity| {
+        findings.iter().filter(|f| f.severity == s).count()
+    };
+    let dropped = count(&route_findings, Severity::Dropped);
+    let approximated = count(&route_findings, Severity::Approximated);
+    let notes = count(&route_findings, Severity::Note);
+    let all_authz: Vec<_> = authz.report.findings().iter().collect();
+    let narrowed = count(&all_authz, Severity::Narrowed);
+    let equal = count(&all_authz, Severity::Equal);
+    // Widened and narrowed access first (the policies' report is sorted so), then the routes.
+    let (access, rest): (Vec<_>, Vec<_>) = authz
+        .report
+        .findings()
+        .iter()
+        .partition(|f| matches!(f.severity, Severity::Widened | Severity::Narrowed));
+    for f in access.into_iter().chain(route_findings).chain(rest) {
         let label = match f.severity {
-            Severity::Dropped => {
-                dropped += 1;
-                style.red("dropped:")
-            }
-            Severity::Approximated => {
-                approximated += 1;
-                style.yellow("approximated:")
-            }
-            _ => {
-                notes += 1;
-                "note:".to_owned()
-            }
+            Severity::Widened => style.red(&style.bold("WIDENED ACCESS:")),
+            Severity::Narrowed => style.yellow("narrowed access:"),
+            Severity::Equal => "equal access:".to_owned(),
+            Severity::Dropped => style.red("dropped:"),
+            Severity::Approximated => style.yellow("approximated:"),
+            _ => "note:".to_owned(),
         };
         let location = by_key.get(&f.object).map(|o| {
             let line = if f.field.is_empty() {
@@ -88,16 +126,26 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
         ));
     }
     let splits = snapshot.traffic_splits().count();
+    let routes = conversion.resources.len() - authz.policies.len();
+    let targets = snapshot.traffic_targets().count();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     warn(&format!(
-        "{splits} TrafficSplit{} converted into {} route{}; {dropped} dropped, {approximated} approximated, {notes} note{}",
-        if splits == 1 { "" } else { "s" },
-        conversion.resources.len(),
-        if conversion.resources.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
-        if notes == 1 { "" } else { "s" },
+        "{splits} TrafficSplit{} converted into {routes} route{}; {dropped} dropped, {approximated} approximated, {notes} note{}",
+        plural(splits),
+        plural(routes),
+        plural(notes),
     ));
+    if targets > 0 {
+        warn(&format!(
+            "{targets} TrafficTarget{} converted into {} XAuthorizationPolic{}; {widened} widened, {narrowed} narrowed, {equal} equal",
+            plural(targets),
+            authz.policies.len(),
+            if authz.policies.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+        ));
+    }
     Ok(())
 }
