@@ -116,12 +116,12 @@ impl Manifests {
         Self::load_in(sources, problems, DEFAULT_NAMESPACE, false, None)
     }
 
-    /// As [`Manifests::load`], with `namespace` for namespaced objects that name none (`-n`,
-    /// as kubectl); with `checked`, also recording each object's unknown and missing fields,
-    /// for `validate` to judge as the API server does; with `defaults`, applying that bundle's
-    /// CRD defaults as the API server does before storing, so that a file reads as the object
-    /// the cluster stores from it (fields are checked before defaulting: defaults only add
-    /// declared fields).
+    /// Decodes every source as `Manifests::load` (the tests' reader) does, with `namespace` for
+    /// namespaced objects that name none (`-n`, as kubectl); with `checked`, also recording each
+    /// object's unknown and missing fields, for `validate` to judge as the API server does; with
+    /// `defaults`, applying that bundle's CRD defaults as the API server does before storing, so
+    /// that a file reads as the object the cluster stores from it (fields are checked before
+    /// defaulting: defaults only add declared fields).
     pub fn load_in(
         sources: &[Source],
         problems: Vec<Problem>,
