@@ -127,6 +127,12 @@ impl InputArgs {
             .as_deref()
             .unwrap_or(crate::manifests::DEFAULT_NAMESPACE)
     }
+
+    /// The bundle of `--bundle-version` and `--channel`: whose CRDs the objects are judged by,
+    /// and whose defaults files are read with.
+    pub fn bundle(&self) -> gamma_mesh::model::validate::Bundle {
+        gamma_mesh::model::validate::Bundle::new(self.bundle_version, self.channel.channel())
+    }
 }
 
 impl CrdExtensionArgs {
@@ -278,6 +284,12 @@ pub struct InputArgs {
         default_value_t = gamma_mesh::model::validate::Release::NEWEST
     )]
     pub bundle_version: gamma_mesh::model::validate::Release,
+    /// The release channel whose CRDs the objects are judged by: files are read with its
+    /// defaults (as the API server applies them before storing), and a route invalid under its
+    /// rules is left out of the table, which `explain`/`resolve` say for the Service or Gateway
+    /// it names (docs/validation.md, "Defaults" and "One verdict per object").
+    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
+    pub channel: ChannelArg,
     /// The namespace, as kubectl's `-n`: of namespaced objects that name none (else
     /// `default`), of a bare `SERVICE:PORT` destination and the client's (`--from`) when not
     /// given; `owners` and `status` list only its routes.
@@ -394,9 +406,6 @@ pub struct ValidateArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Which channel's CRD rules to check against.
-    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
-    pub channel: ChannelArg,
     /// What unknown fields are, as the API server's `fieldValidation`: errors (`strict`, as
     /// kubectl), warnings (`warn`: the API server prunes them) or nothing (`ignore`).
     /// Experimental-only fields are unknown on the standard channel.
@@ -524,11 +533,6 @@ pub struct ResolveArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Which channel's CRD rules routes are validated against; a route invalid under them is
-    /// left out of the table, and `explain`/`resolve` say so for the Service or Gateway it
-    /// names (docs/validation.md, "One verdict per object").
-    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
-    pub channel: ChannelArg,
     /// Which addresses mesh routes bind to: Service cluster IPs (the Gateway API's rule), or
     /// also the ready endpoints of headless Services (beyond the spec; docs/workloads.md).
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
@@ -560,11 +564,6 @@ pub struct ExplainArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Which channel's CRD rules routes are validated against; a route invalid under them is
-    /// left out of the table, and `explain`/`resolve` say so for the Service or Gateway it
-    /// names (docs/validation.md, "One verdict per object").
-    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
-    pub channel: ChannelArg,
     /// Which addresses mesh routes bind to: Service cluster IPs (the Gateway API's rule), or
     /// also the ready endpoints of headless Services (beyond the spec; docs/workloads.md).
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]
@@ -627,11 +626,6 @@ pub struct StatusArgs {
     pub input: InputArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Which channel's CRD rules routes are validated against; a route invalid under them is
-    /// left out of the table, and `explain`/`resolve` say so for the Service or Gateway it
-    /// names (docs/validation.md, "One verdict per object").
-    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
-    pub channel: ChannelArg,
     /// Which addresses mesh routes bind to: Service cluster IPs (the Gateway API's rule), or
     /// also the ready endpoints of headless Services (beyond the spec; docs/workloads.md).
     #[arg(long, value_enum, default_value_t = BindArg::ClusterIps)]

@@ -111,21 +111,27 @@ impl Manifests {
     /// Decodes every source. Objects of kinds gamma-rs does not model are skipped with a
     /// warning; an object defined twice is a warning (the later definition is kept, as `kubectl
     /// apply` would apply both in turn). Objects without a namespace are in `default`.
+    #[cfg(test)]
     pub fn load(sources: &[Source], problems: Vec<Problem>) -> Self {
-        Self::load_in(sources, problems, DEFAULT_NAMESPACE, false)
+        Self::load_in(sources, problems, DEFAULT_NAMESPACE, false, None)
     }
 
-    /// As [`Manifests::load`], with `namespace` for namespaced objects that name none (`-n`,
-    /// as kubectl); with `checked`, also recording each object's unknown and missing fields,
-    /// for `validate` to judge as the API server does.
+    /// Decodes every source as `Manifests::load` (the tests' reader) does, with `namespace` for
+    /// namespaced objects that name none (`-n`, as kubectl); with `checked`, also recording each
+    /// object's unknown and missing fields, for `validate` to judge as the API server does; with
+    /// `defaults`, applying that bundle's CRD defaults as the API server does before storing, so
+    /// that a file reads as the object the cluster stores from it (fields are checked before
+    /// defaulting: defaults only add declared fields).
     pub fn load_in(
         sources: &[Source],
         problems: Vec<Problem>,
         namespace: &str,
         checked: bool,
+        defaults: Option<gamma_mesh::model::validate::Bundle>,
     ) -> Self {
         let mut options = DecodeOptions::skipping_unsupported();
         options.check_fields = checked;
+        options.defaults = defaults;
         Self::load_with(sources, problems, &options, namespace)
     }
 

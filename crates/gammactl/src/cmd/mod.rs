@@ -43,7 +43,8 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems, availability) = sources(args)?;
-    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), false);
+    let mut manifests =
+        Manifests::load_in(&sources, problems, args.namespace(), false, defaults(args));
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
     nothing_found(args, &manifests)?;
@@ -53,11 +54,20 @@ pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
     let (sources, problems, availability) = sources(args)?;
-    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), true);
+    let mut manifests =
+        Manifests::load_in(&sources, problems, args.namespace(), true, defaults(args));
     manifests.secrets_complete = args.secrets_complete;
     manifests.parent_ref_controllers = availability;
     nothing_found(args, &manifests)?;
     Ok(summarise_skipped(args, manifests))
+}
+
+/// The CRD defaults files are read with: those of `--bundle-version` and `--channel`, as the API
+/// server applies them before storing, so that a file reads as the object a cluster stores from
+/// it. Objects read from a cluster were defaulted by its API server (under its own CRDs) and
+/// are read as they are.
+fn defaults(args: &InputArgs) -> Option<gamma_mesh::model::validate::Bundle> {
+    (!crate::cluster::wanted(args)).then(|| args.bundle())
 }
 
 /// The input texts: the `-f` files, or one per object of the cluster named by `--kubeconfig`,

@@ -132,7 +132,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     let options = crate::ownership::build_options(arb.arbiter.config())
         .with_bundle(gamma_mesh::model::validate::Bundle::new(
             args.input.bundle_version,
-            args.channel.channel(),
+            args.input.channel.channel(),
         ))
         .with_mesh_binding(args.bind.binding());
     let table = RouteTable::build(&snapshot, &options);

@@ -44,7 +44,7 @@ struct Skipped<'a> {
 
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let mut manifests = super::read_checked(&args.input)?;
-    let mut opts = ValidateOptions::channel(match args.channel {
+    let mut opts = ValidateOptions::channel(match args.input.channel {
         ChannelArg::Standard => Channel::Standard,
         ChannelArg::Experimental => Channel::Experimental,
     });
@@ -57,7 +57,13 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let old = match &args.old {
         Some(path) => {
             let (sources, problems) = crate::input::read_all(std::slice::from_ref(path))?;
-            let old = crate::manifests::Manifests::load(&sources, problems);
+            let old = crate::manifests::Manifests::load_in(
+                &sources,
+                problems,
+                crate::manifests::DEFAULT_NAMESPACE,
+                false,
+                Some(args.input.bundle()),
+            );
             // The stored objects' own problems are not this run's: only unreadable input is.
             manifests
                 .problems
