@@ -131,8 +131,7 @@ fn documents_convert_as_decode_reads_them(upstream: bool) {
                         seen[1] += 1;
                     }
                     ("EndpointSlice", Some("discovery.k8s.io/v1")) => {
-                        let theirs: discovery::EndpointSlice =
-                            serde_json::from_value(d).unwrap();
+                        let theirs: discovery::EndpointSlice = serde_json::from_value(d).unwrap();
                         let AnyResource::EndpointSlice(o) = ours() else {
                             unreachable!()
                         };
@@ -146,4 +145,3 @@ fn documents_convert_as_decode_reads_them(upstream: bool) {
     }
     assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
 }
-

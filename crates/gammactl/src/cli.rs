@@ -128,10 +128,22 @@ impl InputArgs {
             .unwrap_or(crate::manifests::DEFAULT_NAMESPACE)
     }
 
-    /// The bundle of `--bundle-version` and `--channel`: whose CRDs the objects are judged by,
-    /// and whose defaults files are read with.
+    /// The bundle of `--bundle-version` and `--channel` (the newest release, the standard
+    /// channel where not given): whose CRDs files are judged by, and read with the defaults of.
     pub fn bundle(&self) -> gamma_mesh::model::validate::Bundle {
-        gamma_mesh::model::validate::Bundle::new(self.bundle_version, self.channel.channel())
+        self.bundle_over(gamma_mesh::model::validate::Bundle::default())
+    }
+
+    /// `--bundle-version` and `--channel` where given, over `found` (what a cluster's CRDs
+    /// name): an explicit flag wins.
+    pub fn bundle_over(
+        &self,
+        found: gamma_mesh::model::validate::Bundle,
+    ) -> gamma_mesh::model::validate::Bundle {
+        gamma_mesh::model::validate::Bundle::new(
+            self.bundle_version.unwrap_or(found.release),
+            self.channel.map_or(found.channel, ChannelArg::channel),
+        )
     }
 }
 
@@ -277,19 +289,20 @@ pub struct InputArgs {
     /// The Gateway API release whose CRDs the objects are judged by: a minor series or any
     /// of its patch releases (`v1.7`, `v1.7.0`, `v1.6.3`, `v1.5.1`). Served versions, the
     /// fields each channel declares and the rules follow it (docs/validation.md, "Releases").
+    /// Default: for files the newest (v1.7); for a cluster the release its CRDs name.
     #[arg(
         long = "bundle-version",
         value_name = "VERSION",
-        value_parser = gamma_mesh::model::validate::Release::parse,
-        default_value_t = gamma_mesh::model::validate::Release::NEWEST
+        value_parser = gamma_mesh::model::validate::Release::parse
     )]
-    pub bundle_version: gamma_mesh::model::validate::Release,
+    pub bundle_version: Option<gamma_mesh::model::validate::Release>,
     /// The release channel whose CRDs the objects are judged by: files are read with its
     /// defaults (as the API server applies them before storing), and a route invalid under its
     /// rules is left out of the table, which `explain`/`resolve` say for the Service or Gateway
-    /// it names (docs/validation.md, "Defaults" and "One verdict per object").
-    #[arg(long, value_enum, default_value_t = ChannelArg::Standard)]
-    pub channel: ChannelArg,
+    /// it names (docs/validation.md, "Defaults" and "One verdict per object"). Default: for
+    /// files `standard`; for a cluster the channel its CRDs name.
+    #[arg(long, value_enum)]
+    pub channel: Option<ChannelArg>,
     /// The namespace, as kubectl's `-n`: of namespaced objects that name none (else
     /// `default`), of a bare `SERVICE:PORT` destination and the client's (`--from`) when not
     /// given; `owners` and `status` list only its routes.

@@ -20,11 +20,23 @@ pub fn wanted(args: &InputArgs) -> bool {
     args.kubeconfig.is_some() || args.context.is_some() || args.cluster
 }
 
+/// What a cluster read gives besides its objects.
+pub struct ClusterFacts {
+    /// Whether its route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension).
+    pub parent_ref_controllers: Availability,
+    /// The Gateway API bundle its CRDs name (as gamma-kube's runtime chooses it); `None`
+    /// without any Gateway API CRD.
+    pub bundle: Option<gamma_mesh::model::validate::Bundle>,
+    /// What to say about it: CRDs that name no bundle gamma-rs knows (judged as the newest
+    /// release), or another bundle than the one chosen.
+    pub notes: Vec<String>,
+}
+
 /// Every object of the cluster `args` name, one [`Source`] each, named
-/// `cluster:<Kind>/<namespace>/<name>` (`cluster:<Kind>/<name>` when cluster-scoped), and
-/// whether its route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension).
+/// `cluster:<Kind>/<namespace>/<name>` (`cluster:<Kind>/<name>` when cluster-scoped), and what
+/// its CRDs say ([`ClusterFacts`]).
 #[cfg(feature = "kube")]
-pub fn read(args: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
+pub fn read(args: &InputArgs) -> Result<(Vec<Source>, ClusterFacts), Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -37,15 +49,39 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
             .await
             .map_err(|e| input(format!("cannot list the cluster's objects: {e}")))
     })?;
+    let mut notes: Vec<String> = listed
+        .unannotated
+        .iter()
+        .map(|(crd, problem)| {
+            format!(
+                "CRD {crd} names no Gateway API bundle gamma-rs knows ({problem}): judged as the \
+                 newest release, {}",
+                gamma_mesh::model::validate::Release::NEWEST
+            )
+        })
+        .collect();
+    if let Some(choice) = &listed.bundle {
+        for (crd, other) in &choice.disagreeing {
+            notes.push(format!(
+                "CRD {crd} is of {other}, not of {} (read from {}): every kind is judged under \
+                 the latter",
+                choice.bundle, choice.from
+            ));
+        }
+    }
     Ok((
         listed.objects.iter().map(source).collect(),
-        listed.parent_ref_controllers,
+        ClusterFacts {
+            parent_ref_controllers: listed.parent_ref_controllers,
+            bundle: listed.bundle.map(|c| c.bundle),
+            notes,
+        },
     ))
 }
 
 /// Without the feature `kube`: a usage error naming it.
 #[cfg(not(feature = "kube"))]
-pub fn read(_: &InputArgs) -> Result<(Vec<Source>, Availability), Failure> {
+pub fn read(_: &InputArgs) -> Result<(Vec<Source>, ClusterFacts), Failure> {
     Err(without_kube())
 }
 

@@ -101,6 +101,10 @@ pub struct Manifests {
     /// For a cluster read: whether its route CRDs declare `parentRefs[].controllers` (the
     /// gamma-rs CRD extension). `None` for files.
     pub parent_ref_controllers: Option<gamma_kube::crd_extension::Availability>,
+    /// The Gateway API bundle the objects are judged by: `--bundle-version` and `--channel`
+    /// where given, else for a cluster the bundle its CRDs name, else the newest release's
+    /// standard channel.
+    pub bundle: gamma_mesh::model::validate::Bundle,
     /// Namespaces the objects are in that no Namespace object of the files defines (set by
     /// [`Manifests::assume_namespaces`]): the snapshot holds them, unlabelled, as a cluster
     /// where they were created with `kubectl create namespace` would.
@@ -192,6 +196,7 @@ impl Manifests {
             skipped,
             secrets_complete: false,
             parent_ref_controllers: None,
+            bundle: gamma_mesh::model::validate::Bundle::default(),
             assumed_namespaces: Vec::new(),
         }
     }

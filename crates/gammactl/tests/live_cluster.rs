@@ -144,8 +144,17 @@ async fn a_live_cluster_answers_as_its_objects_given_as_files() {
             args.splice(1..1, source.iter().copied());
             run(&args)
         };
+        // The cluster is judged by the bundle its CRDs name; its objects as files by the flags.
         let live = with(&["--kubeconfig", &kubeconfig, "-q"]);
-        let as_files = with(&["-f", &files, "-q"]);
+        let as_files = with(&[
+            "-f",
+            &files,
+            "-q",
+            "--bundle-version",
+            env.release(),
+            "--channel",
+            "experimental",
+        ]);
         assert_eq!(live.code, 0, "{command:?}: {}", live.stderr);
         assert!(!live.stdout.is_empty(), "{command:?}");
         assert_eq!(
@@ -186,7 +195,7 @@ async fn a_live_cluster_answers_as_its_objects_given_as_files() {
     );
     assert_eq!(
         live,
-        findings(&["-f", &files]),
+        findings(&["-f", &files, "--bundle-version", env.release()]),
         "validate --refs: the cluster and its files differ"
     );
     // The text counts objects read from the cluster as such, not as files (one text each).
@@ -195,6 +204,30 @@ async fn a_live_cluster_answers_as_its_objects_given_as_files() {
         text.stdout.contains(" objects from the cluster: "),
         "{}",
         text.stdout
+    );
+    // A cluster is judged by the bundle its CRDs name (this server's: experimental channel of
+    // its release), not by the flags' defaults for files; a flag given still wins.
+    let release = env.release().trim_start_matches('v');
+    let series = release.rsplit_once('.').map_or(release, |(s, _)| s);
+    assert!(
+        text.stdout
+            .contains(&format!("(Gateway API v{series}, experimental channel")),
+        "{}",
+        text.stdout
+    );
+    let forced = run(&[
+        "validate",
+        "--kubeconfig",
+        &kubeconfig,
+        "--channel",
+        "standard",
+    ]);
+    assert!(
+        forced
+            .stdout
+            .contains(&format!("(Gateway API v{series}, standard channel")),
+        "{}",
+        forced.stdout
     );
     // Files and the cluster together are refused: one source or the other.
     let both = run(&["owners", "--all", "-f", &files, "--kubeconfig", &kubeconfig]);

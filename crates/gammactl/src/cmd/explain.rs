@@ -13,10 +13,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let engine = Engine::build(
         &manifests.snapshot(),
-        gamma_mesh::model::validate::Bundle::new(
-            args.input.bundle_version,
-            args.input.channel.channel(),
-        ),
+        manifests.bundle,
         args.bind.binding(),
         args.config.build_options()?,
     );

@@ -42,37 +42,43 @@ pub fn run(command: Command) -> Result<(), Failure> {
 /// in one line on standard error (a folder of real manifests holds Deployments and ConfigMaps
 /// by the dozen: a warning each would bury the ones that matter), unless `--quiet`.
 pub fn read(args: &InputArgs) -> Result<Manifests, Failure> {
-    let (sources, problems, availability) = sources(args)?;
-    let mut manifests =
-        Manifests::load_in(&sources, problems, args.namespace(), false, defaults(args));
-    manifests.secrets_complete = args.secrets_complete;
-    manifests.parent_ref_controllers = availability;
-    nothing_found(args, &manifests)?;
-    Ok(summarise_skipped(args, manifests))
+    load(args, false)
 }
 
 /// As [`read`], recording each object's unknown and missing fields (for `validate`).
 pub fn read_checked(args: &InputArgs) -> Result<Manifests, Failure> {
-    let (sources, problems, availability) = sources(args)?;
-    let mut manifests =
-        Manifests::load_in(&sources, problems, args.namespace(), true, defaults(args));
+    load(args, true)
+}
+
+/// [`read`] and [`read_checked`]. Files are read with the CRD defaults of the bundle they are
+/// judged by (`--bundle-version` and `--channel`), as the API server applies them before
+/// storing, so that a file reads as the object a cluster stores from it. Objects read from a
+/// cluster were defaulted by its API server and are read as they are, and judged by the bundle
+/// its CRDs name unless the flags say otherwise.
+fn load(args: &InputArgs, checked: bool) -> Result<Manifests, Failure> {
+    let (sources, problems, facts) = sources(args)?;
+    let bundle = match &facts {
+        Some(facts) => args.bundle_over(facts.bundle.unwrap_or_default()),
+        None => args.bundle(),
+    };
+    let defaults = facts.is_none().then_some(bundle);
+    let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), checked, defaults);
     manifests.secrets_complete = args.secrets_complete;
-    manifests.parent_ref_controllers = availability;
+    manifests.bundle = bundle;
+    if let Some(facts) = facts {
+        manifests.parent_ref_controllers = Some(facts.parent_ref_controllers);
+        if !args.quiet {
+            for note in &facts.notes {
+                warn(&format!("{} {note}", Style::stderr().yellow("warning:")));
+            }
+        }
+    }
     nothing_found(args, &manifests)?;
     Ok(summarise_skipped(args, manifests))
 }
 
-/// The CRD defaults files are read with: those of `--bundle-version` and `--channel`, as the API
-/// server applies them before storing, so that a file reads as the object a cluster stores from
-/// it. Objects read from a cluster were defaulted by its API server (under its own CRDs) and
-/// are read as they are.
-fn defaults(args: &InputArgs) -> Option<gamma_mesh::model::validate::Bundle> {
-    (!crate::cluster::wanted(args)).then(|| args.bundle())
-}
-
 /// The input texts: the `-f` files, or one per object of the cluster named by `--kubeconfig`,
-/// `--context` or `--cluster`, with whether that cluster's route CRDs declare
-/// `parentRefs[].controllers`.
+/// `--context` or `--cluster`, with what that cluster's CRDs say.
 #[allow(clippy::type_complexity)]
 fn sources(
     args: &InputArgs,
@@ -80,13 +86,13 @@ fn sources(
     (
         Vec<crate::input::Source>,
         Vec<crate::problem::Problem>,
-        Option<gamma_kube::crd_extension::Availability>,
+        Option<crate::cluster::ClusterFacts>,
     ),
     Failure,
 > {
     if crate::cluster::wanted(args) {
-        let (sources, availability) = crate::cluster::read(args)?;
-        Ok((sources, Vec::new(), Some(availability)))
+        let (sources, facts) = crate::cluster::read(args)?;
+        Ok((sources, Vec::new(), Some(facts)))
     } else {
         let (sources, problems) = crate::input::read_all(&args.files)?;
         Ok((sources, problems, None))

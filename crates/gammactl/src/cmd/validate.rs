@@ -1,11 +1,11 @@
 //! `gammactl validate`: decode and validate everything, list every problem, then the counts.
 
 use gamma_mesh::model::validate::add_transition_errors;
-use gamma_mesh::model::validate::{Channel, FieldValidation, ValidateOptions};
+use gamma_mesh::model::validate::{FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
-use crate::cli::{ChannelArg, CrdExtensionArg, FieldValidationArg, Format, ValidateArgs};
+use crate::cli::{CrdExtensionArg, FieldValidationArg, Format, ValidateArgs};
 use crate::failure::Failure;
 use crate::output::{emit_line, print};
 use crate::problem::{Problem, Severity};
@@ -44,11 +44,7 @@ struct Skipped<'a> {
 
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let mut manifests = super::read_checked(&args.input)?;
-    let mut opts = ValidateOptions::channel(match args.input.channel {
-        ChannelArg::Standard => Channel::Standard,
-        ChannelArg::Experimental => Channel::Experimental,
-    });
-    opts.release = args.input.bundle_version;
+    let mut opts = ValidateOptions::bundle(manifests.bundle);
     opts.field_validation = match args.field_validation {
         FieldValidationArg::Strict => FieldValidation::Strict,
         FieldValidationArg::Warn => FieldValidation::Warn,
@@ -62,7 +58,7 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
                 problems,
                 crate::manifests::DEFAULT_NAMESPACE,
                 false,
-                Some(args.input.bundle()),
+                Some(manifests.bundle),
             );
             // The stored objects' own problems are not this run's: only unreadable input is.
             manifests
