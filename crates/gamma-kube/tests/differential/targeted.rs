@@ -58,6 +58,8 @@ fn has(version: &Version, path: &str) -> bool {
 pub fn mutations(version: &Version) -> Vec<Mutation> {
     let mut out = Vec::new();
     rule_names(version, &mut out);
+    backend_ports(version, &mut out);
+    cluster_trust_bundles(version, &mut out);
     match version.kind.as_str() {
         "HTTPRoute" => http_route(version, &mut out),
         "GRPCRoute" => {
@@ -69,13 +71,48 @@ pub fn mutations(version: &Version) -> Vec<Mutation> {
         }
         "Gateway" => {
             listeners(&mut out);
+            listener_filters(version, &mut out);
             addresses(&mut out);
             infrastructure(&mut out);
         }
-        "ListenerSet" => listeners(&mut out),
+        "ListenerSet" => {
+            listeners(&mut out);
+            listener_filters(version, &mut out);
+        }
         "BackendTLSPolicy" => trust_sources(&mut out, "spec.validation"),
         "XBackend" => {
             trust_sources(&mut out, "spec.tls.validation");
+            // v1.7: an EndpointSelector backend, the only type that may have
+            // `sessionPersistence`, alone and with each kind of persistence.
+            let selector = json!({"matchLabels": {"app": "a"}});
+            for (persistence, what) in [
+                (None, "an EndpointSelector backend"),
+                (
+                    Some(json!({"type": "Cookie", "cookie": {"name": "s"}})),
+                    "an EndpointSelector backend with cookie persistence",
+                ),
+                (
+                    Some(json!({"type": "Header", "header": {"name": "x-s"}})),
+                    "an EndpointSelector backend with header persistence",
+                ),
+            ] {
+                if has(version, "spec.sessionPersistence") || persistence.is_none() {
+                    let m = members(&[
+                        ("type", Some(json!("EndpointSelector"))),
+                        ("endpointSelector", Some(selector.clone())),
+                        ("externalHostname", None),
+                        ("sessionPersistence", persistence),
+                    ]);
+                    case(&mut out, "spec", Op::Members(m), what);
+                }
+            }
+            // "tls must be disabled when protocol is H2C" (v1.7): the bases have `tls`.
+            case(
+                &mut out,
+                "spec.protocol",
+                Op::Set(json!("H2C")),
+                "protocol H2C with tls",
+            );
             // "Name must be a valid DNS label" holds only for "" (docs/validation.md).
             case(
                 &mut out,
@@ -130,7 +167,130 @@ pub fn status_mutations(version: &Version) -> Vec<Mutation> {
             what,
         );
     }
+    // v1.7's `routability`: empty, `Cluster`, or a prefixed path outside `k8s.io`.
+    if has(version, "status.addresses[0].routability") {
+        for routability in [
+            "Cluster",
+            "example.com/public",
+            "k8s.io/public",
+            "a.k8s.io/b",
+            "Public",
+        ] {
+            case(
+                &mut out,
+                "status.addresses",
+                Op::Set(json!([{"type": "IPAddress", "value": "10.0.0.1",
+                                "routability": routability}])),
+                &format!("an address of routability {routability}"),
+            );
+        }
+    }
     out
+}
+
+/// The nodes of the version's schema (written as for [`at`], `status` left out: a create drops
+/// it) with a CEL rule whose message starts with `message`.
+fn rule_nodes(version: &Version, message: &str) -> Vec<String> {
+    fn walk(s: &Value, path: &str, message: &str, out: &mut Vec<String>) {
+        let rules = s["x-kubernetes-validations"].as_array();
+        if rules.is_some_and(|rs| {
+            rs.iter().any(|r| {
+                r["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with(message))
+            })
+        }) {
+            out.push(path.to_owned());
+        }
+        if let Some(props) = s["properties"].as_object() {
+            for (k, p) in props {
+                if path.is_empty() && k == "status" {
+                    continue;
+                }
+                let child = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                walk(p, &child, message, out);
+            }
+        }
+        if s["items"].is_object() && !path.is_empty() {
+            walk(&s["items"], &format!("{path}[0]"), message, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&version.schema, "", message, &mut out);
+    out
+}
+
+/// "Must not have port for Backend reference" (v1.7): every backendRef naming an XBackend,
+/// with a port and without.
+fn backend_ports(version: &Version, out: &mut Vec<Mutation>) {
+    for path in rule_nodes(version, "Must not have port for Backend reference") {
+        for (port, what) in [
+            (Some(json!(80)), "an XBackend reference with a port"),
+            (None, "an XBackend reference without a port"),
+        ] {
+            let m = members(&[
+                ("group", Some(json!("gateway.networking.x-k8s.io"))),
+                ("kind", Some(json!("XBackend"))),
+                ("name", Some(json!("b"))),
+                ("port", port),
+            ]);
+            case(out, &path, Op::Members(m), what);
+        }
+    }
+}
+
+/// "ClusterTrustBundle references must not specify namespace" (v1.7): a ClusterTrustBundle
+/// reference with a namespace and without.
+fn cluster_trust_bundles(version: &Version, out: &mut Vec<Mutation>) {
+    for path in rule_nodes(version, "ClusterTrustBundle references must not") {
+        for (namespace, what) in [
+            (
+                Some("ns"),
+                "a ClusterTrustBundle reference with a namespace",
+            ),
+            (None, "a ClusterTrustBundle reference without a namespace"),
+        ] {
+            let mut r = json!({"group": "certificates.k8s.io", "kind": "ClusterTrustBundle",
+                               "name": "ca"});
+            if let Some(ns) = namespace {
+                r["namespace"] = json!(ns);
+            }
+            case(out, &path, Op::Set(json!([r])), what);
+        }
+    }
+}
+
+/// Listener request filters (v1.7, on an HTTP listener): ExternalAuth of each protocol and
+/// ExtensionRef, each valid alone.
+fn listener_filters(version: &Version, out: &mut Vec<Mutation>) {
+    if !has(version, "spec.listeners[0].filters") {
+        return;
+    }
+    let auth = |protocol: &str, member: &str| {
+        json!({"type": "ExternalAuth", "externalAuth": {
+            "protocol": protocol, "backendRef": {"name": "auth", "port": 80}, member: {}}})
+    };
+    for (filter, what) in [
+        (auth("HTTP", "http"), "an HTTP ExternalAuth listener filter"),
+        (auth("GRPC", "grpc"), "a GRPC ExternalAuth listener filter"),
+        (
+            json!({"type": "ExtensionRef",
+                   "extensionRef": {"group": "example.com", "kind": "Filter", "name": "f"}}),
+            "an ExtensionRef listener filter",
+        ),
+    ] {
+        let m = members(&[
+            ("protocol", Some(json!("HTTP"))),
+            ("tls", None),
+            ("hostname", None),
+            ("filters", Some(json!({"requests": [filter]}))),
+        ]);
+        case(out, "spec.listeners[0]", Op::Members(m), what);
+    }
 }
 
 /// "Rule name must be unique within the route": two copies of the first rule with one name,

@@ -8,8 +8,8 @@
 //! never reads the field (the other branch of a `?:`, an `&&` already false) does not fail.
 //!
 //! Decoding makes the number an integer before typing, so this check reads the document as
-//! written, before normalisation. A table per kind lists each integer field a v1.6.1
-//! CEL rule reads and when it reads it; the differential test against a real API server
+//! written, before normalisation. A table per kind lists each integer field a CEL rule reads
+//! (of v1.5.1, v1.6.1 and v1.7.0) and when it reads it; the differential test against a real API server
 //! (`crates/gamma-kube/tests/validation_differential.rs`, which sends a whole float to every
 //! integer field of every CRD version) holds the list complete.
 
@@ -69,6 +69,21 @@ const fn experimental(shape: &'static str, up: usize, rule: &'static str) -> Rul
         rule,
         experimental_only: true,
         when: When::Always,
+    }
+}
+
+const fn experimental_when(
+    shape: &'static str,
+    up: usize,
+    rule: &'static str,
+    when: When,
+) -> RuleRead {
+    RuleRead {
+        shape,
+        up,
+        rule,
+        experimental_only: true,
+        when,
     }
 }
 
@@ -155,6 +170,28 @@ const GATEWAY: &[RuleRead] = &[
     ),
 ];
 const LISTENER_SET: &[RuleRead] = &[read("spec.listeners[].port", 2, LISTENER, When::Always)];
+/// XTelemetryPolicy (v1.7, experimental only): the tracing provider's backend reference and
+/// the two sampling fractions.
+const X_TELEMETRY_POLICY: &[RuleRead] = &[
+    experimental_when(
+        "spec.tracing.provider.backendRef.port",
+        1,
+        MUST_HAVE_PORT,
+        When::ServiceRef,
+    ),
+    experimental("spec.tracing.samplingRate.numerator", 1, FRACTION),
+    experimental("spec.tracing.samplingRate.denominator", 1, FRACTION),
+    experimental(
+        "spec.tracing.parentBasedSampling.samplingRate.numerator",
+        1,
+        FRACTION,
+    ),
+    experimental(
+        "spec.tracing.parentBasedSampling.samplingRate.denominator",
+        1,
+        FRACTION,
+    ),
+];
 
 /// The integer fields CEL rules read, per kind (see the module docs).
 fn rule_reads(kind: ResourceKind) -> &'static [RuleRead] {
@@ -163,6 +200,7 @@ fn rule_reads(kind: ResourceKind) -> &'static [RuleRead] {
         ResourceKind::TlsRoute | ResourceKind::TcpRoute | ResourceKind::UdpRoute => L4,
         ResourceKind::Gateway => GATEWAY,
         ResourceKind::ListenerSet => LISTENER_SET,
+        ResourceKind::XTelemetryPolicy => X_TELEMETRY_POLICY,
         _ => &[],
     }
 }
@@ -319,6 +357,36 @@ mod tests {
                 ("spec.rules[0].backendRefs[3]".to_owned(), false)
             ]
         );
+    }
+
+    /// v1.7 XTelemetryPolicy: "Must have port for Service reference" on the tracing provider's
+    /// `backendRef` and "numerator must be less than or equal to denominator" on each sampling
+    /// rate read these integers (found by the differential test on the v1.7.0 experimental
+    /// API server: "invalid data, expected int, got float64 evaluating rule").
+    #[test]
+    fn x_telemetry_policy_whole_floats_read_by_its_rules_fail_them() {
+        let policy = json!({"spec": {"tracing": {
+            "mode": "Enabled",
+            "provider": {"backendRef": {"name": "otel", "port": 4317.0}},
+            "samplingRate": {"numerator": 1.0},
+            "parentBasedSampling": {"mode": "Enabled",
+                                    "samplingRate": {"numerator": 1, "denominator": 2.0}}
+        }}});
+        assert_eq!(
+            paths(ResourceKind::XTelemetryPolicy, policy),
+            [
+                (
+                    "spec.tracing.parentBasedSampling.samplingRate".to_owned(),
+                    true
+                ),
+                ("spec.tracing.provider.backendRef".to_owned(), true),
+                ("spec.tracing.samplingRate".to_owned(), true),
+            ]
+        );
+        let backend = json!({"spec": {"tracing": {"mode": "Enabled", "provider": {
+            "backendRef": {"group": "gateway.networking.x-k8s.io", "kind": "XBackend",
+                           "name": "otel", "port": 4317.0}}}}});
+        assert_eq!(paths(ResourceKind::XTelemetryPolicy, backend), []);
     }
 
     #[test]
