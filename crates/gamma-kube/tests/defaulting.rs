@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 
 use common::client;
 use differential::apply::ensure;
-use differential::crd::{self, Version};
+use differential::crd::{self, document};
 use differential::generate::{Seg, minimal};
 use differential::server::{
     collection, create_status_target, dry_run_status_stored, dry_run_stored,
@@ -76,20 +76,6 @@ const TRACING_ENABLED: &str = r#"{"spec": {
     "targetRefs": [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "g"}],
     "tracing": {"mode": "Enabled", "provider": {"backendRef": {"name": "otel", "port": 4317}},
                 "parentBasedSampling": {"mode": "Enabled"}}}}"#;
-
-/// The document `object` becomes for `version`: its type and metadata the server accepts.
-fn document(version: &Version, mut object: Value) -> Value {
-    let o = object.as_object_mut().unwrap();
-    o.remove("status");
-    o.insert("apiVersion".into(), json!(version.api_version()));
-    o.insert("kind".into(), json!(version.kind));
-    let mut meta = json!({"name": "a"});
-    if version.namespaced {
-        meta["namespace"] = json!("default");
-    }
-    o.insert("metadata".into(), meta);
-    object
-}
 
 /// A row's parent path as generator segments (`spec.rules[].matches[]`).
 fn segments(parent: &str) -> Vec<Seg> {

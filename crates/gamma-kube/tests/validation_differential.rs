@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 
 use differential::apply::{apply, present_depth};
 use differential::coverage::{self, Rule, shape};
-use differential::crd::{self, Version};
+use differential::crd::{self, Version, document};
 use differential::generate::{self, Mutation, minimal};
 use differential::server::{
     Answer, STATUS_TARGET, collection, create_status_target, dry_run_create, dry_run_status,
@@ -214,20 +214,6 @@ fn sample_size() -> usize {
         .ok()
         .map(|s| s.parse().expect("GAMMA_DIFF_SAMPLE must be a number"))
         .unwrap_or(1000)
-}
-
-/// The document `object` becomes for `version`: its type, and metadata the API server accepts.
-fn document(version: &Version, mut object: Value) -> Value {
-    let o = object.as_object_mut().unwrap();
-    o.remove("status");
-    o.insert("apiVersion".into(), json!(version.api_version()));
-    o.insert("kind".into(), json!(version.kind));
-    let mut meta = json!({"name": "a"});
-    if version.namespaced {
-        meta["namespace"] = json!("default");
-    }
-    o.insert("metadata".into(), meta);
-    object
 }
 
 /// Bases for kinds with no upstream example whose smallest object breaks a CEL rule (an

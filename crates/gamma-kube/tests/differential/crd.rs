@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// One served version of one CRD.
 pub struct Version {
@@ -94,4 +94,19 @@ pub fn examples(upstream: &Path) -> Vec<Value> {
         .iter()
         .flat_map(|f| read_yaml_documents(f))
         .collect()
+}
+
+/// The document `object` becomes for `version`: its type, and metadata the API server accepts
+/// (name `a`, in `default` when namespaced); its status removed.
+pub fn document(version: &Version, mut object: Value) -> Value {
+    let o = object.as_object_mut().unwrap();
+    o.remove("status");
+    o.insert("apiVersion".into(), json!(version.api_version()));
+    o.insert("kind".into(), json!(version.kind));
+    let mut meta = json!({"name": "a"});
+    if version.namespaced {
+        meta["namespace"] = json!("default");
+    }
+    o.insert("metadata".into(), meta);
+    object
 }

@@ -183,6 +183,22 @@ known_enum!(
     crate::xauthz::AuthorizationSourceType,
 );
 
+/// A policy's `targetRefs` (upstream `LocalPolicyTargetReference`s in the policy's namespace):
+/// 1 to 16, each with a valid group, kind and name.
+pub(crate) fn policy_target_refs(
+    refs: &[crate::xbackend::PolicyTargetReference],
+    path: &FieldPath,
+    errors: &mut Errors,
+) {
+    errors.items(path, refs.len(), 1, 16);
+    for (i, t) in refs.iter().enumerate() {
+        let ipath = path.index(i);
+        errors.group(&ipath.field("group"), &t.group);
+        errors.kind(&ipath.field("kind"), &t.kind);
+        errors.object_name(&ipath.field("name"), &t.name);
+    }
+}
+
 /// Object metadata of a custom resource (names are DNS-1123 subdomains); see [`super::meta`].
 pub(crate) fn metadata(meta: &ObjectMeta, path: &FieldPath, namespaced: bool, errors: &mut Errors) {
     super::meta::object_meta(

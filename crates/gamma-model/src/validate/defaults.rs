@@ -18,6 +18,8 @@
 //!
 //! [`DecodeOptions::defaults`]: crate::DecodeOptions::defaults
 
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 
 use super::{Bundle, Channel, Release};
@@ -1213,21 +1215,34 @@ pub fn apply_defaults(kind: ResourceKind, bundle: Bundle, object: &mut Value) ->
     let mut set = 0;
     // Rows are sorted by path, so a parent (`spec.rules`) comes before its children
     // (`spec.rules[].matches`): a path sorts before every path it prefixes.
-    for row in CRD_DEFAULTS
+    for (row, default) in CRD_DEFAULTS
         .iter()
-        .filter(|r| r.kind == kind && r.declared_by(bundle))
+        .zip(parsed())
+        .filter(|(r, _)| r.kind == kind && r.declared_by(bundle))
     {
         // The text is held valid by a test; a row that failed to parse would set nothing.
-        let Ok(default) = serde_json::from_str::<Value>(row.value) else {
+        let Some(default) = default else {
             continue;
         };
         let (parent, field) = match row.path.rsplit_once('.') {
             Some((parent, field)) => (Some(parent), field),
             None => (None, row.path),
         };
-        set += apply_at(object, parent.map(split_path), field, &default);
+        set += apply_at(object, parent.map(split_path), field, default);
     }
     set
+}
+
+/// Each row's value, parsed once per process (decoding a folder of manifests applies the same
+/// rows to every object).
+fn parsed() -> &'static [Option<Value>] {
+    static PARSED: OnceLock<Vec<Option<Value>>> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        CRD_DEFAULTS
+            .iter()
+            .map(|row| serde_json::from_str(row.value).ok())
+            .collect()
+    })
 }
 
 /// The segments of a parent path: `spec.rules[].matches[]` is `spec`, `rules[]`, `matches[]`.

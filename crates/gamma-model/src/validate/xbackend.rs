@@ -176,13 +176,7 @@ impl Validate for XBackendTrafficPolicy {
         let spath = path.field("spec");
         let s = &self.spec;
         let tpath = spath.field("targetRefs");
-        errors.items(&tpath, s.target_refs.len(), 1, 16);
-        for (i, t) in s.target_refs.iter().enumerate() {
-            let ipath = tpath.index(i);
-            errors.group(&ipath.field("group"), &t.group);
-            errors.kind(&ipath.field("kind"), &t.kind);
-            errors.object_name(&ipath.field("name"), &t.name);
-        }
+        common::policy_target_refs(&s.target_refs, &tpath, errors);
         // `listType=map` keyed by (group, kind, name): a repeated key is a duplicate.
         for (i, t) in s.target_refs.iter().enumerate() {
             if s.target_refs.iter().take(i).any(|u| u == t) {

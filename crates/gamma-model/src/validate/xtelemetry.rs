@@ -12,14 +12,7 @@ impl Validate for XTelemetryPolicy {
         common::metadata(&self.metadata, path, true, errors);
         let spath = path.field("spec");
         let s = &self.spec;
-        let tpath = spath.field("targetRefs");
-        errors.items(&tpath, s.target_refs.len(), 1, 16);
-        for (i, t) in s.target_refs.iter().enumerate() {
-            let ipath = tpath.index(i);
-            errors.group(&ipath.field("group"), &t.group);
-            errors.kind(&ipath.field("kind"), &t.kind);
-            errors.length(&ipath.field("name"), &t.name, 1, 253);
-        }
+        common::policy_target_refs(&s.target_refs, &spath.field("targetRefs"), errors);
         match &s.tracing {
             Some(t) => tracing(t, &spath.field("tracing"), opts, errors),
             None => errors.rule(spath, "at least one of the fields in [tracing] must be set"),
