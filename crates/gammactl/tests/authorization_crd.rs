@@ -25,12 +25,11 @@ use gamma_mesh::model::{AnyResource, ResourceKind, Validate};
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
 use serde_json::{Value, json};
 
+/// A client of the cluster of `kubeconfig` (its current context), as gammactl connects.
 async fn client(kubeconfig: &std::path::Path) -> kube::Client {
-    let file = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
-    let config = kube::Config::from_custom_kubeconfig(file, &Default::default())
+    gamma_mesh::cluster::list::connect(Some(kubeconfig), None)
         .await
-        .unwrap();
-    kube::Client::try_from(config).unwrap()
+        .unwrap()
 }
 
 fn policy(name: &str, spec: Value) -> Value {

@@ -21,15 +21,11 @@ gamma_testenv::test_main! {
 const CONFIG: &str = "examples/gamma-config.yaml";
 const NOW: &str = "2026-11-29T12:00:00Z";
 
-async fn client(kubeconfig: &Path) -> kube::Client {
-    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
-    let config = kube::Config::from_custom_kubeconfig(
-        kubeconfig,
-        &kube::config::KubeConfigOptions::default(),
-    )
-    .await
-    .unwrap();
-    kube::Client::try_from(config).unwrap()
+/// A client of the cluster of `kubeconfig` (its current context), as gammactl connects.
+async fn client(kubeconfig: &std::path::Path) -> kube::Client {
+    gamma_mesh::cluster::list::connect(Some(kubeconfig), None)
+        .await
+        .unwrap()
 }
 
 fn api(client: &kube::Client, kind: ResourceKind, namespace: Option<&str>) -> Api<DynamicObject> {

@@ -32,15 +32,11 @@ const SAMPLE: &str = "examples/manifests";
 /// `Kind namespace/name` of a manifest as written.
 type Key = String;
 
-async fn client(kubeconfig: &Path) -> kube::Client {
-    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
-    let config = kube::Config::from_custom_kubeconfig(
-        kubeconfig,
-        &kube::config::KubeConfigOptions::default(),
-    )
-    .await
-    .unwrap();
-    kube::Client::try_from(config).unwrap()
+/// A client of the cluster of `kubeconfig` (its current context), as gammactl connects.
+async fn client(kubeconfig: &std::path::Path) -> kube::Client {
+    gamma_mesh::cluster::list::connect(Some(kubeconfig), None)
+        .await
+        .unwrap()
 }
 
 /// The sample's documents as written (top-level files, in sorted order, Namespaces first).
