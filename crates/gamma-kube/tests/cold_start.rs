@@ -1,0 +1,249 @@
+//! A controller restarting on a large, converged cluster, on a real Kubernetes API server
+//! (tools/kube-testenv): how long from process start until the first complete table and
+//! ownership decision, how that compares with just listing and decoding the same objects in
+//! the same kind of process, that it writes nothing when every status is already right, and
+//! how much memory it holds.
+//!
+//! The fixture (routes over Services in namespaces, each route with one Service parent, every
+//! namespace owned by one mesh) is created once and converged by a first runtime. Each
+//! measurement then runs in a fresh process (this test binary run again, in a child mode), so
+//! that the memory figures are the controller's alone, not the fixture builder's:
+//! - **list**: connect, then [`gamma_kube::list::list_all`] (every kind the engines read,
+//!   listed), each object decoded into a [`gamma_model::Snapshot`]: the floor of any cold
+//!   start;
+//! - **run**: connect, start the runtime, wait for its first complete reconciliation (every
+//!   kind listed, everything decided, nothing pending), then 3 s more: resident memory at
+//!   start, peak, and steady, and the writes made (0 expected).
+//!
+//! The CI run is 500 routes over 100 Services in 10 namespaces; `GAMMA_KUBE_LOAD=full` runs
+//! 50,000 routes over 10,000 Services in 1,000 namespaces. Figures and method:
+//! benches/README.md and benches/records/kube.md.
+
+mod common;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use common::*;
+use futures::StreamExt;
+use gamma_arbiter::Identity;
+use gamma_testenv::Channel;
+use gamma_testenv::harness::{run, standard_server, trial};
+use serde_json::json;
+
+/// Set in a child process: the kubeconfig of the server to measure against.
+const CHILD_KUBECONFIG: &str = "GAMMA_KUBE_COLD_START_KUBECONFIG";
+/// Set in a child process: `list` or `run`.
+const CHILD_MODE: &str = "GAMMA_KUBE_COLD_START_MODE";
+/// The line a child prints its figures on (JSON after it).
+const FIGURES: &str = "cold-start-figures: ";
+
+fn main() -> ExitCode {
+    if let (Ok(kubeconfig), Ok(mode)) = (std::env::var(CHILD_KUBECONFIG), std::env::var(CHILD_MODE))
+    {
+        return child(&kubeconfig, &mode);
+    }
+    run(vec![trial(
+        "a_restart_on_a_converged_cluster_decides_everything_without_writing",
+        || tokio_main(a_restart_on_a_converged_cluster_decides_everything_without_writing()),
+        &[standard_server],
+    )])
+}
+
+fn tokio_main<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(f)
+}
+
+/// (routes, services, namespaces) of this run.
+fn size() -> (usize, usize, usize) {
+    match std::env::var("GAMMA_KUBE_LOAD").as_deref() {
+        Ok("full") => (50_000, 10_000, 1_000),
+        _ => (500, 100, 10),
+    }
+}
+
+/// A line of /proc/self/status (`VmRSS`, `VmHWM`), in bytes; 0 where there is no procfs.
+fn proc_status_bytes(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// The child processes: one measurement each, its figures printed as one JSON line.
+fn child(kubeconfig: &str, mode: &str) -> ExitCode {
+    let started = Instant::now();
+    let figures = tokio_main(async move {
+        let client = client_at(std::path::Path::new(kubeconfig), None).await;
+        let connected = started.elapsed();
+        let rss_start = proc_status_bytes("VmRSS");
+        // The peak from here on (Linux: 5 resets VmHWM to the current RSS).
+        let _ = std::fs::write("/proc/self/clear_refs", "5");
+        match mode {
+            "list" => {
+                let listed = gamma_kube::list::list_all(&client).await.unwrap();
+                // Decoded into a snapshot, as the runtime holds them.
+                let snapshot = gamma_model::Snapshot::from_resources(
+                    listed
+                        .objects
+                        .into_iter()
+                        .map(|v| gamma_model::AnyResource::from_value(v).unwrap()),
+                );
+                let objects = snapshot.len();
+                json!({
+                    "connectedSecs": connected.as_secs_f64(),
+                    "listedSecs": started.elapsed().as_secs_f64(),
+                    "objects": objects,
+                    "rssStart": rss_start,
+                    "rssPeak": proc_status_bytes("VmHWM"),
+                })
+            }
+            _ => {
+                let config = sample_config();
+                let me = Identity::of_mesh(&config, "istio").unwrap();
+                let (mut state, stop, task) = spawn_runtime(&client, &config, me, |_| {});
+                until(&mut state, 1200, "the first complete decision", |s| {
+                    s.ready && s.leader && s.reconciles >= 1 && s.pending == 0
+                })
+                .await;
+                let decided = started.elapsed();
+                let rss_decided = proc_status_bytes("VmRSS");
+                let rss_peak = proc_status_bytes("VmHWM");
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                let settled = state.borrow().clone();
+                let rss_steady = proc_status_bytes("VmRSS");
+                stop.send(true).unwrap();
+                task.await.unwrap().unwrap();
+                json!({
+                    "connectedSecs": connected.as_secs_f64(),
+                    "decidedSecs": decided.as_secs_f64(),
+                    "writes": settled.writes,
+                    "reconciles": settled.reconciles,
+                    "rssStart": rss_start,
+                    "rssDecided": rss_decided,
+                    "rssPeak": rss_peak,
+                    "rssSteady": rss_steady,
+                })
+            }
+        }
+    });
+    println!("{FIGURES}{figures}");
+    ExitCode::SUCCESS
+}
+
+/// Runs this test binary again in child mode `mode` against `kubeconfig`; its figures.
+fn measure(kubeconfig: &std::path::Path, mode: &str) -> serde_json::Value {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env(CHILD_KUBECONFIG, kubeconfig)
+        .env(CHILD_MODE, mode)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "child {mode} failed: {}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(FIGURES))
+        .unwrap_or_else(|| panic!("child {mode} printed no figures:\n{stdout}"));
+    serde_json::from_str(line).unwrap()
+}
+
+/// Gateway API status is written only when it changes: a controller restarting on a cluster
+/// whose statuses are all right decides everything and writes nothing. The time it takes is
+/// compared with the floor, listing and decoding the same objects.
+async fn a_restart_on_a_converged_cluster_decides_everything_without_writing() {
+    let env = gamma_testenv::server(Channel::Standard);
+    let (routes, services, namespaces) = size();
+    let client = client(env).await;
+    let config = sample_config();
+    let me = Identity::of_mesh(&config, "istio").unwrap();
+
+    let built = Instant::now();
+    let names: Vec<String> = (0..namespaces)
+        .map(|i| env.namespace_name(&format!("cold{i}")))
+        .collect();
+    futures::stream::iter(names.iter().cloned())
+        .for_each_concurrent(32, |ns| {
+            let client = client.clone();
+            async move {
+                create_value(&client, namespace(&ns, json!({"gamma.rs/mesh": "istio"}))).await;
+            }
+        })
+        .await;
+    let service_objects =
+        (0..services).map(|s| service(&names[s % namespaces], &format!("svc-{s}")));
+    futures::stream::iter(service_objects)
+        .for_each_concurrent(32, |o| {
+            let client = client.clone();
+            async move {
+                create_value(&client, o).await;
+            }
+        })
+        .await;
+    let route_objects = (0..routes).map(|r| {
+        let s = r % services;
+        let svc = format!("svc-{s}");
+        http_route(&names[s % namespaces], &format!("route-{r}"), &svc, &svc, 0)
+    });
+    futures::stream::iter(route_objects)
+        .for_each_concurrent(32, |o| {
+            let client = client.clone();
+            async move {
+                create_value(&client, o).await;
+            }
+        })
+        .await;
+    // Converged by a first runtime: every status right.
+    let (mut state, stop, task) = spawn_runtime(&client, &config, me, |_| {});
+    until(&mut state, 3600, "the fixture converged", |s| {
+        s.ready && s.pending == 0 && s.writes >= routes as u64
+    })
+    .await;
+    assert_eq!(state.borrow().writes, routes as u64);
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+    let fixture = built.elapsed();
+
+    let list = measure(env.kubeconfig(), "list");
+    let runs = measure(env.kubeconfig(), "run");
+    let secs = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
+    let bytes = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap();
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let steady = bytes(&runs, "rssSteady").saturating_sub(bytes(&runs, "rssStart"));
+
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "cold start: {routes} routes over {services} Services in {namespaces} namespaces \
+         (fixture built and converged in {:.1} s); list and decode only: {:.2} s ({} objects, \
+         peak {:.1} MiB); runtime: first complete decision {:.2} s after process start \
+         ({:.2}x), {} writes, peak {:.1} MiB, steady {:.1} MiB over {:.1} MiB at start: \
+         {:.0} bytes per route",
+        fixture.as_secs_f64(),
+        secs(&list, "listedSecs"),
+        list["objects"],
+        mib(bytes(&list, "rssPeak")),
+        secs(&runs, "decidedSecs"),
+        secs(&runs, "decidedSecs") / secs(&list, "listedSecs"),
+        runs["writes"],
+        mib(bytes(&runs, "rssPeak")),
+        mib(bytes(&runs, "rssSteady")),
+        mib(bytes(&runs, "rssStart")),
+        steady as f64 / routes as f64,
+    );
+    assert_eq!(runs["writes"], 0, "writes on a converged cluster");
+    assert!(bytes(&list, "objects") >= (routes + services + namespaces) as u64);
+}

@@ -1,0 +1,298 @@
+//! The runtime's convergence time beside its physical limit, measured in one run on a real
+//! Kubernetes API server (tools/kube-testenv): a bare kube-rs client writing the very same
+//! status updates, with the same status-subresource `PUT` and `resourceVersion`
+//! precondition, as many in flight as the runtime allows itself
+//! ([`gamma_kube::RunConfig::writes_in_flight`]).
+//!
+//! One runtime owns every route (each route has one Service parent in a namespace labelled for
+//! its mesh), so the runtime must make exactly one write per route, as the bare client does:
+//! 1. **cold**: the fixture is created without status; the runtime starts and converges it;
+//! 2. **mass change**: every route's spec is changed at once while it runs; it converges again
+//!    (one write per route, each at the new generation);
+//! 3. **yardstick**: the runtime stops; the statuses it wrote are recorded, every status is
+//!    emptied (not timed), and the bare client writes the recorded statuses back (timed).
+//!
+//! The CI run is 500 routes over 100 Services; `GAMMA_KUBE_LOAD=full` runs 5,000 routes over
+//! 1,000 Services. Figures and method: benches/README.md and benches/records/kube.md.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use common::*;
+use futures::StreamExt;
+use gamma_arbiter::Identity;
+use gamma_kube::kinds::api_resource;
+use gamma_model::ResourceKind;
+use gamma_testenv::Channel;
+use gamma_testenv::harness::standard_server;
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
+use serde_json::{Value, json};
+
+gamma_testenv::test_main! {
+    #[tokio] the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_the_same_statuses if standard_server,
+}
+
+const NAMESPACES: usize = 10;
+
+/// (routes, services) of this run.
+fn size() -> (usize, usize) {
+    match std::env::var("GAMMA_KUBE_LOAD").as_deref() {
+        Ok("full") => (5000, 1000),
+        _ => (500, 100),
+    }
+}
+
+fn routes_api(client: &kube::Client) -> Api<DynamicObject> {
+    let version = ResourceKind::HttpRoute.api_versions()[0];
+    Api::all_with(
+        client.clone(),
+        &api_resource(ResourceKind::HttpRoute, version),
+    )
+}
+
+/// Every HTTPRoute in `namespaces`, as stored, by (namespace, name).
+async fn list_routes(
+    client: &kube::Client,
+    namespaces: &[String],
+) -> BTreeMap<(String, String), DynamicObject> {
+    routes_api(client)
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .filter_map(|o| {
+            let ns = o.metadata.namespace.clone()?;
+            namespaces
+                .contains(&ns)
+                .then(|| ((ns, o.metadata.name.clone().unwrap_or_default()), o))
+        })
+        .collect()
+}
+
+/// Writes `status` into each of `objects` through the status subresource with its
+/// `resourceVersion` as precondition (what [`gamma_kube`]'s status writer sends), `in_flight`
+/// at a time; returns the wall-clock time from the first request to the last answer.
+async fn put_statuses(
+    client: &kube::Client,
+    objects: Vec<(DynamicObject, Value)>,
+    in_flight: usize,
+) -> Duration {
+    let started = Instant::now();
+    futures::stream::iter(objects)
+        .for_each_concurrent(in_flight, |(mut object, status)| {
+            let client = client.clone();
+            async move {
+                let ns = object.metadata.namespace.clone().unwrap();
+                let name = object.metadata.name.clone().unwrap();
+                object.data["status"] = status;
+                let version = ResourceKind::HttpRoute.api_versions()[0];
+                let api: Api<DynamicObject> = Api::namespaced_with(
+                    client,
+                    &ns,
+                    &api_resource(ResourceKind::HttpRoute, version),
+                );
+                api.replace_status(&name, &PostParams::default(), &object)
+                    .await
+                    .unwrap_or_else(|e| panic!("status of {ns}/{name}: {e}"));
+            }
+        })
+        .await;
+    started.elapsed()
+}
+
+/// Waits until the runtime has made `writes` status writes and has nothing pending; returns
+/// when that was first seen. The state is the runtime's own (no listing load on the server).
+async fn converged(rx: &mut tokio::sync::watch::Receiver<gamma_kube::State>, writes: u64) {
+    until(rx, 1200, "converged", |s| {
+        s.ready && s.pending == 0 && s.writes >= writes
+    })
+    .await;
+}
+
+/// Every route's entry for `controller` says Accepted=True at the route's generation.
+fn all_accepted_at_generation(
+    routes: &BTreeMap<(String, String), DynamicObject>,
+    controller: &str,
+) -> bool {
+    routes.values().all(|o| {
+        let generation = o.metadata.generation.unwrap_or_default();
+        o.data["status"]["parents"].as_array().is_some_and(|ps| {
+            ps.iter().any(|p| {
+                p["controllerName"] == controller
+                    && p["conditions"].as_array().is_some_and(|cs| {
+                        cs.iter().any(|c| {
+                            c["type"] == "Accepted"
+                                && c["status"] == "True"
+                                && c["observedGeneration"] == generation
+                        })
+                    })
+            })
+        })
+    })
+}
+
+/// The yardstick of the runtime's convergence is the API server itself: the same N status
+/// writes made by a bare client, at the same concurrency. Gateway API status is written only
+/// when it changes (one write per owned (route, parent) here), so the runtime's extra cost is
+/// its own: watching, snapshot upserts, table builds, ownership, merges.
+async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_the_same_statuses() {
+    let env = gamma_testenv::server(Channel::Standard);
+    let (routes, services) = size();
+    let client = client(env).await;
+    let config = sample_config();
+    let me = Identity::of_mesh(&config, "istio").unwrap();
+    let controller = "istio.io/gateway-controller";
+    let in_flight = gamma_kube::RunConfig::new(gamma_controller::ReconcilerConfig::new(
+        config.clone(),
+        me.clone(),
+    ))
+    .writes_in_flight;
+
+    // The fixture, without any runtime running: every namespace belongs to istio.
+    let namespaces: Vec<String> = (0..NAMESPACES)
+        .map(|i| env.namespace_name(&format!("speed{i}")))
+        .collect();
+    for ns in &namespaces {
+        create_value(&client, namespace(ns, json!({"gamma.rs/mesh": "istio"}))).await;
+    }
+    let service_objects =
+        (0..services).map(|s| service(&namespaces[s % NAMESPACES], &format!("svc-{s}")));
+    futures::stream::iter(service_objects)
+        .for_each_concurrent(32, |o| {
+            let client = client.clone();
+            async move {
+                create_value(&client, o).await;
+            }
+        })
+        .await;
+    let created = Instant::now();
+    let route_objects = (0..routes).map(|r| {
+        let s = r % services;
+        let svc = format!("svc-{s}");
+        http_route(
+            &namespaces[s % NAMESPACES],
+            &format!("route-{r}"),
+            &svc,
+            &svc,
+            0,
+        )
+    });
+    futures::stream::iter(route_objects)
+        .for_each_concurrent(32, |o| {
+            let client = client.clone();
+            async move {
+                create_value(&client, o).await;
+            }
+        })
+        .await;
+    let create_time = created.elapsed();
+
+    // 1. Cold: an empty status everywhere.
+    let started = Instant::now();
+    let (mut state, stop, task) = spawn_runtime(&client, &config, me.clone(), |_| {});
+    converged(&mut state, routes as u64).await;
+    let cold = started.elapsed();
+    let cold_state = state.borrow().clone();
+    assert!(all_accepted_at_generation(
+        &list_routes(&client, &namespaces).await,
+        controller
+    ));
+
+    // 2. A mass change: every route's spec at once (a path match added), while it runs.
+    let patched = Instant::now();
+    let names: Vec<(String, String)> = (0..routes)
+        .map(|r| {
+            (
+                namespaces[(r % services) % NAMESPACES].clone(),
+                format!("route-{r}"),
+            )
+        })
+        .collect();
+    futures::stream::iter(names)
+        .for_each_concurrent(32, |(ns, name)| {
+            let client = client.clone();
+            async move {
+                let version = ResourceKind::HttpRoute.api_versions()[0];
+                let api: Api<DynamicObject> = Api::namespaced_with(
+                    client,
+                    &ns,
+                    &api_resource(ResourceKind::HttpRoute, version),
+                );
+                let svc = format!(
+                    "svc-{}",
+                    name.trim_start_matches("route-").parse::<usize>().unwrap() % services
+                );
+                let spec = json!({"spec": {"rules": [{
+                    "matches": [{"path": {"type": "PathPrefix", "value": "/v2"}}],
+                    "backendRefs": [{"name": svc, "port": 80}]}]}});
+                api.patch(&name, &PatchParams::default(), &Patch::Merge(spec))
+                    .await
+                    .unwrap();
+            }
+        })
+        .await;
+    let patch_time = patched.elapsed();
+    converged(&mut state, 2 * routes as u64).await;
+    let mass = patched.elapsed();
+    let mass_state = state.borrow().clone();
+    stop.send(true).unwrap();
+    task.await.unwrap().unwrap();
+    let stored = list_routes(&client, &namespaces).await;
+    assert!(all_accepted_at_generation(&stored, controller));
+
+    // 3. The yardstick: the statuses the runtime wrote, emptied, then written back by a bare
+    // client with the same precondition and concurrency.
+    let mut recorded: BTreeMap<(String, String), Value> = stored
+        .iter()
+        .map(|(k, o)| (k.clone(), o.data["status"].clone()))
+        .collect();
+    let emptied = stored
+        .into_values()
+        .map(|o| (o, json!({"parents": []})))
+        .collect();
+    put_statuses(&client, emptied, 32).await;
+    let bare_writes: Vec<(DynamicObject, Value)> = list_routes(&client, &namespaces)
+        .await
+        .into_iter()
+        .map(|(k, o)| (o, recorded.remove(&k).unwrap()))
+        .collect();
+    assert_eq!(bare_writes.len(), routes);
+    let bare = put_statuses(&client, bare_writes, in_flight).await;
+    assert!(all_accepted_at_generation(
+        &list_routes(&client, &namespaces).await,
+        controller
+    ));
+
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "convergence: {routes} routes over {services} Services (created in {:.1} s); \
+         bare client, {routes} status PUTs at {in_flight} in flight: {:.2} s; \
+         runtime cold: {:.2} s ({:.2}x), {} writes, {} conflicts, {} reconciliations; \
+         mass change: spec patches {:.2} s, converged {:.2} s after the first patch ({:.2}x the \
+         bare client's patches and writes, {:.2} s), {} writes, {} conflicts",
+        create_time.as_secs_f64(),
+        bare.as_secs_f64(),
+        cold.as_secs_f64(),
+        cold.as_secs_f64() / bare.as_secs_f64(),
+        cold_state.writes,
+        cold_state.conflicts,
+        cold_state.reconciles,
+        patch_time.as_secs_f64(),
+        mass.as_secs_f64(),
+        mass.as_secs_f64() / (patch_time + bare).as_secs_f64(),
+        (patch_time + bare).as_secs_f64(),
+        mass_state.writes - cold_state.writes,
+        mass_state.conflicts - cold_state.conflicts,
+    );
+    // The guarantees the speed must not cost: one write per owned pair, per change.
+    assert_eq!(cold_state.writes, routes as u64, "writes when cold");
+    assert_eq!(
+        mass_state.writes - cold_state.writes,
+        routes as u64,
+        "writes after the mass change"
+    );
+}
