@@ -476,17 +476,22 @@ pub fn translate(
                 policy: Some(key.clone()),
                 rule: None,
                 field: String::new(),
-                directions,
+                directions: directions.clone(),
                 pods: selected.iter().map(|w| compiled.pod_key(*w)).collect(),
                 ports: PortScope::Except(listed.clone()),
                 message: format!(
-                    "Linkerd authorizes per Server (one port) and the input names no other port of these Pods: {} keep the default policy {}, where the engine denies what no rule allows",
+                    "Linkerd authorizes per Server (one port) and the input names no other port of these Pods: {} keep the default policy {}, {}",
                     if listed.is_empty() {
                         "no port has a Server: all ports".to_owned()
                     } else {
                         format!("ports other than {} have no Server and", super::join(&listed))
                     },
-                    options.default_policy.name()
+                    options.default_policy.name(),
+                    if directions == [Direction::Narrowed] {
+                        "which denies what a rule of this policy without ports allows"
+                    } else {
+                        "which allows there what the engine denies"
+                    }
                 ),
             });
         }
