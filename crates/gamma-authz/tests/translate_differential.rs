@@ -290,10 +290,16 @@ proptest! {
         policies in proptest::collection::vec(policy_spec(true, true), 0..4),
         any_includes_unauthenticated in any::<bool>(),
         baseline_allow in any::<bool>(),
+        root_is_a in any::<bool>(),
     ) {
         let s = cluster(&pods, &services, &policies);
         let config = config(any_includes_unauthenticated, baseline_allow);
-        let options = IstioOptions::default();
+        // Namespace a as Istio's root namespace: its policies apply in every namespace.
+        let options = if root_is_a {
+            IstioOptions::default().root_namespace("a")
+        } else {
+            IstioOptions::default()
+        };
         let t = istio::translate(&s, &config, &options);
         differential(&s, &config, &t.report, |ns, labels, peer, port| {
             istio::reference::allows(&t.policies, &options.root_namespace, ns, labels, peer, port)

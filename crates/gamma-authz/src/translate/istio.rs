@@ -36,6 +36,7 @@ pub const API_VERSION: &str = "security.istio.io/v1";
 /// (<https://istio.io/latest/docs/reference/config/security/authorization-policy/>).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AuthorizationPolicy {
     /// [`API_VERSION`].
     pub api_version: String,
@@ -50,6 +51,7 @@ pub struct AuthorizationPolicy {
 /// `AuthorizationPolicy.spec`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AuthorizationPolicySpec {
     /// The workloads, by labels, in the policy's namespace (all workloads of the mesh for a
     /// policy in the root namespace); absent: every workload of the namespace.
@@ -66,6 +68,7 @@ pub struct AuthorizationPolicySpec {
 /// `WorkloadSelector` (<https://istio.io/latest/docs/reference/config/type/workload-selector/>).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct WorkloadSelector {
     /// Labels a workload must carry, with these values.
     pub match_labels: BTreeMap<String, String>,
@@ -85,6 +88,7 @@ pub enum Action {
 /// `Rule`: matches when one `from`, one `to` match (an empty list matches).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Rule {
     /// The sources; any one matching.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -97,6 +101,7 @@ pub struct Rule {
 /// `Rule.From`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RuleFrom {
     /// The source.
     pub source: IstioSource,
@@ -106,6 +111,7 @@ pub struct RuleFrom {
 /// string matches (exact, `prefix*`, `*suffix`, `*` any).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct IstioSource {
     /// The principals; any one matching.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -115,6 +121,7 @@ pub struct IstioSource {
 /// `Rule.To`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RuleTo {
     /// The operation.
     pub operation: Operation,
@@ -123,6 +130,7 @@ pub struct RuleTo {
 /// `Operation` (only `ports`: the destination port "as specified in the connection").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Operation {
     /// The ports, as strings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -143,6 +151,14 @@ impl Default for IstioOptions {
         IstioOptions {
             root_namespace: "istio-system".into(),
         }
+    }
+}
+
+impl IstioOptions {
+    /// These options with `root_namespace`.
+    pub fn root_namespace(mut self, root_namespace: impl Into<String>) -> Self {
+        self.root_namespace = root_namespace.into();
+        self
     }
 }
 
@@ -191,6 +207,8 @@ pub fn translate(snapshot: &Snapshot, config: &Config, options: &IstioOptions) -
     // (policy, field) of selectors Istio cannot express: their findings need to know which
     // Pods other emitted policies still cover.
     let mut unmapped: Vec<(usize, String)> = Vec::new();
+    // Policies in Istio's root namespace, which Istio applies in every namespace.
+    let mut root_scoped: Vec<(usize, usize, gamma_model::gateway::LabelSelector)> = Vec::new();
     for (i, source) in compiled.sources.iter().enumerate() {
         let Some(p) = compiled.policy(i) else {
             continue;
@@ -235,6 +253,9 @@ pub fn translate(snapshot: &Snapshot, config: &Config, options: &IstioOptions) -
             } else {
                 p.name.to_string()
             };
+            if *p.namespace == *options.root_namespace {
+                root_scoped.push((i, ti, selector.clone()));
+            }
             let mut ap = policy(&p.namespace, &name, &[&key]);
             ap.spec.selector = (!selector.match_labels.is_empty()).then(|| WorkloadSelector {
                 match_labels: selector.match_labels.clone(),
@@ -348,6 +369,40 @@ pub fn translate(snapshot: &Snapshot, config: &Config, options: &IstioOptions) -
             });
         }
     }
+    for (i, ti, selector) in root_scoped {
+        let pods: Vec<_> = compiled
+            .pods
+            .iter()
+            .filter(|pod| {
+                pod.metadata.namespace_or_default() != options.root_namespace
+                    && selector.matches(&pod.metadata.labels) == Ok(true)
+            })
+            .map(|pod| {
+                gamma_model::ObjectKey::new(
+                    gamma_model::ResourceKind::Pod,
+                    pod.metadata.namespace_or_default(),
+                    &pod.metadata.name,
+                )
+            })
+            .collect();
+        out.report.push(Finding {
+            severity: Severity::Approximated,
+            policy: Some(compiled.policy_key(i)),
+            rule: None,
+            field: format!("spec.targetRefs[{ti}].selector"),
+            directions: if pods.is_empty() {
+                Vec::new()
+            } else {
+                vec![Direction::Widened, Direction::Narrowed]
+            },
+            pods,
+            ports: PortScope::All,
+            message: format!(
+                "the policy is in Istio's root namespace {}, where a policy applies to the workloads of every namespace: the matching Pods of other namespaces get its rules (widened) and, with no other policy, its implicit deny (narrowed)",
+                options.root_namespace
+            ),
+        });
+    }
     if baseline_deny {
         out.policies
             .push(policy(&options.root_namespace, BASELINE_DENY_NAME, &[]));
@@ -460,5 +515,22 @@ pub mod reference {
             return false;
         }
         allow.is_empty() || allow.iter().any(|p| policy_matches(p, peer, port))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference::string_matches;
+
+    // istio/api authorization_policy.proto: "exact match, prefix match `abc*`, suffix match
+    // `*abc` and presence match `*`".
+    #[test]
+    fn istio_string_matches_are_exact_prefix_suffix_and_presence() {
+        assert!(string_matches("td/ns/a/sa/x", "td/ns/a/sa/x"));
+        assert!(!string_matches("td/ns/a/sa/x", "td/ns/a/sa/xy"));
+        assert!(string_matches("td/ns/a/sa/*", "td/ns/a/sa/xy"));
+        assert!(string_matches("*/sa/x", "other/ns/a/sa/x"));
+        assert!(string_matches("*", "anything"));
+        assert!(!string_matches("*", ""));
     }
 }

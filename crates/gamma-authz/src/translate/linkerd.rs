@@ -81,6 +81,7 @@ impl DefaultPolicy {
 /// A Linkerd `Server` (<https://linkerd.io/2-edge/reference/authorization-policy/#server>).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Server {
     /// [`SERVER_API_VERSION`].
     pub api_version: String,
@@ -95,6 +96,7 @@ pub struct Server {
 /// `Server.spec`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ServerSpec {
     /// The Pods of the Server's namespace it selects.
     pub pod_selector: LabelSelector,
@@ -109,6 +111,7 @@ pub struct ServerSpec {
 /// (<https://linkerd.io/2-edge/reference/authorization-policy/#authorizationpolicy>).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AuthorizationPolicy {
     /// [`POLICY_API_VERSION`].
     pub api_version: String,
@@ -123,6 +126,7 @@ pub struct AuthorizationPolicy {
 /// `AuthorizationPolicy.spec`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AuthorizationPolicySpec {
     /// The Server it authorizes clients of.
     pub target_ref: Reference,
@@ -133,6 +137,7 @@ pub struct AuthorizationPolicySpec {
 /// A reference to a `policy.linkerd.io` object in the same namespace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Reference {
     /// [`GROUP`].
     pub group: String,
@@ -146,6 +151,7 @@ pub struct Reference {
 /// (<https://linkerd.io/2-edge/reference/authorization-policy/#meshtlsauthentication>).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct MeshTlsAuthentication {
     /// [`POLICY_API_VERSION`].
     pub api_version: String,
@@ -160,6 +166,7 @@ pub struct MeshTlsAuthentication {
 /// `MeshTLSAuthentication.spec`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct MeshTlsAuthenticationSpec {
     /// Client identities, any one matching: exact, `*` (any meshed client) or `*.SUFFIX`.
     pub identities: Vec<String>,
@@ -271,6 +278,60 @@ fn service_ports(snapshot: &Snapshot, pod: &gamma_model::k8s::Pod) -> BTreeSet<u
     out
 }
 
+/// The ports each policy gets Servers for. A Server of policy A on port P selects every Pod A
+/// selects, so every other policy selecting one of those Pods needs its rules without ports on
+/// P too: the least sets where a policy's ports hold its rules' ports, the Service ports of
+/// the Pods it selects, and the ports of every policy selecting one of them (a fixpoint; the
+/// sets only grow, bounded by the ports named in the input).
+fn port_universes(
+    snapshot: &Snapshot,
+    compiled: &Compiled<'_>,
+    selected_by: &[Vec<WorkloadId>],
+) -> Vec<BTreeSet<u16>> {
+    let mut known: Vec<BTreeSet<u16>> = compiled
+        .authorizer
+        .workloads()
+        .map(|w| {
+            compiled
+                .pods
+                .get(w.0 as usize)
+                .map(|p| service_ports(snapshot, p))
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut universes: Vec<BTreeSet<u16>> = (0..compiled.sources.len())
+        .map(|i| {
+            compiled
+                .policy(i)
+                .map(|p| {
+                    p.rules
+                        .iter()
+                        .flat_map(|r| r.ports.iter().copied())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    loop {
+        let mut changed = false;
+        for (universe, selected) in universes.iter_mut().zip(selected_by) {
+            for w in selected {
+                if let Some(k) = known.get_mut(w.0 as usize) {
+                    for port in universe.iter() {
+                        changed |= k.insert(*port);
+                    }
+                    for port in k.iter() {
+                        changed |= universe.insert(*port);
+                    }
+                }
+            }
+        }
+        if !changed {
+            return universes;
+        }
+    }
+}
+
 /// A Server's identity: (namespace, the selector's canonical text, port).
 type ServerKey = (String, String, u16);
 
@@ -292,23 +353,10 @@ pub fn translate(
     let compiled = Compiled::new(snapshot, config.clone());
     let mut report = TranslationReport::default();
     // The ports each workload serves, as far as the input says.
-    let known: Vec<BTreeSet<u16>> = compiled
-        .authorizer
-        .workloads()
-        .map(|w| {
-            let mut ports = compiled
-                .pods
-                .get(w.0 as usize)
-                .map(|p| service_ports(snapshot, p))
-                .unwrap_or_default();
-            for pid in compiled.authorizer.policies_selecting(w) {
-                if let Some(p) = compiled.policy(pid.0 as usize) {
-                    ports.extend(p.rules.iter().flat_map(|r| r.ports.iter().copied()));
-                }
-            }
-            ports
-        })
+    let selected_by: Vec<Vec<WorkloadId>> = (0..compiled.sources.len())
+        .map(|i| compiled.selected_by(i))
         .collect();
+    let universes = port_universes(snapshot, &compiled, &selected_by);
     // Servers by (namespace, selector, port): name and source policies.
     let mut servers: BTreeMap<ServerKey, (String, LabelSelector, Vec<usize>)> = BTreeMap::new();
     let mut authentications = Vec::new();
@@ -318,15 +366,8 @@ pub fn translate(
             continue;
         };
         let key = compiled.policy_key(i);
-        let selected = compiled.selected_by(i);
-        let mut universe: BTreeSet<u16> = p
-            .rules
-            .iter()
-            .flat_map(|r| r.ports.iter().copied())
-            .collect();
-        for w in &selected {
-            universe.extend(known.get(w.0 as usize).into_iter().flatten());
-        }
+        let selected = selected_by.get(i).cloned().unwrap_or_default();
+        let universe = universes.get(i).cloned().unwrap_or_default();
         let mut server_of_port: BTreeMap<u16, String> = BTreeMap::new();
         let pod_targets = source
             .spec
@@ -691,5 +732,44 @@ pub mod reference {
                         })
                 })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference::identity_matches;
+    use super::*;
+
+    // linkerd2 policy-controller core/src/identity_match.rs: `*` matches every identity,
+    // `*.a.b` a suffix of whole labels, anything else exactly.
+    #[test]
+    fn linkerd_identity_matches_are_any_suffix_and_exact() {
+        let web = "web.shop.serviceaccount.identity.linkerd.cluster.local";
+        assert!(identity_matches("*", web));
+        assert!(identity_matches(
+            "*.shop.serviceaccount.identity.linkerd.cluster.local",
+            web
+        ));
+        assert!(!identity_matches(
+            "*.hop.serviceaccount.identity.linkerd.cluster.local",
+            web
+        ));
+        assert!(identity_matches(web, web));
+        assert!(!identity_matches(
+            web,
+            "api.shop.serviceaccount.identity.linkerd.cluster.local"
+        ));
+    }
+
+    #[test]
+    fn a_peer_presents_its_linkerd_identity_or_its_spiffe_id() {
+        let sa = crate::Identity::service_account("td", "shop", "web");
+        assert_eq!(
+            presented_identity(&sa),
+            "web.shop.serviceaccount.identity.linkerd.td"
+        );
+        let config = crate::Config::default();
+        let other = crate::Identity::parse("spiffe://td/workload/x", &config).unwrap();
+        assert_eq!(presented_identity(&other), "spiffe://td/workload/x");
     }
 }

@@ -33,6 +33,7 @@ pub const TRANSLATED_FROM: &str = "gamma.rs/translated-from";
 
 /// Object metadata of a translated object: only what the translation sets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Metadata {
     /// The name.
     pub name: String,
@@ -318,5 +319,70 @@ impl<'a> Compiled<'a> {
             .workloads()
             .filter(|w| self.authorizer.policies_selecting(*w).is_empty())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(directions: Vec<Direction>, ports: PortScope) -> Finding {
+        Finding {
+            severity: Severity::Approximated,
+            policy: Some(ObjectKey::new(
+                ResourceKind::XAuthorizationPolicy,
+                "shop",
+                "db",
+            )),
+            rule: Some(0),
+            field: "spec.rules[0].sources".into(),
+            directions,
+            pods: vec![ObjectKey::new(ResourceKind::Pod, "shop", "db-0")],
+            ports,
+            message: "m".into(),
+        }
+    }
+
+    #[test]
+    fn a_finding_covers_only_its_pods_ports_and_directions() {
+        let db0 = ObjectKey::new(ResourceKind::Pod, "shop", "db-0");
+        let db1 = ObjectKey::new(ResourceKind::Pod, "shop", "db-1");
+        let f = finding(vec![Direction::Widened], PortScope::Except(vec![5432]));
+        assert!(f.covers(&db0, 80, Direction::Widened));
+        assert!(!f.covers(&db0, 5432, Direction::Widened));
+        assert!(!f.covers(&db0, 80, Direction::Narrowed));
+        assert!(!f.covers(&db1, 80, Direction::Widened));
+        let f = finding(vec![Direction::Narrowed], PortScope::Only(vec![5432]));
+        assert!(f.covers(&db0, 5432, Direction::Narrowed));
+        assert!(!f.covers(&db0, 80, Direction::Narrowed));
+        assert!(PortScope::All.contains(1));
+    }
+
+    #[test]
+    fn a_finding_names_its_policy_rule_field_and_scope() {
+        let f = finding(
+            vec![Direction::Widened, Direction::Narrowed],
+            PortScope::Except(vec![80, 443]),
+        );
+        assert_eq!(
+            f.to_string(),
+            "approximated: XAuthorizationPolicy shop/db rule 0 spec.rules[0].sources: m \
+             (widened and narrowed for Pod shop/db-0 on every port but 80, 443)"
+        );
+    }
+
+    #[test]
+    fn the_report_is_sorted_and_deduplicated() {
+        let mut r = TranslationReport::default();
+        let exact = Finding {
+            severity: Severity::Exact,
+            ..finding(vec![], PortScope::All)
+        };
+        r.push(exact.clone());
+        r.push(finding(vec![Direction::Widened], PortScope::All));
+        r.push(exact);
+        r.finish();
+        let severities: Vec<Severity> = r.findings().iter().map(|f| f.severity).collect();
+        assert_eq!(severities, [Severity::Approximated, Severity::Exact]);
     }
 }

@@ -45,10 +45,8 @@ pub fn run(args: &ConvertAuthzArgs) -> Result<(), Failure> {
     let mut linkerd_out = None;
     match args.to {
         MeshArg::Istio => {
-            let mut options = istio::IstioOptions::default();
-            options
-                .root_namespace
-                .clone_from(&args.istio_root_namespace);
+            let options =
+                istio::IstioOptions::default().root_namespace(args.istio_root_namespace.as_str());
             istio_out = Some(istio::translate(&snapshot, &config, &options));
         }
         MeshArg::Linkerd => {
