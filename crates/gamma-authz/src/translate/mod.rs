@@ -14,6 +14,36 @@
 //! differential property test (`tests/translate_differential.rs`): for generated policies,
 //! Pods, peers and ports the engine's verdict equals the mesh's on the translated objects,
 //! except where a finding of the report covers the case, in the direction it names.
+//!
+//! ```
+//! use gamma_authz::Config;
+//! use gamma_authz::translate::{istio, linkerd};
+//! use gamma_model::{Snapshot, decode};
+//!
+//! let yaml = r#"
+//! apiVersion: gateway.networking.x-k8s.io/v1alpha1
+//! kind: XAuthorizationPolicy
+//! metadata: {name: db, namespace: shop}
+//! spec:
+//!   targetRefs: [{group: '', kind: Pod, selector: {matchLabels: {app: db}}}]
+//!   action: ALLOW
+//!   enforcementLevel: Network
+//!   rules: [{sources: [{type: ServiceAccount, serviceAccount: {name: web}}], networkAttributes: {ports: [5432]}}]
+//! "#;
+//! let snapshot = Snapshot::from_resources(decode(yaml).unwrap());
+//! let config = Config::default();
+//!
+//! let t = istio::translate(&snapshot, &config, &istio::IstioOptions::default());
+//! let rule = &t.policies[0].spec.rules.as_ref().unwrap()[0];
+//! assert_eq!(rule.from[0].source.principals, ["cluster.local/ns/shop/sa/web"]);
+//!
+//! let t = linkerd::translate(&snapshot, &config, &linkerd::LinkerdOptions::default());
+//! assert_eq!(t.servers[0].spec.port, 5432);
+//! assert_eq!(
+//!     t.authentications[0].spec.identities,
+//!     ["web.shop.serviceaccount.identity.linkerd.cluster.local"]
+//! );
+//! ```
 
 pub mod istio;
 pub mod linkerd;
