@@ -31,6 +31,9 @@
 //! `Accepted`, `Invalid` or `TargetNotFound`; the policy's Namespace as ancestor), to merge with
 //! `gamma_arbiter::merge_policy_status`.
 //!
+//! Translations into Istio and Linkerd policies, with a report of what does not map:
+//! [`translate::istio::translate`] and [`translate::linkerd::translate`].
+//!
 //! Pure: no I/O, no clock, no Kubernetes client.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -50,6 +53,7 @@ mod explain;
 mod identity;
 mod report;
 mod status;
+pub mod translate;
 
 pub use destination::Destination;
 pub use engine::{Authorizer, Criterion, Decision, PolicyId, Reason, Verdict, WorkloadId};

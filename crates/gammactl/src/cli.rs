@@ -244,6 +244,56 @@ pub enum ConvertCommand {
     /// The routes go to standard output (YAML documents, or with -o json a kind: List); the
     /// report of everything not expressed exactly goes to standard error.
     Smi(ConvertSmiArgs),
+    /// XAuthorizationPolicies (GEP-3779, proposal) to Istio AuthorizationPolicies or to Linkerd
+    /// Servers, AuthorizationPolicies and MeshTLSAuthentications, for a mesh without the
+    /// proposal. The objects go to standard output (YAML documents, or with -o json a kind:
+    /// List); the report of what does not map exactly goes to standard error.
+    AuthorizationPolicy(ConvertAuthzArgs),
+}
+
+/// `gammactl convert authorization-policy`.
+#[derive(Debug, Args)]
+pub struct ConvertAuthzArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The mesh to translate for.
+    #[arg(long, value_enum)]
+    pub to: MeshArg,
+    /// The trust domain of the cluster's workloads (ServiceAccount sources are in it).
+    #[arg(long, value_name = "DOMAIN", default_value = "cluster.local")]
+    pub trust_domain: String,
+    /// The verdict where no XAuthorizationPolicy selects the workload (deny: for Istio an
+    /// allow-nothing policy in the root namespace).
+    #[arg(long, value_enum, default_value = "allow")]
+    pub baseline: BaselineArg,
+    /// Istio's root namespace (meshConfig.rootNamespace).
+    #[arg(long, value_name = "NAMESPACE", default_value = "istio-system")]
+    pub istio_root_namespace: String,
+    /// The Linkerd cluster's default inbound policy, which ports without a Server keep.
+    #[arg(long, value_enum, default_value = "all-unauthenticated")]
+    pub linkerd_default_policy: LinkerdDefaultPolicyArg,
+}
+
+/// The mesh of `convert authorization-policy --to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MeshArg {
+    /// Istio `AuthorizationPolicy` (security.istio.io/v1).
+    Istio,
+    /// Linkerd `Server`, `AuthorizationPolicy`, `MeshTLSAuthentication` (policy.linkerd.io).
+    Linkerd,
+}
+
+/// A Linkerd default inbound policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LinkerdDefaultPolicyArg {
+    /// Every client, meshed or not (the install default).
+    AllUnauthenticated,
+    /// Every meshed client.
+    AllAuthenticated,
+    /// No client.
+    Deny,
 }
 
 /// `gammactl convert smi`.

@@ -3,6 +3,7 @@
 mod authorize;
 mod authorize_gep;
 mod convert;
+mod convert_authz;
 mod crd_extension;
 mod explain;
 mod listener_sets;
@@ -28,6 +29,9 @@ pub fn run(command: Command) -> Result<(), Failure> {
         Command::Owners(args) => owners::run(&args),
         Command::Status(args) => status::run(&args),
         Command::Convert(crate::cli::ConvertCommand::Smi(args)) => convert::smi(&args),
+        Command::Convert(crate::cli::ConvertCommand::AuthorizationPolicy(args)) => {
+            convert_authz::run(&args)
+        }
         Command::Authorize(args) => authorize::run(&args),
         Command::CrdExtension(crate::cli::CrdExtensionCommand::Controllers(args)) => {
             crd_extension::controllers(&args)
