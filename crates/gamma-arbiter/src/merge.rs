@@ -85,7 +85,7 @@ pub fn merge(
 ///   is `Accepted`, `ResolvedRefs` or `PartiallyInvalid`; of any other type (one the embedder
 ///   wrote and did not supply this time) it stays in place as stored when its
 ///   `observedGeneration` is `route_generation`, and is otherwise refreshed: `Unknown`, reason
-///   `Pending`, at `route_generation` ([`refreshed`]).
+///   `Pending`, at `route_generation` (docs/status-protocol.md).
 /// - The 32-entry cap is respected by dropping `me`'s entries from the end.
 pub fn merge_outcome(
     existing: &RouteStatus,
