@@ -4,12 +4,23 @@
 //! change.
 //!
 //! What is `me`'s: the condition types present in `desired` (gamma-resolve computes the
-//! Gateway's `Accepted`, and each listener's `Accepted`, `ResolvedRefs` and `Conflicted`), each
-//! listener's `attachedRoutes` and `supportedKinds`, the listener list itself (a listener
-//! no longer in the spec has no status), and `attachedListenerSets` when `desired` has it (the
-//! count gamma-resolve computes). What is not: other condition types, such as `Programmed`
-//! (which the controller adds when its data plane took the configuration), and `addresses`,
-//! stored as they are.
+//! Gateway's `Accepted`, and each listener's `Accepted`, `ResolvedRefs` and `Conflicted`; the
+//! embedding controller supplies others, such as `Programmed`, for the same write), the type
+//! `Programmed` in any case ([`OWN_TYPES`]: the summary condition the API gives the Gateway's
+//! controller), each listener's `attachedRoutes` and `supportedKinds`, the listener list
+//! itself (a listener no longer in the spec has no status), `attachedListenerSets` when
+//! `desired` has it (the count gamma-resolve computes), and `addresses` when `desired` has
+//! some (the embedder supplies them: only its data plane knows what it bound).
+//!
+//! What is not `me`'s: every other condition type (GatewayStatus.conditions: "Implementations
+//! MUST NOT remove or reorder Conditions that they are not directly responsible for. For
+//! example, if an implementation sees a Condition with type `special.io/SomeField`, it MUST
+//! NOT remove, change or update that Condition"): it stays byte for byte, in place.
+//!
+//! A condition of an own type that `desired` lacks (a `Programmed` the embedder did not supply)
+//! is never left at an old generation: kept as stored when written for this generation,
+//! otherwise refreshed to `Unknown`/`Pending` at this generation (see `refreshed` in the route
+//! merge).
 //!
 //! A ListenerSet's status is the parent Gateway controller's too (GEP-1713: the ListenerSet's
 //! parent Gateway's GatewayClass `controllerName` decides), merged the same way
@@ -20,7 +31,13 @@ use gamma_model::meta::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::merge::MAX_CONDITIONS;
+use crate::merge::{MAX_CONDITIONS, refreshed};
+
+/// Condition types of a Gateway, a ListenerSet and their listeners that are always the
+/// controller's, computed or not: `Programmed`, which the API makes a summary condition of the
+/// controller ("It is a positive-polarity summary condition, and so should always be present on
+/// the resource with ObservedGeneration set", GatewayConditionType Programmed).
+pub const OWN_TYPES: &[&str] = &["Programmed"];
 
 /// Upstream `GatewayStatus.listeners` MaxItems.
 pub const MAX_LISTENERS: usize = 64;
@@ -53,11 +70,15 @@ pub enum GatewayMergeOutcome {
 ///   listener) has an `observedGeneration` newer than `generation`.
 /// - Conditions of the types `desired` has (per Gateway, per listener) are replaced, stamped
 ///   with `generation`; one whose status is unchanged keeps its `lastTransitionTime`, others
-///   get `now`. Other condition types stay as stored, in place.
-/// - Listeners follow `desired` (its order and names); a listener's stored conditions of other
-///   types are kept.
-/// - `attachedListenerSets` is `desired`'s when it has one, else as stored; `addresses` stay
-///   as stored.
+///   get `now`.
+/// - A stored condition of a type in [`OWN_TYPES`] that `desired` lacks is kept when its
+///   `observedGeneration` is `generation`, and otherwise refreshed to `Unknown` with reason
+///   `Pending` at `generation`: no condition of `me`'s is left at an old generation.
+/// - Every other condition type stays exactly as stored, in place (another controller's).
+/// - Listeners follow `desired` (its order and names); a listener's stored conditions follow
+///   the same two rules.
+/// - `attachedListenerSets` is `desired`'s when it has one, else as stored; `addresses` are
+///   `desired`'s when it has any (supplied by the embedder), else as stored.
 ///
 /// ```
 /// use gamma_arbiter::{GatewayMergeOutcome, merge_gateway_status};
@@ -83,7 +104,11 @@ pub fn merge_gateway_status(
         };
     }
     let status = GatewayStatus {
-        addresses: existing.addresses.clone(),
+        addresses: if desired.addresses.is_empty() {
+            existing.addresses.clone()
+        } else {
+            desired.addresses.clone()
+        },
         conditions: merge_conditions(&existing.conditions, &desired.conditions, generation, now),
         listeners: merge_listeners(&existing.listeners, &desired.listeners, generation, now),
         attached_listener_sets: desired
@@ -201,7 +226,8 @@ fn merge_listeners(
         .collect()
 }
 
-/// `old` with the types of `desired` replaced (in `old`'s place, new types appended).
+/// `old` with the types of `desired` replaced (in `old`'s place, new types appended), the
+/// [`OWN_TYPES`] `desired` lacks refreshed, every other type of `old` kept as it is.
 fn merge_conditions(
     old: &[Condition],
     desired: &[Condition],
@@ -225,6 +251,11 @@ fn merge_conditions(
                     out.push(stamp(d));
                 }
             }
+            None if OWN_TYPES.contains(&o.type_.as_str()) => {
+                if !out.iter().any(|c| c.type_ == o.type_) {
+                    out.push(refreshed(o, generation, now));
+                }
+            }
             None => out.push(o.clone()),
         }
     }
@@ -233,7 +264,19 @@ fn merge_conditions(
             out.push(stamp(d));
         }
     }
-    out.truncate(MAX_CONDITIONS);
+    // the 8-condition cap is met by leaving out `me`'s own conditions from the end, never
+    // another controller's
+    let own = |c: &Condition| {
+        OWN_TYPES.contains(&c.type_.as_str()) || desired.iter().any(|d| d.type_ == c.type_)
+    };
+    while out.len() > MAX_CONDITIONS {
+        match out.iter().rposition(own) {
+            Some(i) => {
+                out.remove(i);
+            }
+            None => break,
+        }
+    }
     out
 }
 
@@ -310,18 +353,18 @@ mod tests {
         }
     }
 
-    // The controller owns Accepted (computed) but Programmed is its data plane's: a merge of
-    // the computed conditions keeps Programmed, and the addresses, as stored.
+    // GatewayStatus.conditions: "Implementations MUST NOT remove or reorder Conditions that
+    // they are not directly responsible for": a foreign type stays byte for byte, in place, on
+    // the Gateway and on a listener, while the computed ones are stamped; the addresses stay.
     #[test]
-    fn a_gateway_merge_keeps_conditions_it_does_not_compute_and_the_addresses() {
+    fn a_gateway_merge_keeps_foreign_conditions_byte_for_byte_and_the_addresses() {
         let t0 = Time::from_unix(1_000, 0);
+        let mut foreign = cond("special.io/SomeField", true, "Seeded");
+        foreign.observed_generation = Some(1);
+        foreign.last_transition_time = Time::from_unix(77, 0);
         let mut existing = GatewayStatus {
-            conditions: vec![cond("Programmed", true, "Programmed")],
-            listeners: vec![listener(
-                "http",
-                0,
-                vec![cond("Programmed", true, "Programmed")],
-            )],
+            conditions: vec![foreign.clone()],
+            listeners: vec![listener("http", 0, vec![foreign.clone()])],
             ..GatewayStatus::default()
         };
         existing
@@ -333,12 +376,100 @@ mod tests {
             });
         let s = written(merge_gateway_status(&existing, &desired(), 3, t0));
         let types: Vec<&str> = s.conditions.iter().map(|c| c.type_.as_str()).collect();
-        assert_eq!(types, ["Programmed", "Accepted"]);
+        assert_eq!(types, ["special.io/SomeField", "Accepted"]);
+        assert_eq!(s.conditions[0], foreign);
         assert_eq!(s.conditions[1].observed_generation, Some(3));
         assert_eq!(s.conditions[1].last_transition_time, t0);
         assert_eq!(s.listeners[0].attached_routes, 2);
+        assert_eq!(s.listeners[0].conditions[0], foreign);
         assert_eq!(s.listeners[0].conditions.len(), 2);
         assert_eq!(s.addresses, existing.addresses);
+    }
+
+    // Programmed is the controller's summary condition ("should always be present on the
+    // resource with ObservedGeneration set"): not supplied, it is never left at an old
+    // generation. Written for this generation (by the embedder's own write) it stays; from an
+    // older one it becomes Unknown/Pending at this generation, on the Gateway and listeners.
+    #[test]
+    fn an_unsupplied_programmed_is_kept_at_this_generation_and_refreshed_from_an_older_one() {
+        let (t0, t1) = (Time::from_unix(1_000, 0), Time::from_unix(2_000, 0));
+        let mut programmed = cond("Programmed", true, "Programmed");
+        programmed.observed_generation = Some(2);
+        let existing = GatewayStatus {
+            conditions: vec![programmed.clone()],
+            listeners: vec![listener("http", 2, vec![programmed.clone()])],
+            ..GatewayStatus::default()
+        };
+        let same = written(merge_gateway_status(&existing, &desired(), 2, t0));
+        assert_eq!(same.conditions[0], programmed);
+        assert_eq!(same.listeners[0].conditions[0], programmed);
+        let next = written(merge_gateway_status(&existing, &desired(), 3, t1));
+        for c in [&next.conditions[0], &next.listeners[0].conditions[0]] {
+            assert_eq!(c.type_, "Programmed");
+            assert_eq!(c.status, ConditionStatus::Unknown);
+            assert_eq!(c.reason, "Pending");
+            assert_eq!(c.observed_generation, Some(3));
+            assert_eq!(c.last_transition_time, t1);
+        }
+        // a refreshed condition is stable: merging again writes nothing
+        assert_eq!(
+            merge_gateway_status(&next, &desired(), 3, t1),
+            GatewayMergeOutcome::Unchanged
+        );
+    }
+
+    // The embedder supplies Programmed in the desired status: written in the same write as the
+    // computed conditions, stamped with the new generation; supplied addresses replace the
+    // stored ones.
+    #[test]
+    fn a_supplied_programmed_and_addresses_are_written_at_the_new_generation() {
+        let t0 = Time::from_unix(1_000, 0);
+        let mut old = cond("Programmed", false, "Pending");
+        old.observed_generation = Some(1);
+        let existing = GatewayStatus {
+            conditions: vec![old],
+            ..GatewayStatus::default()
+        };
+        let mut supplied = desired();
+        supplied
+            .conditions
+            .push(cond("Programmed", true, "Programmed"));
+        supplied
+            .addresses
+            .push(gamma_model::gateway::GatewayStatusAddress {
+                type_: None,
+                value: "192.0.2.9".into(),
+                routability: None,
+            });
+        let s = written(merge_gateway_status(&existing, &supplied, 2, t0));
+        let p = s
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Programmed")
+            .unwrap();
+        assert_eq!(p.status, ConditionStatus::True);
+        assert_eq!(p.observed_generation, Some(2));
+        assert_eq!(s.addresses, supplied.addresses);
+    }
+
+    // The 8-condition cap never costs another controller's condition: our own are left out.
+    #[test]
+    fn the_condition_cap_drops_our_conditions_never_a_foreign_one() {
+        let t0 = Time::from_unix(1_000, 0);
+        let foreign: Vec<Condition> = (0..8)
+            .map(|i| cond(&format!("example.com/F{i}"), true, "Seeded"))
+            .collect();
+        let existing = GatewayStatus {
+            conditions: foreign.clone(),
+            ..GatewayStatus::default()
+        };
+        match merge_gateway_status(&existing, &desired(), 1, t0) {
+            GatewayMergeOutcome::Write { status } => {
+                assert_eq!(status.conditions[..8], foreign[..]);
+            }
+            GatewayMergeOutcome::Unchanged => {}
+            other => panic!("{other:?}"),
+        }
     }
 
     // Write nothing when unchanged; a later merge of the same conditions keeps their

@@ -57,7 +57,7 @@ pub use config::{
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
 pub use gateway_merge::{
-    GatewayMergeOutcome, ListenerSetMergeOutcome, MAX_LISTENERS, merge_gateway_status,
+    GatewayMergeOutcome, ListenerSetMergeOutcome, MAX_LISTENERS, OWN_TYPES, merge_gateway_status,
     merge_listener_set_status,
 };
 pub use handoff::{Directive, Handoff};

@@ -3,8 +3,8 @@
 //! would change, so two controllers sharing a route never fight over its status.
 
 use gamma_model::gateway::{
-    Condition, ParentReference, RouteParentStatus, RouteStatus, reasons::ACCEPTED,
-    reasons::PARTIALLY_INVALID, reasons::RESOLVED_REFS,
+    Condition, ConditionStatus, ParentReference, RouteParentStatus, RouteStatus, reasons::ACCEPTED,
+    reasons::PARTIALLY_INVALID, reasons::PENDING, reasons::RESOLVED_REFS,
 };
 use gamma_model::meta::Time;
 use schemars::JsonSchema;
@@ -80,8 +80,12 @@ pub fn merge(
 ///   for parentRefs in `desired.keep`, which stay as they are. Entries under an alias are
 ///   rewritten under `me.name`.
 /// - A condition whose status is unchanged keeps its `lastTransitionTime`; others get `now`.
-///   Conditions of types `me` does not manage (not `Accepted`, `ResolvedRefs`,
-///   `PartiallyInvalid` and not desired) stay untouched, in place.
+/// - No condition of an entry `me` writes is left at an old generation (every condition of
+///   `me`'s entry is `me`'s): a stored condition of a type `desired` lacks is removed when it
+///   is `Accepted`, `ResolvedRefs` or `PartiallyInvalid`; of any other type (one the embedder
+///   wrote and did not supply this time) it stays in place as stored when its
+///   `observedGeneration` is `route_generation`, and is otherwise refreshed: `Unknown`, reason
+///   `Pending`, at `route_generation` (docs/status-protocol.md).
 /// - The 32-entry cap is respected by dropping `me`'s entries from the end.
 pub fn merge_outcome(
     existing: &RouteStatus,
@@ -133,7 +137,7 @@ pub(crate) fn merge_capped(
                 if let Some(p) = placed.get_mut(i) {
                     *p = true;
                 }
-                out.push((merge_entry(Some(e), d, me, now), true));
+                out.push((merge_entry(Some(e), d, me, route_generation, now), true));
             }
         }
         // Otherwise: stale, duplicate, or under an old alias: removed.
@@ -157,7 +161,7 @@ pub(crate) fn merge_capped(
             .parents
             .iter()
             .find(|e| e.parent_ref == d.parent_ref && me.answers_to(&e.controller_name));
-        out.push((merge_entry(previous, d, me, now), true));
+        out.push((merge_entry(previous, d, me, route_generation, now), true));
     }
     let mut dropped = Vec::new();
     while out.len() > cap {
@@ -181,10 +185,38 @@ fn managed(type_: &str) -> bool {
     matches!(type_, t if t == ACCEPTED || t == RESOLVED_REFS || t == PARTIALLY_INVALID)
 }
 
+/// A condition of `me`'s that `me` did not write for `generation`, refreshed: an
+/// `observedGeneration` of `generation` it already has is kept as it is (written for this
+/// generation, e.g. by the embedder in a write of its own); otherwise it becomes `Unknown` with
+/// reason `Pending` at `generation` (Gateway API GatewayConditionType Programmed: "It should be
+/// set to Unknown if the controller performs updates to the status before it has all the
+/// information it needs to be able to determine if the condition is true"), its
+/// `lastTransitionTime` moving only if its status changes. So no condition `me` owns is left
+/// at an old `observedGeneration` (the v1.7 "preserve foreign status" conformance tests require
+/// every condition but the foreign ones at the object's latest generation).
+pub(crate) fn refreshed(old: &Condition, generation: i64, now: Time) -> Condition {
+    if old.observed_generation == Some(generation) {
+        return old.clone();
+    }
+    Condition {
+        type_: old.type_.clone(),
+        status: ConditionStatus::Unknown,
+        observed_generation: Some(generation),
+        last_transition_time: if old.status == ConditionStatus::Unknown {
+            old.last_transition_time
+        } else {
+            now
+        },
+        reason: PENDING.into(),
+        message: format!("not reported for generation {generation}"),
+    }
+}
+
 fn merge_entry(
     previous: Option<&RouteParentStatus>,
     desired: &RouteParentStatus,
     me: &Identity,
+    generation: i64,
     now: Time,
 ) -> RouteParentStatus {
     let old: &[Condition] = previous.map_or(&[], |p| &p.conditions);
@@ -206,8 +238,8 @@ fn merge_entry(
                 *u = true;
                 conditions.push(stamp(d));
             }
-        } else if !managed(&o.type_) {
-            conditions.push(o.clone());
+        } else if !managed(&o.type_) && !conditions.iter().any(|c| c.type_ == o.type_) {
+            conditions.push(refreshed(o, generation, now));
         }
     }
     for (i, d) in desired.conditions.iter().enumerate() {

@@ -222,3 +222,272 @@ proptest! {
         }
     }
 }
+
+// ---- No condition of `me`'s left at an old generation; foreign status byte for byte ----
+//
+// Gateway API v1.7 adds "preserve foreign status" conformance tests (HTTPRoute, Gateway,
+// BackendTLSPolicy): a seeded entry of another controller, or a condition of a type the
+// implementation is not responsible for, survives the implementation's next write unchanged,
+// while every other condition catches up with the object's generation.
+
+use gamma_arbiter::{
+    GatewayMergeOutcome, ListenerSetMergeOutcome, OWN_TYPES, PolicyMergeOutcome,
+    merge_gateway_status, merge_listener_set_status, merge_policy_status,
+};
+use gamma_model::gateway::{
+    GatewayStatus, ListenerSetStatus, ListenerStatus, PolicyAncestorStatus, PolicyStatus,
+};
+
+/// Condition types on a Gateway: computed ones, `Programmed` (always the controller's) and
+/// foreign ones.
+const GATEWAY_TYPES: &[&str] = &[
+    "Accepted",
+    "Programmed",
+    "ResolvedRefs",
+    "Conflicted",
+    "special.io/SomeField",
+    "example.com/Stale",
+];
+const LISTENERS: &[&str] = &["http", "https", "tcp"];
+
+fn gateway_condition() -> impl Strategy<Value = Condition> {
+    (condition(), prop::sample::select(GATEWAY_TYPES)).prop_map(|(mut c, t)| {
+        c.type_ = t.into();
+        c
+    })
+}
+
+/// Conditions as the API server stores them: a map keyed by type (at most one per type).
+fn condition_map(max: usize) -> impl Strategy<Value = Vec<Condition>> {
+    prop::collection::vec(gateway_condition(), 0..max).prop_map(|cs| {
+        let mut out: Vec<Condition> = Vec::new();
+        for c in cs {
+            if !out.iter().any(|o| o.type_ == c.type_) {
+                out.push(c);
+            }
+        }
+        out
+    })
+}
+
+fn listener_status(names: &'static [&'static str]) -> impl Strategy<Value = Vec<ListenerStatus>> {
+    prop::collection::vec(
+        (prop::sample::select(names), 0i32..3, condition_map(6)),
+        0..4,
+    )
+    .prop_map(|ls| {
+        let mut out: Vec<ListenerStatus> = Vec::new();
+        for (name, attached_routes, conditions) in ls {
+            if !out.iter().any(|l| l.name == name) {
+                out.push(ListenerStatus {
+                    name: name.into(),
+                    supported_kinds: Vec::new(),
+                    attached_routes,
+                    conditions,
+                });
+            }
+        }
+        out
+    })
+}
+
+/// A desired (computed plus supplied) Gateway status: own types only, unstamped.
+fn desired_gateway() -> impl Strategy<Value = GatewayStatus> {
+    let own = prop::sample::subsequence(&["Accepted", "Programmed"][..], 0..=2);
+    (own, listener_status(LISTENERS)).prop_map(|(types, mut listeners)| {
+        let own = |t: &str| Condition {
+            type_: t.into(),
+            status: ConditionStatus::True,
+            observed_generation: None,
+            last_transition_time: Time::UNIX_EPOCH,
+            reason: t.into(),
+            message: String::new(),
+        };
+        for l in &mut listeners {
+            l.conditions = ["Accepted", "ResolvedRefs", "Conflicted"]
+                .iter()
+                .map(|t| own(t))
+                .collect();
+        }
+        GatewayStatus {
+            conditions: types.into_iter().map(own).collect(),
+            listeners,
+            ..GatewayStatus::default()
+        }
+    })
+}
+
+/// Whether `me` is responsible for a condition type on a Gateway, a ListenerSet or a listener
+/// given what it wants (`desired`).
+fn own_type(t: &str, desired: &[Condition]) -> bool {
+    OWN_TYPES.contains(&t) || desired.iter().any(|d| d.type_ == t)
+}
+
+/// Every condition `me` is not responsible for in `before` is in `after`, byte for byte, in
+/// the same order; every condition `me` is responsible for is at `generation`.
+fn foreign_kept_and_own_fresh(
+    before: &[Condition],
+    after: &[Condition],
+    desired: &[Condition],
+    generation: i64,
+) -> Result<(), TestCaseError> {
+    let foreign = |cs: &[Condition]| -> Vec<Condition> {
+        cs.iter()
+            .filter(|c| !own_type(&c.type_, desired))
+            .cloned()
+            .collect()
+    };
+    prop_assert_eq!(
+        foreign(before),
+        foreign(after),
+        "a foreign condition changed"
+    );
+    for c in after.iter().filter(|c| own_type(&c.type_, desired)) {
+        prop_assert_eq!(
+            c.observed_generation,
+            Some(generation),
+            "stale own condition {:?}",
+            c
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1_000, failure_persistence: None, .. ProptestConfig::default() })]
+
+    // Route and policy entries: on a write, every condition of an entry `me` writes (not a
+    // kept one) is at the route's generation, and every other controller's entry is the same,
+    // byte for byte and in the same order as stored.
+    #[test]
+    fn route_merge_leaves_no_own_condition_stale_and_foreign_entries_identical(
+        existing in existing(),
+        desired in desired(),
+        generation in 0i64..6,
+    ) {
+        let mut desired = desired;
+        for e in &mut desired.entries {
+            for c in &mut e.conditions {
+                c.observed_generation = Some(generation);
+            }
+        }
+        let me = me();
+        let now = Time::from_unix(1_800_000_000, 0);
+        if let MergeOutcome::Write { status, .. } = merge_outcome(&existing, &desired, &me, generation, now) {
+            prop_assert_eq!(foreign(&existing, &me), foreign(&status, &me));
+            for e in status.parents.iter().filter(|e| e.controller_name == ME) {
+                if desired.keep.contains(&e.parent_ref) {
+                    continue;
+                }
+                for c in &e.conditions {
+                    prop_assert_eq!(c.observed_generation, Some(generation), "stale: {:?}", c);
+                }
+            }
+        }
+    }
+
+    // BackendTLSPolicy ancestors (GEP-713 PolicyStatus): the same rules under the 16 cap.
+    #[test]
+    fn policy_merge_leaves_no_own_condition_stale_and_foreign_entries_identical(
+        existing in prop::collection::vec(entry(ANYONE), 0..20),
+        desired in prop::collection::vec(entry(&[ME]), 0..4),
+        generation in 0i64..6,
+    ) {
+        let to_ancestor = |e: RouteParentStatus| PolicyAncestorStatus {
+            ancestor_ref: e.parent_ref,
+            controller_name: e.controller_name,
+            conditions: e.conditions,
+        };
+        let existing = PolicyStatus { ancestors: existing.into_iter().map(to_ancestor).collect() };
+        let desired: Vec<PolicyAncestorStatus> = desired.into_iter().map(to_ancestor).collect();
+        let me = me();
+        let now = Time::from_unix(1_800_000_000, 0);
+        let foreign = |s: &PolicyStatus| -> Vec<PolicyAncestorStatus> {
+            s.ancestors.iter().filter(|a| !me.answers_to(&a.controller_name)).cloned().collect()
+        };
+        match merge_policy_status(&existing, &desired, &me, generation, now) {
+            PolicyMergeOutcome::Write { status, .. } => {
+                prop_assert_eq!(foreign(&existing), foreign(&status));
+                for a in status.ancestors.iter().filter(|a| a.controller_name == ME) {
+                    for c in &a.conditions {
+                        prop_assert_eq!(c.observed_generation, Some(generation));
+                    }
+                }
+                prop_assert_eq!(
+                    merge_policy_status(&status, &desired, &me, generation, now.plus_seconds(60)),
+                    PolicyMergeOutcome::Unchanged
+                );
+            }
+            PolicyMergeOutcome::Stale { stored, known } => prop_assert!(stored > known),
+            _ => {}
+        }
+    }
+
+    // Gateway: a condition type `me` is not responsible for (neither computed nor supplied,
+    // and not Programmed) survives every merge byte for byte, in order, on the Gateway and on
+    // every listener that stays; every condition of an own type is at the Gateway's
+    // generation; and the merge is idempotent.
+    #[test]
+    fn gateway_merge_keeps_foreign_conditions_and_leaves_no_own_condition_stale(
+        conditions in condition_map(8),
+        listeners in listener_status(LISTENERS),
+        desired in desired_gateway(),
+        generation in 0i64..6,
+    ) {
+        let existing = GatewayStatus { conditions, listeners, ..GatewayStatus::default() };
+        let now = Time::from_unix(1_800_000_000, 0);
+        match merge_gateway_status(&existing, &desired, generation, now) {
+            GatewayMergeOutcome::Write { status } => {
+                foreign_kept_and_own_fresh(&existing.conditions, &status.conditions, &desired.conditions, generation)?;
+                for l in &status.listeners {
+                    let d = desired.listeners.iter().find(|d| d.name == l.name).unwrap();
+                    let before = existing.listeners.iter().find(|e| e.name == l.name)
+                        .map_or(&[][..], |e| &e.conditions[..]);
+                    foreign_kept_and_own_fresh(before, &l.conditions, &d.conditions, generation)?;
+                }
+                prop_assert_eq!(
+                    merge_gateway_status(&status, &desired, generation, now.plus_seconds(60)),
+                    GatewayMergeOutcome::Unchanged
+                );
+            }
+            GatewayMergeOutcome::Unchanged => {
+                foreign_kept_and_own_fresh(&existing.conditions, &existing.conditions, &desired.conditions, generation)?;
+            }
+            GatewayMergeOutcome::Stale { stored, known } => prop_assert!(stored > known),
+            other => prop_assert!(false, "unexpected outcome {:?}", other),
+        }
+    }
+
+    // ListenerSet (GEP-1713): the same rules as a Gateway.
+    #[test]
+    fn listener_set_merge_keeps_foreign_conditions_and_leaves_no_own_condition_stale(
+        conditions in condition_map(8),
+        listeners in listener_status(LISTENERS),
+        desired in desired_gateway(),
+        generation in 0i64..6,
+    ) {
+        let existing = ListenerSetStatus { conditions, listeners };
+        let desired = ListenerSetStatus { conditions: desired.conditions, listeners: desired.listeners };
+        let now = Time::from_unix(1_800_000_000, 0);
+        match merge_listener_set_status(&existing, &desired, generation, now) {
+            ListenerSetMergeOutcome::Write { status } => {
+                foreign_kept_and_own_fresh(&existing.conditions, &status.conditions, &desired.conditions, generation)?;
+                for l in &status.listeners {
+                    let d = desired.listeners.iter().find(|d| d.name == l.name).unwrap();
+                    let before = existing.listeners.iter().find(|e| e.name == l.name)
+                        .map_or(&[][..], |e| &e.conditions[..]);
+                    foreign_kept_and_own_fresh(before, &l.conditions, &d.conditions, generation)?;
+                }
+                prop_assert_eq!(
+                    merge_listener_set_status(&status, &desired, generation, now.plus_seconds(60)),
+                    ListenerSetMergeOutcome::Unchanged
+                );
+            }
+            ListenerSetMergeOutcome::Unchanged => {
+                foreign_kept_and_own_fresh(&existing.conditions, &existing.conditions, &desired.conditions, generation)?;
+            }
+            ListenerSetMergeOutcome::Stale { stored, known } => prop_assert!(stored > known),
+            other => prop_assert!(false, "unexpected outcome {:?}", other),
+        }
+    }
+}

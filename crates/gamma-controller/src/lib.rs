@@ -61,8 +61,10 @@
 
 mod handoff;
 mod objects;
+mod supply;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use gamma_arbiter::{
     Arbiter, ArbiterConfig, ConfigErrors, Decisions, Identity, Ownership, PairKey,
@@ -83,8 +85,9 @@ use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 pub use handoff::{keep_retained_entries, stored_handoff_directives};
 pub use objects::{
     DesiredObjectStatus, ObjectMerge, ObjectStatus, controls_gateway, desired_object_statuses,
-    owned_service_parents,
+    desired_object_statuses_supplied, owned_service_parents,
 };
+pub use supply::{NoSupplier, StatusSupplier, Supplied, has_routability, supplied_condition};
 
 /// What a [`Reconciler`] needs: the shared arbiter configuration, who `me` is, how to build
 /// tables, and how long a handoff may last.
@@ -109,6 +112,11 @@ pub struct ReconcilerConfig {
     pub build: BuildOptions,
     /// The longest a make-before-break handoff lasts, in seconds (default 300).
     pub handoff_grace_seconds: i64,
+    /// What the embedding controller writes itself (`Programmed`, a Gateway's bound addresses,
+    /// implementation-specific conditions), asked for on every status write so that it goes
+    /// in the same write as the computed status, at the same generation ([`StatusSupplier`];
+    /// default: [`NoSupplier`]).
+    pub status_supplier: Arc<dyn StatusSupplier>,
 }
 
 impl ReconcilerConfig {
@@ -120,7 +128,14 @@ impl ReconcilerConfig {
             me,
             build: BuildOptions::default().with_keep_lowered_routes(true),
             handoff_grace_seconds: 300,
+            status_supplier: Arc::new(NoSupplier),
         }
+    }
+
+    /// With `supplier` as [`ReconcilerConfig::status_supplier`].
+    pub fn with_status_supplier(mut self, supplier: Arc<dyn StatusSupplier>) -> Self {
+        self.status_supplier = supplier;
+        self
     }
 }
 
@@ -188,14 +203,17 @@ pub struct Reconciliation {
     pub status_updates: Vec<(ObjectKey, RouteStatus)>,
     /// The Gateway status writes to make, for the Gateways whose GatewayClass names `me` as
     /// `controllerName` (a Gateway has one controller): the computed `Accepted` and listener
-    /// status merged into the stored status (`gamma_arbiter::merge_gateway_status`: other
-    /// condition types, such as `Programmed`, and the addresses stay as stored); only Gateways
-    /// whose status would change. A read-modify-write on the Gateway copy in the snapshot.
+    /// status, with what [`ReconcilerConfig::status_supplier`] supplies (`Programmed`,
+    /// addresses, ...), merged into the stored status (`gamma_arbiter::merge_gateway_status`:
+    /// `Programmed` never left at an old generation, other condition types and unsupplied
+    /// addresses as stored); only Gateways whose status would change. A read-modify-write on
+    /// the Gateway copy in the snapshot.
     pub gateway_status_updates: Vec<(ObjectKey, GatewayStatus)>,
     /// The ListenerSet status writes to make, for the ListenerSets whose parent Gateway's
-    /// GatewayClass names `me` (GEP-1713): the computed `Accepted` and listener entries merged
-    /// into the stored status (`gamma_arbiter::merge_listener_set_status`: other condition
-    /// types, such as `Programmed=True`, stay as stored); only those whose status would change.
+    /// GatewayClass names `me` (GEP-1713): the computed `Accepted` and listener entries, with
+    /// what the status supplier supplies, merged into the stored status
+    /// (`gamma_arbiter::merge_listener_set_status`, as for Gateways); only those whose status
+    /// would change.
     pub listener_set_status_updates: Vec<(ObjectKey, ListenerSetStatus)>,
     /// The BackendTLSPolicy status writes to make: `me`'s ancestor entries (the Gateways `me`
     /// controls and the mesh parent Services it owns routes on) merged into the stored
@@ -237,6 +255,8 @@ pub struct Reconciler {
     /// The bundle changed since the last full reconciliation ([`Reconciler::set_bundle`]):
     /// the next reconciliation is a full one, whichever is called.
     bundle_changed: bool,
+    /// The embedder's own status ([`ReconcilerConfig::status_supplier`]).
+    supplier: Arc<dyn StatusSupplier>,
 }
 
 fn to_condition(c: &RouteCondition) -> Condition {
@@ -263,6 +283,7 @@ impl Reconciler {
             table: None,
             seen: None,
             bundle_changed: false,
+            supplier: config.status_supplier,
         })
     }
 
@@ -530,6 +551,13 @@ impl Reconciler {
             else {
                 continue;
             };
+            // What the embedder writes itself goes in the same write, at the same generation
+            for e in &mut desired.entries {
+                let extra = self
+                    .supplier
+                    .route_parent(&route, &e.parent_ref, &e.conditions);
+                supply::add_supplied(&mut e.conditions, extra, Some(meta.generation_or_zero()));
+            }
             // Make-before-break: while `me` retains a pair it no longer owns, its entry stays
             // as it is until the new owner's entry is accepted (docs/status-protocol.md).
             // Removing it now would be the break before the make.
@@ -610,7 +638,14 @@ impl Reconciler {
         now: Time,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> ObjectUpdates {
-        let wanted = desired_object_statuses(snapshot, table, &self.me, owned_services);
+        let wanted = desired_object_statuses_supplied(
+            snapshot,
+            table,
+            &self.me,
+            owned_services,
+            self.supplier.as_ref(),
+            Some(self.bundle()),
+        );
         let mut out = ObjectUpdates::default();
         for (key, desired) in wanted {
             let Some(object) = snapshot.get(&key) else {

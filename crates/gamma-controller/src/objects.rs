@@ -15,9 +15,14 @@ use gamma_model::gateway::{
     PolicyStatus,
 };
 use gamma_model::meta::Time;
+use gamma_model::validate::Bundle;
 use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 use gamma_resolve::RouteTable;
 use serde::Serialize;
+
+use crate::supply::{
+    NoSupplier, StatusSupplier, add_supplied, supply_gateway, supply_listener_set,
+};
 
 /// Whether `me` controls the Gateway `namespace/name`: its GatewayClass names `me` (a Gateway
 /// has one controller).
@@ -71,11 +76,33 @@ pub fn desired_object_statuses(
     me: &Identity,
     owned_services: &BTreeSet<(String, String)>,
 ) -> Vec<(ObjectKey, DesiredObjectStatus)> {
+    desired_object_statuses_supplied(snapshot, table, me, owned_services, &NoSupplier, None)
+}
+
+/// [`desired_object_statuses`] with what `supplier` supplies added to each (conditions
+/// gamma-rs does not compute, a Gateway's addresses; see [`crate::StatusSupplier`]), so that
+/// they are written in the same write, stamped with the same generation. With the `bundle`
+/// the cluster runs, a Gateway's `AddressesAssigned` is computed where the bundle has it (v1.7
+/// experimental, GEP-5093; [`crate::has_routability`]) and supplied addresses keep their
+/// `routability` only there; `None` computes no `AddressesAssigned` and strips it.
+pub fn desired_object_statuses_supplied(
+    snapshot: &Snapshot,
+    table: &RouteTable,
+    me: &Identity,
+    owned_services: &BTreeSet<(String, String)>,
+    supplier: &dyn StatusSupplier,
+    bundle: Option<Bundle>,
+) -> Vec<(ObjectKey, DesiredObjectStatus)> {
     let mut wanted: Vec<(ObjectKey, DesiredObjectStatus)> = Vec::new();
     for g in table.gateway_status() {
         if controls_gateway(snapshot, me, &g.namespace, &g.name) {
             let key = ObjectKey::new(ResourceKind::Gateway, g.namespace.clone(), g.name.clone());
-            wanted.push((key, DesiredObjectStatus::Gateway(g.to_status())));
+            let mut status = g.to_status();
+            if let Some(gw) = snapshot.gateway(&g.namespace, &g.name) {
+                let supplied = supplier.gateway(gw, &status);
+                supply_gateway(&mut status, gw, supplied, bundle);
+            }
+            wanted.push((key, DesiredObjectStatus::Gateway(status)));
         }
     }
     for ls in table.listener_set_status() {
@@ -91,13 +118,18 @@ pub fn desired_object_statuses(
                 ls.namespace.clone(),
                 ls.name.clone(),
             );
-            wanted.push((key, DesiredObjectStatus::ListenerSet(ls.to_status())));
+            let mut status = ls.to_status();
+            if let Some(object) = snapshot.listener_set(&ls.namespace, &ls.name) {
+                let supplied = supplier.listener_set(object, &status);
+                supply_listener_set(&mut status, supplied);
+            }
+            wanted.push((key, DesiredObjectStatus::ListenerSet(status)));
         }
     }
     for p in table.backend_tls_policy_status() {
         // PolicyStatus.ancestors: "implementations MUST ONLY populate ancestor status for the
         // Ancestor resources they are responsible for"
-        let entries = p.to_ancestors(|a| match a.kind.as_str() {
+        let mut entries = p.to_ancestors(|a| match a.kind.as_str() {
             "Gateway" => controls_gateway(snapshot, me, &a.namespace, &a.name),
             "Service" => owned_services.contains(&(a.namespace.clone(), a.name.clone())),
             _ => false,
@@ -107,6 +139,11 @@ pub fn desired_object_statuses(
             p.namespace.clone(),
             p.name.clone(),
         );
+        for e in &mut entries {
+            let extra = supplier.policy_ancestor(&key, &e.ancestor_ref, &e.conditions);
+            // merge_policy_status stamps every condition of `me`'s entries
+            add_supplied(&mut e.conditions, extra, None);
+        }
         wanted.push((key, DesiredObjectStatus::BackendTlsPolicy(entries)));
     }
     wanted

@@ -30,8 +30,9 @@ status:
 "#;
 
 // GatewayStatus: the Gateway's controller writes Accepted and per listener attachedRoutes,
-// supportedKinds and conditions; Programmed (the data plane's) and the addresses stay as
-// stored; a Gateway of another controller's class gets nothing.
+// supportedKinds and conditions; the addresses stay as stored; Programmed, stored without a
+// generation and not supplied, is refreshed to Unknown at the Gateway's (never left stale); a
+// Gateway of another controller's class gets nothing.
 #[test]
 fn a_gateway_controller_gets_merged_status_writes_for_its_own_gateways_only() {
     let mut r = reconciler();
@@ -55,6 +56,11 @@ fn a_gateway_controller_gets_merged_status_writes_for_its_own_gateways_only() {
     let accepted = &status.conditions[1];
     assert_eq!(accepted.status, ConditionStatus::True);
     assert_eq!(accepted.observed_generation, Some(3));
+    let programmed = &status.conditions[0];
+    assert_eq!(
+        (&programmed.status, programmed.observed_generation),
+        (&ConditionStatus::Unknown, Some(3))
+    );
     assert_eq!(status.addresses[0].value, "192.0.2.1");
     assert_eq!(status.listeners[0].name, "http");
     assert_eq!(status.listeners[0].attached_routes, 1);

@@ -24,6 +24,8 @@ gamma_testenv::test_main! {
         if standard_server,
     #[tokio] watching_secrets_with_none_in_the_cluster_a_certificate_ref_is_invalid
         if standard_server,
+    #[tokio] a_supplied_programmed_is_written_with_the_computed_status_at_the_new_generation
+        if standard_server,
 }
 
 const ME: &str = "example.com/gateway-controller";
@@ -341,4 +343,232 @@ async fn watching_secrets_with_none_in_the_cluster_a_certificate_ref_is_invalid(
         .stop()
         .await;
     env.stop().unwrap();
+}
+
+/// The controller of the supplier test (its own GatewayClass, so that the other tests'
+/// runtimes on the shared server never write its objects).
+const ME_SUPPLIER: &str = "example.com/gateway-controller-supplier";
+
+/// An embedder that reports its data plane programmed every Gateway and listener, and adds a
+/// condition of its own to its route entries.
+#[derive(Debug)]
+struct DataPlane;
+
+impl gamma_controller::StatusSupplier for DataPlane {
+    fn gateway(
+        &self,
+        _gateway: &gamma_model::gateway::Gateway,
+        computed: &gamma_model::gateway::GatewayStatus,
+    ) -> gamma_controller::Supplied {
+        let programmed =
+            || gamma_controller::supplied_condition("Programmed", true, "Programmed", "programmed");
+        computed.listeners.iter().fold(
+            gamma_controller::Supplied::new().with_condition(programmed()),
+            |s, l| s.with_listener_condition(l.name.clone(), programmed()),
+        )
+    }
+
+    fn route_parent(
+        &self,
+        _route: &gamma_model::ObjectKey,
+        _parent_ref: &gamma_model::gateway::ParentReference,
+        _computed: &[gamma_model::gateway::Condition],
+    ) -> Vec<gamma_model::gateway::Condition> {
+        vec![gamma_controller::supplied_condition(
+            "example.com/DataPlane",
+            true,
+            "Synced",
+            "in the data plane",
+        )]
+    }
+}
+
+fn gateway_condition<'a>(
+    s: &'a gamma_model::gateway::GatewayStatus,
+    type_: &str,
+) -> Option<&'a gamma_model::gateway::Condition> {
+    s.conditions.iter().find(|c| c.type_ == type_)
+}
+
+// Gateway API v1.7 "preserve foreign status" conformance (GatewayPreserveForeignConditions,
+// HTTPRoute foreign entries): after a spec change, every condition of the implementation is at
+// the new generation, a condition type it is not responsible for and another controller's
+// route entry stay exactly as stored. The embedder's Programmed is supplied, so it goes in the
+// same status write as the computed Accepted: no recorded version of the Gateway has one at the
+// new generation without the other.
+async fn a_supplied_programmed_is_written_with_the_computed_status_at_the_new_generation() {
+    let env = gamma_testenv::server(Channel::Standard);
+    let client = client(env).await;
+    let ns = env.namespace_name("supplied");
+    namespace_and_class(&client, &ns, ME_SUPPLIER).await;
+    create_value(
+        &client,
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "web", "namespace": ns},
+               "spec": {"ports": [{"port": 80, "protocol": "TCP"}]}}),
+    )
+    .await;
+    create_value(
+        &client,
+        gateway_of_class(
+            &ns,
+            json!({"listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}),
+        ),
+    )
+    .await;
+    // another controller's entry for a Gateway of its own, and a condition type nobody of
+    // ours writes, seeded on the Gateway and its listener
+    let foreign_parent = json!({
+        "parentRef": {"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                      "namespace": ns, "name": "elsewhere"},
+        "controllerName": OTHER,
+        "conditions": [{"type": "Accepted", "status": "True", "reason": "Accepted",
+                        "message": "theirs", "observedGeneration": 1,
+                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]});
+    create_value(
+        &client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+               "metadata": {"name": "r", "namespace": ns},
+               "spec": {"parentRefs": [{"name": "gw"}, {"name": "elsewhere"}],
+                        "rules": [{"backendRefs": [{"name": "web", "port": 80}]}]},
+               "status": {"parents": [foreign_parent]}}),
+    )
+    .await;
+    let seeded = json!({"type": "example.com/Seeded", "status": "True", "reason": "Seeded",
+                        "message": "", "observedGeneration": 1,
+                        "lastTransitionTime": "2026-01-01T00:00:00Z"});
+    let gateways = api_of(&client, ResourceKind::Gateway, Some(&ns));
+    let mut current = gateways.get_status("gw").await.unwrap();
+    current.data["status"] = json!({
+        "conditions": [seeded.clone()],
+        "listeners": [{"name": "http", "attachedRoutes": 0, "supportedKinds": [],
+                       "conditions": [seeded.clone()]}]});
+    gateways
+        .replace_status("gw", &PostParams::default(), &current)
+        .await
+        .unwrap();
+    let stored_route = get(&client, ResourceKind::HttpRoute, &ns, "r").await;
+    let theirs = parents(&stored_route)
+        .into_iter()
+        .find(|p| p.controller_name == OTHER)
+        .unwrap();
+    let seeded_gw = match get(&client, ResourceKind::Gateway, &ns, "gw").await {
+        AnyResource::Gateway(g) => g.status.unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let seeded_condition = gateway_condition(&seeded_gw, "example.com/Seeded")
+        .unwrap()
+        .clone();
+
+    let key = gamma_model::ObjectKey::new(ResourceKind::Gateway, ns.clone(), "gw");
+    let history = History::record(&client, &[ResourceKind::Gateway]).await;
+    let runtime = Running::ready(
+        &client,
+        &ArbiterConfig::default(),
+        Identity::new(ME_SUPPLIER),
+        |c| {
+            c.reconciler.status_supplier = std::sync::Arc::new(DataPlane);
+        },
+    )
+    .await;
+    let at = |generation: i64| {
+        let ns = ns.clone();
+        let client = client.clone();
+        async move {
+            eventually(60, "the Gateway's status at its generation", || async {
+                match get(&client, ResourceKind::Gateway, &ns, "gw").await {
+                    AnyResource::Gateway(g) => g.status.filter(|s| {
+                        gateway_condition(s, "Accepted")
+                            .is_some_and(|c| c.observed_generation == Some(generation))
+                    }),
+                    _ => None,
+                }
+            })
+            .await
+        }
+    };
+    let first = at(1).await;
+    let programmed = gateway_condition(&first, "Programmed").unwrap();
+    assert_eq!(programmed.status, ConditionStatus::True);
+    assert_eq!(programmed.observed_generation, Some(1));
+
+    // a spec change: generation 2
+    gateways
+        .patch(
+            "gw",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"listeners": [
+                {"name": "http", "port": 80, "protocol": "HTTP", "hostname": "second.example.com"}
+            ]}})),
+        )
+        .await
+        .unwrap();
+    let second = at(2).await;
+    for c in second
+        .conditions
+        .iter()
+        .chain(second.listeners.iter().flat_map(|l| &l.conditions))
+    {
+        if c.type_ == "example.com/Seeded" {
+            assert_eq!(
+                c, &seeded_condition,
+                "the foreign condition is kept as stored"
+            );
+        } else {
+            assert_eq!(
+                c.observed_generation,
+                Some(2),
+                "left at an old generation: {c:?}"
+            );
+        }
+    }
+    assert_eq!(
+        second.listeners[0]
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "example.com/Seeded"),
+        Some(&seeded_condition)
+    );
+    // one write: every recorded version with Accepted at generation 2 has Programmed there
+    for v in history.versions(&key) {
+        let AnyResource::Gateway(g) = v else { continue };
+        let Some(s) = g.status else { continue };
+        let generation_of = |t: &str| gateway_condition(&s, t).and_then(|c| c.observed_generation);
+        if generation_of("Accepted") == Some(2) {
+            assert_eq!(generation_of("Programmed"), Some(2), "{s:?}");
+        }
+    }
+
+    // the route: our entry has the supplied condition at the route's generation, theirs is
+    // untouched
+    let route = eventually(60, "our route entry", || async {
+        let r = get(&client, ResourceKind::HttpRoute, &ns, "r").await;
+        parents(&r)
+            .iter()
+            .any(|p| {
+                p.controller_name == ME_SUPPLIER
+                    && p.conditions
+                        .iter()
+                        .any(|c| c.type_ == "example.com/DataPlane")
+            })
+            .then_some(r)
+    })
+    .await;
+    let all = parents(&route);
+    assert_eq!(
+        all.iter().find(|p| p.controller_name == OTHER),
+        Some(&theirs)
+    );
+    let ours = all
+        .iter()
+        .find(|p| p.controller_name == ME_SUPPLIER)
+        .unwrap();
+    let generation = route.metadata().generation;
+    assert!(
+        ours.conditions
+            .iter()
+            .all(|c| c.observed_generation == generation),
+        "{ours:?}"
+    );
+    runtime.stop().await;
 }

@@ -14,6 +14,7 @@ use crate::input::{CertificateRefIr, GatewayIr, GrantIr, ListenerIr, SecretState
 use crate::listener;
 use crate::status::{ACCEPTED, RESOLVED_REFS, RouteCondition};
 use gamma_model::RouteKind;
+use gamma_model::gateway::{GatewaySpecAddress, GatewayStatusAddress};
 
 /// Condition type `Conflicted`.
 pub const CONFLICTED: &str = "Conflicted";
@@ -28,6 +29,21 @@ pub const PROTOCOL_CONFLICT: &str = listener::PROTOCOL_CONFLICT;
 /// Invalid: "used with the "Programmed" and "Accepted" conditions when the Gateway is
 /// syntactically or semantically invalid".
 pub const INVALID: &str = "Invalid";
+/// Reason `InvalidParameters` (the Gateway's `Accepted`): its
+/// `spec.infrastructure.parametersRef` names a kind the embedder does not support or a
+/// ConfigMap that does not exist (GatewayReasonInvalidParameters; GatewayInfrastructure
+/// parametersRef: the Gateway "SHOULD be rejected with the "Accepted" status condition set to
+/// "False" and an "InvalidParameters" reason"). Such a Gateway is left out as an invalid one is.
+pub const INVALID_PARAMETERS: &str = "InvalidParameters";
+/// Condition type `AddressesAssigned` (Gateway API v1.7, GEP-5093): "whether all requested
+/// Gateway addresses were successfully assigned"; see [`addresses_assigned`].
+pub const ADDRESSES_ASSIGNED: &str = "AddressesAssigned";
+/// Reason `PartiallyAssigned` (`AddressesAssigned=False`): some, not all, requested addresses
+/// were assigned.
+pub const PARTIALLY_ASSIGNED: &str = "PartiallyAssigned";
+/// Reason `NotAssigned` (`AddressesAssigned=False`): none of the requested addresses was
+/// assigned.
+pub const NOT_ASSIGNED: &str = "NotAssigned";
 /// Reason `ListenersNotValid` (the Gateway's `Accepted`).
 pub const LISTENERS_NOT_VALID: &str = "ListenersNotValid";
 /// Reason `UnsupportedProtocol` (a listener's `Accepted`).
@@ -169,7 +185,7 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
             conditions: vec![RouteCondition::new(
                 ACCEPTED,
                 false,
-                INVALID,
+                invalid.reason,
                 invalid.message.clone(),
             )],
             listeners: Vec::new(),
@@ -381,4 +397,181 @@ fn cert_granted(from_kind: &str, from_ns: &str, c: &CertificateRefIr, grants: &[
                 grp.is_empty() && kind == "Secret" && name.as_ref().is_none_or(|n| *n == c.name)
             })
     })
+}
+
+/// `AddressesAssigned` (Gateway API v1.7 experimental, GEP-5093: "This condition indicates
+/// whether all requested Gateway addresses were successfully assigned"), from the addresses
+/// the Gateway requests (`spec.addresses`) and those bound to it (`status.addresses`, which only
+/// the data plane knows: supplied by the embedding controller, or as stored).
+///
+/// Each request is matched to a distinct bound address: a request with a `value` to the
+/// address with that value; one without to any address not matched otherwise. The type must
+/// agree (absent is `IPAddress`), and so must the routability when the request names one
+/// (`Cluster`, or a domain-prefixed value; an empty one is the implementation's default and
+/// accepts any). A Gateway that requests nothing requests one address of the implementation's
+/// choosing. All requests matched: `True`, reason `AddressesAssigned`; some: `False`,
+/// `PartiallyAssigned`; none: `False`, `NotAssigned`; the message names the requests left.
+///
+/// ```
+/// use gamma_model::gateway::{GatewaySpecAddress, GatewayStatusAddress};
+/// use gamma_resolve::gateway_status::addresses_assigned;
+///
+/// let want = GatewaySpecAddress { routability: Some("Cluster".into()), ..Default::default() };
+/// let bound = GatewayStatusAddress {
+///     value: "10.96.0.7".into(),
+///     routability: Some("Cluster".into()),
+///     ..Default::default()
+/// };
+/// assert!(addresses_assigned(&[want.clone()], &[bound]).status);
+/// assert_eq!(addresses_assigned(&[want], &[]).reason, "NotAssigned");
+/// ```
+pub fn addresses_assigned(
+    requested: &[GatewaySpecAddress],
+    bound: &[GatewayStatusAddress],
+) -> RouteCondition {
+    let implicit = [GatewaySpecAddress::default()];
+    let requested = if requested.is_empty() {
+        &implicit[..]
+    } else {
+        requested
+    };
+    let kind = |t: &Option<String>| t.as_deref().unwrap_or("IPAddress").to_owned();
+    let routable = |want: &GatewaySpecAddress, got: &GatewayStatusAddress| match want
+        .routability
+        .as_deref()
+        .unwrap_or("")
+    {
+        "" => true,
+        r => got.routability.as_deref() == Some(r),
+    };
+    let fits = |want: &GatewaySpecAddress, got: &GatewayStatusAddress| {
+        kind(&want.type_) == kind(&got.type_)
+            && routable(want, got)
+            && want
+                .value
+                .as_deref()
+                .is_none_or(|v| v.is_empty() || v == got.value)
+    };
+    let mut used = vec![false; bound.len()];
+    let mut missing: Vec<String> = Vec::new();
+    // requests with a value first, so that a request without one never takes their address
+    let mut order: Vec<(usize, &GatewaySpecAddress)> = requested.iter().enumerate().collect();
+    order.sort_by_key(|(_, r)| r.value.as_deref().is_none_or(str::is_empty));
+    for (i, want) in order {
+        let hit = bound
+            .iter()
+            .enumerate()
+            .find(|(j, got)| !used.get(*j).copied().unwrap_or(true) && fits(want, got));
+        match hit.and_then(|(j, _)| used.get_mut(j)) {
+            Some(u) => *u = true,
+            None => missing.push(describe_request(i, want)),
+        }
+    }
+    missing.sort();
+    if missing.is_empty() {
+        RouteCondition::new(
+            ADDRESSES_ASSIGNED,
+            true,
+            ADDRESSES_ASSIGNED,
+            "all requested addresses are assigned",
+        )
+    } else {
+        let none = missing.len() == requested.len();
+        RouteCondition::new(
+            ADDRESSES_ASSIGNED,
+            false,
+            if none {
+                NOT_ASSIGNED
+            } else {
+                PARTIALLY_ASSIGNED
+            },
+            format!("not assigned: {}", missing.join("; ")),
+        )
+    }
+}
+
+/// A request of `spec.addresses` for a message: its index, value or type, and routability.
+fn describe_request(i: usize, r: &GatewaySpecAddress) -> String {
+    let what = match r.value.as_deref() {
+        Some(v) if !v.is_empty() => v.to_owned(),
+        _ => format!("any {}", r.type_.as_deref().unwrap_or("IPAddress")),
+    };
+    match r.routability.as_deref() {
+        Some(rt) if !rt.is_empty() => format!("spec.addresses[{i}] ({what}, routability {rt})"),
+        _ => format!("spec.addresses[{i}] ({what})"),
+    }
+}
+
+#[cfg(test)]
+mod addresses_tests {
+    use super::*;
+
+    fn want(value: Option<&str>, routability: Option<&str>) -> GatewaySpecAddress {
+        GatewaySpecAddress {
+            type_: None,
+            value: value.map(Into::into),
+            routability: routability.map(Into::into),
+        }
+    }
+
+    fn bound(value: &str, routability: Option<&str>) -> GatewayStatusAddress {
+        GatewayStatusAddress {
+            type_: Some("IPAddress".into()),
+            value: value.into(),
+            routability: routability.map(Into::into),
+        }
+    }
+
+    // GEP-5093 AddressesAssigned: all requests met is True/AddressesAssigned; some is
+    // False/PartiallyAssigned; none is False/NotAssigned.
+    #[test]
+    fn addresses_assigned_reasons_follow_how_many_requests_are_met() {
+        let requests = [want(Some("10.0.0.1"), None), want(None, Some("Cluster"))];
+        let all = addresses_assigned(
+            &requests,
+            &[bound("10.96.0.9", Some("Cluster")), bound("10.0.0.1", None)],
+        );
+        assert!(all.status);
+        assert_eq!(all.reason, ADDRESSES_ASSIGNED);
+        let some = addresses_assigned(&requests, &[bound("10.0.0.1", None)]);
+        assert!(!some.status);
+        assert_eq!(some.reason, PARTIALLY_ASSIGNED);
+        assert!(
+            some.message.contains("routability Cluster"),
+            "{}",
+            some.message
+        );
+        let none = addresses_assigned(&requests, &[]);
+        assert_eq!(none.reason, NOT_ASSIGNED);
+    }
+
+    // A request naming a routability is met only by an address reported with it; an empty
+    // routability is the implementation's default and takes any address.
+    #[test]
+    fn a_requested_routability_must_be_reported() {
+        let cluster = [want(None, Some("Cluster"))];
+        assert!(!addresses_assigned(&cluster, &[bound("203.0.113.1", None)]).status);
+        assert!(
+            !addresses_assigned(
+                &cluster,
+                &[bound("203.0.113.1", Some("example.com/public"))]
+            )
+            .status
+        );
+        let default = [want(None, Some(""))];
+        assert!(addresses_assigned(&default, &[bound("203.0.113.1", Some("Cluster"))]).status);
+    }
+
+    // One bound address meets one request: two requests need two addresses, and a request
+    // without a value never takes the address a valued request needs.
+    #[test]
+    fn each_bound_address_meets_one_request() {
+        let requests = [want(None, None), want(Some("10.0.0.1"), None)];
+        let one = addresses_assigned(&requests, &[bound("10.0.0.1", None)]);
+        assert_eq!(one.reason, PARTIALLY_ASSIGNED);
+        assert!(one.message.contains("spec.addresses[0]"), "{}", one.message);
+        // no request at all: one address of the implementation's choosing
+        assert!(addresses_assigned(&[], &[bound("10.0.0.2", None)]).status);
+        assert_eq!(addresses_assigned(&[], &[]).reason, NOT_ASSIGNED);
+    }
 }

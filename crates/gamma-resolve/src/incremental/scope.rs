@@ -172,8 +172,8 @@ pub(super) fn effect(
             }
         }
         ResourceKind::ConfigMap => {
-            // read only through BackendTLSPolicy caCertificateRefs (in the policy's
-            // namespace): the backends of the policies naming it
+            // read through BackendTLSPolicy caCertificateRefs (in the policy's namespace): the
+            // backends of the policies naming it
             for p in snapshot.backend_tls_policies() {
                 let names_it = p.metadata.namespace_or_default() == key.namespace
                     && p.spec.validation.ca_certificate_refs.iter().any(|c| {
@@ -181,6 +181,24 @@ pub(super) fn effect(
                     });
                 if names_it {
                     policy_backends(snapshot, p, &mut s);
+                }
+            }
+            // and Gateway `spec.infrastructure.parametersRef` (in the Gateway's namespace):
+            // whether it exists decides `InvalidParameters`
+            for gw in snapshot.gateways() {
+                let names_it = gw.metadata.namespace_or_default() == key.namespace
+                    && gw
+                        .spec
+                        .infrastructure
+                        .as_ref()
+                        .and_then(|i| i.parameters_ref.as_ref())
+                        .is_some_and(|r| {
+                            crate::lower::is_core_config_map(&r.group, &r.kind)
+                                && r.name == key.name
+                        });
+                if names_it {
+                    s.gateways
+                        .insert((key.namespace.clone(), gw.metadata.name.clone()));
                 }
             }
         }

@@ -353,8 +353,51 @@ pub(crate) fn lower_checked_gateway(
     opts: &ValidateOptions,
 ) -> GatewayIr {
     let mut g = lower_gateway(snapshot, gw);
-    g.invalid = first_error(gw.validate_with(opts));
+    g.invalid =
+        first_error(gw.validate_with(opts)).or_else(|| invalid_parameters(snapshot, gw, opts));
     g
+}
+
+/// Gateway `spec.infrastructure.parametersRef`, judged from what gamma-rs is given
+/// (GatewayInfrastructure.parametersRef: "If the referent cannot be found, refers to an
+/// unsupported kind, or when the data within that resource is malformed, the Gateway SHOULD
+/// be rejected with the "Accepted" status condition set to "False" and an "InvalidParameters"
+/// reason"): a kind outside the embedder's supported kinds
+/// ([`ValidateOptions::gateway_parameter_kinds`], when set), or a core `ConfigMap` the snapshot
+/// does not hold in the Gateway's namespace. Another kind the embedder supports is its own to
+/// resolve (gamma-rs has no input for it), and the data of a ConfigMap is the embedder's to
+/// judge.
+fn invalid_parameters(
+    snapshot: &Snapshot,
+    gw: &gamma_model::gateway::Gateway,
+    opts: &ValidateOptions,
+) -> Option<Invalid> {
+    let r = gw.spec.infrastructure.as_ref()?.parameters_ref.as_ref()?;
+    let invalid = |message: String| {
+        Some(Invalid {
+            reason: crate::gateway_status::INVALID_PARAMETERS,
+            message,
+        })
+    };
+    let supported = opts
+        .gateway_parameter_kinds
+        .as_ref()
+        .is_none_or(|kinds| kinds.iter().any(|(g, k)| *g == r.group && *k == r.kind));
+    let group = if r.group.is_empty() { "core" } else { &r.group };
+    if !supported {
+        return invalid(format!(
+            "spec.infrastructure.parametersRef: {group}/{} is not a supported kind",
+            r.kind
+        ));
+    }
+    let ns = ns_of(&gw.metadata);
+    if is_core_config_map(&r.group, &r.kind) && snapshot.config_map(&ns, &r.name).is_none() {
+        return invalid(format!(
+            "spec.infrastructure.parametersRef: ConfigMap {ns}/{} does not exist",
+            r.name
+        ));
+    }
+    None
 }
 
 /// [`listener_set`] with its validation verdict ([`ListenerSetIr::invalid`]), as

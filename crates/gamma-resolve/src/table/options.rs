@@ -179,6 +179,14 @@ pub struct BuildOptions {
     /// How routes with equal listener∩route hostnames rank; `None` (the default) follows
     /// [`BuildOptions::release`] ([`HostnamePrecedence::of_release`]).
     pub hostname_precedence: Option<HostnamePrecedence>,
+    /// The `(group, kind)`s of Gateway `spec.infrastructure.parametersRef` the embedder
+    /// supports and resolves itself. A Gateway whose reference names a kind not listed is
+    /// `Accepted=False` with reason `InvalidParameters` ("refers to an unsupported kind",
+    /// GatewayInfrastructure.parametersRef) and is left out. `None` (the default): no kind is
+    /// refused for its kind alone. Whatever this says, a reference to a core `ConfigMap` (the
+    /// one kind the snapshot holds) that does not exist in the Gateway's namespace is
+    /// `InvalidParameters` ("If the referent cannot be found"); gamma-rs never reads its data.
+    pub gateway_parameter_kinds: Option<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -196,6 +204,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("mesh_binding", &self.mesh_binding)
             .field("keep_lowered_routes", &self.keep_lowered_routes)
             .field("hostname_precedence", &self.hostname_precedence)
+            .field("gateway_parameter_kinds", &self.gateway_parameter_kinds)
             .finish()
     }
 }
@@ -210,10 +219,26 @@ impl BuildOptions {
     }
     /// The validation options of a build: its release and channel.
     pub(crate) fn validate_options(&self) -> gamma_model::validate::ValidateOptions {
-        gamma_model::validate::ValidateOptions::bundle(gamma_model::validate::Bundle::new(
-            self.release,
-            self.channel,
-        ))
+        let mut opts = gamma_model::validate::ValidateOptions::bundle(
+            gamma_model::validate::Bundle::new(self.release, self.channel),
+        );
+        opts.gateway_parameter_kinds
+            .clone_from(&self.gateway_parameter_kinds);
+        opts
+    }
+    /// Sets [`BuildOptions::gateway_parameter_kinds`]: the `(group, kind)`s of Gateway
+    /// `parametersRef` the embedder supports.
+    pub fn with_gateway_parameter_kinds<G: Into<String>, K: Into<String>>(
+        mut self,
+        kinds: impl IntoIterator<Item = (G, K)>,
+    ) -> Self {
+        self.gateway_parameter_kinds = Some(
+            kinds
+                .into_iter()
+                .map(|(g, k)| (g.into(), k.into()))
+                .collect(),
+        );
+        self
     }
     /// Sets [`BuildOptions::hostname_precedence`], overriding the release's rule.
     pub fn with_hostname_precedence(mut self, p: HostnamePrecedence) -> Self {
