@@ -11,6 +11,7 @@ mod resolve;
 mod schema;
 mod status;
 mod validate;
+mod verdict;
 
 use crate::cli::{Command, InputArgs};
 use crate::failure::Failure;
