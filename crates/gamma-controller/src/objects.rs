@@ -1,8 +1,9 @@
 //! Status writes on the objects a controller reports on besides routes: Gateways,
-//! ListenerSets, BackendTLSPolicies and XAuthorizationPolicies. What `me` wants on each is a [`DesiredObjectStatus`];
-//! [`DesiredObjectStatus::merge_into`] merges it into a copy of the object (the one in the
-//! snapshot, or after a write conflict, one read back from the API server) with the pure merges
-//! of gamma-arbiter, so the first write and every retry follow one rule.
+//! ListenerSets, BackendTLSPolicies and XAuthorizationPolicies. What `me` wants on each is a
+//! [`DesiredObjectStatus`]; [`DesiredObjectStatus::merge_into`] merges it into a copy of the
+//! object (the one in the snapshot, or after a write conflict, one read back from the API
+//! server) with the pure merges of gamma-arbiter, so the first write and every retry follow one
+//! rule.
 
 use std::collections::BTreeSet;
 
@@ -127,7 +128,7 @@ pub enum DesiredObjectStatus {
     /// ([`gamma_arbiter::merge_policy_status`]; other controllers' entries stay as stored).
     BackendTlsPolicy(Vec<PolicyAncestorStatus>),
     /// `me`'s entries on an XAuthorizationPolicy (GEP-3779, proposal): one, for the policy's
-    /// Namespace ([`crate::authorization`]), merged as a BackendTLSPolicy's are.
+    /// Namespace ([`crate::authorization_policy_statuses`]), merged as a BackendTLSPolicy's are.
     XAuthorizationPolicy(Vec<PolicyAncestorStatus>),
 }
 
