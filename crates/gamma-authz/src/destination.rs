@@ -46,6 +46,29 @@ impl Authorizer {
         let Some(service) = snapshot.services().find(|s| service_has_ip(s, ip)) else {
             return Destination::Unknown;
         };
+        self.service_port(snapshot, service, port)
+    }
+
+    /// Where port `port` of Service `namespace`/`name` leads in `snapshot`: the Pods behind it
+    /// as for its IP in [`Authorizer::destination`] (also for a headless Service, which has
+    /// no IP). [`Destination::Unknown`] when the Service or the port is not in the snapshot.
+    pub fn service_destination(
+        &self,
+        snapshot: &Snapshot,
+        namespace: &str,
+        name: &str,
+        port: u16,
+    ) -> Destination {
+        match snapshot
+            .services()
+            .find(|s| s.metadata.name == name && s.metadata.namespace_or_default() == namespace)
+        {
+            Some(service) => self.service_port(snapshot, service, port),
+            None => Destination::Unknown,
+        }
+    }
+
+    fn service_port(&self, snapshot: &Snapshot, service: &Service, port: u16) -> Destination {
         let ns = service.metadata.namespace_or_default();
         let Some(sp) = service
             .spec

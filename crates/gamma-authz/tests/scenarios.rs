@@ -431,3 +431,39 @@ endpoints: [{addresses: [10.0.0.20]}]
     assert_eq!(at("10.96.0.10", 80), Destination::Unknown);
     assert_eq!(at("192.0.2.1", 80), Destination::Unknown);
 }
+
+// A Service named by namespace and name (where a followed request is delivered) leads where
+// its IP does, and a headless Service, which has no IP, through its selector.
+#[test]
+fn a_service_named_leads_where_its_address_does_headless_too() {
+    let services = "\
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: shop}
+spec: {clusterIP: 10.96.0.10, selector: {app: db}, ports: [{name: pg, port: 5432, targetPort: 15432}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db-headless, namespace: shop}
+spec: {clusterIP: None, selector: {app: db}, ports: [{name: pg, port: 5432, targetPort: 15432}]}
+";
+    let (s, a) = authorizer(&format!("{}{services}", cluster("")));
+    let by_ip = a.destination(&s, "10.96.0.10".parse().unwrap(), 5432);
+    assert_eq!(a.service_destination(&s, "shop", "db", 5432), by_ip);
+    let db = a.workload_named("shop", "db-0").unwrap();
+    let Destination::Service { backends, .. } =
+        a.service_destination(&s, "shop", "db-headless", 5432)
+    else {
+        panic!()
+    };
+    assert_eq!(backends, [(db, 15432)]);
+    assert_eq!(
+        a.service_destination(&s, "shop", "db", 80),
+        Destination::Unknown
+    );
+    assert_eq!(
+        a.service_destination(&s, "ops", "db", 5432),
+        Destination::Unknown
+    );
+}

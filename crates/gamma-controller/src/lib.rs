@@ -59,6 +59,7 @@
     )
 )]
 
+mod authorization;
 mod handoff;
 mod objects;
 mod supply;
@@ -82,6 +83,7 @@ use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
 
+pub use authorization::{AuthorizationStatus, authorization_policy_statuses};
 pub use handoff::{keep_retained_entries, stored_handoff_directives};
 pub use objects::{
     DesiredObjectStatus, ObjectMerge, ObjectStatus, controls_gateway, desired_object_statuses,
@@ -164,19 +166,20 @@ pub enum Diagnostic {
         /// The generation in the snapshot.
         known: i64,
     },
-    /// The stored status of a ListenerSet or BackendTLSPolicy is newer than the copy in the
-    /// snapshot: not written.
+    /// The stored status of a ListenerSet, BackendTLSPolicy or XAuthorizationPolicy is newer
+    /// than the copy in the snapshot: not written.
     StaleObject {
-        /// The ListenerSet or BackendTLSPolicy.
+        /// The ListenerSet, BackendTLSPolicy or XAuthorizationPolicy.
         object: ObjectKey,
         /// The newest stored observedGeneration.
         stored: i64,
         /// The generation in the snapshot.
         known: i64,
     },
-    /// Ancestor entries `me` wanted on a BackendTLSPolicy that did not fit under the 16-entry
-    /// cap (PolicyStatus.ancestors: "If this slice is full, implementations MUST NOT add
-    /// further entries"; other controllers' entries are never evicted).
+    /// Ancestor entries `me` wanted on a BackendTLSPolicy or XAuthorizationPolicy that did not
+    /// fit under the 16-entry cap (PolicyStatus.ancestors: "If this slice is full,
+    /// implementations MUST NOT add further entries"; other controllers' entries are never
+    /// evicted).
     AncestorsFull {
         /// The policy.
         policy: ObjectKey,
@@ -664,6 +667,9 @@ impl Reconciler {
                         ObjectStatus::Gateway(s) => out.gateways.push((key.clone(), s)),
                         ObjectStatus::ListenerSet(s) => out.listener_sets.push((key.clone(), s)),
                         ObjectStatus::BackendTlsPolicy(s) => out.policies.push((key.clone(), s)),
+                        // not among what `desired_object_statuses` wants (see
+                        // `authorization_policy_statuses`)
+                        ObjectStatus::XAuthorizationPolicy(_) => continue,
                     }
                     out.desired.insert(key, desired);
                 }

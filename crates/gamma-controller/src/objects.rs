@@ -1,8 +1,9 @@
-//! Status writes on the objects a gateway controller reports on besides routes: Gateways,
-//! ListenerSets and BackendTLSPolicies. What `me` wants on each is a [`DesiredObjectStatus`];
-//! [`DesiredObjectStatus::merge_into`] merges it into a copy of the object (the one in the
-//! snapshot, or after a write conflict, one read back from the API server) with the pure merges
-//! of gamma-arbiter, so the first write and every retry follow one rule.
+//! Status writes on the objects a controller reports on besides routes: Gateways,
+//! ListenerSets, BackendTLSPolicies and XAuthorizationPolicies. What `me` wants on each is a
+//! [`DesiredObjectStatus`]; [`DesiredObjectStatus::merge_into`] merges it into a copy of the
+//! object (the one in the snapshot, or after a write conflict, one read back from the API
+//! server) with the pure merges of gamma-arbiter, so the first write and every retry follow one
+//! rule.
 
 use std::collections::BTreeSet;
 
@@ -163,6 +164,9 @@ pub enum DesiredObjectStatus {
     /// `me`'s ancestor entries on a BackendTLSPolicy, one per ancestor `me` is responsible for
     /// ([`gamma_arbiter::merge_policy_status`]; other controllers' entries stay as stored).
     BackendTlsPolicy(Vec<PolicyAncestorStatus>),
+    /// `me`'s entries on an XAuthorizationPolicy (GEP-3779, proposal): one, for the policy's
+    /// Namespace ([`crate::authorization_policy_statuses`]), merged as a BackendTLSPolicy's are.
+    XAuthorizationPolicy(Vec<PolicyAncestorStatus>),
 }
 
 /// A status to write on a Gateway, ListenerSet or BackendTLSPolicy; serializes as the bare
@@ -177,6 +181,8 @@ pub enum ObjectStatus {
     ListenerSet(ListenerSetStatus),
     /// `BackendTLSPolicy.status`.
     BackendTlsPolicy(PolicyStatus),
+    /// `XAuthorizationPolicy.status`.
+    XAuthorizationPolicy(PolicyStatus),
 }
 
 /// The result of [`DesiredObjectStatus::merge_into`].
@@ -245,20 +251,57 @@ impl DesiredObjectStatus {
                 }
             }
             (DesiredObjectStatus::BackendTlsPolicy(desired), AnyResource::BackendTlsPolicy(p)) => {
-                let empty = PolicyStatus::default();
-                let stored = p.status.as_ref().unwrap_or(&empty);
-                match merge_policy_status(stored, desired, me, generation, now) {
-                    PolicyMergeOutcome::Write { status, dropped } => ObjectMerge::Write {
-                        status: ObjectStatus::BackendTlsPolicy(status),
-                        dropped,
-                    },
-                    PolicyMergeOutcome::Stale { stored, known } => {
-                        ObjectMerge::Stale { stored, known }
-                    }
-                    _ => ObjectMerge::Unchanged,
-                }
+                merge_policy(p.status.as_ref(), desired, me, generation, now)
+                    .map_status(ObjectStatus::BackendTlsPolicy)
             }
+            (
+                DesiredObjectStatus::XAuthorizationPolicy(desired),
+                AnyResource::XAuthorizationPolicy(p),
+            ) => merge_policy(p.status.as_ref(), desired, me, generation, now)
+                .map_status(ObjectStatus::XAuthorizationPolicy),
             _ => ObjectMerge::WrongKind,
+        }
+    }
+}
+
+/// A policy's stored status merged with `me`'s entries: [`ObjectMerge`] with the bare
+/// [`PolicyStatus`], which the caller wraps in its kind's [`ObjectStatus`].
+fn merge_policy(
+    stored: Option<&PolicyStatus>,
+    desired: &[PolicyAncestorStatus],
+    me: &Identity,
+    generation: i64,
+    now: Time,
+) -> PolicyMerge {
+    let empty = PolicyStatus::default();
+    match merge_policy_status(stored.unwrap_or(&empty), desired, me, generation, now) {
+        PolicyMergeOutcome::Write { status, dropped } => PolicyMerge::Write { status, dropped },
+        PolicyMergeOutcome::Stale { stored, known } => PolicyMerge::Stale { stored, known },
+        _ => PolicyMerge::Unchanged,
+    }
+}
+
+enum PolicyMerge {
+    Write {
+        status: PolicyStatus,
+        dropped: Vec<ParentReference>,
+    },
+    Stale {
+        stored: i64,
+        known: i64,
+    },
+    Unchanged,
+}
+
+impl PolicyMerge {
+    fn map_status(self, wrap: fn(PolicyStatus) -> ObjectStatus) -> ObjectMerge {
+        match self {
+            PolicyMerge::Write { status, dropped } => ObjectMerge::Write {
+                status: wrap(status),
+                dropped,
+            },
+            PolicyMerge::Stale { stored, known } => ObjectMerge::Stale { stored, known },
+            PolicyMerge::Unchanged => ObjectMerge::Unchanged,
         }
     }
 }

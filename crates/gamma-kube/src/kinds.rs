@@ -90,6 +90,25 @@ pub fn api_resource(kind: ResourceKind, api_version: &str) -> ApiResource {
 /// first in [`ResourceKind::api_versions`] order (the newest gamma-rs models). `None` for a CRD
 /// of another kind, or one serving no version gamma-rs models.
 pub fn of_crd(crd: &CustomResourceDefinition) -> Option<(ResourceKind, &'static str)> {
+    served(crd).filter(|(kind, _)| watched().any(|k| k == *kind))
+}
+
+/// The kinds watched with [`crate::RunConfig::authorization_policies`]: XAuthorizationPolicy
+/// (GEP-3779, proposal) where its CRD is installed, and while it is, the Pods its selectors
+/// select.
+pub const AUTHORIZATION: [ResourceKind; 2] =
+    [ResourceKind::XAuthorizationPolicy, ResourceKind::Pod];
+
+/// [`of_crd`] for the XAuthorizationPolicy CRD (`gammactl crd-extension
+/// authorization-policy`), watched only with [`crate::RunConfig::authorization_policies`].
+pub fn of_authorization_crd(
+    crd: &CustomResourceDefinition,
+) -> Option<(ResourceKind, &'static str)> {
+    served(crd).filter(|(kind, _)| *kind == ResourceKind::XAuthorizationPolicy)
+}
+
+/// The kind `crd` defines and the newest modelled version it serves.
+fn served(crd: &CustomResourceDefinition) -> Option<(ResourceKind, &'static str)> {
     let spec = &crd.spec;
     let served: Vec<String> = spec
         .versions
@@ -100,9 +119,6 @@ pub fn of_crd(crd: &CustomResourceDefinition) -> Option<(ResourceKind, &'static 
     let kind = served
         .iter()
         .find_map(|av| ResourceKind::from_type(av, &spec.names.kind))?;
-    if !watched().any(|k| k == kind) {
-        return None;
-    }
     let version = kind
         .api_versions()
         .iter()
@@ -206,6 +222,38 @@ mod tests {
         let c = crd("split.smi-spec.io", "TrafficSplit", &[("v1alpha4", true)]);
         assert_eq!(of_crd(&c), None);
         assert_eq!(watched().count(), WATCHED.len());
+    }
+
+    #[test]
+    fn the_authorization_policy_crd_is_recognised_apart_from_the_watched_kinds() {
+        let c = crd(
+            "gateway.networking.x-k8s.io",
+            "XAuthorizationPolicy",
+            &[("v1alpha1", true)],
+        );
+        assert_eq!(of_crd(&c), None, "watched only when asked for");
+        assert_eq!(
+            of_authorization_crd(&c),
+            Some((
+                ResourceKind::XAuthorizationPolicy,
+                "gateway.networking.x-k8s.io/v1alpha1"
+            ))
+        );
+        let mesh = crd(
+            "gateway.networking.x-k8s.io",
+            "XMesh",
+            &[("v1alpha1", true)],
+        );
+        assert_eq!(of_authorization_crd(&mesh), None);
+        assert_eq!(
+            api_resource(
+                ResourceKind::XAuthorizationPolicy,
+                "gateway.networking.x-k8s.io/v1alpha1"
+            )
+            .plural,
+            "xauthorizationpolicies"
+        );
+        assert_eq!(builtin_version(ResourceKind::Pod), Some("v1"));
     }
 
     #[test]

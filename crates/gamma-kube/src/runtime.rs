@@ -15,7 +15,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use gamma_arbiter::Ownership;
 use gamma_controller::{
-    DesiredObjectStatus, Diagnostic, ObjectStatus, Reconciler, ReconcilerConfig, Reconciliation,
+    AuthorizationStatus, DesiredObjectStatus, Diagnostic, ObjectStatus, Reconciler,
+    ReconcilerConfig, Reconciliation,
 };
 use gamma_model::meta::Time;
 use gamma_model::validate::Bundle;
@@ -108,6 +109,17 @@ pub struct RunConfig {
     /// default). Off, the bundle of `reconciler.build` is kept whatever the CRDs say (the
     /// CRDs' bundle is still reported in [`State::bundle`] and the metrics).
     pub follow_crd_bundle: bool,
+    /// Watch XAuthorizationPolicies (GEP-3779, proposal: `gammactl crd-extension
+    /// authorization-policy` prints the CRD) where their CRD is installed, and while it is,
+    /// Pods; write `me`'s entry on every policy's status (`Accepted` with `Accepted`, `Invalid`
+    /// or `TargetNotFound`, the policy's Namespace as ancestor;
+    /// [`gamma_controller::authorization_policy_statuses`]). Off by default: for a controller
+    /// that enforces the policies, and it needs RBAC `list` and `watch` on `pods` and
+    /// `xauthorizationpolicies`, and `update` on `xauthorizationpolicies/status`. A Pod is
+    /// kept with its name, namespace, labels, ServiceAccount, IPs and readiness only
+    /// (`gamma_model::k8s::Pod`); the rest is dropped while decoding. Policy and Pod changes
+    /// recompute the policies' status only, never the route tables.
+    pub authorization_policies: bool,
     /// Leader election; `None` for a single replica.
     pub lease: Option<LeaseConfig>,
     /// Counters to update (register them with [`Metrics::register`]).
@@ -132,6 +144,7 @@ impl RunConfig {
             backoff: WriteBackoff::default(),
             writes_in_flight: 8,
             watch_secrets: false,
+            authorization_policies: false,
             follow_crd_bundle: true,
             lease: None,
             metrics: Metrics::default(),
@@ -233,6 +246,10 @@ struct Loop {
     unannotated_warned: BTreeSet<String>,
     pending: BTreeSet<ObjectKey>,
     full: bool,
+    /// [`RunConfig::authorization_policies`].
+    authorization: bool,
+    /// An XAuthorizationPolicy or a Pod changed: the policies' status is computed again.
+    authorization_changed: bool,
     deadline: Option<Instant>,
     state: State,
 }
@@ -301,6 +318,8 @@ impl Runner {
             unannotated_warned: BTreeSet::new(),
             pending: BTreeSet::new(),
             full: true,
+            authorization: config.authorization_policies,
+            authorization_changed: false,
             deadline: None,
             state: State::default(),
         };
@@ -369,11 +388,17 @@ impl Runner {
                     // batch (many objects created at once) costs one full build instead of
                     // many updates.
                     let full = std::mem::take(&mut l.full) || changes.len() > MAX_CHANGES_PER_BATCH;
+                    let authorization = l.authorization
+                        && (std::mem::take(&mut l.authorization_changed) || full);
                     l.deadline = None;
                     let now = Time::now();
-                    let (back, results) = tokio::task::spawn_blocking(move || {
+                    let me = config.reconciler.me.clone();
+                    let (back, (results, policies)) = tokio::task::spawn_blocking(move || {
                         let results = reconcile(&mut r, &snapshot, &changes, full, now);
-                        (r, results)
+                        let policies = authorization.then(|| {
+                            gamma_controller::authorization_policy_statuses(&snapshot, &me, now)
+                        });
+                        (r, (results, policies))
                     })
                     .await
                     .map_err(RunError::Task)?;
@@ -382,7 +407,7 @@ impl Runner {
                         mode: if full { "full" } else { "change" },
                     }).inc();
                     l.state.reconciles += 1;
-                    l.write(&writer, &config, results, full, now).await;
+                    l.write(&writer, &config, results, policies, full, now).await;
                 }
             }
         }
@@ -421,6 +446,11 @@ fn reconcile(
         .iter()
         .map(|c| r.reconcile_change(snapshot, c, now))
         .collect()
+}
+
+/// Whether `kind` is one whose changes only the XAuthorizationPolicies' status reads.
+fn is_authorization_kind(kind: ResourceKind) -> bool {
+    kinds::AUTHORIZATION.contains(&kind)
 }
 
 /// One status write of a route or of a Gateway, ListenerSet or BackendTLSPolicy.
@@ -466,6 +496,10 @@ impl Loop {
         self.store.expect(kind);
         self.state.watching.insert(kind, version);
         self.state.missing.remove(&kind);
+        // The Pods are read for the policies only: watched while the policies are.
+        if kind == ResourceKind::XAuthorizationPolicy {
+            self.start(ResourceKind::Pod, "v1");
+        }
     }
 
     fn stop(&mut self, kind: ResourceKind) {
@@ -475,6 +509,9 @@ impl Loop {
             if self.store.forget_kind(kind) {
                 self.full = true;
             }
+        }
+        if kind == ResourceKind::XAuthorizationPolicy {
+            self.stop(ResourceKind::Pod);
         }
     }
 
@@ -492,7 +529,12 @@ impl Loop {
                 .flatten()
                 .any(|c| c.type_ == "Established" && c.status == "True")
         });
-        match kinds::of_crd(crd) {
+        let kind = kinds::of_crd(crd).or_else(|| {
+            self.authorization
+                .then(|| kinds::of_authorization_crd(crd))
+                .flatten()
+        });
+        match kind {
             Some((kind, version)) if established => {
                 self.crds.insert(name, (kind, version));
                 self.start(kind, version);
@@ -646,8 +688,21 @@ impl Loop {
                 let listed_before = self.store.has_listed(kind);
                 match self.store.apply(kind, event) {
                     Change::None => {}
+                    // Policies and Pods change only the policies' status, never a route table.
+                    Change::Object(_) if is_authorization_kind(kind) => {
+                        self.authorization_changed = true;
+                        self.touch(debounce);
+                    }
                     Change::Object(o) => {
                         self.pending.insert(o);
+                        self.touch(debounce);
+                    }
+                    Change::Relisted(kind) if is_authorization_kind(kind) => {
+                        if listed_before {
+                            self.state.relists += 1;
+                            info!(kind = kind.as_str(), "relisted");
+                        }
+                        self.authorization_changed = true;
                         self.touch(debounce);
                     }
                     Change::Relisted(kind) => {
@@ -718,7 +773,10 @@ impl Loop {
                     self.crds_synced = true;
                     self.controllers_availability(metrics, debounce);
                     self.choose_bundle(debounce, metrics);
-                    for kind in kinds::watched() {
+                    let authorization = self
+                        .authorization
+                        .then_some(ResourceKind::XAuthorizationPolicy);
+                    for kind in kinds::watched().chain(authorization) {
                         if kinds::is_custom(kind)
                             && !self.tasks.contains_key(&kind)
                             && self.state.missing.insert(kind)
@@ -748,6 +806,7 @@ impl Loop {
         writer: &StatusWriter,
         config: &RunConfig,
         results: Vec<Reconciliation>,
+        policies: Option<AuthorizationStatus>,
         full: bool,
         now: Time,
     ) {
@@ -819,6 +878,28 @@ impl Loop {
                 }
             }
         }
+        // XAuthorizationPolicies: written as BackendTLSPolicies are (one merge rule).
+        if let Some(policies) = &policies {
+            for d in &policies.diagnostics {
+                if let Diagnostic::AncestorsFull { policy, dropped } = d {
+                    warn!(
+                        policy = %policy.namespace, name = %policy.name, dropped,
+                        "XAuthorizationPolicy status.ancestors is at its 16-entry cap: our entry left out (other controllers' entries are never evicted)"
+                    );
+                    metrics.entries_dropped.inc_by(*dropped as u64);
+                } else {
+                    debug!(diagnostic = ?d, "authorization policy status");
+                }
+            }
+            for (key, status) in &policies.updates {
+                if let Some(desired) = policies.desired.get(key) {
+                    object_updates.insert(
+                        key.clone(),
+                        (ObjectStatus::XAuthorizationPolicy(status.clone()), desired),
+                    );
+                }
+            }
+        }
         // Writes to different objects are independent (each has its own resourceVersion
         // precondition): up to `writes_in_flight` at once, as one write waits mostly on the
         // API server's round trip. One object is written at most once per batch.
@@ -875,8 +956,11 @@ impl Loop {
                     // reconciliation before that would merge into the older copy and meet 409.
                     // The route is reconciled again on the new copy, as the watch event
                     // would have made it (that event then changes nothing).
+                    // A policy's own write changes none of the policies' status: it is only
+                    // kept, for the next merge's precondition.
                     if let Some(stored) = stored
                         && self.store.wrote(*stored).is_some()
+                        && !is_authorization_kind(route.kind)
                     {
                         self.pending.insert(route);
                         self.touch(config.debounce);

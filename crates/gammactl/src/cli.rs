@@ -618,6 +618,31 @@ pub struct ResolveArgs {
     /// --sample, count how chains end and print the exact end-to-end split too.
     #[arg(long, conflicts_with = "requests")]
     pub follow: bool,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+}
+
+/// `--from-identity` with `--follow` (`resolve`, `explain`): the followed request ends with the
+/// XAuthorizationPolicy verdict where it is delivered (`cmd/verdict.rs`).
+#[derive(Debug, Args)]
+pub struct VerdictArgs {
+    /// With --follow: finish with the XAuthorizationPolicy (GEP-3779, proposal) verdict for this
+    /// peer at the Pods behind the backend Service the request reaches, on their port. The
+    /// forms of `authorize --from-identity`: a SPIFFE URI, an Istio principal, a Linkerd
+    /// identity, or `unauthenticated`.
+    #[arg(long, value_name = "ID", requires = "follow")]
+    pub from_identity: Option<String>,
+    /// The trust domain of the cluster's workloads (with --from-identity).
+    #[arg(
+        long,
+        value_name = "DOMAIN",
+        default_value = "cluster.local",
+        requires = "from_identity"
+    )]
+    pub trust_domain: String,
+    /// The verdict where no XAuthorizationPolicy selects the workload (with --from-identity).
+    #[arg(long, value_enum, default_value = "allow", requires = "from_identity")]
+    pub baseline: BaselineArg,
 }
 
 /// `gammactl explain`.
@@ -639,6 +664,8 @@ pub struct ExplainArgs {
     /// hop, explained in turn (docs/chains.md).
     #[arg(long)]
     pub follow: bool,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
     /// List every candidate that does not match. By default the text lists the first
     /// 20 of them (and every candidate that matches) and counts the rest, so that a 404 on a
     /// port with thousands of rules stays readable; `-o json` and `-o yaml` always hold all.

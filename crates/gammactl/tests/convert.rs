@@ -262,5 +262,74 @@ fn convert_smi_json_carries_the_policies_and_their_access() {
         "website"
     );
     assert_eq!(website["rules"][0]["networkAttributes"]["ports"][0], 80);
-    assert!(r.stderr.contains("WIDENED ACCESS"));
+    // The report is on standard error, as JSON (below).
+    let report: serde_json::Value = serde_json::from_str(&r.stderr).unwrap();
+    assert_eq!(report["findings"][0]["severity"], "widened");
+}
+
+/// `-o json`: the report on standard error is one JSON document holding the findings the text
+/// lists, in its order (widened access first), each with its severity, SMI object, field, what
+/// changed, the policy it became and where it is, and the text's counts.
+#[test]
+fn convert_smi_json_reports_the_findings_as_structured_json_in_the_texts_order() {
+    const FIXTURE: &str = "crates/gammactl/tests/fixtures/smi-authz.yaml";
+    let r = common::run(&["convert", "smi", "-f", FIXTURE, "-o", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let report: serde_json::Value = serde_json::from_str(&r.stderr).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let widened = &findings[0];
+    assert_eq!(widened["severity"], "widened");
+    assert_eq!(
+        widened["object"],
+        serde_json::json!({"kind": "TrafficTarget", "namespace": "store", "name": "website-api"})
+    );
+    assert_eq!(widened["field"], "spec.rules[0].matches");
+    assert_eq!(widened["policy"], "store/website-api");
+    assert_eq!(widened["file"], FIXTURE);
+    assert_eq!(widened["line"], 44);
+    assert!(
+        widened["message"]
+            .as_str()
+            .unwrap()
+            .contains("match \"api\" (methods GET,POST, pathRegex \"/api\") is DROPPED"),
+        "{widened}"
+    );
+    let equal = findings
+        .iter()
+        .find(|f| f["severity"] == "equal")
+        .expect("an equal finding");
+    assert_eq!(equal["object"]["name"], "db");
+    assert_eq!(equal["policy"], "store/db");
+
+    // The same findings as the text report, in the same order (the text's lines end with the
+    // message), and the text's counts.
+    let text = common::run(&["convert", "smi", "-f", FIXTURE]);
+    let lines: Vec<&str> = text
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("WARNING:") && !l.contains(" converted into "))
+        .collect();
+    assert_eq!(lines.len(), findings.len(), "{}", text.stderr);
+    for (line, f) in lines.iter().zip(findings) {
+        assert!(
+            line.ends_with(f["message"].as_str().unwrap()),
+            "{line} / {f}"
+        );
+    }
+    let severities: Vec<&str> = findings
+        .iter()
+        .map(|f| f["severity"].as_str().unwrap())
+        .collect();
+    let last_widened = severities.iter().rposition(|s| *s == "widened").unwrap();
+    assert!(
+        severities[..=last_widened].iter().all(|s| *s == "widened"),
+        "widened first: {severities:?}"
+    );
+    let summary = &report["summary"];
+    assert!(text.stderr.ends_with(&format!(
+        "{} TrafficTargets converted into {} XAuthorizationPolicies; {} widened, {} narrowed, {} equal\n",
+        summary["trafficTargets"], summary["policies"], summary["widened"], summary["narrowed"], summary["equal"]
+    )), "{}", text.stderr);
+    assert_eq!(summary["widened"], 1);
+    assert_eq!(summary["equal"], 1);
 }

@@ -36,13 +36,22 @@ struct Answer {
 }
 
 /// The peer: `unauthenticated`, or an identity in any of the three forms.
-fn peer(text: &str, config: &Config) -> Result<Option<Identity>, Failure> {
+pub(crate) fn peer(text: &str, config: &Config) -> Result<Option<Identity>, Failure> {
     if text == "unauthenticated" {
         return Ok(None);
     }
     Identity::parse(text, config)
         .map(Some)
         .map_err(|e| usage(format!("--from-identity: {e}")))
+}
+
+/// The engine configuration of `--trust-domain` and `--baseline`.
+pub(crate) fn config(trust_domain: &str, baseline: BaselineArg) -> Config {
+    let baseline = match baseline {
+        BaselineArg::Allow => Baseline::Allow,
+        BaselineArg::Deny => Baseline::Deny,
+    };
+    Config::with_trust_domain(trust_domain).baseline(baseline)
 }
 
 pub fn run(args: &AuthorizeArgs, identity: &str) -> Result<(), Failure> {
@@ -52,11 +61,7 @@ pub fn run(args: &AuthorizeArgs, identity: &str) -> Result<(), Failure> {
             args.to
         ))
     })?;
-    let baseline = match args.baseline {
-        BaselineArg::Allow => Baseline::Allow,
-        BaselineArg::Deny => Baseline::Deny,
-    };
-    let config = Config::with_trust_domain(&args.trust_domain).baseline(baseline);
+    let config = config(&args.trust_domain, args.baseline);
     let peer = peer(identity, &config)?;
     let manifests = super::read_strict(&args.input)?;
     let snapshot = manifests.snapshot();
@@ -93,35 +98,8 @@ pub fn run(args: &AuthorizeArgs, identity: &str) -> Result<(), Failure> {
             service.as_deref().unwrap_or("?")
         )));
     }
-    let destinations: Vec<Explanation> = backends
-        .iter()
-        .map(|(w, port)| authorizer.explain(peer.as_ref(), *w, *port))
-        .collect();
-    let denied: Vec<&Explanation> = destinations
-        .iter()
-        .filter(|e| e.verdict == Verdict::Deny)
-        .collect();
-    let verdict = if denied.is_empty() {
-        Verdict::Allow
-    } else {
-        Verdict::Deny
-    };
-    let reason = match (&service, destinations.as_slice(), denied.first()) {
-        (None, [one], _) => one.reason(),
-        (Some(svc), [one], _) => format!("Service {svc} leads to one Pod: {}", one.reason()),
-        (svc, all, None) => format!(
-            "allowed at all {} Pods of Service {}",
-            all.len(),
-            svc.as_deref().unwrap_or("?")
-        ),
-        (svc, all, Some(first)) => format!(
-            "denied at {} of {} Pods of Service {}; first: {}",
-            denied.len(),
-            all.len(),
-            svc.as_deref().unwrap_or("?"),
-            first.reason()
-        ),
-    };
+    let (verdict, reason, destinations) =
+        decide_at(&authorizer, peer.as_ref(), service.as_deref(), &backends);
     let answer = Answer {
         verdict,
         reason,
@@ -137,6 +115,47 @@ pub fn run(args: &AuthorizeArgs, identity: &str) -> Result<(), Failure> {
         }
         f => print(&answer, f),
     }
+}
+
+/// The verdict for `peer` at every Pod and port of `backends` (those of `service`, if the
+/// address was a Service's): allowed iff allowed at every one, with the reason in one line and
+/// each Pod's explanation.
+pub(crate) fn decide_at(
+    authorizer: &Authorizer,
+    peer: Option<&Identity>,
+    service: Option<&str>,
+    backends: &[(gamma_authz::WorkloadId, u16)],
+) -> (Verdict, String, Vec<Explanation>) {
+    let destinations: Vec<Explanation> = backends
+        .iter()
+        .map(|(w, port)| authorizer.explain(peer, *w, *port))
+        .collect();
+    let denied: Vec<&Explanation> = destinations
+        .iter()
+        .filter(|e| e.verdict == Verdict::Deny)
+        .collect();
+    let verdict = if denied.is_empty() {
+        Verdict::Allow
+    } else {
+        Verdict::Deny
+    };
+    let reason = match (service, destinations.as_slice(), denied.first()) {
+        (None, [one], _) => one.reason(),
+        (Some(svc), [one], _) => format!("Service {svc} leads to one Pod: {}", one.reason()),
+        (svc, all, None) => format!(
+            "allowed at all {} Pods of Service {}",
+            all.len(),
+            svc.unwrap_or("?")
+        ),
+        (svc, all, Some(first)) => format!(
+            "denied at {} of {} Pods of Service {}; first: {}",
+            denied.len(),
+            all.len(),
+            svc.unwrap_or("?"),
+            first.reason()
+        ),
+    };
+    (verdict, reason, destinations)
 }
 
 fn text(answer: &Answer, peer: Option<&Identity>) -> String {

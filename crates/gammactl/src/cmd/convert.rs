@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cli::{ConvertSmiArgs, Format};
 use crate::failure::{Failure, input};
-use crate::output::{emit, print, warn};
+use crate::output::{emit, print, render, warn};
 use crate::style::Style;
 
 /// What `kubectl apply -f` accepts as one JSON document holding many objects.
@@ -19,6 +19,52 @@ struct List<'a> {
     api_version: &'static str,
     kind: &'static str,
     items: &'a [AnyResource],
+}
+
+/// `convert smi -o json`: the report on standard error.
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    /// Every finding: access findings of the TrafficTarget conversion first (widened, then
+    /// narrowed), then the routes', then the equal ones, as the text lists them.
+    findings: Vec<JsonFinding<'a>>,
+    /// The counts the text's last lines give.
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonFinding<'a> {
+    /// `widened`, `narrowed`, `equal` (authorization), `dropped`, `approximated`, `note`.
+    severity: Severity,
+    /// The SMI object: kind, namespace, name.
+    object: &'a gamma_mesh::model::ObjectKey,
+    /// The field path within it; empty for the whole object.
+    field: &'a str,
+    /// What changed, and why.
+    message: &'a str,
+    /// The XAuthorizationPolicy converted from it (`namespace/name`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policy: Option<String>,
+    /// Where the SMI object (or the field) is in the input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    traffic_splits: usize,
+    routes: usize,
+    dropped: usize,
+    approximated: usize,
+    notes: usize,
+    traffic_targets: usize,
+    policies: usize,
+    widened: usize,
+    narrowed: usize,
+    equal: usize,
 }
 
 pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
@@ -66,7 +112,8 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
         .iter()
         .filter(|f| f.severity == Severity::Widened)
         .count();
-    if widened > 0 {
+    // (`-o json` says it in the report's `summary`.)
+    if widened > 0 && args.output.format() != Format::Json {
         warn(&style.red(&style.bold(&format!(
             "WARNING: the converted authorization policies ALLOW MORE than the TrafficTargets: \
              {widened} finding{} below widen access; review them before applying",
@@ -96,7 +143,71 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
         .findings()
         .iter()
         .partition(|f| matches!(f.severity, Severity::Widened | Severity::Narrowed));
-    for f in access.into_iter().chain(route_findings).chain(rest) {
+    let ordered: Vec<&gamma_mesh::smi::Finding> = access
+        .into_iter()
+        .chain(route_findings)
+        .chain(rest)
+        .collect();
+    let splits = snapshot.traffic_splits().count();
+    let routes = conversion.resources.len() - authz.policies.len();
+    let targets = snapshot.traffic_targets().count();
+    if args.output.format() == Format::Json {
+        // The objects are on standard output; the report, as one JSON document, on standard
+        // error, in the text's order (widened access first).
+        let policy_of: std::collections::HashMap<&str, String> = authz
+            .policies
+            .iter()
+            .filter_map(|p| {
+                let from = p
+                    .metadata
+                    .annotations
+                    .get(gamma_mesh::smi::SOURCE_ANNOTATION)?;
+                let ns = p.metadata.namespace.as_deref().unwrap_or_default();
+                Some((from.as_str(), format!("{ns}/{}", p.metadata.name)))
+            })
+            .collect();
+        let findings = ordered
+            .iter()
+            .map(|f| {
+                let origin = by_key.get(&f.object).map(|o| {
+                    let line = if f.field.is_empty() {
+                        o.origin.line
+                    } else {
+                        o.line_of(&f.field)
+                    };
+                    (o.origin.file.clone(), line)
+                });
+                JsonFinding {
+                    severity: f.severity,
+                    object: &f.object,
+                    field: &f.field,
+                    message: &f.message,
+                    policy: policy_of.get(f.object.to_string().as_str()).cloned(),
+                    file: origin.as_ref().map(|(file, _)| file.clone()),
+                    line: origin.map(|(_, line)| line),
+                }
+            })
+            .collect();
+        let report = JsonReport {
+            findings,
+            summary: Summary {
+                traffic_splits: splits,
+                routes,
+                dropped,
+                approximated,
+                notes,
+                traffic_targets: targets,
+                policies: authz.policies.len(),
+                widened,
+                narrowed,
+                equal,
+            },
+        };
+        let text = render(&report, Format::Json)?;
+        warn(text.trim_end());
+        return Ok(());
+    }
+    for f in ordered {
         let label = match f.severity {
             Severity::Widened => style.red(&style.bold("WIDENED ACCESS:")),
             Severity::Narrowed => style.yellow("narrowed access:"),
@@ -125,9 +236,6 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
             f.message
         ));
     }
-    let splits = snapshot.traffic_splits().count();
-    let routes = conversion.resources.len() - authz.policies.len();
-    let targets = snapshot.traffic_targets().count();
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     warn(&format!(
         "{splits} TrafficSplit{} converted into {routes} route{}; {dropped} dropped, {approximated} approximated, {notes} note{}",

@@ -71,6 +71,7 @@ fn follow(
             .skip(1)
             .map(|h| engine.explain_hop(prepared, h)),
     );
+    let authorization = super::verdict::at_end(engine, prepared, &trace, &args.verdict)?;
     match args.output.format() {
         Format::Text => {
             let style = Style::stdout();
@@ -94,23 +95,27 @@ fn follow(
                 "end:       {}",
                 style.bold(&trace.end.to_string())
             ));
+            emit(&authorization.render(&style));
             Ok(())
         }
         f => print(
             &Followed {
                 trace: &trace,
                 explanations: &explanations,
+                authorization: &authorization,
             },
             f,
         ),
     }
 }
 
-/// `explain --follow -o json`: the trace and every hop's explanation, in hop order.
+/// `explain --follow -o json`: the trace and every hop's explanation, in hop order, and the
+/// authorization verdict where the request ends.
 #[derive(serde::Serialize)]
 struct Followed<'a> {
     trace: &'a gamma_resolve::Trace<'a>,
     explanations: &'a [Explanation],
+    authorization: &'a super::verdict::Authorization,
 }
 
 /// How many candidates that do not match the text lists before it counts the rest, unless

@@ -12,6 +12,7 @@ mod resolve;
 mod schema;
 mod status;
 mod validate;
+mod verdict;
 
 use crate::cli::{Command, InputArgs};
 use crate::failure::Failure;

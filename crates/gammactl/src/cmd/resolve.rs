@@ -58,6 +58,11 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
             return Err(usage("--sample needs at least 1"));
         }
         if args.follow {
+            if args.verdict.from_identity.is_some() {
+                return Err(usage(
+                    "--from-identity decides one request where it ends: not with --sample",
+                ));
+            }
             return sample_chains(&engine, &prepared, n, args.output.format());
         }
         let dist = Distribution::count(
@@ -74,12 +79,21 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     }
     if args.follow {
         let trace = engine.trace(&prepared, 0);
+        let authorization = super::verdict::at_end(&engine, &prepared, &trace, &args.verdict)?;
         return match args.output.format() {
             Format::Text => {
-                emit(&crate::chain::render_trace(&trace, &Style::stdout()));
+                let style = Style::stdout();
+                emit(&crate::chain::render_trace(&trace, &style));
+                emit(&authorization.render(&style));
                 Ok(())
             }
-            f => print(&trace, f),
+            f => print(
+                &Traced {
+                    trace: &trace,
+                    authorization: &authorization,
+                },
+                f,
+            ),
         };
     }
     let decision = engine.resolve(&prepared, 0);
@@ -99,6 +113,15 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// `resolve --follow -o json`: the engine's `Trace`, with the authorization verdict where the
+/// request ends beside its fields.
+#[derive(Serialize)]
+struct Traced<'a> {
+    #[serde(flatten)]
+    trace: &'a gamma_resolve::Trace<'a>,
+    authorization: &'a super::verdict::Authorization,
 }
 
 /// The request's warnings on standard error, after `prefix` (a `FILE:LINE: ` in batches).
