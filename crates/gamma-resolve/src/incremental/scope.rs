@@ -176,7 +176,7 @@ pub(super) fn effect(
             // namespace): the backends of the policies naming it
             for p in snapshot.backend_tls_policies() {
                 let names_it = p.metadata.namespace_or_default() == key.namespace
-                    && p.spec.validation.ca_certificate_refs.iter().any(|c| {
+                    && p.spec.validation.ca_refs().iter().any(|c| {
                         crate::lower::is_core_config_map(&c.group, &c.kind) && c.name == key.name
                     });
                 if names_it {

@@ -261,7 +261,7 @@ fn lower_backend_tls_policy(p: &BackendTlsPolicy, opts: &ValidateOptions) -> Bac
             .collect(),
         hostname: v.hostname.clone(),
         ca_certificate_refs: v
-            .ca_certificate_refs
+            .ca_refs()
             .iter()
             .map(|c| CaCertificateRefIr {
                 group: c.group.clone(),
