@@ -281,6 +281,9 @@ pub struct ListenerIr {
     pub unsupported_protocol: Option<String>,
     /// `tls.certificateRefs`, defaulted (group `""`, kind `Secret`, the Gateway's namespace).
     pub certificate_refs: Vec<CertificateRefIr>,
+    /// **\[experimental, v1.7\]** `filters.requests` (GEP-5224), in order: run before route
+    /// matching on every HTTP request of the listener; carried on its decisions.
+    pub filters: Vec<crate::listener_filter::ListenerFilter>,
 }
 
 /// A listener's `tls.certificateRefs` entry after defaulting.

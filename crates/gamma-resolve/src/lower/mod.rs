@@ -22,13 +22,14 @@ use std::sync::Arc;
 use gamma_model::Snapshot;
 use gamma_model::Validate;
 use gamma_model::gateway::{
-    AllowedListeners, BackendTlsPolicy, FromNamespaces, LabelSelector, Listener, ListenerSet,
-    SubjectAltNameType,
+    AllowedListeners, BackendTlsPolicy, FromNamespaces, LabelSelector, Listener,
+    ListenerFilterType, ListenerSet, SubjectAltNameType,
 };
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::ValidateOptions;
 
 use crate::input::*;
+use crate::listener_filter::{ExtensionRef, ListenerFilter};
 use crate::regex::RegexPool;
 use gamma_model::RouteKind;
 
@@ -578,7 +579,40 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         invalid_kinds,
         unsupported_protocol,
         certificate_refs,
+        filters: listener_filters(gw_ns, l),
     })
+}
+
+/// A listener's `filters.requests` (GEP-5224), lowered: each `externalAuth.backendRef`
+/// defaulted (group `""`, kind `Service`, the namespace of the listener's Gateway or
+/// ListenerSet). A filter whose type and payload disagree fails validation, which leaves the
+/// whole Gateway or ListenerSet out; one that still gets here is skipped.
+fn listener_filters(ns: &str, l: &Listener) -> Vec<ListenerFilter> {
+    let Some(f) = &l.filters else {
+        return Vec::new();
+    };
+    f.requests
+        .iter()
+        .filter_map(|r| match r.type_.as_ref()? {
+            ListenerFilterType::ExternalAuth => {
+                let mut auth = r.external_auth.clone()?;
+                let b = &mut auth.backend_ref;
+                b.group.get_or_insert_with(String::new);
+                b.kind.get_or_insert_with(|| "Service".into());
+                b.namespace.get_or_insert_with(|| ns.to_owned());
+                Some(ListenerFilter::external_auth(auth))
+            }
+            ListenerFilterType::ExtensionRef => {
+                let e = r.extension_ref.as_ref()?;
+                Some(ListenerFilter::extension_ref(ExtensionRef::new(
+                    e.group.clone(),
+                    e.kind.clone(),
+                    e.name.clone(),
+                )))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Namespaces whose labels satisfy `selector` (a missing selector selects nothing; an
