@@ -184,6 +184,19 @@ pub(super) fn effect(
                 }
             }
         }
+        ResourceKind::ClusterTrustBundle => {
+            // read only through BackendTLSPolicy caCertificateRefs (GEP-5075; cluster-scoped,
+            // by name, from any namespace): the backends of the policies naming it
+            for p in snapshot.backend_tls_policies() {
+                let names_it = p.spec.validation.ca_refs().iter().any(|c| {
+                    gamma_model::k8s::is_cluster_trust_bundle(&c.group, &c.kind)
+                        && c.name == key.name
+                });
+                if names_it {
+                    policy_backends(snapshot, p, &mut s);
+                }
+            }
+        }
         _ => return Effect::Full,
     }
     Effect::Seeds(s, Vec::new())

@@ -220,8 +220,8 @@ pub(crate) fn is_core_config_map(group: &str, kind: &str) -> bool {
     group.is_empty() && kind == "ConfigMap"
 }
 
-/// Every BackendTLSPolicy and ConfigMap of the snapshot into `input` (few; an incremental
-/// update reads them all).
+/// Every BackendTLSPolicy, ConfigMap and ClusterTrustBundle of the snapshot into `input` (few;
+/// an incremental update reads them all).
 pub(crate) fn lower_backend_tls(
     snapshot: &Snapshot,
     opts: &ValidateOptions,
@@ -231,6 +231,13 @@ pub(crate) fn lower_backend_tls(
         input
             .backend_tls_policies
             .push(lower_backend_tls_policy(p, opts));
+    }
+    input.cluster_trust_bundles_complete = snapshot.cluster_trust_bundles_complete();
+    for b in snapshot.cluster_trust_bundles() {
+        input.cluster_trust_bundles.push(ClusterTrustBundleIr {
+            name: b.metadata.name.clone(),
+            has_pem: b.ca_problem().is_none(),
+        });
     }
     for cm in snapshot.config_maps() {
         input.config_maps.push(ConfigMapIr {
