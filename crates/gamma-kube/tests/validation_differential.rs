@@ -64,27 +64,14 @@ struct Known {
     reason: &'static str,
 }
 
-const KNOWN: &[Known] = &[
-    Known {
-        matches: |_, server, ours| {
-            matches!(server, Answer::Accepted)
-                && ours.as_ref().is_err_and(|e| e.contains("expected i32"))
-        },
-        reason: "int32 fields without a maximum: the API server takes any int64 (format int32 \
+const KNOWN: &[Known] = &[Known {
+    matches: |_, server, ours| {
+        matches!(server, Answer::Accepted)
+            && ours.as_ref().is_err_and(|e| e.contains("expected i32"))
+    },
+    reason: "int32 fields without a maximum: the API server takes any int64 (format int32 \
                  is not enforced), gamma-rs's wire types are i32",
-    },
-    Known {
-        matches: |title, server, ours| {
-            title.contains("caCertificateRefs: 0 items")
-                && ours.is_ok()
-                && matches!(server, Answer::Refused(_, message, _)
-                    if message.contains("caCertificateRefs in body should have at least 1 items"))
-        },
-        reason: "v1.7 experimental `caCertificateRefs: []` (minItems 1) beside \
-                 `wellKnownCACertificates`: gamma-rs reads an empty list as absent, so the \
-                 \"exactly one\" rule holds",
-    },
-];
+}];
 
 /// One side of a CEL rule's coverage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

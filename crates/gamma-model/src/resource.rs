@@ -9,7 +9,7 @@ use crate::gateway::{
     BackendTlsPolicy, Gateway, GatewayClass, GrpcRoute, HttpRoute, ListenerSet, ReferenceGrant,
     RouteStatus, TcpRoute, TlsRoute, UdpRoute,
 };
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
+use crate::k8s::{ClusterTrustBundle, ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
 use crate::meta::ObjectMeta;
 use crate::smi::{HttpRouteGroup, SmiTcpRoute, SmiUdpRoute, TrafficSplit, TrafficTarget};
 use crate::xauthz::XAuthorizationPolicy;
@@ -214,6 +214,10 @@ resources! {
     ConfigMap(ConfigMap) => "ConfigMap", namespaced: true, versions: ["v1"];
     /// Core Secret: name, type and entry names only (listener `tls.certificateRefs`).
     Secret(Secret) => "Secret", namespaced: true, versions: ["v1"];
+    /// `certificates.k8s.io` ClusterTrustBundle: name, signer and whether it holds PEM only
+    /// (the CA references of GEP-5075).
+    ClusterTrustBundle(ClusterTrustBundle) => "ClusterTrustBundle", namespaced: false,
+        versions: ["certificates.k8s.io/v1beta1", "certificates.k8s.io/v1alpha1"];
     /// Core Pod: name, namespace, labels, ServiceAccount, IPs and readiness only (the
     /// workloads of authorization policies).
     Pod(Pod) => "Pod", namespaced: true, versions: ["v1"];

@@ -290,6 +290,83 @@ fn a_cluster_trust_bundle_reference_names_no_namespace_from_v1_7() {
     );
 }
 
+fn backend_tls_policy(validation: Value) -> Value {
+    json!({
+        "apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {
+            "targetRefs": [{"group": "", "kind": "Service", "name": "s"}],
+            "validation": validation
+        }
+    })
+}
+
+// v1.7.0 experimental BackendTLSPolicy (and XBackend `tls`) validation: `caCertificateRefs`
+// gained `minItems: 1` and the CA source rule became "exactly one of the fields", which reads
+// `has(..)`: an empty list is present. Up to v1.6 (and on v1.7 standard) the rules read
+// `size(self.caCertificateRefs) > 0`, so `[]` counts as no references.
+#[test]
+fn an_empty_ca_certificate_refs_list_is_refused_only_by_v1_7_experimental() {
+    let empty_beside_system = backend_tls_policy(json!({
+        "hostname": "s.example.com", "caCertificateRefs": [], "wellKnownCACertificates": "System"
+    }));
+    for (release, channel) in [
+        (V1_5, STD),
+        (V1_5, EXP),
+        (V1_6, STD),
+        (V1_6, EXP),
+        (V1_7, STD),
+    ] {
+        accepted(&empty_beside_system, release, channel);
+    }
+    error_at(
+        &empty_beside_system,
+        V1_7,
+        EXP,
+        "spec.validation.caCertificateRefs",
+    );
+    rule_at(
+        &empty_beside_system,
+        V1_7,
+        EXP,
+        "spec.validation",
+        "exactly one of the fields in [caCertificateRefs wellKnownCACertificates] must be set",
+    );
+
+    // Alone, `[]` is no CA source for the older rules; v1.7 experimental refuses it for
+    // `minItems` (its "exactly one" rule is met: the list is present).
+    let empty_alone =
+        backend_tls_policy(json!({"hostname": "s.example.com", "caCertificateRefs": []}));
+    for (release, channel) in [(V1_5, STD), (V1_6, EXP), (V1_7, STD)] {
+        rule_at(
+            &empty_alone,
+            release,
+            channel,
+            "spec.validation",
+            "must specify either CACertificateRefs or WellKnownCACertificates",
+        );
+    }
+    assert_eq!(
+        errors(&empty_alone, V1_7, EXP),
+        [(
+            "spec.validation.caCertificateRefs".to_owned(),
+            ErrorKind::TooFew { min: 1 }
+        )]
+    );
+
+    // Absent, and `null` (which the API server drops), are one state on every release.
+    for absent in [
+        json!({"hostname": "s.example.com", "wellKnownCACertificates": "System"}),
+        json!({"hostname": "s.example.com", "wellKnownCACertificates": "System", "caCertificateRefs": null}),
+    ] {
+        for release in [V1_5, V1_6, V1_7] {
+            for channel in [STD, EXP] {
+                accepted(&backend_tls_policy(absent.clone()), release, channel);
+            }
+        }
+    }
+}
+
 // v1.5.1 → v1.6.1: limits raised (infrastructure annotations 8 → 16, frontend CA references
 // 8 → 16, TLSRoute hostnames 16 → 1024) and ReferenceGrant `spec` made required.
 #[test]

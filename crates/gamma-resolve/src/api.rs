@@ -87,6 +87,7 @@ impl RouteTable {
             .build()
         };
         table.secrets_complete = snapshot.secrets_complete();
+        table.cluster_trust_bundles_complete = snapshot.cluster_trust_bundles_complete();
         table
     }
 

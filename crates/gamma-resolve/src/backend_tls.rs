@@ -71,6 +71,11 @@ pub struct BackendTls {
     /// (PEM). Empty when `wellKnownCACertificates` is used instead.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ca_certificate_refs: Vec<String>,
+    /// **\[experimental, v1.7\]** ClusterTrustBundles (cluster-scoped, GEP-5075) whose
+    /// `trustBundle` holds trusted CA certificates (PEM), named by `caCertificateRefs` entries
+    /// of group `certificates.k8s.io`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cluster_trust_bundles: Vec<String>,
     /// `System`: the data plane's system trust store.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub well_known_ca_certificates: Option<String>,

@@ -141,6 +141,12 @@ pub struct Forward<'a> {
     /// it (HTTPRoute and GRPCRoute backends; see [`crate::backend_tls`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_tls: Option<&'a crate::backend_tls::BackendTls>,
+    /// **\[experimental, v1.7\]** The pre-routing filters of the listener the request came
+    /// through (GEP-5224): the proxy runs them, in order, before route matching; they never
+    /// change the listener, and the rest of the decision is the one without them. `None` for
+    /// mesh requests and listeners without filters. See [`crate::listener_filter`].
+    #[serde(rename = "listenerFilters", skip_serializing_if = "Option::is_none")]
+    pub listener_filters: Option<&'a crate::listener_filter::ListenerFilters>,
 }
 
 /// Redirect the client (`RequestRedirect`, Gateway API HTTPRequestRedirectFilter).
@@ -152,6 +158,12 @@ pub struct Redirect<'a> {
     pub status: u16,
     /// The computed `Location`.
     pub location: Location<'a>,
+    /// **\[experimental, v1.7\]** The pre-routing filters of the listener the request came
+    /// through (GEP-5224): the proxy runs them, in order, before route matching; they never
+    /// change the listener, and the rest of the decision is the one without them. `None` for
+    /// mesh requests and listeners without filters. See [`crate::listener_filter`].
+    #[serde(rename = "listenerFilters", skip_serializing_if = "Option::is_none")]
+    pub listener_filters: Option<&'a crate::listener_filter::ListenerFilters>,
 }
 
 /// gRPC status codes the engine produces.
@@ -223,6 +235,10 @@ pub enum RespondReason {
     /// with routes (500; [`crate::MeshBinding::Workloads`], beyond the spec): no Service's
     /// routes are picked over another's.
     WorkloadConflict,
+    /// The listener the request came through has a pre-routing filter the engine cannot apply
+    /// (500): an `ExtensionRef` listener filter under [`crate::ExtensionRefs::Reject`]
+    /// (GEP-5224; never skipped silently, as route `ExtensionRef` filters are not).
+    UnsupportedListenerFilter,
 }
 
 impl fmt::Display for RespondReason {
@@ -237,6 +253,9 @@ impl fmt::Display for RespondReason {
             Self::UnsupportedFilter => "the rule uses an unsupported filter",
             Self::ProtocolMismatch => "the request protocol does not fit the bound routes",
             Self::InvalidBackendTls => "the picked backend's BackendTLSPolicy cannot be satisfied",
+            Self::UnsupportedListenerFilter => {
+                "the listener has a pre-routing filter the engine cannot apply"
+            }
             Self::WorkloadConflict => {
                 "the destination is a ready endpoint of several headless Services with routes"
             }
@@ -254,6 +273,12 @@ pub struct Respond<'a> {
     pub status: Status,
     /// Why.
     pub reason: RespondReason,
+    /// **\[experimental, v1.7\]** The pre-routing filters of the listener the request came
+    /// through (GEP-5224): the proxy runs them, in order, before route matching; they never
+    /// change the listener, and the rest of the decision is the one without them. `None` for
+    /// mesh requests and listeners without filters. See [`crate::listener_filter`].
+    #[serde(rename = "listenerFilters", skip_serializing_if = "Option::is_none")]
+    pub listener_filters: Option<&'a crate::listener_filter::ListenerFilters>,
 }
 
 /// The engine's answer for one request.
@@ -271,7 +296,7 @@ pub enum Decision<'a> {
     Passthrough,
 }
 
-impl Decision<'_> {
+impl<'a> Decision<'a> {
     /// The rule that decided, if any.
     pub fn rule(&self) -> Option<RuleRef<'_>> {
         match self {
@@ -280,6 +305,27 @@ impl Decision<'_> {
             Self::Respond(r) => r.rule,
             Self::Passthrough => None,
         }
+    }
+
+    /// The pre-routing filters of the listener the request came through (GEP-5224), if any.
+    pub fn listener_filters(&self) -> Option<&'a crate::listener_filter::ListenerFilters> {
+        match self {
+            Self::Forward(f) => f.listener_filters,
+            Self::Redirect(r) => r.listener_filters,
+            Self::Respond(r) => r.listener_filters,
+            Self::Passthrough => None,
+        }
+    }
+
+    /// The same decision, carrying a listener's pre-routing filters.
+    pub(crate) fn through(mut self, filters: &'a crate::listener_filter::ListenerFilters) -> Self {
+        match &mut self {
+            Self::Forward(f) => f.listener_filters = Some(filters),
+            Self::Redirect(r) => r.listener_filters = Some(filters),
+            Self::Respond(r) => r.listener_filters = Some(filters),
+            Self::Passthrough => {}
+        }
+        self
     }
 
     /// The response status, when the engine answers itself.

@@ -103,6 +103,11 @@ pub struct Explanation {
     /// The route kind in force on the binding (mesh), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub route_kind: Option<String>,
+    /// **\[experimental, v1.7\]** The pre-routing filters of the listener (GEP-5224), in the
+    /// order the proxy runs them: before route matching, without changing the listener. Empty
+    /// for mesh requests and listeners without filters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub listener_filters: Vec<String>,
     /// Every candidate in precedence order.
     pub candidates: Vec<CandidateExplanation>,
     /// The winning rule, if any.
@@ -147,6 +152,15 @@ impl fmt::Display for Explanation {
         }
         for e in &self.excluded {
             writeln!(f, "excluded:  {e}")?;
+        }
+        if !self.listener_filters.is_empty() {
+            writeln!(
+                f,
+                "listener filters (run before routing, in this order; they never change the listener):"
+            )?;
+            for (i, l) in self.listener_filters.iter().enumerate() {
+                writeln!(f, "  {:>3}. {l}", i + 1)?;
+            }
         }
         if !self.candidates.is_empty() {
             writeln!(f, "candidates, in precedence order:")?;
@@ -215,6 +229,7 @@ impl RouteTable {
             binding: String::new(),
             route_set: None,
             route_kind: None,
+            listener_filters: Vec::new(),
             candidates: Vec::new(),
             winner: decision.rule().map(|r| r.to_string()),
             backend_pick: None,
@@ -331,6 +346,10 @@ impl RouteTable {
         };
         ex.route_set = Some(part.describe(&set.label));
         ex.route_kind = set.mesh_kind.map(|k| k.to_string());
+        // GEP-5224: what resolve carries (HTTP requests only), named as a step before matching
+        if let Some(filters) = decision.listener_filters() {
+            ex.listener_filters = filters.requests.iter().map(ToString::to_string).collect();
+        }
         // listener_hostname is not shown: the binding line names the listener
         if let Some(view) = part.set_view(set, None) {
             ex.excluded

@@ -62,6 +62,13 @@ pub struct TableInput {
     pub backend_tls_policies: Vec<BackendTlsPolicyIr>,
     /// ConfigMaps (what BackendTLSPolicy `caCertificateRefs` resolve to).
     pub config_maps: Vec<ConfigMapIr>,
+    /// ClusterTrustBundles (GEP-5075: what a `certificates.k8s.io` `ClusterTrustBundle`
+    /// `caCertificateRefs` entry resolves to).
+    pub cluster_trust_bundles: Vec<ClusterTrustBundleIr>,
+    /// Whether [`TableInput::cluster_trust_bundles`] holds every ClusterTrustBundle there is
+    /// (`gamma_model::Snapshot::cluster_trust_bundles_complete`): only then is a reference to
+    /// one it lacks judged missing.
+    pub cluster_trust_bundles_complete: bool,
 }
 
 impl TableInput {
@@ -281,6 +288,9 @@ pub struct ListenerIr {
     pub unsupported_protocol: Option<String>,
     /// `tls.certificateRefs`, defaulted (group `""`, kind `Secret`, the Gateway's namespace).
     pub certificate_refs: Vec<CertificateRefIr>,
+    /// **\[experimental, v1.7\]** `filters.requests` (GEP-5224), in order: run before route
+    /// matching on every HTTP request of the listener; carried on its decisions.
+    pub filters: Vec<crate::listener_filter::ListenerFilter>,
 }
 
 /// A listener's `tls.certificateRefs` entry after defaulting.
@@ -393,6 +403,15 @@ pub struct CaCertificateRefIr {
     pub kind: String,
     /// Name.
     pub name: String,
+}
+
+/// A ClusterTrustBundle, as far as a CA reference reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClusterTrustBundleIr {
+    /// Name (cluster-scoped).
+    pub name: String,
+    /// Whether its `trustBundle` holds a PEM certificate.
+    pub has_pem: bool,
 }
 
 /// A ConfigMap, as far as a CA reference reads it.

@@ -54,6 +54,7 @@ pub mod backend_tls;
 pub mod gateway_status;
 pub mod hostname;
 pub mod input;
+pub mod listener_filter;
 pub mod listener_set_status;
 pub mod path;
 pub mod precedence;

@@ -9,6 +9,7 @@ use crate::decision::{
 };
 use crate::hostname::{self, normalize_host};
 use crate::input::{L4, PathModifierIr};
+use crate::listener_filter::ListenerFilters;
 use crate::path::split_path_query;
 use crate::redirect::{Location, RedirectRequest, RedirectSpec};
 use crate::request::Scheme;
@@ -160,8 +161,37 @@ impl RouteTable {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
             Bound::Conflict => respond(req.protocol, None, RespondReason::WorkloadConflict),
-            Bound::Set(part, set, scheme) => part.decide_in(set, req, scheme, entropy),
+            Bound::Set(part, set, scheme) => match set.listener_filters.as_deref() {
+                None => part.decide_in(set, req, scheme, entropy),
+                Some(filters) => part.decide_through(filters, set, req, scheme, entropy),
+            },
         }
+    }
+}
+
+impl Part {
+    /// [`Part::decide_in`] for a listener with pre-routing filters (GEP-5224): they apply to
+    /// HTTP requests (gRPC included), which carry them; the listener, route and backend are
+    /// the ones without them. Filters the engine cannot apply (an `ExtensionRef` under
+    /// `ExtensionRefs::Reject`) fail the request before routing.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn decide_through<'a>(
+        &'a self,
+        filters: &'a ListenerFilters,
+        set: &'a RouteSet,
+        req: &Request<'a>,
+        scheme: Scheme,
+        entropy: u64,
+    ) -> Decision<'a> {
+        if !matches!(req.protocol, Protocol::Http | Protocol::Grpc) {
+            return self.decide_in(set, req, scheme, entropy);
+        }
+        if !filters.applicable() {
+            return respond(req.protocol, None, RespondReason::UnsupportedListenerFilter)
+                .through(filters);
+        }
+        self.decide_in(set, req, scheme, entropy).through(filters)
     }
 }
 
@@ -177,6 +207,18 @@ impl RouteTable {
             Bound::Nothing => (Located::Nothing, None),
             Bound::NoListener => (Located::Answer(RespondReason::NoMatchingListener), None),
             Bound::Conflict => (Located::Answer(RespondReason::WorkloadConflict), None),
+            Bound::Set(_, set, _)
+                if matches!(req.protocol, Protocol::Http | Protocol::Grpc)
+                    && set
+                        .listener_filters
+                        .as_deref()
+                        .is_some_and(|f| !f.applicable()) =>
+            {
+                (
+                    Located::Answer(RespondReason::UnsupportedListenerFilter),
+                    None,
+                )
+            }
             Bound::Set(part, set, scheme) => {
                 let located = match part.rule_in(set, req, pq) {
                     Ok(rule) => Located::Rule(part, rule, scheme),
@@ -369,6 +411,7 @@ impl Part {
                     rule: rref,
                     status: r.status,
                     location,
+                    listener_filters: None,
                 })
             }
             Action::Backends(..) => {
@@ -433,6 +476,7 @@ impl Part {
                     retry: rx.retry.as_ref(),
                     extensions: &rx.extensions,
                     backend_tls,
+                    listener_filters: None,
                 })
             }
         }
@@ -464,5 +508,6 @@ fn respond(protocol: Protocol, rule: Option<RuleRef<'_>>, reason: RespondReason)
         rule,
         status: status_for(protocol, reason),
         reason,
+        listener_filters: None,
     })
 }

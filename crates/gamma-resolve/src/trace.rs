@@ -634,6 +634,7 @@ impl RouteTable {
                     rule: None,
                     status: status_for(r.protocol, reason),
                     reason,
+                    listener_filters: None,
                 });
                 return answered(hop);
             }
@@ -651,9 +652,12 @@ impl RouteTable {
                 return answered(hop);
             }
             Decision::Respond(d) => {
+                // a trace hop reports the answer; the listener's filters are the decision's
                 hop.outcome = HopOutcome::Respond(Respond {
                     rule: d.rule.map(|_| rref),
-                    ..d
+                    status: d.status,
+                    reason: d.reason,
+                    listener_filters: None,
                 });
                 return answered(hop);
             }

@@ -592,3 +592,122 @@ fn updates_report_policy_status_and_decisions_as_full_builds() {
     let updated = updated.update(&snapshot, &options, &route, previous.as_deref());
     assert!(status(&updated, "later-ca").ancestors.is_empty());
 }
+
+const BUNDLES: &str = r#"
+---
+apiVersion: certificates.k8s.io/v1beta1
+kind: ClusterTrustBundle
+metadata: {name: roots}
+spec: {trustBundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"}
+---
+apiVersion: certificates.k8s.io/v1beta1
+kind: ClusterTrustBundle
+metadata: {name: no-pem}
+spec: {trustBundle: "not a certificate"}
+"#;
+
+fn bundle_ref(name: &str) -> String {
+    format!(
+        "{{caCertificateRefs: [{{group: certificates.k8s.io, kind: ClusterTrustBundle, name: {name}}}], hostname: abc.example.com}}"
+    )
+}
+
+/// Three policies naming ClusterTrustBundles: `roots` (holds PEM), `no-pem`, `absent`.
+fn bundle_policies() -> String {
+    [
+        ("good", "a", "roots"),
+        ("no-pem", "b", "no-pem"),
+        ("absent", "c", "absent"),
+    ]
+    .iter()
+    .map(|(p, svc, b)| policy(p, "2025-01-01T00:00:00Z", svc, None, &bundle_ref(b)))
+    .collect()
+}
+
+// GEP-5075 (v1.7, experimental): "A single CACertificateRef to a ClusterTrustBundle uses the
+// cluster-scoped resource by name"; a reference that "refers to a resource that cannot be
+// resolved ... or is misconfigured" is `InvalidCACertificateRef`, and connections using it
+// fail. A missing ClusterTrustBundle is judged only when the input holds every one
+// (`Snapshot::cluster_trust_bundles_complete`), as Secrets are for listener certificates.
+#[test]
+fn cluster_trust_bundle_ca_refs_resolve_by_name_and_are_judged_as_secrets_are() {
+    let yaml = gateway_with(&["a", "b", "c"], &format!("{BUNDLES}{}", bundle_policies()));
+    let snapshot = common::manifest::snapshot(&yaml);
+    for complete in [false, true] {
+        let t = RouteTable::build(
+            &snapshot
+                .clone()
+                .with_cluster_trust_bundles_complete(complete),
+            &BuildOptions::default(),
+        );
+        // the bundle that holds PEM: accepted, carried on the decision by name
+        let Decision::Forward(f) = get(&t, "/a") else {
+            panic!("{}", get(&t, "/a"))
+        };
+        let tls = f.backend_tls.unwrap();
+        assert_eq!(tls.cluster_trust_bundles, ["roots"]);
+        assert!(tls.ca_certificate_refs.is_empty());
+        let a = at_gateway(&t, "good");
+        assert_eq!(cond(a, ACCEPTED), (true, ACCEPTED.into()));
+        assert_eq!(cond(a, RESOLVED_REFS), (true, RESOLVED_REFS.into()));
+        // one with no PEM: misconfigured, whatever the input claims
+        let b = at_gateway(&t, "no-pem");
+        assert_eq!(
+            cond(b, RESOLVED_REFS),
+            (false, bt::INVALID_CA_CERTIFICATE_REF.into())
+        );
+        assert_eq!(
+            cond(b, ACCEPTED),
+            (false, bt::NO_VALID_CA_CERTIFICATE.into())
+        );
+        assert_eq!(get(&t, "/b").status(), Some(Status::Http(500)));
+        // one that is not in the input: missing only when the input holds them all
+        let c = at_gateway(&t, "absent");
+        if complete {
+            assert_eq!(
+                cond(c, RESOLVED_REFS),
+                (false, bt::INVALID_CA_CERTIFICATE_REF.into())
+            );
+            let message = &c.condition(RESOLVED_REFS).unwrap().message;
+            assert!(
+                message.contains("ClusterTrustBundle absent does not exist"),
+                "{message}"
+            );
+            assert_eq!(get(&t, "/c").status(), Some(Status::Http(500)));
+        } else {
+            assert_eq!(cond(c, RESOLVED_REFS), (true, RESOLVED_REFS.into()));
+            assert!(matches!(get(&t, "/c"), Decision::Forward(_)));
+        }
+        assert!(route_accepted(&t));
+    }
+}
+
+// An update that adds, changes or removes a ClusterTrustBundle gives the table a full build
+// gives (the policies naming it are rebuilt).
+#[test]
+fn cluster_trust_bundle_updates_match_full_builds() {
+    let yaml = gateway_with(&["a", "b", "c"], &format!("{BUNDLES}{}", bundle_policies()));
+    let options = BuildOptions::default();
+    let mut snapshot = common::manifest::snapshot(&yaml).with_cluster_trust_bundles_complete(true);
+    let mut t = RouteTable::build(&snapshot, &options);
+    let fixed = gamma_model::k8s::ClusterTrustBundle::new("no-pem", None, true);
+    let added = gamma_model::k8s::ClusterTrustBundle::new("absent", None, true);
+    for change in [fixed, added] {
+        let change = gamma_model::AnyResource::from(change);
+        let key = gamma_model::ObjectKey::of(&change);
+        let previous = snapshot.upsert(change);
+        t = t.update(&snapshot, &options, &key, previous.as_deref());
+        let full = RouteTable::build(&snapshot, &options);
+        for path in ["/a", "/b", "/c"] {
+            assert_eq!(get(&t, path), get(&full, path), "{path}");
+        }
+        assert_eq!(
+            t.backend_tls_policy_status(),
+            full.backend_tls_policy_status()
+        );
+    }
+    // every policy now resolves
+    for path in ["/a", "/b", "/c"] {
+        assert!(matches!(get(&t, path), Decision::Forward(_)), "{path}");
+    }
+}

@@ -6,7 +6,8 @@
 //! The layers, bottom to top:
 //!
 //! 1. vocabulary: hostnames, paths, rewrites, redirects, weights, precedence, fractions,
-//!    headers, the request, status types, BackendTLSPolicy types, the keyed hash;
+//!    headers, the request, status types, BackendTLSPolicy types, listener filter types, the
+//!    keyed hash;
 //! 2. the table's input (`input`) and its answer (`decision`);
 //! 3. `regex/`: size limits, single regexes, regex sets, the NFA bound, the regex pool;
 //! 4. conditions (`cond`), indexes (`index/`), lowering (`lower/`), listener conflicts and
@@ -42,6 +43,7 @@ const LAYERS: Layers<'static> = Layers {
         ("hash.rs", 1),
         ("headers.rs", 1),
         ("hostname.rs", 1),
+        ("listener_filter.rs", 1),
         ("timing.rs", 1),
         ("path.rs", 1),
         ("precedence.rs", 1),

@@ -271,7 +271,9 @@ impl Manifests {
     /// TLS Secret (`Snapshot::secrets_complete`: a certificate reference to a Secret it lacks
     /// is `InvalidCertificateRef`) when the inputs hold any Secret, or with
     /// `--secrets-complete`: files that bring Secrets bring all that matter, and a cluster
-    /// read (which lists no Secrets) or files without any say nothing of them.
+    /// read (which lists no Secrets) or files without any say nothing of them. Likewise it
+    /// holds every ClusterTrustBundle (`Snapshot::cluster_trust_bundles_complete`) when the
+    /// inputs hold any.
     pub fn snapshot(&self) -> Snapshot {
         let assumed = self.assumed_namespaces.iter().filter_map(|name| {
             serde_json::from_value(serde_json::json!({
@@ -286,7 +288,12 @@ impl Manifests {
             assumed.chain(self.objects.iter().map(|o| o.resource.clone())),
         );
         let complete = self.secrets_complete || snapshot.secrets().next().is_some();
-        snapshot.with_secrets_complete(complete)
+        // likewise ClusterTrustBundles (GEP-5075 CA references): files that bring one bring
+        // all that matter
+        let bundles = snapshot.cluster_trust_bundles().next().is_some();
+        snapshot
+            .with_secrets_complete(complete)
+            .with_cluster_trust_bundles_complete(bundles)
     }
 }
 

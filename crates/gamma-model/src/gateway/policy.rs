@@ -144,8 +144,13 @@ pub struct BackendTlsPolicySpec {
 #[serde(rename_all = "camelCase")]
 pub struct BackendTlsPolicyValidation {
     /// CA certificates; at most 8. Excludes `wellKnownCACertificates`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ca_certificate_refs: Vec<LocalObjectReference>,
+    ///
+    /// `None` when the field is absent (or `null`), `Some` of an empty list for `[]`: v1.7's
+    /// experimental CRDs tell the two apart (`minItems: 1`, and "exactly one of the fields"
+    /// reads `has(self.caCertificateRefs)`), while the earlier rules read `size(..) > 0`.
+    /// [`BackendTlsPolicyValidation::ca_refs`] reads both as a slice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_certificate_refs: Option<Vec<LocalObjectReference>>,
     /// `System`: use the system trust store. Excludes `caCertificateRefs`.
     #[serde(
         rename = "wellKnownCACertificates",
@@ -159,6 +164,13 @@ pub struct BackendTlsPolicyValidation {
     /// Alternative names to accept; at most 5.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject_alt_names: Vec<SubjectAltName>,
+}
+
+impl BackendTlsPolicyValidation {
+    /// The `caCertificateRefs` entries; empty when the list is absent or empty.
+    pub fn ca_refs(&self) -> &[LocalObjectReference] {
+        self.ca_certificate_refs.as_deref().unwrap_or_default()
+    }
 }
 
 string_enum! {

@@ -1,6 +1,8 @@
 //! The Kubernetes core (and discovery) subset that routing needs: `Service`, `Namespace`,
-//! `EndpointSlice`, `ConfigMap`, `Secret` (key names only), `Pod` (what authorization reads). Own types, no k8s-openapi dependency; unknown fields are ignored.
+//! `EndpointSlice`, `ConfigMap`, `Secret` (key names only), `Pod` (what authorization reads),
+//! `ClusterTrustBundle` (whether it holds PEM). Own types, no k8s-openapi dependency; unknown fields are ignored.
 
+mod cluster_trust_bundle;
 mod configmap;
 mod endpointslice;
 mod namespace;
@@ -8,6 +10,7 @@ mod pod;
 mod secret;
 mod service;
 
+pub use cluster_trust_bundle::*;
 pub use configmap::*;
 pub use endpointslice::*;
 pub use namespace::*;

@@ -78,12 +78,15 @@ impl ParentKey {
 ///
 /// Two snapshots are equal when they hold equal objects (their indexes, derived from the objects,
 /// are then equal too, whatever the order of the `upsert`s and `remove`s that built them) and
-/// agree on [`Snapshot::secrets_complete`].
+/// agree on [`Snapshot::secrets_complete`] and [`Snapshot::cluster_trust_bundles_complete`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Snapshot {
     objects: BTreeMap<ObjectKey, Arc<AnyResource>>,
     /// Whether the snapshot holds every TLS Secret there is ([`Snapshot::secrets_complete`]).
     secrets_complete: bool,
+    /// Whether the snapshot holds every ClusterTrustBundle there is
+    /// ([`Snapshot::cluster_trust_bundles_complete`]).
+    cluster_trust_bundles_complete: bool,
     /// Every route (the kinds with a [`RouteDigest`]) and its digest, in key order.
     /// (In sorted runs rather than a `BTreeMap`: a full pass over them is the point, see
     /// [`Chunked`].)
@@ -140,6 +143,26 @@ impl Snapshot {
     /// ```
     pub fn with_secrets_complete(mut self, complete: bool) -> Self {
         self.secrets_complete = complete;
+        self
+    }
+
+    /// Whether the snapshot holds every ClusterTrustBundle (GEP-5075: a CA reference may name
+    /// one): set by whoever collected the objects, as [`Snapshot::secrets_complete`] is. When
+    /// `true`, a CA reference to a ClusterTrustBundle the snapshot does not hold names one
+    /// that does not exist (`InvalidCACertificateRef`); when `false` (the default) such a
+    /// reference is not judged missing.
+    pub fn cluster_trust_bundles_complete(&self) -> bool {
+        self.cluster_trust_bundles_complete
+    }
+
+    /// Sets [`Snapshot::cluster_trust_bundles_complete`].
+    pub fn set_cluster_trust_bundles_complete(&mut self, complete: bool) {
+        self.cluster_trust_bundles_complete = complete;
+    }
+
+    /// With [`Snapshot::cluster_trust_bundles_complete`] set to `complete`.
+    pub fn with_cluster_trust_bundles_complete(mut self, complete: bool) -> Self {
+        self.cluster_trust_bundles_complete = complete;
         self
     }
 

@@ -329,6 +329,7 @@ typed_accessors! {
     endpoint_slices, endpoint_slice, EndpointSlice, EndpointSlice, namespaced: true;
     config_maps, config_map, ConfigMap, ConfigMap, namespaced: true;
     secrets, secret, Secret, Secret, namespaced: true;
+    cluster_trust_bundles, cluster_trust_bundle, ClusterTrustBundle, crate::k8s::ClusterTrustBundle, namespaced: false;
     pods, pod, Pod, Pod, namespaced: true;
     xauthorization_policies, xauthorization_policy, XAuthorizationPolicy, crate::xauthz::XAuthorizationPolicy, namespaced: true;
     backend_tls_policies, backend_tls_policy, BackendTlsPolicy, crate::gateway::BackendTlsPolicy, namespaced: true;

@@ -7,7 +7,7 @@
 
 use super::meta::{self, NameRule};
 use super::{Errors, FieldPath, Validate, ValidateOptions};
-use crate::k8s::{ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
+use crate::k8s::{ClusterTrustBundle, ConfigMap, EndpointSlice, Namespace, Pod, Secret, Service};
 
 impl Validate for Service {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
@@ -55,6 +55,29 @@ impl Validate for Pod {
             && !super::patterns::is_dns_subdomain(sa)
         {
             errors.rule(sapath, "must be a lowercase RFC 1123 subdomain");
+        }
+    }
+}
+
+impl Validate for ClusterTrustBundle {
+    fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
+        // Its name rules (`signerName` with `/` as `:` for a prefix, path-segment names) are
+        // the API server's; gamma-rs reads only the name, the signer and whether it holds PEM,
+        // so it checks that the name is there and that the object is cluster-scoped.
+        let mpath = path.field("metadata");
+        if self.metadata.name.is_empty() {
+            errors.push(mpath.field("name"), super::ErrorKind::Required);
+        }
+        if self
+            .metadata
+            .namespace
+            .as_deref()
+            .is_some_and(|n| !n.is_empty())
+        {
+            errors.rule(
+                mpath.field("namespace"),
+                "ClusterTrustBundle is cluster-scoped: no namespace",
+            );
         }
     }
 }

@@ -237,6 +237,7 @@ fn has_crd(kind: ResourceKind) -> bool {
             | ResourceKind::EndpointSlice
             | ResourceKind::ConfigMap
             | ResourceKind::Secret
+            | ResourceKind::ClusterTrustBundle
             | ResourceKind::Pod
             | ResourceKind::XAuthorizationPolicy
             | ResourceKind::TrafficSplit

@@ -102,6 +102,12 @@ impl Validate for BackendTlsPolicy {
     }
 }
 
+/// Up to v1.6 (and on v1.7's standard channel) the rules read `has(self.caCertificateRefs) &&
+/// size(self.caCertificateRefs) > 0`: an empty list counts as none.
+fn has_refs(v: &crate::gateway::BackendTlsPolicyValidation) -> bool {
+    !v.ca_refs().is_empty()
+}
+
 /// A `validation` of a BackendTLSPolicy or an XBackend's `tls` (the same upstream schema and
 /// rules in both CRDs).
 ///
@@ -115,8 +121,11 @@ pub(super) fn tls_validation(
 ) {
     let exactly_one = super::by_release::experimental_v1_7(opts.as_bundle());
     let cpath = vpath.field("caCertificateRefs");
-    errors.items(&cpath, v.ca_certificate_refs.len(), 0, 8);
-    for (i, c) in v.ca_certificate_refs.iter().enumerate() {
+    // v1.7 experimental: `minItems: 1`, so a list given empty is refused (an absent one is
+    // the "exactly one" rule's to judge); earlier CRDs have no minimum.
+    let min = usize::from(exactly_one && v.ca_certificate_refs.is_some());
+    errors.items(&cpath, v.ca_refs().len(), min, 8);
+    for (i, c) in v.ca_refs().iter().enumerate() {
         let ipath = cpath.index(i);
         errors.group(&ipath.field("group"), &c.group);
         errors.kind(&ipath.field("kind"), &c.kind);
@@ -132,24 +141,23 @@ pub(super) fn tls_validation(
             errors.pattern(&wpath, w, p::is_well_known_ca, p::WELL_KNOWN_CA_PATTERN);
         }
     }
-    let has_refs = !v.ca_certificate_refs.is_empty();
     if exactly_one {
-        // An empty list reads as absent (gamma-rs does not keep `[]` apart from an omitted
-        // list here); `[]` with `wellKnownCACertificates` is refused by the API server for
-        // `minItems: 1` instead, a listed difference (docs/validation.md).
-        if has_refs == well_known.is_some() {
+        // `(has(self.caCertificateRefs)?1:0)+(has(self.wellKnownCACertificates)?1:0) == 1`:
+        // `has` is presence, so `[]` (refused by `minItems` above as well) and `""` (refused
+        // by `minLength`) count.
+        if v.ca_certificate_refs.is_some() == v.well_known_ca_certificates.is_some() {
             errors.rule(
                 vpath.clone(),
                 "exactly one of the fields in [caCertificateRefs wellKnownCACertificates] must be set",
             );
         }
-    } else if has_refs && well_known.is_some() {
+    } else if has_refs(v) && well_known.is_some() {
         errors.rule(
             vpath.clone(),
             "must not contain both CACertificateRefs and WellKnownCACertificates",
         );
     }
-    if !exactly_one && !has_refs && well_known.is_none() {
+    if !exactly_one && !has_refs(v) && well_known.is_none() {
         errors.rule(
             vpath.clone(),
             "must specify either CACertificateRefs or WellKnownCACertificates",

@@ -24,6 +24,8 @@ struct CaCheck {
     invalid_refs: Vec<(&'static str, String)>,
     /// The ConfigMaps of the valid entries.
     valid_refs: Vec<String>,
+    /// The ClusterTrustBundles of the valid entries.
+    valid_bundles: Vec<String>,
     /// A `wellKnownCACertificates` value other than `System`.
     unknown_well_known: Option<String>,
 }
@@ -103,15 +105,40 @@ fn deciding<'c, 'k>(
 }
 
 fn check_ca(input: &TableInput, p: &BackendTlsPolicyIr) -> CaCheck {
+    use gamma_model::k8s::is_cluster_trust_bundle;
     let mut out = CaCheck::default();
     for (i, r) in p.ca_certificate_refs.iter().enumerate() {
         let at = format!("caCertificateRefs[{i}]");
+        if is_cluster_trust_bundle(&r.group, &r.kind) {
+            // GEP-5075: cluster-scoped, resolved by name. Judged missing only when the input
+            // holds every ClusterTrustBundle, as Secrets are for listener certificates.
+            match input
+                .cluster_trust_bundles
+                .iter()
+                .find(|b| b.name == r.name)
+            {
+                None if input.cluster_trust_bundles_complete => out.invalid_refs.push((
+                    bt::INVALID_CA_CERTIFICATE_REF,
+                    format!("{at}: ClusterTrustBundle {} does not exist", r.name),
+                )),
+                Some(b) if !b.has_pem => out.invalid_refs.push((
+                    bt::INVALID_CA_CERTIFICATE_REF,
+                    format!(
+                        "{at}: ClusterTrustBundle {} holds no PEM certificate in trustBundle",
+                        r.name
+                    ),
+                )),
+                _ => out.valid_bundles.push(r.name.clone()),
+            }
+            continue;
+        }
         if !crate::lower::is_core_config_map(&r.group, &r.kind) {
             let group = if r.group.is_empty() { "core" } else { &r.group };
             out.invalid_refs.push((
                 bt::INVALID_KIND,
                 format!(
-                    "{at}: {group}/{} is not a supported kind (only core ConfigMap)",
+                    "{at}: {group}/{} is not a supported kind (only core ConfigMap and \
+                     certificates.k8s.io ClusterTrustBundle)",
                     r.kind
                 ),
             ));
@@ -176,6 +203,7 @@ impl<'i> Builder<'i> {
             policy_name: p.name.clone(),
             hostname: p.hostname.clone(),
             ca_certificate_refs: check.valid_refs.clone(),
+            cluster_trust_bundles: check.valid_bundles.clone(),
             well_known_ca_certificates: p.well_known_ca_certificates.clone(),
             subject_alt_names: p.subject_alt_names.clone(),
             options: p.options.iter().cloned().collect(),
@@ -412,7 +440,10 @@ fn conditions(
             bt::CONFLICTED,
             format!("{winner} targets the same Service (and sectionName) and takes precedence"),
         )
-    } else if !check.invalid_refs.is_empty() && check.valid_refs.is_empty() {
+    } else if !check.invalid_refs.is_empty()
+        && check.valid_refs.is_empty()
+        && check.valid_bundles.is_empty()
+    {
         RouteCondition::new(
             ACCEPTED,
             false,

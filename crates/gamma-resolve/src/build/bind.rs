@@ -7,8 +7,9 @@ use std::net::IpAddr;
 
 use crate::hash::Map;
 use crate::hostname::ListenerSpecificity;
-use crate::input::{L4, ListenerProtocol};
-use crate::table::{Binding, ListenerEntry, RouteSet, SetLabel};
+use crate::input::{L4, ListenerIr, ListenerProtocol};
+use crate::listener_filter::{ListenerFilter, ListenerFilters};
+use crate::table::{Binding, ExtensionRefs, ListenerEntry, RouteSet, SetLabel};
 
 use super::attach::{Group, GwAttached, Owner, SvcAttached, group_key};
 use super::{Builder, touch};
@@ -174,7 +175,8 @@ impl<'i> Builder<'i> {
                 },
             };
             let set_id = u32::try_from(sets.len()).unwrap_or(u32::MAX);
-            let set = self.index_set(attached, false, label, (usize::MAX, l.port, None));
+            let mut set = self.index_set(attached, false, label, (usize::MAX, l.port, None));
+            set.listener_filters = self.listener_filters(l);
             sets.push(set);
             let l4 = if l.protocol == ListenerProtocol::Udp {
                 L4::Udp
@@ -241,5 +243,26 @@ fn add_group(b: &mut Binding, group: &Group, set_id: u32) {
                 *consumers = v.into_boxed_slice();
             }
         }
+    }
+}
+
+impl Builder<'_> {
+    /// A listener's pre-routing filters (GEP-5224) as its route set keeps them: `ExtensionRef`
+    /// filters follow [`BuildOptions::extension_refs`](crate::BuildOptions::extension_refs)
+    /// as route `ExtensionRef` filters do (under `Reject` the engine cannot apply them, and
+    /// never skips one silently: requests through the listener fail).
+    fn listener_filters(&self, l: &ListenerIr) -> Option<Box<ListenerFilters>> {
+        if l.filters.is_empty() {
+            return None;
+        }
+        let extension = l
+            .filters
+            .iter()
+            .any(|f| matches!(f, ListenerFilter::ExtensionRef { .. }));
+        let applicable = !extension || self.options.extension_refs == ExtensionRefs::PassThrough;
+        Some(Box::new(ListenerFilters::new(
+            l.filters.clone(),
+            applicable,
+        )))
     }
 }

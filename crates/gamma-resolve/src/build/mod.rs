@@ -291,6 +291,7 @@ impl<'i> Builder<'i> {
             backend_tls_status: Arc::new(built.backend_tls_status),
             left_out: Arc::new(built.left_out),
             secrets_complete: false,
+            cluster_trust_bundles_complete: false,
         }
     }
 

@@ -176,7 +176,7 @@ pub(super) fn effect(
             // backends of the policies naming it
             for p in snapshot.backend_tls_policies() {
                 let names_it = p.metadata.namespace_or_default() == key.namespace
-                    && p.spec.validation.ca_certificate_refs.iter().any(|c| {
+                    && p.spec.validation.ca_refs().iter().any(|c| {
                         crate::lower::is_core_config_map(&c.group, &c.kind) && c.name == key.name
                     });
                 if names_it {
@@ -199,6 +199,19 @@ pub(super) fn effect(
                 if names_it {
                     s.gateways
                         .insert((key.namespace.clone(), gw.metadata.name.clone()));
+                }
+            }
+        }
+        ResourceKind::ClusterTrustBundle => {
+            // read only through BackendTLSPolicy caCertificateRefs (GEP-5075; cluster-scoped,
+            // by name, from any namespace): the backends of the policies naming it
+            for p in snapshot.backend_tls_policies() {
+                let names_it = p.spec.validation.ca_refs().iter().any(|c| {
+                    gamma_model::k8s::is_cluster_trust_bundle(&c.group, &c.kind)
+                        && c.name == key.name
+                });
+                if names_it {
+                    policy_backends(snapshot, p, &mut s);
                 }
             }
         }

@@ -27,8 +27,10 @@ impl RouteTable {
         key: &ObjectKey,
         previous: Option<&AnyResource>,
     ) -> RouteTable {
-        if snapshot.secrets_complete() != self.secrets_complete {
-            // every certificate reference may change its verdict
+        if snapshot.secrets_complete() != self.secrets_complete
+            || snapshot.cluster_trust_bundles_complete() != self.cluster_trust_bundles_complete
+        {
+            // every certificate (or ClusterTrustBundle CA) reference may change its verdict
             return RouteTable::build_reusing(snapshot, options, self);
         }
         let (seeds, rebind) = match effect(snapshot, options, key, previous) {
@@ -166,6 +168,7 @@ impl RouteTable {
             backend_tls_status: Arc::clone(&self.backend_tls_status),
             left_out: Arc::clone(&self.left_out),
             secrets_complete: self.secrets_complete,
+            cluster_trust_bundles_complete: self.cluster_trust_bundles_complete,
         }
     }
 

@@ -22,13 +22,14 @@ use std::sync::Arc;
 use gamma_model::Snapshot;
 use gamma_model::Validate;
 use gamma_model::gateway::{
-    AllowedListeners, BackendTlsPolicy, FromNamespaces, LabelSelector, Listener, ListenerSet,
-    SubjectAltNameType,
+    AllowedListeners, BackendTlsPolicy, FromNamespaces, LabelSelector, Listener,
+    ListenerFilterType, ListenerSet, SubjectAltNameType,
 };
 use gamma_model::meta::ObjectMeta;
 use gamma_model::validate::ValidateOptions;
 
 use crate::input::*;
+use crate::listener_filter::{ExtensionRef, ListenerFilter};
 use crate::regex::RegexPool;
 use gamma_model::RouteKind;
 
@@ -219,8 +220,8 @@ pub(crate) fn is_core_config_map(group: &str, kind: &str) -> bool {
     group.is_empty() && kind == "ConfigMap"
 }
 
-/// Every BackendTLSPolicy and ConfigMap of the snapshot into `input` (few; an incremental
-/// update reads them all).
+/// Every BackendTLSPolicy, ConfigMap and ClusterTrustBundle of the snapshot into `input` (few;
+/// an incremental update reads them all).
 pub(crate) fn lower_backend_tls(
     snapshot: &Snapshot,
     opts: &ValidateOptions,
@@ -230,6 +231,13 @@ pub(crate) fn lower_backend_tls(
         input
             .backend_tls_policies
             .push(lower_backend_tls_policy(p, opts));
+    }
+    input.cluster_trust_bundles_complete = snapshot.cluster_trust_bundles_complete();
+    for b in snapshot.cluster_trust_bundles() {
+        input.cluster_trust_bundles.push(ClusterTrustBundleIr {
+            name: b.metadata.name.clone(),
+            has_pem: b.ca_problem().is_none(),
+        });
     }
     for cm in snapshot.config_maps() {
         input.config_maps.push(ConfigMapIr {
@@ -261,7 +269,7 @@ fn lower_backend_tls_policy(p: &BackendTlsPolicy, opts: &ValidateOptions) -> Bac
             .collect(),
         hostname: v.hostname.clone(),
         ca_certificate_refs: v
-            .ca_certificate_refs
+            .ca_refs()
             .iter()
             .map(|c| CaCertificateRefIr {
                 group: c.group.clone(),
@@ -621,7 +629,40 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         invalid_kinds,
         unsupported_protocol,
         certificate_refs,
+        filters: listener_filters(gw_ns, l),
     })
+}
+
+/// A listener's `filters.requests` (GEP-5224), lowered: each `externalAuth.backendRef`
+/// defaulted (group `""`, kind `Service`, the namespace of the listener's Gateway or
+/// ListenerSet). A filter whose type and payload disagree fails validation, which leaves the
+/// whole Gateway or ListenerSet out; one that still gets here is skipped.
+fn listener_filters(ns: &str, l: &Listener) -> Vec<ListenerFilter> {
+    let Some(f) = &l.filters else {
+        return Vec::new();
+    };
+    f.requests
+        .iter()
+        .filter_map(|r| match r.type_.as_ref()? {
+            ListenerFilterType::ExternalAuth => {
+                let mut auth = r.external_auth.clone()?;
+                let b = &mut auth.backend_ref;
+                b.group.get_or_insert_with(String::new);
+                b.kind.get_or_insert_with(|| "Service".into());
+                b.namespace.get_or_insert_with(|| ns.to_owned());
+                Some(ListenerFilter::external_auth(auth))
+            }
+            ListenerFilterType::ExtensionRef => {
+                let e = r.extension_ref.as_ref()?;
+                Some(ListenerFilter::extension_ref(ExtensionRef::new(
+                    e.group.clone(),
+                    e.kind.clone(),
+                    e.name.clone(),
+                )))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Namespaces whose labels satisfy `selector` (a missing selector selects nothing; an

@@ -208,6 +208,9 @@ pub(crate) struct RouteSet {
     /// Routes and rules attached to the set that are not in it, and why, by (route id, rule):
     /// for views and explanations (empty, and unallocated, for most sets).
     pub(crate) excluded: Box<[Excluded]>,
+    /// A Gateway or ListenerSet listener's pre-routing filters (GEP-5224); `None` for mesh
+    /// sets and listeners without filters, so the common path carries a null pointer.
+    pub(crate) listener_filters: Option<Box<crate::listener_filter::ListenerFilters>>,
 }
 
 /// A (route, parentRef) its parent did not accept, by the parent it named: for views and

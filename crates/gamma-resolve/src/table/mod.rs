@@ -68,6 +68,9 @@ pub struct RouteTable {
     /// a snapshot that says otherwise rebuilds the table (every certificate reference changes
     /// meaning).
     pub(crate) secrets_complete: bool,
+    /// [`gamma_model::Snapshot::cluster_trust_bundles_complete`] of the snapshot built from,
+    /// likewise for CA references to ClusterTrustBundles.
+    pub(crate) cluster_trust_bundles_complete: bool,
 }
 
 /// One build's compiled arrays: the whole table's after a full build, the rebuilt frontends'

@@ -153,6 +153,16 @@ fn render(ex: &Explanation, style: &Style, listed_misses: Option<usize>) -> Stri
     for e in &ex.excluded {
         line(format!("excluded:  {}", style.yellow(e)));
     }
+    // GEP-5224: the listener's pre-routing filters, a step before route matching
+    if !ex.listener_filters.is_empty() {
+        line(
+            "listener filters (run before routing, in this order; they never change the listener):"
+                .into(),
+        );
+        for (i, f) in ex.listener_filters.iter().enumerate() {
+            line(format!("  {:>3}. {f}", i + 1));
+        }
+    }
     if !ex.candidates.is_empty() {
         line("candidates, in precedence order:".into());
         let mut winner: Option<usize> = None;
