@@ -5,7 +5,7 @@ use gamma_mesh::model::validate::{FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
-use crate::cli::{CrdExtensionArg, FieldValidationArg, Format, ValidateArgs};
+use crate::cli::{FieldValidationArg, Format, ValidateArgs};
 use crate::failure::Failure;
 use crate::output::{emit_line, print};
 use crate::problem::{Problem, Severity};
@@ -72,24 +72,14 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         None => std::collections::BTreeMap::new(),
     };
     // The field the CRD extension declares: as the cluster's CRDs say, or as --crd-extension.
-    let controllers_declared = match &manifests.parent_ref_controllers {
-        Some(availability) => availability.is_declared(),
-        None => args.crd_extensions.contains(&CrdExtensionArg::Controllers),
-    };
+    let controllers_declared = manifests.controllers_declared;
     let mut found = Vec::new();
     for object in &manifests.objects {
         let mut report = check::validate(object, &opts, controllers_declared);
         if let Some(stored) = old.get(&object.key()) {
             add_transition_errors(&mut report, stored, &object.resource, opts.release);
         }
-        for (severity, list) in [
-            (Severity::Error, &report.errors),
-            (Severity::Warning, &report.warnings),
-        ] {
-            for e in list {
-                found.push(object.problem(severity, e.path.as_str(), check::message(object, e)));
-            }
-        }
+        found.extend(check::problems(object, &report));
         if report.errors.is_empty() {
             found.extend(dropped_rule_warnings(object, &report, &opts));
         }
