@@ -3,17 +3,20 @@
 //! [`CHANNEL_ANNOTATION`]).
 //!
 //! A cluster installs one bundle, so every Gateway API CRD names the same one. When they
-//! disagree (CRDs installed from two bundles, or an upgrade in progress), the HTTPRoute CRD's
-//! bundle is the cluster's ([`REFERENCE_CRD`]), and [`Choice::disagreeing`] lists the others.
-//! A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for the part
-//! it lacks, and only when no CRD is annotated.
+//! disagree (CRDs installed from two bundles, or an upgrade in progress), each kind is judged
+//! under what its own CRD declares ([`Crds::kinds`], a
+//! [`KindBundles`](gamma_model::validate::KindBundles)): the HTTPRoute CRD's bundle is the
+//! default ([`REFERENCE_CRD`], [`Crds::choose`]), and [`Choice::disagreeing`] lists the CRDs
+//! of others. A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for
+//! the part it lacks, for its own kind, and for the default only when no CRD is annotated.
 //!
 //! [`BUNDLE_VERSION_ANNOTATION`]: gamma_model::validate::BUNDLE_VERSION_ANNOTATION
 //! [`CHANNEL_ANNOTATION`]: gamma_model::validate::CHANNEL_ANNOTATION
 
 use std::collections::BTreeMap;
 
-use gamma_model::validate::{Bundle, BundleAnnotationError, Channel, Release};
+use gamma_model::ResourceKind;
+use gamma_model::validate::{Bundle, BundleAnnotationError, Channel, KindBundles, Release};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 /// The API groups of the Gateway API's CRDs: the standard and experimental kinds
@@ -46,6 +49,8 @@ pub struct CrdBundle {
     pub bundle: Bundle,
     /// Why the annotations do not name a bundle, when they do not.
     pub problem: Option<BundleAnnotationError>,
+    /// The kind it defines, when gamma-rs reads it ([`crate::kinds::of_crd`]).
+    pub kind: Option<ResourceKind>,
 }
 
 /// The bundle `crd` names, if it is a Gateway API CRD ([`is_gateway_api`]).
@@ -55,14 +60,17 @@ pub fn of_crd(crd: &CustomResourceDefinition) -> Option<CrdBundle> {
     }
     let empty = BTreeMap::new();
     let annotations = crd.metadata.annotations.as_ref().unwrap_or(&empty);
+    let kind = crate::kinds::of_crd(crd).map(|(kind, _)| kind);
     Some(match Bundle::from_crd_annotations(annotations) {
         Ok(bundle) => CrdBundle {
             bundle,
             problem: None,
+            kind,
         },
         Err(problem) => CrdBundle {
             bundle: problem.or(UNANNOTATED),
             problem: Some(problem),
+            kind,
         },
     })
 }
@@ -144,6 +152,22 @@ impl Crds {
             from,
             disagreeing,
         })
+    }
+}
+
+impl Crds {
+    /// The bundle each kind is judged by: its own CRD's (an unannotated one's as
+    /// [`UNANNOTATED`] for what it lacks), and [`Crds::choose`]'s for every kind without a CRD
+    /// gamma-rs reads. `None` without any Gateway API CRD. The same CRDs give the same map,
+    /// whatever order they were observed in.
+    pub fn kinds(&self) -> Option<KindBundles> {
+        let mut kinds = KindBundles::new(self.choose()?.bundle);
+        for c in self.by_name.values() {
+            if let Some(kind) = c.kind {
+                kinds.set(kind, c.bundle);
+            }
+        }
+        Some(kinds)
     }
 }
 

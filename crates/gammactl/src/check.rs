@@ -70,7 +70,7 @@ pub fn problems(object: &Loaded, report: &Report) -> Vec<Problem> {
 /// cluster would not give (it never stores the object, or stores it without the field) does
 /// not pass silently; the answer itself is unchanged.
 pub fn refused(manifests: &Manifests) -> Vec<Problem> {
-    let opts = ValidateOptions::bundle(manifests.bundle);
+    let opts = ValidateOptions::bundles(&manifests.kinds);
     let mut out: Vec<Problem> = manifests
         .objects
         .iter()

@@ -108,6 +108,10 @@ pub struct Manifests {
     /// where given, else for a cluster the bundle its CRDs name, else the newest release's
     /// standard channel.
     pub bundle: gamma_mesh::model::validate::Bundle,
+    /// The bundle each kind is judged by: for a cluster read without `--bundle-version` and
+    /// `--channel`, each kind's own CRD's (and [`Manifests::bundle`] for kinds without one);
+    /// else [`Manifests::bundle`] for every kind.
+    pub kinds: gamma_mesh::model::validate::KindBundles,
     /// Namespaces the objects are in that no Namespace object of the files defines (set by
     /// [`Manifests::assume_namespaces`]): the snapshot holds them, unlabelled, as a cluster
     /// where they were created with `kubectl create namespace` would.
@@ -204,6 +208,7 @@ impl Manifests {
             parent_ref_controllers: None,
             controllers_declared: false,
             bundle: gamma_mesh::model::validate::Bundle::default(),
+            kinds: gamma_mesh::model::validate::KindBundles::default(),
             assumed_namespaces: Vec::new(),
         }
     }

@@ -12,6 +12,8 @@ mod schema;
 mod status;
 mod validate;
 
+use gamma_mesh::model::validate::KindBundles;
+
 use crate::cli::{Command, InputArgs};
 use crate::failure::Failure;
 use crate::manifests::Manifests;
@@ -65,6 +67,15 @@ fn load(args: &InputArgs, checked: bool) -> Result<Manifests, Failure> {
     let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), checked, defaults);
     manifests.secrets_complete = args.secrets_complete;
     manifests.bundle = bundle;
+    // Each kind under its own CRD's bundle on a cluster, unless the flags name one for all.
+    let flags = args.bundle_version.is_some() || args.channel.is_some();
+    manifests.kinds = match &facts {
+        Some(facts) if !flags => facts
+            .kinds
+            .clone()
+            .unwrap_or_else(|| KindBundles::new(bundle)),
+        _ => KindBundles::new(bundle),
+    };
     // The field the CRD extension declares: as the cluster's CRDs say, or as --crd-extension.
     manifests.controllers_declared = match &facts {
         Some(facts) => facts.parent_ref_controllers.is_declared(),
@@ -183,7 +194,7 @@ fn warn_refused(manifests: &Manifests) {
          is for the objects as written (`gammactl validate` reports the same):",
         style.yellow("warning:"),
         if n == 1 { "" } else { "s" },
-        manifests.bundle,
+        manifests.kinds,
         if manifests.controllers_declared {
             " with the CRD extension controllers"
         } else {
