@@ -24,8 +24,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 /// (`gateway.networking.x-k8s.io`). Each of their CRDs names the bundle it ships in.
 pub const GROUPS: [&str; 2] = ["gateway.networking.k8s.io", "gateway.networking.x-k8s.io"];
 
-/// The CRD whose bundle is the cluster's when the Gateway API CRDs disagree: HTTPRoute's,
-/// present in every channel of every release and the kind most routes are.
+/// The CRD whose bundle is the cluster's default when the Gateway API CRDs disagree (that of
+/// every kind without a CRD of its own; each other kind follows its own, [`Crds::kinds`]):
+/// HTTPRoute's, present in every channel of every release and the kind most routes are.
 pub const REFERENCE_CRD: &str = "httproutes.gateway.networking.k8s.io";
 
 /// The bundle a Gateway API CRD without the annotations is taken to be (for the part it
@@ -319,6 +320,57 @@ mod tests {
         assert_eq!(choice.bundle, v1_5);
         assert_eq!(choice.from, "gateways.gateway.networking.k8s.io");
         assert!(choice.disagreeing.is_empty(), "{choice:?}");
+    }
+
+    /// The CRD of Gateway API kind `kind` (served at v1), with `annotations`.
+    fn kind_crd(
+        plural: &str,
+        kind: &str,
+        annotations: Option<(&str, &str)>,
+    ) -> CustomResourceDefinition {
+        let mut crd = crd(&format!("{plural}.{K8S}"), K8S, annotations);
+        crd.spec.names.kind = kind.to_owned();
+        crd.spec.versions = serde_json::from_value(serde_json::json!([
+            {"name": "v1", "served": true, "storage": true}
+        ]))
+        .unwrap();
+        crd
+    }
+
+    #[test]
+    fn each_kind_is_judged_by_its_own_crds_bundle_and_kinds_without_one_by_the_default() {
+        let v1_7 = Bundle::new(Release::V1_7, Channel::Experimental);
+        let v1_6 = Bundle::new(Release::V1_6, Channel::Experimental);
+        let all = [
+            kind_crd("httproutes", "HTTPRoute", named(v1_7.release, v1_7.channel)),
+            kind_crd("grpcroutes", "GRPCRoute", named(v1_6.release, v1_6.channel)),
+            // no annotations: the newest release, experimental (the default here)
+            kind_crd("gateways", "Gateway", None),
+        ];
+        let mut forward = Crds::default();
+        for c in &all {
+            forward.observe(c);
+        }
+        let mut backward = Crds::default();
+        for c in all.iter().rev() {
+            backward.observe(c);
+        }
+        let kinds = forward.kinds().unwrap();
+        assert_eq!(Some(&kinds), backward.kinds().as_ref(), "any order");
+        assert_eq!(kinds.default_bundle(), v1_7, "the HTTPRoute CRD's");
+        assert_eq!(kinds.of(ResourceKind::HttpRoute), v1_7);
+        assert_eq!(kinds.of(ResourceKind::GrpcRoute), v1_6);
+        assert_eq!(kinds.of(ResourceKind::Gateway), UNANNOTATED);
+        assert_eq!(
+            kinds.of(ResourceKind::TlsRoute),
+            v1_7,
+            "no CRD: the default"
+        );
+        assert_eq!(
+            kinds.overrides().collect::<Vec<_>>(),
+            [(ResourceKind::GrpcRoute, v1_6)]
+        );
+        assert_eq!(Crds::default().kinds(), None);
     }
 
     #[test]
