@@ -4,10 +4,9 @@
 //!
 //! A cluster installs one bundle, so every Gateway API CRD names the same one. When they
 //! disagree (CRDs installed from two bundles, or an upgrade in progress), each kind is judged
-//! under what its own CRD declares ([`Crds::kinds`], a
-//! [`KindBundles`](gamma_model::validate::KindBundles)): the HTTPRoute CRD's bundle is the
-//! default ([`REFERENCE_CRD`], [`Crds::choose`]), and [`Choice::disagreeing`] lists the CRDs
-//! of others. A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for
+//! under what its own CRD declares ([`Crds::kinds`], a [`KindBundles`]): the HTTPRoute CRD's
+//! bundle is the default ([`REFERENCE_CRD`], [`Crds::choose`]), and [`Choice::disagreeing`]
+//! lists the CRDs of others. A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for
 //! the part it lacks, for its own kind, and for the default only when no CRD is annotated.
 //!
 //! [`BUNDLE_VERSION_ANNOTATION`]: gamma_model::validate::BUNDLE_VERSION_ANNOTATION
