@@ -78,7 +78,7 @@ use gamma_model::gateway::{
     Condition, ConditionStatus, GatewayStatus, ListenerSetStatus, PolicyStatus, RouteStatus,
 };
 use gamma_model::meta::Time;
-use gamma_model::validate::Bundle;
+use gamma_model::validate::{Bundle, KindBundles};
 use gamma_model::{AnyResource, ObjectKey, Snapshot};
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, RouteParentKey, RouteTable};
@@ -291,9 +291,27 @@ impl Reconciler {
     }
 
     /// The Gateway API CRD bundle (release and channel) routes are validated against: the
-    /// build options' [`BuildOptions::release`] and [`BuildOptions::channel`].
+    /// build options' [`BuildOptions::release`] and [`BuildOptions::channel`] (of every kind
+    /// without its own, [`Reconciler::bundles`]).
     pub fn bundle(&self) -> Bundle {
         Bundle::new(self.build.release, self.build.channel)
+    }
+
+    /// The bundle each kind is validated against ([`BuildOptions::bundles`]).
+    pub fn bundles(&self) -> KindBundles {
+        self.build.bundles()
+    }
+
+    /// Switches each kind to the rules of its bundle in `bundles` (each kind under what its
+    /// own CRD declares); returns whether anything changed, and then the next reconciliation
+    /// is a full one, as after [`Reconciler::set_bundle`].
+    pub fn set_bundles(&mut self, bundles: &KindBundles) -> bool {
+        if self.build.bundles() == *bundles {
+            return false;
+        }
+        self.build = std::mem::take(&mut self.build).with_bundles(bundles);
+        self.bundle_changed = true;
+        true
     }
 
     /// Switches to the rules of `bundle`, the bundle the cluster's CRDs now name (an upgrade
@@ -303,12 +321,7 @@ impl Reconciler {
     /// route lowered under the old bundle is reused), and, as always, only the status that
     /// changed is written.
     pub fn set_bundle(&mut self, bundle: Bundle) -> bool {
-        if self.bundle() == bundle {
-            return false;
-        }
-        self.build = std::mem::take(&mut self.build).with_bundle(bundle);
-        self.bundle_changed = true;
-        true
+        self.set_bundles(&KindBundles::new(bundle))
     }
 
     /// The arbiter.

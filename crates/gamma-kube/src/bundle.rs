@@ -3,17 +3,19 @@
 //! [`CHANNEL_ANNOTATION`]).
 //!
 //! A cluster installs one bundle, so every Gateway API CRD names the same one. When they
-//! disagree (CRDs installed from two bundles, or an upgrade in progress), the HTTPRoute CRD's
-//! bundle is the cluster's ([`REFERENCE_CRD`]), and [`Choice::disagreeing`] lists the others.
-//! A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for the part
-//! it lacks, and only when no CRD is annotated.
+//! disagree (CRDs installed from two bundles, or an upgrade in progress), each kind is judged
+//! under what its own CRD declares ([`Crds::kinds`], a [`KindBundles`]): the HTTPRoute CRD's
+//! bundle is the default ([`REFERENCE_CRD`], [`Crds::choose`]), and [`Choice::disagreeing`]
+//! lists the CRDs of others. A CRD without the annotations counts as [`UNANNOTATED`] (the newest release) for
+//! the part it lacks, for its own kind, and for the default only when no CRD is annotated.
 //!
 //! [`BUNDLE_VERSION_ANNOTATION`]: gamma_model::validate::BUNDLE_VERSION_ANNOTATION
 //! [`CHANNEL_ANNOTATION`]: gamma_model::validate::CHANNEL_ANNOTATION
 
 use std::collections::BTreeMap;
 
-use gamma_model::validate::{Bundle, BundleAnnotationError, Channel, Release};
+use gamma_model::ResourceKind;
+use gamma_model::validate::{Bundle, BundleAnnotationError, Channel, KindBundles, Release};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 /// The API groups of the Gateway API's CRDs: the standard and experimental kinds
@@ -21,8 +23,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 /// (`gateway.networking.x-k8s.io`). Each of their CRDs names the bundle it ships in.
 pub const GROUPS: [&str; 2] = ["gateway.networking.k8s.io", "gateway.networking.x-k8s.io"];
 
-/// The CRD whose bundle is the cluster's when the Gateway API CRDs disagree: HTTPRoute's,
-/// present in every channel of every release and the kind most routes are.
+/// The CRD whose bundle is the cluster's default when the Gateway API CRDs disagree (that of
+/// every kind without a CRD of its own; each other kind follows its own, [`Crds::kinds`]):
+/// HTTPRoute's, present in every channel of every release and the kind most routes are.
 pub const REFERENCE_CRD: &str = "httproutes.gateway.networking.k8s.io";
 
 /// The bundle a Gateway API CRD without the annotations is taken to be (for the part it
@@ -46,6 +49,8 @@ pub struct CrdBundle {
     pub bundle: Bundle,
     /// Why the annotations do not name a bundle, when they do not.
     pub problem: Option<BundleAnnotationError>,
+    /// The kind it defines, when gamma-rs reads it ([`crate::kinds::of_crd`]).
+    pub kind: Option<ResourceKind>,
 }
 
 /// The bundle `crd` names, if it is a Gateway API CRD ([`is_gateway_api`]).
@@ -55,14 +60,17 @@ pub fn of_crd(crd: &CustomResourceDefinition) -> Option<CrdBundle> {
     }
     let empty = BTreeMap::new();
     let annotations = crd.metadata.annotations.as_ref().unwrap_or(&empty);
+    let kind = crate::kinds::of_crd(crd).map(|(kind, _)| kind);
     Some(match Bundle::from_crd_annotations(annotations) {
         Ok(bundle) => CrdBundle {
             bundle,
             problem: None,
+            kind,
         },
         Err(problem) => CrdBundle {
             bundle: problem.or(UNANNOTATED),
             problem: Some(problem),
+            kind,
         },
     })
 }
@@ -144,6 +152,22 @@ impl Crds {
             from,
             disagreeing,
         })
+    }
+}
+
+impl Crds {
+    /// The bundle each kind is judged by: its own CRD's (an unannotated one's as
+    /// [`UNANNOTATED`] for what it lacks), and [`Crds::choose`]'s for every kind without a CRD
+    /// gamma-rs reads. `None` without any Gateway API CRD. The same CRDs give the same map,
+    /// whatever order they were observed in.
+    pub fn kinds(&self) -> Option<KindBundles> {
+        let mut kinds = KindBundles::new(self.choose()?.bundle);
+        for c in self.by_name.values() {
+            if let Some(kind) = c.kind {
+                kinds.set(kind, c.bundle);
+            }
+        }
+        Some(kinds)
     }
 }
 
@@ -295,6 +319,57 @@ mod tests {
         assert_eq!(choice.bundle, v1_5);
         assert_eq!(choice.from, "gateways.gateway.networking.k8s.io");
         assert!(choice.disagreeing.is_empty(), "{choice:?}");
+    }
+
+    /// The CRD of Gateway API kind `kind` (served at v1), with `annotations`.
+    fn kind_crd(
+        plural: &str,
+        kind: &str,
+        annotations: Option<(&str, &str)>,
+    ) -> CustomResourceDefinition {
+        let mut crd = crd(&format!("{plural}.{K8S}"), K8S, annotations);
+        crd.spec.names.kind = kind.to_owned();
+        crd.spec.versions = serde_json::from_value(serde_json::json!([
+            {"name": "v1", "served": true, "storage": true}
+        ]))
+        .unwrap();
+        crd
+    }
+
+    #[test]
+    fn each_kind_is_judged_by_its_own_crds_bundle_and_kinds_without_one_by_the_default() {
+        let v1_7 = Bundle::new(Release::V1_7, Channel::Experimental);
+        let v1_6 = Bundle::new(Release::V1_6, Channel::Experimental);
+        let all = [
+            kind_crd("httproutes", "HTTPRoute", named(v1_7.release, v1_7.channel)),
+            kind_crd("grpcroutes", "GRPCRoute", named(v1_6.release, v1_6.channel)),
+            // no annotations: the newest release, experimental (the default here)
+            kind_crd("gateways", "Gateway", None),
+        ];
+        let mut forward = Crds::default();
+        for c in &all {
+            forward.observe(c);
+        }
+        let mut backward = Crds::default();
+        for c in all.iter().rev() {
+            backward.observe(c);
+        }
+        let kinds = forward.kinds().unwrap();
+        assert_eq!(Some(&kinds), backward.kinds().as_ref(), "any order");
+        assert_eq!(kinds.default_bundle(), v1_7, "the HTTPRoute CRD's");
+        assert_eq!(kinds.of(ResourceKind::HttpRoute), v1_7);
+        assert_eq!(kinds.of(ResourceKind::GrpcRoute), v1_6);
+        assert_eq!(kinds.of(ResourceKind::Gateway), UNANNOTATED);
+        assert_eq!(
+            kinds.of(ResourceKind::TlsRoute),
+            v1_7,
+            "no CRD: the default"
+        );
+        assert_eq!(
+            kinds.overrides().collect::<Vec<_>>(),
+            [(ResourceKind::GrpcRoute, v1_6)]
+        );
+        assert_eq!(Crds::default().kinds(), None);
     }
 
     #[test]

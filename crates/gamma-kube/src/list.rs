@@ -30,6 +30,9 @@ pub struct Listed {
     /// The Gateway API bundle (release and channel) the cluster's CRDs name, chosen as the
     /// runtime chooses it ([`bundle::Crds::choose`]); `None` without any Gateway API CRD.
     pub bundle: Option<bundle::Choice>,
+    /// The bundle each kind is judged by: its own CRD's, and [`Listed::bundle`]'s for kinds
+    /// without one ([`bundle::Crds::kinds`]); `None` without any Gateway API CRD.
+    pub kind_bundles: Option<gamma_model::validate::KindBundles>,
     /// Gateway API CRDs whose annotations name no bundle gamma-rs knows, with why.
     pub unannotated: Vec<(String, BundleAnnotationError)>,
 }
@@ -69,6 +72,7 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     let mut listed = Listed {
         parent_ref_controllers: Availability::of(&route_crds),
         bundle: bundles.choose(),
+        kind_bundles: bundles.kinds(),
         unannotated,
         ..Listed::default()
     };

@@ -40,6 +40,17 @@ impl BundleLabels {
     }
 }
 
+/// The labels of a kind judged by another bundle than the cluster's default.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindBundleLabels {
+    /// The kind, `GRPCRoute`.
+    pub kind: &'static str,
+    /// The release series of its CRD, `v1.6`.
+    pub release: &'static str,
+    /// `standard` or `experimental`.
+    pub channel: &'static str,
+}
+
 /// The runtime's counters; cheap to clone (shared).
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -69,6 +80,9 @@ pub struct Metrics {
     /// against: one series at 1 (none before the CRDs are listed, or without any Gateway API
     /// CRD); replaced when the bundle changes.
     pub bundle_info: Family<BundleLabels, Gauge>,
+    /// The kinds whose CRD names another bundle than [`Metrics::bundle_info`]'s, each judged
+    /// by its own: one series at 1 per such kind (none on a cluster of one bundle).
+    pub kind_bundle_info: Family<KindBundleLabels, Gauge>,
 }
 
 impl Metrics {
@@ -122,7 +136,27 @@ impl Metrics {
             "The Gateway API release and channel of the cluster's CRDs, whose rules routes are validated against",
             m.bundle_info.clone(),
         );
+        r.register(
+            "gateway_api_kind_bundle_info",
+            "The kinds whose CRD names another Gateway API release or channel than the cluster's, each validated by its own",
+            m.kind_bundle_info.clone(),
+        );
         m
+    }
+
+    /// Shows, in [`Metrics::kind_bundle_info`], each kind judged by another bundle than the
+    /// default (and no other).
+    pub fn set_kind_bundles(&self, kinds: &gamma_model::validate::KindBundles) {
+        self.kind_bundle_info.clear();
+        for (kind, bundle) in kinds.overrides() {
+            self.kind_bundle_info
+                .get_or_create(&KindBundleLabels {
+                    kind: kind.as_str(),
+                    release: bundle.release.as_str(),
+                    channel: bundle.channel.as_str(),
+                })
+                .set(1);
+        }
     }
 
     /// Shows `bundle` as the cluster's in [`Metrics::bundle_info`] (and no other).

@@ -192,10 +192,14 @@ pub struct State {
     /// with a warning, and by the gauge `gamma_parent_ref_controllers_declared`).
     pub parent_ref_controllers: Option<Availability>,
     /// The Gateway API bundle (release and channel) the cluster's CRDs name
-    /// ([`bundle::Crds::choose`]); with [`RunConfig::follow_crd_bundle`] (the default) the
-    /// rules routes are validated by. `None` until the CRDs are listed, and while no Gateway
-    /// API CRD was ever seen; kept when every Gateway API CRD is deleted.
+    /// ([`bundle::Crds::choose`]): the default of [`State::kinds`]. `None` until the CRDs are
+    /// listed, and while no Gateway API CRD was ever seen; kept when every Gateway API CRD is
+    /// deleted.
     pub bundle: Option<Bundle>,
+    /// The bundle each kind is judged by: its own CRD's ([`bundle::Crds::kinds`]), and
+    /// [`State::bundle`] for kinds without a CRD; with [`RunConfig::follow_crd_bundle`] (the
+    /// default) the rules objects are validated by. `None` as [`State::bundle`].
+    pub kinds: Option<gamma_model::validate::KindBundles>,
     /// Gateway API CRDs that name another bundle than [`State::bundle`], each with its own
     /// (empty on a cluster that installed one bundle; transiently not while an upgrade is
     /// applied CRD by CRD).
@@ -374,11 +378,12 @@ impl Runner {
                     if r.set_ignore_parent_ref_controllers(ignore) {
                         l.full = true;
                     }
-                    // The CRDs' bundle changed (or is first known): every route is validated
-                    // again under its rules, in a full reconcile.
+                    // The CRDs' bundles changed (or are first known): every route is
+                    // validated again, each kind under its own CRD's rules, in a full
+                    // reconcile.
                     if config.follow_crd_bundle
-                        && let Some(bundle) = l.state.bundle
-                        && r.set_bundle(bundle)
+                        && let Some(kinds) = &l.state.kinds
+                        && r.set_bundles(kinds)
                     {
                         l.full = true;
                     }
@@ -618,10 +623,30 @@ impl Loop {
         if !self.crds_synced {
             return;
         }
-        let Some(choice) = self.bundles.choose() else {
+        let (Some(choice), Some(kinds)) = (self.bundles.choose(), self.bundles.kinds()) else {
             return;
         };
         let bundle = choice.bundle;
+        if self.state.kinds.as_ref() != Some(&kinds) {
+            // each kind judged by its own CRD: said where one differs from the default
+            let list = kinds
+                .overrides()
+                .map(|(kind, b)| format!("{kind}: {b}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if !kinds.is_uniform() {
+                info!(
+                    release = bundle.release.as_str(),
+                    channel = bundle.channel.as_str(),
+                    kinds = %list,
+                    "Gateway API kinds judged by their own CRD's bundle, not the default"
+                );
+            }
+            metrics.set_kind_bundles(&kinds);
+            self.state.kinds = Some(kinds);
+            self.full = true;
+            self.touch(debounce);
+        }
         match self.state.bundle {
             Some(old) if old == bundle => {}
             Some(old) => {
@@ -663,7 +688,7 @@ impl Loop {
                     channel = bundle.channel.as_str(),
                     crd = %choice.from,
                     disagreeing = %list(),
-                    "Gateway API CRDs of more than one bundle are installed: routes are validated by the HTTPRoute CRD's (docs/kube.md, \"Gateway API release\")"
+                    "Gateway API CRDs of more than one bundle are installed: each kind is validated by its own CRD's (docs/kube.md, \"Mixed bundles\")"
                 );
             } else if choice.disagreeing.is_empty() {
                 info!(

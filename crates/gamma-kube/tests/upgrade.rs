@@ -25,7 +25,7 @@ use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 use gamma_testenv::TestEnv;
 use gamma_testenv::harness::{experimental_server, release_trees};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, PostParams};
+use kube::api::PostParams;
 use serde_json::{Value, json};
 
 gamma_testenv::test_main! {
@@ -91,50 +91,6 @@ impl Logs {
             .filter(|(l, f)| *l == level && f["message"].starts_with(message))
             .map(|(_, f)| f.clone())
             .collect()
-    }
-}
-
-/// The CRD documents of `dir/*.yaml`, in file name order (as `kubectl apply -f dir` takes
-/// them).
-fn crd_documents(dir: &Path) -> Vec<Value> {
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    paths.sort();
-    let mut out = Vec::new();
-    for path in paths {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
-        out.extend(
-            docs.into_iter()
-                .filter(|d| d["kind"] == "CustomResourceDefinition"),
-        );
-    }
-    out
-}
-
-/// Installs `crds` over the cluster's: each replaced whole (what `kubectl replace` does, so
-/// fields a release dropped go too), or created when the cluster lacks it.
-async fn install_over(client: &kube::Client, crds: &[Value]) {
-    let api: Api<CustomResourceDefinition> = Api::all(client.clone());
-    for doc in crds {
-        let mut crd: CustomResourceDefinition = serde_json::from_value(doc.clone()).unwrap();
-        let name = crd.metadata.name.clone().unwrap();
-        match api.get_opt(&name).await.unwrap() {
-            Some(current) => {
-                crd.metadata.resource_version = current.metadata.resource_version;
-                api.replace(&name, &PostParams::default(), &crd)
-                    .await
-                    .unwrap_or_else(|e| panic!("replacing CRD {name}: {e}"));
-            }
-            None => {
-                api.create(&PostParams::default(), &crd)
-                    .await
-                    .unwrap_or_else(|e| panic!("creating CRD {name}: {e}"));
-            }
-        }
     }
 }
 

@@ -23,6 +23,8 @@ impl Verdicts {
     /// the first ask for these options, then read. Two threads asking at once both compute
     /// the same answer; setting its bits twice is harmless.
     pub(crate) fn is_valid(&self, object: &AnyResource, opts: &ValidateOptions) -> bool {
+        // the slot is of the bundle the object's kind is judged by
+        let opts = &*opts.for_kind(object.kind());
         let Some(slot) = slot(opts) else {
             return object.validate_with(opts).is_ok();
         };

@@ -7,7 +7,8 @@
 //! The layers, bottom to top:
 //!
 //! 1. paths, releases and patterns: `FieldPath` and its text helpers, the release and channel
-//!    (and what each release serves and adds), the options, the CRD patterns;
+//!    (and what each release serves and adds), the bundle of each kind, the options, the CRD
+//!    patterns;
 //! 2. errors and the `Validate` trait;
 //! 3. checks shared by resources: object metadata, common route rules, floats, status;
 //! 4. the resources, one file each (a resource may use another's checks: GRPCRoute
@@ -32,6 +33,7 @@ const LAYERS: Layers<'static> = Layers {
     table: &[
         ("validate/by_release.rs", 1),
         ("validate/defaults.rs", 1),
+        ("validate/kinds.rs", 1),
         ("validate/options.rs", 1),
         ("validate/path.rs", 1),
         ("validate/patterns.rs", 1),

@@ -65,7 +65,7 @@ impl RouteTable {
                     .zip(&wire)
                     .map(|(((k, o), r), w)| (k, (o, Arc::clone(r), w.is_some()))),
                 options.hash_seed,
-                gamma_model::validate::Bundle::new(options.release, options.channel),
+                options.bundles(),
             );
             crate::build::Builder::with_routes(
                 &input,

@@ -107,6 +107,27 @@ fn the_release_rule_can_be_overridden_either_way() {
     assert_eq!(winner(&yaml, &v1_6_as_v1_7, "HTTP", 80), "exact");
 }
 
+// The rule of the release of each route kind's own CRD: a v1.7 HTTPRoute CRD beside v1.6
+// GRPCRoute one ranks HTTPRoutes by their own hostname and GRPCRoutes by age, and the other
+// way round.
+#[test]
+fn each_route_kind_follows_the_rule_of_its_own_crds_release() {
+    use gamma_model::ResourceKind;
+    use gamma_model::validate::{Bundle, Channel, KindBundles};
+    let v1_6 = Bundle::new(Release::V1_6, Channel::Standard);
+    let v1_7 = Bundle::new(Release::V1_7, Channel::Standard);
+    let http = manifests("HTTPRoute", "HTTP", 80);
+    let grpc = manifests("GRPCRoute", "HTTP", 80);
+    let kinds = KindBundles::new(v1_6).with_kind(ResourceKind::HttpRoute, v1_7);
+    let options = BuildOptions::default().with_bundles(&kinds);
+    assert_eq!(winner(&http, &options, "HTTP", 80), "exact");
+    assert_eq!(winner(&grpc, &options, "GRPC", 80), "wild");
+    let kinds = KindBundles::new(v1_7).with_kind(ResourceKind::HttpRoute, v1_6);
+    let options = BuildOptions::default().with_bundles(&kinds);
+    assert_eq!(winner(&http, &options, "HTTP", 80), "wild");
+    assert_eq!(winner(&grpc, &options, "GRPC", 80), "exact");
+}
+
 // Gateway API v1.7 GRPCRoute hostnames: the same rule.
 #[test]
 fn grpc_routes_follow_the_same_rule() {

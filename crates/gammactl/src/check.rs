@@ -11,7 +11,8 @@ use gamma_mesh::model::validate::{
 };
 use gamma_mesh::model::{AnyResource, ValidationError};
 
-use crate::manifests::Loaded;
+use crate::manifests::{Loaded, Manifests};
+use crate::problem::{Problem, Severity};
 
 /// The errors and warnings of one object (both empty when valid). `controllers_declared`: the
 /// route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension).
@@ -48,6 +49,47 @@ pub fn validate(object: &Loaded, opts: &ValidateOptions, controllers_declared: b
         report.warnings.extend(more.warnings);
     }
     report
+}
+
+/// The problems of `report` (of `object`) as `validate` lists them: the errors, then the
+/// warnings, each at its field's line, with [`message`]'s wording.
+pub fn problems(object: &Loaded, report: &Report) -> Vec<Problem> {
+    let errors = report.errors.iter().map(|e| (Severity::Error, e));
+    let warnings = report.warnings.iter().map(|e| (Severity::Warning, e));
+    errors
+        .chain(warnings)
+        .map(|(severity, e)| object.problem(severity, e.path.as_str(), message(object, e)))
+        .collect()
+}
+
+/// What the API server of the bundle the objects are judged by would refuse of them under
+/// strict field validation (kubectl's default), or prune under Warn and Ignore: the errors
+/// `validate` lists with its default `--field-validation strict`, line for line, in its order
+/// (input file order, then line). Every command other than `validate` answers for the objects
+/// as written and prints these as warnings first ([`crate::cmd`]), so that an answer a real
+/// cluster would not give (it never stores the object, or stores it without the field) does
+/// not pass silently; the answer itself is unchanged.
+pub fn refused(manifests: &Manifests) -> Vec<Problem> {
+    let opts = ValidateOptions::bundles(&manifests.kinds);
+    let mut out: Vec<Problem> = manifests
+        .objects
+        .iter()
+        .flat_map(|object| {
+            let mut report = validate(object, &opts, manifests.controllers_declared);
+            report.warnings.clear();
+            problems(object, &report)
+        })
+        .collect();
+    let order = &manifests.file_order;
+    out.sort_by_key(|p| {
+        (
+            p.file
+                .as_ref()
+                .and_then(|f| order.iter().position(|x| x == f)),
+            p.line,
+        )
+    });
+    out
 }
 
 /// Where a route writes `controllers`: `spec.parentRefs[i].controllers` and

@@ -369,6 +369,18 @@ pub struct InputArgs {
     /// read lists no Secrets.
     #[arg(long, conflicts_with_all = ["kubeconfig", "context", "cluster"])]
     pub secrets_complete: bool,
+    /// A CRD extension installed in the cluster the files are for (`gammactl crd-extension`),
+    /// so that the fields it declares validate: `controllers` (`parentRefs[].controllers`,
+    /// which the upstream CRDs do not declare: without it, an unknown field, which `validate`
+    /// reports and every other command warns about). Repeatable. A cluster read
+    /// (--kubeconfig) is judged by the extensions its CRDs have.
+    #[arg(
+        long = "crd-extension",
+        value_enum,
+        value_name = "EXTENSION",
+        conflicts_with_all = ["kubeconfig", "context", "cluster"]
+    )]
+    pub crd_extensions: Vec<CrdExtensionArg>,
 }
 
 /// `-o` output format.
@@ -484,17 +496,6 @@ pub struct ValidateArgs {
     /// since they are status, not invalid objects.
     #[arg(long)]
     pub refs: bool,
-    /// A CRD extension installed in the cluster the files are for (`gammactl crd-extension`),
-    /// so that the fields it declares validate: `controllers` (`parentRefs[].controllers`,
-    /// which the upstream CRDs do not declare: without it, an unknown field). Repeatable. A
-    /// cluster read (--kubeconfig) is judged by the extensions its CRDs have.
-    #[arg(
-        long = "crd-extension",
-        value_enum,
-        value_name = "EXTENSION",
-        conflicts_with_all = ["kubeconfig", "context", "cluster"]
-    )]
-    pub crd_extensions: Vec<CrdExtensionArg>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }

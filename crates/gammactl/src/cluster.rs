@@ -27,8 +27,11 @@ pub struct ClusterFacts {
     /// The Gateway API bundle its CRDs name (as gamma-kube's runtime chooses it); `None`
     /// without any Gateway API CRD.
     pub bundle: Option<gamma_mesh::model::validate::Bundle>,
+    /// The bundle each kind is judged by: its own CRD's, and [`ClusterFacts::bundle`] for
+    /// kinds without one; `None` without any Gateway API CRD.
+    pub kinds: Option<gamma_mesh::model::validate::KindBundles>,
     /// What to say about it: CRDs that name no bundle gamma-rs knows (judged as the newest
-    /// release), or another bundle than the one chosen.
+    /// release), or another bundle than the default.
     pub notes: Vec<String>,
 }
 
@@ -63,8 +66,8 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Source>, ClusterFacts), Failure> {
     if let Some(choice) = &listed.bundle {
         for (crd, other) in &choice.disagreeing {
             notes.push(format!(
-                "CRD {crd} is of {other}, not of {} (read from {}): every kind is judged under \
-                 the latter",
+                "CRD {crd} is of {other}, not of {} (read from {}): its kind is judged under \
+                 the former, every kind under its own CRD's",
                 choice.bundle, choice.from
             ));
         }
@@ -74,6 +77,7 @@ pub fn read(args: &InputArgs) -> Result<(Vec<Source>, ClusterFacts), Failure> {
         ClusterFacts {
             parent_ref_controllers: listed.parent_ref_controllers,
             bundle: listed.bundle.map(|c| c.bundle),
+            kinds: listed.kind_bundles,
             notes,
         },
     ))

@@ -70,7 +70,7 @@ impl Engine {
     /// `--config` compatibility settings ([`crate::cli::ConfigArgs::build_options`]).
     pub fn build(
         snapshot: &Snapshot,
-        bundle: gamma_mesh::model::validate::Bundle,
+        bundles: &gamma_mesh::model::validate::KindBundles,
         binding: gamma_mesh::resolve::MeshBinding,
         options: BuildOptions,
     ) -> Self {
@@ -106,7 +106,7 @@ impl Engine {
         }
         let stand_ins = assign_stand_ins(&mut snapshot);
         let core_group_alias = options.core_group_alias;
-        let options = options.with_bundle(bundle).with_mesh_binding(binding);
+        let options = options.with_bundles(bundles).with_mesh_binding(binding);
         let table = RouteTable::build(&snapshot, &options);
         Engine {
             snapshot,

@@ -36,8 +36,8 @@ pub struct Origin {
 pub struct Loaded {
     /// The object.
     pub resource: AnyResource,
-    /// Its unknown, missing and experimental-only fields (recorded by [`Manifests::load_in`] when `checked`
-    /// only; empty otherwise).
+    /// Its unknown, missing and experimental-only fields (recorded by [`Manifests::load_in`]),
+    /// for judging it as the API server does.
     pub fields: FieldCheck,
     /// Its file, document and line.
     pub origin: Origin,
@@ -101,10 +101,17 @@ pub struct Manifests {
     /// For a cluster read: whether its route CRDs declare `parentRefs[].controllers` (the
     /// gamma-rs CRD extension). `None` for files.
     pub parent_ref_controllers: Option<gamma_kube::crd_extension::Availability>,
+    /// Whether the route CRDs the objects are judged by declare `parentRefs[].controllers`:
+    /// as a cluster's CRDs say, or for files as `--crd-extension controllers` says.
+    pub controllers_declared: bool,
     /// The Gateway API bundle the objects are judged by: `--bundle-version` and `--channel`
     /// where given, else for a cluster the bundle its CRDs name, else the newest release's
     /// standard channel.
     pub bundle: gamma_mesh::model::validate::Bundle,
+    /// The bundle each kind is judged by: for a cluster read without `--bundle-version` and
+    /// `--channel`, each kind's own CRD's (and [`Manifests::bundle`] for kinds without one);
+    /// else [`Manifests::bundle`] for every kind.
+    pub kinds: gamma_mesh::model::validate::KindBundles,
     /// Namespaces the objects are in that no Namespace object of the files defines (set by
     /// [`Manifests::assume_namespaces`]): the snapshot holds them, unlabelled, as a cluster
     /// where they were created with `kubectl create namespace` would.
@@ -121,8 +128,10 @@ impl Manifests {
     }
 
     /// Decodes every source as `Manifests::load` (the tests' reader) does, with `namespace` for
-    /// namespaced objects that name none (`-n`, as kubectl); with `checked`, also recording each
-    /// object's unknown and missing fields, for `validate` to judge as the API server does; with
+    /// namespaced objects that name none (`-n`, as kubectl), recording each object's unknown and
+    /// missing fields, to judge it as the API server does (`validate`, and the warnings of every
+    /// other command); with `validating`, an API version no CRD serves is an error (as the API
+    /// server's 404), else a warning (the other commands read on without the object); with
     /// `defaults`, applying that bundle's CRD defaults as the API server does before storing, so
     /// that a file reads as the object the cluster stores from it (fields are checked before
     /// defaulting: defaults only add declared fields).
@@ -130,13 +139,13 @@ impl Manifests {
         sources: &[Source],
         problems: Vec<Problem>,
         namespace: &str,
-        checked: bool,
+        validating: bool,
         defaults: Option<gamma_mesh::model::validate::Bundle>,
     ) -> Self {
         let mut options = DecodeOptions::skipping_unsupported();
-        options.check_fields = checked;
-        options.defaults = defaults;
-        Self::load_with(sources, problems, &options, namespace)
+        options.check_fields = true;
+        options.defaults = defaults.map(Into::into);
+        Self::load_with(sources, problems, &options, namespace, validating)
     }
 
     fn load_with(
@@ -144,10 +153,11 @@ impl Manifests {
         mut problems: Vec<Problem>,
         options: &DecodeOptions,
         namespace: &str,
+        validating: bool,
     ) -> Self {
         // `validate` answers what the API server would: 404 for a version no CRD serves.
         // Other commands read on without the object, and say so.
-        let removed_version = if options.check_fields {
+        let removed_version = if validating {
             Severity::Error
         } else {
             Severity::Warning
@@ -196,7 +206,9 @@ impl Manifests {
             skipped,
             secrets_complete: false,
             parent_ref_controllers: None,
+            controllers_declared: false,
             bundle: gamma_mesh::model::validate::Bundle::default(),
+            kinds: gamma_mesh::model::validate::KindBundles::default(),
             assumed_namespaces: Vec::new(),
         }
     }

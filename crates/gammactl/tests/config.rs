@@ -24,10 +24,16 @@ fn owners_with(name: &str, text: &str) -> (common::Run, String) {
 fn a_misspelt_default_key_is_an_error_not_a_config_without_default() {
     // Without the check, `defualt: true` decodes as no default mesh: batch/scheduler would be
     // unclaimed instead of linkerd's.
+    // (the sample's bundle, so that the API server would store every object: the configuration
+    // error is all standard error says)
     let r = run(&[
         "owners",
         "-f",
         M,
+        "--channel",
+        "experimental",
+        "--crd-extension",
+        "controllers",
         "--config",
         "crates/gammactl/tests/fixtures/typo-config.yaml",
         "--all",

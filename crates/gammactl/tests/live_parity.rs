@@ -4,8 +4,9 @@
 //! (`-f`): the API server's defaults are the ones gammactl reads files with
 //! (docs/validation.md, "Defaults"). With the `controllers` CRD extension every object is
 //! stored; without it, the routes that use `parentRefs[].controllers` are refused, exactly the
-//! ones `gammactl validate` reports, and the cluster reads as the files without them. Reported
-//! ignored (with the reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+//! ones `gammactl validate` reports and every other command warns about, and the cluster reads
+//! as the files without them. Reported ignored (with the reason) when Go is absent, unless
+//! GAMMA_REQUIRE_TESTENV=1.
 
 mod common;
 
@@ -211,6 +212,8 @@ fn assert_same_answers(kubeconfig: &Path, release: &str, files: &str) -> usize {
         let live = with(&["--kubeconfig", kubeconfig, "-q"]);
         let as_files = with(&["-f", files, "-q"]);
         assert_eq!(live.code, 0, "{command:?}: {}", live.stderr);
+        // What the cluster stored, it stored: nothing of it to refuse or prune.
+        assert_eq!(warned(&live.stderr), BTreeSet::new(), "{command:?}");
         assert!(!live.stdout.is_empty(), "{command:?}");
         if command.first().is_some_and(|c| c == "status") {
             assert_eq!(
@@ -243,6 +246,23 @@ fn assert_same_answers(kubeconfig: &Path, release: &str, files: &str) -> usize {
         }
     }
     owners_lines
+}
+
+/// The objects a command's standard error says the API server would not store as written:
+/// the `Kind namespace/name` of each `validate` line after the warning that introduces them.
+fn warned(stderr: &str) -> BTreeSet<Key> {
+    let mut lines = stderr.lines();
+    if !lines.any(|l| l.contains("would not be stored as written by the API server")) {
+        return BTreeSet::new();
+    }
+    lines
+        .map_while(|l| {
+            // `file:line: Kind namespace/name: field.path: message`
+            let mut parts = l.splitn(3, ": ");
+            let located = parts.next()?.rsplit_once(':')?.1.parse::<usize>().is_ok();
+            located.then(|| parts.next().map(str::to_owned))?
+        })
+        .collect()
 }
 
 /// The objects `gammactl validate` (without `--crd-extension controllers`) reports as errors
@@ -312,6 +332,13 @@ async fn the_sample_applied_without_the_extension_reads_as_its_files_minus_the_r
         "the sample uses parentRefs[].controllers"
     );
     assert_eq!(refused, refused_by_validate(env.release()));
+    // Every other command warns, before its answer, about exactly the objects refused.
+    for mut command in commands(env.release()) {
+        command.splice(1..1, ["-f".to_owned(), SAMPLE.to_owned()]);
+        let out = run(&command.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(out.code, 0, "{command:?}: {}", out.stderr);
+        assert_eq!(warned(&out.stderr), refused, "{command:?}: {}", out.stderr);
+    }
     let stored = env.work_dir().join("stored");
     std::fs::create_dir_all(&stored).unwrap();
     for (n, doc) in docs

@@ -130,10 +130,16 @@ fn without_a_config_xmesh_objects_still_register_the_meshes() {
 
 #[test]
 fn a_bad_config_is_an_input_error_naming_its_line() {
+    // (the sample's bundle, so that the API server would store every object: the configuration
+    // error is all standard error says)
     let r = run(&[
         "owners",
         "-f",
         M,
+        "--channel",
+        "experimental",
+        "--crd-extension",
+        "controllers",
         "--config",
         "crates/gammactl/tests/fixtures/bad-config.yaml",
         "--all",

@@ -89,10 +89,16 @@ fn methods_are_case_sensitive_and_kept_as_written() {
         "{}",
         r.stderr
     );
+    // (the sample's bundle, so that the API server would store every object: no warning but
+    // the method's would be printed)
     let upper = run(&[
         "resolve",
         "-f",
         M,
+        "--channel",
+        "experimental",
+        "--crd-extension",
+        "controllers",
         "--to",
         "10.96.10.40:80",
         "GET",

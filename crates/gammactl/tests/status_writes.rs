@@ -24,6 +24,9 @@ fn status_patches_test_the_resource_version_of_the_copy_they_merged() {
         "patch",
         "-o",
         "json",
+        // its XMesh is served by the experimental channel only
+        "--channel",
+        "experimental",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // store/api has resourceVersion 48213 in the input: no warning about it.

@@ -338,3 +338,47 @@ impl Running {
         self.task.await.unwrap().unwrap();
     }
 }
+
+/// The CRD documents of `dir/*.yaml`, in file name order (as `kubectl apply -f dir` takes
+/// them).
+pub fn crd_documents(dir: &std::path::Path) -> Vec<Value> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
+        out.extend(
+            docs.into_iter()
+                .filter(|d| d["kind"] == "CustomResourceDefinition"),
+        );
+    }
+    out
+}
+
+/// Installs `crds` over the cluster's: each replaced whole (what `kubectl replace` does, so
+/// fields a release dropped go too), or created when the cluster lacks it.
+pub async fn install_over(client: &kube::Client, crds: &[Value]) {
+    let api: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> = Api::all(client.clone());
+    for doc in crds {
+        let mut crd: k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition = serde_json::from_value(doc.clone()).unwrap();
+        let name = crd.metadata.name.clone().unwrap();
+        match api.get_opt(&name).await.unwrap() {
+            Some(current) => {
+                crd.metadata.resource_version = current.metadata.resource_version;
+                api.replace(&name, &PostParams::default(), &crd)
+                    .await
+                    .unwrap_or_else(|e| panic!("replacing CRD {name}: {e}"));
+            }
+            None => {
+                api.create(&PostParams::default(), &crd)
+                    .await
+                    .unwrap_or_else(|e| panic!("creating CRD {name}: {e}"));
+            }
+        }
+    }
+}

@@ -241,8 +241,8 @@ impl Context<'_> {
         // `field: null` is absent and `80.0` is 80, as for the API server (see `normalize`).
         normalize::normalize(&mut value);
         // Then the CRD defaults, when asked: the stored form of the object.
-        if let Some(bundle) = self.options.defaults {
-            crate::validate::apply_defaults(rk, bundle, &mut value);
+        if let Some(bundles) = &self.options.defaults {
+            crate::validate::apply_defaults(rk, bundles.of(rk), &mut value);
         }
         let fields = if self.options.check_fields {
             let mut fields = self.check_fields(rk, &value);
@@ -282,8 +282,8 @@ impl Context<'_> {
     ) -> DecodeError {
         let tracked = self.reread(at, kind, api_version).map(|mut value| {
             normalize::normalize(&mut value);
-            if let Some(bundle) = self.options.defaults {
-                crate::validate::apply_defaults(kind, bundle, &mut value);
+            if let Some(bundles) = &self.options.defaults {
+                crate::validate::apply_defaults(kind, bundles.of(kind), &mut value);
             }
             AnyResource::from_value_tracked(kind, value)
         });

@@ -56,8 +56,9 @@ pub struct DecodeOptions {
     /// [`Document::validate_with`](super::Document::validate_with) to judge as the API server
     /// does. Costs a walk of each object against its kind's schema; default: `false`.
     pub check_fields: bool,
-    /// Apply the CRD defaults of this Gateway API bundle (release and channel) to each object
-    /// before typing it, as the API server does before storing it
+    /// Apply the CRD defaults of the Gateway API bundle (release and channel) of each object's
+    /// kind ([`KindBundles`](crate::validate::KindBundles): one bundle for every kind, or each
+    /// kind's own CRD's) to it before typing it, as the API server does before storing it
     /// ([`apply_defaults`](crate::validate::apply_defaults)): a `parentRef` without `group`
     /// then reads `group: gateway.networking.k8s.io`, a rule without `matches` gets the
     /// `PathPrefix /` match, a `backendRef` gets `weight: 1`. A manifest and the object a
@@ -71,7 +72,7 @@ pub struct DecodeOptions {
     /// let text = "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\n\
     ///             metadata: {name: r, namespace: ns}\nspec: {parentRefs: [{kind: Service, name: web}]}\n";
     /// let mut options = DecodeOptions::default();
-    /// options.defaults = Some(Bundle::new(Release::V1_7, Channel::Standard));
+    /// options.defaults = Some(Bundle::new(Release::V1_7, Channel::Standard).into());
     /// let decoded = decode_with(text, &options)?;
     /// let Some(AnyResource::HttpRoute(route)) = decoded.first() else { unreachable!() };
     /// assert_eq!(route.spec.parent_refs[0].group.as_deref(), Some("gateway.networking.k8s.io"));
@@ -79,7 +80,7 @@ pub struct DecodeOptions {
     /// assert_eq!(route.spec.rules.as_ref().map(Vec::len), Some(1));
     /// # Ok::<(), gamma_model::DecodeError>(())
     /// ```
-    pub defaults: Option<crate::validate::Bundle>,
+    pub defaults: Option<crate::validate::KindBundles>,
 }
 
 impl DecodeOptions {

@@ -57,8 +57,8 @@ pub fn decode_value(mut value: Value, options: &DecodeOptions) -> Result<AnyReso
             kind: kind.to_owned(),
         });
     };
-    if let Some(bundle) = options.defaults {
-        crate::validate::apply_defaults(rk, bundle, &mut value);
+    if let Some(bundles) = &options.defaults {
+        crate::validate::apply_defaults(rk, bundles.of(rk), &mut value);
     }
     // The fast path reads the value in place; only a failure pays for path tracking.
     AnyResource::from_value_ref(rk, &value).map_err(|plain| {

@@ -424,6 +424,8 @@ pub fn validate_checked(
     opts: &ValidateOptions,
 ) -> Report {
     let kind = resource.kind();
+    // each kind under its own CRD's bundle
+    let opts = &*opts.for_kind(kind);
     let mut unknown: Vec<&FieldPath> = fields.unknown.iter().collect();
     if opts.channel == Channel::Standard {
         unknown.extend(

@@ -45,6 +45,7 @@ mod gateway;
 mod gateway_tls;
 mod grpcroute;
 mod httproute;
+mod kinds;
 mod l4route;
 pub mod meta;
 mod options;
@@ -69,6 +70,7 @@ pub use fields::{
     CORE_FIELD_SCHEMA, EXPERIMENTAL_ONLY, FieldCheck, OBJECT_META_FIELDS, Report, check_fields,
     validate_checked,
 };
+pub use kinds::KindBundles;
 pub use options::{FieldValidation, ValidateOptions};
 pub use path::FieldPath;
 pub use release::{

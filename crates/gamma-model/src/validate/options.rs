@@ -1,9 +1,14 @@
 //! The options of a validation ([`ValidateOptions`]): the channel and release whose rules
 //! apply, and what to do with unknown fields ([`FieldValidation`]).
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
+use super::kinds::KindBundles;
 use super::release::{Bundle, Channel, Release};
+use crate::ResourceKind;
 
 /// What to do with unknown fields: the API server's `fieldValidation` query parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
@@ -42,6 +47,12 @@ pub struct ValidateOptions {
     /// `InvalidParameters`). `None` (the default): no kind is refused for its kind alone.
     /// Object validation ([`Validate`](crate::Validate)) never reads it.
     pub gateway_parameter_kinds: Option<Vec<(String, String)>>,
+    /// Kinds judged by another bundle than [`ValidateOptions::release`] and
+    /// [`ValidateOptions::channel`], each under its own CRD's ([`KindBundles`]; empty: every
+    /// kind by those two). Applied where the object's kind is known:
+    /// [`validate_checked`](super::validate_checked), `AnyResource`'s
+    /// [`Validate`](crate::Validate) and [`ValidateOptions::for_kind`].
+    pub kinds: BTreeMap<ResourceKind, Bundle>,
 }
 
 impl ValidateOptions {
@@ -68,8 +79,54 @@ impl ValidateOptions {
         }
     }
 
-    /// The bundle these options validate against.
+    /// Options judging each kind by its bundle in `kinds`.
+    ///
+    /// ```
+    /// use gamma_model::ResourceKind;
+    /// use gamma_model::validate::{Bundle, Channel, KindBundles, Release, ValidateOptions};
+    /// let v1_6 = Bundle::new(Release::V1_6, Channel::Standard);
+    /// let kinds = KindBundles::new(Bundle::default()).with_kind(ResourceKind::GrpcRoute, v1_6);
+    /// let opts = ValidateOptions::bundles(&kinds);
+    /// assert_eq!(opts.for_kind(ResourceKind::GrpcRoute).as_bundle(), v1_6);
+    /// assert_eq!(opts.for_kind(ResourceKind::HttpRoute).as_bundle(), Bundle::default());
+    /// assert_eq!(opts.as_bundles(), kinds);
+    /// ```
+    pub fn bundles(kinds: &KindBundles) -> Self {
+        ValidateOptions {
+            kinds: kinds.overrides().collect(),
+            ..ValidateOptions::bundle(kinds.default_bundle())
+        }
+    }
+
+    /// The bundle these options validate against (of every kind not in
+    /// [`ValidateOptions::kinds`]).
     pub fn as_bundle(&self) -> Bundle {
         Bundle::new(self.release, self.channel)
+    }
+
+    /// The bundle of each kind these options validate against.
+    pub fn as_bundles(&self) -> KindBundles {
+        self.kinds
+            .iter()
+            .fold(KindBundles::new(self.as_bundle()), |k, (kind, b)| {
+                k.with_kind(*kind, *b)
+            })
+    }
+
+    /// The options an object of `kind` is validated with: its own bundle as
+    /// [`ValidateOptions::release`] and [`ValidateOptions::channel`] (borrowed, without a
+    /// copy, when it is the default).
+    pub fn for_kind(&self, kind: ResourceKind) -> Cow<'_, ValidateOptions> {
+        match self.kinds.get(&kind) {
+            Some(bundle) if *bundle != self.as_bundle() => Cow::Owned(ValidateOptions {
+                channel: bundle.channel,
+                release: bundle.release,
+                field_validation: self.field_validation,
+                refuse_control_characters: self.refuse_control_characters,
+                gateway_parameter_kinds: self.gateway_parameter_kinds.clone(),
+                kinds: BTreeMap::new(),
+            }),
+            _ => Cow::Borrowed(self),
+        }
     }
 }

@@ -28,8 +28,10 @@ pub trait Validate {
     }
 }
 
+/// Each object under its own kind's bundle ([`ValidateOptions::for_kind`]).
 impl Validate for crate::AnyResource {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-        self.as_validate().collect_errors(path, opts, errors);
+        let opts = opts.for_kind(self.kind());
+        self.as_validate().collect_errors(path, &opts, errors);
     }
 }

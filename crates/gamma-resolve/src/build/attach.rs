@@ -595,8 +595,8 @@ impl<'i> Builder<'i> {
             allowed = true;
             // Gateway API hostname intersection: effective hostnames are the intersections; a route
             // without hostnames gets the listener's hostname.
-            let by_route_host =
-                self.options.effective_hostname_precedence() == HostnamePrecedence::RouteHostname;
+            let by_route_host = self.options.hostname_precedence_of(route.ir.kind)
+                == HostnamePrecedence::RouteHostname;
             let hosts: Vec<(Option<String>, HostSpecificity)> =
                 if route.ir.kind == RouteKind::Tcp || route.ir.kind == RouteKind::Udp {
                     vec![(None, HostSpecificity::default())]

@@ -34,11 +34,12 @@ pub(super) fn scope_input<'s>(
     let mut objects = Vec::with_capacity(current.len());
     let mut wire = Vec::with_capacity(current.len());
     let kept: Vec<&Lowered> = parts.iter().map(|p| &p.lowered).collect();
+    let bundles = opts.as_bundles();
     for (k, current) in scope.routes.iter().zip(current) {
         let Some(current) = current else {
             continue;
         };
-        if let Some((ir, in_place)) = kept_route(&kept, opts.as_bundle(), k, current) {
+        if let Some((ir, in_place)) = kept_route(&kept, &bundles, k, current) {
             routes.push(Arc::clone(ir));
             objects.push((k.clone(), Arc::clone(current)));
             wire.push(

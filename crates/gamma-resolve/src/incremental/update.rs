@@ -12,7 +12,6 @@ use crate::input::{L4, TableInput};
 use crate::lower::Lowered;
 use crate::regex::RegexPool;
 use crate::table::{BuildOptions, Covers, Key, RouteTable, Scope};
-use gamma_model::validate::Bundle;
 
 use super::input::*;
 use super::scope::*;
@@ -265,7 +264,7 @@ impl RouteTable {
                     .zip(&wire)
                     .map(|(((k, o), r), w)| (k, (o, r, w.is_some()))),
                 options.hash_seed,
-                Bundle::new(options.release, options.channel),
+                options.bundles(),
             );
         }
         let part = Arc::new(part);

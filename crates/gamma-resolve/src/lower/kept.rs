@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use gamma_model::validate::Bundle;
+use gamma_model::validate::KindBundles;
 use gamma_model::{AnyResource, ObjectKey};
 
 use crate::hash::HashKeys;
@@ -27,8 +27,8 @@ use crate::input::RouteIr;
 /// bundle ([`RouteTable::build_reusing`](crate::RouteTable::build_reusing) takes any earlier table) are never used.
 #[derive(Debug, Default)]
 pub(crate) struct Lowered {
-    /// The release and channel the routes were validated against.
-    bundle: Bundle,
+    /// The release and channel of each kind the routes were validated against.
+    bundle: KindBundles,
     routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
 }
 
@@ -39,12 +39,12 @@ pub(crate) type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>, bool);
 
 impl Lowered {
     /// The routes of one build: each key with its stored object and lowered form.
-    /// `hash_seed`: [`crate::BuildOptions::hash_seed`]; `bundle`: the release and channel
-    /// the routes were validated against.
+    /// `hash_seed`: [`crate::BuildOptions::hash_seed`]; `bundle`: the release and channel of
+    /// each kind the routes were validated against.
     pub(crate) fn new(
         routes: impl IntoIterator<Item = (ObjectKey, KeptRoute)>,
         hash_seed: u64,
-        bundle: Bundle,
+        bundle: KindBundles,
     ) -> Self {
         let mut map = HashMap::with_hasher(HashKeys::new(hash_seed));
         map.extend(routes);
@@ -74,12 +74,12 @@ impl Lowered {
 /// entry is for an object at least as old, so a stale entry there is never used.
 pub(crate) fn kept_route<'p>(
     kept: &[&'p Lowered],
-    bundle: Bundle,
+    bundle: &KindBundles,
     key: &ObjectKey,
     current: &Arc<AnyResource>,
 ) -> Option<(&'p Arc<RouteIr>, bool)> {
     for l in kept.iter().rev() {
-        if l.routes.is_empty() || l.bundle != bundle {
+        if l.routes.is_empty() || l.bundle != *bundle {
             continue;
         }
         if let Some((o, ir, in_place)) = l.routes.get(key) {

@@ -31,7 +31,7 @@ use gamma_model::validate::ValidateOptions;
 use crate::input::*;
 use crate::listener_filter::{ExtensionRef, ListenerFilter};
 use crate::regex::RegexPool;
-use gamma_model::RouteKind;
+use gamma_model::{ResourceKind, RouteKind};
 
 fn ns_of(meta: &ObjectMeta) -> String {
     meta.namespace_or_default().to_string()
@@ -170,12 +170,13 @@ pub(crate) fn lower_sharing<'s>(
     kept: &[&Lowered],
 ) -> (TableInput, SharedRoutes<'s>) {
     let opts = &lowering_options(opts);
+    let bundles = opts.as_bundles();
     let input = lower_all_but_routes(snapshot, opts);
     let (mut routes, mut objects, mut wire) = (Vec::new(), Vec::new(), Vec::new());
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
             let key = gamma_model::ObjectKey::of(r);
-            if let Some((ir, in_place)) = kept_route(kept, opts.as_bundle(), &key, r) {
+            if let Some((ir, in_place)) = kept_route(kept, &bundles, &key, r) {
                 routes.push(Arc::clone(ir));
                 wire.push(in_place.then(|| rules_in_place(r)).flatten());
             } else if let Some((ir, rules)) = lower_for_reading(r, opts, valid, regexes) {
@@ -301,12 +302,15 @@ fn lower_backend_tls_policy(p: &BackendTlsPolicy, opts: &ValidateOptions) -> Bac
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
-        invalid: p.validate_with(opts).err().and_then(|e| {
-            e.errors().first().map(|first| Invalid {
-                reason: crate::backend_tls::INVALID,
-                message: first.to_string(),
-            })
-        }),
+        invalid: p
+            .validate_with(&opts.for_kind(ResourceKind::BackendTlsPolicy))
+            .err()
+            .and_then(|e| {
+                e.errors().first().map(|first| Invalid {
+                    reason: crate::backend_tls::INVALID,
+                    message: first.to_string(),
+                })
+            }),
     }
 }
 
@@ -361,8 +365,9 @@ pub(crate) fn lower_checked_gateway(
     opts: &ValidateOptions,
 ) -> GatewayIr {
     let mut g = lower_gateway(snapshot, gw);
-    g.invalid =
-        first_error(gw.validate_with(opts)).or_else(|| invalid_parameters(snapshot, gw, opts));
+    // under the Gateway CRD's own bundle
+    g.invalid = first_error(gw.validate_with(&opts.for_kind(ResourceKind::Gateway)))
+        .or_else(|| invalid_parameters(snapshot, gw, opts));
     g
 }
 
@@ -416,7 +421,7 @@ pub(crate) fn lower_checked_listener_set(
     opts: &ValidateOptions,
 ) -> ListenerSetIr {
     let mut l = listener_set(snapshot, ls);
-    l.invalid = first_error(ls.validate_with(opts));
+    l.invalid = first_error(ls.validate_with(&opts.for_kind(ResourceKind::ListenerSet)));
     l
 }
 

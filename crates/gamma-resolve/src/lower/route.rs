@@ -63,7 +63,9 @@ pub(crate) fn lower_checked_route(
     {
         return Some(lowered);
     }
-    lower_through_ir(view, resource, opts, known_valid, regexes)
+    // each route kind under its own CRD's bundle
+    let opts = opts.for_kind(resource.kind());
+    lower_through_ir(view, resource, &opts, known_valid, regexes)
 }
 
 /// [`lower_checked_route`] of `resource` (whose route view is `view`) through the route's

@@ -1,8 +1,9 @@
 //! The options of [`RouteTable::build`](crate::RouteTable::build).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use gamma_model::RouteKind;
+use gamma_model::validate::{Bundle, KindBundles};
+use gamma_model::{ResourceKind, RouteKind};
 
 /// How mesh routes treat `spec.hostnames` (GEP-1294 hostnames field).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -177,7 +178,8 @@ pub struct BuildOptions {
     /// Decisions, explanations and conditions never depend on it.
     pub keep_lowered_routes: bool,
     /// How routes with equal listener∩route hostnames rank; `None` (the default) follows
-    /// [`BuildOptions::release`] ([`HostnamePrecedence::of_release`]).
+    /// the release of each route's kind ([`HostnamePrecedence::of_release`],
+    /// [`BuildOptions::hostname_precedence_of`]).
     pub hostname_precedence: Option<HostnamePrecedence>,
     /// The `(group, kind)`s of Gateway `spec.infrastructure.parametersRef` the embedder
     /// supports and resolves itself. A Gateway whose reference names a kind not listed is
@@ -187,6 +189,11 @@ pub struct BuildOptions {
     /// one kind the snapshot holds) that does not exist in the Gateway's namespace is
     /// `InvalidParameters` ("If the referent cannot be found"); gamma-rs never reads its data.
     pub gateway_parameter_kinds: Option<Vec<(String, String)>>,
+    /// Kinds judged by another bundle than [`BuildOptions::release`] and
+    /// [`BuildOptions::channel`], each under its own CRD's (empty, the default: every kind by
+    /// those two). Set with [`BuildOptions::with_bundles`]; route validation, the Gateway's
+    /// and ListenerSet's, and the hostname precedence of a route follow its kind's.
+    pub kinds: BTreeMap<ResourceKind, Bundle>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -205,23 +212,54 @@ impl std::fmt::Debug for BuildOptions {
             .field("keep_lowered_routes", &self.keep_lowered_routes)
             .field("hostname_precedence", &self.hostname_precedence)
             .field("gateway_parameter_kinds", &self.gateway_parameter_kinds)
+            .field("kinds", &self.kinds)
             .finish()
     }
 }
 
 impl BuildOptions {
     /// Sets [`BuildOptions::release`] and [`BuildOptions::channel`] from the bundle a cluster
-    /// runs.
-    pub fn with_bundle(mut self, bundle: gamma_model::validate::Bundle) -> Self {
+    /// runs, for every kind (no [`BuildOptions::kinds`]).
+    pub fn with_bundle(mut self, bundle: Bundle) -> Self {
         self.release = bundle.release;
         self.channel = bundle.channel;
+        self.kinds.clear();
         self
     }
-    /// The validation options of a build: its release and channel.
+    /// Judges each kind by its bundle in `bundles` (each kind under what its own CRD
+    /// declares): [`BuildOptions::release`] and [`BuildOptions::channel`] from its default,
+    /// [`BuildOptions::kinds`] from its overrides.
+    ///
+    /// ```
+    /// use gamma_model::ResourceKind;
+    /// use gamma_model::validate::{Bundle, Channel, KindBundles, Release};
+    /// use gamma_resolve::{BuildOptions, HostnamePrecedence};
+    /// use gamma_model::RouteKind;
+    /// let v1_6 = Bundle::new(Release::V1_6, Channel::Standard);
+    /// let kinds = KindBundles::new(Bundle::default()).with_kind(ResourceKind::GrpcRoute, v1_6);
+    /// let options = BuildOptions::default().with_bundles(&kinds);
+    /// assert_eq!(options.bundles(), kinds);
+    /// assert_eq!(options.hostname_precedence_of(RouteKind::Http), HostnamePrecedence::RouteHostname);
+    /// assert_eq!(options.hostname_precedence_of(RouteKind::Grpc), HostnamePrecedence::Intersection);
+    /// ```
+    pub fn with_bundles(mut self, bundles: &KindBundles) -> Self {
+        let default = bundles.default_bundle();
+        self.release = default.release;
+        self.channel = default.channel;
+        self.kinds = bundles.overrides().collect();
+        self
+    }
+    /// The bundle of each kind: [`BuildOptions::release`] and [`BuildOptions::channel`], and
+    /// [`BuildOptions::kinds`].
+    pub fn bundles(&self) -> KindBundles {
+        self.kinds.iter().fold(
+            KindBundles::new(Bundle::new(self.release, self.channel)),
+            |k, (kind, b)| k.with_kind(*kind, *b),
+        )
+    }
+    /// The validation options of a build: the bundle of each kind.
     pub(crate) fn validate_options(&self) -> gamma_model::validate::ValidateOptions {
-        let mut opts = gamma_model::validate::ValidateOptions::bundle(
-            gamma_model::validate::Bundle::new(self.release, self.channel),
-        );
+        let mut opts = gamma_model::validate::ValidateOptions::bundles(&self.bundles());
         opts.gateway_parameter_kinds
             .clone_from(&self.gateway_parameter_kinds);
         opts
@@ -246,10 +284,20 @@ impl BuildOptions {
         self
     }
     /// The hostname precedence in force: [`BuildOptions::hostname_precedence`] when set, else
-    /// the release's.
+    /// the release's (of the kinds not in [`BuildOptions::kinds`]).
     pub fn effective_hostname_precedence(&self) -> HostnamePrecedence {
         self.hostname_precedence
             .unwrap_or_else(|| HostnamePrecedence::of_release(self.release))
+    }
+    /// The hostname precedence of routes of `kind`: [`BuildOptions::hostname_precedence`]
+    /// when set, else the rule of the release of the kind's own bundle.
+    pub fn hostname_precedence_of(&self, kind: RouteKind) -> HostnamePrecedence {
+        let release = self
+            .kinds
+            .get(&kind.resource_kind())
+            .map_or(self.release, |b| b.release);
+        self.hostname_precedence
+            .unwrap_or_else(|| HostnamePrecedence::of_release(release))
     }
     /// Sets [`BuildOptions::channel`].
     pub fn with_channel(mut self, channel: gamma_model::validate::Channel) -> Self {

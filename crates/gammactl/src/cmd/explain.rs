@@ -13,7 +13,7 @@ pub fn run(args: &ExplainArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let engine = Engine::build(
         &manifests.snapshot(),
-        manifests.bundle,
+        &manifests.kinds,
         args.bind.binding(),
         args.config.build_options()?,
     );

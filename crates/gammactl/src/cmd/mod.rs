@@ -14,6 +14,8 @@ mod status;
 mod validate;
 mod verdict;
 
+use gamma_mesh::model::validate::KindBundles;
+
 use crate::cli::{Command, InputArgs};
 use crate::failure::Failure;
 use crate::manifests::Manifests;
@@ -70,6 +72,22 @@ fn load(args: &InputArgs, checked: bool) -> Result<Manifests, Failure> {
     let mut manifests = Manifests::load_in(&sources, problems, args.namespace(), checked, defaults);
     manifests.secrets_complete = args.secrets_complete;
     manifests.bundle = bundle;
+    // Each kind under its own CRD's bundle on a cluster, unless the flags name one for all.
+    let flags = args.bundle_version.is_some() || args.channel.is_some();
+    manifests.kinds = match &facts {
+        Some(facts) if !flags => facts
+            .kinds
+            .clone()
+            .unwrap_or_else(|| KindBundles::new(bundle)),
+        _ => KindBundles::new(bundle),
+    };
+    // The field the CRD extension declares: as the cluster's CRDs say, or as --crd-extension.
+    manifests.controllers_declared = match &facts {
+        Some(facts) => facts.parent_ref_controllers.is_declared(),
+        None => args
+            .crd_extensions
+            .contains(&crate::cli::CrdExtensionArg::Controllers),
+    };
     if let Some(facts) = facts {
         manifests.parent_ref_controllers = Some(facts.parent_ref_controllers);
         if !args.quiet {
@@ -144,7 +162,9 @@ fn summarise_skipped(args: &InputArgs, mut manifests: Manifests) -> Manifests {
 }
 
 /// Reads the inputs for a command that needs them all: problems go to standard error, and any
-/// error stops the command (exit 1) rather than answering from a partial cluster.
+/// error stops the command (exit 1) rather than answering from a partial cluster. Then what
+/// the API server would refuse or prune of the objects goes to standard error as warnings
+/// ([`warn_refused`]); the command answers for the objects as written all the same.
 pub fn read_strict(args: &InputArgs) -> Result<Manifests, Failure> {
     let manifests = read(args)?;
     let style = Style::stderr();
@@ -154,5 +174,40 @@ pub fn read_strict(args: &InputArgs) -> Result<Manifests, Failure> {
     if manifests.has_errors() {
         return Err(Failure::Reported);
     }
+    warn_refused(&manifests);
     Ok(manifests)
+}
+
+/// One warning naming how many objects the API server of the bundle they are judged by would
+/// refuse (under strict field validation) or prune fields of, then `validate`'s line for each
+/// problem ([`crate::check::refused`]: the same wording, file:line, field path and fixes).
+/// Standard error only: standard output stays the command's answer, machine-readable with
+/// `-o json`/`yaml`. Neither the answer nor the exit code changes: `validate` is the judge.
+fn warn_refused(manifests: &Manifests) {
+    let refused = crate::check::refused(manifests);
+    if refused.is_empty() {
+        return;
+    }
+    let mut objects: Vec<_> = refused.iter().filter_map(|p| p.object.as_ref()).collect();
+    objects.sort();
+    objects.dedup();
+    let n = objects.len();
+    let style = Style::stderr();
+    warn(&format!(
+        "{} {n} object{} would not be stored as written by the API server of {}{}: refused, or \
+         stored without {} unknown fields under fieldValidation Warn or Ignore; the answer below \
+         is for the objects as written (`gammactl validate` reports the same):",
+        style.yellow("warning:"),
+        if n == 1 { "" } else { "s" },
+        manifests.kinds,
+        if manifests.controllers_declared {
+            " with the CRD extension controllers"
+        } else {
+            ""
+        },
+        if n == 1 { "its" } else { "their" },
+    ));
+    for p in &refused {
+        warn(&p.render(&style));
+    }
 }

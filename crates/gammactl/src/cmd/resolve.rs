@@ -26,7 +26,7 @@ pub fn run(args: &ResolveArgs) -> Result<(), Failure> {
     let manifests = super::read_strict(&args.input)?;
     let engine = Engine::build(
         &manifests.snapshot(),
-        manifests.bundle,
+        &manifests.kinds,
         args.bind.binding(),
         args.config.build_options()?,
     );

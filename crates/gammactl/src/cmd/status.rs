@@ -130,7 +130,7 @@ pub fn run(args: &StatusArgs) -> Result<(), Failure> {
     // What the data plane would report for each (route, parentRef) it programs.
     // the table reads routes as the arbiter does (`coreGroupAlias` in --config)
     let options = crate::ownership::build_options(arb.arbiter.config())
-        .with_bundle(manifests.bundle)
+        .with_bundles(&manifests.kinds)
         .with_mesh_binding(args.bind.binding());
     let table = RouteTable::build(&snapshot, &options);
     let mut supplied: BTreeMap<(&str, &str, &str, usize), ParentConditions> = BTreeMap::new();

@@ -5,7 +5,7 @@ use gamma_mesh::model::validate::{FieldValidation, ValidateOptions};
 use serde::Serialize;
 
 use crate::check;
-use crate::cli::{CrdExtensionArg, FieldValidationArg, Format, ValidateArgs};
+use crate::cli::{FieldValidationArg, Format, ValidateArgs};
 use crate::failure::Failure;
 use crate::output::{emit_line, print};
 use crate::problem::{Problem, Severity};
@@ -23,6 +23,10 @@ struct Report<'a> {
     /// from the cluster's CRDs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     crd_extensions: Vec<&'static str>,
+    /// The kinds judged by another bundle than `gatewayApi` and `channel` (a cluster whose
+    /// CRDs come from more than one bundle: each kind under its own CRD's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    kinds: Vec<KindBundle>,
     files: usize,
     /// Whether the objects were read from a cluster (`--kubeconfig`, ...), not from files: the
     /// text says so instead of a file count (the JSON has no other difference).
@@ -36,6 +40,15 @@ struct Report<'a> {
     skipped: Skipped<'a>,
 }
 
+/// A kind judged by its own CRD's bundle.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KindBundle {
+    kind: &'static str,
+    gateway_api: &'static str,
+    channel: &'static str,
+}
+
 #[derive(Debug, Serialize)]
 struct Skipped<'a> {
     objects: usize,
@@ -44,7 +57,7 @@ struct Skipped<'a> {
 
 pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
     let mut manifests = super::read_checked(&args.input)?;
-    let mut opts = ValidateOptions::bundle(manifests.bundle);
+    let mut opts = ValidateOptions::bundles(&manifests.kinds);
     opts.field_validation = match args.field_validation {
         FieldValidationArg::Strict => FieldValidation::Strict,
         FieldValidationArg::Warn => FieldValidation::Warn,
@@ -72,24 +85,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         None => std::collections::BTreeMap::new(),
     };
     // The field the CRD extension declares: as the cluster's CRDs say, or as --crd-extension.
-    let controllers_declared = match &manifests.parent_ref_controllers {
-        Some(availability) => availability.is_declared(),
-        None => args.crd_extensions.contains(&CrdExtensionArg::Controllers),
-    };
+    let controllers_declared = manifests.controllers_declared;
     let mut found = Vec::new();
     for object in &manifests.objects {
         let mut report = check::validate(object, &opts, controllers_declared);
         if let Some(stored) = old.get(&object.key()) {
-            add_transition_errors(&mut report, stored, &object.resource, opts.release);
+            let release = opts.for_kind(object.resource.kind()).release;
+            add_transition_errors(&mut report, stored, &object.resource, release);
         }
-        for (severity, list) in [
-            (Severity::Error, &report.errors),
-            (Severity::Warning, &report.warnings),
-        ] {
-            for e in list {
-                found.push(object.problem(severity, e.path.as_str(), check::message(object, e)));
-            }
-        }
+        found.extend(check::problems(object, &report));
         if report.errors.is_empty() {
             found.extend(dropped_rule_warnings(object, &report, &opts));
         }
@@ -124,6 +128,15 @@ pub fn run(args: &ValidateArgs) -> Result<(), Failure> {
         } else {
             Vec::new()
         },
+        kinds: manifests
+            .kinds
+            .overrides()
+            .map(|(kind, b)| KindBundle {
+                kind: kind.as_str(),
+                gateway_api: b.release.as_str(),
+                channel: b.channel.as_str(),
+            })
+            .collect(),
         files: manifests.files,
         from_cluster: manifests.parent_ref_controllers.is_some(),
         objects: manifests.objects.len(),
@@ -151,11 +164,17 @@ fn print_text(report: &Report<'_>) {
     for p in report.problems {
         emit_line(&p.render(&style));
     }
-    let extensions: String = report
+    let mut extensions: String = report
         .crd_extensions
         .iter()
         .map(|e| format!(", CRD extension {e}"))
         .collect();
+    for k in &report.kinds {
+        extensions.push_str(&format!(
+            "; {} by its CRD's: Gateway API {}, {} channel",
+            k.kind, k.gateway_api, k.channel
+        ));
+    }
     // a cluster read has one source text per object: "12 objects in 12 files" would mislead
     let source = if report.from_cluster {
         "from the cluster".to_owned()
