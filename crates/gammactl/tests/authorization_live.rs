@@ -376,6 +376,12 @@ async fn authorize_reads_the_policies_and_pods_of_the_cluster(
             let offline = with(&["-f", files]);
             assert_eq!(live.code, 0, "{}", live.stderr);
             assert_eq!(offline.code, 0, "{}", offline.stderr);
+            // The proposal's CRD is no Gateway API CRD: it is not said to name no bundle.
+            assert!(
+                !live.stderr.contains("xauthorizationpolicies"),
+                "{}",
+                live.stderr
+            );
             assert_eq!(
                 live.stdout, offline.stdout,
                 "authorize -o {format} from {account}: the cluster and its objects as files differ"
