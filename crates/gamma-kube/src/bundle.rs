@@ -35,9 +35,12 @@ pub const REFERENCE_CRD: &str = "httproutes.gateway.networking.k8s.io";
 /// for a field the server accepted.
 pub const UNANNOTATED: Bundle = Bundle::new(Release::NEWEST, Channel::Experimental);
 
-/// Whether `crd` is one of the Gateway API's (its group is one of [`GROUPS`]).
+/// Whether `crd` is one of the Gateway API's (its group is one of [`GROUPS`]). The
+/// XAuthorizationPolicy CRD (GEP-3779, proposal) is not: gamma-rs prints it (`gammactl
+/// crd-extension authorization-policy`), no Gateway API bundle ships it, and it names none.
 pub fn is_gateway_api(crd: &CustomResourceDefinition) -> bool {
     GROUPS.contains(&crd.spec.group.as_str())
+        && crd.spec.names.kind != gamma_model::ResourceKind::XAuthorizationPolicy.as_str()
 }
 
 /// What one Gateway API CRD says of its bundle.
@@ -225,6 +228,24 @@ mod tests {
         let choice = crds.choose().unwrap();
         assert_eq!(choice.bundle, b);
         assert_eq!(choice.from, REFERENCE_CRD);
+        assert!(choice.disagreeing.is_empty());
+    }
+
+    #[test]
+    fn the_authorization_policy_crd_names_no_bundle_and_is_not_judged_by_one() {
+        let mut crds = Crds::default();
+        let b = Bundle::new(Release::V1_6, Channel::Standard);
+        crds.observe(&crd(REFERENCE_CRD, K8S, named(b.release, b.channel)));
+        let mut proposal = crd(
+            "xauthorizationpolicies.gateway.networking.x-k8s.io",
+            X,
+            None,
+        );
+        proposal.spec.names.kind = "XAuthorizationPolicy".into();
+        assert!(!is_gateway_api(&proposal));
+        assert_eq!(crds.observe(&proposal), None, "no unannotated-CRD problem");
+        let choice = crds.choose().unwrap();
+        assert_eq!(choice.bundle, b);
         assert!(choice.disagreeing.is_empty());
     }
 

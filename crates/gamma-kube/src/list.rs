@@ -17,11 +17,15 @@ use crate::kinds::{self, api_resource};
 pub struct Listed {
     /// Every object, as the API's JSON with its `apiVersion` and `kind` filled in and
     /// `metadata.managedFields` left out (bookkeeping the engines never read), kind by kind in
-    /// [`kinds::watched`] order, then as the API server listed them.
+    /// [`kinds::watched`] order then [`kinds::AUTHORIZATION`] order, then as the API server
+    /// listed them. A Pod keeps only what authorization reads (`gamma_model::k8s::Pod`: name,
+    /// namespace, labels, ServiceAccount, IPs, readiness), as the runtime keeps it.
     pub objects: Vec<serde_json::Value>,
     /// Each kind listed, with the version it was listed at.
     pub kinds: Vec<(ResourceKind, &'static str)>,
-    /// Gateway API kinds not listed: no Established CRD serves a version gamma-rs models.
+    /// Gateway API kinds not listed: no Established CRD serves a version gamma-rs models
+    /// (XAuthorizationPolicy among them where its CRD is not installed; Pods are then not
+    /// listed either, and not named here).
     pub missing: Vec<ResourceKind>,
     /// Whether the route CRDs declare `parentRefs[].controllers` (the gamma-rs CRD extension):
     /// where they do not, ladder level 1 must read only the route annotation
@@ -39,8 +43,12 @@ pub struct Listed {
 
 /// Lists every kind the engines read, cluster-wide, once: the Gateway API kinds at the newest
 /// version their CRD serves (as [`crate::watches`] chooses), and Service, Namespace,
-/// EndpointSlice and ConfigMap. Pages through large lists (500 objects a page). Also reads
-/// which Gateway API bundle the CRDs name ([`Listed::bundle`]).
+/// EndpointSlice and ConfigMap; and where an Established CRD serves XAuthorizationPolicy
+/// (GEP-3779, proposal: `gammactl crd-extension authorization-policy`), the policies and the
+/// Pods they select by, as the runtime watches them with
+/// [`crate::RunConfig::authorization_policies`] (a cluster without the CRD is not asked for its
+/// Pods). Pages through large lists (500 objects a page). Also reads which Gateway API bundle
+/// the CRDs name ([`Listed::bundle`]).
 pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let mut served = std::collections::BTreeMap::new();
@@ -65,7 +73,10 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
                 .flatten()
                 .any(|c| c.type_ == "Established" && c.status == "True")
         });
-        if let Some((kind, version)) = kinds::of_crd(&crd).filter(|_| established) {
+        if let Some((kind, version)) = kinds::of_crd(&crd)
+            .or_else(|| kinds::of_authorization_crd(&crd))
+            .filter(|_| established)
+        {
             served.insert(kind, version);
         }
     }
@@ -76,7 +87,14 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
         unannotated,
         ..Listed::default()
     };
-    for kind in kinds::watched() {
+    // The Pods are read for the policies only: listed when the policies are.
+    let authorization = served.contains_key(&ResourceKind::XAuthorizationPolicy);
+    let wanted = kinds::watched().chain(
+        kinds::AUTHORIZATION
+            .into_iter()
+            .filter(|k| authorization || *k == ResourceKind::XAuthorizationPolicy),
+    );
+    for kind in wanted {
         let version = match kinds::builtin_version(kind) {
             Some(v) => v,
             None => match served.get(&kind) {
@@ -99,6 +117,9 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
                     map.insert("apiVersion".into(), version.into());
                     map.insert("kind".into(), kind.as_str().into());
                 }
+                if kind == ResourceKind::Pod {
+                    value = pod_kept(value);
+                }
                 listed.objects.push(value);
             }
             match next {
@@ -109,6 +130,17 @@ pub async fn list_all(client: &kube::Client) -> Result<Listed, kube::Error> {
         listed.kinds.push((kind, version));
     }
     Ok(listed)
+}
+
+/// A Pod as the runtime keeps it ([`gamma_model::k8s::Pod`]: name, namespace, labels,
+/// ServiceAccount, IPs, readiness), the rest of the API's object dropped: a cluster's Pods are
+/// many and large, and authorization reads only these. A Pod that does not decode is kept
+/// whole, so that its reader reports why as it would for the same object in a file.
+fn pod_kept(value: serde_json::Value) -> serde_json::Value {
+    serde_json::from_value::<gamma_model::k8s::Pod>(value.clone())
+        .ok()
+        .and_then(|pod| serde_json::to_value(pod).ok())
+        .unwrap_or(value)
 }
 
 /// Why no client could be made for a cluster.
@@ -147,4 +179,43 @@ pub async fn connect(
         (None, None) => kube::Config::infer().await?,
     };
     Ok(kube::Client::try_from(config)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listed_pod_keeps_what_authorization_reads_only() {
+        let api = serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "db-0", "namespace": "shop", "labels": {"app": "db"},
+                         "annotations": {"big": "x"}, "uid": "u"},
+            "spec": {"serviceAccountName": "db", "nodeName": "n1",
+                     "containers": [{"name": "db", "image": "db", "env": [{"name": "A"}]}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.10", "podIPs": [{"ip": "10.0.0.10"}],
+                       "conditions": [{"type": "Ready", "status": "True",
+                                       "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+                       "containerStatuses": [{"name": "db"}]}
+        });
+        let kept = pod_kept(api);
+        assert_eq!(
+            kept["spec"],
+            serde_json::json!({"serviceAccountName": "db"})
+        );
+        assert_eq!(
+            kept["status"],
+            serde_json::json!({"podIP": "10.0.0.10", "podIPs": [{"ip": "10.0.0.10"}],
+                               "conditions": [{"type": "Ready", "status": "True"}]})
+        );
+        assert_eq!(kept["metadata"]["labels"]["app"], "db");
+        assert!(kept["metadata"].get("annotations").is_none(), "{kept}");
+        assert_eq!(
+            (kept["apiVersion"].as_str(), kept["kind"].as_str()),
+            (Some("v1"), Some("Pod"))
+        );
+        // Not a Pod this model reads: kept whole, for its reader to say why.
+        let odd = serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": 7});
+        assert_eq!(pod_kept(odd.clone()), odd);
+    }
 }

@@ -4,8 +4,10 @@
 //! when its CRD appears): `me`'s `Accepted` entry (GEP-713 PolicyStatus, the policy's Namespace
 //! as ancestor) is written on every policy beside another controller's entry, which is kept;
 //! a policy whose Pods are created later goes from `TargetNotFound` to `Accepted`; a policy
-//! whose status already says what `me` wants is not written again. Reported ignored (with the
-//! reason) when Go is absent, unless GAMMA_REQUIRE_TESTENV=1.
+//! whose status already says what `me` wants is not written again. Then `gammactl authorize
+//! --kubeconfig` reads the policies and Pods from the cluster and answers as for the same
+//! objects as files. Reported ignored (with the reason) when Go is absent, unless
+//! GAMMA_REQUIRE_TESTENV=1.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -18,13 +20,13 @@ mod common;
 use std::time::Duration;
 
 use gamma_mesh::arbiter::{ArbiterConfig, Identity};
-use gamma_mesh::cluster::kinds::api_resource;
+use gamma_mesh::cluster::kinds::{WATCHED, api_resource};
 use gamma_mesh::cluster::{RunConfig, Runner, State};
 use gamma_mesh::controller::ReconcilerConfig;
 use gamma_mesh::model::gateway::{ConditionStatus, PolicyAncestorStatus};
 use gamma_mesh::model::{AnyResource, ResourceKind};
 use gamma_testenv::harness::standard_server;
-use kube::api::{Api, DynamicObject, PostParams};
+use kube::api::{Api, DynamicObject, ListParams, PostParams};
 use serde_json::{Value, json};
 
 gamma_testenv::test_main! {
@@ -294,4 +296,102 @@ async fn authorization_policy_status_is_written_for_me_and_follows_the_pods() {
 
     stop.send(true).unwrap();
     task.await.unwrap().unwrap();
+
+    authorize_reads_the_policies_and_pods_of_the_cluster(env, &client, &ns).await;
+}
+
+/// `gammactl authorize --kubeconfig` reads the XAuthorizationPolicies and Pods of the cluster
+/// (gamma-kube's one-shot list, now that their CRD is installed) and answers as it does for
+/// the same objects given as files, dumped with plain API lists (whole Pods, not the kept
+/// fields): the same verdict and reason, the same explanation.
+async fn authorize_reads_the_policies_and_pods_of_the_cluster(
+    env: &gamma_testenv::TestEnv,
+    client: &kube::Client,
+    ns: &str,
+) {
+    // No kubelet runs on the test API server: db-0's IP is written through the status
+    // subresource, as a kubelet would.
+    const IP: &str = "10.244.7.10";
+    let pods = dynamic(ResourceKind::Pod, Some(ns), client);
+    let mut pod = pods.get("db-0").await.unwrap();
+    pod.data["status"] = json!({"podIP": IP, "podIPs": [{"ip": IP}],
+                                "conditions": [{"type": "Ready", "status": "True"}]});
+    pods.replace_status("db-0", &PostParams::default(), &pod)
+        .await
+        .unwrap();
+
+    let files = env.work_dir().join("authz-dump");
+    std::fs::create_dir_all(&files).unwrap();
+    let mut n = 0;
+    let kinds = WATCHED
+        .into_iter()
+        .chain([ResourceKind::XAuthorizationPolicy, ResourceKind::Pod]);
+    for kind in kinds {
+        let version = kind.api_versions()[0];
+        let Ok(list) = dynamic(kind, None, client)
+            .list(&ListParams::default())
+            .await
+        else {
+            continue; // a kind this channel's CRDs do not serve at that version
+        };
+        for mut o in list {
+            o.metadata.managed_fields = None;
+            let mut v = serde_json::to_value(&o).unwrap();
+            v["apiVersion"] = version.into();
+            v["kind"] = kind.as_str().into();
+            std::fs::write(
+                files.join(format!("{n:05}.json")),
+                serde_json::to_string_pretty(&v).unwrap(),
+            )
+            .unwrap();
+            n += 1;
+        }
+    }
+    let kubeconfig = env.kubeconfig().to_str().unwrap();
+    let files = files.to_str().unwrap();
+    let to = format!("{IP}:5432");
+    // The policy `db` allows ServiceAccount web on port 5432, and nothing else.
+    let cases = [
+        (
+            "web",
+            "allow",
+            format!("XAuthorizationPolicy {ns}/db rule 0"),
+        ),
+        (
+            "api",
+            "deny",
+            format!("{ns}/db rule 0: no source names the peer"),
+        ),
+    ];
+    for (account, verdict, reason) in cases {
+        let from = format!("spiffe://cluster.local/ns/{ns}/sa/{account}");
+        for format in ["text", "json"] {
+            let with = |source: &[&str]| {
+                let mut args = vec!["authorize"];
+                args.extend_from_slice(source);
+                args.extend(["--from-identity", &from, "--to", &to, "-o", format]);
+                common::run(&args)
+            };
+            let live = with(&["--kubeconfig", kubeconfig]);
+            let offline = with(&["-f", files]);
+            assert_eq!(live.code, 0, "{}", live.stderr);
+            assert_eq!(offline.code, 0, "{}", offline.stderr);
+            // The proposal's CRD is no Gateway API CRD: it is not said to name no bundle.
+            assert!(
+                !live.stderr.contains("xauthorizationpolicies"),
+                "{}",
+                live.stderr
+            );
+            assert_eq!(
+                live.stdout, offline.stdout,
+                "authorize -o {format} from {account}: the cluster and its objects as files differ"
+            );
+            if format == "json" {
+                let answer: Value = serde_json::from_str(&live.stdout).unwrap();
+                assert_eq!(answer["verdict"], verdict, "{answer}");
+                let said = answer["reason"].as_str().unwrap();
+                assert!(said.contains(&reason), "{said}");
+            }
+        }
+    }
 }

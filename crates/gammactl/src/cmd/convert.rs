@@ -9,7 +9,9 @@ use serde::Serialize;
 
 use crate::cli::{ConvertSmiArgs, Format};
 use crate::failure::{Failure, input};
-use crate::output::{emit, print, render, warn};
+use crate::output::{emit, print, warn};
+
+use super::report::{JsonFinding, JsonReport, Located, NoDetail};
 use crate::style::Style;
 
 /// What `kubectl apply -f` accepts as one JSON document holding many objects.
@@ -21,37 +23,7 @@ struct List<'a> {
     items: &'a [AnyResource],
 }
 
-/// `convert smi -o json`: the report on standard error.
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    /// Every finding: access findings of the TrafficTarget conversion first (widened, then
-    /// narrowed), then the routes', then the equal ones, as the text lists them.
-    findings: Vec<JsonFinding<'a>>,
-    /// The counts the text's last lines give.
-    summary: Summary,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonFinding<'a> {
-    /// `widened`, `narrowed`, `equal` (authorization), `dropped`, `approximated`, `note`.
-    severity: Severity,
-    /// The SMI object: kind, namespace, name.
-    object: &'a gamma_mesh::model::ObjectKey,
-    /// The field path within it; empty for the whole object.
-    field: &'a str,
-    /// What changed, and why.
-    message: &'a str,
-    /// The XAuthorizationPolicy converted from it (`namespace/name`), if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    policy: Option<String>,
-    /// Where the SMI object (or the field) is in the input.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<usize>,
-}
-
+/// `convert smi -o json`: the counts the text's last lines give.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Summary {
@@ -103,8 +75,7 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
         }
     }
 
-    let by_key: std::collections::HashMap<_, _> =
-        manifests.objects.iter().map(|o| (o.key(), o)).collect();
+    let located = Located::new(&manifests);
     let style = Style::stderr();
     let widened = authz
         .report
@@ -166,26 +137,20 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
                 Some((from.as_str(), format!("{ns}/{}", p.metadata.name)))
             })
             .collect();
+        // Access findings of the TrafficTarget conversion first (widened, then narrowed),
+        // then the routes', then the equal ones, as the text lists them.
         let findings = ordered
             .iter()
-            .map(|f| {
-                let origin = by_key.get(&f.object).map(|o| {
-                    let line = if f.field.is_empty() {
-                        o.origin.line
-                    } else {
-                        o.line_of(&f.field)
-                    };
-                    (o.origin.file.clone(), line)
-                });
-                JsonFinding {
-                    severity: f.severity,
-                    object: &f.object,
-                    field: &f.field,
-                    message: &f.message,
-                    policy: policy_of.get(f.object.to_string().as_str()).cloned(),
-                    file: origin.as_ref().map(|(file, _)| file.clone()),
-                    line: origin.map(|(_, line)| line),
-                }
+            .map(|f| JsonFinding {
+                policy: policy_of.get(f.object.to_string().as_str()).cloned(),
+                ..JsonFinding::new(
+                    &located,
+                    f.severity,
+                    Some(&f.object),
+                    &f.field,
+                    &f.message,
+                    NoDetail {},
+                )
             })
             .collect();
         let report = JsonReport {
@@ -203,9 +168,7 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
                 equal,
             },
         };
-        let text = render(&report, Format::Json)?;
-        warn(text.trim_end());
-        return Ok(());
+        return super::report::write(&report);
     }
     for f in ordered {
         let label = match f.severity {
@@ -216,14 +179,7 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
             Severity::Approximated => style.yellow("approximated:"),
             _ => "note:".to_owned(),
         };
-        let location = by_key.get(&f.object).map(|o| {
-            let line = if f.field.is_empty() {
-                o.origin.line
-            } else {
-                o.line_of(&f.field)
-            };
-            format!("{}:{line}: ", o.origin.file)
-        });
+        let location = located.prefix(Some(&f.object), &f.field);
         let field = if f.field.is_empty() {
             String::new()
         } else {
@@ -231,7 +187,7 @@ pub fn smi(args: &ConvertSmiArgs) -> Result<(), Failure> {
         };
         warn(&format!(
             "{}{label} {}: {field}{}",
-            style.bold(location.as_deref().unwrap_or("")),
+            style.bold(&location),
             f.object,
             f.message
         ));

@@ -2,16 +2,22 @@
 //! (GEP-3779, proposal) translated by gamma-authz into the policies of a mesh without the
 //! proposal. The objects go to standard output, ready to apply; the report goes to standard
 //! error, each finding located at its policy's file and line, the findings that change access
-//! first (widened before narrowed).
+//! first (widened before narrowed); with `-o json`, as one JSON document in the form `convert
+//! smi -o json` uses ([`super::report`]).
 
 use gamma_authz::Config;
 use gamma_authz::translate::linkerd::{DefaultPolicy, LinkerdOptions};
-use gamma_authz::translate::{Direction, Finding, Severity, TranslationReport, istio, linkerd};
+use gamma_authz::translate::{
+    Direction, Finding, PortScope, Severity, TranslationReport, istio, linkerd,
+};
+use gamma_mesh::model::ObjectKey;
 use serde::Serialize;
 
 use crate::cli::{BaselineArg, ConvertAuthzArgs, Format, LinkerdDefaultPolicyArg, MeshArg};
 use crate::failure::{Failure, input};
 use crate::output::{emit, print, warn};
+
+use super::report::{JsonFinding, JsonReport, Located};
 use crate::style::Style;
 
 /// What `kubectl apply -f` accepts as one JSON document holding many objects.
@@ -98,18 +104,78 @@ pub fn run(args: &ConvertAuthzArgs) -> Result<(), Failure> {
             emit(&out);
         }
     }
-    print_report(&manifests, report, items.len(), args.to);
-    Ok(())
+    print_report(
+        &manifests,
+        report,
+        items.len(),
+        args.to,
+        args.output.format(),
+    )
 }
 
-fn rank(f: &Finding) -> u8 {
+/// A finding's place in the report, and its label: access widened, then narrowed, then the
+/// rest by severity. Named in JSON as gamma-authz names its severities (`not-mappable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum Class {
+    Widened,
+    Narrowed,
+    NotMappable,
+    Approximated,
+    Exact,
+}
+
+fn class(f: &Finding) -> Class {
     if f.directions.contains(&Direction::Widened) {
-        0
+        Class::Widened
     } else if f.directions.contains(&Direction::Narrowed) {
-        1
+        Class::Narrowed
     } else {
-        2
+        match f.severity {
+            Severity::NotMappable => Class::NotMappable,
+            Severity::Approximated => Class::Approximated,
+            _ => Class::Exact,
+        }
     }
+}
+
+/// Whether `f` changes access (widened or narrowed): those come first.
+fn rank(f: &Finding) -> u8 {
+    match class(f) {
+        Class::Widened => 0,
+        Class::Narrowed => 1,
+        _ => 2,
+    }
+}
+
+/// What a translation finding says besides the common fields (`-o json`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Detail<'a> {
+    /// The translation's own severity (`not-mappable`, `approximated`, `exact`).
+    translation: Severity,
+    /// The rule's index in `spec.rules`, when the finding is about one rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<usize>,
+    /// Which ways access changes (empty: it does not).
+    directions: &'a [Direction],
+    /// The Pods whose verdicts may change (empty when access does not).
+    pods: &'a [ObjectKey],
+    /// Their ports that may change (with `directions` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ports: Option<&'a PortScope>,
+}
+
+/// `-o json`: the counts the text's last line gives.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    mesh: &'static str,
+    policies: usize,
+    objects: usize,
+    widened: usize,
+    narrowed: usize,
+    other: usize,
 }
 
 fn print_report(
@@ -117,9 +183,9 @@ fn print_report(
     report: &TranslationReport,
     objects: usize,
     to: MeshArg,
-) {
-    let by_key: std::collections::HashMap<_, _> =
-        manifests.objects.iter().map(|o| (o.key(), o)).collect();
+    format: Format,
+) -> Result<(), Failure> {
+    let located = Located::new(manifests);
     let style = Style::stderr();
     let widened = report.findings().iter().filter(|f| rank(f) == 0).count();
     let narrowed = report.findings().iter().filter(|f| rank(f) == 1).count();
@@ -127,47 +193,73 @@ fn print_report(
         MeshArg::Istio => "Istio",
         MeshArg::Linkerd => "Linkerd",
     };
+    let mut findings: Vec<&Finding> = report.findings().iter().collect();
+    findings.sort_by_key(|f| rank(f));
+    let policies = manifests
+        .objects
+        .iter()
+        .filter(|o| o.key().kind == gamma_mesh::model::ResourceKind::XAuthorizationPolicy)
+        .count();
+    let other = findings.len() - widened - narrowed;
+    if format == Format::Json {
+        // (The widened count is in the summary: no warning line outside the document.)
+        let report = JsonReport {
+            findings: findings
+                .iter()
+                .map(|f| {
+                    JsonFinding::new(
+                        &located,
+                        class(f),
+                        f.policy.as_ref(),
+                        &f.field,
+                        &f.message,
+                        Detail {
+                            translation: f.severity,
+                            rule: f.rule,
+                            directions: &f.directions,
+                            pods: &f.pods,
+                            ports: (!f.directions.is_empty()).then_some(&f.ports),
+                        },
+                    )
+                })
+                .collect(),
+            summary: Summary {
+                mesh: match to {
+                    MeshArg::Istio => "istio",
+                    MeshArg::Linkerd => "linkerd",
+                },
+                policies,
+                objects,
+                widened,
+                narrowed,
+                other,
+            },
+        };
+        return super::report::write(&report);
+    }
     if widened > 0 {
         warn(&style.red(&style.bold(&format!(
             "WARNING: the {mesh} policies ALLOW MORE than the XAuthorizationPolicies: {widened} finding{} below widen access; review them before applying",
             if widened == 1 { "" } else { "s" }
         ))));
     }
-    let mut findings: Vec<&Finding> = report.findings().iter().collect();
-    findings.sort_by_key(|f| rank(f));
     for f in &findings {
-        let label = match (rank(f), f.severity) {
-            (0, _) => style.red(&style.bold("WIDENED ACCESS:")),
-            (1, _) => style.yellow("narrowed access:"),
-            (_, Severity::NotMappable) => style.yellow("not mappable:"),
-            (_, Severity::Approximated) => style.yellow("approximated:"),
-            _ => "exact:".to_owned(),
+        let label = match class(f) {
+            Class::Widened => style.red(&style.bold("WIDENED ACCESS:")),
+            Class::Narrowed => style.yellow("narrowed access:"),
+            Class::NotMappable => style.yellow("not mappable:"),
+            Class::Approximated => style.yellow("approximated:"),
+            Class::Exact => "exact:".to_owned(),
         };
-        let location = f.policy.as_ref().and_then(|k| by_key.get(k)).map(|o| {
-            let line = if f.field.is_empty() {
-                o.origin.line
-            } else {
-                o.line_of(&f.field)
-            };
-            format!("{}:{line}: ", o.origin.file)
-        });
-        warn(&format!(
-            "{}{label} {}",
-            style.bold(location.as_deref().unwrap_or("")),
-            f
-        ));
+        let location = located.prefix(f.policy.as_ref(), &f.field);
+        warn(&format!("{}{label} {}", style.bold(&location), f));
     }
-    let policies = manifests
-        .objects
-        .iter()
-        .filter(|o| o.key().kind == gamma_mesh::model::ResourceKind::XAuthorizationPolicy)
-        .count();
     let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
     warn(&format!(
-        "{policies} XAuthorizationPolic{} translated into {objects} {mesh} object{}; {widened} widened, {narrowed} narrowed, {} other finding{}",
+        "{policies} XAuthorizationPolic{} translated into {objects} {mesh} object{}; {widened} widened, {narrowed} narrowed, {other} other finding{}",
         plural(policies, "y", "ies"),
         plural(objects, "", "s"),
-        findings.len() - widened - narrowed,
-        plural(findings.len() - widened - narrowed, "", "s"),
+        plural(other, "", "s"),
     ));
+    Ok(())
 }

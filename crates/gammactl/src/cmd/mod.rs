@@ -8,6 +8,7 @@ mod crd_extension;
 mod explain;
 mod listener_sets;
 mod owners;
+mod report;
 mod resolve;
 mod schema;
 mod status;
