@@ -75,6 +75,19 @@ mod tests {
         ));
     }
 
+    // Discovery that fails otherwise than with 404 (here: nothing listens) is "not served":
+    // nothing watched, and no reference judged missing from an empty list.
+    #[tokio::test]
+    async fn discovery_that_cannot_reach_the_api_server_counts_as_not_served() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        drop(listener);
+        let mut config = kube::Config::new(url.parse().unwrap());
+        config.connect_timeout = Some(std::time::Duration::from_secs(2));
+        let client = kube::Client::try_from(config).unwrap();
+        assert_eq!(cluster_trust_bundle_version(&client).await, None);
+    }
+
     #[test]
     fn the_newest_modelled_version_is_asked_first() {
         assert_eq!(
