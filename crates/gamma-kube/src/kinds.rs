@@ -66,6 +66,7 @@ pub fn is_custom(kind: ResourceKind) -> bool {
             | ResourceKind::ConfigMap
             | ResourceKind::Secret
             | ResourceKind::Pod
+            | ResourceKind::ClusterTrustBundle
     )
 }
 

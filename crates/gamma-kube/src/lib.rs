@@ -104,6 +104,8 @@ pub mod list;
 #[cfg(feature = "client")]
 pub mod metrics;
 #[cfg(feature = "client")]
+pub mod served;
+#[cfg(feature = "client")]
 pub mod snapshot_store;
 #[cfg(feature = "client")]
 pub mod status;

@@ -32,6 +32,7 @@ use crate::bundle;
 use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds;
 use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
+use crate::served;
 use crate::snapshot_store::{Change, SnapshotStore};
 use crate::status::{self, ObjectUpdate, StatusWriter, Update, WriteBackoff, Written};
 use crate::watches::{self, Message};
@@ -338,6 +339,15 @@ impl Runner {
             // reconcile): a reference to one the snapshot lacks is to one that does not
             // exist, even while no TLS Secret exists at all
             l.store.set_secrets_complete(true);
+        }
+        // ClusterTrustBundle is beta and served only where the cluster enables it: asked once
+        // here. Where it is not served nothing is watched and the snapshot stays incomplete
+        // for it, so a reference to a bundle is never judged missing from an empty list.
+        if let Some(version) = served::cluster_trust_bundle_version(&client).await {
+            l.start(ResourceKind::ClusterTrustBundle, version);
+            l.store.set_cluster_trust_bundles_complete(true);
+        } else {
+            info!("ClusterTrustBundle not served: not watched");
         }
         let crd_task = watches::spawn_crds(client.clone(), l.tx.clone());
         let mut shutdown = std::pin::pin!(shutdown);

@@ -62,6 +62,14 @@ impl SnapshotStore {
         self.snapshot.set_secrets_complete(complete);
     }
 
+    /// Marks the snapshot as holding every ClusterTrustBundle
+    /// ([`Snapshot::cluster_trust_bundles_complete`]): the runtime watches them where the
+    /// cluster serves the API ([`crate::served::cluster_trust_bundle_version`]), and reconciles
+    /// only once they have listed.
+    pub fn set_cluster_trust_bundles_complete(&mut self, complete: bool) {
+        self.snapshot.set_cluster_trust_bundles_complete(complete);
+    }
+
     /// Waits for `kind` to list before reporting ready.
     pub fn expect(&mut self, kind: ResourceKind) {
         self.expected.insert(kind);
