@@ -105,6 +105,14 @@ pub struct RunConfig {
     /// `watch` on `secrets` cluster-wide. Only a Secret's name, type and entry names are kept
     /// (`gamma_model::k8s::Secret`); the values are dropped while decoding.
     pub watch_secrets: bool,
+    /// Watch ClusterTrustBundles (`certificates.k8s.io`, beta) where the cluster serves them
+    /// (asked once at start through API discovery, [`crate::served`]), so that BackendTLSPolicy
+    /// CA references to a missing or empty bundle get `ResolvedRefs=False
+    /// InvalidCACertificateRef` (the snapshot is marked `cluster_trust_bundles_complete`). Off
+    /// by default, as for Secrets: it needs RBAC `list` and `watch` on `clustertrustbundles`,
+    /// without which the watch would retry forever and the runtime never become ready. Off, or
+    /// where the API is not served, references to bundles are never judged missing.
+    pub watch_cluster_trust_bundles: bool,
     /// Validate routes against the Gateway API bundle (release and channel) the cluster's CRDs
     /// name ([`crate::bundle`]), switching rules in place when the CRDs are upgraded (on by
     /// default). Off, the bundle of `reconciler.build` is kept whatever the CRDs say (the
@@ -145,6 +153,7 @@ impl RunConfig {
             backoff: WriteBackoff::default(),
             writes_in_flight: 8,
             watch_secrets: false,
+            watch_cluster_trust_bundles: false,
             authorization_policies: false,
             follow_crd_bundle: true,
             lease: None,
@@ -341,13 +350,15 @@ impl Runner {
             l.store.set_secrets_complete(true);
         }
         // ClusterTrustBundle is beta and served only where the cluster enables it: asked once
-        // here. Where it is not served nothing is watched and the snapshot stays incomplete
+        // here, when the embedder asks for them. Where it is not served nothing is watched and the snapshot stays incomplete
         // for it, so a reference to a bundle is never judged missing from an empty list.
-        if let Some(version) = served::cluster_trust_bundle_version(&client).await {
-            l.start(ResourceKind::ClusterTrustBundle, version);
-            l.store.set_cluster_trust_bundles_complete(true);
-        } else {
-            info!("ClusterTrustBundle not served: not watched");
+        if config.watch_cluster_trust_bundles {
+            if let Some(version) = served::cluster_trust_bundle_version(&client).await {
+                l.start(ResourceKind::ClusterTrustBundle, version);
+                l.store.set_cluster_trust_bundles_complete(true);
+            } else {
+                info!("ClusterTrustBundle not served: not watched");
+            }
         }
         let crd_task = watches::spawn_crds(client.clone(), l.tx.clone());
         let mut shutdown = std::pin::pin!(shutdown);

@@ -643,7 +643,8 @@ async fn where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_
         &client,
         &ArbiterConfig::default(),
         Identity::new(ME_CTB),
-        |_| {},
+        // asked for: the API not being served is what keeps them unwatched
+        |c| c.watch_cluster_trust_bundles = true,
     )
     .await;
     let state = runtime.state.borrow().clone();
