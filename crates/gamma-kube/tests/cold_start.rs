@@ -26,7 +26,6 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use common::*;
-use futures::StreamExt;
 use gamma_arbiter::Identity;
 use gamma_testenv::Channel;
 use gamma_testenv::harness::{run, standard_server, trial};
@@ -192,37 +191,11 @@ async fn a_restart_on_a_converged_cluster_decides_everything_without_writing() {
     let names: Vec<String> = (0..namespaces)
         .map(|i| env.namespace_name(&format!("cold{i}")))
         .collect();
-    futures::stream::iter(names.iter().cloned())
-        .for_each_concurrent(32, |ns| {
-            let client = client.clone();
-            async move {
-                create_value(&client, namespace(&ns, json!({"gamma.rs/mesh": "istio"}))).await;
-            }
-        })
-        .await;
-    let service_objects =
-        (0..services).map(|s| service(&names[s % namespaces], &format!("svc-{s}")));
-    futures::stream::iter(service_objects)
-        .for_each_concurrent(32, |o| {
-            let client = client.clone();
-            async move {
-                create_value(&client, o).await;
-            }
-        })
-        .await;
-    let route_objects = (0..routes).map(|r| {
-        let s = r % services;
-        let svc = format!("svc-{s}");
-        http_route(&names[s % namespaces], &format!("route-{r}"), &svc, &svc, 0)
-    });
-    futures::stream::iter(route_objects)
-        .for_each_concurrent(32, |o| {
-            let client = client.clone();
-            async move {
-                create_value(&client, o).await;
-            }
-        })
-        .await;
+    let namespace_objects = names
+        .iter()
+        .map(|ns| namespace(ns, json!({"gamma.rs/mesh": "istio"})));
+    create_all(&client, namespace_objects, 32).await;
+    create_mesh_routes(&client, &names, services, routes).await;
     // Converged by a first runtime: every status right.
     let (mut state, stop, task) = spawn_runtime(&client, &config, me, |_| {});
     until(&mut state, 3600, "the fixture converged", |s| {

@@ -158,36 +158,8 @@ async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_th
     for ns in &namespaces {
         create_value(&client, namespace(ns, json!({"gamma.rs/mesh": "istio"}))).await;
     }
-    let service_objects =
-        (0..services).map(|s| service(&namespaces[s % NAMESPACES], &format!("svc-{s}")));
-    futures::stream::iter(service_objects)
-        .for_each_concurrent(32, |o| {
-            let client = client.clone();
-            async move {
-                create_value(&client, o).await;
-            }
-        })
-        .await;
     let created = Instant::now();
-    let route_objects = (0..routes).map(|r| {
-        let s = r % services;
-        let svc = format!("svc-{s}");
-        http_route(
-            &namespaces[s % NAMESPACES],
-            &format!("route-{r}"),
-            &svc,
-            &svc,
-            0,
-        )
-    });
-    futures::stream::iter(route_objects)
-        .for_each_concurrent(32, |o| {
-            let client = client.clone();
-            async move {
-                create_value(&client, o).await;
-            }
-        })
-        .await;
+    create_mesh_routes(&client, &namespaces, services, routes).await;
     let create_time = created.elapsed();
 
     // 1. Cold: an empty status everywhere.
@@ -203,16 +175,12 @@ async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_th
 
     // 2. A mass change: every route's spec at once (a path match added), while it runs.
     let patched = Instant::now();
-    let names: Vec<(String, String)> = (0..routes)
-        .map(|r| {
-            (
-                namespaces[(r % services) % NAMESPACES].clone(),
-                format!("route-{r}"),
-            )
-        })
-        .collect();
-    futures::stream::iter(names)
-        .for_each_concurrent(32, |(ns, name)| {
+    let patches = (0..routes).map(|r| {
+        let (ns, svc) = route_service(r, services, NAMESPACES);
+        (namespaces[ns].clone(), format!("route-{r}"), svc)
+    });
+    futures::stream::iter(patches)
+        .for_each_concurrent(32, |(ns, name, svc)| {
             let client = client.clone();
             async move {
                 let version = ResourceKind::HttpRoute.api_versions()[0];
@@ -220,10 +188,6 @@ async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_th
                     client,
                     &ns,
                     &api_resource(ResourceKind::HttpRoute, version),
-                );
-                let svc = format!(
-                    "svc-{}",
-                    name.trim_start_matches("route-").parse::<usize>().unwrap() % services
                 );
                 let spec = json!({"spec": {"rules": [{
                     "matches": [{"path": {"type": "PathPrefix", "value": "/v2"}}],

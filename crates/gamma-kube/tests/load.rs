@@ -11,7 +11,6 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use futures::StreamExt;
 use gamma_arbiter::Identity;
 use gamma_kube::kinds::api_resource;
 use gamma_kube::watches::decode_object;
@@ -102,35 +101,7 @@ async fn many_routes_created_at_once_converge_with_one_write_per_owned_pair() {
         .await;
     }
     // Services, then the routes over them, 32 requests in flight.
-    let service_objects =
-        (0..services).map(|s| service(&namespaces[s % NAMESPACES], &format!("svc-{s}")));
-    futures::stream::iter(service_objects)
-        .for_each_concurrent(32, |o| {
-            let client = client.clone();
-            async move {
-                create_value(&client, o).await;
-            }
-        })
-        .await;
-    let route_objects = (0..routes).map(|r| {
-        let s = r % services;
-        let svc = format!("svc-{s}");
-        http_route(
-            &namespaces[s % NAMESPACES],
-            &format!("route-{r}"),
-            &svc,
-            &svc,
-            0,
-        )
-    });
-    futures::stream::iter(route_objects)
-        .for_each_concurrent(32, |o| {
-            let client = client.clone();
-            async move {
-                create_value(&client, o).await;
-            }
-        })
-        .await;
+    create_mesh_routes(&client, &namespaces, services, routes).await;
     let created = started.elapsed();
 
     eventually(600, "every route accepted by its owner", || async {

@@ -376,21 +376,8 @@ pub fn translate(
             .filter(|t| t.is_pod())
             .count();
         for (ti, t) in source.spec.target_refs.iter().enumerate() {
-            let field = format!("spec.targetRefs[{ti}]");
             if !t.is_pod() {
-                report.push(Finding {
-                    severity: Severity::NotMappable,
-                    policy: Some(key.clone()),
-                    rule: None,
-                    field,
-                    directions: Vec::new(),
-                    pods: Vec::new(),
-                    ports: PortScope::All,
-                    message: format!(
-                        "a {} target selects no workload (the engine selects only Pods by labels); nothing is emitted for it",
-                        t.kind
-                    ),
-                });
+                report.push(Finding::non_pod_target(&key, ti, &t.kind));
                 continue;
             }
             let Some(selector) = &t.selector else {

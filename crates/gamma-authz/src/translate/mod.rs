@@ -183,6 +183,23 @@ impl Finding {
             && self.pods.binary_search(pod).is_ok()
             && self.ports.contains(port)
     }
+
+    /// `targetRefs[index]` of `policy` is not a Pod target: the engine selects no workload by
+    /// it, so no mesh translation emits anything for it.
+    pub(crate) fn non_pod_target(policy: &ObjectKey, index: usize, kind: &str) -> Finding {
+        Finding {
+            severity: Severity::NotMappable,
+            policy: Some(policy.clone()),
+            rule: None,
+            field: format!("spec.targetRefs[{index}]"),
+            directions: Vec::new(),
+            pods: Vec::new(),
+            ports: PortScope::All,
+            message: format!(
+                "a {kind} target selects no workload (the engine selects only Pods by labels); nothing is emitted for it"
+            ),
+        }
+    }
 }
 
 impl fmt::Display for Finding {

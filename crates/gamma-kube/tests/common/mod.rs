@@ -72,6 +72,47 @@ pub async fn create_value(client: &kube::Client, mut value: Value) -> DynamicObj
     }
 }
 
+/// Creates `objects`, `in_flight` requests at a time.
+pub async fn create_all(
+    client: &kube::Client,
+    objects: impl IntoIterator<Item = Value>,
+    in_flight: usize,
+) {
+    futures::stream::iter(objects)
+        .for_each_concurrent(in_flight, |o| {
+            let client = client.clone();
+            async move {
+                create_value(&client, o).await;
+            }
+        })
+        .await;
+}
+
+/// The Service a route of [`create_mesh_routes`] sends to: `(namespace index, name)`.
+pub fn route_service(route: usize, services: usize, namespaces: usize) -> (usize, String) {
+    let s = route % services;
+    (s % namespaces, format!("svc-{s}"))
+}
+
+/// The load fixture in existing `namespaces`: Services `svc-S` spread over them round-robin,
+/// then HTTPRoutes `route-R`, each with the one Service parent it sends to (`svc-(R mod
+/// services)`, [`route_service`]), 32 requests in flight.
+pub async fn create_mesh_routes(
+    client: &kube::Client,
+    namespaces: &[String],
+    services: usize,
+    routes: usize,
+) {
+    let n = namespaces.len();
+    let service_objects = (0..services).map(|s| service(&namespaces[s % n], &format!("svc-{s}")));
+    create_all(client, service_objects, 32).await;
+    let route_objects = (0..routes).map(|r| {
+        let (ns, svc) = route_service(r, services, n);
+        http_route(&namespaces[ns], &format!("route-{r}"), &svc, &svc, 0)
+    });
+    create_all(client, route_objects, 32).await;
+}
+
 /// A Namespace with `labels`.
 pub fn namespace(name: &str, labels: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}})
