@@ -101,49 +101,42 @@ fn pods_yaml(pods: &[(usize, usize, usize)]) -> String {
         .collect()
 }
 
+/// One generated source as a YAML flow map.
+fn source_yaml(s: &Src) -> String {
+    match s {
+        Src::Sa { ns, name } => format!(
+            "{{type: ServiceAccount, serviceAccount: {{{}name: '{}'}}}}",
+            ns.map_or(String::new(), |n| format!("namespace: {}, ", NAMESPACES[n])),
+            name.map_or("*", |n| ACCOUNTS[n])
+        ),
+        Src::Spiffe { foreign, ns, sa } => format!(
+            "{{type: SPIFFE, spiffe: 'spiffe://{}/ns/{}/sa/{}'}}",
+            if *foreign {
+                "other.example"
+            } else {
+                "cluster.local"
+            },
+            NAMESPACES[*ns],
+            ACCOUNTS[*sa]
+        ),
+    }
+}
+
 fn policy_yaml(name: &str, p: &PolicySpec) -> String {
     let selector = p.selector.map_or("{}".to_owned(), |a| {
         format!("{{matchLabels: {{app: {}}}}}", APPS[a])
     });
     let rules = p.rules.as_ref().map(|rules| {
-        let items: Vec<String> = rules
-            .iter()
-            .map(|r| {
-                let mut fields = Vec::new();
-                if let Some(sources) = &r.sources {
-                    let s: Vec<String> = sources
-                        .iter()
-                        .map(|s| match s {
-                            Src::Sa { ns, name } => format!(
-                                "{{type: ServiceAccount, serviceAccount: {{{}name: '{}'}}}}",
-                                ns.map_or(String::new(), |n| format!(
-                                    "namespace: {}, ",
-                                    NAMESPACES[n]
-                                )),
-                                name.map_or("*", |n| ACCOUNTS[n])
-                            ),
-                            Src::Spiffe { foreign, ns, sa } => format!(
-                                "{{type: SPIFFE, spiffe: 'spiffe://{}/ns/{}/sa/{}'}}",
-                                if *foreign {
-                                    "other.example"
-                                } else {
-                                    "cluster.local"
-                                },
-                                NAMESPACES[*ns],
-                                ACCOUNTS[*sa]
-                            ),
-                        })
-                        .collect();
-                    fields.push(format!("sources: [{}]", s.join(", ")));
-                }
-                if let Some(ports) = &r.ports {
-                    let p: Vec<String> = ports.iter().map(|i| PORTS[*i].to_string()).collect();
-                    fields.push(format!("networkAttributes: {{ports: [{}]}}", p.join(", ")));
-                }
-                format!("{{{}}}", fields.join(", "))
-            })
-            .collect();
-        format!("[{}]", items.join(", "))
+        common::rules_yaml(rules.iter().map(|r| {
+            (
+                r.sources
+                    .as_ref()
+                    .map(|s| s.iter().map(source_yaml).collect()),
+                r.ports
+                    .as_ref()
+                    .map(|p| p.iter().map(|i| PORTS[*i]).collect()),
+            )
+        }))
     });
     common::policy(NAMESPACES[p.ns], name, &selector, rules.as_deref())
 }

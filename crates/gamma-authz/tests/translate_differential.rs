@@ -146,22 +146,16 @@ fn policy_yaml(name: &str, p: &PolicySpec) -> String {
         ),
     };
     let rules = p.rules.as_ref().map(|rules| {
-        let items: Vec<String> = rules
-            .iter()
-            .map(|r| {
-                let mut fields = Vec::new();
-                if let Some(sources) = &r.sources {
-                    let s: Vec<String> = sources.iter().map(source_yaml).collect();
-                    fields.push(format!("sources: [{}]", s.join(", ")));
-                }
-                if let Some(ports) = &r.ports {
-                    let p: Vec<String> = ports.iter().map(|i| PORTS[*i].to_string()).collect();
-                    fields.push(format!("networkAttributes: {{ports: [{}]}}", p.join(", ")));
-                }
-                format!("{{{}}}", fields.join(", "))
-            })
-            .collect();
-        format!("[{}]", items.join(", "))
+        common::rules_yaml(rules.iter().map(|r| {
+            (
+                r.sources
+                    .as_ref()
+                    .map(|s| s.iter().map(source_yaml).collect()),
+                r.ports
+                    .as_ref()
+                    .map(|p| p.iter().map(|i| PORTS[*i]).collect()),
+            )
+        }))
     });
     common::policy(NAMESPACES[p.ns], name, &selector, rules.as_deref())
 }

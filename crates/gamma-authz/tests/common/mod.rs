@@ -35,6 +35,29 @@ pub fn pod(ns: &str, name: &str, sa: &str, ip: &str, labels: &str) -> String {
     )
 }
 
+/// `spec.rules` as a YAML flow list: per rule its sources (each a YAML flow map) and its ports,
+/// each list written only when present (`None`: the field is omitted, which the GEP reads
+/// differently from an empty list).
+pub fn rules_yaml(
+    rules: impl IntoIterator<Item = (Option<Vec<String>>, Option<Vec<u16>>)>,
+) -> String {
+    let items: Vec<String> = rules
+        .into_iter()
+        .map(|(sources, ports)| {
+            let mut fields = Vec::new();
+            if let Some(s) = sources {
+                fields.push(format!("sources: [{}]", s.join(", ")));
+            }
+            if let Some(p) = ports {
+                let p: Vec<String> = p.iter().map(u16::to_string).collect();
+                fields.push(format!("networkAttributes: {{ports: [{}]}}", p.join(", ")));
+            }
+            format!("{{{}}}", fields.join(", "))
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
 /// Policy `ns/name` selecting `selector` (YAML flow map) with `rules` (YAML flow list, or
 /// `None` for no `rules` field).
 pub fn policy(ns: &str, name: &str, selector: &str, rules: Option<&str>) -> String {
