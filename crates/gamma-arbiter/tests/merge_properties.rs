@@ -325,6 +325,25 @@ fn own_type(t: &str, desired: &[Condition]) -> bool {
 
 /// Every condition `me` is not responsible for in `before` is in `after`, byte for byte, in
 /// the same order; every condition `me` is responsible for is at `generation`.
+/// [`foreign_kept_and_own_fresh`] for each merged listener, against its stored and desired
+/// entries (a Gateway's or a ListenerSet's).
+fn listeners_kept_and_fresh(
+    existing: &[ListenerStatus],
+    merged: &[ListenerStatus],
+    desired: &[ListenerStatus],
+    generation: i64,
+) -> Result<(), TestCaseError> {
+    for l in merged {
+        let d = desired.iter().find(|d| d.name == l.name).unwrap();
+        let before = existing
+            .iter()
+            .find(|e| e.name == l.name)
+            .map_or(&[][..], |e| &e.conditions[..]);
+        foreign_kept_and_own_fresh(before, &l.conditions, &d.conditions, generation)?;
+    }
+    Ok(())
+}
+
 fn foreign_kept_and_own_fresh(
     before: &[Condition],
     after: &[Condition],
@@ -439,12 +458,7 @@ proptest! {
         match merge_gateway_status(&existing, &desired, generation, now) {
             GatewayMergeOutcome::Write { status } => {
                 foreign_kept_and_own_fresh(&existing.conditions, &status.conditions, &desired.conditions, generation)?;
-                for l in &status.listeners {
-                    let d = desired.listeners.iter().find(|d| d.name == l.name).unwrap();
-                    let before = existing.listeners.iter().find(|e| e.name == l.name)
-                        .map_or(&[][..], |e| &e.conditions[..]);
-                    foreign_kept_and_own_fresh(before, &l.conditions, &d.conditions, generation)?;
-                }
+                listeners_kept_and_fresh(&existing.listeners, &status.listeners, &desired.listeners, generation)?;
                 prop_assert_eq!(
                     merge_gateway_status(&status, &desired, generation, now.plus_seconds(60)),
                     GatewayMergeOutcome::Unchanged
@@ -472,12 +486,7 @@ proptest! {
         match merge_listener_set_status(&existing, &desired, generation, now) {
             ListenerSetMergeOutcome::Write { status } => {
                 foreign_kept_and_own_fresh(&existing.conditions, &status.conditions, &desired.conditions, generation)?;
-                for l in &status.listeners {
-                    let d = desired.listeners.iter().find(|d| d.name == l.name).unwrap();
-                    let before = existing.listeners.iter().find(|e| e.name == l.name)
-                        .map_or(&[][..], |e| &e.conditions[..]);
-                    foreign_kept_and_own_fresh(before, &l.conditions, &d.conditions, generation)?;
-                }
+                listeners_kept_and_fresh(&existing.listeners, &status.listeners, &desired.listeners, generation)?;
                 prop_assert_eq!(
                     merge_listener_set_status(&status, &desired, generation, now.plus_seconds(60)),
                     ListenerSetMergeOutcome::Unchanged
