@@ -56,6 +56,26 @@ fn private() -> TestEnv {
     TestEnv::start(Channel::Standard).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Service `ns/web` (port 443) and HTTPRoute `ns/r` on Gateway `gw` sending to it: the backend
+/// a BackendTLSPolicy on `web` applies to.
+async fn web_behind_gateway(client: &kube::Client, ns: &str) {
+    create_value(
+        client,
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "web", "namespace": ns},
+               "spec": {"ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
+    )
+    .await;
+    create_value(
+        client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+               "metadata": {"name": "r", "namespace": ns},
+               "spec": {"parentRefs": [{"name": "gw"}],
+                        "rules": [{"backendRefs": [{"name": "web", "port": 443}]}]}}),
+    )
+    .await;
+}
+
 async fn get(client: &kube::Client, kind: ResourceKind, ns: &str, name: &str) -> AnyResource {
     get_route(client, kind, ns, name).await.unwrap()
 }
@@ -98,21 +118,7 @@ async fn gateway_listener_set_and_policy_status_are_written_keeping_other_contro
                                        "hostname": "team.example.com"}]}}),
     )
     .await;
-    create_value(
-        &client,
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "web", "namespace": ns},
-               "spec": {"ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
-    )
-    .await;
-    create_value(
-        &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
-               "metadata": {"name": "r", "namespace": ns},
-               "spec": {"parentRefs": [{"name": "gw"}],
-                        "rules": [{"backendRefs": [{"name": "web", "port": 443}]}]}}),
-    )
-    .await;
+    web_behind_gateway(&client, &ns).await;
     // another controller already reports on the policy (for a Gateway of its own)
     let theirs = foreign_entry(&ns, "elsewhere", OTHER, "theirs");
     create_value(
@@ -611,21 +617,7 @@ async fn where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_
         ),
     )
     .await;
-    create_value(
-        &client,
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "web", "namespace": ns},
-               "spec": {"ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
-    )
-    .await;
-    create_value(
-        &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
-               "metadata": {"name": "r", "namespace": ns},
-               "spec": {"parentRefs": [{"name": "gw"}],
-                        "rules": [{"backendRefs": [{"name": "web", "port": 443}]}]}}),
-    )
-    .await;
+    web_behind_gateway(&client, &ns).await;
     create_value(
         &client,
         json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy",
