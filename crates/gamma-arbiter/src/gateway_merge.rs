@@ -20,7 +20,8 @@
 //! A condition of an own type that `desired` lacks (a `Programmed` the embedder did not supply)
 //! is never left at an old generation: kept as stored when written for this generation,
 //! otherwise refreshed to `Unknown`/`Pending` at this generation (see `refreshed` in the route
-//! merge).
+//! merge). One of the [`TRANSIENT_TYPES`] that `desired` lacks is removed: the API has it
+//! present only while its cause holds.
 //!
 //! A ListenerSet's status is the parent Gateway controller's too (GEP-1713: the ListenerSet's
 //! parent Gateway's GatewayClass `controllerName` decides), merged the same way
@@ -38,6 +39,12 @@ use crate::merge::{MAX_CONDITIONS, refreshed};
 /// controller ("It is a positive-polarity summary condition, and so should always be present on
 /// the resource with ObservedGeneration set", GatewayConditionType Programmed).
 pub const OWN_TYPES: &[&str] = &["Programmed"];
+
+/// Condition types that are the controller's and present only while their cause holds: a
+/// stored one that `desired` lacks is removed. `InsecureFrontendValidationMode` "is removed as
+/// soon as FrontendValidationModeType is changed back to `AllowValidOnly`"
+/// (GatewayConditionInsecureFrontendValidationMode).
+pub const TRANSIENT_TYPES: &[&str] = &["InsecureFrontendValidationMode"];
 
 /// Upstream `GatewayStatus.listeners` MaxItems.
 pub const MAX_LISTENERS: usize = 64;
@@ -74,9 +81,10 @@ pub enum GatewayMergeOutcome {
 /// - A stored condition of a type in [`OWN_TYPES`] that `desired` lacks is kept when its
 ///   `observedGeneration` is `generation`, and otherwise refreshed to `Unknown` with reason
 ///   `Pending` at `generation`: no condition of `me`'s is left at an old generation.
+/// - A stored condition of a type in [`TRANSIENT_TYPES`] that `desired` lacks is removed.
 /// - Every other condition type stays exactly as stored, in place (another controller's).
 /// - Listeners follow `desired` (its order and names); a listener's stored conditions follow
-///   the same two rules.
+///   the same rules.
 /// - `attachedListenerSets` is `desired`'s when it has one, else as stored; `addresses` are
 ///   `desired`'s when it has any (supplied by the embedder), else as stored.
 ///
@@ -256,6 +264,7 @@ fn merge_conditions(
                     out.push(refreshed(o, generation, now));
                 }
             }
+            None if TRANSIENT_TYPES.contains(&o.type_.as_str()) => {}
             None => out.push(o.clone()),
         }
     }
@@ -416,6 +425,39 @@ mod tests {
             merge_gateway_status(&next, &desired(), 3, t1),
             GatewayMergeOutcome::Unchanged
         );
+    }
+
+    // GatewayConditionInsecureFrontendValidationMode: "This condition is removed as soon as
+    // FrontendValidationModeType is changed back to `AllowValidOnly`". Computed, it is written;
+    // no longer computed, it goes, while a foreign condition stays.
+    #[test]
+    fn insecure_frontend_validation_mode_is_removed_once_no_longer_computed() {
+        let t0 = Time::from_unix(1_000, 0);
+        let insecure = cond(
+            "InsecureFrontendValidationMode",
+            true,
+            "ConfigurationChanged",
+        );
+        let mut with = desired();
+        with.conditions.push(insecure);
+        let foreign = cond("special.io/SomeField", true, "Whatever");
+        let existing = GatewayStatus {
+            conditions: vec![foreign.clone()],
+            ..GatewayStatus::default()
+        };
+        let on = written(merge_gateway_status(&existing, &with, 2, t0));
+        assert!(
+            on.conditions
+                .iter()
+                .any(|c| c.type_ == "InsecureFrontendValidationMode"
+                    && c.observed_generation == Some(2)),
+            "{:?}",
+            on.conditions
+        );
+        let off = written(merge_gateway_status(&on, &desired(), 3, t0));
+        let types: Vec<&str> = off.conditions.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["special.io/SomeField", "Accepted"]);
+        assert_eq!(off.conditions[0], foreign);
     }
 
     // The embedder supplies Programmed in the desired status: written in the same write as the

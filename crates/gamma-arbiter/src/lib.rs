@@ -57,8 +57,8 @@ pub use config::{
 };
 pub use decision::{Evidence, Level, Owners, Ownership, PairKey, Verdict};
 pub use gateway_merge::{
-    GatewayMergeOutcome, ListenerSetMergeOutcome, MAX_LISTENERS, OWN_TYPES, merge_gateway_status,
-    merge_listener_set_status,
+    GatewayMergeOutcome, ListenerSetMergeOutcome, MAX_LISTENERS, OWN_TYPES, TRANSIENT_TYPES,
+    merge_gateway_status, merge_listener_set_status,
 };
 pub use handoff::{Directive, Handoff};
 pub use ladder::UNKNOWN_MESH_PREFIX;

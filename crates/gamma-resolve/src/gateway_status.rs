@@ -56,6 +56,22 @@ pub const INVALID_ROUTE_KINDS: &str = "InvalidRouteKinds";
 pub const INVALID_CERTIFICATE_REF: &str = "InvalidCertificateRef";
 /// Reason `RefNotPermitted` (a listener's `ResolvedRefs`).
 pub const REF_NOT_PERMITTED: &str = "RefNotPermitted";
+/// Reason `InvalidCACertificateRef` (a listener's `ResolvedRefs`): a client certificate
+/// validation `caCertificateRefs` entry does not resolve, or its object holds no CA bundle
+/// (FrontendTLSValidation.caCertificateRefs).
+pub const INVALID_CA_CERTIFICATE_REF: &str = "InvalidCACertificateRef";
+/// Reason `InvalidCACertificateKind` (a listener's `ResolvedRefs`): a `caCertificateRefs`
+/// entry of an unknown or unsupported kind (FrontendTLSValidation.caCertificateRefs).
+pub const INVALID_CA_CERTIFICATE_KIND: &str = "InvalidCACertificateKind";
+/// Reason `NoValidCACertificate` (a listener's `Accepted`): no `caCertificateRefs` entry of the
+/// listener's client certificate validation can be used (ListenerReasonNoValidCACertificate).
+pub const NO_VALID_CA_CERTIFICATE: &str = "NoValidCACertificate";
+/// Condition type `InsecureFrontendValidationMode` (the Gateway's): "true when the Gateway
+/// FrontendValidationModeType is configured to allow insecure fallback behavior", and
+/// "removed as soon as FrontendValidationModeType is changed back to `AllowValidOnly`".
+pub const INSECURE_FRONTEND_VALIDATION_MODE: &str = "InsecureFrontendValidationMode";
+/// Reason `ConfigurationChanged` (`InsecureFrontendValidationMode=True`).
+pub const CONFIGURATION_CHANGED: &str = "ConfigurationChanged";
 
 /// The computed status of one Gateway.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -121,13 +137,14 @@ impl ListenerStatus {
 }
 
 /// Whether the listener `li` of `gw` is accepted for processing (it is bound and serves
-/// traffic): a supported protocol and no conflict.
+/// traffic): a supported protocol, no conflict, and, where client certificates are validated,
+/// at least one usable CA certificate.
 pub(crate) fn accepted(gw: &GatewayIr, conflicts: &[Option<&'static str>], li: usize) -> bool {
     gw.invalid.is_none()
-        && gw
-            .listeners
-            .get(li)
-            .is_some_and(|l| l.unsupported_protocol.is_none())
+        && gw.listeners.get(li).is_some_and(|l| {
+            l.unsupported_protocol.is_none()
+                && l.client_validation.as_ref().is_none_or(|v| !v.none_valid())
+        })
         && conflicts.get(li).copied().flatten().is_none()
 }
 
@@ -229,11 +246,24 @@ fn gateway(gw: &GatewayIr, grants: &[GrantIr], attached: impl Fn(usize) -> u32) 
             format!("listeners not accepted: {}", not_accepted.join(", ")),
         )
     };
+    // present only while a validation allows insecure fallback: the condition "is removed as
+    // soon as FrontendValidationModeType is changed back to `AllowValidOnly`"
+    let insecure = (!gw.insecure_frontend_validation.is_empty()).then(|| {
+        RouteCondition::new(
+            INSECURE_FRONTEND_VALIDATION_MODE,
+            true,
+            CONFIGURATION_CHANGED,
+            format!(
+                "client certificate validation allows insecure fallback: {}",
+                gw.insecure_frontend_validation.join(", ")
+            ),
+        )
+    });
     GatewayStatus {
         namespace: gw.namespace.clone(),
         name: gw.name.clone(),
         addresses: gw.addresses.clone(),
-        conditions: vec![condition],
+        conditions: std::iter::once(condition).chain(insecure).collect(),
         listeners,
         attached_listener_sets: 0,
         left_out: None,
@@ -266,12 +296,18 @@ fn listener_status(
                 l.port
             ),
         )),
-        (None, None) => Some(RouteCondition::new(
-            ACCEPTED,
-            true,
-            ACCEPTED,
-            "the listener is accepted",
-        )),
+        (None, None) => Some(match &l.client_validation {
+            // FrontendTLSValidation.caCertificateRefs: "If ALL CACertificateRefs are invalid,
+            // the implementation MUST also ensure the `Accepted` condition on the listener is
+            // set to `status: False`, with the Reason `NoValidCACertificate`"
+            Some(v) if v.none_valid() => RouteCondition::new(
+                ACCEPTED,
+                false,
+                NO_VALID_CA_CERTIFICATE,
+                format!("no caCertificateRefs entry of {} can be used", v.path),
+            ),
+            _ => RouteCondition::new(ACCEPTED, true, ACCEPTED, "the listener is accepted"),
+        }),
     };
     let conflicted = match conflict {
         Some(reason) => RouteCondition::new(
@@ -364,6 +400,11 @@ pub(crate) fn resolved_refs(
                 _ => {}
             }
         }
+    }
+    // FrontendTLSValidation.caCertificateRefs: "the implementation MUST ensure that the
+    // `ResolvedRefs` condition is set to `status: False` on all targeted listeners"
+    if let Some(v) = &l.client_validation {
+        problems.extend(v.problems().map(|(r, m)| (r, m.to_owned())));
     }
     match problems.first() {
         None => RouteCondition::new(

@@ -195,6 +195,10 @@ pub struct GatewayIr {
     /// route or ListenerSet attaches to it, and its status is `Accepted=False` with reason
     /// `Invalid` and this message (the first error, with its field path).
     pub invalid: Option<Invalid>,
+    /// The field paths of the `spec.tls.frontend` client certificate validations whose `mode`
+    /// is `AllowInsecureFallback` (GEP-91): while any is, the Gateway carries
+    /// `InsecureFrontendValidationMode=True` (GatewayConditionInsecureFrontendValidationMode).
+    pub insecure_frontend_validation: Vec<String>,
 }
 
 /// A ListenerSet (GEP-1713): listeners that join their parent Gateway, bound on its addresses.
@@ -291,6 +295,60 @@ pub struct ListenerIr {
     /// **\[experimental, v1.7\]** `filters.requests` (GEP-5224), in order: run before route
     /// matching on every HTTP request of the listener; carried on its decisions.
     pub filters: Vec<crate::listener_filter::ListenerFilter>,
+    /// The client certificate validation the Gateway's `spec.tls.frontend` gives this listener
+    /// (GEP-91; HTTPS listeners of the Gateway itself only), its CA references judged. `None`
+    /// when none applies.
+    pub client_validation: Option<ClientValidationIr>,
+}
+
+/// The client certificate validation of one HTTPS listener: the Gateway's
+/// `spec.tls.frontend.perPort` entry for the listener's port, else `spec.tls.frontend.default`
+/// (FrontendTLSConfig), with each `caCertificateRefs` entry judged from the input
+/// (FrontendTLSValidation.caCertificateRefs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientValidationIr {
+    /// The field path of the validation that applies
+    /// (`spec.tls.frontend.default.validation`, `spec.tls.frontend.perPort[1].tls.validation`).
+    pub path: String,
+    /// What each `caCertificateRefs` entry resolved to, in spec order.
+    pub refs: Vec<CaRefVerdict>,
+}
+
+impl ClientValidationIr {
+    /// The entries that cannot be used: (listener `ResolvedRefs` reason, message naming the
+    /// entry and why), in spec order.
+    pub fn problems(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.refs.iter().filter_map(|r| match r {
+            CaRefVerdict::Usable => None,
+            CaRefVerdict::Invalid { reason, message } => Some((*reason, message.as_str())),
+        })
+    }
+
+    /// Whether every entry is unusable: the listener is then not accepted, with reason
+    /// `NoValidCACertificate` ("If ALL CACertificateRefs are invalid, the implementation MUST
+    /// also ensure the `Accepted` condition on the listener is set to `status: False`").
+    pub fn none_valid(&self) -> bool {
+        !self.refs.is_empty() && self.refs.iter().all(|r| *r != CaRefVerdict::Usable)
+    }
+}
+
+/// What one frontend `caCertificateRefs` entry resolved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CaRefVerdict {
+    /// A CA bundle the listener can use: a core ConfigMap with a non-empty `ca.crt`, or a
+    /// ClusterTrustBundle with a PEM certificate, or one the input cannot judge (a
+    /// ClusterTrustBundle while the input does not hold them all).
+    Usable,
+    /// An entry that cannot be used, with the listener `ResolvedRefs` reason
+    /// (`InvalidCACertificateRef`, `InvalidCACertificateKind`, `RefNotPermitted`) and a message
+    /// naming the entry by its field path.
+    Invalid {
+        /// The reason.
+        reason: &'static str,
+        /// Which entry, and why.
+        message: String,
+    },
 }
 
 /// A listener's `tls.certificateRefs` entry after defaulting.

@@ -223,8 +223,7 @@ fn explanation_lists_http_candidates_a_grpc_request_falls_through_to() {
                 port: 80,
                 ..ListenerIr::default()
             }],
-            allowed_listeners: None,
-            invalid: None,
+            ..GatewayIr::default()
         }])
         .with_routes(vec![
             grpc,

@@ -291,6 +291,7 @@ fn gateway_strategy() -> impl Strategy<Value = (GatewayIr, Vec<ListenerSetIr>)> 
                 listeners: std::iter::once(g0).chain(g1).collect(),
                 allowed_listeners,
                 invalid: refused(gateway_refused),
+                ..GatewayIr::default()
             };
             let sets = sets
                 .into_iter()

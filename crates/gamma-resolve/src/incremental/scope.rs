@@ -184,27 +184,34 @@ pub(super) fn effect(
                 }
             }
             // and Gateway `spec.infrastructure.parametersRef` (in the Gateway's namespace):
-            // whether it exists decides `InvalidParameters`
+            // whether it exists decides `InvalidParameters`; and Gateway frontend TLS
+            // `caCertificateRefs` (in any namespace a ReferenceGrant opens): they decide its
+            // HTTPS listeners' `ResolvedRefs` and `Accepted`
             for gw in snapshot.gateways() {
-                let names_it = gw.metadata.namespace_or_default() == key.namespace
-                    && gw
-                        .spec
-                        .infrastructure
-                        .as_ref()
-                        .and_then(|i| i.parameters_ref.as_ref())
-                        .is_some_and(|r| {
-                            crate::lower::is_core_config_map(&r.group, &r.kind)
-                                && r.name == key.name
-                        });
+                let frontend =
+                    crate::lower::frontend_tls::names_config_map(gw, &key.namespace, &key.name);
+                let names_it = frontend
+                    || gw.metadata.namespace_or_default() == key.namespace
+                        && gw
+                            .spec
+                            .infrastructure
+                            .as_ref()
+                            .and_then(|i| i.parameters_ref.as_ref())
+                            .is_some_and(|r| {
+                                crate::lower::is_core_config_map(&r.group, &r.kind)
+                                    && r.name == key.name
+                            });
                 if names_it {
-                    s.gateways
-                        .insert((key.namespace.clone(), gw.metadata.name.clone()));
+                    s.gateways.insert((
+                        gw.metadata.namespace_or_default().to_owned(),
+                        gw.metadata.name.clone(),
+                    ));
                 }
             }
         }
         ResourceKind::ClusterTrustBundle => {
-            // read only through BackendTLSPolicy caCertificateRefs (GEP-5075; cluster-scoped,
-            // by name, from any namespace): the backends of the policies naming it
+            // read through BackendTLSPolicy caCertificateRefs (GEP-5075; cluster-scoped, by
+            // name, from any namespace): the backends of the policies naming it
             for p in snapshot.backend_tls_policies() {
                 let names_it = p.spec.validation.ca_refs().iter().any(|c| {
                     gamma_model::k8s::is_cluster_trust_bundle(&c.group, &c.kind)
@@ -212,6 +219,15 @@ pub(super) fn effect(
                 });
                 if names_it {
                     policy_backends(snapshot, p, &mut s);
+                }
+            }
+            // and Gateway frontend TLS caCertificateRefs: the Gateways naming it
+            for gw in snapshot.gateways() {
+                if crate::lower::frontend_tls::names_cluster_trust_bundle(gw, &key.name) {
+                    s.gateways.insert((
+                        gw.metadata.namespace_or_default().to_owned(),
+                        gw.metadata.name.clone(),
+                    ));
                 }
             }
         }

@@ -8,6 +8,7 @@
 //! Gateway status reasons; never the table or anything above it.
 
 mod endpoints;
+pub(crate) mod frontend_tls;
 mod kept;
 mod plain;
 mod route;
@@ -445,6 +446,12 @@ pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gate
         .listeners
         .iter()
         .filter_map(|l| listener(snapshot, &ns, l))
+        .map(|mut l| {
+            if l.protocol == ListenerProtocol::Https && l.unsupported_protocol.is_none() {
+                l.client_validation = frontend_tls::client_validation(snapshot, gw, &ns, l.port);
+            }
+            l
+        })
         .collect();
     GatewayIr {
         namespace: ns,
@@ -453,6 +460,7 @@ pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gate
         allowed_listeners: allowed_listeners(snapshot, gw.spec.allowed_listeners.as_ref()),
         listeners,
         invalid: None,
+        insecure_frontend_validation: frontend_tls::insecure_fallbacks(gw),
     }
 }
 
@@ -635,6 +643,7 @@ fn listener(snapshot: &Snapshot, gw_ns: &str, l: &Listener) -> Option<ListenerIr
         unsupported_protocol,
         certificate_refs,
         filters: listener_filters(gw_ns, l),
+        client_validation: None,
     })
 }
 
