@@ -53,7 +53,7 @@ impl RouteTable {
         mut regexes: RegexPool,
         kept: &[Arc<Part>],
     ) -> Self {
-        let opts = options.validate_options();
+        let opts = options.lowering();
         let mut table = if options.keep_lowered_routes {
             let kept: Vec<&crate::lower::Lowered> = kept.iter().map(|p| &p.lowered).collect();
             let (input, (routes, objects, wire)) =

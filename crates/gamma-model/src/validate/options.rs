@@ -41,12 +41,6 @@ pub struct ValidateOptions {
     /// must do, since such a value programmed into a data plane is header injection.
     /// [`validate_checked`](super::validate_checked) sets it itself and reports these as warnings.
     pub refuse_control_characters: bool,
-    /// The `(group, kind)`s of Gateway `spec.infrastructure.parametersRef` the embedding
-    /// controller supports, for engines that judge the reference (gamma-resolve: a Gateway
-    /// whose reference names another kind is `Accepted=False` with reason
-    /// `InvalidParameters`). `None` (the default): no kind is refused for its kind alone.
-    /// Object validation ([`Validate`](crate::Validate)) never reads it.
-    pub gateway_parameter_kinds: Option<Vec<(String, String)>>,
     /// Kinds judged by another bundle than [`ValidateOptions::release`] and
     /// [`ValidateOptions::channel`], each under its own CRD's ([`KindBundles`]; empty: every
     /// kind by those two). Applied where the object's kind is known:
@@ -123,7 +117,6 @@ impl ValidateOptions {
                 release: bundle.release,
                 field_validation: self.field_validation,
                 refuse_control_characters: self.refuse_control_characters,
-                gateway_parameter_kinds: self.gateway_parameter_kinds.clone(),
                 kinds: BTreeMap::new(),
             }),
             _ => Cow::Borrowed(self),

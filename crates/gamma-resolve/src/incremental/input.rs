@@ -25,7 +25,7 @@ pub(super) fn scope_input<'s>(
     snapshot: &'s Snapshot,
     scope: &Scope,
     current: &[Option<&'s Arc<AnyResource>>],
-    opts: &gamma_model::validate::ValidateOptions,
+    opts: &crate::lower::Lowering,
     regexes: &mut RegexPool,
     parts: &[Arc<Part>],
 ) -> (TableInput, Vec<Arc<RouteIr>>, Objects, WireRules<'s>) {

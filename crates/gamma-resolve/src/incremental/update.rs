@@ -113,7 +113,7 @@ impl RouteTable {
             }
             return;
         }
-        let vopts = crate::lower::lowering_options(&options.validate_options());
+        let vopts = options.lowering();
         let mut input = TableInput::default();
         crate::lower::lower_backend_tls(snapshot, &vopts, &mut input);
         let mut pairs = BTreeSet::new();
@@ -188,7 +188,7 @@ impl RouteTable {
         else {
             return false;
         };
-        let vopts = crate::lower::lowering_options(&options.validate_options());
+        let vopts = options.lowering();
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
         let (input, routes, objects, wire) = scope_input(

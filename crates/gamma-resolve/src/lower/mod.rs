@@ -51,7 +51,41 @@ pub fn lower(snapshot: &Snapshot) -> TableInput {
 /// [`lower`] validating routes against `opts` (the channel whose CRD rules apply): a route
 /// invalid under them is left out of the table, and says so ([`crate::RouteTable::left_out_at`]).
 pub fn lower_with(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
-    lower_into(snapshot, opts, &mut RegexPool::default())
+    lower_into(
+        snapshot,
+        &Lowering::new(opts, None),
+        &mut RegexPool::default(),
+    )
+}
+
+/// What lowering reads besides the objects: the validation options (each kind's bundle; header
+/// values with CR, LF or NUL always refused, [`lowering_options`]), and what the embedder
+/// declares it supports ([`crate::BuildOptions::gateway_parameter_kinds`]), which is no part of
+/// object validation. Derefs to its validation options.
+#[derive(Debug, Clone)]
+pub(crate) struct Lowering {
+    validate: ValidateOptions,
+    gateway_parameter_kinds: Option<Vec<(String, String)>>,
+}
+
+impl Lowering {
+    /// `validate` as every lowering uses it, with the embedder's parameters kinds.
+    pub(crate) fn new(
+        validate: &ValidateOptions,
+        gateway_parameter_kinds: Option<Vec<(String, String)>>,
+    ) -> Self {
+        Lowering {
+            validate: lowering_options(validate),
+            gateway_parameter_kinds,
+        }
+    }
+}
+
+impl std::ops::Deref for Lowering {
+    type Target = ValidateOptions;
+    fn deref(&self) -> &ValidateOptions {
+        &self.validate
+    }
 }
 
 /// Lowers one route (`None` for a resource that is not a route) as [`lower_with`] lowers the
@@ -71,10 +105,9 @@ pub fn lower_route(resource: &gamma_model::AnyResource, opts: &ValidateOptions) 
 /// each regex a second time.
 pub(crate) fn lower_into(
     snapshot: &Snapshot,
-    opts: &ValidateOptions,
+    opts: &Lowering,
     regexes: &mut RegexPool,
 ) -> TableInput {
-    let opts = &lowering_options(opts);
     let mut input = lower_all_but_routes(snapshot, opts);
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
@@ -96,10 +129,9 @@ pub(crate) type WireRules<'s> = Vec<Option<&'s [gamma_model::gateway::HttpRouteR
 /// routes; it gives the table [`lower_into`] gives.
 pub(crate) fn lower_reading<'s>(
     snapshot: &'s Snapshot,
-    opts: &ValidateOptions,
+    opts: &Lowering,
     regexes: &mut RegexPool,
 ) -> (TableInput, WireRules<'s>) {
-    let opts = &lowering_options(opts);
     let mut input = lower_all_but_routes(snapshot, opts);
     let mut wire = Vec::new();
     for kind in ROUTE_ORDER {
@@ -166,11 +198,10 @@ pub(crate) type SharedRoutes<'s> = (
 /// holds lowered from the object the snapshot holds is taken from it, not lowered again.
 pub(crate) fn lower_sharing<'s>(
     snapshot: &'s Snapshot,
-    opts: &ValidateOptions,
+    opts: &Lowering,
     regexes: &mut RegexPool,
     kept: &[&Lowered],
 ) -> (TableInput, SharedRoutes<'s>) {
-    let opts = &lowering_options(opts);
     let bundles = opts.as_bundles();
     let input = lower_all_but_routes(snapshot, opts);
     let (mut routes, mut objects, mut wire) = (Vec::new(), Vec::new(), Vec::new());
@@ -193,7 +224,7 @@ pub(crate) fn lower_sharing<'s>(
 }
 
 /// Everything of a snapshot but its routes, lowered (`opts`: the lowering options).
-fn lower_all_but_routes(snapshot: &Snapshot, opts: &ValidateOptions) -> TableInput {
+fn lower_all_but_routes(snapshot: &Snapshot, opts: &Lowering) -> TableInput {
     let mut input = TableInput::default();
     for svc in snapshot.services() {
         input.services.push(lower_service(snapshot, svc));
@@ -363,7 +394,7 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
 pub(crate) fn lower_checked_gateway(
     snapshot: &Snapshot,
     gw: &gamma_model::gateway::Gateway,
-    opts: &ValidateOptions,
+    opts: &Lowering,
 ) -> GatewayIr {
     let mut g = lower_gateway(snapshot, gw);
     // under the Gateway CRD's own bundle
@@ -377,14 +408,14 @@ pub(crate) fn lower_checked_gateway(
 /// unsupported kind, or when the data within that resource is malformed, the Gateway SHOULD
 /// be rejected with the "Accepted" status condition set to "False" and an "InvalidParameters"
 /// reason"): a kind outside the embedder's supported kinds
-/// ([`ValidateOptions::gateway_parameter_kinds`], when set), or a core `ConfigMap` the snapshot
+/// ([`crate::BuildOptions::gateway_parameter_kinds`], when set), or a core `ConfigMap` the snapshot
 /// does not hold in the Gateway's namespace. Another kind the embedder supports is its own to
 /// resolve (gamma-rs has no input for it), and the data of a ConfigMap is the embedder's to
 /// judge.
 fn invalid_parameters(
     snapshot: &Snapshot,
     gw: &gamma_model::gateway::Gateway,
-    opts: &ValidateOptions,
+    opts: &Lowering,
 ) -> Option<Invalid> {
     let r = gw.spec.infrastructure.as_ref()?.parameters_ref.as_ref()?;
     let invalid = |message: String| {

@@ -261,7 +261,7 @@ spec:
     fn both_tables(snapshot: &gamma_model::Snapshot) -> ((String, String), usize) {
         use crate::build::{Builder, Routes};
         let options = crate::BuildOptions::default();
-        let opts = options.validate_options();
+        let opts = options.lowering();
         let shown = |t: crate::RouteTable| unhashed(&format!("{t:?}\n{:?}", t.parent_conditions()));
         let mut pool = RegexPool::default();
         let input = crate::lower::lower_into(snapshot, &opts, &mut pool);

@@ -302,7 +302,7 @@ spec:
         let resources = gamma_model::decode(ROUTES).unwrap_or_default();
         let snapshot = gamma_model::Snapshot::from_resources(resources);
         let mut regexes = crate::regex::RegexPool::default();
-        let opts = gamma_model::validate::ValidateOptions::default();
+        let opts = crate::lower::Lowering::new(&Default::default(), None);
         let input = crate::lower::lower_into(&snapshot, &opts, &mut regexes);
         assert_eq!(regexes.len(), 2);
         let lowered: Vec<*const u8> = (0..2)

@@ -259,10 +259,15 @@ impl BuildOptions {
     }
     /// The validation options of a build: the bundle of each kind.
     pub(crate) fn validate_options(&self) -> gamma_model::validate::ValidateOptions {
-        let mut opts = gamma_model::validate::ValidateOptions::bundles(&self.bundles());
-        opts.gateway_parameter_kinds
-            .clone_from(&self.gateway_parameter_kinds);
-        opts
+        gamma_model::validate::ValidateOptions::bundles(&self.bundles())
+    }
+    /// What a lowering of a build reads: [`BuildOptions::validate_options`] and
+    /// [`BuildOptions::gateway_parameter_kinds`].
+    pub(crate) fn lowering(&self) -> crate::lower::Lowering {
+        crate::lower::Lowering::new(
+            &self.validate_options(),
+            self.gateway_parameter_kinds.clone(),
+        )
     }
     /// Sets [`BuildOptions::gateway_parameter_kinds`]: the `(group, kind)`s of Gateway
     /// `parametersRef` the embedder supports.
