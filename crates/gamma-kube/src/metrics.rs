@@ -1,11 +1,14 @@
 //! Prometheus metrics (prometheus-client): reconciles, status writes, conflicts, retries and
-//! decisions by verdict.
+//! decisions by verdict, and how long reconciliations and each phase of a status write take.
+
+use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::registry::Registry;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::{Registry, Unit};
 
 /// The `kind` label of reconciles.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -13,6 +16,82 @@ pub struct ReconcileLabels {
     /// `full` or `change`.
     pub mode: &'static str,
 }
+
+/// The `phase` label of status write durations.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct WritePhaseLabels {
+    /// The phase, [`WritePhase::as_str`].
+    pub phase: &'static str,
+}
+
+impl WritePhaseLabels {
+    /// The labels of `phase`.
+    pub fn of(phase: WritePhase) -> WritePhaseLabels {
+        WritePhaseLabels {
+            phase: phase.as_str(),
+        }
+    }
+}
+
+/// A phase of one status write, as [`Metrics::status_write_duration`] splits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WritePhase {
+    /// `merge`: after a 409 Conflict, decoding the copy read back and merging `me`'s desired
+    /// status into it. The first merge, into the copy in the snapshot, is made by the
+    /// reconciliation (gamma-controller decides there whether anything is to be written at
+    /// all) and is part of [`Metrics::reconcile_duration`].
+    Merge,
+    /// `encode`: serializing the body of one `PUT .../status`.
+    Encode,
+    /// `request`: one HTTP round trip to the API server: a `PUT`, or the `GET` that re-reads
+    /// the object after a 409. With several writes in flight, the time a finished answer
+    /// waits for the runtime to pick it up is counted here too.
+    Request,
+    /// `apply`: decoding the object the API server stored from the `PUT`'s answer and, in
+    /// the runtime, upserting it into the snapshot (once per write the API server accepted).
+    Apply,
+}
+
+impl WritePhase {
+    /// Every phase, in the order a write goes through them.
+    pub const ALL: [WritePhase; 4] = [
+        WritePhase::Merge,
+        WritePhase::Encode,
+        WritePhase::Request,
+        WritePhase::Apply,
+    ];
+
+    /// The label value: `merge`, `encode`, `request` or `apply`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WritePhase::Merge => "merge",
+            WritePhase::Encode => "encode",
+            WritePhase::Request => "request",
+            WritePhase::Apply => "apply",
+        }
+    }
+}
+
+/// The `mode` values of [`ReconcileLabels`].
+const RECONCILE_MODES: [&str; 2] = ["full", "change"];
+
+/// Upper bounds of the duration buckets, in seconds: 100 µs to 10 s in 1-2.5-5 steps, from
+/// an incremental reconciliation or the encoding of one body (well under a millisecond in a
+/// release build) to a full reconciliation of a large cluster or a round trip to a loaded
+/// API server.
+pub const DURATION_BUCKETS: [f64; 16] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    5.0, 10.0,
+];
+
+/// A histogram of durations in seconds over [`DURATION_BUCKETS`].
+fn duration_histogram() -> Histogram {
+    Histogram::new(DURATION_BUCKETS)
+}
+
+/// Histograms of durations by label set `L`, each over [`DURATION_BUCKETS`].
+pub type DurationFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 /// The `verdict` label of decisions.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -51,8 +130,8 @@ pub struct KindBundleLabels {
     pub channel: &'static str,
 }
 
-/// The runtime's counters; cheap to clone (shared).
-#[derive(Debug, Clone, Default)]
+/// The runtime's counters, gauges and histograms; cheap to clone (shared).
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Metrics {
     /// Reconciliations, by mode.
@@ -83,6 +162,33 @@ pub struct Metrics {
     /// The kinds whose CRD names another bundle than [`Metrics::bundle_info`]'s, each judged
     /// by its own: one series at 1 per such kind (none on a cluster of one bundle).
     pub kind_bundle_info: Family<KindBundleLabels, Gauge>,
+    /// Seconds per reconciliation, by mode: the runtime's whole reconcile step (decisions,
+    /// route table build or update, desired statuses merged into the stored ones, and the
+    /// XAuthorizationPolicies' status when they are watched), without the status writes.
+    pub reconcile_duration: DurationFamily<ReconcileLabels>,
+    /// Seconds per phase of the status writes, by [`WritePhase`]: a sample per re-merge, per
+    /// body encoded, per round trip and per write accepted.
+    pub status_write_duration: DurationFamily<WritePhaseLabels>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics {
+            reconciles: Family::default(),
+            status_writes: Counter::default(),
+            conflicts: Counter::default(),
+            write_errors: Counter::default(),
+            retries: Counter::default(),
+            decisions: Family::default(),
+            undecodable: Counter::default(),
+            entries_dropped: Counter::default(),
+            parent_ref_controllers_declared: Gauge::default(),
+            bundle_info: Family::default(),
+            kind_bundle_info: Family::default(),
+            reconcile_duration: Family::new_with_constructor(duration_histogram),
+            status_write_duration: Family::new_with_constructor(duration_histogram),
+        }
+    }
 }
 
 impl Metrics {
@@ -141,7 +247,47 @@ impl Metrics {
             "The kinds whose CRD names another Gateway API release or channel than the cluster's, each validated by its own",
             m.kind_bundle_info.clone(),
         );
+        r.register_with_unit(
+            "reconcile_duration",
+            "Duration of one reconciliation (decisions, route table, desired and merged statuses), by mode",
+            Unit::Seconds,
+            m.reconcile_duration.clone(),
+        );
+        r.register_with_unit(
+            "status_write_duration",
+            "Duration of the phases of status writes: merge (after a conflict), encode, request (one round trip), apply (decoding the answer into the snapshot)",
+            Unit::Seconds,
+            m.status_write_duration.clone(),
+        );
+        // Every series exists from the start, so that a rate over it is defined before the
+        // first observation.
+        for mode in RECONCILE_MODES {
+            drop(
+                m.reconcile_duration
+                    .get_or_create(&ReconcileLabels { mode }),
+            );
+        }
+        for phase in WritePhase::ALL {
+            drop(
+                m.status_write_duration
+                    .get_or_create(&WritePhaseLabels::of(phase)),
+            );
+        }
         m
+    }
+
+    /// Records that one reconciliation in `mode` (`full` or `change`) took `took`.
+    pub fn observe_reconcile(&self, mode: &'static str, took: Duration) {
+        self.reconcile_duration
+            .get_or_create(&ReconcileLabels { mode })
+            .observe(took.as_secs_f64());
+    }
+
+    /// Records that `phase` of a status write took `took`.
+    pub fn observe_write_phase(&self, phase: WritePhase, took: Duration) {
+        self.status_write_duration
+            .get_or_create(&WritePhaseLabels::of(phase))
+            .observe(took.as_secs_f64());
     }
 
     /// Shows, in [`Metrics::kind_bundle_info`], each kind judged by another bundle than the
@@ -187,6 +333,39 @@ mod tests {
             text.contains("gamma_decisions_total{verdict=\"owned\"} 3"),
             "{text}"
         );
+    }
+
+    // Durations are exported as Prometheus histograms in base units (seconds, the `_seconds`
+    // suffix), one series per label value from the start.
+    #[test]
+    fn durations_are_exposed_as_histograms_in_seconds() {
+        let mut registry = Registry::default();
+        let m = Metrics::register(&mut registry);
+        m.observe_reconcile("full", Duration::from_millis(3));
+        m.observe_write_phase(WritePhase::Request, Duration::from_millis(200));
+        m.observe_write_phase(WritePhase::Request, Duration::from_millis(50));
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        for line in [
+            "# TYPE gamma_reconcile_duration_seconds histogram",
+            "# UNIT gamma_reconcile_duration_seconds seconds",
+            "gamma_reconcile_duration_seconds_count{mode=\"full\"} 1",
+            "gamma_reconcile_duration_seconds_sum{mode=\"full\"} 0.003",
+            // 3 ms falls in the 5 ms bucket, not the 2.5 ms one
+            "gamma_reconcile_duration_seconds_bucket{le=\"0.0025\",mode=\"full\"} 0",
+            "gamma_reconcile_duration_seconds_bucket{le=\"0.005\",mode=\"full\"} 1",
+            "gamma_reconcile_duration_seconds_count{mode=\"change\"} 0",
+            "# TYPE gamma_status_write_duration_seconds histogram",
+            "gamma_status_write_duration_seconds_count{phase=\"request\"} 2",
+            "gamma_status_write_duration_seconds_sum{phase=\"request\"} 0.25",
+            "gamma_status_write_duration_seconds_bucket{le=\"0.1\",phase=\"request\"} 1",
+            "gamma_status_write_duration_seconds_bucket{le=\"0.25\",phase=\"request\"} 2",
+            "gamma_status_write_duration_seconds_count{phase=\"merge\"} 0",
+            "gamma_status_write_duration_seconds_count{phase=\"encode\"} 0",
+            "gamma_status_write_duration_seconds_count{phase=\"apply\"} 0",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in:\n{text}");
+        }
     }
 
     #[test]

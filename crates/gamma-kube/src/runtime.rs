@@ -31,7 +31,7 @@ use tracing::{Instrument, debug, info, info_span, warn};
 use crate::bundle;
 use crate::crd_extension::{self, Availability, CrdState};
 use crate::kinds;
-use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels};
+use crate::metrics::{Metrics, ReconcileLabels, VerdictLabels, WritePhase};
 use crate::served;
 use crate::snapshot_store::{Change, SnapshotStore};
 use crate::status::{self, ObjectUpdate, StatusWriter, Update, WriteBackoff, Written};
@@ -299,9 +299,10 @@ impl Runner {
         } = self;
         let mut reconciler =
             Some(Reconciler::new(config.reconciler.clone()).map_err(RunError::Config)?);
-        let writer =
-            StatusWriter::new(client.clone(), config.reconciler.me.clone(), config.backoff);
         let metrics = config.metrics.clone();
+        let writer =
+            StatusWriter::new(client.clone(), config.reconciler.me.clone(), config.backoff)
+                .with_metrics(metrics.clone());
         let (mut leader, lease_task) = match &config.lease {
             None => (channel::channel(true).1, None),
             Some(l) => {
@@ -419,19 +420,21 @@ impl Runner {
                     l.deadline = None;
                     let now = Time::now();
                     let me = config.reconciler.me.clone();
-                    let (back, (results, policies)) = tokio::task::spawn_blocking(move || {
+                    let (back, (results, policies), took) = tokio::task::spawn_blocking(move || {
+                        // Timed on the blocking thread: the work, not the wait for a thread.
+                        let started = std::time::Instant::now();
                         let results = reconcile(&mut r, &snapshot, &changes, full, now);
                         let policies = authorization.then(|| {
                             gamma_controller::authorization_policy_statuses(&snapshot, &me, now)
                         });
-                        (r, (results, policies))
+                        (r, (results, policies), started.elapsed())
                     })
                     .await
                     .map_err(RunError::Task)?;
                     reconciler = Some(back);
-                    metrics.reconciles.get_or_create(&ReconcileLabels {
-                        mode: if full { "full" } else { "change" },
-                    }).inc();
+                    let mode = if full { "full" } else { "change" };
+                    metrics.reconciles.get_or_create(&ReconcileLabels { mode }).inc();
+                    metrics.observe_reconcile(mode, took);
                     l.state.reconciles += 1;
                     l.write(&writer, &config, results, policies, full, now).await;
                 }
@@ -485,15 +488,15 @@ enum AnyUpdate<'a> {
     Object(ObjectUpdate<'a>),
 }
 
-/// One status write, with the object it was for.
+/// One status write, with the object it was for and how long decoding the answer took.
 async fn write_one(
     writer: &StatusWriter,
     update: &AnyUpdate<'_>,
     now: Time,
-) -> (ObjectKey, status::Result<Written>) {
+) -> (ObjectKey, status::Result<(Written, Duration)>) {
     match update {
-        AnyUpdate::Route(u) => (u.route.clone(), writer.write(u, now).await),
-        AnyUpdate::Object(u) => (u.object.clone(), writer.write_object(u, now).await),
+        AnyUpdate::Route(u) => (u.route.clone(), writer.write_timed(u, now).await),
+        AnyUpdate::Object(u) => (u.object.clone(), writer.write_object_timed(u, now).await),
     }
 }
 
@@ -986,13 +989,14 @@ impl Loop {
             .iter()
             .map(|update| write_one(writer, update, now))
             .collect();
-        let outcomes: Vec<(ObjectKey, status::Result<Written>)> = futures::stream::iter(writes)
-            .buffer_unordered(config.writes_in_flight.max(1))
-            .collect()
-            .await;
+        let outcomes: Vec<(ObjectKey, status::Result<(Written, Duration)>)> =
+            futures::stream::iter(writes)
+                .buffer_unordered(config.writes_in_flight.max(1))
+                .collect()
+                .await;
         for (route, outcome) in outcomes {
             match outcome {
-                Ok(Written::Written { conflicts, stored }) => {
+                Ok((Written::Written { conflicts, stored }, decoded)) => {
                     self.state.conflicts += u64::from(conflicts);
                     metrics.status_writes.inc();
                     metrics.conflicts.inc_by(u64::from(conflicts));
@@ -1004,20 +1008,20 @@ impl Loop {
                     // would have made it (that event then changes nothing).
                     // A policy's own write changes none of the policies' status: it is only
                     // kept, for the next merge's precondition.
-                    if let Some(stored) = stored
-                        && self.store.wrote(*stored).is_some()
-                        && !is_authorization_kind(route.kind)
-                    {
+                    let started = std::time::Instant::now();
+                    let upserted = stored.is_some_and(|s| self.store.wrote(*s).is_some());
+                    metrics.observe_write_phase(WritePhase::Apply, decoded + started.elapsed());
+                    if upserted && !is_authorization_kind(route.kind) {
                         self.pending.insert(route);
                         self.touch(config.debounce);
                     }
                 }
-                Ok(Written::Unchanged { conflicts }) => {
+                Ok((Written::Unchanged { conflicts }, _)) => {
                     self.state.conflicts += u64::from(conflicts);
                     metrics.conflicts.inc_by(u64::from(conflicts));
                     metrics.retries.inc_by(u64::from(conflicts));
                 }
-                Ok(Written::Stale | Written::Gone) => {}
+                Ok((Written::Stale | Written::Gone, _)) => {}
                 Err(e) => {
                     metrics.write_errors.inc();
                     if let status::Error::Conflicts { attempts, .. } = &e {

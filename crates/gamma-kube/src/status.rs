@@ -11,7 +11,7 @@
 //! [`gamma_controller::DesiredObjectStatus::merge_into`] for the others), and retries with
 //! bounded backoff; when the merge says nothing changes, nothing is written.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gamma_arbiter::DesiredStatus;
 use gamma_arbiter::{Identity, MergeOutcome, merge_outcome};
@@ -19,11 +19,14 @@ use gamma_controller::{DesiredObjectStatus, ObjectMerge, ObjectStatus};
 use gamma_model::gateway::RouteStatus;
 use gamma_model::meta::Time;
 use gamma_model::{AnyResource, DecodeError, ObjectKey};
-use kube::api::{Api, DynamicObject, ObjectMeta, PostParams};
-use kube::core::TypeMeta;
+use kube::Resource;
+use kube::api::{DynamicObject, ObjectMeta, PostParams};
+use kube::core::{Request, TypeMeta};
+use serde::Serialize;
 use tracing::{debug, instrument};
 
 use crate::kinds::api_resource;
+use crate::metrics::{Metrics, WritePhase};
 
 /// Why a status write failed.
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +170,7 @@ pub struct StatusWriter {
     me: Identity,
     params: PostParams,
     backoff: WriteBackoff,
+    metrics: Metrics,
 }
 
 impl std::fmt::Debug for StatusWriter {
@@ -195,19 +199,56 @@ impl StatusWriter {
             me,
             params,
             backoff,
+            metrics: Metrics::default(),
         }
+    }
+
+    /// Records how long each phase of every write takes in `metrics`'
+    /// [`Metrics::status_write_duration`] (see [`WritePhase`]; `apply` is the decoding of the
+    /// answer alone, as this writer keeps no snapshot).
+    pub fn with_metrics(mut self, metrics: Metrics) -> StatusWriter {
+        self.metrics = metrics;
+        self
     }
 
     /// Writes `update`: first on the copy it was merged from, then, after each 409, on a
     /// fresh copy merged again. `now` stamps changed conditions on a re-merge.
-    #[instrument(skip_all, fields(route = %update.route.namespace, name = %update.route.name))]
     pub async fn write(&self, update: &Update<'_>, now: Time) -> Result<Written> {
-        let status = serde_json::to_value(update.status).unwrap_or_default();
+        let timed = self.write_timed(update, now).await;
+        self.observe_decoded(timed)
+    }
+
+    /// Writes the status of a Gateway, ListenerSet or BackendTLSPolicy as [`Self::write`]
+    /// writes a route's: on the copy it was merged from, then after each 409 on a fresh copy
+    /// merged again ([`DesiredObjectStatus::merge_into`]), so another controller's ancestor
+    /// entry written meanwhile survives.
+    pub async fn write_object(&self, update: &ObjectUpdate<'_>, now: Time) -> Result<Written> {
+        let timed = self.write_object_timed(update, now).await;
+        self.observe_decoded(timed)
+    }
+
+    /// The `apply` phase of a write made through the public methods: the answer's decoding.
+    fn observe_decoded(&self, timed: Result<(Written, Duration)>) -> Result<Written> {
+        let (written, decoded) = timed?;
+        if let Written::Written { .. } = written {
+            self.metrics.observe_write_phase(WritePhase::Apply, decoded);
+        }
+        Ok(written)
+    }
+
+    /// [`Self::write`], with how long decoding the accepted `PUT`'s answer took (zero without
+    /// one): the runtime adds its snapshot upsert to it for the `apply` phase.
+    #[instrument(skip_all, fields(route = %update.route.namespace, name = %update.route.name))]
+    pub(crate) async fn write_timed(
+        &self,
+        update: &Update<'_>,
+        now: Time,
+    ) -> Result<(Written, Duration)> {
         self.write_status(
             update.route,
             update.api_version,
             update.resource_version,
-            status,
+            update.status,
             |fresh| {
                 let empty = RouteStatus::default();
                 let stored = fresh.as_route().and_then(|r| r.status).unwrap_or(&empty);
@@ -223,18 +264,19 @@ impl StatusWriter {
         .await
     }
 
-    /// Writes the status of a Gateway, ListenerSet or BackendTLSPolicy as [`Self::write`]
-    /// writes a route's: on the copy it was merged from, then after each 409 on a fresh copy
-    /// merged again ([`DesiredObjectStatus::merge_into`]), so another controller's ancestor
-    /// entry written meanwhile survives.
+    /// [`Self::write_object`], with how long decoding the answer took (see
+    /// [`Self::write_timed`]).
     #[instrument(skip_all, fields(object = %update.object.namespace, name = %update.object.name))]
-    pub async fn write_object(&self, update: &ObjectUpdate<'_>, now: Time) -> Result<Written> {
-        let status = serde_json::to_value(update.status).unwrap_or_default();
+    pub(crate) async fn write_object_timed(
+        &self,
+        update: &ObjectUpdate<'_>,
+        now: Time,
+    ) -> Result<(Written, Duration)> {
         self.write_status(
             update.object,
             update.api_version,
             update.resource_version,
-            status,
+            update.status,
             |fresh| match update
                 .desired
                 .merge_into(fresh, update.generation, &self.me, now)
@@ -250,34 +292,46 @@ impl StatusWriter {
     }
 
     /// The read-modify-write loop: `status` on `resource_version`, and after each 409 what
-    /// `remerge` makes of a fresh copy.
+    /// `remerge` makes of a fresh copy. The phases are observed here but for the decoding of
+    /// the accepted `PUT`'s answer, whose duration is returned with the outcome.
+    ///
+    /// The requests go to the client directly, not through `Api`, whose calls serialize the
+    /// body and parse the answer within the round trip: made apart, the three are timed apart.
     async fn write_status(
         &self,
         key: &ObjectKey,
         api_version: &str,
         resource_version: Option<&str>,
-        mut status: serde_json::Value,
+        status: &impl Serialize,
         remerge: impl Fn(&AnyResource) -> Remerged,
-    ) -> Result<Written> {
+    ) -> Result<(Written, Duration)> {
         let ar = api_resource(key.kind, api_version);
-        let api: Api<DynamicObject> =
-            Api::namespaced_with(self.client.clone(), &key.namespace, &ar);
+        let request = Request::new(DynamicObject::url_path(&ar, Some(&key.namespace)));
         let label = || format!("{}/{}", key.namespace, key.name);
+        let api_error = |source| Error::Api {
+            route: label(),
+            source,
+        };
+        let done = |written| Ok((written, Duration::ZERO));
         let mut resource_version = resource_version.map(str::to_owned);
+        // The status merged again after a conflict; `status` itself before the first.
+        let mut remerged: Option<serde_json::Value> = None;
         let mut conflicts = 0;
         for attempt in 0..self.backoff.max_attempts.max(1) {
             if attempt > 0 {
                 tokio::time::sleep(self.backoff.delay(attempt - 1)).await;
                 // Re-read and re-merge: never write a status computed from an old copy.
-                let fresh = match api.get_status(&key.name).await {
-                    Ok(o) => o,
-                    Err(kube::Error::Api(s)) if s.is_not_found() => return Ok(Written::Gone),
-                    Err(source) => {
-                        return Err(Error::Api {
-                            route: label(),
-                            source,
-                        });
-                    }
+                let mut get = request
+                    .get_subresource("status", &key.name)
+                    .map_err(|e| api_error(kube::Error::BuildRequest(e)))?;
+                get.extensions_mut().insert("get_status");
+                let answer = self.round_trip(self.client.request_text(get)).await;
+                let started = Instant::now();
+                let fresh: DynamicObject = match answer {
+                    Ok(text) => serde_json::from_str(&text)
+                        .map_err(|e| api_error(kube::Error::SerdeError(e)))?,
+                    Err(kube::Error::Api(s)) if s.is_not_found() => return done(Written::Gone),
+                    Err(source) => return Err(api_error(source)),
                 };
                 resource_version = fresh.metadata.resource_version.clone();
                 let fresh =
@@ -287,37 +341,69 @@ impl StatusWriter {
                             source,
                         }
                     })?;
-                match remerge(&fresh) {
-                    Remerged::Write(s) => status = s,
-                    Remerged::Stale => return Ok(Written::Stale),
-                    Remerged::Unchanged => return Ok(Written::Unchanged { conflicts }),
+                let outcome = remerge(&fresh);
+                self.metrics
+                    .observe_write_phase(WritePhase::Merge, started.elapsed());
+                match outcome {
+                    Remerged::Write(s) => remerged = Some(s),
+                    Remerged::Stale => return done(Written::Stale),
+                    Remerged::Unchanged => return done(Written::Unchanged { conflicts }),
                 }
             }
-            let body = body(key, api_version, resource_version.clone(), &status);
-            match api.replace_status(&key.name, &self.params, &body).await {
-                Ok(object) => {
+            let started = Instant::now();
+            let body = match &remerged {
+                Some(s) => body(key, api_version, resource_version.clone(), s),
+                None => {
+                    let s = serde_json::to_value(status).unwrap_or_default();
+                    body(key, api_version, resource_version.clone(), &s)
+                }
+            };
+            let data =
+                serde_json::to_vec(&body).map_err(|e| api_error(kube::Error::SerdeError(e)))?;
+            let mut put = request
+                .replace_subresource("status", &key.name, &self.params, data)
+                .map_err(|e| api_error(kube::Error::BuildRequest(e)))?;
+            // The name kube's tracing gives the request, as `Api::replace_status` would.
+            put.extensions_mut().insert("replace_status");
+            self.metrics
+                .observe_write_phase(WritePhase::Encode, started.elapsed());
+            match self.round_trip(self.client.request_text(put)).await {
+                Ok(text) => {
+                    let started = Instant::now();
+                    let object: DynamicObject = serde_json::from_str(&text)
+                        .map_err(|e| api_error(kube::Error::SerdeError(e)))?;
                     let stored = crate::watches::decode_object(key.kind, api_version, object)
                         .ok()
                         .map(Box::new);
-                    return Ok(Written::Written { conflicts, stored });
+                    let written = Written::Written { conflicts, stored };
+                    return Ok((written, started.elapsed()));
                 }
                 Err(kube::Error::Api(s)) if s.is_conflict() => {
                     debug!(attempt, "conflict: re-reading");
                     conflicts += 1;
                 }
-                Err(kube::Error::Api(s)) if s.is_not_found() => return Ok(Written::Gone),
-                Err(source) => {
-                    return Err(Error::Api {
-                        route: label(),
-                        source,
-                    });
-                }
+                Err(kube::Error::Api(s)) if s.is_not_found() => return done(Written::Gone),
+                Err(source) => return Err(api_error(source)),
             }
         }
         Err(Error::Conflicts {
             route: label(),
             attempts: self.backoff.max_attempts,
         })
+    }
+
+    /// One HTTP round trip (`Client::request_text`: the answer's body as text, or the API
+    /// server's refusal), observed as the `request` phase.
+    async fn round_trip(
+        &self,
+        request: impl Future<Output = kube::Result<String>>,
+    ) -> kube::Result<String> {
+        // `request` is an async call, which does nothing before it is awaited here.
+        let started = Instant::now();
+        let answer = request.await;
+        self.metrics
+            .observe_write_phase(WritePhase::Request, started.elapsed());
+        answer
     }
 }
 

@@ -12,6 +12,11 @@
 //! 3. **yardstick**: the runtime stops; the statuses it wrote are recorded, every status is
 //!    emptied (not timed), and the bare client writes the recorded statuses back (timed).
 //!
+//! After the cold convergence and after the mass change, the runtime's own duration histograms
+//! (`gamma_kube::metrics`: reconciliations, and the merge, encode, request and apply phases of
+//! status writes) are read and their split is reported beside the times; their counts are
+//! checked against the writes made, so that no write escapes the instrumentation.
+//!
 //! The CI run is 500 routes over 100 Services; `GAMMA_KUBE_LOAD=full` runs 5,000 routes over
 //! 1,000 Services. Figures and method: benches/README.md and benches/records/kube.md.
 
@@ -24,6 +29,7 @@ use common::*;
 use futures::StreamExt;
 use gamma_arbiter::Identity;
 use gamma_kube::kinds::api_resource;
+use gamma_kube::metrics::{Metrics, ReconcileLabels, WritePhase, WritePhaseLabels};
 use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
 use gamma_testenv::harness::standard_server;
@@ -112,6 +118,122 @@ async fn converged(rx: &mut tokio::sync::watch::Receiver<gamma_kube::State>, wri
     .await;
 }
 
+/// Seconds and samples of one histogram.
+#[derive(Debug, Clone, Copy, Default)]
+struct Spent {
+    seconds: f64,
+    count: u64,
+}
+
+impl std::ops::Sub for Spent {
+    type Output = Spent;
+    fn sub(self, before: Spent) -> Spent {
+        Spent {
+            seconds: self.seconds - before.seconds,
+            count: self.count - before.count,
+        }
+    }
+}
+
+/// Where the runtime's time went, from its histograms: reconciliations (both modes), then each
+/// status write phase in [`WritePhase::ALL`] order.
+#[derive(Debug, Clone, Copy, Default)]
+struct Split {
+    reconcile: Spent,
+    phases: [Spent; 4],
+}
+
+impl Split {
+    fn of(metrics: &Metrics) -> Split {
+        let spent = |h: &prometheus_client::metrics::histogram::Histogram| Spent {
+            seconds: h.sum(),
+            count: h.count(),
+        };
+        let mut split = Split::default();
+        for mode in ["full", "change"] {
+            if let Some(h) = metrics.reconcile_duration.get(&ReconcileLabels { mode }) {
+                let s = spent(&h);
+                split.reconcile.seconds += s.seconds;
+                split.reconcile.count += s.count;
+            }
+        }
+        for (i, phase) in WritePhase::ALL.into_iter().enumerate() {
+            if let Some(h) = metrics
+                .status_write_duration
+                .get(&WritePhaseLabels::of(phase))
+            {
+                split.phases[i] = spent(&h);
+            }
+        }
+        split
+    }
+
+    fn phase(&self, phase: WritePhase) -> Spent {
+        let i = WritePhase::ALL.iter().position(|p| *p == phase).unwrap();
+        self.phases[i]
+    }
+
+    /// The split since `before`.
+    fn since(&self, before: &Split) -> Split {
+        let mut phases = self.phases;
+        for (p, b) in phases.iter_mut().zip(before.phases) {
+            *p = *p - b;
+        }
+        Split {
+            reconcile: self.reconcile - before.reconcile,
+            phases,
+        }
+    }
+
+    /// Each part's seconds, samples, share of `wall` and mean; the requests overlap
+    /// (`in_flight` at once), so their share is of `in_flight` times `wall`.
+    fn describe(&self, wall: Duration, in_flight: usize) -> String {
+        let wall = wall.as_secs_f64();
+        let part = |name: &str, s: Spent, overlap: f64| {
+            format!(
+                "{name} {:.3} s in {} ({:.1}% of the wall time{}, {:.2} ms each)",
+                s.seconds,
+                s.count,
+                100.0 * s.seconds / overlap / wall,
+                if overlap > 1.0 {
+                    format!(" at {overlap} in flight")
+                } else {
+                    String::new()
+                },
+                1e3 * s.seconds / s.count.max(1) as f64,
+            )
+        };
+        let mut parts = vec![part("reconcile", self.reconcile, 1.0)];
+        for phase in WritePhase::ALL {
+            let overlap = if phase == WritePhase::Request {
+                in_flight as f64
+            } else {
+                1.0
+            };
+            parts.push(part(phase.as_str(), self.phase(phase), overlap));
+        }
+        parts.join("; ")
+    }
+
+    /// Every write the runtime made is seen by the instrumentation: one `apply` per write the
+    /// API server accepted, one `encode` per `PUT` (each accepted or answered 409), one
+    /// `request` per `PUT` and per re-read, and a re-merge only after a 409.
+    fn check_counts(&self, what: &str, writes: u64, conflicts: u64) {
+        let [merge, encode, request, apply] = WritePhase::ALL.map(|p| self.phase(p).count);
+        assert_eq!(apply, writes, "{what}: an apply per write accepted");
+        assert_eq!(encode, writes + conflicts, "{what}: a body encoded per PUT");
+        assert_eq!(
+            request,
+            encode + merge,
+            "{what}: a round trip per PUT and per re-read (each followed by a merge)"
+        );
+        assert!(
+            merge <= conflicts,
+            "{what}: {merge} merges after {conflicts} conflicts"
+        );
+    }
+}
+
 /// Every route's entry for `controller` says Accepted=True at the route's generation.
 fn all_accepted_at_generation(
     routes: &BTreeMap<(String, String), DynamicObject>,
@@ -163,11 +285,17 @@ async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_th
     let create_time = created.elapsed();
 
     // 1. Cold: an empty status everywhere.
+    let metrics = Metrics::default();
     let started = Instant::now();
-    let (mut state, stop, task) = spawn_runtime(&client, &config, me.clone(), |_| {});
+    let (mut state, stop, task) = spawn_runtime(&client, &config, me.clone(), |c| {
+        c.metrics = metrics.clone();
+    });
+    until(&mut state, 1200, "every kind listed", |s| s.ready).await;
+    let listed = started.elapsed();
     converged(&mut state, routes as u64).await;
     let cold = started.elapsed();
     let cold_state = state.borrow().clone();
+    let cold_split = Split::of(&metrics);
     assert!(all_accepted_at_generation(
         &list_routes(&client, &namespaces).await,
         controller
@@ -202,6 +330,7 @@ async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_th
     converged(&mut state, 2 * routes as u64).await;
     let mass = patched.elapsed();
     let mass_state = state.borrow().clone();
+    let mass_split = Split::of(&metrics).since(&cold_split);
     stop.send(true).unwrap();
     task.await.unwrap().unwrap();
     let stored = list_routes(&client, &namespaces).await;
@@ -249,6 +378,27 @@ async fn the_runtime_converges_within_a_small_factor_of_a_bare_client_writing_th
         mass.as_secs_f64(),
         mass.as_secs_f64() / (patch_time + bare).as_secs_f64(),
         (patch_time + bare).as_secs_f64(),
+        mass_state.writes - cold_state.writes,
+        mass_state.conflicts - cold_state.conflicts,
+    );
+    // Where the runtime's time went, beside a bare PUT's mean round trip (its wall time
+    // times the requests in flight, over the requests).
+    let _ = writeln!(
+        std::io::stderr(),
+        "split, cold ({:.2} s, every kind listed after {:.2} s): {}\n\
+         split, mass change ({:.2} s): {}\n\
+         bare client: {:.2} ms a PUT round trip ({:.2} s x {in_flight} in flight / {routes})",
+        cold.as_secs_f64(),
+        listed.as_secs_f64(),
+        cold_split.describe(cold, in_flight),
+        mass.as_secs_f64(),
+        mass_split.describe(mass, in_flight),
+        1e3 * bare.as_secs_f64() * in_flight as f64 / routes as f64,
+        bare.as_secs_f64(),
+    );
+    cold_split.check_counts("cold", cold_state.writes, cold_state.conflicts);
+    mass_split.check_counts(
+        "mass change",
         mass_state.writes - cold_state.writes,
         mass_state.conflicts - cold_state.conflicts,
     );
