@@ -1,8 +1,8 @@
 //! BackendTLSPolicy CA references to ClusterTrustBundles (Gateway API v1.7 experimental,
 //! GEP-5075) judged by gamma-kube on real API servers (tools/kube-testenv: kube-apiserver
 //! v1.37.2 with the Gateway API v1.7.0 experimental CRDs), one per way a cluster serves the
-//! `certificates.k8s.io` ClusterTrustBundle API: `v1beta1` only (an older cluster that enables
-//! the beta), and not at all.
+//! `certificates.k8s.io` ClusterTrustBundle API: GA `v1` (Kubernetes 1.37's default), `v1beta1`
+//! only (an older cluster that enables the beta), and not at all.
 //!
 //! BackendTLSPolicyValidation.caCertificateRefs (apis/v1/backendtlspolicy_types.go): "A
 //! CACertificateRef is invalid if: It refers to a resource that cannot be resolved (e.g., the
@@ -27,6 +27,8 @@ use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
 use serde_json::json;
 
 gamma_testenv::test_main! {
+    #[tokio] served_at_v1_a_missing_bundle_is_an_invalid_ca_ref_until_it_is_created
+        if release_servers && experimental_server,
     #[tokio] served_at_v1beta1_only_a_missing_bundle_is_an_invalid_ca_ref_until_it_is_created
         if release_servers && experimental_server,
     #[tokio] where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_missing
@@ -232,6 +234,13 @@ async fn missing_then_created_then_deleted(env: &TestEnv, version: &'static str)
         "{entry:?}"
     );
     runtime.stop().await;
+}
+
+// Kubernetes 1.37 serves ClusterTrustBundle as GA at `certificates.k8s.io/v1`, by default and
+// only there (beta versions are off by default): kube-testenv's default server.
+async fn served_at_v1_a_missing_bundle_is_an_invalid_ca_ref_until_it_is_created() {
+    let env = gamma_testenv::server_release(RELEASE, Channel::Experimental);
+    missing_then_created_then_deleted(env, V1).await;
 }
 
 // A cluster before 1.37 serves the beta only where it enables it (kube-apiserver
