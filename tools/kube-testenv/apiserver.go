@@ -17,9 +17,9 @@ import (
 
 // apiServerFlags are the kube-apiserver command-line flags of the test
 // environment: the same flags a cluster's kube-apiserver takes.
-func apiServerFlags(etcdURL string, creds *credentials, port int, watchCache bool) []string {
-	return []string{
-		"--watch-cache=" + strconv.FormatBool(watchCache),
+func apiServerFlags(etcdURL string, creds *credentials, port int, s *settings) []string {
+	flags := []string{
+		"--watch-cache=" + strconv.FormatBool(s.watchCache),
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -43,6 +43,15 @@ func apiServerFlags(etcdURL string, creds *credentials, port int, watchCache boo
 		"--service-node-port-range=30000-32767",
 		"--profiling=false",
 	}
+	// Only when asked: the default server is kube-apiserver's default API
+	// set, as a cluster that enables nothing extra has it.
+	if s.runtimeConfig != "" {
+		flags = append(flags, "--runtime-config="+s.runtimeConfig)
+	}
+	if s.featureGates != "" {
+		flags = append(flags, "--feature-gates="+s.featureGates)
+	}
+	return flags
 }
 
 // startAPIServer runs the real kube-apiserver (its server chain: aggregator,

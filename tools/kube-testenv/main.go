@@ -44,6 +44,10 @@ type settings struct {
 	dataDir     string
 	port        int
 	watchCache  bool
+	// Passed through to kube-apiserver when set: which built-in APIs it serves
+	// beyond (or short of) its defaults.
+	runtimeConfig string
+	featureGates  string
 }
 
 func parseSettings() (*settings, error) {
@@ -56,6 +60,8 @@ func parseSettings() (*settings, error) {
 	fs.StringVar(&s.dataDir, "data-dir", "", "keep the server's state (etcd data, credentials, ports) in this directory and reuse it on the next start: a restart is the same cluster at the same URL (default: a fresh temp dir, removed at stop)")
 	fs.IntVar(&s.port, "port", 0, "the API server's port on 127.0.0.1 (default: a free port; with --data-dir, the first run's)")
 	fs.BoolVar(&s.watchCache, "watch-cache", true, "kube-apiserver --watch-cache: false serves every watch from etcd, so that compacting etcd (the `compact` stdin command) expires watches with 410 Gone")
+	fs.StringVar(&s.runtimeConfig, "runtime-config", "", "kube-apiserver --runtime-config (comma-separated group/version[/resource]=true|false), e.g. certificates.k8s.io/v1beta1/clustertrustbundles=true to serve a beta API the server leaves off by default (default: kube-apiserver's own)")
+	fs.StringVar(&s.featureGates, "feature-gates", "", "kube-apiserver --feature-gates (comma-separated Gate=true|false), e.g. ClusterTrustBundle=false (default: kube-apiserver's own)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return nil, err
 	}
@@ -201,7 +207,7 @@ func serve(ctx context.Context, cancel context.CancelFunc, s *settings, crds []*
 	}
 	serverCtx, stopServer := context.WithCancel(context.Background())
 	defer stopServer()
-	done, err := startAPIServer(serverCtx, listener, apiServerFlags(etcdURL(etcdPorts[0]), creds, port, s.watchCache))
+	done, err := startAPIServer(serverCtx, listener, apiServerFlags(etcdURL(etcdPorts[0]), creds, port, s))
 	if err != nil {
 		listener.Close()
 		return fmt.Errorf("kube-apiserver: %w", err)

@@ -105,7 +105,8 @@ pub struct RunConfig {
     /// `watch` on `secrets` cluster-wide. Only a Secret's name, type and entry names are kept
     /// (`gamma_model::k8s::Secret`); the values are dropped while decoding.
     pub watch_secrets: bool,
-    /// Watch ClusterTrustBundles (`certificates.k8s.io`, beta) where the cluster serves them
+    /// Watch ClusterTrustBundles (`certificates.k8s.io`: GA `v1` from Kubernetes 1.37, served
+    /// by default; `v1beta1` or `v1alpha1` where an older cluster enables them) where served
     /// (asked once at start through API discovery, [`crate::served`]), so that BackendTLSPolicy
     /// CA references to a missing or empty bundle get `ResolvedRefs=False
     /// InvalidCACertificateRef` (the snapshot is marked `cluster_trust_bundles_complete`). Off
@@ -350,9 +351,10 @@ impl Runner {
             // exist, even while no TLS Secret exists at all
             l.store.set_secrets_complete(true);
         }
-        // ClusterTrustBundle is beta and served only where the cluster enables it: asked once
-        // here, when the embedder asks for them. Where it is not served nothing is watched and the snapshot stays incomplete
-        // for it, so a reference to a bundle is never judged missing from an empty list.
+        // ClusterTrustBundle is served by default only from Kubernetes 1.37 (GA), and a
+        // cluster may turn it off: asked once here, when the embedder asks for them. Where it
+        // is not served nothing is watched and the snapshot stays incomplete for it, so a
+        // reference to a bundle is never judged missing from an empty list.
         if config.watch_cluster_trust_bundles {
             if let Some(version) = served::cluster_trust_bundle_version(&client).await {
                 l.start(ResourceKind::ClusterTrustBundle, version);

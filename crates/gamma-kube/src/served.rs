@@ -1,11 +1,11 @@
 //! Which built-in APIs that not every cluster serves are served here, asked once at start
 //! through API discovery.
 //!
-//! `certificates.k8s.io` ClusterTrustBundle (the CA references of GEP-5075) is beta
-//! (`v1beta1`, Kubernetes 1.33) and served only where the cluster enables it (the
-//! `ClusterTrustBundle` feature gate and `--runtime-config`); before that it was alpha
-//! (`v1alpha1`). Where no modelled version is served there is nothing to watch, and a watch
-//! would only fail with 404 forever.
+//! `certificates.k8s.io` ClusterTrustBundle (the CA references of GEP-5075) is GA (`v1`) and
+//! served by default from Kubernetes 1.37; before that it was beta (`v1beta1`, 1.33) and alpha
+//! (`v1alpha1`), served only where the cluster enabled it (the `ClusterTrustBundle` feature gate
+//! and `--runtime-config`), and a 1.37 cluster may still turn it off. Where no modelled version
+//! is served there is nothing to watch, and a watch would only fail with 404 forever.
 
 use gamma_model::ResourceKind;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::APIResourceList;
@@ -88,11 +88,18 @@ mod tests {
         assert_eq!(cluster_trust_bundle_version(&client).await, None);
     }
 
+    // Kubernetes 1.37 serves ClusterTrustBundles at the GA `v1` only, unless the cluster also
+    // enables `v1beta1` (off by default, as every beta API): discovery must ask `v1`, and ask
+    // it first, so that a cluster serving both is watched at the GA version.
     #[test]
-    fn the_newest_modelled_version_is_asked_first() {
+    fn discovery_asks_the_ga_version_first_then_beta_then_alpha() {
         assert_eq!(
-            ResourceKind::ClusterTrustBundle.api_versions().first(),
-            Some(&"certificates.k8s.io/v1beta1")
+            ResourceKind::ClusterTrustBundle.api_versions(),
+            [
+                "certificates.k8s.io/v1",
+                "certificates.k8s.io/v1beta1",
+                "certificates.k8s.io/v1alpha1"
+            ]
         );
     }
 }

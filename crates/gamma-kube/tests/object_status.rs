@@ -26,8 +26,6 @@ gamma_testenv::test_main! {
         if standard_server,
     #[tokio] a_supplied_programmed_is_written_with_the_computed_status_at_the_new_generation
         if standard_server,
-    #[tokio] where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_missing
-        if standard_server,
 }
 
 const ME: &str = "example.com/gateway-controller";
@@ -56,39 +54,8 @@ fn private() -> TestEnv {
     TestEnv::start(Channel::Standard).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Service `ns/web` (port 443) and HTTPRoute `ns/r` on Gateway `gw` sending to it: the backend
-/// a BackendTLSPolicy on `web` applies to.
-async fn web_behind_gateway(client: &kube::Client, ns: &str) {
-    create_value(
-        client,
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "web", "namespace": ns},
-               "spec": {"ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
-    )
-    .await;
-    create_value(
-        client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
-               "metadata": {"name": "r", "namespace": ns},
-               "spec": {"parentRefs": [{"name": "gw"}],
-                        "rules": [{"backendRefs": [{"name": "web", "port": 443}]}]}}),
-    )
-    .await;
-}
-
 async fn get(client: &kube::Client, kind: ResourceKind, ns: &str, name: &str) -> AnyResource {
     get_route(client, kind, ns, name).await.unwrap()
-}
-
-fn ancestors(r: &AnyResource) -> Vec<PolicyAncestorStatus> {
-    match r {
-        AnyResource::BackendTlsPolicy(p) => p
-            .status
-            .as_ref()
-            .map(|s| s.ancestors.clone())
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    }
 }
 
 fn ours(r: &AnyResource) -> Option<PolicyAncestorStatus> {
@@ -577,94 +544,6 @@ async fn a_supplied_programmed_is_written_with_the_computed_status_at_the_new_ge
             .iter()
             .all(|c| c.observed_generation == generation),
         "{ours:?}"
-    );
-    runtime.stop().await;
-}
-
-/// The controller of the ClusterTrustBundle test (its own GatewayClass, so that the other
-/// tests' runtimes on the shared server never write its policy).
-const ME_CTB: &str = "example.com/gateway-controller-ctb";
-
-// GEP-5075 (Gateway API v1.7, experimental): a CA reference may name a ClusterTrustBundle,
-// which `certificates.k8s.io/v1beta1` serves only where the cluster enables it. kube-testenv
-// runs kube-apiserver with its default feature gates and runtime-config, which do not serve it:
-// the runtime then watches none, and does not mark the snapshot as holding them all, so a
-// reference to a bundle it cannot see is not judged missing (BackendTLSPolicyValidation
-// .caCertificateRefs: InvalidCACertificateRef is for a reference that "cannot be resolved").
-async fn where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_missing() {
-    let env = gamma_testenv::server(Channel::Standard);
-    let client = client(env).await;
-    // the precondition: discovery lists no ClusterTrustBundle at any version gamma-rs models
-    for version in ResourceKind::ClusterTrustBundle.api_versions() {
-        match client.list_api_group_resources(version).await {
-            Err(kube::Error::Api(s)) if s.is_not_found() => {}
-            Ok(list) => assert!(
-                list.resources
-                    .iter()
-                    .all(|r| r.name != "clustertrustbundles"),
-                "{version} serves ClusterTrustBundles here: this test is of a cluster without"
-            ),
-            Err(e) => panic!("discovery of {version}: {e}"),
-        }
-    }
-    let ns = env.namespace_name("ctb");
-    namespace_and_class(&client, &ns, ME_CTB).await;
-    create_value(
-        &client,
-        gateway_of_class(
-            &ns,
-            json!({"listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}),
-        ),
-    )
-    .await;
-    web_behind_gateway(&client, &ns).await;
-    create_value(
-        &client,
-        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "BackendTLSPolicy",
-               "metadata": {"name": "tls", "namespace": ns},
-               "spec": {"targetRefs": [{"group": "", "kind": "Service", "name": "web"}],
-                        "validation": {"caCertificateRefs": [
-                                           {"group": "certificates.k8s.io",
-                                            "kind": "ClusterTrustBundle",
-                                            "name": "example.com:roots:absent"}],
-                                       "hostname": "web.example.com"}}}),
-    )
-    .await;
-
-    let runtime = Running::ready(
-        &client,
-        &ArbiterConfig::default(),
-        Identity::new(ME_CTB),
-        // asked for: the API not being served is what keeps them unwatched
-        |c| c.watch_cluster_trust_bundles = true,
-    )
-    .await;
-    let state = runtime.state.borrow().clone();
-    assert!(
-        !state
-            .watching
-            .contains_key(&ResourceKind::ClusterTrustBundle),
-        "{:?}",
-        state.watching
-    );
-
-    let entry = eventually(60, "our ancestor entry", || async {
-        let p = get(&client, ResourceKind::BackendTlsPolicy, &ns, "tls").await;
-        ancestors(&p)
-            .into_iter()
-            .find(|a| a.controller_name == ME_CTB)
-    })
-    .await;
-    let resolved = entry
-        .conditions
-        .iter()
-        .find(|c| c.type_ == "ResolvedRefs")
-        .unwrap_or_else(|| panic!("no ResolvedRefs: {entry:?}"));
-    assert_eq!(
-        (&resolved.status, resolved.reason.as_str()),
-        (&ConditionStatus::True, "ResolvedRefs"),
-        "{}",
-        resolved.message
     );
     runtime.stop().await;
 }

@@ -215,9 +215,10 @@ resources! {
     /// Core Secret: name, type and entry names only (listener `tls.certificateRefs`).
     Secret(Secret) => "Secret", namespaced: true, versions: ["v1"];
     /// `certificates.k8s.io` ClusterTrustBundle: name, signer and whether it holds PEM only
-    /// (the CA references of GEP-5075).
+    /// (the CA references of GEP-5075). `v1` since Kubernetes 1.37 (GA, served by default),
+    /// `v1beta1` from 1.33 and `v1alpha1` before, both served only where a cluster enables them.
     ClusterTrustBundle(ClusterTrustBundle) => "ClusterTrustBundle", namespaced: false,
-        versions: ["certificates.k8s.io/v1beta1", "certificates.k8s.io/v1alpha1"];
+        versions: ["certificates.k8s.io/v1", "certificates.k8s.io/v1beta1", "certificates.k8s.io/v1alpha1"];
     /// Core Pod: name, namespace, labels, ServiceAccount, IPs and readiness only (the
     /// workloads of authorization policies).
     Pod(Pod) => "Pod", namespaced: true, versions: ["v1"];

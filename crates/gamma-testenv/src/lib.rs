@@ -17,7 +17,8 @@
 //!   environment itself; [`TestEnv::start_with`] for one that can be restarted
 //!   ([`TestEnv::restart`]: same data, URL and kubeconfig) or whose etcd can be compacted
 //!   ([`TestEnv::compact_etcd`]: watches from older resourceVersions get 410 Gone), for tests
-//!   of faults.
+//!   of faults, or whose kube-apiserver serves other built-in APIs than its defaults
+//!   ([`Options::runtime_config`], [`Options::feature_gates`]).
 //! - [`upstream::release_tree`]: the CRDs, examples and invalid examples of each supported
 //!   Gateway API release ([`upstream::RELEASES`]), fetched from the Go module proxy on first use.
 //! - [`TestEnv::namespace_name`]: a fresh unique namespace name per test (creating the

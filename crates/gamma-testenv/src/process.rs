@@ -1,6 +1,6 @@
 //! Building, starting and stopping one `tools/kube-testenv` server process.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -69,6 +69,14 @@ pub struct Options {
     /// from etcd, so [`TestEnv::compact_etcd`] expires the watches of older resourceVersions
     /// with 410 Gone (kube-testenv `--watch-cache=false`).
     pub watch_cache: bool,
+    /// kube-apiserver `--runtime-config` entries, `group/version[/resource]=true|false`: APIs
+    /// served beyond or short of kube-apiserver's defaults, e.g.
+    /// `certificates.k8s.io/v1beta1/clustertrustbundles=true` (a beta API, off by default).
+    /// Empty (the default): kube-apiserver's own API set, as in a cluster that changes none.
+    pub runtime_config: Vec<String>,
+    /// kube-apiserver `--feature-gates` entries, `Gate=true|false`, e.g.
+    /// `ClusterTrustBundle=false`. Empty (the default): every gate at its default.
+    pub feature_gates: Vec<String>,
 }
 
 impl Default for Options {
@@ -76,6 +84,8 @@ impl Default for Options {
         Options {
             restartable: false,
             watch_cache: true,
+            runtime_config: Vec::new(),
+            feature_gates: Vec::new(),
         }
     }
 }
@@ -249,19 +259,8 @@ impl TestEnv {
             .append(true)
             .open(&self.log)
             .map_err(Error::io(format!("open {}", self.log.display())))?;
-        let mut command = Command::new(&self.binary);
-        command
-            .arg("--kubeconfig")
-            .arg(&self.kubeconfig)
-            .arg("--channel")
-            .arg(self.channel.as_str())
-            .arg("--crd-dir")
-            .arg(&self.crd_dir)
-            .arg(format!("--watch-cache={}", self.options.watch_cache));
-        if self.options.restartable {
-            command.arg("--data-dir").arg(self.work_dir.join("data"));
-        }
-        let mut child = command
+        let mut child = Command::new(&self.binary)
+            .args(self.server_args())
             // The server makes its temp dir here, so that stop can check it is gone.
             .env("TMPDIR", &self.work_dir)
             .stdin(Stdio::piped())
@@ -285,6 +284,30 @@ impl TestEnv {
             answers,
         });
         self.wait_ready(ready)
+    }
+
+    /// The start script's arguments for this server: its kubeconfig, CRDs and [`Options`].
+    fn server_args(&self) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec![
+            "--kubeconfig".into(),
+            self.kubeconfig.clone().into(),
+            "--channel".into(),
+            self.channel.as_str().into(),
+            "--crd-dir".into(),
+            self.crd_dir.clone().into(),
+            format!("--watch-cache={}", self.options.watch_cache).into(),
+        ];
+        if self.options.restartable {
+            args.extend(["--data-dir".into(), self.work_dir.join("data").into()]);
+        }
+        // Left out when empty, so that the default server is kube-apiserver's default.
+        if !self.options.runtime_config.is_empty() {
+            args.push(format!("--runtime-config={}", self.options.runtime_config.join(",")).into());
+        }
+        if !self.options.feature_gates.is_empty() {
+            args.push(format!("--feature-gates={}", self.options.feature_gates.join(",")).into());
+        }
+        args
     }
 
     /// The channel whose CRDs are installed.
@@ -566,6 +589,68 @@ fn tail(text: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server not started: only its arguments are read (its work dir never exists, so the
+    /// removal on drop touches nothing).
+    fn unstarted(options: Options) -> TestEnv {
+        let work_dir = std::env::temp_dir().join(format!(
+            "gamma-testenv-args-{}-never-created",
+            std::process::id()
+        ));
+        TestEnv {
+            release: DEFAULT_RELEASE.to_owned(),
+            channel: Channel::Experimental,
+            crd_dir: PathBuf::from("crds"),
+            options,
+            binary: PathBuf::new(),
+            kubeconfig: work_dir.join("kubeconfig"),
+            log: work_dir.join("server.log"),
+            work_dir,
+            server_url: String::new(),
+            process: Mutex::new(None),
+        }
+    }
+
+    fn args(env: &TestEnv) -> Vec<String> {
+        env.server_args()
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    // kube-apiserver's --runtime-config and --feature-gates each take one comma-separated
+    // list of key=value pairs; the default server passes neither, so it serves kube-apiserver's
+    // default API set (the tests of an API that is not served rely on that).
+    #[test]
+    fn runtime_config_and_feature_gates_reach_the_server_only_when_set() {
+        let default = args(&unstarted(Options::default()));
+        assert!(
+            !default
+                .iter()
+                .any(|a| a.starts_with("--runtime-config") || a.starts_with("--feature-gates")),
+            "{default:?}"
+        );
+        let set = args(&unstarted(Options {
+            runtime_config: vec![
+                "certificates.k8s.io/v1beta1/clustertrustbundles=true".to_owned(),
+                "certificates.k8s.io/v1/clustertrustbundles=false".to_owned(),
+            ],
+            feature_gates: vec!["ClusterTrustBundle=true".to_owned()],
+            ..Options::default()
+        }));
+        assert!(
+            set.contains(
+                &"--runtime-config=certificates.k8s.io/v1beta1/clustertrustbundles=true,\
+                  certificates.k8s.io/v1/clustertrustbundles=false"
+                    .to_owned()
+            ),
+            "{set:?}"
+        );
+        assert!(
+            set.contains(&"--feature-gates=ClusterTrustBundle=true".to_owned()),
+            "{set:?}"
+        );
+    }
 
     #[test]
     fn tail_keeps_the_last_lines() {

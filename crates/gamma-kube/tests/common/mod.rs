@@ -9,7 +9,7 @@ use gamma_arbiter::ArbiterConfig;
 use gamma_kube::State;
 use gamma_kube::kinds::api_resource;
 use gamma_kube::watches::decode_object;
-use gamma_model::gateway::RouteParentStatus;
+use gamma_model::gateway::{PolicyAncestorStatus, RouteParentStatus};
 use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 use kube::api::{Api, DynamicObject, PostParams};
 use kube::runtime::WatchStreamExt;
@@ -351,6 +351,38 @@ pub fn gateway_of_class(ns: &str, spec: Value) -> Value {
     spec["gatewayClassName"] = ns.into();
     json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
            "metadata": {"name": "gw", "namespace": ns}, "spec": spec})
+}
+
+/// Service `ns/web` (port 443) and HTTPRoute `ns/r` on Gateway `gw` sending to it: the backend
+/// a BackendTLSPolicy on `web` applies to.
+pub async fn web_behind_gateway(client: &kube::Client, ns: &str) {
+    create_value(
+        client,
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "web", "namespace": ns},
+               "spec": {"ports": [{"name": "https", "port": 443, "protocol": "TCP"}]}}),
+    )
+    .await;
+    create_value(
+        client,
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+               "metadata": {"name": "r", "namespace": ns},
+               "spec": {"parentRefs": [{"name": "gw"}],
+                        "rules": [{"backendRefs": [{"name": "web", "port": 443}]}]}}),
+    )
+    .await;
+}
+
+/// The `status.ancestors` entries of a policy (none for another kind).
+pub fn ancestors(r: &AnyResource) -> Vec<PolicyAncestorStatus> {
+    match r {
+        AnyResource::BackendTlsPolicy(p) => p
+            .status
+            .as_ref()
+            .map(|s| s.ancestors.clone())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
 }
 
 /// A runtime started by [`Running::ready`]: its state, and how to stop it.

@@ -1,5 +1,6 @@
-//! `certificates.k8s.io/v1beta1` ClusterTrustBundle: the subset a CA reference needs
-//! (Gateway API v1.7, experimental; GEP-5075: BackendTLSPolicy and Gateway frontend TLS
+//! `certificates.k8s.io` ClusterTrustBundle (`v1`, `v1beta1` or `v1alpha1`: one schema): the
+//! subset a CA reference needs (Gateway API v1.7, experimental; GEP-5075: BackendTLSPolicy and
+//! Gateway frontend TLS
 //! `caCertificateRefs` may name one, `group: certificates.k8s.io, kind: ClusterTrustBundle`,
 //! cluster-scoped). Kept: the name, `spec.signerName`, and whether `spec.trustBundle` holds a
 //! PEM certificate; the bundle itself is dropped while decoding (the data plane reads it from
@@ -24,7 +25,7 @@ const PEM_CERTIFICATE: &str = "-----BEGIN CERTIFICATE-----";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterTrustBundle {
-    /// `certificates.k8s.io/v1beta1` (or `v1alpha1`).
+    /// `certificates.k8s.io/v1` (or `v1beta1`, `v1alpha1`).
     #[serde(default = "v1beta1")]
     pub api_version: String,
     /// Always `ClusterTrustBundle`.
@@ -148,5 +149,27 @@ mod tests {
         let empty = snapshot.cluster_trust_bundle("empty").unwrap();
         assert!(empty.ca_problem().is_some());
         assert_eq!(snapshot.cluster_trust_bundles().count(), 2);
+    }
+
+    // Kubernetes 1.37 serves ClusterTrustBundle as GA at `certificates.k8s.io/v1`, by default
+    // the only version served (k8s.io/api certificates/v1 ClusterTrustBundle: the v1beta1
+    // schema), so a cluster's bundles arrive at v1.
+    #[test]
+    fn a_cluster_trust_bundle_of_the_ga_version_decodes() {
+        assert_eq!(
+            ResourceKind::from_type("certificates.k8s.io/v1", "ClusterTrustBundle"),
+            Some(ResourceKind::ClusterTrustBundle)
+        );
+        let objects = decode(
+            "apiVersion: certificates.k8s.io/v1\nkind: ClusterTrustBundle\n\
+             metadata: {name: roots}\n\
+             spec: {trustBundle: \"-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----\\n\"}\n",
+        )
+        .unwrap();
+        let snapshot = Snapshot::from_resources(objects);
+        assert_eq!(
+            snapshot.cluster_trust_bundle("roots").unwrap().ca_problem(),
+            None
+        );
     }
 }
