@@ -19,8 +19,8 @@ mod common;
 use common::*;
 use gamma_arbiter::{ArbiterConfig, Identity};
 use gamma_kube::kinds::api_resource;
-use gamma_model::ResourceKind;
 use gamma_model::gateway::{Condition, ConditionStatus, PolicyAncestorStatus};
+use gamma_model::{AnyResource, ResourceKind};
 use gamma_testenv::harness::{experimental_server, release_servers};
 use gamma_testenv::{Channel, Options, TestEnv};
 use kube::api::{Api, DeleteParams, DynamicObject, PostParams};
@@ -32,6 +32,8 @@ gamma_testenv::test_main! {
     #[tokio] served_at_v1beta1_only_a_missing_bundle_is_an_invalid_ca_ref_until_it_is_created
         if release_servers && experimental_server,
     #[tokio] where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_missing
+        if release_servers && experimental_server,
+    #[tokio] a_gateway_https_listener_validating_clients_against_a_missing_bundle_is_not_accepted_until_it_is_created
         if release_servers && experimental_server,
 }
 
@@ -290,4 +292,96 @@ async fn where_cluster_trust_bundles_are_not_served_none_are_watched_nor_judged_
     );
     runtime.stop().await;
     env.stop().unwrap();
+}
+
+/// (status, reason) of condition `type_` of listener `listener` of Gateway `ns/gw`, once the
+/// Gateway's status has that listener with that condition at `status` (within 60 s).
+async fn listener_condition(
+    client: &kube::Client,
+    ns: &str,
+    listener: &str,
+    type_: &str,
+    status: ConditionStatus,
+) -> Condition {
+    let what = format!("listener {listener} {type_}={status:?}");
+    eventually(60, &what, || async {
+        let gw = get_route(client, ResourceKind::Gateway, ns, "gw").await?;
+        let AnyResource::Gateway(gw) = gw else {
+            return None;
+        };
+        gw.status?
+            .listeners
+            .into_iter()
+            .find(|l| l.name == listener)?
+            .conditions
+            .into_iter()
+            .find(|c| c.type_ == type_ && c.status == status)
+    })
+    .await
+}
+
+// FrontendTLSValidation.caCertificateRefs (v1.7.0, GEP-91 with GEP-5075's ClusterTrustBundles):
+// a reference that "cannot be resolved" makes the HTTPS listener's `ResolvedRefs` False with
+// `InvalidCACertificateRef`, and "If ALL CACertificateRefs are invalid" its `Accepted` False
+// with `NoValidCACertificate`. The runtime sees the bundle created through its watch and
+// rewrites the Gateway's status without a restart; the HTTP listener is not one "handling
+// HTTPS traffic" and stays accepted throughout.
+async fn a_gateway_https_listener_validating_clients_against_a_missing_bundle_is_not_accepted_until_it_is_created()
+ {
+    let env = gamma_testenv::server_release(RELEASE, Channel::Experimental);
+    let client = client(env).await;
+    let ns = env.namespace_name("ctb-gw");
+    let bundle = format!("{ns}-clients");
+    namespace_and_class(&client, &ns, ME).await;
+    create_value(
+        &client,
+        gateway_of_class(
+            &ns,
+            json!({"listeners": [
+                       {"name": "http", "port": 80, "protocol": "HTTP"},
+                       {"name": "https", "port": 443, "protocol": "HTTPS",
+                        "tls": {"certificateRefs": [{"name": "cert"}]}}],
+                   "tls": {"frontend": {"default": {"validation": {"caCertificateRefs": [
+                       {"group": "certificates.k8s.io", "kind": "ClusterTrustBundle",
+                        "name": bundle}]}}}}}),
+        ),
+    )
+    .await;
+    let runtime = Running::ready(&client, &ArbiterConfig::default(), Identity::new(ME), |c| {
+        c.watch_cluster_trust_bundles = true
+    })
+    .await;
+
+    let c = listener_condition(&client, &ns, "https", "Accepted", ConditionStatus::False).await;
+    assert_eq!(c.reason, "NoValidCACertificate", "{c:?}");
+    let c = listener_condition(
+        &client,
+        &ns,
+        "https",
+        "ResolvedRefs",
+        ConditionStatus::False,
+    )
+    .await;
+    assert_eq!(c.reason, "InvalidCACertificateRef", "{c:?}");
+    assert!(c.message.contains(&bundle), "{}", c.message);
+    listener_condition(&client, &ns, "http", "Accepted", ConditionStatus::True).await;
+
+    let object: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": V1, "kind": "ClusterTrustBundle",
+        "metadata": {"name": bundle},
+        "spec": {"trustBundle": TEST_CA_PEM},
+    }))
+    .unwrap();
+    bundles(&client, V1)
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap();
+    listener_condition(&client, &ns, "https", "Accepted", ConditionStatus::True).await;
+    let c = listener_condition(&client, &ns, "https", "ResolvedRefs", ConditionStatus::True).await;
+    assert_eq!(c.reason, "ResolvedRefs", "{c:?}");
+    bundles(&client, V1)
+        .delete(&bundle, &DeleteParams::default())
+        .await
+        .unwrap();
+    runtime.stop().await;
 }
