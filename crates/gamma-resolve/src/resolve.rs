@@ -161,37 +161,38 @@ impl RouteTable {
             Bound::Nothing => Decision::Passthrough,
             Bound::NoListener => respond(req.protocol, None, RespondReason::NoMatchingListener),
             Bound::Conflict => respond(req.protocol, None, RespondReason::WorkloadConflict),
-            Bound::Set(part, set, scheme) => {
-                // one call site for the matcher, so that it stays inlined here; a listener's
-                // filters (rare: GEP-5224 is experimental) are one load and branch after it
-                let decision = part.decide_in(set, req, scheme, entropy);
-                match set.listener_filters.as_deref() {
-                    None => decision,
-                    Some(filters) => through_listener(filters, req.protocol, decision),
-                }
-            }
+            Bound::Set(part, set, scheme) => match set.listener_filters.as_deref() {
+                None => part.decide_in(set, req, scheme, entropy),
+                Some(filters) => part.decide_through(filters, set, req, scheme, entropy),
+            },
         }
     }
 }
 
-/// A decision made on a listener with pre-routing filters (GEP-5224): they apply to HTTP
-/// requests (gRPC included), which carry them; the listener, route and backend are the ones
-/// without them. Filters the engine cannot apply (an `ExtensionRef` under
-/// `ExtensionRefs::Reject`) fail the request before routing, whatever the routes decided.
-#[cold]
-#[inline(never)]
-fn through_listener<'a>(
-    filters: &'a ListenerFilters,
-    protocol: Protocol,
-    decision: Decision<'a>,
-) -> Decision<'a> {
-    if !matches!(protocol, Protocol::Http | Protocol::Grpc) {
-        return decision;
+impl Part {
+    /// [`Part::decide_in`] for a listener with pre-routing filters (GEP-5224): they apply to
+    /// HTTP requests (gRPC included), which carry them; the listener, route and backend are
+    /// the ones without them. Filters the engine cannot apply (an `ExtensionRef` under
+    /// `ExtensionRefs::Reject`) fail the request before routing.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn decide_through<'a>(
+        &'a self,
+        filters: &'a ListenerFilters,
+        set: &'a RouteSet,
+        req: &Request<'a>,
+        scheme: Scheme,
+        entropy: u64,
+    ) -> Decision<'a> {
+        if !matches!(req.protocol, Protocol::Http | Protocol::Grpc) {
+            return self.decide_in(set, req, scheme, entropy);
+        }
+        if !filters.applicable() {
+            return respond(req.protocol, None, RespondReason::UnsupportedListenerFilter)
+                .through(filters);
+        }
+        self.decide_in(set, req, scheme, entropy).through(filters)
     }
-    if !filters.applicable() {
-        return respond(protocol, None, RespondReason::UnsupportedListenerFilter).through(filters);
-    }
-    decision.through(filters)
 }
 
 impl RouteTable {
