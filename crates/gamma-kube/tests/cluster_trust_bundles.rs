@@ -103,6 +103,20 @@ fn bundles(client: &kube::Client, version: &str) -> Api<DynamicObject> {
     )
 }
 
+/// Creates ClusterTrustBundle `name` holding [`TEST_CA_PEM`] at `version`.
+async fn create_bundle(client: &kube::Client, version: &str, name: &str) {
+    let object: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": version, "kind": "ClusterTrustBundle",
+        "metadata": {"name": name},
+        "spec": {"trustBundle": TEST_CA_PEM},
+    }))
+    .unwrap();
+    bundles(client, version)
+        .create(&PostParams::default(), &object)
+        .await
+        .unwrap_or_else(|e| panic!("creating ClusterTrustBundle {name} at {version}: {e}"));
+}
+
 /// Namespace `ns` with Gateway `gw` of its own class (controller [`ME`]), Service `web` behind
 /// it, and BackendTLSPolicy `tls` on `web` whose one CA reference names ClusterTrustBundle
 /// `bundle`.
@@ -201,16 +215,7 @@ async fn missing_then_created_then_deleted(env: &TestEnv, version: &'static str)
     );
 
     // (b) created with a CA certificate: resolved and accepted, by the same runtime
-    let object: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": version, "kind": "ClusterTrustBundle",
-        "metadata": {"name": bundle},
-        "spec": {"trustBundle": TEST_CA_PEM},
-    }))
-    .unwrap();
-    bundles(&client, version)
-        .create(&PostParams::default(), &object)
-        .await
-        .unwrap_or_else(|e| panic!("creating ClusterTrustBundle {bundle} at {version}: {e}"));
+    create_bundle(&client, version, &bundle).await;
     let entry = our_entry(&client, &ns, Some(ConditionStatus::True)).await;
     assert_eq!(
         condition_of(&entry, "ResolvedRefs").reason,
@@ -366,16 +371,7 @@ async fn a_gateway_https_listener_validating_clients_against_a_missing_bundle_is
     assert!(c.message.contains(&bundle), "{}", c.message);
     listener_condition(&client, &ns, "http", "Accepted", ConditionStatus::True).await;
 
-    let object: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": V1, "kind": "ClusterTrustBundle",
-        "metadata": {"name": bundle},
-        "spec": {"trustBundle": TEST_CA_PEM},
-    }))
-    .unwrap();
-    bundles(&client, V1)
-        .create(&PostParams::default(), &object)
-        .await
-        .unwrap();
+    create_bundle(&client, V1, &bundle).await;
     listener_condition(&client, &ns, "https", "Accepted", ConditionStatus::True).await;
     let c = listener_condition(&client, &ns, "https", "ResolvedRefs", ConditionStatus::True).await;
     assert_eq!(c.reason, "ResolvedRefs", "{c:?}");

@@ -21,7 +21,10 @@
     clippy::indexing_slicing
 )]
 
-use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, decode};
+mod common;
+
+use common::manifest::{WEB_BEHIND_GW, snapshot, table};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind, decode};
 use gamma_resolve::gateway_status::{
     CONFIGURATION_CHANGED, INSECURE_FRONTEND_VALIDATION_MODE, INVALID_CA_CERTIFICATE_KIND,
     INVALID_CA_CERTIFICATE_REF, LISTENERS_NOT_VALID, NO_VALID_CA_CERTIFICATE, REF_NOT_PERMITTED,
@@ -46,19 +49,7 @@ spec:
   - {{name: http, port: 80, protocol: HTTP}}
   - {{name: https, port: 443, protocol: HTTPS, tls: {{certificateRefs: [{{name: cert}}]}}}}
   - {{name: alt, port: 8443, protocol: HTTPS, tls: {{certificateRefs: [{{name: cert}}]}}}}
----
-apiVersion: v1
-kind: Service
-metadata: {{name: web, namespace: infra}}
-spec: {{clusterIP: 10.96.0.5, ports: [{{port: 80}}]}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {{name: r, namespace: infra}}
-spec:
-  parentRefs: [{{name: gw}}]
-  rules: [{{backendRefs: [{{name: web, port: 80}}]}}]
-{extra}"#
+{WEB_BEHIND_GW}{extra}"#
     )
 }
 
@@ -75,14 +66,6 @@ fn config_map(ns: &str, name: &str, data: &str) -> String {
 }
 
 const CA: &str = r#"{ca.crt: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"}"#;
-
-fn snapshot(yaml: &str) -> Snapshot {
-    Snapshot::from_resources(decode(yaml).unwrap())
-}
-
-fn build(yaml: &str) -> RouteTable {
-    RouteTable::build(&snapshot(yaml), &BuildOptions::default())
-}
 
 fn listener_condition(t: &RouteTable, listener: &str, type_: &str) -> RouteCondition {
     t.gateway_status()[0]
@@ -115,7 +98,7 @@ fn forwarded(t: &RouteTable, port: u16) -> bool {
 fn a_missing_or_misconfigured_ca_config_map_rejects_the_https_listeners() {
     let refs = default_validation(r#"{group: "", kind: ConfigMap, name: ca}"#);
     for extra in [String::new(), config_map("infra", "ca", "{other: x}")] {
-        let t = build(&gateway(&refs, &extra));
+        let t = table(&gateway(&refs, &extra));
         for l in ["https", "alt"] {
             assert_eq!(
                 verdict(&t, l, RESOLVED_REFS),
@@ -139,7 +122,7 @@ fn a_missing_or_misconfigured_ca_config_map_rejects_the_https_listeners() {
         assert_eq!((gw.status, gw.reason.as_str()), (true, LISTENERS_NOT_VALID));
         assert!(!forwarded(&t, 443));
     }
-    let t = build(&gateway(&refs, &config_map("infra", "ca", CA)));
+    let t = table(&gateway(&refs, &config_map("infra", "ca", CA)));
     for l in ["https", "alt"] {
         assert_eq!(
             verdict(&t, l, RESOLVED_REFS),
@@ -158,7 +141,7 @@ fn one_usable_ca_keeps_the_listener_accepted_with_resolved_refs_false() {
     let refs = default_validation(
         r#"{group: "", kind: ConfigMap, name: ca}, {group: example.com, kind: Vault, name: v}, {group: "", kind: ConfigMap, name: gone}"#,
     );
-    let t = build(&gateway(&refs, &config_map("infra", "ca", CA)));
+    let t = table(&gateway(&refs, &config_map("infra", "ca", CA)));
     let c = listener_condition(&t, "https", RESOLVED_REFS);
     assert_eq!(
         (c.status, c.reason.as_str()),
@@ -204,7 +187,7 @@ fn a_ca_config_map_in_another_namespace_needs_a_reference_grant() {
         (grant("infra", "ConfigMap", ""), true),
         (grant("infra", "ConfigMap", ", name: ca"), true),
     ] {
-        let t = build(&gateway(&refs, &format!("{cm}{extra}")));
+        let t = table(&gateway(&refs, &format!("{cm}{extra}")));
         let expected = if permitted {
             (true, RESOLVED_REFS.to_owned())
         } else {
@@ -222,7 +205,7 @@ fn a_ca_config_map_in_another_namespace_needs_a_reference_grant() {
 fn a_per_port_entry_overrides_the_default_for_its_port() {
     let frontend = r#"{default: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: missing}]}},
       perPort: [{port: 8443, tls: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: ca}]}}}]}"#;
-    let t = build(&gateway(frontend, &config_map("infra", "ca", CA)));
+    let t = table(&gateway(frontend, &config_map("infra", "ca", CA)));
     assert_eq!(
         verdict(&t, "https", ACCEPTED),
         (false, NO_VALID_CA_CERTIFICATE.to_owned())
@@ -238,7 +221,7 @@ fn a_per_port_entry_overrides_the_default_for_its_port() {
 
     let off = r#"{default: {validation: {caCertificateRefs: [{group: "", kind: ConfigMap, name: missing}]}},
       perPort: [{port: 8443, tls: {}}]}"#;
-    let t = build(&gateway(off, ""));
+    let t = table(&gateway(off, ""));
     assert_eq!(
         verdict(&t, "alt", RESOLVED_REFS),
         (true, RESOLVED_REFS.to_owned())
@@ -275,7 +258,7 @@ fn insecure_fallback_sets_the_gateway_condition_and_allow_valid_only_leaves_it_o
         ),
         (format!("{{default: {{validation: {{{ca}}}}}}}"), None),
     ] {
-        let t = build(&gateway(&frontend, &cm));
+        let t = table(&gateway(&frontend, &cm));
         let c = t.gateway_status()[0]
             .condition(INSECURE_FRONTEND_VALIDATION_MODE)
             .cloned();

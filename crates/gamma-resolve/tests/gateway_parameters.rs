@@ -11,6 +11,9 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::manifest::WEB_BEHIND_GW;
 use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot, decode};
 use gamma_resolve::gateway_status::INVALID_PARAMETERS;
 use gamma_resolve::{BuildOptions, Request, RouteTable};
@@ -26,19 +29,7 @@ spec:
   addresses: [{{type: IPAddress, value: 192.0.2.1}}]
   infrastructure: {{parametersRef: {parameters}}}
   listeners: [{{name: http, port: 80, protocol: HTTP}}]
----
-apiVersion: v1
-kind: Service
-metadata: {{name: web, namespace: infra}}
-spec: {{clusterIP: 10.96.0.5, ports: [{{port: 80}}]}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {{name: r, namespace: infra}}
-spec:
-  parentRefs: [{{name: gw}}]
-  rules: [{{backendRefs: [{{name: web, port: 80}}]}}]
-"#
+{WEB_BEHIND_GW}"#
     )
 }
 
@@ -52,7 +43,7 @@ data: {replicas: "2"}
 const CONFIG_MAP_REF: &str = r#"{group: "", kind: ConfigMap, name: params}"#;
 
 fn snapshot(docs: &[&str]) -> Snapshot {
-    Snapshot::from_resources(decode(&docs.join("\n---\n")).unwrap())
+    common::manifest::snapshot(&docs.join("\n---\n"))
 }
 
 /// The Gateway's `Accepted` (status, reason, message).

@@ -5,6 +5,24 @@ use gamma_model::Snapshot;
 use gamma_resolve::status::RouteCondition;
 use gamma_resolve::{BuildOptions, Decision, RouteTable};
 
+/// Service `infra/web` (ClusterIP 10.96.0.5, port 80) and HTTPRoute `infra/r` on Gateway
+/// `infra/gw` sending to it, as YAML documents to append to a Gateway's: the traffic a test of
+/// that Gateway's status probes.
+pub const WEB_BEHIND_GW: &str = r#"
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: infra}
+spec: {clusterIP: 10.96.0.5, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+"#;
+
 /// The snapshot of `yaml`'s objects.
 pub fn snapshot(yaml: &str) -> Snapshot {
     Snapshot::from_resources(gamma_model::decode(yaml).unwrap())
