@@ -71,7 +71,7 @@ pub fn cluster() -> Vec<AnyResource> {
             ObjectMeta::cluster_scoped("public"),
             "example.com/gateway-controller",
         )),
-        AnyResource::Gateway(Gateway::new(
+        AnyResource::from(Gateway::new(
             ObjectMeta::namespaced("edge", "public"),
             GatewaySpec {
                 gateway_class_name: "public".into(),
@@ -103,7 +103,7 @@ pub fn cluster() -> Vec<AnyResource> {
             _ => {}
         }
         out.push(AnyResource::Namespace(ns));
-        out.push(AnyResource::Gateway(Gateway::new(
+        out.push(AnyResource::from(Gateway::new(
             ObjectMeta::namespaced(&name, "waypoint"),
             GatewaySpec {
                 gateway_class_name: "istio-waypoint".into(),

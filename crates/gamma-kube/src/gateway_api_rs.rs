@@ -182,6 +182,23 @@ fn lost(ours: &Value, theirs: &Value, path: &mut String) -> Option<String> {
     }
 }
 
+/// The object out of its `AnyResource` variant, which boxes the large kinds.
+trait Unboxed<T> {
+    fn unboxed(self) -> T;
+}
+
+impl<T> Unboxed<T> for T {
+    fn unboxed(self) -> T {
+        self
+    }
+}
+
+impl<T> Unboxed<T> for Box<T> {
+    fn unboxed(self) -> T {
+        *self
+    }
+}
+
 macro_rules! gateway_api_types {
     ($( $theirs:ty => $variant:ident($ours:ty), $version:literal; )+) => {$(
         impl sealed::Sealed for $theirs {}
@@ -191,7 +208,7 @@ macro_rules! gateway_api_types {
             const API_VERSION: &'static str = $version;
             fn model(resource: AnyResource) -> Result<$ours, ResourceKind> {
                 match resource {
-                    AnyResource::$variant(o) => Ok(o),
+                    AnyResource::$variant(o) => Ok(o.unboxed()),
                     other => Err(other.kind()),
                 }
             }

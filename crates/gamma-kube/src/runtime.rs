@@ -766,7 +766,7 @@ impl Loop {
                     }
                 }
             }
-            Message::Crd(event) => match event {
+            Message::Crd(event) => match *event {
                 Event::Apply(c) | Event::InitApply(c) => {
                     if let Some(names) = &mut self.crd_relist {
                         names.insert(c.metadata.name.clone().unwrap_or_default());

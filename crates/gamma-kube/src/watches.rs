@@ -17,11 +17,16 @@ use crate::kinds::api_resource;
 /// What the watch tasks send to the runtime loop.
 #[derive(Debug)]
 #[non_exhaustive]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "object events are nearly every message: boxing them would allocate once more per \
+              object for the rare small ones' sake"
+)]
 pub enum Message {
     /// An event for objects of a kind.
     Objects(ResourceKind, Event<AnyResource>),
-    /// A CRD event.
-    Crd(Event<CustomResourceDefinition>),
+    /// A CRD event (boxed: a CRD is far larger than the objects most messages carry).
+    Crd(Box<Event<CustomResourceDefinition>>),
     /// An object that does not decode (skipped; the rest of its kind is still watched).
     Undecodable {
         /// Its kind.
@@ -121,7 +126,7 @@ pub fn spawn_crds(client: kube::Client, tx: mpsc::Sender<Message>) -> JoinHandle
                 .boxed();
             while let Some(item) = stream.next().await {
                 let message = match item {
-                    Ok(e) => Message::Crd(e),
+                    Ok(e) => Message::Crd(Box::new(e)),
                     Err(e) => {
                         warn!(error = %e, "CRD watch error");
                         continue;

@@ -102,7 +102,7 @@ impl Engine {
                 ),
                 ip,
             );
-            snapshot.upsert(AnyResource::Gateway(gw));
+            snapshot.upsert(AnyResource::from(gw));
         }
         let stand_ins = assign_stand_ins(&mut snapshot);
         let core_group_alias = options.core_group_alias;

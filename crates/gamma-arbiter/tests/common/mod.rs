@@ -113,7 +113,7 @@ pub fn svc_parent_in(ns: &str, name: &str) -> ParentReference {
 }
 
 pub fn gateway(ns: &str, name: &str, class: &str) -> AnyResource {
-    AnyResource::Gateway(Gateway::new(
+    AnyResource::from(Gateway::new(
         ObjectMeta::namespaced(ns, name),
         GatewaySpec {
             gateway_class_name: class.into(),

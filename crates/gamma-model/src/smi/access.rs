@@ -304,7 +304,7 @@ mod tests {
 
     fn target(yaml: &str) -> TrafficTarget {
         match decode(yaml).unwrap().remove(0) {
-            AnyResource::TrafficTarget(t) => t,
+            AnyResource::TrafficTarget(t) => *t,
             other => panic!("not a TrafficTarget: {other:?}"),
         }
     }

@@ -286,7 +286,8 @@ macro_rules! typed_accessors {
                 #[doc = concat!("Every `", stringify!($variant), "`, in (namespace, name) order.")]
                 pub fn $iter(&self) -> impl Iterator<Item = &$ty> {
                     self.of_kind(ResourceKind::$variant).filter_map(|r| match r {
-                        AnyResource::$variant(o) => Some(o),
+                        // the large kinds are boxed in `AnyResource`: the object either way
+                AnyResource::$variant(o) => Some(std::borrow::Borrow::<$ty>::borrow(o)),
                         _ => None,
                     })
                 }
@@ -298,7 +299,8 @@ macro_rules! typed_accessors {
         #[doc = concat!("The `", stringify!($variant), "` `namespace/name`.")]
         pub fn $get(&self, namespace: &str, name: &str) -> Option<&$ty> {
             match self.get(&ObjectKey::new(ResourceKind::$variant, namespace, name))? {
-                AnyResource::$variant(o) => Some(o),
+                // the large kinds are boxed in `AnyResource`: the object either way
+                AnyResource::$variant(o) => Some(std::borrow::Borrow::<$ty>::borrow(o)),
                 _ => None,
             }
         }
@@ -307,7 +309,8 @@ macro_rules! typed_accessors {
         #[doc = concat!("The `", stringify!($variant), "` named `name`.")]
         pub fn $get(&self, name: &str) -> Option<&$ty> {
             match self.get(&ObjectKey::new(ResourceKind::$variant, "", name))? {
-                AnyResource::$variant(o) => Some(o),
+                // the large kinds are boxed in `AnyResource`: the object either way
+                AnyResource::$variant(o) => Some(std::borrow::Borrow::<$ty>::borrow(o)),
                 _ => None,
             }
         }

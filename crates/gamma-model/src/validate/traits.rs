@@ -35,3 +35,11 @@ impl Validate for crate::AnyResource {
         self.as_validate().collect_errors(path, &opts, errors);
     }
 }
+
+/// A boxed object validates as the object (the large kinds are boxed in
+/// [`crate::AnyResource`]).
+impl<T: Validate + ?Sized> Validate for Box<T> {
+    fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
+        (**self).collect_errors(path, opts, errors);
+    }
+}
