@@ -432,6 +432,31 @@ mod tests {
     use super::*;
     use crate::decode;
 
+    // A snapshot holds an `AnyResource` for every object, so its size is paid by every route,
+    // Service and Namespace: no kind may make it larger than the common kinds need, or that
+    // kind is boxed (as Gateway, XBackend, XBackendTrafficPolicy, XTelemetryPolicy and
+    // TrafficTarget are).
+    #[test]
+    fn an_any_resource_costs_what_the_common_kinds_need() {
+        let common = [
+            std::mem::size_of::<HttpRoute>(),
+            std::mem::size_of::<Service>(),
+            std::mem::size_of::<Namespace>(),
+            std::mem::size_of::<EndpointSlice>(),
+            std::mem::size_of::<GatewayClass>(),
+            std::mem::size_of::<XMesh>(),
+            std::mem::size_of::<ListenerSet>(),
+            std::mem::size_of::<BackendTlsPolicy>(),
+        ];
+        let largest = common.into_iter().max().unwrap_or_default();
+        // the discriminant and alignment at most
+        assert!(
+            std::mem::size_of::<AnyResource>() <= largest + 16,
+            "AnyResource is {} bytes, the largest common kind {largest}",
+            std::mem::size_of::<AnyResource>()
+        );
+    }
+
     #[test]
     fn route_status_is_read_and_set_the_same_way_for_every_route_kind() {
         let text = "\
