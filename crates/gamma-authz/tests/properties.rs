@@ -10,34 +10,12 @@
 
 mod common;
 
-use common::{oracle, pod, snapshot};
+use common::{
+    ACCOUNTS, APPS, NAMESPACES, PORTS, RuleSpec, Src, oracle, pods_yaml, snapshot, source_yaml,
+};
 use gamma_authz::{Authorizer, Baseline, Config, Identity, Verdict};
 use gamma_model::Snapshot;
 use proptest::prelude::*;
-
-const NAMESPACES: [&str; 2] = ["a", "b"];
-const ACCOUNTS: [&str; 2] = ["s1", "s2"];
-const APPS: [&str; 2] = ["x", "y"];
-const PORTS: [u16; 3] = [80, 443, 8080];
-
-#[derive(Debug, Clone)]
-enum Src {
-    Sa {
-        ns: Option<usize>,
-        name: Option<usize>,
-    },
-    Spiffe {
-        foreign: bool,
-        ns: usize,
-        sa: usize,
-    },
-}
-
-#[derive(Debug, Clone)]
-struct RuleSpec {
-    sources: Option<Vec<Src>>,
-    ports: Option<Vec<usize>>,
-}
 
 #[derive(Debug, Clone)]
 struct PolicySpec {
@@ -84,42 +62,6 @@ fn policy_spec() -> impl Strategy<Value = PolicySpec> {
 
 fn pods() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
     proptest::collection::vec((0..2usize, 0..2usize, 0..2usize), 1..5)
-}
-
-fn pods_yaml(pods: &[(usize, usize, usize)]) -> String {
-    pods.iter()
-        .enumerate()
-        .map(|(i, (ns, app, sa))| {
-            pod(
-                NAMESPACES[*ns],
-                &format!("w{i}"),
-                ACCOUNTS[*sa],
-                &format!("10.0.0.{}", i + 1),
-                &format!("{{app: {}}}", APPS[*app]),
-            )
-        })
-        .collect()
-}
-
-/// One generated source as a YAML flow map.
-fn source_yaml(s: &Src) -> String {
-    match s {
-        Src::Sa { ns, name } => format!(
-            "{{type: ServiceAccount, serviceAccount: {{{}name: '{}'}}}}",
-            ns.map_or(String::new(), |n| format!("namespace: {}, ", NAMESPACES[n])),
-            name.map_or("*", |n| ACCOUNTS[n])
-        ),
-        Src::Spiffe { foreign, ns, sa } => format!(
-            "{{type: SPIFFE, spiffe: 'spiffe://{}/ns/{}/sa/{}'}}",
-            if *foreign {
-                "other.example"
-            } else {
-                "cluster.local"
-            },
-            NAMESPACES[*ns],
-            ACCOUNTS[*sa]
-        ),
-    }
 }
 
 fn policy_yaml(name: &str, p: &PolicySpec) -> String {

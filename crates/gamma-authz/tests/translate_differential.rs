@@ -8,7 +8,9 @@
 
 mod common;
 
-use common::{pod, snapshot};
+use common::{
+    ACCOUNTS, APPS, NAMESPACES, PORTS, RuleSpec, Src, pod, pods_yaml, snapshot, source_yaml,
+};
 use gamma_authz::translate::istio::{self, IstioOptions};
 use gamma_authz::translate::linkerd::{self, DefaultPolicy, LinkerdOptions};
 use gamma_authz::translate::{Direction, TranslationReport};
@@ -16,32 +18,8 @@ use gamma_authz::{Authorizer, Baseline, Config, Identity};
 use gamma_model::Snapshot;
 use proptest::prelude::*;
 
-const NAMESPACES: [&str; 2] = ["a", "b"];
-const ACCOUNTS: [&str; 2] = ["s1", "s2"];
-const APPS: [&str; 2] = ["x", "y"];
-const PORTS: [u16; 3] = [80, 443, 8080];
 /// Every port probed: the rules' ports, and one only a Service names.
 const PROBES: [u16; 4] = [80, 443, 8080, 9090];
-
-#[derive(Debug, Clone)]
-enum Src {
-    Sa {
-        ns: Option<usize>,
-        name: Option<usize>,
-    },
-    Spiffe {
-        foreign: bool,
-        ns: usize,
-        sa: usize,
-    },
-    Path,
-}
-
-#[derive(Debug, Clone)]
-struct RuleSpec {
-    sources: Option<Vec<Src>>,
-    ports: Option<Vec<usize>>,
-}
 
 #[derive(Debug, Clone)]
 enum Selector {
@@ -115,27 +93,6 @@ fn services() -> impl Strategy<Value = Vec<(usize, usize, usize)>> {
     proptest::collection::vec((0..2usize, 0..2usize, 0..4usize), 0..3)
 }
 
-fn source_yaml(s: &Src) -> String {
-    match s {
-        Src::Sa { ns, name } => format!(
-            "{{type: ServiceAccount, serviceAccount: {{{}name: '{}'}}}}",
-            ns.map_or(String::new(), |n| format!("namespace: {}, ", NAMESPACES[n])),
-            name.map_or("*", |n| ACCOUNTS[n])
-        ),
-        Src::Spiffe { foreign, ns, sa } => format!(
-            "{{type: SPIFFE, spiffe: 'spiffe://{}/ns/{}/sa/{}'}}",
-            if *foreign {
-                "other.example"
-            } else {
-                "cluster.local"
-            },
-            NAMESPACES[*ns],
-            ACCOUNTS[*sa]
-        ),
-        Src::Path => "{type: SPIFFE, spiffe: 'spiffe://cluster.local/custom/x'}".to_owned(),
-    }
-}
-
 fn policy_yaml(name: &str, p: &PolicySpec) -> String {
     let selector = match p.selector {
         Selector::All => "{}".to_owned(),
@@ -165,19 +122,7 @@ fn cluster(
     services: &[(usize, usize, usize)],
     policies: &[PolicySpec],
 ) -> Snapshot {
-    let mut text: String = pods
-        .iter()
-        .enumerate()
-        .map(|(i, (ns, app, sa))| {
-            pod(
-                NAMESPACES[*ns],
-                &format!("w{i}"),
-                ACCOUNTS[*sa],
-                &format!("10.0.0.{}", i + 1),
-                &format!("{{app: {}}}", APPS[*app]),
-            )
-        })
-        .collect();
+    let mut text = pods_yaml(pods);
     for (i, (ns, app, port)) in services.iter().enumerate() {
         text.push_str(&format!(
             "---\napiVersion: v1\nkind: Service\nmetadata: {{name: svc{i}, namespace: {}}}\n\

@@ -145,3 +145,72 @@ pub fn oracle(
             })
     })
 }
+
+/// The namespaces, ServiceAccounts, `app` labels and rule ports of the generated clusters of
+/// the property tests.
+pub const NAMESPACES: [&str; 2] = ["a", "b"];
+/// See [`NAMESPACES`].
+pub const ACCOUNTS: [&str; 2] = ["s1", "s2"];
+/// See [`NAMESPACES`].
+pub const APPS: [&str; 2] = ["x", "y"];
+/// See [`NAMESPACES`].
+pub const PORTS: [u16; 3] = [80, 443, 8080];
+
+/// A generated rule source.
+#[derive(Debug, Clone)]
+pub enum Src {
+    /// A ServiceAccount source (indices into [`NAMESPACES`] and [`ACCOUNTS`]; `None` name: `*`).
+    Sa {
+        ns: Option<usize>,
+        name: Option<usize>,
+    },
+    /// A SPIFFE source of this or another trust domain.
+    Spiffe { foreign: bool, ns: usize, sa: usize },
+    /// A SPIFFE ID of no Kubernetes shape (`/custom/x`).
+    Path,
+}
+
+/// A generated rule: its sources and ports (indices into [`PORTS`]), each omitted when `None`.
+#[derive(Debug, Clone)]
+pub struct RuleSpec {
+    pub sources: Option<Vec<Src>>,
+    pub ports: Option<Vec<usize>>,
+}
+
+/// One generated source as a YAML flow map.
+pub fn source_yaml(s: &Src) -> String {
+    match s {
+        Src::Sa { ns, name } => format!(
+            "{{type: ServiceAccount, serviceAccount: {{{}name: '{}'}}}}",
+            ns.map_or(String::new(), |n| format!("namespace: {}, ", NAMESPACES[n])),
+            name.map_or("*", |n| ACCOUNTS[n])
+        ),
+        Src::Spiffe { foreign, ns, sa } => format!(
+            "{{type: SPIFFE, spiffe: 'spiffe://{}/ns/{}/sa/{}'}}",
+            if *foreign {
+                "other.example"
+            } else {
+                "cluster.local"
+            },
+            NAMESPACES[*ns],
+            ACCOUNTS[*sa]
+        ),
+        Src::Path => "{type: SPIFFE, spiffe: 'spiffe://cluster.local/custom/x'}".to_owned(),
+    }
+}
+
+/// Pods `w0`, `w1`, ... (namespace, app, ServiceAccount indices) at 10.0.0.1, 10.0.0.2, ...
+pub fn pods_yaml(pods: &[(usize, usize, usize)]) -> String {
+    pods.iter()
+        .enumerate()
+        .map(|(i, (ns, app, sa))| {
+            pod(
+                NAMESPACES[*ns],
+                &format!("w{i}"),
+                ACCOUNTS[*sa],
+                &format!("10.0.0.{}", i + 1),
+                &format!("{{app: {}}}", APPS[*app]),
+            )
+        })
+        .collect()
+}
