@@ -17,16 +17,18 @@
 
 mod common;
 
+use common::live::{api, dump};
+
 use std::time::Duration;
 
 use gamma_mesh::arbiter::{ArbiterConfig, Identity};
-use gamma_mesh::cluster::kinds::{WATCHED, api_resource};
+use gamma_mesh::cluster::kinds::WATCHED;
 use gamma_mesh::cluster::{RunConfig, Runner, State};
 use gamma_mesh::controller::ReconcilerConfig;
 use gamma_mesh::model::gateway::{ConditionStatus, PolicyAncestorStatus};
 use gamma_mesh::model::{AnyResource, ResourceKind};
 use gamma_testenv::harness::standard_server;
-use kube::api::{Api, DynamicObject, ListParams, PostParams};
+use kube::api::{Api, DynamicObject, PostParams};
 use serde_json::{Value, json};
 
 gamma_testenv::test_main! {
@@ -36,18 +38,6 @@ gamma_testenv::test_main! {
 
 const ME: &str = "example.com/mesh-controller";
 const OTHER: &str = "other.example/mesh-controller";
-
-fn dynamic(
-    kind: ResourceKind,
-    namespace: Option<&str>,
-    client: &kube::Client,
-) -> Api<DynamicObject> {
-    let ar = api_resource(kind, kind.api_versions()[0]);
-    match namespace {
-        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
-        None => Api::all_with(client.clone(), &ar),
-    }
-}
 
 /// Creates `value`, then writes its `status` (if any) through the status subresource.
 async fn create(client: &kube::Client, mut value: Value) {
@@ -78,7 +68,7 @@ async fn create(client: &kube::Client, mut value: Value) {
 }
 
 async fn policy(client: &kube::Client, ns: &str, name: &str) -> AnyResource {
-    let api = dynamic(ResourceKind::XAuthorizationPolicy, Some(ns), client);
+    let api = api(client, ResourceKind::XAuthorizationPolicy, Some(ns));
     let o = api.get(name).await.unwrap();
     AnyResource::from_value(serde_json::to_value(o).unwrap()).unwrap()
 }
@@ -312,7 +302,7 @@ async fn authorize_reads_the_policies_and_pods_of_the_cluster(
     // No kubelet runs on the test API server: db-0's IP is written through the status
     // subresource, as a kubelet would.
     const IP: &str = "10.244.7.10";
-    let pods = dynamic(ResourceKind::Pod, Some(ns), client);
+    let pods = api(client, ResourceKind::Pod, Some(ns));
     let mut pod = pods.get("db-0").await.unwrap();
     pod.data["status"] = json!({"podIP": IP, "podIPs": [{"ip": IP}],
                                 "conditions": [{"type": "Ready", "status": "True"}]});
@@ -321,32 +311,10 @@ async fn authorize_reads_the_policies_and_pods_of_the_cluster(
         .unwrap();
 
     let files = env.work_dir().join("authz-dump");
-    std::fs::create_dir_all(&files).unwrap();
-    let mut n = 0;
     let kinds = WATCHED
         .into_iter()
         .chain([ResourceKind::XAuthorizationPolicy, ResourceKind::Pod]);
-    for kind in kinds {
-        let version = kind.api_versions()[0];
-        let Ok(list) = dynamic(kind, None, client)
-            .list(&ListParams::default())
-            .await
-        else {
-            continue; // a kind this channel's CRDs do not serve at that version
-        };
-        for mut o in list {
-            o.metadata.managed_fields = None;
-            let mut v = serde_json::to_value(&o).unwrap();
-            v["apiVersion"] = version.into();
-            v["kind"] = kind.as_str().into();
-            std::fs::write(
-                files.join(format!("{n:05}.json")),
-                serde_json::to_string_pretty(&v).unwrap(),
-            )
-            .unwrap();
-            n += 1;
-        }
-    }
+    dump(client, kinds, &files).await;
     let kubeconfig = env.kubeconfig().to_str().unwrap();
     let files = files.to_str().unwrap();
     let to = format!("{IP}:5432");

@@ -5,14 +5,13 @@
 
 mod common;
 
-use std::path::Path;
-
+use common::live::{api, client, dump};
 use common::{root, run};
-use gamma_mesh::cluster::kinds::{WATCHED, api_resource};
+use gamma_mesh::cluster::kinds::WATCHED;
 use gamma_mesh::model::{AnyResource, ResourceKind};
 use gamma_testenv::Channel;
 use gamma_testenv::harness::experimental_server;
-use kube::api::{Api, DynamicObject, ListParams, PostParams};
+use kube::api::{DynamicObject, PostParams};
 
 gamma_testenv::test_main! {
     #[tokio] a_live_cluster_answers_as_its_objects_given_as_files if experimental_server,
@@ -20,21 +19,6 @@ gamma_testenv::test_main! {
 
 const CONFIG: &str = "examples/gamma-config.yaml";
 const NOW: &str = "2026-11-29T12:00:00Z";
-
-/// A client of the cluster of `kubeconfig` (its current context), as gammactl connects.
-async fn client(kubeconfig: &std::path::Path) -> kube::Client {
-    gamma_mesh::cluster::list::connect(Some(kubeconfig), None)
-        .await
-        .unwrap()
-}
-
-fn api(client: &kube::Client, kind: ResourceKind, namespace: Option<&str>) -> Api<DynamicObject> {
-    let ar = api_resource(kind, kind.api_versions()[0]);
-    match namespace {
-        Some(ns) if kind.is_namespaced() => Api::namespaced_with(client.clone(), ns, &ar),
-        _ => Api::all_with(client.clone(), &ar),
-    }
-}
 
 /// Creates the sample cluster (examples/manifests, top level), status through the status
 /// subresource.
@@ -67,32 +51,6 @@ async fn create_sample(client: &kube::Client) {
     }
 }
 
-/// Every object of the kinds gamma-rs reads, as the API server returns them (plain lists, not
-/// gamma-kube's), written to `dir` one JSON file each.
-async fn dump(client: &kube::Client, dir: &Path) -> usize {
-    std::fs::create_dir_all(dir).unwrap();
-    let mut n = 0;
-    for kind in WATCHED {
-        let version = kind.api_versions()[0];
-        let Ok(list) = api(client, kind, None).list(&ListParams::default()).await else {
-            continue; // a kind this channel's CRDs do not serve at that version
-        };
-        for mut o in list {
-            o.metadata.managed_fields = None;
-            let mut v = serde_json::to_value(&o).unwrap();
-            v["apiVersion"] = version.into();
-            v["kind"] = kind.as_str().into();
-            std::fs::write(
-                dir.join(format!("{n:05}.json")),
-                serde_json::to_string_pretty(&v).unwrap(),
-            )
-            .unwrap();
-            n += 1;
-        }
-    }
-    n
-}
-
 /// gammactl's read-only commands give the same answer for the cluster (`--kubeconfig`) as for
 /// its objects as files (`-f`): ownership, status writes, request resolution, and reference
 /// checks (`validate --refs`).
@@ -101,7 +59,7 @@ async fn a_live_cluster_answers_as_its_objects_given_as_files() {
     let client = client(env.kubeconfig()).await;
     create_sample(&client).await;
     let files = env.work_dir().join("dump");
-    let dumped = dump(&client, &files).await;
+    let dumped = dump(&client, WATCHED, &files).await;
     assert!(dumped > 40, "only {dumped} objects");
     let kubeconfig = env.kubeconfig().to_str().unwrap().to_owned();
     let files = files.to_str().unwrap().to_owned();

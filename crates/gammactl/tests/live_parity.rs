@@ -13,6 +13,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use common::live::client;
 use common::{root, run};
 use gamma_mesh::cluster::kinds::api_resource;
 use gamma_mesh::model::ResourceKind;
@@ -32,13 +33,6 @@ const SAMPLE: &str = "examples/manifests";
 
 /// `Kind namespace/name` of a manifest as written.
 type Key = String;
-
-/// A client of the cluster of `kubeconfig` (its current context), as gammactl connects.
-async fn client(kubeconfig: &std::path::Path) -> kube::Client {
-    gamma_mesh::cluster::list::connect(Some(kubeconfig), None)
-        .await
-        .unwrap()
-}
 
 /// The sample's documents as written (top-level files, in sorted order, Namespaces first).
 fn sample() -> Vec<serde_json::Value> {

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod live;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
