@@ -10,9 +10,7 @@
 
 mod common;
 
-use common::{
-    ACCOUNTS, APPS, NAMESPACES, PORTS, RuleSpec, Src, oracle, pods_yaml, snapshot, source_yaml,
-};
+use common::{ACCOUNTS, APPS, NAMESPACES, PORTS, RuleSpec, Src, oracle, pods_yaml, snapshot};
 use gamma_authz::{Authorizer, Baseline, Config, Identity, Verdict};
 use gamma_model::Snapshot;
 use proptest::prelude::*;
@@ -68,18 +66,7 @@ fn policy_yaml(name: &str, p: &PolicySpec) -> String {
     let selector = p.selector.map_or("{}".to_owned(), |a| {
         format!("{{matchLabels: {{app: {}}}}}", APPS[a])
     });
-    let rules = p.rules.as_ref().map(|rules| {
-        common::rules_yaml(rules.iter().map(|r| {
-            (
-                r.sources
-                    .as_ref()
-                    .map(|s| s.iter().map(source_yaml).collect()),
-                r.ports
-                    .as_ref()
-                    .map(|p| p.iter().map(|i| PORTS[*i]).collect()),
-            )
-        }))
-    });
+    let rules = p.rules.as_deref().map(common::generated_rules_yaml);
     common::policy(NAMESPACES[p.ns], name, &selector, rules.as_deref())
 }
 

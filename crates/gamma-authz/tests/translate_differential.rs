@@ -8,9 +8,7 @@
 
 mod common;
 
-use common::{
-    ACCOUNTS, APPS, NAMESPACES, PORTS, RuleSpec, Src, pod, pods_yaml, snapshot, source_yaml,
-};
+use common::{ACCOUNTS, APPS, NAMESPACES, RuleSpec, Src, pod, pods_yaml, snapshot};
 use gamma_authz::translate::istio::{self, IstioOptions};
 use gamma_authz::translate::linkerd::{self, DefaultPolicy, LinkerdOptions};
 use gamma_authz::translate::{Direction, TranslationReport};
@@ -102,18 +100,7 @@ fn policy_yaml(name: &str, p: &PolicySpec) -> String {
             APPS[a]
         ),
     };
-    let rules = p.rules.as_ref().map(|rules| {
-        common::rules_yaml(rules.iter().map(|r| {
-            (
-                r.sources
-                    .as_ref()
-                    .map(|s| s.iter().map(source_yaml).collect()),
-                r.ports
-                    .as_ref()
-                    .map(|p| p.iter().map(|i| PORTS[*i]).collect()),
-            )
-        }))
-    });
+    let rules = p.rules.as_deref().map(common::generated_rules_yaml);
     common::policy(NAMESPACES[p.ns], name, &selector, rules.as_deref())
 }
 

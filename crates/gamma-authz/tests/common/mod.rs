@@ -199,6 +199,20 @@ pub fn source_yaml(s: &Src) -> String {
     }
 }
 
+/// Generated rules as a `spec.rules` YAML flow list ([`rules_yaml`]).
+pub fn generated_rules_yaml(rules: &[RuleSpec]) -> String {
+    rules_yaml(rules.iter().map(|r| {
+        (
+            r.sources
+                .as_ref()
+                .map(|s| s.iter().map(source_yaml).collect()),
+            r.ports
+                .as_ref()
+                .map(|p| p.iter().map(|i| PORTS[*i]).collect()),
+        )
+    }))
+}
+
 /// Pods `w0`, `w1`, ... (namespace, app, ServiceAccount indices) at 10.0.0.1, 10.0.0.2, ...
 pub fn pods_yaml(pods: &[(usize, usize, usize)]) -> String {
     pods.iter()
