@@ -426,18 +426,12 @@ pub(crate) fn resolved_refs(
     }
 }
 
-/// ReferenceGrant: from (gateway.networking.k8s.io, `from_kind`, `from_ns`) to (core, Secret,
-/// optional name), in the Secret's namespace.
+/// ReferenceGrant: from (gateway.networking.k8s.io, `from_kind`, `from_ns`) to the core Secret
+/// of `c`.
 fn cert_granted(from_kind: &str, from_ns: &str, c: &CertificateRefIr, grants: &[GrantIr]) -> bool {
-    grants.iter().any(|g| {
-        g.namespace == c.namespace
-            && g.from.iter().any(|(grp, kind, ns)| {
-                grp == "gateway.networking.k8s.io" && kind == from_kind && *ns == from_ns
-            })
-            && g.to.iter().any(|(grp, kind, name)| {
-                grp.is_empty() && kind == "Secret" && name.as_ref().is_none_or(|n| *n == c.name)
-            })
-    })
+    grants
+        .iter()
+        .any(|g| g.permits(from_kind, from_ns, ("", "Secret", &c.namespace, &c.name)))
 }
 
 /// `AddressesAssigned` (Gateway API v1.7 experimental, GEP-5093: "This condition indicates

@@ -410,6 +410,24 @@ pub struct GrantIr {
     pub to: Vec<(String, String, Option<String>)>,
 }
 
+impl GrantIr {
+    /// Whether this grant lets a `gateway.networking.k8s.io` object of kind `from_kind` in
+    /// namespace `from_ns` refer to the object `to` = (group, kind, namespace, name)
+    /// (ReferenceGrantSpec: the grant lives in the target's namespace; a `to` entry without a
+    /// name admits every object of its group and kind).
+    pub fn permits(&self, from_kind: &str, from_ns: &str, to: (&str, &str, &str, &str)) -> bool {
+        let (group, kind, namespace, name) = to;
+        self.namespace == namespace
+            && self.from.iter().any(|(g, k, ns)| {
+                g == gamma_model::gateway::GROUP && k == from_kind && ns == from_ns
+            })
+            && self
+                .to
+                .iter()
+                .any(|(g, k, n)| g == group && k == kind && n.as_deref().is_none_or(|n| n == name))
+    }
+}
+
 /// A BackendTLSPolicy (Gateway API BackendTLSPolicySpec): how connections to the backends it
 /// targets are made with TLS.
 #[derive(Debug, Clone, Default)]

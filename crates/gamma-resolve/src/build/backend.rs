@@ -126,15 +126,11 @@ impl<'i> Builder<'i> {
 
     pub(super) fn granted(&self, route: &RouteIr, b: BackendRead<'_>) -> bool {
         self.input.grants.iter().any(|g| {
-            *g.namespace == *b.namespace
-                && g.from.iter().any(|(grp, kind, ns)| {
-                    grp == "gateway.networking.k8s.io"
-                        && kind == route.kind.as_str()
-                        && *ns == route.namespace
-                })
-                && g.to.iter().any(|(grp, kind, name)| {
-                    *grp == b.group && *kind == b.kind && name.as_ref().is_none_or(|n| *n == b.name)
-                })
+            g.permits(
+                route.kind.as_str(),
+                &route.namespace,
+                (b.group, b.kind, b.namespace, b.name),
+            )
         })
     }
 }

@@ -155,21 +155,11 @@ fn judge(snapshot: &Snapshot, gw_ns: &str, at: &str, r: &ObjectReference) -> CaR
     }
 }
 
-/// ReferenceGrant: from (gateway.networking.k8s.io, Gateway, `from_ns`) to (core, ConfigMap,
-/// optional name), in `to_ns` (ReferenceGrantSpec).
+/// ReferenceGrant: from (gateway.networking.k8s.io, Gateway, `from_ns`) to the core ConfigMap
+/// `to_ns/name` (ReferenceGrantSpec), by the grants of its namespace.
 fn granted(snapshot: &Snapshot, from_ns: &str, to_ns: &str, name: &str) -> bool {
     snapshot.reference_grants_in(to_ns).any(|g| {
-        g.spec.iter().any(|s| {
-            s.from.iter().any(|f| {
-                f.group == gamma_model::gateway::GROUP
-                    && f.kind == "Gateway"
-                    && f.namespace == from_ns
-            }) && s.to.iter().any(|t| {
-                t.group.is_empty()
-                    && t.kind == "ConfigMap"
-                    && t.name.as_deref().is_none_or(|n| n == name)
-            })
-        })
+        crate::lower::lower_grant(g).permits("Gateway", from_ns, ("", "ConfigMap", to_ns, name))
     })
 }
 
