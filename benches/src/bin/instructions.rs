@@ -8,7 +8,9 @@
 //! and runs `RouteTable::build` once (lowering plus compiling; read `RouteTable::build`
 //! inclusive). `snapshot-regex-mix-<rules>` builds the regex mix the same way, from its
 //! manifests (`regex_mix_yaml`). `regex-crate-set-<patterns>` only compiles the `regex` crate's
-//! `RegexSet` of the mix's first `patterns` path patterns (see `regex_crate_scenario`).
+//! `RegexSet` of the mix's first `patterns` path patterns (see `regex_crate_scenario`);
+//! `regex-crate-match-<patterns>` and `regex-crate-set-match-<patterns>` run `N` searches of
+//! the regex-only hits' paths with the `regex` crate alone (see `regex_crate_match_scenario`).
 //! `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
 //! `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>` and
 //! `update-secret-<routes>` run `N` incremental updates of one route, of a different route
@@ -31,7 +33,7 @@ use gamma_benches::grpc_mix::{grpc_mix, grpc_mix_request};
 use gamma_benches::hostile::{HotRequest, cold_request, hostile, hot_request};
 use gamma_benches::manifests::{http_routes_yaml, mesh_cluster, mesh_route_yaml};
 use gamma_benches::regex_mix::{
-    MixRequest, regex_mix, regex_mix_request, regex_mix_yaml, regex_pattern,
+    MixRequest, regex_mix, regex_mix_request, regex_mix_yaml, regex_path, regex_pattern,
 };
 use gamma_benches::{Rng, many_services, one_port, one_port_request, svc_ip};
 use gamma_model::Snapshot;
@@ -266,6 +268,55 @@ fn regex_crate_scenario(patterns: usize) {
         .collect();
     let set = black_box(regex_crate_set(&anchored));
     println!("regex-crate-set-{patterns}: {} patterns", set.len());
+}
+
+/// `regex-crate-match-<patterns>` and `regex-crate-set-match-<patterns>`: the yardstick of a
+/// regex-only hit. The same 1,024 request paths as `regex-only-10000` (one of the mix's
+/// patterns matches each), warmed up with 2,048 searches, then `N` searches with the `regex`
+/// crate alone: `Regex::is_match` of the one regex that matches (the least any engine pays to
+/// confirm that the path matches that regex, knowing which one it is), and
+/// `RegexSet::matches` of all `patterns` (the lowest matching pattern of a set, as the table
+/// needs it). Per search = (total with N − total with N = 0) / N.
+fn regex_crate_match_scenario(patterns: usize, n: usize, set: bool) {
+    let anchored: Vec<String> = (0..patterns)
+        .map(|k| format!("^(?:{})$", regex_pattern(k)))
+        .collect();
+    let mut rng = Rng::new(5);
+    let reqs: Vec<(usize, String)> = (0..1024)
+        .map(|_| {
+            let k = rng.below(patterns);
+            (k, regex_path(k))
+        })
+        .collect();
+    let hits = if set {
+        let all = regex_crate_set(&anchored);
+        let run = |count: usize| {
+            (0..count)
+                .filter(|i| {
+                    let (k, path) = &reqs[i & 1023];
+                    black_box(all.matches(path).iter().next()) == Some(*k)
+                })
+                .count()
+        };
+        black_box(run(2048));
+        run(n)
+    } else {
+        let each: Vec<regex::Regex> = anchored
+            .iter()
+            .map(|p| regex::Regex::new(p).unwrap())
+            .collect();
+        let run = |count: usize| {
+            (0..count)
+                .filter(|i| {
+                    let (k, path) = &reqs[i & 1023];
+                    black_box(each[*k].is_match(path))
+                })
+                .count()
+        };
+        black_box(run(2048));
+        run(n)
+    };
+    println!("regex-crate-match-{patterns} (set: {set}): {n} searches, {hits} hits");
 }
 
 /// `regex::RegexSet::new` of `patterns`, out of line so that callgrind can toggle on it.
@@ -583,6 +634,14 @@ fn main() {
         .and_then(|r| r.parse().ok())
     {
         return hostile_scenario(scenario, routes, n, false);
+    }
+    for (prefix, set) in [
+        ("regex-crate-match-", false),
+        ("regex-crate-set-match-", true),
+    ] {
+        if let Some(patterns) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {
+            return regex_crate_match_scenario(patterns, n, set);
+        }
     }
     for (prefix, kind) in [
         ("regex-mix-", MixRequest::PathHit),
