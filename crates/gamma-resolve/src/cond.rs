@@ -76,6 +76,11 @@ pub(crate) struct Probe<'r> {
     /// resolve path: [`RegexPool::find_in_set`]), so [`Cond::check`] skips it; explanations,
     /// which check every candidate, leave it `false`.
     pub(crate) path_regex_matched: bool,
+    /// Whether the index already matched the gRPC service and method regexes of the
+    /// candidate being checked (a confirmed position of a prefilter set,
+    /// [`RegexPool::find_in_prefilter_set`]; an HTTP request's candidates have none), so
+    /// [`Cond::check`] skips them; explanations leave it `false`.
+    pub(crate) grpc_regexes_matched: bool,
 }
 
 impl Cond {
@@ -97,21 +102,9 @@ impl Cond {
 
     /// Checks every condition, returning the first that fails.
     pub(crate) fn check(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
-        if let Some(i) = self.path_regex
-            && !p.path_regex_matched
-            && !ValueMatch::Regex(i).matches_str(p.path, pool)
-        {
-            return Err(Failed::PathRegex);
-        }
-        if let Some(i) = self.service_regex
-            && !ValueMatch::Regex(i).matches_str(p.grpc_service, pool)
-        {
-            return Err(Failed::Service);
-        }
-        if let Some(i) = self.method_regex
-            && !ValueMatch::Regex(i).matches_str(p.grpc_method, pool)
-        {
-            return Err(Failed::GrpcMethod);
+        // one test on the resolve path of HTTP requests, where the index matched every regex
+        if !(p.path_regex_matched && p.grpc_regexes_matched) {
+            self.check_regexes(p, pool)?;
         }
         for (i, (name, vm)) in self.headers.iter().enumerate() {
             match p.headers.first_value(name) {
@@ -123,6 +116,31 @@ impl Cond {
             match p.query.and_then(|q| query_param(q, name)) {
                 Some(v) if vm.matches_str(v, pool) => {}
                 _ => return Err(Failed::Query(i)),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Cond {
+    /// Checks the path, gRPC service and gRPC method regexes the index did not match.
+    fn check_regexes(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
+        if let Some(i) = self.path_regex
+            && !p.path_regex_matched
+            && !ValueMatch::Regex(i).matches_str(p.path, pool)
+        {
+            return Err(Failed::PathRegex);
+        }
+        if !p.grpc_regexes_matched {
+            if let Some(i) = self.service_regex
+                && !ValueMatch::Regex(i).matches_str(p.grpc_service, pool)
+            {
+                return Err(Failed::Service);
+            }
+            if let Some(i) = self.method_regex
+                && !ValueMatch::Regex(i).matches_str(p.grpc_method, pool)
+            {
+                return Err(Failed::GrpcMethod);
             }
         }
         Ok(())

@@ -430,6 +430,7 @@ impl Part {
             grpc_service: service,
             grpc_method: method,
             path_regex_matched: false,
+            grpc_regexes_matched: false,
         };
         let host = matched_host(req);
         // how the request's host ranks a hostname group: the matching groups in the order the

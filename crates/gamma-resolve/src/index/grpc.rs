@@ -109,8 +109,11 @@ impl GrpcIndexBuilder {
 }
 
 impl GrpcIndex {
-    /// `path` is the gRPC `:path`; `service`/`method` its split parts ([`split_grpc_path`]);
-    /// `pool` the table's regexes.
+    /// Calls `f` with each candidate that may match, in precedence order, until it returns
+    /// `Some`. `path` is the gRPC `:path`; `service`/`method` its split parts
+    /// ([`split_grpc_path`]); `pool` the table's regexes. `f` is also told whether the
+    /// candidate's service and method regexes are known to match (the prefilter set confirmed
+    /// them), so that it need not check them again.
     ///
     /// [`split_grpc_path`]: crate::cond::split_grpc_path
     pub(crate) fn find<R>(
@@ -119,10 +122,10 @@ impl GrpcIndex {
         path: &str,
         service: &str,
         method: &str,
-        mut f: impl FnMut(u32) -> Option<R>,
+        mut f: impl FnMut(u32, bool) -> Option<R>,
     ) -> Option<R> {
-        fn scan<R>(list: Option<&Cands>, f: &mut impl FnMut(u32) -> Option<R>) -> Option<R> {
-            list?.iter().find_map(|&c| f(c))
+        fn scan<R>(list: Option<&Cands>, f: &mut impl FnMut(u32, bool) -> Option<R>) -> Option<R> {
+            list?.iter().find_map(|&c| f(c, false))
         }
         // Whether the split found `/service/method` (the path is exactly them and two
         // slashes, the second right after the service; an empty part is still a part): else
@@ -149,7 +152,8 @@ impl GrpcIndex {
             && let Some(hay) = path.get(1..)
         {
             let rest = &self.rest;
-            return pool.find_in_set(set, hay, |i| f(*rest.get(i)?));
+            return pool
+                .find_in_prefilter_set(set, hay, |i, confirmed| f(*rest.get(i)?, confirmed));
         }
         scan(Some(&self.rest), &mut f)
     }

@@ -105,15 +105,17 @@ impl Earlier {
 /// `\z`, and their multi-line forms) see the other part where the single regex sees the end
 /// of its text; a part that has any (or that does not parse, which the regex pool refused
 /// already), is replaced by `[^/]*`, which any part matches. So the pattern never misses a
-/// match of both conditions; the candidate's conditions are checked afterwards as always.
-fn grpc_part(raw: Option<&str>) -> &str {
+/// match of both conditions. Also says whether the part is **exact**: the condition itself,
+/// or no condition (`None`: `[^/]*` matches any part); only a part replaced by `[^/]*` is
+/// not, and a candidate whose pattern has one has its conditions checked afterwards.
+fn grpc_part(regex: Option<u32>, raw: Option<&str>) -> (&str, bool) {
     const ANY: &str = "[^/]*";
     let Some(raw) = raw else {
-        return ANY;
+        return (ANY, regex.is_none());
     };
     match regex_automata::util::syntax::parse(raw) {
-        Ok(hir) if !hir.properties().look_set().contains_anchor() => raw,
-        _ => ANY,
+        Ok(hir) if !hir.properties().look_set().contains_anchor() => (raw, true),
+        _ => (ANY, false),
     }
 }
 
@@ -289,17 +291,18 @@ impl RegexPool {
         if let Some(i) = self.grpc_sets.get(&key) {
             return *i;
         }
-        let patterns: Vec<String> = parts
+        let (patterns, exact): (Vec<String>, Vec<bool>) = parts
             .iter()
-            .map(|(s, m)| {
-                let part = |p: &Option<u32>| grpc_part(p.and_then(|i| self.raw(i)));
-                format!("^(?:{})/(?:{})$", part(s), part(m))
+            .map(|&(s, m)| {
+                let part = |p: Option<u32>| grpc_part(p, p.and_then(|i| self.raw(i)));
+                let ((s, s_exact), (m, m_exact)) = (part(s), part(m));
+                (format!("^(?:{s})/(?:{m})$"), s_exact && m_exact)
             })
-            .collect();
+            .unzip();
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
         let i = u32::try_from(self.sets.len()).unwrap_or(u32::MAX);
         let with = &mut Self::building(&mut self.building).with;
-        self.sets.push(RegexSet::prefilter(&refs, with));
+        self.sets.push(RegexSet::prefilter(&refs, &exact, with));
         self.grpc_sets.insert(key, i);
         i
     }
@@ -316,6 +319,21 @@ impl RegexPool {
         self.sets
             .get(set as usize)?
             .find(&self.compiled, haystack, f)
+    }
+
+    /// [`RegexPool::find_in_set`] for a prefilter set ([`RegexPool::intern_grpc_set`]), also
+    /// telling `f` whether the position's regexes are confirmed to match (see
+    /// [`RegexSet::find_confirming`]).
+    #[inline]
+    pub(crate) fn find_in_prefilter_set<R>(
+        &self,
+        set: u32,
+        haystack: &str,
+        f: impl FnMut(usize, bool) -> Option<R>,
+    ) -> Option<R> {
+        self.sets
+            .get(set as usize)?
+            .find_confirming(&self.compiled, haystack, f)
     }
 
     /// Whether regex `i` matches `haystack` (a full match).

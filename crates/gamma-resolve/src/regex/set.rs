@@ -87,6 +87,10 @@ enum Chunk {
         /// The table's regex of each pattern (for the one-by-one fallback); empty in a
         /// prefilter set, whose fallback reports every position ([`RegexSet::prefilter`]).
         ids: Box<[u32]>,
+        /// In a prefilter set, whether each pattern is exactly its position's conditions, so
+        /// that a match of the lazy DFA confirms them (see [`RegexSet::find_confirming`]);
+        /// empty in a regex set, every match of which is confirmed.
+        exact: Box<[bool]>,
         /// Number of patterns.
         len: u32,
         /// Shared with the sets of later builds over the same regexes
@@ -194,7 +198,7 @@ impl RegexSet {
         with: &mut Compiling,
     ) -> Self {
         let mut chunks = Vec::new();
-        Self::chunks(patterns, Some(ids), 0, rejectable, with, &mut chunks);
+        Self::chunks(patterns, Ok(ids), 0, rejectable, with, &mut chunks);
         Self {
             chunks: chunks.into_boxed_slice(),
         }
@@ -206,11 +210,15 @@ impl RegexSet {
     /// caller checks each reported position itself. Used where a pattern only approximates
     /// the conditions of its position from above (the gRPC `service/method` patterns of
     /// [`crate::regex::RegexPool::intern_grpc_set`]).
-    pub(crate) fn prefilter(patterns: &[&str], with: &mut Compiling) -> Self {
+    ///
+    /// `exact[k]`: whether pattern `k` matches exactly when its position's conditions hold
+    /// (not only whenever they do); such a position, reported by a lazy DFA's match, is
+    /// reported as confirmed by [`RegexSet::find_confirming`].
+    pub(crate) fn prefilter(patterns: &[&str], exact: &[bool], with: &mut Compiling) -> Self {
         let parsed: Vec<Option<Hir>> = patterns.iter().map(|p| with.parse(p)).collect();
         let refs: Vec<Option<&Hir>> = parsed.iter().map(Option::as_ref).collect();
         let mut chunks = Vec::new();
-        Self::chunks(&refs, None, 0, true, with, &mut chunks);
+        Self::chunks(&refs, Err(exact), 0, true, with, &mut chunks);
         Self {
             chunks: chunks.into_boxed_slice(),
         }
@@ -227,6 +235,7 @@ impl RegexSet {
                 Chunk::Many {
                     offset,
                     ids: old,
+                    exact,
                     len,
                     engines,
                 } => {
@@ -239,6 +248,7 @@ impl RegexSet {
                     Some(Chunk::Many {
                         offset: *offset,
                         ids: new.into(),
+                        exact: exact.clone(),
                         len: *len,
                         engines: Arc::clone(engines),
                     })
@@ -257,10 +267,11 @@ impl RegexSet {
 
     /// Builds `patterns` (list positions from `offset`) as one chunk, or as two halves when
     /// the whole does not build; each split halves the list, so at most `2n` builds.
-    /// `ids`: the table's regex of each pattern, `None` for a prefilter set.
+    /// `kind`: the table's regex of each pattern, or for a prefilter set whether each pattern
+    /// is exact.
     fn chunks(
         patterns: &[Option<&Hir>],
-        ids: Option<&[u32]>,
+        kind: Result<&[u32], &[bool]>,
         offset: usize,
         rejectable: bool,
         with: &mut Compiling,
@@ -273,26 +284,32 @@ impl RegexSet {
         match build(patterns, rejectable, with) {
             Some(engines) => out.push(Chunk::Many {
                 offset: offset32,
-                ids: ids.unwrap_or_default().into(),
+                ids: kind.unwrap_or_default().into(),
+                exact: kind.err().unwrap_or_default().into(),
                 len: u32::try_from(patterns.len()).unwrap_or(u32::MAX),
                 engines: Arc::new(engines),
             }),
             None if patterns.len() == 1 => out.push(Chunk::One {
                 offset: offset32,
-                id: ids.map(|ids| ids.first().copied().unwrap_or(u32::MAX)),
+                id: kind
+                    .ok()
+                    .map(|ids| ids.first().copied().unwrap_or(u32::MAX)),
             }),
             None => {
                 let half = patterns.len() / 2;
                 let (pa, pb) = patterns.split_at(half);
-                let (ia, ib) = match ids {
-                    Some(ids) => {
+                let (ka, kb) = match kind {
+                    Ok(ids) => {
                         let (a, b) = ids.split_at(half.min(ids.len()));
-                        (Some(a), Some(b))
+                        (Ok(a), Ok(b))
                     }
-                    None => (None, None),
+                    Err(exact) => {
+                        let (a, b) = exact.split_at(half.min(exact.len()));
+                        (Err(a), Err(b))
+                    }
                 };
-                Self::chunks(pa, ia, offset, rejectable, with, out);
-                Self::chunks(pb, ib, offset + half, rejectable, with, out);
+                Self::chunks(pa, ka, offset, rejectable, with, out);
+                Self::chunks(pb, kb, offset + half, rejectable, with, out);
             }
         }
     }
@@ -306,31 +323,67 @@ impl RegexSet {
         haystack: &str,
         mut f: impl FnMut(usize) -> Option<R>,
     ) -> Option<R> {
+        self.search::<false, R>(pool, haystack, |i, _| f(i))
+    }
+
+    /// [`RegexSet::find`], also telling `f` whether the position is confirmed: in a regex
+    /// set always (each position reported matches); in a prefilter set when a lazy DFA's
+    /// match reported it and its pattern is exact, so that the caller need not check that
+    /// position's conditions again.
+    #[inline]
+    pub(crate) fn find_confirming<R>(
+        &self,
+        pool: &[Arc<SingleRegex>],
+        haystack: &str,
+        f: impl FnMut(usize, bool) -> Option<R>,
+    ) -> Option<R> {
+        self.search::<true, R>(pool, haystack, f)
+    }
+
+    /// [`RegexSet::find_confirming`]; without `CONFIRM` every flag is `false` and costs
+    /// nothing ([`RegexSet::find`], the path index's regex sets on the resolve path).
+    #[inline]
+    fn search<const CONFIRM: bool, R>(
+        &self,
+        pool: &[Arc<SingleRegex>],
+        haystack: &str,
+        mut f: impl FnMut(usize, bool) -> Option<R>,
+    ) -> Option<R> {
         let input = Input::new(haystack).anchored(Anchored::Yes);
         for chunk in self.chunks.iter() {
             match chunk {
                 Chunk::Many {
                     offset,
                     ids,
+                    exact,
                     len,
                     engines,
                 } => {
                     let offset = *offset as usize;
+                    // a position a lazy DFA matched: confirmed unless its pattern is only
+                    // an approximation (a regex set's `exact` is empty: every match counts)
+                    let confirmed =
+                        |i: usize| CONFIRM && (exact.is_empty() || exact.get(i) == Some(&true));
+                    // the one-by-one fallback: confirmed when it ran the position's regex
+                    let by_one = CONFIRM && !ids.is_empty();
                     let ids = (&**ids, *len);
                     let mut scratch = engines.scratch.get();
                     let s = &mut *scratch;
                     let lowest = match engines.first.try_search_fwd(&mut s.first, &input) {
                         Ok(None) => continue,
                         Ok(Some(m)) => m.pattern().as_usize(),
-                        Err(_) => match one_by_one(pool, ids, 0, haystack, |i| f(offset + i)) {
-                            Some(r) => return Some(r),
-                            None => continue,
-                        },
+                        Err(_) => {
+                            match one_by_one(pool, ids, 0, haystack, |i| f(offset + i, by_one)) {
+                                Some(r) => return Some(r),
+                                None => continue,
+                            }
+                        }
                     };
-                    if let Some(r) = f(offset + lowest) {
+                    if let Some(r) = f(offset + lowest, confirmed(lowest)) {
                         return Some(r);
                     }
-                    let later = |i| f(offset + i);
+                    let later =
+                        |i, dfa: bool| f(offset + i, if dfa { confirmed(i) } else { by_one });
                     let hay = (&input, haystack);
                     if let Some(r) = Self::after(pool, ids, (engines, s), hay, lowest, later) {
                         return Some(r);
@@ -343,7 +396,7 @@ impl RegexSet {
                             .is_some_and(|re| re.is_match(haystack)),
                         None => true,
                     };
-                    if maybe && let Some(r) = f(*offset as usize) {
+                    if maybe && let Some(r) = f(*offset as usize, CONFIRM && id.is_some()) {
                         return Some(r);
                     }
                 }
@@ -353,7 +406,8 @@ impl RegexSet {
     }
 
     /// The matching patterns of one chunk after `lowest` (the lowest match, rejected), in
-    /// ascending order, until `f` returns `Some`.
+    /// ascending order, until `f` returns `Some`; `f` is also told whether a lazy DFA
+    /// reported the position (`false`: the one-by-one fallback did).
     #[cold]
     fn after<R>(
         pool: &[Arc<SingleRegex>],
@@ -361,7 +415,7 @@ impl RegexSet {
         (engines, s): (&Engines, &mut Scratch),
         (input, haystack): (&Input<'_>, &str),
         lowest: usize,
-        mut f: impl FnMut(usize) -> Option<R>,
+        mut f: impl FnMut(usize, bool) -> Option<R>,
     ) -> Option<R> {
         s.set.clear();
         let every = match (&engines.all, s.all.as_mut()) {
@@ -372,14 +426,14 @@ impl RegexSet {
         };
         if !every {
             // no all-matches DFA (no candidate was expected to be rejected), or it gave up
-            return one_by_one(pool, ids, lowest + 1, haystack, f);
+            return one_by_one(pool, ids, lowest + 1, haystack, |i| f(i, false));
         }
         let mut left = s.set.len();
         // ascending pattern ids = list order
         for pid in s.set.iter() {
             let i = pid.as_usize();
             if i > lowest
-                && let Some(r) = f(i)
+                && let Some(r) = f(i, true)
             {
                 return Some(r);
             }
@@ -501,6 +555,45 @@ mod tests {
         assert_eq!(all(&pool, &set, "/last"), vec![copies]);
         assert_eq!(all(&pool, &set, "abéx"), (0..copies).collect::<Vec<_>>());
         assert_eq!(all(&pool, &set, "abé"), Vec::<usize>::new());
+    }
+
+    fn confirmed(set: &RegexSet, h: &str) -> Vec<(usize, bool)> {
+        let mut out = Vec::new();
+        set.find_confirming(&[], h, |i, c| {
+            out.push((i, c));
+            None::<()>
+        });
+        out
+    }
+
+    // A prefilter set confirms a position its lazy DFA matched only when that position's
+    // pattern is exact; a regex set confirms every position it reports.
+    #[test]
+    fn prefilter_positions_are_confirmed_only_for_exact_patterns() {
+        let mut with = Compiling::default();
+        let set = RegexSet::prefilter(
+            &[
+                "^(?:a)/(?:b)$",
+                "^(?:[^/]*)/(?:b)$",
+                "^(?:x)/(?:b)$",
+                "^(?:a)/(?:[^/]*)$",
+            ],
+            &[true, false, true, true],
+            &mut with,
+        );
+        assert_eq!(
+            confirmed(&set, "a/b"),
+            vec![(0, true), (1, false), (3, true)]
+        );
+        assert_eq!(confirmed(&set, "x/b"), vec![(1, false), (2, true)]);
+        assert_eq!(confirmed(&set, "a/c"), vec![(3, true)]);
+        let (pool, regexes) = set_of(&["/a/.*", "/a/1"]);
+        let mut seen = Vec::new();
+        regexes.find_confirming(pool.compiled(), "/a/1", |i, c| {
+            seen.push((i, c));
+            None::<()>
+        });
+        assert_eq!(seen, vec![(0, true), (1, true)]);
     }
 
     #[test]
