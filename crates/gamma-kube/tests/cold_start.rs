@@ -11,6 +11,10 @@
 //! - **list**: connect, then [`gamma_kube::list::list_all`] (every kind the engines read,
 //!   listed), each object decoded into a [`gamma_model::Snapshot`]: the floor of any cold
 //!   start;
+//! - **reflector**: connect, then a kube-rs reflector store of each kind of the fixture's
+//!   objects (HTTPRoutes, Services, Namespaces, as `DynamicObject`s without `managedFields`):
+//!   the memory a controller built on kube-rs alone holds for the same objects, the
+//!   yardstick of the memory figure;
 //! - **run**: connect, start the runtime, wait for its first complete reconciliation (every
 //!   kind listed, everything decided, nothing pending), then 3 s more: resident memory at
 //!   start, peak, and steady, and the writes made (0 expected).
@@ -27,8 +31,11 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use gamma_arbiter::Identity;
+use gamma_kube::kinds::api_resource;
+use gamma_model::ResourceKind;
 use gamma_testenv::Channel;
 use gamma_testenv::harness::{run, standard_server, trial};
+use kube::api::{Api, DynamicObject};
 use serde_json::json;
 
 /// Set in a child process: the kubeconfig of the server to measure against.
@@ -114,6 +121,46 @@ fn child(kubeconfig: &str, mode: &str) -> ExitCode {
                     "objects": objects,
                     "rssStart": rss_start,
                     "rssPeak": proc_status_bytes("VmHWM"),
+                })
+            }
+            "reflector" => {
+                // The yardstick of the memory figure: what a kube-rs controller built without
+                // gamma-rs holds for the same cluster, a reflector store per kind of the
+                // fixture's objects, with `managedFields` dropped as kube-rs recommends for
+                // large caches (gamma-kube's lists leave them out too).
+                use futures::StreamExt;
+                use kube::runtime::{WatchStreamExt, reflector, watcher};
+                let kinds = [
+                    ResourceKind::HttpRoute,
+                    ResourceKind::Service,
+                    ResourceKind::Namespace,
+                ];
+                let mut stores = Vec::new();
+                for kind in kinds {
+                    let ar = api_resource(kind, kind.api_versions()[0]);
+                    let api: Api<DynamicObject> = Api::all_with(client.clone(), &ar);
+                    let writer = reflector::store::Writer::new(ar);
+                    stores.push(writer.as_reader());
+                    let events = watcher(api, watcher::Config::default())
+                        .default_backoff()
+                        .modify(|o: &mut DynamicObject| o.metadata.managed_fields = None)
+                        .reflect(writer)
+                        .applied_objects();
+                    tokio::spawn(events.for_each(|_| std::future::ready(())));
+                }
+                for store in &stores {
+                    store.wait_until_ready().await.unwrap();
+                }
+                let listed = started.elapsed();
+                let rss_peak = proc_status_bytes("VmHWM");
+                tokio::time::sleep(Duration::from_secs(3)).await;
+                json!({
+                    "connectedSecs": connected.as_secs_f64(),
+                    "listedSecs": listed.as_secs_f64(),
+                    "objects": stores.iter().map(|s| s.len()).sum::<usize>(),
+                    "rssPeak": rss_peak,
+                    "anonStart": anon_start,
+                    "anonSteady": proc_status_bytes("RssAnon"),
                 })
             }
             _ => {
@@ -208,11 +255,13 @@ async fn a_restart_on_a_converged_cluster_decides_everything_without_writing() {
     let fixture = built.elapsed();
 
     let list = measure(env.kubeconfig(), "list");
+    let reflector = measure(env.kubeconfig(), "reflector");
     let runs = measure(env.kubeconfig(), "run");
     let secs = |v: &serde_json::Value, k: &str| v[k].as_f64().unwrap();
     let bytes = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap();
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     let steady = bytes(&runs, "anonSteady").saturating_sub(bytes(&runs, "anonStart"));
+    let bare = bytes(&reflector, "anonSteady").saturating_sub(bytes(&reflector, "anonStart"));
 
     use std::io::Write as _;
     let _ = writeln!(
@@ -222,7 +271,8 @@ async fn a_restart_on_a_converged_cluster_decides_everything_without_writing() {
          peak {:.1} MiB); runtime: every kind listed {:.2} s, first complete decision {:.2} s \
          after process start ({:.2}x), {} writes; resident: peak {:.1} MiB, steady {:.1} MiB over \
          {:.1} MiB at start; heap (RssAnon) steady {:.1} MiB over {:.1} MiB at start: {:.0} \
-         bytes per route",
+         bytes per route; a bare kube-rs reflector of the same objects ({} cached, listed in \
+         {:.2} s): heap {:.0} bytes per route ({:.2}x the runtime's)",
         fixture.as_secs_f64(),
         secs(&list, "listedSecs"),
         list["objects"],
@@ -237,7 +287,12 @@ async fn a_restart_on_a_converged_cluster_decides_everything_without_writing() {
         mib(bytes(&runs, "anonSteady")),
         mib(bytes(&runs, "anonStart")),
         steady as f64 / routes as f64,
+        reflector["objects"],
+        secs(&reflector, "listedSecs"),
+        bare as f64 / routes as f64,
+        bare as f64 / steady.max(1) as f64,
     );
     assert_eq!(runs["writes"], 0, "writes on a converged cluster");
     assert!(bytes(&list, "objects") >= (routes + services + namespaces) as u64);
+    assert!(bytes(&reflector, "objects") >= (routes + services + namespaces) as u64);
 }
