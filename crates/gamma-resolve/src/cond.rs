@@ -120,9 +120,7 @@ impl Cond {
         }
         Ok(())
     }
-}
 
-impl Cond {
     /// Checks the path, gRPC service and gRPC method regexes the index did not match.
     fn check_regexes(&self, p: &Probe<'_>, pool: &RegexPool) -> Result<(), Failed> {
         if let Some(i) = self.path_regex

@@ -89,7 +89,7 @@ enum Chunk {
         ids: Box<[u32]>,
         /// In a prefilter set, whether each pattern is exactly its position's conditions, so
         /// that a match of the lazy DFA confirms them (see [`RegexSet::find_confirming`]);
-        /// empty in a regex set, every match of which is confirmed.
+        /// empty in a regex set (`ids` not empty), every match of which is confirmed.
         exact: Box<[bool]>,
         /// Number of patterns.
         len: u32,
@@ -360,12 +360,15 @@ impl RegexSet {
                     engines,
                 } => {
                     let offset = *offset as usize;
-                    // a position a lazy DFA matched: confirmed unless its pattern is only
-                    // an approximation (a regex set's `exact` is empty: every match counts)
+                    // a regex set has a regex per position (a prefilter set has none): each
+                    // match it reports, by lazy DFA or one by one, is confirmed
+                    let regex_set = CONFIRM && !ids.is_empty();
+                    // a prefilter set's lazy-DFA match confirms only an exact pattern (a
+                    // position `exact` does not cover is not confirmed)
                     let confirmed =
-                        |i: usize| CONFIRM && (exact.is_empty() || exact.get(i) == Some(&true));
+                        |i: usize| regex_set || (CONFIRM && exact.get(i) == Some(&true));
                     // the one-by-one fallback: confirmed when it ran the position's regex
-                    let by_one = CONFIRM && !ids.is_empty();
+                    let by_one = regex_set;
                     let ids = (&**ids, *len);
                     let mut scratch = engines.scratch.get();
                     let s = &mut *scratch;
@@ -587,6 +590,9 @@ mod tests {
         );
         assert_eq!(confirmed(&set, "x/b"), vec![(1, false), (2, true)]);
         assert_eq!(confirmed(&set, "a/c"), vec![(3, true)]);
+        // a position its flags do not cover is never confirmed
+        let unflagged = RegexSet::prefilter(&["^(?:a)/(?:b)$"], &[], &mut with);
+        assert_eq!(confirmed(&unflagged, "a/b"), vec![(0, false)]);
         let (pool, regexes) = set_of(&["/a/.*", "/a/1"]);
         let mut seen = Vec::new();
         regexes.find_confirming(pool.compiled(), "/a/1", |i, c| {
