@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::hash::Map;
 use crate::hostname::ListenerSpecificity;
@@ -33,6 +34,8 @@ impl<'i> Builder<'i> {
         let mut workload: BTreeMap<(usize, u16, L4), Binding> = BTreeMap::new();
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
         let SvcAttached { ids, mut lists } = svc_attached;
+        // the bindings without consumers (most) share one empty list
+        let no_consumers: Arc<[(Box<str>, u32)]> = Arc::from([]);
         let mut ids: Vec<_> = ids.into_iter().collect();
         ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (k, ((si, port_i, group), i)) in ids.iter().enumerate() {
@@ -69,7 +72,7 @@ impl<'i> Builder<'i> {
                 service: u32::try_from(si).unwrap_or(u32::MAX),
                 port: port.port,
                 producer: None,
-                consumers: Box::new([]),
+                consumers: Arc::clone(&no_consumers),
                 workload: svc.headless,
             };
             if svc.headless {
@@ -204,14 +207,14 @@ impl<'i> Builder<'i> {
             // most specific listener first; listener precedence (the Gateway's own in spec order,
             // then its ListenerSets') breaks ties
             ls.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-            let entries: Box<[ListenerEntry]> = ls.into_iter().map(|(_, _, e)| e).collect();
+            let entries: Arc<[ListenerEntry]> = ls.into_iter().map(|(_, _, e)| e).collect();
             for ip in &gw.addresses {
                 // The first binding of an (address, port) in canonical order is kept.
                 bindings
                     .entry((*ip, port, l4))
                     .or_insert_with(|| Binding::Gateway {
                         gateway: u32::try_from(gi).unwrap_or(u32::MAX),
-                        listeners: entries.clone(),
+                        listeners: Arc::clone(&entries),
                     });
             }
         }
@@ -231,7 +234,7 @@ fn add_group(b: &mut Binding, group: &Group, set_id: u32) {
             Group::Consumer(ns) => {
                 // kept sorted for the binary search; a later group of the same namespace
                 // replaces the earlier one (as a map would)
-                let mut v = std::mem::take(consumers).into_vec();
+                let mut v = consumers.to_vec();
                 match v.binary_search_by(|(k, _)| (**k).cmp(ns.as_str())) {
                     Ok(i) => {
                         if let Some(e) = v.get_mut(i) {
@@ -240,7 +243,7 @@ fn add_group(b: &mut Binding, group: &Group, set_id: u32) {
                     }
                     Err(i) => v.insert(i, (ns.as_str().into(), set_id)),
                 }
-                *consumers = v.into_boxed_slice();
+                *consumers = v.into();
             }
         }
     }

@@ -60,12 +60,7 @@ fn conflict(mut v: Vec<Slot>) -> Option<Slot> {
     }
     // the conflict's own part is never read: each claim names its own
     let part = Arc::clone(&v.first()?.0);
-    Some((
-        part,
-        Binding::Conflict {
-            claims: v.into_boxed_slice(),
-        },
-    ))
+    Some((part, Binding::Conflict { claims: v.into() }))
 }
 
 /// Withdraws the claim of Service `name` on `key`, if it has one: what was bound before it

@@ -125,7 +125,7 @@ mod tests {
             service,
             port: 80,
             producer: Some(0),
-            consumers: Box::new([]),
+            consumers: Arc::from([]),
             workload: false,
         }
     }

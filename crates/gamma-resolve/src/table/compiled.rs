@@ -305,8 +305,10 @@ pub(crate) enum Binding {
         port: u16,
         producer: Option<u32>,
         /// Consumer route sets by client namespace, sorted by namespace (binary search; most
-        /// Services have none, and then this is an empty slice, not a hash map).
-        consumers: Box<[(Box<str>, u32)]>,
+        /// Services have none, and then this is an empty slice, not a hash map). Shared: an
+        /// update copies the bindings shard it rebinds in, and a copy of a binding is then
+        /// a reference count, not a copy of its lists.
+        consumers: Arc<[(Box<str>, u32)]>,
         /// Bound at a ready endpoint of a headless Service ([`crate::MeshBinding::Workloads`]),
         /// not at a cluster IP; `port` is still the Service port.
         workload: bool,
@@ -314,11 +316,11 @@ pub(crate) enum Binding {
     /// A ready endpoint of several headless Services with routes
     /// ([`crate::MeshBinding::Workloads`]): each one's binding, sorted by Service namespace
     /// and name; none is picked.
-    Conflict { claims: Box<[super::Slot]> },
+    Conflict { claims: Arc<[super::Slot]> },
     Gateway {
         gateway: u32,
         /// Sorted by listener precedence (exact > longer wildcard > none).
-        listeners: Box<[ListenerEntry]>,
+        listeners: Arc<[ListenerEntry]>,
     },
 }
 
