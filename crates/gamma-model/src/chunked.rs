@@ -169,7 +169,9 @@ impl<K: Ord + Clone, V> Chunked<K, V> {
 
     /// The value of `key`.
     pub(crate) fn get(&self, key: &K) -> Option<&V> {
-        let run = self.runs.get(&self.run_of(key)?)?;
+        // the run whose first key is the last at or before `key` (none: `key` is before
+        // every key); one search, no copy of the key
+        let (_, run) = self.runs.range(..=key).next_back()?;
         run.vals.get(run.keys.binary_search(key).ok()?)
     }
 

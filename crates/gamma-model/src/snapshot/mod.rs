@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::chunked::Chunked;
 use crate::digest::{RouteDigest, ServiceDigest};
 use crate::gateway::ParentReference;
-use crate::resource::{AnyResource, ObjectKey};
+use crate::resource::{AnyResource, ObjectKey, ResourceKind};
 use crate::verdict::Verdicts;
 
 /// The identity of a parent a route refers to, after upstream defaulting: group, kind,
@@ -94,13 +94,22 @@ pub struct Snapshot {
     /// Every Service and its digest, in key order.
     service_digests: Chunked<ObjectKey, (Arc<AnyResource>, ServiceDigest)>,
     services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectKey>>,
-    routes_by_parent: BTreeMap<ParentKey, BTreeSet<ObjectKey>>,
+    /// Routes by every parent they name, each with the stored object (a reader of a
+    /// parent's routes gets them without a search of `objects` per route).
+    routes_by_parent: BTreeMap<ParentKey, RouteIndex>,
     /// Routes by the (namespace, name) of every backendRef and `RequestMirror` backend they
-    /// name (any kind: readers filter).
-    routes_by_backend: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
+    /// name (any kind: readers filter), each with the stored object.
+    routes_by_backend: BTreeMap<(String, String), RouteIndex>,
     /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
     slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
+    /// How many objects of each kind (by `ResourceKind as usize`): a pass over a kind the
+    /// snapshot has none of (most clusters have no BackendTLSPolicy, ConfigMap of a CA or
+    /// ClusterTrustBundle in it) is an empty iterator, without a search of `objects`.
+    kind_counts: [u32; KINDS],
 }
+
+/// The number of kinds.
+const KINDS: usize = ResourceKind::ALL.len();
 
 impl Snapshot {
     /// An empty snapshot.
@@ -170,8 +179,11 @@ impl Snapshot {
     pub fn upsert(&mut self, resource: AnyResource) -> Option<Arc<AnyResource>> {
         let key = ObjectKey::of(&resource);
         let previous = self.remove(&key);
-        self.index(&key, &resource);
         let shared = Arc::new(resource);
+        self.index(&key, &shared);
+        if let Some(n) = self.kind_counts.get_mut(key.kind as usize) {
+            *n += 1;
+        }
         if let Some(digest) = RouteDigest::of(&shared) {
             let verdicts = Arc::new(Verdicts::default());
             self.route_digests
@@ -187,6 +199,9 @@ impl Snapshot {
     /// Removes an object; returns it if it was present.
     pub fn remove(&mut self, key: &ObjectKey) -> Option<Arc<AnyResource>> {
         let old = self.objects.remove(key)?;
+        if let Some(n) = self.kind_counts.get_mut(key.kind as usize) {
+            *n -= 1;
+        }
         self.route_digests.remove(key);
         self.service_digests.remove(key);
         self.unindex(key, &old);
@@ -196,8 +211,8 @@ impl Snapshot {
     // Every index entry is derived from the object alone (never from other objects), so indexing
     // and unindexing are exact inverses and the indexes depend only on the current set of
     // objects, not on the order of the events that built it.
-    fn index(&mut self, key: &ObjectKey, resource: &AnyResource) {
-        match resource {
+    fn index(&mut self, key: &ObjectKey, shared: &Arc<AnyResource>) {
+        match &**shared {
             AnyResource::Service(svc) => {
                 for ip in svc.frontend_ips() {
                     insert(&mut self.services_by_ip, ip, key);
@@ -209,12 +224,12 @@ impl Snapshot {
                     insert(&mut self.slices_by_service, k, key);
                 }
             }
-            _ => {
+            resource => {
                 for p in parent_keys(resource, &key.namespace) {
-                    insert(&mut self.routes_by_parent, p, key);
+                    insert_route(&mut self.routes_by_parent, p, key, shared);
                 }
                 for b in backend_keys(resource, &key.namespace) {
-                    insert(&mut self.routes_by_backend, b, key);
+                    insert_route(&mut self.routes_by_backend, b, key, shared);
                 }
             }
         }
@@ -235,10 +250,10 @@ impl Snapshot {
             }
             _ => {
                 for p in parent_keys(resource, &key.namespace) {
-                    remove(&mut self.routes_by_parent, &p, key);
+                    remove_route(&mut self.routes_by_parent, &p, key);
                 }
                 for b in backend_keys(resource, &key.namespace) {
-                    remove(&mut self.routes_by_backend, &b, key);
+                    remove_route(&mut self.routes_by_backend, &b, key);
                 }
             }
         }
@@ -252,6 +267,11 @@ impl Snapshot {
     /// The object with this identity, shared: cloning the `Arc` keeps it without copying.
     pub fn get_shared(&self, key: &ObjectKey) -> Option<&Arc<AnyResource>> {
         self.objects.get(key)
+    }
+
+    /// Whether the snapshot holds an object of `kind`.
+    fn has_kind(&self, kind: ResourceKind) -> bool {
+        self.kind_counts.get(kind as usize).is_some_and(|n| *n > 0)
     }
 
     /// The number of objects.
@@ -273,6 +293,30 @@ fn remove<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectKey>>, k: &K, key: &Obj
     if let Some(set) = index.get_mut(k) {
         set.remove(key);
         if set.is_empty() {
+            index.remove(k);
+        }
+    }
+}
+
+/// Routes by key, each with its stored object (the same `Arc` as `Snapshot::objects`).
+type RouteIndex = BTreeMap<ObjectKey, Arc<AnyResource>>;
+
+fn insert_route<K: Ord>(
+    index: &mut BTreeMap<K, RouteIndex>,
+    k: K,
+    key: &ObjectKey,
+    shared: &Arc<AnyResource>,
+) {
+    index
+        .entry(k)
+        .or_default()
+        .insert(key.clone(), Arc::clone(shared));
+}
+
+fn remove_route<K: Ord>(index: &mut BTreeMap<K, RouteIndex>, k: &K, key: &ObjectKey) {
+    if let Some(routes) = index.get_mut(k) {
+        routes.remove(key);
+        if routes.is_empty() {
             index.remove(k);
         }
     }

@@ -26,18 +26,15 @@ impl Snapshot {
 
     /// Every object of one kind, in (namespace, name) order.
     pub fn of_kind(&self, kind: ResourceKind) -> impl Iterator<Item = &AnyResource> {
-        let start = ObjectKey::new(kind, "", "");
-        self.objects
-            .range(start..)
-            .take_while(move |(k, _)| k.kind == kind)
-            .map(|(_, v)| &**v)
+        self.of_kind_shared(kind).map(|v| &**v)
     }
 
     /// Every object of one kind, in (namespace, name) order, shared (see [`Snapshot::get_shared`]).
     pub fn of_kind_shared(&self, kind: ResourceKind) -> impl Iterator<Item = &Arc<AnyResource>> {
-        let start = ObjectKey::new(kind, "", "");
-        self.objects
-            .range(start..)
+        self.has_kind(kind)
+            .then(|| self.objects.range(ObjectKey::new(kind, "", "")..))
+            .into_iter()
+            .flatten()
             .take_while(move |(k, _)| k.kind == kind)
             .map(|(_, v)| v)
     }
@@ -143,8 +140,7 @@ impl Snapshot {
         self.routes_by_parent
             .get(parent)
             .into_iter()
-            .flatten()
-            .filter_map(|k| self.get(k))
+            .flat_map(|routes| routes.values().map(|r| &**r))
     }
 
     /// [`Snapshot::routes_for_parent`], shared: cloning an `Arc` keeps a route without
@@ -156,8 +152,7 @@ impl Snapshot {
         self.routes_by_parent
             .get(parent)
             .into_iter()
-            .flatten()
-            .filter_map(|k| self.objects.get(k))
+            .flat_map(|routes| routes.values())
     }
 
     /// The routes (of every kind) with a backendRef or `RequestMirror` backend named
@@ -185,8 +180,7 @@ impl Snapshot {
         self.routes_by_backend
             .get(&(namespace.to_owned(), name.to_owned()))
             .into_iter()
-            .flatten()
-            .filter_map(|k| self.get(k))
+            .flat_map(|routes| routes.values().map(|r| &**r))
     }
 
     /// Every route (of every kind) with a backendRef or `RequestMirror` backend in
@@ -199,9 +193,8 @@ impl Snapshot {
         self.routes_by_backend
             .range((namespace.to_owned(), String::new())..)
             .take_while(move |((ns, _), _)| ns == namespace)
-            .flat_map(move |((_, name), keys)| {
-                keys.iter()
-                    .filter_map(move |k| Some((name.as_str(), self.get(k)?)))
+            .flat_map(move |((_, name), routes)| {
+                routes.values().map(move |r| (name.as_str(), &**r))
             })
     }
 
@@ -232,8 +225,7 @@ impl Snapshot {
         self.routes_by_parent
             .get(&ParentKey::service(namespace, name))
             .into_iter()
-            .flatten()
-            .filter_map(|k| self.get(k))
+            .flat_map(|routes| routes.values().map(|r| &**r))
     }
 
     /// Every object of `kind` in `namespace`, in name order (for cluster-scoped kinds, pass
@@ -243,9 +235,10 @@ impl Snapshot {
         kind: ResourceKind,
         namespace: &'a str,
     ) -> impl Iterator<Item = &'a AnyResource> + 'a {
-        let start = ObjectKey::new(kind, namespace, "");
-        self.objects
-            .range(start..)
+        self.has_kind(kind)
+            .then(|| self.objects.range(ObjectKey::new(kind, namespace, "")..))
+            .into_iter()
+            .flatten()
             .take_while(move |(k, _)| k.kind == kind && k.namespace == namespace)
             .map(|(_, v)| &**v)
     }
@@ -298,6 +291,9 @@ macro_rules! typed_accessors {
     (@get $get:ident, $variant:ident, $ty:ty, true) => {
         #[doc = concat!("The `", stringify!($variant), "` `namespace/name`.")]
         pub fn $get(&self, namespace: &str, name: &str) -> Option<&$ty> {
+            if !self.has_kind(ResourceKind::$variant) {
+                return None;
+            }
             match self.get(&ObjectKey::new(ResourceKind::$variant, namespace, name))? {
                 // the large kinds are boxed in `AnyResource`: the object either way
                 AnyResource::$variant(o) => Some(std::borrow::Borrow::<$ty>::borrow(o)),
@@ -308,6 +304,9 @@ macro_rules! typed_accessors {
     (@get $get:ident, $variant:ident, $ty:ty, false) => {
         #[doc = concat!("The `", stringify!($variant), "` named `name`.")]
         pub fn $get(&self, name: &str) -> Option<&$ty> {
+            if !self.has_kind(ResourceKind::$variant) {
+                return None;
+            }
             match self.get(&ObjectKey::new(ResourceKind::$variant, "", name))? {
                 // the large kinds are boxed in `AnyResource`: the object either way
                 AnyResource::$variant(o) => Some(std::borrow::Borrow::<$ty>::borrow(o)),

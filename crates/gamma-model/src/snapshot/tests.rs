@@ -259,7 +259,17 @@ mod properties {
         }
         for p in snap.referenced_parents() {
             let routes: Vec<_> = snap.routes_for_parent(p).map(ObjectKey::of).collect();
+            // the index holds the stored objects themselves, never a stale version
+            for r in snap.routes_for_parent_shared(p) {
+                let stored = snap.get_shared(&ObjectKey::of(r));
+                assert!(stored.is_some_and(|s| Arc::ptr_eq(s, r)), "{p:?}");
+            }
             out.push(format!("parent {p:?}: {routes:?}"));
+        }
+        // a pass over one kind (which skips kinds the snapshot has none of) is the scan
+        for kind in ResourceKind::ALL.iter().copied() {
+            let scanned = snap.iter().filter(|(k, _)| k.kind == kind).count();
+            assert_eq!(snap.of_kind(kind).count(), scanned, "{kind:?}");
         }
         for ns in NAMESPACES {
             for name in NAMES {
