@@ -24,6 +24,9 @@ use crate::precedence::{RouteOrder, RouteRank, rank_routes};
 /// How many routes ahead the first pass touches their strings.
 const AHEAD: usize = 4;
 
+/// Up to this many routes, [`general`] (the same order and ranks) is cheaper.
+const FEW: usize = 16;
+
 /// Name bytes in a [`Rec`] key.
 const NAME_BYTES: usize = 13;
 /// Bits of a namespace rank in a [`Rec`] key.
@@ -128,7 +131,9 @@ fn order_and_ranks(
         // timestamp's 10^9) does not fit the rank key: both take the general path
         && !distinct.iter().any(|ns| ns.contains('/'))
         && nanos_fit;
-    if !fits {
+    // a few routes (an update's scope, most often): the direct sorts are cheaper than
+    // preparing the keys
+    if !fits || routes.len() <= FEW {
         return general(routes);
     }
     let pair_rank = ranks_by(distinct, |a, b| a.cmp(b));

@@ -522,26 +522,18 @@ pub(super) fn close<'a>(
             .map(|(ns, name)| ((*ns).to_string(), (*name).to_string()))
             .collect()
     };
-    let mut scope = Scope {
+    let scope = Scope {
         services: owned(&c.services),
         gateways: owned(&c.gateways),
         listener_sets: owned(&c.listener_sets),
-        routes: BTreeSet::new(),
-        route_ids: BTreeSet::new(),
+        // in key order already: the set is built from the sorted run, not by searches
+        routes: c
+            .routes
+            .keys()
+            .map(|(kind, ns, name)| ObjectKey::new(*kind, *ns, *name))
+            .collect(),
     };
-    let mut current = Vec::with_capacity(c.routes.len());
-    for ((kind, ns, name), r) in c.routes {
-        scope.routes.insert(ObjectKey::new(kind, ns, name));
-        if let Some(route_kind) = RouteKind::ALL
-            .into_iter()
-            .find(|r| r.resource_kind() == kind)
-        {
-            scope
-                .route_ids
-                .insert((route_kind, ns.to_string(), name.to_string()));
-        }
-        current.push(r);
-    }
+    let current = c.routes.into_values().collect();
     Some((scope, current))
 }
 

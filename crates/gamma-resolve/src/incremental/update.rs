@@ -126,14 +126,10 @@ impl RouteTable {
                     Some((route, s)) if route == r.route => s,
                     _ => {
                         let s = p.routes.get(r.route as usize).is_none_or(|info| {
-                            !newer.is_empty() && {
-                                let id = (
-                                    info.kind,
-                                    p.route_namespace(info).to_string(),
-                                    info.name.to_string(),
-                                );
-                                newer.iter().any(|n| n.covers.contains(&id))
-                            }
+                            let ns = p.route_namespace(info);
+                            newer
+                                .iter()
+                                .any(|n| n.covers.contains(info.kind, ns, &info.name))
                         });
                         current = Some((r.route, s));
                         s
@@ -304,13 +300,7 @@ impl RouteTable {
         // left-out notes are per route: the scope's routes have new ones
         if !self.left_out.is_empty() || !built.left_out.is_empty() {
             let left_out = Arc::make_mut(&mut self.left_out);
-            left_out.retain(|l| {
-                !scope.route_ids.contains(&(
-                    l.route.0,
-                    l.route.1.to_string(),
-                    l.route.2.to_string(),
-                ))
-            });
+            left_out.retain(|l| !scope.has_route(l.route.0, &l.route.1, &l.route.2));
             left_out.extend(built.left_out);
             left_out.sort_by(|a, b| a.route.cmp(&b.route));
         }

@@ -5,9 +5,6 @@ use std::collections::BTreeSet;
 
 use gamma_model::{AnyResource, ObjectKey, ParentKey, RouteKind};
 
-/// A route by kind, namespace and name.
-pub(crate) type RouteId = (RouteKind, String, String);
-
 /// The routes whose parent conditions a part holds.
 #[derive(Debug)]
 pub(crate) enum Covers {
@@ -19,10 +16,11 @@ pub(crate) enum Covers {
 }
 
 impl Covers {
-    pub(crate) fn contains(&self, id: &RouteId) -> bool {
+    /// Whether the part holds the parent conditions of route `kind` `namespace/name`.
+    pub(crate) fn contains(&self, kind: RouteKind, namespace: &str, name: &str) -> bool {
         match self {
             Covers::All => true,
-            Covers::Scope(s) => s.route_ids.contains(id),
+            Covers::Scope(s) => s.has_route(kind, namespace, name),
         }
     }
 }
@@ -39,8 +37,6 @@ pub(crate) struct Scope {
     pub(crate) listener_sets: BTreeSet<(String, String)>,
     /// Routes lowered and compiled again (those still in the snapshot) or dropped.
     pub(crate) routes: BTreeSet<ObjectKey>,
-    /// `routes` as route ids.
-    pub(crate) route_ids: BTreeSet<RouteId>,
 }
 
 impl Scope {
@@ -50,6 +46,12 @@ impl Scope {
             && self.gateways.is_empty()
             && self.listener_sets.is_empty()
             && self.routes.is_empty()
+    }
+
+    /// Whether route `kind` `namespace/name` is among `routes`.
+    pub(crate) fn has_route(&self, kind: RouteKind, namespace: &str, name: &str) -> bool {
+        self.routes
+            .contains(&ObjectKey::new(kind.resource_kind(), namespace, name))
     }
 
     pub(crate) fn absorb(&mut self, o: &Scope) {

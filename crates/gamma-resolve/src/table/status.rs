@@ -32,8 +32,9 @@ pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
             for (i, p) in parts.iter().enumerate() {
                 let newer = parts.get(i + 1..).unwrap_or(&[]);
                 out.extend(render(p).into_iter().filter(|s| {
-                    let id = (s.kind, s.namespace.clone(), s.name.clone());
-                    !newer.iter().any(|n| n.covers.contains(&id))
+                    !newer
+                        .iter()
+                        .any(|n| n.covers.contains(s.kind, &s.namespace, &s.name))
                 }));
             }
             out.sort_by(|a, b| {
