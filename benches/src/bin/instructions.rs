@@ -453,9 +453,14 @@ fn edge_yaml(v: usize) -> (String, String, String) {
 /// the default options); then `n` one-object changes ([`Change`]), each applied to the
 /// snapshot and the table updated from the previous one with `RouteTable::update`. Read
 /// `RouteTable::update` inclusive (`--toggle-collect`), per change; `n = 0` with
-/// `--toggle-collect='*RouteTable*build*'` gives the full build of the same snapshot.
+/// `--toggle-collect='*RouteTable*build*'` gives the full build of the same snapshot. The
+/// environment variable `PER` sets the routes per Service (default 5): the cost of one more
+/// unchanged route in the changed route's scope is the difference of two runs.
 fn update_scenario(routes: usize, n: usize, change: Change, options: BuildOptions) {
-    let per = 5;
+    let per = std::env::var("PER")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
     let services = routes.div_ceil(per);
     let mut objects = mesh_cluster(routes, per);
     let (ns, ls, rest) = edge_yaml(1);
