@@ -8,7 +8,7 @@ use std::sync::Arc;
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::input::{L4, ListenerProtocol};
-use crate::table::{BuildOptions, Key, Scope};
+use crate::table::{BuildOptions, Frontend, Key, Scope};
 
 use super::*;
 
@@ -388,17 +388,11 @@ impl<'a> Closing<'a> {
 
     /// The Services, Gateways and ListenerSets a route names as parents ([`Scope::add_parents`]).
     fn parents_of(&mut self, route: &'a AnyResource) {
-        let Some(view) = route.as_route() else { return };
-        let ns = view.metadata.namespace_or_default();
-        for p in view.parent_refs {
-            let (group, n) = (p.group_or_default(), (p.namespace_or(ns), p.name.as_str()));
-            match p.kind_or_default() {
-                // the core group, and `core` (read as core under `core_group_alias`)
-                "Service" if group.is_empty() || group == "core" => self.service(n),
-                "Gateway" if group == gamma_model::gateway::GROUP => self.gateway(n),
-                "ListenerSet" if group == gamma_model::gateway::GROUP => self.listener_set(n),
-                // other kinds never attach, whatever exists
-                _ => {}
+        for (kind, ns, name) in crate::table::frontend_parents(route) {
+            match kind {
+                Frontend::Service => self.service((ns, name)),
+                Frontend::Gateway => self.gateway((ns, name)),
+                Frontend::ListenerSet => self.listener_set((ns, name)),
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use gamma_model::{AnyResource, ObjectKey, ParentKey, RouteKind};
+use gamma_model::{AnyResource, ObjectKey, RouteKind};
 
 /// The routes whose parent conditions a part holds.
 #[derive(Debug)]
@@ -62,24 +62,46 @@ impl Scope {
     }
 
     pub(crate) fn add_parents(&mut self, route: &AnyResource) {
-        let Some(view) = route.as_route() else { return };
-        let ns = view.metadata.namespace_or_default();
-        for p in view.parent_refs {
-            let k = ParentKey::of(p, ns);
-            match k.kind.as_str() {
-                // the core group, and `core` (read as core under `core_group_alias`)
-                "Service" if k.group.is_empty() || k.group == "core" => {
-                    self.services.insert((k.namespace, k.name));
-                }
-                "Gateway" if k.group == gamma_model::gateway::GROUP => {
-                    self.gateways.insert((k.namespace, k.name));
-                }
-                "ListenerSet" if k.group == gamma_model::gateway::GROUP => {
-                    self.listener_sets.insert((k.namespace, k.name));
-                }
-                // other kinds never attach, whatever exists
-                _ => {}
-            }
+        for (kind, ns, name) in frontend_parents(route) {
+            let set = match kind {
+                Frontend::Service => &mut self.services,
+                Frontend::Gateway => &mut self.gateways,
+                Frontend::ListenerSet => &mut self.listener_sets,
+            };
+            set.insert((ns.to_string(), name.to_string()));
         }
     }
+}
+
+/// The kinds of parent an update rebuilds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Frontend {
+    Service,
+    Gateway,
+    ListenerSet,
+}
+
+/// The Services, Gateways and ListenerSets `route` names as parents, as (kind, namespace,
+/// name) borrowed from it. A Service is of the core group, or of `core` (read as core under
+/// `core_group_alias`; naming more only widens a scope); parents of other kinds never attach,
+/// whatever exists.
+pub(crate) fn frontend_parents(
+    route: &AnyResource,
+) -> impl Iterator<Item = (Frontend, &str, &str)> {
+    let view = route.as_route();
+    let ns = view
+        .as_ref()
+        .map_or("", |v| v.metadata.namespace_or_default());
+    view.into_iter()
+        .flat_map(|v| v.parent_refs.iter())
+        .filter_map(move |p| {
+            let group = p.group_or_default();
+            let kind = match p.kind_or_default() {
+                "Service" if group.is_empty() || group == "core" => Frontend::Service,
+                "Gateway" if group == gamma_model::gateway::GROUP => Frontend::Gateway,
+                "ListenerSet" if group == gamma_model::gateway::GROUP => Frontend::ListenerSet,
+                _ => return None,
+            };
+            Some((kind, p.namespace_or(ns), p.name.as_str()))
+        })
 }
