@@ -98,8 +98,9 @@ pub struct Snapshot {
     /// parent's routes gets them without a search of `objects` per route).
     routes_by_parent: BTreeMap<ParentKey, RouteIndex>,
     /// Routes by the (namespace, name) of every backendRef and `RequestMirror` backend they
-    /// name (any kind: readers filter), each with the stored object.
-    routes_by_backend: BTreeMap<(String, String), RouteIndex>,
+    /// name (any kind: readers filter). Keys only: read on a Service's change, rarer than a
+    /// route's, it does not pay a pointer per entry in every copy of the snapshot.
+    routes_by_backend: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
     /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
     slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
     /// How many objects of each kind (by `ResourceKind as usize`): a pass over a kind the
@@ -229,7 +230,7 @@ impl Snapshot {
                     insert_route(&mut self.routes_by_parent, p, key, shared);
                 }
                 for b in backend_keys(resource, &key.namespace) {
-                    insert_route(&mut self.routes_by_backend, b, key, shared);
+                    insert(&mut self.routes_by_backend, b, key);
                 }
             }
         }
@@ -253,7 +254,7 @@ impl Snapshot {
                     remove_route(&mut self.routes_by_parent, &p, key);
                 }
                 for b in backend_keys(resource, &key.namespace) {
-                    remove_route(&mut self.routes_by_backend, &b, key);
+                    remove(&mut self.routes_by_backend, &b, key);
                 }
             }
         }

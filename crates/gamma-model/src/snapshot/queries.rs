@@ -180,7 +180,8 @@ impl Snapshot {
         self.routes_by_backend
             .get(&(namespace.to_owned(), name.to_owned()))
             .into_iter()
-            .flat_map(|routes| routes.values().map(|r| &**r))
+            .flatten()
+            .filter_map(|k| self.get(k))
     }
 
     /// Every route (of every kind) with a backendRef or `RequestMirror` backend in
@@ -193,8 +194,9 @@ impl Snapshot {
         self.routes_by_backend
             .range((namespace.to_owned(), String::new())..)
             .take_while(move |((ns, _), _)| ns == namespace)
-            .flat_map(move |((_, name), routes)| {
-                routes.values().map(move |r| (name.as_str(), &**r))
+            .flat_map(move |((_, name), keys)| {
+                keys.iter()
+                    .filter_map(move |k| Some((name.as_str(), self.get(k)?)))
             })
     }
 
