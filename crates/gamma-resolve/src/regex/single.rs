@@ -118,7 +118,9 @@ impl Engines {
 #[derive(Debug)]
 pub(crate) struct Compiling {
     ast: regex_syntax::ast::parse::Parser,
-    compiler: thompson::Compiler,
+    /// Made on the first compile: most builds (every update of routes without regexes) never
+    /// compile a program, and making the compiler allocates.
+    compiler: Option<thompson::Compiler>,
 }
 
 impl Default for Compiling {
@@ -127,7 +129,7 @@ impl Default for Compiling {
             // the `regex` crate's syntax defaults (nest limit 250; Unicode and UTF-8 in
             // `translator`), those of `regex_automata::util::syntax::Config::new()`
             ast: regex_syntax::ast::parse::ParserBuilder::new().build(),
-            compiler: thompson::Compiler::new(),
+            compiler: None,
         }
     }
 }
@@ -155,6 +157,7 @@ impl Compiling {
         limit: Option<usize>,
     ) -> Result<NFA, String> {
         self.compiler
+            .get_or_insert_with(thompson::Compiler::new)
             .configure(
                 thompson::Config::new()
                     // only whether (which pattern) matches is asked, never where a group did
