@@ -126,10 +126,14 @@ impl RouteTable {
                     Some((route, s)) if route == r.route => s,
                     _ => {
                         let s = p.routes.get(r.route as usize).is_none_or(|info| {
-                            let ns = p.route_namespace(info);
-                            newer
-                                .iter()
-                                .any(|n| n.covers.contains(info.kind, ns, &info.name))
+                            !newer.is_empty() && {
+                                let key = ObjectKey::new(
+                                    info.kind.resource_kind(),
+                                    p.route_namespace(info),
+                                    &*info.name,
+                                );
+                                newer.iter().any(|n| n.covers.contains(&key))
+                            }
                         });
                         current = Some((r.route, s));
                         s
@@ -300,7 +304,10 @@ impl RouteTable {
         // left-out notes are per route: the scope's routes have new ones
         if !self.left_out.is_empty() || !built.left_out.is_empty() {
             let left_out = Arc::make_mut(&mut self.left_out);
-            left_out.retain(|l| !scope.has_route(l.route.0, &l.route.1, &l.route.2));
+            left_out.retain(|l| {
+                let key = ObjectKey::new(l.route.0.resource_kind(), &*l.route.1, &*l.route.2);
+                !scope.routes.contains(&key)
+            });
             left_out.extend(built.left_out);
             left_out.sort_by(|a, b| a.route.cmp(&b.route));
         }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use gamma_model::{AnyResource, ObjectKey, RouteKind};
+use gamma_model::{AnyResource, ObjectKey};
 
 /// The routes whose parent conditions a part holds.
 #[derive(Debug)]
@@ -16,11 +16,11 @@ pub(crate) enum Covers {
 }
 
 impl Covers {
-    /// Whether the part holds the parent conditions of route `kind` `namespace/name`.
-    pub(crate) fn contains(&self, kind: RouteKind, namespace: &str, name: &str) -> bool {
+    /// Whether the part holds the parent conditions of the route `key`.
+    pub(crate) fn contains(&self, key: &ObjectKey) -> bool {
         match self {
             Covers::All => true,
-            Covers::Scope(s) => s.has_route(kind, namespace, name),
+            Covers::Scope(s) => s.routes.contains(key),
         }
     }
 }
@@ -46,12 +46,6 @@ impl Scope {
             && self.gateways.is_empty()
             && self.listener_sets.is_empty()
             && self.routes.is_empty()
-    }
-
-    /// Whether route `kind` `namespace/name` is among `routes`.
-    pub(crate) fn has_route(&self, kind: RouteKind, namespace: &str, name: &str) -> bool {
-        self.routes
-            .contains(&ObjectKey::new(kind.resource_kind(), namespace, name))
     }
 
     pub(crate) fn absorb(&mut self, o: &Scope) {
