@@ -101,8 +101,10 @@ pub struct Snapshot {
     /// name (any kind: readers filter). Keys only: read on a Service's change, rarer than a
     /// route's, it does not pay a pointer per entry in every copy of the snapshot.
     routes_by_backend: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
-    /// EndpointSlices by (namespace, `kubernetes.io/service-name`).
-    slices_by_service: BTreeMap<(String, String), BTreeSet<ObjectKey>>,
+    /// EndpointSlices by namespace, then `kubernetes.io/service-name`: two levels, so a
+    /// lookup borrows the names it is given (a route change reads the slices of the Services
+    /// it rebuilds; a key of two owned strings was two allocations per lookup).
+    slices_by_service: BTreeMap<String, BTreeMap<String, BTreeSet<ObjectKey>>>,
     /// How many objects of each kind (by `ResourceKind as usize`): a pass over a kind the
     /// snapshot has none of (most clusters have no BackendTLSPolicy, ConfigMap of a CA or
     /// ClusterTrustBundle in it) is an empty iterator, without a search of `objects`.
@@ -221,8 +223,11 @@ impl Snapshot {
             }
             AnyResource::EndpointSlice(slice) => {
                 if let Some(service) = slice.service_name() {
-                    let k = (key.namespace.clone(), service.to_owned());
-                    insert(&mut self.slices_by_service, k, key);
+                    let by_name = self
+                        .slices_by_service
+                        .entry(key.namespace.clone())
+                        .or_default();
+                    insert(by_name, service.to_owned(), key);
                 }
             }
             resource => {
@@ -244,9 +249,13 @@ impl Snapshot {
                 }
             }
             AnyResource::EndpointSlice(slice) => {
-                if let Some(service) = slice.service_name() {
-                    let k = (key.namespace.clone(), service.to_owned());
-                    remove(&mut self.slices_by_service, &k, key);
+                if let Some(service) = slice.service_name()
+                    && let Some(by_name) = self.slices_by_service.get_mut(&key.namespace)
+                {
+                    remove(by_name, service, key);
+                    if by_name.is_empty() {
+                        self.slices_by_service.remove(&key.namespace);
+                    }
                 }
             }
             _ => {
@@ -290,7 +299,11 @@ fn insert<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectKey>>, k: K, key: &Obje
     index.entry(k).or_default().insert(key.clone());
 }
 
-fn remove<K: Ord>(index: &mut BTreeMap<K, BTreeSet<ObjectKey>>, k: &K, key: &ObjectKey) {
+fn remove<K: Ord + std::borrow::Borrow<Q>, Q: Ord + ?Sized>(
+    index: &mut BTreeMap<K, BTreeSet<ObjectKey>>,
+    k: &Q,
+    key: &ObjectKey,
+) {
     if let Some(set) = index.get_mut(k) {
         set.remove(key);
         if set.is_empty() {

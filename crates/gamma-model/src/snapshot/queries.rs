@@ -354,7 +354,8 @@ impl Snapshot {
         service: &str,
     ) -> impl Iterator<Item = &EndpointSlice> {
         self.slices_by_service
-            .get(&(namespace.to_owned(), service.to_owned()))
+            .get(namespace)
+            .and_then(|by_name| by_name.get(service))
             .into_iter()
             .flatten()
             .filter_map(|k| match self.get(k) {
