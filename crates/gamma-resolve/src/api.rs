@@ -63,7 +63,7 @@ impl RouteTable {
                     .into_iter()
                     .zip(&routes)
                     .zip(&wire)
-                    .map(|(((k, o), r), w)| (k, (o, Arc::clone(r), w.is_some()))),
+                    .map(|((o, r), w)| (o, Arc::clone(r), w.is_some())),
                 options.hash_seed,
                 options.bundles(),
             );

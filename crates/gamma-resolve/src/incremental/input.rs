@@ -1,11 +1,11 @@
 //! The lowered input of a scope: its routes taken from the parts that keep them lowered when
 //! their stored objects are unchanged, lowered otherwise.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use gamma_model::{AnyResource, ObjectKey, Snapshot};
+use gamma_model::{AnyResource, Snapshot};
 
+use super::probe::Probe;
 use super::scope::NameRef;
 use crate::build::Routes;
 use crate::input::{RouteIr, TableInput};
@@ -13,8 +13,12 @@ use crate::lower::{Lowered, WireRules, kept_route};
 use crate::regex::RegexPool;
 use crate::table::{Part, Scope};
 
-/// The key and stored object of each route of an input, in input order.
-type Objects = Vec<(ObjectKey, Arc<AnyResource>)>;
+/// The stored object of each route of an input, in input order.
+type Objects = Vec<Arc<AnyResource>>;
+
+/// Up to this many distinct backend Services, a scope's input finds a repeated one by a
+/// linear search.
+const LINEAR: usize = 32;
 
 /// The input of a scope: its Services, Gateways and ListenerSets, the Services its routes
 /// name as backends (for backend validity), every ReferenceGrant (`TableInput::routes`
@@ -28,6 +32,7 @@ pub(super) fn scope_input<'s>(
     opts: &crate::lower::Lowering,
     regexes: &mut RegexPool,
     parts: &[Arc<Part>],
+    probe: &mut Probe,
 ) -> (TableInput, Vec<Arc<RouteIr>>, Objects, WireRules<'s>) {
     let mut input = TableInput::default();
     let mut routes = Vec::with_capacity(current.len());
@@ -39,9 +44,9 @@ pub(super) fn scope_input<'s>(
         let Some(current) = current else {
             continue;
         };
-        if let Some((ir, in_place)) = kept_route(&kept, &bundles, k, current) {
+        if let Some((ir, in_place)) = kept_route(&kept, &bundles, current) {
             routes.push(Arc::clone(ir));
-            objects.push((k.clone(), Arc::clone(current)));
+            objects.push(Arc::clone(current));
             wire.push(
                 in_place
                     .then(|| crate::lower::rules_in_place(current))
@@ -55,11 +60,14 @@ pub(super) fn scope_input<'s>(
             && let Some((ir, rules)) = crate::lower::lower_for_reading(r, opts, valid, regexes)
         {
             routes.push(Arc::new(ir));
-            objects.push((k.clone(), Arc::clone(r)));
+            objects.push(Arc::clone(r));
             wire.push(rules);
         }
     }
-    let mut services: BTreeSet<NameRef<'_>> = scope
+    // the scope's Services and its routes' backends: few distinct ones, named many times
+    // (each route names its Services again), so a short list searched linearly, sorted once
+    // (a set's insert compared strings at every level, for every backendRef)
+    let mut services: Vec<NameRef<'_>> = scope
         .services
         .iter()
         .map(|(ns, name)| (ns.as_str(), name.as_str()))
@@ -75,13 +83,18 @@ pub(super) fn scope_input<'s>(
                 .map(|b| (b.namespace, b.name))
                 .chain(mirrors.map(|b| (&*b.namespace, b.name.as_str())))
             {
-                services.insert((ns, name));
+                // past LINEAR names, every one is pushed and duplicates go in the sort below
+                if services.len() > LINEAR || !services.contains(&(ns, name)) {
+                    services.push((ns, name));
+                }
             }
         }
     }
     // in snapshot order, as a full build reads them
+    services.sort_unstable();
+    services.dedup();
     for (ns, name) in services {
-        if let Some(svc) = snapshot.service(ns, name) {
+        if let Some(svc) = probe.service(snapshot, (ns, name)) {
             input
                 .services
                 .push(crate::lower::lower_service(snapshot, svc));

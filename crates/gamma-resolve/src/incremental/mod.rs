@@ -13,11 +13,13 @@
 //! this module cannot bound rebuilds the whole table.
 //!
 //! Files: `update.rs` runs an update (the table methods), `scope.rs` finds and closes its
-//! scope, `input.rs` lowers the scope's input, reusing kept routes.
+//! scope, `input.rs` lowers the scope's input, reusing kept routes, `probe.rs` looks objects up
+//! by borrowed names.
 //!
 //! May use: every layer below (the table, its build and lowering); only the façade uses it.
 
 mod input;
+mod probe;
 mod scope;
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@ use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Sn
 use crate::input::{L4, ListenerProtocol};
 use crate::table::{BuildOptions, Frontend, Key, Scope};
 
+use super::probe::Probe;
 use super::*;
 
 /// The route kinds.
@@ -428,6 +429,7 @@ pub(super) fn close<'a>(
     previous: &'a [&'a AnyResource],
     limit: usize,
     core_group_alias: bool,
+    probe: &mut Probe,
 ) -> Option<(Scope, Vec<Option<&'a Arc<AnyResource>>>)> {
     // `group: core` names a Service only under `BuildOptions::core_group_alias`
     let groups: &[&str] = if core_group_alias {
@@ -457,23 +459,22 @@ pub(super) fn close<'a>(
             c.parents_of(r);
         } else if let Some((ns, name)) = c.service_queue.pop() {
             for g in groups {
-                let key = ParentKey {
-                    group: (*g).into(),
-                    kind: "Service".into(),
-                    namespace: ns.into(),
-                    name: name.into(),
-                };
-                c.routes_for(snapshot, &key);
+                c.routes_for(snapshot, probe.parent(g, "Service", (ns, name)));
             }
             let mut ips = Vec::new();
-            for svc in
-                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
-            {
+            for svc in previous_or_current(
+                previous,
+                ns,
+                name,
+                as_service,
+                probe.service(snapshot, (ns, name)),
+            ) {
                 ips.extend(svc.frontend_ips());
             }
             c.sharing(snapshot, &ips);
         } else if let Some((ns, name)) = c.gateway_queue.pop() {
-            c.routes_for(snapshot, &ParentKey::gateway(ns, name));
+            let gateway = probe.parent(gamma_model::gateway::GROUP, "Gateway", (ns, name));
+            c.routes_for(snapshot, gateway);
             let mut ips = Vec::new();
             for gw in
                 previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
@@ -489,15 +490,8 @@ pub(super) fn close<'a>(
             }
         } else if let Some((ns, name)) = c.set_queue.pop() {
             // its routes, and the Gateway it joins (as it was and as it is)
-            c.routes_for(
-                snapshot,
-                &ParentKey {
-                    group: gamma_model::gateway::GROUP.into(),
-                    kind: "ListenerSet".into(),
-                    namespace: ns.into(),
-                    name: name.into(),
-                },
-            );
+            let set = probe.parent(gamma_model::gateway::GROUP, "ListenerSet", (ns, name));
+            c.routes_for(snapshot, set);
             for ls in previous_or_current(
                 previous,
                 ns,
@@ -571,15 +565,11 @@ pub(super) fn as_listener_set(r: &AnyResource) -> Option<&gamma_model::gateway::
     }
 }
 
-/// The keys a Service's frontends bind.
-pub(super) fn service_keys(
-    snapshot: &Snapshot,
-    svc: &gamma_model::k8s::Service,
-    out: &mut Vec<Key>,
-) {
-    let s = crate::lower::lower_service(snapshot, svc);
-    for ip in &s.cluster_ips {
-        out.extend(s.ports.iter().map(|p| (*ip, p.port, p.protocol)));
+/// The keys a Service's frontends bind: its frontend addresses and ports, as
+/// [`crate::lower::lower_service`] lowers them (without reading its EndpointSlices).
+pub(super) fn service_keys(svc: &gamma_model::k8s::Service, out: &mut Vec<Key>) {
+    for ip in svc.frontend_ips() {
+        out.extend(crate::lower::service_ports(svc).map(|(_, port, l4)| (ip, port, l4)));
     }
 }
 

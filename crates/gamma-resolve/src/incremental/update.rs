@@ -14,6 +14,7 @@ use crate::regex::RegexPool;
 use crate::table::{BuildOptions, Covers, Key, RouteTable, Scope};
 
 use super::input::*;
+use super::probe::Probe;
 use super::scope::*;
 use super::*;
 
@@ -183,9 +184,15 @@ impl RouteTable {
         previous: &[&AnyResource],
         limit: usize,
     ) -> bool {
-        let Some((scope, current)) =
-            close(snapshot, &seeds, previous, limit, options.core_group_alias)
-        else {
+        let mut probe = Probe::new();
+        let Some((scope, current)) = close(
+            snapshot,
+            &seeds,
+            previous,
+            limit,
+            options.core_group_alias,
+            &mut probe,
+        ) else {
             return false;
         };
         let vopts = options.lowering();
@@ -198,6 +205,7 @@ impl RouteTable {
             &vopts,
             &mut regexes,
             &self.parts,
+            &mut probe,
         );
         // the keys the scope's frontends were bound at, and are bound at now
         let mut old_keys: Vec<Key> = Vec::new();
@@ -205,10 +213,14 @@ impl RouteTable {
         // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
         let mut old_claims = Vec::new();
         for (ns, name) in &scope.services {
-            for svc in
-                previous_or_current(previous, ns, name, as_service, snapshot.service(ns, name))
-            {
-                service_keys(snapshot, svc, &mut old_keys);
+            for svc in previous_or_current(
+                previous,
+                ns,
+                name,
+                as_service,
+                probe.service(snapshot, (ns, name)),
+            ) {
+                service_keys(svc, &mut old_keys);
                 // only a headless Service claims endpoints (`lower::endpoints`)
                 if svc.is_headless() {
                     let slices: Vec<_> = snapshot.endpoint_slices_for(ns, name).collect();
@@ -262,7 +274,7 @@ impl RouteTable {
                     .into_iter()
                     .zip(routes)
                     .zip(&wire)
-                    .map(|(((k, o), r), w)| (k, (o, r, w.is_some()))),
+                    .map(|((o, r), w)| (o, r, w.is_some())),
                 options.hash_seed,
                 options.bundles(),
             );

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use gamma_model::AnyResource;
 use gamma_model::validate::KindBundles;
-use gamma_model::{AnyResource, ObjectKey};
 
 use crate::hash::HashKeys;
 use crate::input::RouteIr;
@@ -29,7 +29,11 @@ use crate::input::RouteIr;
 pub(crate) struct Lowered {
     /// The release and channel of each kind the routes were validated against.
     bundle: KindBundles,
-    routes: HashMap<ObjectKey, KeptRoute, HashKeys>,
+    /// By the identity of the stored object each was lowered from ([`identity`]). A
+    /// route's [`ObjectKey`] would do as well (an entry is used only while its object is the
+    /// one the snapshot holds), but costs a copy of two strings per kept route, in memory and
+    /// on every update that keeps its scope's routes; the address is one word.
+    routes: HashMap<usize, KeptRoute, HashKeys>,
 }
 
 /// A kept lowered route: the stored object it was lowered from, its lowered form, and whether
@@ -37,17 +41,25 @@ pub(crate) struct Lowered {
 /// `lower::lower_for_reading`).
 pub(crate) type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>, bool);
 
+/// The identity of a stored object: the address of its `Arc`. Two stored objects alive at
+/// once have the same identity only if they are the same object, and an entry of
+/// [`Lowered`] keeps its object alive, so no other object can take its address while the
+/// entry exists.
+fn identity(object: &Arc<AnyResource>) -> usize {
+    Arc::as_ptr(object) as usize
+}
+
 impl Lowered {
-    /// The routes of one build: each key with its stored object and lowered form.
+    /// The routes of one build: each stored object with its lowered form.
     /// `hash_seed`: [`crate::BuildOptions::hash_seed`]; `bundle`: the release and channel of
     /// each kind the routes were validated against.
     pub(crate) fn new(
-        routes: impl IntoIterator<Item = (ObjectKey, KeptRoute)>,
+        routes: impl IntoIterator<Item = KeptRoute>,
         hash_seed: u64,
         bundle: KindBundles,
     ) -> Self {
         let mut map = HashMap::with_hasher(HashKeys::new(hash_seed));
-        map.extend(routes);
+        map.extend(routes.into_iter().map(|r| (identity(&r.0), r)));
         map.shrink_to_fit();
         Lowered {
             bundle,
@@ -63,28 +75,26 @@ impl Lowered {
 
     /// The kept entry of route `key` (current or stale).
     #[cfg(test)]
-    pub(crate) fn entry(&self, key: &ObjectKey) -> Option<&KeptRoute> {
-        self.routes.get(key)
+    pub(crate) fn entry(&self, key: &gamma_model::ObjectKey) -> Option<&KeptRoute> {
+        self.routes
+            .values()
+            .find(|(o, _, _)| gamma_model::ObjectKey::of(o) == *key)
     }
 }
 
-/// The kept lowered form of route `key` in `kept` (the kept routes of a table's parts, oldest
-/// first), if lowered from `current` (the stored object the snapshot holds now), and whether
-/// its rules are read in place. The newest part keeping the route decides: an older part's
-/// entry is for an object at least as old, so a stale entry there is never used.
+/// The kept lowered form of `current` (the stored object the snapshot holds now) in `kept`
+/// (the kept routes of a table's parts, oldest first), and whether its rules are read in
+/// place. Only an entry lowered from `current` itself is taken: an entry for an older object
+/// of the same route (stale) has another identity, and is never used.
 pub(crate) fn kept_route<'p>(
     kept: &[&'p Lowered],
     bundle: &KindBundles,
-    key: &ObjectKey,
     current: &Arc<AnyResource>,
 ) -> Option<(&'p Arc<RouteIr>, bool)> {
-    for l in kept.iter().rev() {
-        if l.routes.is_empty() || l.bundle != *bundle {
-            continue;
-        }
-        if let Some((o, ir, in_place)) = l.routes.get(key) {
-            return Arc::ptr_eq(o, current).then_some((ir, *in_place));
-        }
-    }
-    None
+    let id = identity(current);
+    kept.iter()
+        .rev()
+        .filter(|l| !l.routes.is_empty() && l.bundle == *bundle)
+        .find_map(|l| l.routes.get(&id))
+        .map(|(_, ir, in_place)| (ir, *in_place))
 }

@@ -185,15 +185,15 @@ const ROUTE_ORDER: [RouteKind; 5] = [
     RouteKind::Udp,
 ];
 
-/// The lowered routes of a snapshot, shared (`Arc`), with the key and stored object of each
-/// and the rules of those the build reads in place ([`lower_for_reading`]), in the same order.
+/// The lowered routes of a snapshot, shared (`Arc`), with the stored object of each and the
+/// rules of those the build reads in place ([`lower_for_reading`]), in the same order.
 pub(crate) type SharedRoutes<'s> = (
     Vec<Arc<RouteIr>>,
-    Vec<(gamma_model::ObjectKey, Arc<gamma_model::AnyResource>)>,
+    Vec<Arc<gamma_model::AnyResource>>,
     WireRules<'s>,
 );
 
-/// [`lower_reading`] with the routes held by `Arc`, each with its key and stored object (to be
+/// [`lower_reading`] with the routes held by `Arc`, each with its stored object (to be
 /// kept in the table: [`crate::BuildOptions::keep_lowered_routes`]); a route that `kept`
 /// holds lowered from the object the snapshot holds is taken from it, not lowered again.
 pub(crate) fn lower_sharing<'s>(
@@ -207,8 +207,7 @@ pub(crate) fn lower_sharing<'s>(
     let (mut routes, mut objects, mut wire) = (Vec::new(), Vec::new(), Vec::new());
     for kind in ROUTE_ORDER {
         for (r, valid) in snapshot.validated_routes(kind.resource_kind(), opts) {
-            let key = gamma_model::ObjectKey::of(r);
-            if let Some((ir, in_place)) = kept_route(kept, &bundles, &key, r) {
+            if let Some((ir, in_place)) = kept_route(kept, &bundles, r) {
                 routes.push(Arc::clone(ir));
                 wire.push(in_place.then(|| rules_in_place(r)).flatten());
             } else if let Some((ir, rules)) = lower_for_reading(r, opts, valid, regexes) {
@@ -217,7 +216,7 @@ pub(crate) fn lower_sharing<'s>(
             } else {
                 continue;
             }
-            objects.push((key, Arc::clone(r)));
+            objects.push(Arc::clone(r));
         }
     }
     (input, (routes, objects, wire))
@@ -364,28 +363,33 @@ pub(crate) fn lower_service(snapshot: &Snapshot, svc: &gamma_model::k8s::Service
         cluster_ips: svc.frontend_ips(),
         headless: svc.is_headless(),
         external_name,
-        ports: svc
-            .spec
-            .ports
-            .iter()
-            .filter_map(|p| {
-                let protocol = match p.protocol.as_deref() {
-                    None | Some("TCP") => L4::Tcp,
-                    Some("UDP") => L4::Udp,
-                    // SCTP and unknown protocols carry no routes here
-                    Some(_) => return None,
-                };
-                Some(ServicePortIr {
-                    name: p.name.clone(),
-                    port: u16::try_from(p.port).ok()?,
-                    protocol,
-                    app_protocol: p.app_protocol.clone(),
-                })
+        ports: service_ports(svc)
+            .map(|(p, port, protocol)| ServicePortIr {
+                name: p.name.clone(),
+                port,
+                protocol,
+                app_protocol: p.app_protocol.clone(),
             })
             .collect(),
         ready,
         endpoints: endpoints(svc, &slices),
     }
+}
+
+/// The ports of `svc` that carry routes, with their number and transport: TCP (the default)
+/// and UDP; SCTP and unknown protocols carry none here. What [`lower_service`] lowers, for a
+/// caller that needs only the keys a Service binds (without its EndpointSlices).
+pub(crate) fn service_ports(
+    svc: &gamma_model::k8s::Service,
+) -> impl Iterator<Item = (&gamma_model::k8s::ServicePort, u16, L4)> {
+    svc.spec.ports.iter().filter_map(|p| {
+        let protocol = match p.protocol.as_deref() {
+            None | Some("TCP") => L4::Tcp,
+            Some("UDP") => L4::Udp,
+            Some(_) => return None,
+        };
+        Some((p, u16::try_from(p.port).ok()?, protocol))
+    })
 }
 
 /// [`lower_gateway`] with its validation verdict: a Gateway the API server would refuse under
