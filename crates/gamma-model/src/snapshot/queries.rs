@@ -135,6 +135,13 @@ impl Snapshot {
             })
     }
 
+    /// The keys of every Service claiming `ip`, in (namespace, name) order: what
+    /// [`Snapshot::services_by_ip`] gives, without looking the objects up (a reader that needs
+    /// only their names saves a search per Service).
+    pub fn service_keys_by_ip(&self, ip: IpAddr) -> impl Iterator<Item = &ObjectKey> {
+        self.services_by_ip.get(&ip).into_iter().flatten()
+    }
+
     /// The routes (of every kind) with a parentRef naming `parent`, in [`ObjectKey`] order.
     pub fn routes_for_parent(&self, parent: &ParentKey) -> impl Iterator<Item = &AnyResource> {
         self.routes_by_parent

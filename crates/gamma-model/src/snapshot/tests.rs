@@ -255,6 +255,9 @@ mod properties {
             let ip: IpAddr = ip.parse().unwrap();
             let first = snap.service_by_ip(ip).map(|s| s.metadata.name.clone());
             let all: Vec<_> = snap.services_by_ip(ip).map(|s| &s.metadata.name).collect();
+            // the keys are those of the same Services, in the same order
+            let keys: Vec<_> = snap.service_keys_by_ip(ip).map(|k| &k.name).collect();
+            assert_eq!(keys, all, "{ip}");
             out.push(format!("ip {ip}: {first:?} {all:?}"));
         }
         for p in snap.referenced_parents() {
