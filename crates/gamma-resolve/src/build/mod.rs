@@ -57,6 +57,9 @@ pub(crate) use read::RouteRead;
 pub(crate) use routes::Routes;
 pub(crate) use workload::{bind_all, rebind, unclaim};
 
+/// The entries the build's interning tables are first sized for ([`Builder::reserve`]).
+const SMALL_TABLE: usize = 16;
+
 pub(crate) struct Builder<'i> {
     input: &'i TableInput,
     /// The routes read: `input.routes`, or an update's shared ones.
@@ -261,6 +264,13 @@ impl<'i> Builder<'i> {
         self.backends.reserve(backends);
         self.cands.reserve(matches);
         self.keys.reserve(matches);
+        // a candidate with conditions beyond its path and method has one (an upper bound)
+        self.conds.reserve(matches);
+        // every build with a backend interns a few strings and targets: the first sizes,
+        // which a small build (an update's) would otherwise grow through one by one, each
+        // growth a new table and a rehash
+        self.strings.reserve(SMALL_TABLE);
+        self.target_ids.reserve(SMALL_TABLE);
         self.paths.reserve(matches);
         self.status.reserve(pairs);
     }

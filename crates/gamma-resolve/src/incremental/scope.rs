@@ -8,7 +8,7 @@ use std::sync::Arc;
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::input::{L4, ListenerProtocol};
-use crate::table::{BuildOptions, Frontend, Key, Scope};
+use crate::table::{BuildOptions, Frontend, Key, RouteKeys, Scope};
 
 use super::probe::Probe;
 use super::*;
@@ -405,8 +405,8 @@ impl<'a> Closing<'a> {
             return;
         }
         for ip in ips {
-            for svc in snapshot.services_by_ip(*ip) {
-                self.service((svc.metadata.namespace_or_default(), &svc.metadata.name));
+            for k in snapshot.service_keys_by_ip(*ip) {
+                self.service((&k.namespace, &k.name));
             }
         }
         for gw in snapshot.gateways() {
@@ -515,11 +515,12 @@ pub(super) fn close<'a>(
         gateways: owned(&c.gateways),
         listener_sets: owned(&c.listener_sets),
         // in key order already: the set is built from the sorted run, not by searches
-        routes: c
-            .routes
-            .keys()
-            .map(|(kind, ns, name)| ObjectKey::new(*kind, *ns, *name))
-            .collect(),
+        routes: RouteKeys::from_sorted(
+            c.routes
+                .keys()
+                .map(|(kind, ns, name)| ObjectKey::new(*kind, *ns, *name))
+                .collect(),
+        ),
     };
     let current = c.routes.into_values().collect();
     Some((scope, current))

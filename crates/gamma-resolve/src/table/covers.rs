@@ -36,7 +36,61 @@ pub(crate) struct Scope {
     /// parent Gateways: GEP-1713 merges a Gateway's listeners with its ListenerSets').
     pub(crate) listener_sets: BTreeSet<(String, String)>,
     /// Routes lowered and compiled again (those still in the snapshot) or dropped.
-    pub(crate) routes: BTreeSet<ObjectKey>,
+    pub(crate) routes: RouteKeys,
+}
+
+/// Route keys, sorted and distinct: a scope's routes. A sorted vector rather than a set: a
+/// closed scope is made once from keys already in order and then only searched, and a set
+/// cost a sort and a tree of nodes for every update.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct RouteKeys(Vec<ObjectKey>);
+
+impl RouteKeys {
+    /// The keys of `sorted`, which are in order and distinct (a closed scope's, from its
+    /// ordered map); sorted again otherwise, so the order is kept whatever the caller gives.
+    pub(crate) fn from_sorted(mut sorted: Vec<ObjectKey>) -> Self {
+        if !sorted.windows(2).all(|w| matches!(w, [a, b] if a < b)) {
+            sorted.sort_unstable();
+            sorted.dedup();
+        }
+        RouteKeys(sorted)
+    }
+
+    /// Adds `key` (nothing when present).
+    pub(crate) fn insert(&mut self, key: ObjectKey) {
+        if let Err(at) = self.0.binary_search(&key) {
+            self.0.insert(at, key);
+        }
+    }
+
+    pub(crate) fn contains(&self, key: &ObjectKey) -> bool {
+        self.0.binary_search(key).is_ok()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The keys in order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, ObjectKey> {
+        self.0.iter()
+    }
+}
+
+impl Extend<ObjectKey> for RouteKeys {
+    fn extend<I: IntoIterator<Item = ObjectKey>>(&mut self, keys: I) {
+        self.0.extend(keys);
+        self.0.sort_unstable();
+        self.0.dedup();
+    }
+}
+
+impl<'a> IntoIterator for &'a RouteKeys {
+    type Item = &'a ObjectKey;
+    type IntoIter = std::slice::Iter<'a, ObjectKey>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 impl Scope {
