@@ -88,6 +88,7 @@ type Created = Vec<Option<(i64, u32)>>;
 /// timestamps, and whether every nanosecond field fits the packed rank key.
 fn scan(routes: Routes<'_>, hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bool) {
     // namespaces: ids in first-seen order, one hash per route
+    let small = routes.len() <= FEW;
     let mut ids: Map<&str, u32> = Map::with_hasher(hash);
     let mut distinct: Vec<&str> = Vec::new();
     let mut route_ns: Vec<u32> = Vec::with_capacity(routes.len());
@@ -107,7 +108,16 @@ fn scan(routes: Routes<'_>, hash: HashKeys) -> (Vec<&str>, Vec<u32>, Created, bo
         created.push(r.created);
         nanos_fit &= r.created.is_none_or(|(_, n)| n < (1 << 30));
         let next = u32::try_from(distinct.len()).unwrap_or(u32::MAX);
-        let id = *ids.entry(r.namespace.as_str()).or_insert(next);
+        let id = if small {
+            // a few routes (an update's scope): a search of the few namespaces seen, without
+            // the table
+            distinct
+                .iter()
+                .position(|ns| *ns == r.namespace.as_str())
+                .map_or(next, |i| u32::try_from(i).unwrap_or(u32::MAX))
+        } else {
+            *ids.entry(r.namespace.as_str()).or_insert(next)
+        };
         if id == next {
             distinct.push(&r.namespace);
         }
@@ -431,7 +441,10 @@ mod tests {
         "",
     ];
 
-    fn routes_strategy(namespaces: &'static [&'static str]) -> impl Strategy<Value = Vec<RouteIr>> {
+    fn routes_strategy(
+        namespaces: &'static [&'static str],
+        sizes: std::ops::Range<usize>,
+    ) -> impl Strategy<Value = Vec<RouteIr>> {
         proptest::collection::vec(
             (
                 proptest::sample::select(&[RouteKind::Http, RouteKind::Grpc, RouteKind::Tcp][..]),
@@ -443,18 +456,39 @@ mod tests {
                 )),
             )
                 .prop_map(|(k, ns, n, c)| route(k, ns, n, c)),
-            // more than `FEW`: up to `FEW` routes take `general` itself, the reference
-            FEW + 1..FEW + 40,
+            sizes,
         )
     }
 
     proptest! {
+        // The namespaces are the distinct ones in first-seen order and every route indexes
+        // its own, whether found by a search (a few routes) or through the table.
+        #[test]
+        fn namespaces_are_distinct_in_first_seen_order(
+            routes in routes_strategy(NAMESPACES, 0..FEW * 3),
+            seed: u64,
+        ) {
+            let c = canonical_order(Routes::input(&routes), HashKeys::new(seed));
+            let mut seen: Vec<&str> = Vec::new();
+            for r in &routes {
+                if !seen.contains(&r.namespace.as_str()) {
+                    seen.push(&r.namespace);
+                }
+            }
+            prop_assert_eq!(&c.namespaces, &seen);
+            prop_assert_eq!(c.route_ns.len(), routes.len());
+            for (r, ns) in routes.iter().zip(&c.route_ns) {
+                prop_assert_eq!(c.namespaces.get(*ns as usize).copied(), Some(r.namespace.as_str()));
+            }
+        }
+
         // Gateway API HTTPRouteRule.matches precedence, oldest Route then namespace/name order and
         // the build's canonical order: the compact-record sorts give exactly the order, duplicates
         // and ranks of the sorts through the routes.
         #[test]
         fn compact_sorts_agree_with_sorting_through_the_routes(
-            routes in routes_strategy(NAMESPACES),
+            // more than `FEW`: up to `FEW` routes take `general` itself, the reference
+            routes in routes_strategy(NAMESPACES, FEW + 1..FEW + 40),
             seed: u64,
         ) {
             let c = canonical_order(Routes::input(&routes), HashKeys::new(seed));
@@ -477,7 +511,7 @@ mod tests {
         // strings.
         #[test]
         fn namespaces_with_slashes_rank_by_the_joined_strings(
-            routes in routes_strategy(&["a", "a/b", "a/", "a-b", "b"]),
+            routes in routes_strategy(&["a", "a/b", "a/", "a-b", "b"], FEW + 1..FEW + 40),
         ) {
             let c = canonical_order(Routes::input(&routes), HashKeys::default());
             prop_assert_eq!((c.order, c.ranks), reference(&routes));
