@@ -25,10 +25,9 @@ mod scope;
 mod tests;
 mod update;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::table::Scope;
+use crate::table::{NameKeys, Scope};
 
 /// At most this many parts: past it, an update first merges the parts of earlier updates
 /// into one (rebuilding their scopes together), so a table never holds more.
@@ -44,7 +43,7 @@ pub(super) const MAX_LOWERED: usize = 1024;
 /// there is something to replace (`Arc::make_mut`).
 pub(super) fn replace_entries<T: Clone>(
     shared: &mut Arc<Vec<T>>,
-    rebuilt: &BTreeSet<(String, String)>,
+    rebuilt: &NameKeys,
     built: Vec<T>,
     name: impl Fn(&T) -> (&str, &str),
 ) {
@@ -54,7 +53,7 @@ pub(super) fn replace_entries<T: Clone>(
     let entries = Arc::make_mut(shared);
     entries.retain(|e| {
         let (ns, n) = name(e);
-        !rebuilt.contains(&(ns.to_owned(), n.to_owned()))
+        !rebuilt.contains_name(ns, n)
     });
     entries.extend(built);
     entries.sort_by(|a, b| name(a).cmp(&name(b)));

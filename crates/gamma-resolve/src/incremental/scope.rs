@@ -8,7 +8,7 @@ use std::sync::Arc;
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::input::{L4, ListenerProtocol};
-use crate::table::{BuildOptions, Frontend, Key, RouteKeys, Scope};
+use crate::table::{BuildOptions, Frontend, Key, NameKeys, RouteKeys, Scope};
 
 use super::probe::Probe;
 use super::*;
@@ -505,10 +505,12 @@ pub(super) fn close<'a>(
             break;
         }
     }
-    let owned = |s: &BTreeSet<NameRef<'_>>| -> BTreeSet<(String, String)> {
-        s.iter()
-            .map(|(ns, name)| ((*ns).to_string(), (*name).to_string()))
-            .collect()
+    let owned = |s: &BTreeSet<NameRef<'_>>| -> NameKeys {
+        NameKeys::from_sorted(
+            s.iter()
+                .map(|(ns, name)| ((*ns).to_string(), (*name).to_string()))
+                .collect(),
+        )
     };
     let scope = Scope {
         services: owned(&c.services),

@@ -294,9 +294,7 @@ impl RouteTable {
         };
         if !self.workloads.is_empty() || !built.workloads.is_empty() {
             let workloads = Arc::make_mut(&mut self.workloads);
-            workloads.retain(|(ns, name), _| {
-                !scope.services.contains(&(ns.to_string(), name.to_string()))
-            });
+            workloads.retain(|(ns, name), _| !scope.services.contains_name(ns, name));
             crate::build::bind_all(&mut self.bindings, &part, built.workloads, workloads);
         }
         // Gateway status: the scope's Gateways are recomputed whole (a mesh route's scope

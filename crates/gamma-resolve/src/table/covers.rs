@@ -1,8 +1,6 @@
 //! Which routes' parent conditions a part holds ([`Covers`]): every route (a full build) or
 //! an update's [`Scope`] (the Services, Gateways, ListenerSets and routes it rebuilt).
 
-use std::collections::BTreeSet;
-
 use gamma_model::{AnyResource, ObjectKey};
 
 /// The routes whose parent conditions a part holds.
@@ -29,41 +27,53 @@ impl Covers {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Scope {
     /// Services (namespace, name) whose frontends are rebuilt.
-    pub(crate) services: BTreeSet<(String, String)>,
+    pub(crate) services: NameKeys,
     /// Gateways (namespace, name) whose listeners are rebuilt.
-    pub(crate) gateways: BTreeSet<(String, String)>,
+    pub(crate) gateways: NameKeys,
     /// ListenerSets (namespace, name) whose listeners and status are rebuilt (with their
     /// parent Gateways: GEP-1713 merges a Gateway's listeners with its ListenerSets').
-    pub(crate) listener_sets: BTreeSet<(String, String)>,
+    pub(crate) listener_sets: NameKeys,
     /// Routes lowered and compiled again (those still in the snapshot) or dropped.
     pub(crate) routes: RouteKeys,
 }
 
-/// Route keys, sorted and distinct: a scope's routes. A sorted vector rather than a set: a
-/// closed scope is made once from keys already in order and then only searched, and a set
-/// cost a sort and a tree of nodes for every update.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct RouteKeys(Vec<ObjectKey>);
+/// Keys sorted and distinct: a scope's routes, Services, Gateways and ListenerSets. A sorted
+/// vector rather than a set: a closed scope is made once from keys already in order and
+/// then only searched, and a set cost a sort and a tree of nodes per kind for every update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Sorted<T>(Vec<T>);
 
-impl RouteKeys {
+/// A scope's routes.
+pub(crate) type RouteKeys = Sorted<ObjectKey>;
+
+/// A scope's Services, Gateways or ListenerSets, by (namespace, name).
+pub(crate) type NameKeys = Sorted<(String, String)>;
+
+impl<T> Default for Sorted<T> {
+    fn default() -> Self {
+        Sorted(Vec::new())
+    }
+}
+
+impl<T: Ord> Sorted<T> {
     /// The keys of `sorted`, which are in order and distinct (a closed scope's, from its
-    /// ordered map); sorted again otherwise, so the order is kept whatever the caller gives.
-    pub(crate) fn from_sorted(mut sorted: Vec<ObjectKey>) -> Self {
+    /// ordered maps); sorted again otherwise, so the order holds whatever the caller gives.
+    pub(crate) fn from_sorted(mut sorted: Vec<T>) -> Self {
         if !sorted.windows(2).all(|w| matches!(w, [a, b] if a < b)) {
             sorted.sort_unstable();
             sorted.dedup();
         }
-        RouteKeys(sorted)
+        Sorted(sorted)
     }
 
     /// Adds `key` (nothing when present).
-    pub(crate) fn insert(&mut self, key: ObjectKey) {
+    pub(crate) fn insert(&mut self, key: T) {
         if let Err(at) = self.0.binary_search(&key) {
             self.0.insert(at, key);
         }
     }
 
-    pub(crate) fn contains(&self, key: &ObjectKey) -> bool {
+    pub(crate) fn contains(&self, key: &T) -> bool {
         self.0.binary_search(key).is_ok()
     }
 
@@ -72,22 +82,31 @@ impl RouteKeys {
     }
 
     /// The keys in order.
-    pub(crate) fn iter(&self) -> std::slice::Iter<'_, ObjectKey> {
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, T> {
         self.0.iter()
     }
 }
 
-impl Extend<ObjectKey> for RouteKeys {
-    fn extend<I: IntoIterator<Item = ObjectKey>>(&mut self, keys: I) {
+impl NameKeys {
+    /// Whether `ns/name` is in, compared without copying it.
+    pub(crate) fn contains_name(&self, ns: &str, name: &str) -> bool {
+        self.0
+            .binary_search_by(|(a, b)| (a.as_str(), b.as_str()).cmp(&(ns, name)))
+            .is_ok()
+    }
+}
+
+impl<T: Ord> Extend<T> for Sorted<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, keys: I) {
         self.0.extend(keys);
         self.0.sort_unstable();
         self.0.dedup();
     }
 }
 
-impl<'a> IntoIterator for &'a RouteKeys {
-    type Item = &'a ObjectKey;
-    type IntoIter = std::slice::Iter<'a, ObjectKey>;
+impl<'a, T> IntoIterator for &'a Sorted<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
     }
