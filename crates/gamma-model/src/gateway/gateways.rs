@@ -124,6 +124,44 @@ impl Gateway {
             status: None,
         }
     }
+
+    /// The IP addresses the Gateway is reachable at: those of `status.addresses` when it
+    /// reports any, else those of `spec.addresses` (the addresses it asked for), each
+    /// parsed as an IP address; values that are not one (a `Hostname` address) are left out.
+    /// A mesh matches traffic to a Gateway by these.
+    ///
+    /// ```
+    /// use gamma_model::{AnyResource, decode};
+    /// let gw = decode(r#"
+    /// apiVersion: gateway.networking.k8s.io/v1
+    /// kind: Gateway
+    /// metadata: {name: edge, namespace: infra}
+    /// spec:
+    ///   gatewayClassName: mesh
+    ///   addresses: [{value: 10.0.0.9}]
+    ///   listeners: [{name: http, port: 80, protocol: HTTP}]
+    /// status:
+    ///   addresses: [{value: 10.0.0.1}, {type: Hostname, value: edge.example}]
+    /// "#).unwrap().remove(0);
+    /// let AnyResource::Gateway(gw) = gw else { unreachable!() };
+    /// assert_eq!(gw.frontend_addresses(), ["10.0.0.1".parse::<std::net::IpAddr>().unwrap()]);
+    /// ```
+    pub fn frontend_addresses(&self) -> Vec<std::net::IpAddr> {
+        let addresses: Vec<std::net::IpAddr> = self
+            .status
+            .iter()
+            .flat_map(|s| s.addresses.iter())
+            .filter_map(|a| a.value.parse().ok())
+            .collect();
+        if !addresses.is_empty() {
+            return addresses;
+        }
+        self.spec
+            .addresses
+            .iter()
+            .filter_map(|a| a.value.as_deref()?.parse().ok())
+            .collect()
+    }
 }
 
 /// The desired state of a [`Gateway`].

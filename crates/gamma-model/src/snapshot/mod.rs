@@ -94,6 +94,9 @@ pub struct Snapshot {
     /// Every Service and its digest, in key order.
     service_digests: Chunked<ObjectKey, (Arc<AnyResource>, ServiceDigest)>,
     services_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectKey>>,
+    /// Gateways by every address they are reachable at (`Gateway::frontend_addresses`): an
+    /// engine finding what shares a Service's address reads it instead of every Gateway.
+    gateways_by_ip: BTreeMap<IpAddr, BTreeSet<ObjectKey>>,
     /// Routes by every parent they name, each with the stored object (a reader of a
     /// parent's routes gets them without a search of `objects` per route).
     routes_by_parent: BTreeMap<ParentKey, RouteIndex>,
@@ -221,6 +224,11 @@ impl Snapshot {
                     insert(&mut self.services_by_ip, ip, key);
                 }
             }
+            AnyResource::Gateway(gw) => {
+                for ip in gw.frontend_addresses() {
+                    insert(&mut self.gateways_by_ip, ip, key);
+                }
+            }
             AnyResource::EndpointSlice(slice) => {
                 if let Some(service) = slice.service_name() {
                     let by_name = self
@@ -246,6 +254,11 @@ impl Snapshot {
             AnyResource::Service(svc) => {
                 for ip in svc.frontend_ips() {
                     remove(&mut self.services_by_ip, &ip, key);
+                }
+            }
+            AnyResource::Gateway(gw) => {
+                for ip in gw.frontend_addresses() {
+                    remove(&mut self.gateways_by_ip, &ip, key);
                 }
             }
             AnyResource::EndpointSlice(slice) => {

@@ -142,6 +142,13 @@ impl Snapshot {
         self.services_by_ip.get(&ip).into_iter().flatten()
     }
 
+    /// The keys of every Gateway reachable at `ip`
+    /// ([`Gateway::frontend_addresses`](crate::gateway::Gateway::frontend_addresses)), in
+    /// (namespace, name) order.
+    pub fn gateway_keys_by_ip(&self, ip: IpAddr) -> impl Iterator<Item = &ObjectKey> {
+        self.gateways_by_ip.get(&ip).into_iter().flatten()
+    }
+
     /// The routes (of every kind) with a parentRef naming `parent`, in [`ObjectKey`] order.
     pub fn routes_for_parent(&self, parent: &ParentKey) -> impl Iterator<Item = &AnyResource> {
         self.routes_by_parent

@@ -233,6 +233,26 @@ mod properties {
                 resource(json!({"apiVersion": "v1", "kind": "Namespace",
                     "metadata": {"name": name, "labels": {"team": label}}}))
             }),
+            // addresses asked for and, when reported, the ones bound (which decide)
+            (
+                pick(NAMES),
+                pick(NAMESPACES),
+                prop::collection::vec(pick(IPS), 0..3),
+                prop::option::of(prop::collection::vec(pick(IPS), 0..2)),
+            )
+                .prop_map(|(name, ns, wanted, bound)| {
+                    let spec_addresses: Vec<_> =
+                        wanted.iter().map(|ip| json!({"value": ip})).collect();
+                    let mut gw = json!({"apiVersion": "gateway.networking.k8s.io/v1",
+                        "kind": "Gateway", "metadata": {"name": name, "namespace": ns},
+                        "spec": {"gatewayClassName": "mesh", "addresses": spec_addresses,
+                            "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]}});
+                    if let Some(bound) = bound {
+                        let status: Vec<_> = bound.iter().map(|ip| json!({"value": ip})).collect();
+                        gw["status"] = json!({"addresses": status});
+                    }
+                    resource(gw)
+                }),
         ]
     }
 
@@ -258,6 +278,18 @@ mod properties {
             // the keys are those of the same Services, in the same order
             let keys: Vec<_> = snap.service_keys_by_ip(ip).map(|k| &k.name).collect();
             assert_eq!(keys, all, "{ip}");
+            // the Gateways reachable at it: those a scan of every Gateway finds
+            let gateways: Vec<_> = snap.gateway_keys_by_ip(ip).cloned().collect();
+            let scan: Vec<_> = snap
+                .iter()
+                .filter(|(_, r)| match r {
+                    AnyResource::Gateway(g) => g.frontend_addresses().contains(&ip),
+                    _ => false,
+                })
+                .map(|(k, _)| k.clone())
+                .collect();
+            assert_eq!(gateways, scan, "{ip}");
+            out.push(format!("gateways at {ip}: {gateways:?}"));
             out.push(format!("ip {ip}: {first:?} {all:?}"));
         }
         for p in snap.referenced_parents() {

@@ -409,12 +409,9 @@ impl<'a> Closing<'a> {
                 self.service((&k.namespace, &k.name));
             }
         }
-        for gw in snapshot.gateways() {
-            if crate::lower::gateway_addresses(gw)
-                .iter()
-                .any(|a| ips.contains(a))
-            {
-                self.gateway((gw.metadata.namespace_or_default(), &gw.metadata.name));
+        for ip in ips {
+            for k in snapshot.gateway_keys_by_ip(*ip) {
+                self.gateway((&k.namespace, &k.name));
             }
         }
     }

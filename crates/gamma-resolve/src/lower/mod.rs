@@ -548,22 +548,10 @@ pub(crate) fn listener_set(snapshot: &Snapshot, ls: &ListenerSet) -> ListenerSet
     }
 }
 
-/// The addresses a Gateway binds: `status.addresses`, else `spec.addresses`.
+/// The addresses a Gateway binds: `status.addresses`, else `spec.addresses`
+/// ([`gamma_model::gateway::Gateway::frontend_addresses`], which the snapshot indexes).
 pub(crate) fn gateway_addresses(gw: &gamma_model::gateway::Gateway) -> Vec<IpAddr> {
-    let addresses: Vec<IpAddr> = gw
-        .status
-        .iter()
-        .flat_map(|s| s.addresses.iter())
-        .filter_map(|a| a.value.parse().ok())
-        .collect();
-    if !addresses.is_empty() {
-        return addresses;
-    }
-    gw.spec
-        .addresses
-        .iter()
-        .filter_map(|a| a.value.as_deref()?.parse().ok())
-        .collect()
+    gw.frontend_addresses()
 }
 
 /// Lowers one ReferenceGrant.
