@@ -152,49 +152,62 @@ pub(crate) fn split_grpc_path(path: &str) -> (&str, &str) {
     // `/` is ASCII, so a byte search finds the same split as `split_once('/')` and the
     // slices stay on char boundaries; `str::split_once` and `contains` went through the
     // generic char searcher and `memchr` (~180 instructions a gRPC request, callgrind)
-    let Some(i) = find_slash(p.as_bytes()) else {
-        return ("", "");
-    };
-    match (p.get(..i), p.get(i + 1..)) {
-        (Some(s), Some(m)) if find_slash(m.as_bytes()).is_none() => (s, m),
+    match only_slash(p.as_bytes()).map(|i| (p.get(..i), p.get(i + 1..))) {
+        Some((Some(s), Some(m))) => (s, m),
         _ => ("", ""),
     }
 }
 
-/// Index of the first `/` in `bytes`: 8 bytes per step (SWAR: a byte equal to `/` becomes a
-/// zero byte; the lowest flagged zero byte is exact, higher ones may be false positives
-/// after it), the tail as one overlapping word, as `path::split_path_query` searches for
-/// `?` and `#`.
+/// Index of the only `/` in `bytes` (`None`: no `/`, or more than one): one pass, 8 bytes
+/// per step, the tail as one overlapping word.
 #[inline]
-fn find_slash(bytes: &[u8]) -> Option<usize> {
+fn only_slash(bytes: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let mask = |w: u64| {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // the high bit of each byte equal to `/`, exactly (no borrow or carry crosses bytes:
+    // each byte's low seven bits plus 0x7f stay within the byte), so two flags are two
+    // slashes
+    let slashes = |w: u64| {
         let x = w ^ (LO * u64::from(b'/'));
-        x.wrapping_sub(LO) & !x & HI
+        !(((x & LOW7) + LOW7) | x | LOW7)
+    };
+    let mut first = None;
+    // a word's flags: a second slash (in the word, or after the first) ends the search
+    let mut take = |m: u64, base: usize| -> Result<(), ()> {
+        if m == 0 {
+            return Ok(());
+        }
+        if first.is_some() || m & (m - 1) != 0 {
+            return Err(());
+        }
+        first = Some(base + (m.trailing_zeros() / 8) as usize);
+        Ok(())
     };
     let mut at = 0usize;
     let mut rest = bytes;
     while let Some((w, tail)) = rest.split_first_chunk::<8>() {
-        let m = mask(u64::from_le_bytes(*w));
-        if m != 0 {
-            return Some(at + (m.trailing_zeros() / 8) as usize);
-        }
+        take(slashes(u64::from_le_bytes(*w)), at).ok()?;
         at += 8;
         rest = tail;
     }
-    if rest.is_empty() {
-        return None;
-    }
-    match bytes.last_chunk::<8>() {
-        Some(w) => {
-            // the last 8 bytes overlap bytes already searched: ignore those
-            let seen = 8 - rest.len();
-            let m = mask(u64::from_le_bytes(*w)) & (u64::MAX << (8 * seen));
-            (m != 0).then(|| bytes.len() - 8 + (m.trailing_zeros() / 8) as usize)
+    if !rest.is_empty() {
+        match bytes.last_chunk::<8>() {
+            Some(w) => {
+                // the last 8 bytes overlap bytes already searched: ignore those
+                let seen = 8 - rest.len();
+                let m = slashes(u64::from_le_bytes(*w)) & (u64::MAX << (8 * seen));
+                take(m, bytes.len() - 8).ok()?;
+            }
+            None => {
+                for (j, b) in rest.iter().enumerate() {
+                    if *b == b'/' {
+                        take(0x80, at + j).ok()?;
+                    }
+                }
+            }
         }
-        None => rest.iter().position(|b| *b == b'/').map(|j| at + j),
     }
+    first
 }
 
 #[cfg(test)]
@@ -253,11 +266,17 @@ mod tests {
                     for head in ["/", "", "é/"] {
                         let path = format!("{head}{}", s.iter().collect::<String>());
                         assert_eq!(split_grpc_path(&path), split_by_str(&path), "{path:?}");
-                        assert_eq!(
-                            find_slash(path.as_bytes()),
-                            path.bytes().position(|b| b == b'/'),
-                            "{path:?}"
-                        );
+                        let slashes: Vec<usize> = path
+                            .bytes()
+                            .enumerate()
+                            .filter(|(_, b)| *b == b'/')
+                            .map(|(k, _)| k)
+                            .collect();
+                        let only = match slashes.as_slice() {
+                            [k] => Some(*k),
+                            _ => None,
+                        };
+                        assert_eq!(only_slash(path.as_bytes()), only, "{path:?}");
                     }
                 }
             }
