@@ -78,7 +78,7 @@ const LENS_STEP: u32 = SCAN_MAX;
 /// The bit of a key length in [`ExactLens::mask`]: lengths of 63 bytes and more share the
 /// last bit.
 #[inline]
-fn len_bit(len: usize) -> u64 {
+pub(super) fn len_bit(len: usize) -> u64 {
     1 << len.min(63)
 }
 
