@@ -205,7 +205,7 @@ impl PathKeys {
     }
 
     /// The entry of `key` among `r` (an index's exact or prefix keys), salted with `salt`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn lookup(&self, r: (u32, u32), salt: u32, key: &str) -> Option<&KeyEntry> {
         let key = key.as_bytes();
         if r.1 <= SCAN_MAX {
