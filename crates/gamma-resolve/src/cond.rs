@@ -149,10 +149,65 @@ impl Cond {
 /// yields empty strings, which exact service/method conditions never match.
 pub(crate) fn split_grpc_path(path: &str) -> (&str, &str) {
     let p = path.strip_prefix('/').unwrap_or("");
-    match p.split_once('/') {
-        Some((s, m)) if !m.contains('/') => (s, m),
+    // `/` is ASCII, so a byte search finds the same split as `split_once('/')` and the
+    // slices stay on char boundaries; `str::split_once` and `contains` went through the
+    // generic char searcher and `memchr` (~180 instructions a gRPC request, callgrind)
+    match only_slash(p.as_bytes()).map(|i| (p.get(..i), p.get(i + 1..))) {
+        Some((Some(s), Some(m))) => (s, m),
         _ => ("", ""),
     }
+}
+
+/// Index of the only `/` in `bytes` (`None`: no `/`, or more than one): one pass, 8 bytes
+/// per step, the tail as one overlapping word.
+#[inline]
+fn only_slash(bytes: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // the high bit of each byte equal to `/`, exactly (no borrow or carry crosses bytes:
+    // each byte's low seven bits plus 0x7f stay within the byte), so two flags are two
+    // slashes
+    let slashes = |w: u64| {
+        let x = w ^ (LO * u64::from(b'/'));
+        !(((x & LOW7) + LOW7) | x | LOW7)
+    };
+    let mut first = None;
+    // a word's flags: a second slash (in the word, or after the first) ends the search
+    let mut take = |m: u64, base: usize| -> Result<(), ()> {
+        if m == 0 {
+            return Ok(());
+        }
+        if first.is_some() || m & (m - 1) != 0 {
+            return Err(());
+        }
+        first = Some(base + (m.trailing_zeros() / 8) as usize);
+        Ok(())
+    };
+    let mut at = 0usize;
+    let mut rest = bytes;
+    while let Some((w, tail)) = rest.split_first_chunk::<8>() {
+        take(slashes(u64::from_le_bytes(*w)), at).ok()?;
+        at += 8;
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        match bytes.last_chunk::<8>() {
+            Some(w) => {
+                // the last 8 bytes overlap bytes already searched: ignore those
+                let seen = 8 - rest.len();
+                let m = slashes(u64::from_le_bytes(*w)) & (u64::MAX << (8 * seen));
+                take(m, bytes.len() - 8).ok()?;
+            }
+            None => {
+                for (j, b) in rest.iter().enumerate() {
+                    if *b == b'/' {
+                        take(0x80, at + j).ok()?;
+                    }
+                }
+            }
+        }
+    }
+    first
 }
 
 #[cfg(test)]
@@ -182,5 +237,49 @@ mod tests {
         assert_eq!(split_grpc_path("/pkg.Svc/Get"), ("pkg.Svc", "Get"));
         assert_eq!(split_grpc_path("/pkg.Svc/Get/x"), ("", ""));
         assert_eq!(split_grpc_path("nope"), ("", ""));
+    }
+
+    /// The split as `str::split_once` and `contains` define it (what the SWAR search must
+    /// answer).
+    fn split_by_str(path: &str) -> (&str, &str) {
+        let p = path.strip_prefix('/').unwrap_or("");
+        match p.split_once('/') {
+            Some((s, m)) if !m.contains('/') => (s, m),
+            _ => ("", ""),
+        }
+    }
+
+    // Every slash position, in words and tails of every length, and non-ASCII bytes around
+    // them (a `/` byte never occurs inside a multi-byte character).
+    #[test]
+    fn grpc_path_split_agrees_with_the_str_split() {
+        for n in 0..20 {
+            for i in 0..=n {
+                for j in i..=n {
+                    let mut s: Vec<char> = vec!['a'; n];
+                    if let Some(c) = s.get_mut(i) {
+                        *c = '/';
+                    }
+                    if let Some(c) = s.get_mut(j) {
+                        *c = if j == i { 'é' } else { '/' };
+                    }
+                    for head in ["/", "", "é/"] {
+                        let path = format!("{head}{}", s.iter().collect::<String>());
+                        assert_eq!(split_grpc_path(&path), split_by_str(&path), "{path:?}");
+                        let slashes: Vec<usize> = path
+                            .bytes()
+                            .enumerate()
+                            .filter(|(_, b)| *b == b'/')
+                            .map(|(k, _)| k)
+                            .collect();
+                        let only = match slashes.as_slice() {
+                            [k] => Some(*k),
+                            _ => None,
+                        };
+                        assert_eq!(only_slash(path.as_bytes()), only, "{path:?}");
+                    }
+                }
+            }
+        }
     }
 }

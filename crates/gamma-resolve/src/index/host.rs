@@ -169,32 +169,43 @@ impl<G> HostIndex<G> {
     /// Calls `f` on each group matching `host` (a request Host/SNI as received; it is
     /// normalised here, only when hostname groups exist), most specific first, until `f`
     /// returns `Some`.
-    pub(crate) fn find<R>(
+    ///
+    /// Inlined for the common shape, the "any host" group alone (every mesh route set without
+    /// hostnames): the hostname groups take a call of their own (with their 253-byte
+    /// lower-casing buffer), so that the common shape pays no call and frame for them.
+    #[inline]
+    pub(crate) fn find<R>(&self, host: Option<&str>, f: impl FnMut(&G) -> Option<R>) -> Option<R> {
+        match (&self.named, host) {
+            (Some(named), Some(host)) => self.find_named(named, host, f),
+            _ => self.any.as_ref().and_then(f),
+        }
+    }
+
+    /// [`HostIndex::find`] with hostname groups and a host.
+    #[inline(never)]
+    fn find_named<R>(
         &self,
-        host: Option<&str>,
+        named: &NamedHosts<G>,
+        host: &str,
         mut f: impl FnMut(&G) -> Option<R>,
     ) -> Option<R> {
-        if let Some(named) = &self.named
-            && let Some(host) = host
-        {
-            let mut buf = [0u8; MAX_HOSTNAME_LEN];
-            if let Some(h) = hostname::lowercase_into(hostname::normalize_host(host), &mut buf) {
-                if let Some(g) = named.exact.get(h)
+        let mut buf = [0u8; MAX_HOSTNAME_LEN];
+        if let Some(h) = hostname::lowercase_into(hostname::normalize_host(host), &mut buf) {
+            if let Some(g) = named.exact.get(h)
+                && let Some(r) = g.find(&mut f)
+            {
+                return Some(r);
+            }
+            for &len in named.wild_lens.iter() {
+                // the wildcard must cover at least one character before the dot
+                if h.len() <= len {
+                    continue;
+                }
+                if let Some(suffix) = h.get(h.len() - len..)
+                    && let Some(g) = named.wild.get(suffix)
                     && let Some(r) = g.find(&mut f)
                 {
                     return Some(r);
-                }
-                for &len in named.wild_lens.iter() {
-                    // the wildcard must cover at least one character before the dot
-                    if h.len() <= len {
-                        continue;
-                    }
-                    if let Some(suffix) = h.get(h.len() - len..)
-                        && let Some(g) = named.wild.get(suffix)
-                        && let Some(r) = g.find(&mut f)
-                    {
-                        return Some(r);
-                    }
                 }
             }
         }

@@ -259,3 +259,57 @@ fn a_full_hash_records_its_longest_probe_and_finds_every_key() {
             .is_none()
     );
 }
+
+// The key lengths of large indexes' exact keys let a path of another length miss without a
+// hash probe, and never hide a key: small and large indexes interleaved in one table, keys
+// of many lengths (63 bytes and more share the last length bit).
+#[test]
+fn exact_key_lengths_skip_only_absent_lengths() {
+    let key = |len: usize, c: char| format!("/{}", c.to_string().repeat(len - 1));
+    let shapes: [Vec<usize>; 5] = [
+        (2..=12).collect(),
+        vec![4, 9],
+        vec![3, 5, 7, 9, 11, 13, 15, 17, 19, 70, 100],
+        (20..=40).step_by(2).collect(),
+        (1..=8).collect(),
+    ];
+    // the builder borrows the keys
+    let all_keys: Vec<Vec<String>> = shapes
+        .iter()
+        .map(|lens| lens.iter().map(|&l| key(l, 'a')).collect())
+        .collect();
+    let mut b = PathKeysBuilder::new(HashKeys::new(3));
+    let mut pool = RegexPool::default();
+    let order = |a: &u32, b: &u32| a.cmp(b);
+    let mut built = Vec::new();
+    for (n, keys) in (0u32..).zip(&all_keys) {
+        let mut ib = b.index();
+        for (i, k) in (0u32..).zip(keys) {
+            b.add(&mut ib, PathSlot::Exact(k), 100 * n + i);
+        }
+        let id = ib.id;
+        built.push((id, b.finish(ib, &order, &mut pool), keys));
+    }
+    let pk = b.freeze();
+    for (id, index, keys) in &built {
+        let large = index.exact.1 > SCAN_MAX;
+        for len in 1..120 {
+            let present = keys.iter().any(|k| k.len() == len);
+            let may = pk.may_hold_exact_len(index.exact, len);
+            assert!(may || !present, "a key of {len} bytes hidden");
+            if large && len < 63 {
+                assert_eq!(may, present, "length {len} of index {id}");
+            }
+            for c in ['a', 'b'] {
+                let path = key(len, c);
+                let found = pk.lookup(index.exact, id * 2, &path).is_some();
+                assert_eq!(found, keys.contains(&path), "{path:?} in index {id}");
+                assert_eq!(
+                    hits(&pk, index, &path).is_empty(),
+                    !keys.contains(&path),
+                    "{path:?} in index {id}"
+                );
+            }
+        }
+    }
+}

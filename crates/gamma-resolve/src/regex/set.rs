@@ -34,6 +34,7 @@
 
 use std::sync::Arc;
 
+use regex_automata::hybrid::LazyStateID;
 use regex_automata::hybrid::dfa as lazy;
 use regex_automata::nfa::thompson::NFA;
 use regex_automata::util::pool::Pool;
@@ -51,6 +52,62 @@ pub(crate) const REGEX_SET_SIZE_LIMIT: usize = 16 * REGEX_SIZE_LIMIT;
 /// regex's ([`REGEX_DFA_LIMIT`]) since the states of every pattern share it. When it fills
 /// up too often the search falls back to the PikeVM (slower, same answers).
 pub(crate) const REGEX_SET_DFA_LIMIT: usize = 8 * REGEX_DFA_LIMIT;
+
+/// Where the all-matches lazy DFA's walk over a whole haystack ended ([`end_state`]).
+enum End {
+    /// The state after the haystack and its end (its match patterns are those that match the
+    /// whole haystack).
+    State(LazyStateID),
+    /// The dead state: no pattern matches.
+    Dead,
+    /// A match before the end (none of the set's patterns, anchored at both ends, has one), a
+    /// quit state or a cache that gave up: the general search decides.
+    Other,
+}
+
+/// The all-matches DFA's state after the whole of `input` (anchored, from its start) and
+/// its end. The matches of anchored patterns all end at the haystack's end, so the end
+/// state's patterns are every match: a plain walk of the transitions, where the overlapping
+/// search re-entered once per match and kept its position in memory (~30 instructions a
+/// byte, callgrind).
+fn end_state(dfa: &lazy::DFA, cache: &mut lazy::Cache, input: &Input<'_>) -> End {
+    let Ok(mut sid) = dfa.start_state_forward(cache, input) else {
+        return End::Other;
+    };
+    let bytes = input
+        .haystack()
+        .get(input.start()..input.end())
+        .unwrap_or(&[]);
+    for &b in bytes {
+        if sid.is_tagged() {
+            if sid.is_dead() {
+                return End::Dead;
+            }
+            if !sid.is_start() {
+                return End::Other;
+            }
+        }
+        sid = match dfa.next_state(cache, sid, b) {
+            Ok(next) => next,
+            Err(_) => return End::Other,
+        };
+    }
+    if sid.is_dead() {
+        return End::Dead;
+    }
+    if sid.is_tagged() && !sid.is_start() {
+        return End::Other;
+    }
+    match dfa.next_eoi_state(cache, sid) {
+        Ok(end) if end.is_dead() => End::Dead,
+        Ok(end) if !end.is_quit() && !end.is_unknown() => End::State(end),
+        _ => End::Other,
+    }
+}
+
+/// Later matches (after a rejected lowest one) that [`RegexSet::after`] collects on the
+/// stack; more go through the chunk's [`PatternSet`].
+const FEW_MATCHES: usize = 16;
 
 /// The per-thread matching state of one chunk: the lazy DFAs' caches and the pattern set of
 /// the all-matches pass.
@@ -411,8 +468,69 @@ impl RegexSet {
     /// The matching patterns of one chunk after `lowest` (the lowest match, rejected), in
     /// ascending order, until `f` returns `Some`; `f` is also told whether a lazy DFA
     /// reported the position (`false`: the one-by-one fallback did).
+    ///
+    /// The all-matches DFA walks the haystack once ([`end_state`]); the patterns of its end
+    /// state go into a small array on the stack, sorted, and visited: a candidate list
+    /// rarely has more than a few regexes matching one path. Only when more than
+    /// [`FEW_MATCHES`] follow `lowest` (or the walk meets what it does not handle) does the
+    /// overlapping search run into the chunk's [`PatternSet`], whose ascending walk reads
+    /// one flag per pattern of the chunk (with 200 patterns ~1,800 instructions, callgrind,
+    /// where the array's sort and walk cost a few dozen).
     #[cold]
     fn after<R>(
+        pool: &[Arc<SingleRegex>],
+        ids: (&[u32], u32),
+        (engines, s): (&Engines, &mut Scratch),
+        (input, haystack): (&Input<'_>, &str),
+        lowest: usize,
+        mut f: impl FnMut(usize, bool) -> Option<R>,
+    ) -> Option<R> {
+        let (Some(dfa), Some(cache)) = (&engines.all, s.all.as_mut()) else {
+            // no all-matches DFA: no candidate was expected to be rejected
+            return one_by_one(pool, ids, lowest + 1, haystack, |i| f(i, false));
+        };
+        let end = match end_state(dfa, cache, input) {
+            End::State(sid) => sid,
+            End::Dead => return None,
+            // a match before the end, or a state the walk does not handle
+            End::Other => {
+                return Self::after_by_set(pool, ids, (engines, s), (input, haystack), lowest, f);
+            }
+        };
+        if !end.is_match() {
+            return None;
+        }
+        let mut later = [0usize; FEW_MATCHES];
+        let mut n = 0usize;
+        // the end state's patterns: every pattern that matches the whole haystack, each once
+        for k in 0..dfa.match_len(cache, end) {
+            let i = dfa.match_pattern(cache, end, k).as_usize();
+            if i > lowest {
+                let Some(slot) = later.get_mut(n) else {
+                    return Self::after_by_set(
+                        pool,
+                        ids,
+                        (engines, s),
+                        (input, haystack),
+                        lowest,
+                        f,
+                    );
+                };
+                *slot = i;
+                n += 1;
+            }
+        }
+        let found = later.get_mut(..n).unwrap_or_default();
+        // ascending pattern ids = list order
+        found.sort_unstable();
+        found.iter().find_map(|&i| f(i, true))
+    }
+
+    /// [`RegexSet::after`] for a path more than [`FEW_MATCHES`] later patterns match: the
+    /// all-matches DFA's matches into the chunk's [`PatternSet`], walked in ascending order.
+    #[cold]
+    #[inline(never)]
+    fn after_by_set<R>(
         pool: &[Arc<SingleRegex>],
         ids: (&[u32], u32),
         (engines, s): (&Engines, &mut Scratch),
@@ -600,6 +718,31 @@ mod tests {
             None::<()>
         });
         assert_eq!(seen, vec![(0, true), (1, true)]);
+    }
+
+    // More later matches than the stack holds go through the pattern set, with the same
+    // answers; at and under the limit they are collected on the stack.
+    #[test]
+    fn many_later_matches_are_all_reported_in_order() {
+        for n in [
+            FEW_MATCHES,
+            FEW_MATCHES + 1,
+            FEW_MATCHES + 2,
+            3 * FEW_MATCHES,
+        ] {
+            let mut patterns = vec!["/b"; 3];
+            patterns.extend((0..n).map(|k| if k % 2 == 0 { "/a.*" } else { "/a[0-9]" }));
+            patterns.push("/c");
+            let (pool, set) = set_of(&patterns);
+            assert_eq!(
+                all(&pool, &set, "/a1"),
+                (3..3 + n).collect::<Vec<_>>(),
+                "{n}"
+            );
+            let evens: Vec<usize> = (3..3 + n).step_by(2).collect();
+            assert_eq!(all(&pool, &set, "/ax"), evens, "{n}");
+            assert_eq!(all(&pool, &set, "/c"), vec![3 + n], "{n}");
+        }
     }
 
     #[test]
