@@ -102,6 +102,43 @@ fn with_kept_routes_an_update_lowers_only_the_changed_route() {
     assert!(agrees_with_scratch(&next, &snapshot, &default));
 }
 
+// Past a handful, a part's kept routes are a hash table by identity (a few are a list):
+// the same routes are found and reused, the changed one is not.
+#[test]
+fn many_kept_routes_are_found_as_a_few_are() {
+    let names: Vec<(String, String)> = (0..40)
+        .map(|i| (format!("r{i}"), format!("/p{i}")))
+        .collect();
+    let routes: Vec<(&str, &str)> = names
+        .iter()
+        .map(|(n, p)| (n.as_str(), p.as_str()))
+        .collect();
+    let mut snapshot = snapshot_with(&routes);
+    let options = BuildOptions::default().with_keep_lowered_routes(true);
+    let full = RouteTable::build(&snapshot, &options);
+    assert_eq!(full.parts[0].lowered.len(), 40);
+    let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "r7");
+    let previous = upsert(&mut snapshot, "r7", "/a");
+    let next = full.update(&snapshot, &options, &key, previous.as_deref());
+    assert!(
+        !same_kept(&next, &full, "r7"),
+        "the changed route was lowered again"
+    );
+    assert!(
+        (0..40)
+            .filter(|i| *i != 7)
+            .all(|i| same_kept(&next, &full, &format!("r{i}")))
+    );
+    assert_eq!(next.parts.last().map(|p| p.lowered.len()), Some(40));
+    assert!(agrees_with_scratch(&next, &snapshot, &options));
+    // and the update's own part (a table too) serves the next one
+    let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "r8");
+    let previous = upsert(&mut snapshot, "r8", "/a2");
+    let last = next.update(&snapshot, &options, &key, previous.as_deref());
+    assert!(same_kept(&last, &next, "r7") && !same_kept(&last, &next, "r8"));
+    assert!(agrees_with_scratch(&last, &snapshot, &options));
+}
+
 // A kept route lowered from an object the snapshot no longer holds is never used: the
 // full build's part still keeps route a as it was after an update replaced it, and
 // neither a later update nor a build reusing the table reads it (they decide `/a3` and

@@ -30,10 +30,58 @@ pub(crate) struct Lowered {
     /// The release and channel of each kind the routes were validated against.
     bundle: KindBundles,
     /// By the identity of the stored object each was lowered from ([`identity`]). A
-    /// route's [`ObjectKey`] would do as well (an entry is used only while its object is the
-    /// one the snapshot holds), but costs a copy of two strings per kept route, in memory and
-    /// on every update that keeps its scope's routes; the address is one word.
-    routes: HashMap<usize, KeptRoute, HashKeys>,
+    /// route's [`ObjectKey`](gamma_model::ObjectKey) would do as well (an entry is used only
+    /// while its object is the one the snapshot holds), but costs a copy of two strings per
+    /// kept route, in memory and on every update that keeps its scope's routes; the address
+    /// is one word.
+    routes: Kept,
+}
+
+/// Up to this many kept routes (an update's scope, most often) are searched in a list: a
+/// hash table for a handful cost more to make than the comparisons it saves.
+const FEW: usize = 16;
+
+/// The kept routes, by identity.
+#[derive(Debug)]
+enum Kept {
+    /// Up to [`FEW`], searched in order.
+    Few(Box<[KeptRoute]>),
+    /// More, by [`identity`].
+    Many(HashMap<usize, KeptRoute, HashKeys>),
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Kept::Few(Box::default())
+    }
+}
+
+impl Kept {
+    fn get(&self, id: usize) -> Option<&KeptRoute> {
+        match self {
+            Kept::Few(routes) => routes.iter().find(|r| identity(&r.0) == id),
+            Kept::Many(map) => map.get(&id),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Kept::Few(routes) => routes.len(),
+            Kept::Many(map) => map.len(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[cfg(test)]
+    fn values(&self) -> Box<dyn Iterator<Item = &KeptRoute> + '_> {
+        match self {
+            Kept::Few(routes) => Box::new(routes.iter()),
+            Kept::Many(map) => Box::new(map.values()),
+        }
+    }
 }
 
 /// A kept lowered route: the stored object it was lowered from, its lowered form, and whether
@@ -58,13 +106,15 @@ impl Lowered {
         hash_seed: u64,
         bundle: KindBundles,
     ) -> Self {
-        let mut map = HashMap::with_hasher(HashKeys::new(hash_seed));
-        map.extend(routes.into_iter().map(|r| (identity(&r.0), r)));
-        map.shrink_to_fit();
-        Lowered {
-            bundle,
-            routes: map,
-        }
+        let routes: Vec<KeptRoute> = routes.into_iter().collect();
+        let routes = if routes.len() <= FEW {
+            Kept::Few(routes.into_boxed_slice())
+        } else {
+            let mut map = HashMap::with_capacity_and_hasher(routes.len(), HashKeys::new(hash_seed));
+            map.extend(routes.into_iter().map(|r| (identity(&r.0), r)));
+            Kept::Many(map)
+        };
+        Lowered { bundle, routes }
     }
 
     /// How many routes are kept.
@@ -95,6 +145,6 @@ pub(crate) fn kept_route<'p>(
     kept.iter()
         .rev()
         .filter(|l| !l.routes.is_empty() && l.bundle == *bundle)
-        .find_map(|l| l.routes.get(&id))
+        .find_map(|l| l.routes.get(id))
         .map(|(_, ir, in_place)| (ir, *in_place))
 }
