@@ -67,11 +67,13 @@ pub(super) fn scope_input<'s>(
     // the scope's Services and its routes' backends: few distinct ones, named many times
     // (each route names its Services again), so a short list searched linearly, sorted once
     // (a set's insert compared strings at every level, for every backendRef)
-    let mut services: Vec<NameRef<'_>> = scope
-        .services
-        .iter()
-        .map(|(ns, name)| (ns.as_str(), name.as_str()))
-        .collect();
+    let mut services: Vec<NameRef<'_>> = Vec::with_capacity(scope.services.iter().len() + 8);
+    services.extend(
+        scope
+            .services
+            .iter()
+            .map(|(ns, name)| (ns.as_str(), name.as_str())),
+    );
     for r in Routes::shared(&routes, &wire).iter() {
         for rule in r.rules.iter() {
             let filters =
