@@ -316,13 +316,30 @@ impl Part {
     /// The rule of candidate `c` when its method and conditions hold for `probe`.
     #[inline]
     fn check(&self, c: u32, probe: &Probe<'_>) -> Option<u32> {
-        self.check_as(c, probe, probe.grpc_regexes_matched)
+        let cand = self.cands.get(c as usize)?;
+        if cand.method == 0 && cand.cond == 0 {
+            // path-only match: the index already decided it
+            return Some(cand.rule);
+        }
+        let cond = self.cond_of(cand);
+        if cand.method == 0
+            && probe.path_regex_matched
+            && probe.grpc_regexes_matched
+            && cond.is_none_or(|c| c.headers.is_empty() && c.query.is_empty())
+        {
+            // a regex-only match the index has matched (the regex set's hit, a confirmed
+            // gRPC prefilter position): all `Cond::check_all` would find, without its call
+            return Some(cand.rule);
+        }
+        self.check_conds(cand, cond, probe)
     }
 
-    /// [`Part::check`], with `grpc_matched` in place of the probe's
-    /// [`Probe::grpc_regexes_matched`] (or-ed with it: a confirmed gRPC prefilter position),
-    /// so that a confirmed candidate needs no copy of the probe (~15 instructions a gRPC
-    /// regex hit, callgrind) unless it has conditions left to check.
+    /// [`Part::check`] of a gRPC request's candidate, `grpc_matched` telling whether the
+    /// prefilter set confirmed it (in place of the probe's [`Probe::grpc_regexes_matched`],
+    /// `false` for a gRPC request), so that a confirmed candidate needs no copy of the probe
+    /// (~15 instructions a gRPC regex hit, callgrind) unless it has conditions left to check.
+    /// Apart from [`Part::check`], which HTTP requests run inlined: one body for both cost
+    /// them a few instructions more (callgrind).
     #[inline]
     fn check_as(&self, c: u32, probe: &Probe<'_>, grpc_matched: bool) -> Option<u32> {
         let cand = self.cands.get(c as usize)?;
@@ -336,38 +353,41 @@ impl Part {
             && grpc_matched
             && cond.is_none_or(|c| c.headers.is_empty() && c.query.is_empty())
         {
-            // a regex-only match the index has matched (the regex set's hit, a confirmed
-            // gRPC prefilter position): all `Cond::check_all` would find, without its call
             return Some(cand.rule);
         }
-        self.check_conds(cand, cond, probe, grpc_matched)
+        if grpc_matched {
+            self.check_confirmed_conds(cand, cond, probe)
+        } else {
+            self.check_conds(cand, cond, probe)
+        }
     }
 
-    /// [`Part::check_as`] of a candidate with a method or conditions left to check. Out of
-    /// line: inlined, it made every caller's frame larger (gRPC 404s, which check no
-    /// candidate, paid 36 instructions more; callgrind).
+    /// [`Part::check_conds`] of a candidate whose gRPC regexes the prefilter set confirmed:
+    /// the probe's copy that says so is made here, for the few such candidates with a
+    /// method or conditions left to check.
     #[inline(never)]
-    fn check_conds(
+    fn check_confirmed_conds(
         &self,
         cand: &Cand,
         cond: Option<&Cond>,
         probe: &Probe<'_>,
-        grpc_matched: bool,
     ) -> Option<u32> {
+        let confirmed = Probe {
+            grpc_regexes_matched: true,
+            ..*probe
+        };
+        self.check_conds(cand, cond, &confirmed)
+    }
+
+    /// [`Part::check`] of a candidate with a method or conditions left to check. Out of
+    /// line: inlined, it made every caller's frame larger (gRPC 404s, which check no
+    /// candidate, paid 36 instructions more; callgrind).
+    #[inline(never)]
+    fn check_conds(&self, cand: &Cand, cond: Option<&Cond>, probe: &Probe<'_>) -> Option<u32> {
         let method = self
             .methods
             .get(usize::from(cand.method))
             .map_or("", |m| &**m);
-        let confirmed;
-        let probe = if grpc_matched && !probe.grpc_regexes_matched {
-            confirmed = Probe {
-                grpc_regexes_matched: true,
-                ..*probe
-            };
-            &confirmed
-        } else {
-            probe
-        };
         Cond::check_all(cond, method, probe, &self.regexes)
             .ok()
             .map(|()| cand.rule)
