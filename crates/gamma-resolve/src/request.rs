@@ -227,7 +227,7 @@ pub struct Header {
 impl HeaderLookup for [Header] {
     fn first_value(&self, name: &str) -> Option<&[u8]> {
         self.iter()
-            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .find(|h| crate::headers::same_name(&h.name, name))
             .map(|h| h.value.as_bytes())
     }
 }
