@@ -316,22 +316,10 @@ impl Part {
     /// The rule of candidate `c` when its method and conditions hold for `probe`.
     #[inline]
     fn check(&self, c: u32, probe: &Probe<'_>) -> Option<u32> {
-        let cand = self.cands.get(c as usize)?;
-        if cand.method == 0 && cand.cond == 0 {
-            // path-only match: the index already decided it
-            return Some(cand.rule);
+        match self.decided(c, probe, probe.grpc_regexes_matched)? {
+            Ok(rule) => Some(rule),
+            Err((cand, cond)) => self.check_conds(cand, cond, probe),
         }
-        let cond = self.cond_of(cand);
-        if cand.method == 0
-            && probe.path_regex_matched
-            && probe.grpc_regexes_matched
-            && cond.is_none_or(|c| c.headers.is_empty() && c.query.is_empty())
-        {
-            // a regex-only match the index has matched (the regex set's hit, a confirmed
-            // gRPC prefilter position): all `Cond::check_all` would find, without its call
-            return Some(cand.rule);
-        }
-        self.check_conds(cand, cond, probe)
     }
 
     /// [`Part::check`] of a gRPC request's candidate, `grpc_matched` telling whether the
@@ -342,10 +330,29 @@ impl Part {
     /// them a few instructions more (callgrind).
     #[inline]
     fn check_as(&self, c: u32, probe: &Probe<'_>, grpc_matched: bool) -> Option<u32> {
+        match self.decided(c, probe, grpc_matched)? {
+            Ok(rule) => Some(rule),
+            Err((cand, cond)) if grpc_matched => self.check_confirmed_conds(cand, cond, probe),
+            Err((cand, cond)) => self.check_conds(cand, cond, probe),
+        }
+    }
+
+    /// Candidate `c`'s rule when the index decided it: a path-only match, or a regex-only
+    /// match whose regexes matched (`grpc_matched`: the gRPC ones, as [`Part::check`] and
+    /// [`Part::check_as`] know it), which is all `Cond::check_all` would find, without its
+    /// call; else the candidate and its condition, to check. Always inlined into both: the
+    /// shared step of two bodies kept apart for their callers' code.
+    #[inline(always)]
+    fn decided(
+        &self,
+        c: u32,
+        probe: &Probe<'_>,
+        grpc_matched: bool,
+    ) -> Option<Result<u32, (&Cand, Option<&Cond>)>> {
         let cand = self.cands.get(c as usize)?;
         if cand.method == 0 && cand.cond == 0 {
             // path-only match: the index already decided it
-            return Some(cand.rule);
+            return Some(Ok(cand.rule));
         }
         let cond = self.cond_of(cand);
         if cand.method == 0
@@ -353,13 +360,11 @@ impl Part {
             && grpc_matched
             && cond.is_none_or(|c| c.headers.is_empty() && c.query.is_empty())
         {
-            return Some(cand.rule);
+            // a regex-only match the index has matched (the regex set's hit, a confirmed
+            // gRPC prefilter position)
+            return Some(Ok(cand.rule));
         }
-        if grpc_matched {
-            self.check_confirmed_conds(cand, cond, probe)
-        } else {
-            self.check_conds(cand, cond, probe)
-        }
+        Some(Err((cand, cond)))
     }
 
     /// [`Part::check_conds`] of a candidate whose gRPC regexes the prefilter set confirmed:

@@ -459,13 +459,7 @@ pub(super) fn close<'a>(
                 c.routes_for(snapshot, probe.parent(g, "Service", (ns, name)));
             }
             let mut ips = Vec::new();
-            for svc in previous_or_current(
-                previous,
-                ns,
-                name,
-                as_service,
-                probe.service(snapshot, (ns, name)),
-            ) {
+            for svc in service_then_and_now(previous, snapshot, probe, (ns, name)) {
                 ips.extend(svc.frontend_ips());
             }
             c.sharing(snapshot, &ips);
@@ -542,6 +536,17 @@ pub(super) fn previous_or_current<'a, T>(
         })
         .filter_map(move |r| pick(r))
         .chain(current)
+}
+
+/// Service `ns/name` as it was (among `previous`) and as it is in `snapshot`.
+pub(super) fn service_then_and_now<'a>(
+    previous: &'a [&'a AnyResource],
+    snapshot: &'a Snapshot,
+    probe: &mut Probe,
+    (ns, name): NameRef<'a>,
+) -> impl Iterator<Item = &'a gamma_model::k8s::Service> {
+    let current = probe.service(snapshot, (ns, name));
+    previous_or_current(previous, ns, name, as_service, current)
 }
 
 pub(super) fn as_service(r: &AnyResource) -> Option<&gamma_model::k8s::Service> {

@@ -213,13 +213,7 @@ impl RouteTable {
         // EndpointSlices are as they are, an EndpointSlice change rebinds them first)
         let mut old_claims = Vec::new();
         for (ns, name) in &scope.services {
-            for svc in previous_or_current(
-                previous,
-                ns,
-                name,
-                as_service,
-                probe.service(snapshot, (ns, name)),
-            ) {
+            for svc in service_then_and_now(previous, snapshot, &mut probe, (ns, name)) {
                 service_keys(svc, &mut old_keys);
                 // only a headless Service claims endpoints (`lower::endpoints`)
                 if svc.is_headless() {
