@@ -488,7 +488,7 @@ impl Part {
             Action::Fail(reason) => respond(req.protocol, Some(rref), *reason),
             Action::Redirect(r) => {
                 let new_path = r.path.as_ref().map_or(RewrittenPath::unchanged(path), |m| {
-                    rewritten(modifier(m), path)
+                    RewrittenPath::apply(modifier(m), path)
                 });
                 let location = Location::compute(
                     RedirectSpec {
@@ -534,7 +534,10 @@ impl Part {
                 let rw = rx.rewrite.as_ref().or(bx.rewrite.as_ref());
                 let rewrite = rw.map(|rw| UrlRewrite {
                     host: rw.hostname.as_deref(),
-                    path: rw.path.as_ref().map(|m| rewritten(modifier(m), path)),
+                    path: rw
+                        .path
+                        .as_ref()
+                        .map(|m| RewrittenPath::apply(modifier(m), path)),
                 });
                 let Some(t) = self.targets.get(b.target as usize) else {
                     return respond(req.protocol, Some(rref), RespondReason::InvalidBackend);
@@ -576,14 +579,6 @@ impl Part {
             }
         }
     }
-}
-
-/// [`RewrittenPath::apply`], out of line: the compiler once chose to inline it into
-/// [`Part::act`], whose larger frame cost every forwarded request ~11 instructions
-/// (callgrind), while only rules with a path rewrite or redirect call it.
-#[inline(never)]
-fn rewritten<'a>(modifier: PathModifier<'a>, path: &'a str) -> RewrittenPath<'a> {
-    RewrittenPath::apply(modifier, path)
 }
 
 /// The status for a reason, by protocol (Gateway API GRPCRouteRule.matches: gRPC UNIMPLEMENTED /

@@ -470,7 +470,7 @@ pub(super) fn close<'a>(
             for gw in
                 previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
             {
-                ips.extend(crate::lower::gateway_addresses(gw));
+                ips.extend(gw.frontend_addresses());
             }
             c.sharing(snapshot, &ips);
             // its ListenerSets: the Gateway's listeners are merged with theirs (GEP-1713)

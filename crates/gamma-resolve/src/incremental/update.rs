@@ -231,7 +231,7 @@ impl RouteTable {
                 previous_or_current(previous, ns, name, as_gateway, snapshot.gateway(ns, name))
             {
                 gateway_keys(snapshot, gw, &mut old_keys);
-                gateway_ips.extend(crate::lower::gateway_addresses(gw));
+                gateway_ips.extend(gw.frontend_addresses());
             }
         }
         // a ListenerSet's listeners are bound at its Gateway's addresses: at every address of

@@ -17,7 +17,6 @@ pub(crate) use endpoints::{endpoints, endpoints_with};
 pub(crate) use kept::{Lowered, kept_route};
 
 use std::collections::BTreeSet;
-use std::net::IpAddr;
 use std::sync::Arc;
 
 use gamma_model::Snapshot;
@@ -475,7 +474,7 @@ fn first_error(r: Result<(), gamma_model::ValidationErrors>) -> Option<Invalid> 
 /// validating it (see [`lower_checked_gateway`]).
 pub(crate) fn lower_gateway(snapshot: &Snapshot, gw: &gamma_model::gateway::Gateway) -> GatewayIr {
     let ns = ns_of(&gw.metadata);
-    let addresses = gateway_addresses(gw);
+    let addresses = gw.frontend_addresses();
     let listeners = gw
         .spec
         .listeners
@@ -546,12 +545,6 @@ pub(crate) fn listener_set(snapshot: &Snapshot, ls: &ListenerSet) -> ListenerSet
         listeners,
         invalid: None,
     }
-}
-
-/// The addresses a Gateway binds: `status.addresses`, else `spec.addresses`
-/// ([`gamma_model::gateway::Gateway::frontend_addresses`], which the snapshot indexes).
-pub(crate) fn gateway_addresses(gw: &gamma_model::gateway::Gateway) -> Vec<IpAddr> {
-    gw.frontend_addresses()
 }
 
 /// Lowers one ReferenceGrant.
