@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::cond::{Cond, NamedMatches};
 use crate::hash::{HashKeys, Map};
-use crate::index::PathKeysBuilder;
+use crate::index::{PathKeysBuilder, shrink_slack};
 use crate::input::TableInput;
 use crate::precedence::{PrecedenceKey, RouteRank};
 use crate::regex::RegexPool;
@@ -212,7 +212,8 @@ impl<'i> Builder<'i> {
             rules: Vec::new(),
             cands: Vec::new(),
             keys: Vec::new(),
-            conds: vec![Cond::default()],
+            // entry 0 is pushed once the size is known (`reserve`)
+            conds: Vec::new(),
             paths: PathKeysBuilder::new(hash),
             rule_ids: vec![[None, None]; routes.len()],
             any_host: Rc::from([None]),
@@ -264,8 +265,12 @@ impl<'i> Builder<'i> {
         self.backends.reserve(backends);
         self.cands.reserve(matches);
         self.keys.reserve(matches);
-        // a candidate with conditions beyond its path and method has one (an upper bound)
-        self.conds.reserve(matches);
+        // a candidate with conditions beyond its path and method has one (an upper bound);
+        // allocated once at that size, with the unused entry 0
+        self.conds.reserve_exact(matches + 1);
+        if self.conds.is_empty() {
+            self.conds.push(Cond::default());
+        }
         // every build with a backend interns a few strings and targets: the first sizes,
         // which a small build (an update's) would otherwise grow through one by one, each
         // growth a new table and a rehash
@@ -383,16 +388,17 @@ impl<'i> Builder<'i> {
             .iter()
             .map(|g| self.parent_info(&g.namespace, &g.name))
             .collect();
-        // the build grew these by doubling: drop the slack (up to half of each)
-        self.rules.shrink_to_fit();
-        self.cands.shrink_to_fit();
-        self.conds.shrink_to_fit();
-        self.targets.shrink_to_fit();
-        self.backends.shrink_to_fit();
-        self.extras.shrink_to_fit();
-        self.rule_names.shrink_to_fit();
-        self.routes.shrink_to_fit();
-        sets.shrink_to_fit();
+        // the build grew these by doubling, or reserved an upper bound: drop the slack (up
+        // to half of each) where it weighs something
+        shrink_slack(&mut self.rules);
+        shrink_slack(&mut self.cands);
+        shrink_slack(&mut self.conds);
+        shrink_slack(&mut self.targets);
+        shrink_slack(&mut self.backends);
+        shrink_slack(&mut self.extras);
+        shrink_slack(&mut self.rule_names);
+        shrink_slack(&mut self.routes);
+        shrink_slack(&mut sets);
         let part = Part {
             paths: self.paths.freeze(),
             routes: self.routes,

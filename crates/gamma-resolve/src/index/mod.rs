@@ -19,5 +19,18 @@ pub(crate) use host::HostIndex;
 pub(crate) use path::{PathIndex, PathKeys, same_bytes};
 pub(crate) use path_build::{PathIndexBuilder, PathKeysBuilder, PathSlot};
 
+/// Slack below this many bytes is kept by [`shrink_slack`]: dropping it reallocates and
+/// copies the array, which for an update's small part costs more than the bytes are worth (at
+/// most this much per array and part; a full build's slack is far above it and goes).
+pub(crate) const SLACK_KEPT: usize = 1024;
+
+/// Drops the slack of an array a build grew by doubling or reserved to an upper bound, unless
+/// it is below [`SLACK_KEPT`] bytes.
+pub(crate) fn shrink_slack<T>(v: &mut Vec<T>) {
+    if (v.capacity() - v.len()).saturating_mul(std::mem::size_of::<T>()) >= SLACK_KEPT {
+        v.shrink_to_fit();
+    }
+}
+
 /// A list of candidate ids, sorted by precedence key.
 pub(crate) type Cands = Box<[u32]>;

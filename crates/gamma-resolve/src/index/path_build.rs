@@ -456,10 +456,12 @@ impl<'i> PathKeysBuilder<'i> {
     pub(crate) fn freeze(mut self) -> PathKeys {
         let large = std::mem::take(&mut self.large);
         let mut out = self.out;
-        out.bytes.shrink_to_fit();
-        out.entries.shrink_to_fit();
-        out.ids.shrink_to_fit();
-        out.lens.shrink_to_fit();
+        if out.bytes.capacity() - out.bytes.len() >= super::SLACK_KEPT {
+            out.bytes.shrink_to_fit();
+        }
+        super::shrink_slack(&mut out.entries);
+        super::shrink_slack(&mut out.ids);
+        super::shrink_slack(&mut out.lens);
         out.build_slots(&large, &self.entry_hashes);
         out
     }
