@@ -32,7 +32,7 @@ pub(super) fn scope_input<'s>(
     opts: &crate::lower::Lowering,
     regexes: &mut RegexPool,
     parts: &[Arc<Part>],
-    probe: &mut Probe,
+    probe: &mut Probe<'s>,
 ) -> (TableInput, Vec<Arc<RouteIr>>, Objects, WireRules<'s>) {
     let mut input = TableInput::default();
     let mut routes = Vec::with_capacity(current.len());
@@ -56,7 +56,8 @@ pub(super) fn scope_input<'s>(
         }
         // with the snapshot's kept verdict, as a full build: an unchanged route is not
         // validated again
-        if let Some((r, valid)) = snapshot.validated_route(k, opts)
+        let (kind, ns, name) = k.id();
+        if let Some((r, valid)) = snapshot.validated_route(probe.key(kind, ns, name), opts)
             && let Some((ir, rules)) = crate::lower::lower_for_reading(r, opts, valid, regexes)
         {
             routes.push(Arc::new(ir));

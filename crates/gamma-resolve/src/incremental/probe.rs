@@ -5,22 +5,33 @@
 //! per lookup. An update looks up each Service of its scope several times (closing the scope,
 //! lowering it, unbinding its old addresses), which at a few hundred instructions each was a
 //! visible share of a route change. A probe rewrites its keys in place instead: once their
-//! strings have grown to the longest names looked up, a lookup allocates nothing.
+//! strings have grown to the longest names looked up, a lookup allocates nothing. The
+//! Services found are remembered: the same few are asked for again and again (closing,
+//! lowering, unbinding), and a look through them is cheaper than the snapshot's search of
+//! every object.
+
+use std::sync::Arc;
 
 use gamma_model::k8s::Service;
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, Snapshot};
 
 use super::scope::NameRef;
 
-/// One reused [`ObjectKey`] and [`ParentKey`].
-pub(super) struct Probe {
+/// At most this many Services found are remembered (an update's scope has a few).
+const REMEMBERED: usize = 8;
+
+/// One reused [`ObjectKey`] and [`ParentKey`], and the Services found through them (of one
+/// snapshot).
+pub(super) struct Probe<'s> {
     key: ObjectKey,
     parent: ParentKey,
+    found: Vec<&'s Service>,
 }
 
-impl Probe {
+impl<'s> Probe<'s> {
     pub(super) fn new() -> Self {
         Probe {
+            found: Vec::new(),
             key: ObjectKey::new(ResourceKind::Service, String::new(), String::new()),
             parent: ParentKey {
                 group: String::new(),
@@ -31,19 +42,48 @@ impl Probe {
         }
     }
 
-    /// Service `ns/name` of `snapshot` (what [`Snapshot::service`] gives).
-    pub(super) fn service<'s>(
+    /// Service `ns/name` of `snapshot` (what [`Snapshot::service`] gives); every call of one
+    /// probe must pass the same snapshot.
+    pub(super) fn service(
         &mut self,
         snapshot: &'s Snapshot,
         n: NameRef<'_>,
     ) -> Option<&'s Service> {
+        if let Some(s) = self
+            .found
+            .iter()
+            .find(|s| s.metadata.name == n.1 && s.metadata.namespace_or_default() == n.0)
+        {
+            return Some(s);
+        }
         self.key.kind = ResourceKind::Service;
         set(&mut self.key.namespace, n.0);
         set(&mut self.key.name, n.1);
-        match snapshot.get(&self.key)? {
-            AnyResource::Service(s) => Some(s),
-            _ => None,
+        let s = match snapshot.get(&self.key)? {
+            AnyResource::Service(s) => s,
+            _ => return None,
+        };
+        if self.found.len() < REMEMBERED {
+            self.found.push(s);
         }
+        Some(s)
+    }
+
+    /// Route (`kind`, `ns`, `name`) of `snapshot`, shared.
+    pub(super) fn route(
+        &mut self,
+        snapshot: &'s Snapshot,
+        (kind, ns, name): (ResourceKind, &str, &str),
+    ) -> Option<&'s Arc<AnyResource>> {
+        snapshot.get_shared(self.key(kind, ns, name))
+    }
+
+    /// The reused key, set to (`kind`, `ns`, `name`).
+    pub(super) fn key(&mut self, kind: ResourceKind, ns: &str, name: &str) -> &ObjectKey {
+        self.key.kind = kind;
+        set(&mut self.key.namespace, ns);
+        set(&mut self.key.name, name);
+        &self.key
     }
 
     /// The key of parent (`group`, `kind`, `ns/name`), for [`Snapshot::routes_for_parent_shared`].
@@ -78,8 +118,13 @@ mod tests {
             .unwrap(),
         );
         let mut probe = Probe::new();
-        // longer names first: a shorter one must not keep the tail of the previous
+        // longer names first: a shorter one must not keep the tail of the previous; each
+        // asked twice, the second time from the Services remembered
         for n in [
+            ("s", "a-much-longer-name"),
+            ("shop", "web"),
+            ("shop", "we"),
+            ("sho", "web"),
             ("s", "a-much-longer-name"),
             ("shop", "web"),
             ("shop", "we"),
@@ -89,6 +134,18 @@ mod tests {
             let typed = snapshot.service(n.0, n.1).map(|s| &s.metadata.name);
             assert_eq!(found, typed, "{n:?}");
         }
+        // a ConfigMap of the same name is not a Service, nor is it a route
+        assert!(
+            probe
+                .route(&snapshot, (ResourceKind::HttpRoute, "shop", "web"))
+                .is_none()
+        );
+        assert_eq!(
+            probe
+                .route(&snapshot, (ResourceKind::ConfigMap, "shop", "web"))
+                .map(|r| r.kind()),
+            Some(ResourceKind::ConfigMap)
+        );
         assert_eq!(
             *probe.parent("", "Service", ("shop", "web")),
             ParentKey::service("shop", "web")

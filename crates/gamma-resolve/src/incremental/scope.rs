@@ -8,7 +8,7 @@ use std::sync::Arc;
 use gamma_model::{AnyResource, ObjectKey, ParentKey, ResourceKind, RouteKind, Snapshot};
 
 use crate::input::{L4, ListenerProtocol};
-use crate::table::{BuildOptions, Frontend, Key, NameKeys, RouteKeys, Scope};
+use crate::table::{BuildOptions, Frontend, Key, NameKeys, RouteKeys, Scope, ScopeRoute};
 
 use super::probe::Probe;
 use super::*;
@@ -48,23 +48,36 @@ fn never_read(kind: ResourceKind) -> bool {
     )
 }
 
+/// The changed object as it was and as the snapshot holds it now (`None`: absent), looked up
+/// once per update.
+#[derive(Clone, Copy)]
+pub(super) struct Changed<'a> {
+    /// The object the change replaced.
+    pub(super) previous: Option<&'a AnyResource>,
+    /// The snapshot's object of the changed key.
+    pub(super) current: Option<&'a Arc<AnyResource>>,
+}
+
 /// What a change seeds.
 pub(super) fn effect(
     snapshot: &Snapshot,
     options: &BuildOptions,
     key: &ObjectKey,
-    previous: Option<&AnyResource>,
+    changed: Changed<'_>,
 ) -> Effect {
-    let mut s = Scope::default();
-    let current = snapshot.get(key);
     if never_read(key.kind) {
         return Effect::Nothing;
     }
+    let mut s = Scope::default();
+    let (previous, current) = (changed.previous, changed.current.map(|c| &**c));
     match key.kind {
         k if is_route_kind(k) => {
             // the route, its old parents and its new parents (and, by closure, the routes
             // competing with it there)
-            s.routes.insert(key.clone());
+            s.routes.insert(match changed.current {
+                Some(r) => ScopeRoute::Stored(Arc::clone(r)),
+                None => ScopeRoute::Key(key.clone()),
+            });
             for r in previous.into_iter().chain(current) {
                 s.add_parents(r);
             }
@@ -76,7 +89,7 @@ pub(super) fn effect(
             s.routes.extend(
                 snapshot
                     .routes_for_backend(&key.namespace, &key.name)
-                    .map(ObjectKey::of),
+                    .map(ScopeRoute::key_of),
             );
         }
         ResourceKind::EndpointSlice => {
@@ -105,7 +118,7 @@ pub(super) fn effect(
                 s.routes.extend(
                     snapshot
                         .routes_for_backend(&key.namespace, svc)
-                        .map(ObjectKey::of),
+                        .map(ScopeRoute::key_of),
                 );
             }
             // MeshBinding::Workloads: a headless Service's endpoints are rebound
@@ -148,7 +161,7 @@ pub(super) fn effect(
                     .routes_with_backends_in(&key.namespace)
                     .map(|(_, r)| r)
                     .filter(|r| r.metadata().namespace_or_default() != key.namespace)
-                    .map(ObjectKey::of),
+                    .map(ScopeRoute::key_of),
             );
             all_listeners(snapshot, &mut s);
         }
@@ -242,8 +255,11 @@ fn policy_backends(snapshot: &Snapshot, p: &gamma_model::gateway::BackendTlsPoli
     let ns = p.metadata.namespace_or_default();
     for t in &p.spec.target_refs {
         if t.group.is_empty() && t.kind == "Service" {
-            s.routes
-                .extend(snapshot.routes_for_backend(ns, &t.name).map(ObjectKey::of));
+            s.routes.extend(
+                snapshot
+                    .routes_for_backend(ns, &t.name)
+                    .map(ScopeRoute::key_of),
+            );
         }
     }
 }
@@ -423,10 +439,10 @@ impl<'a> Closing<'a> {
 pub(super) fn close<'a>(
     snapshot: &'a Snapshot,
     seeds: &'a Scope,
-    previous: &'a [&'a AnyResource],
+    (previous, changed): (&'a [&'a AnyResource], Option<(&ObjectKey, Changed<'a>)>),
     limit: usize,
     core_group_alias: bool,
-    probe: &mut Probe,
+    probe: &mut Probe<'a>,
 ) -> Option<(Scope, Vec<Option<&'a Arc<AnyResource>>>)> {
     // `group: core` names a Service only under `BuildOptions::core_group_alias`
     let groups: &[&str] = if core_group_alias {
@@ -446,7 +462,16 @@ pub(super) fn close<'a>(
         c.listener_set((ns, name));
     }
     for k in &seeds.routes {
-        c.route((k.kind, &k.namespace, &k.name), snapshot.get_shared(k));
+        let (kind, ns, name) = k.id();
+        // the changed route was looked up already; a seed stored may be older than the
+        // snapshot's (a merge's seeds are earlier scopes)
+        let current = match changed {
+            Some((key, changed)) if (key.kind, &*key.namespace, &*key.name) == (kind, ns, name) => {
+                changed.current
+            }
+            _ => probe.route(snapshot, (kind, ns, name)),
+        };
+        c.route((kind, ns, name), current);
     }
     loop {
         if c.routes.len() > limit {
@@ -507,11 +532,15 @@ pub(super) fn close<'a>(
         services: owned(&c.services),
         gateways: owned(&c.gateways),
         listener_sets: owned(&c.listener_sets),
-        // in key order already: the set is built from the sorted run, not by searches
+        // in key order already: the set is built from the sorted run, not by searches; a
+        // stored route is shared, not its names copied
         routes: RouteKeys::from_sorted(
             c.routes
-                .keys()
-                .map(|(kind, ns, name)| ObjectKey::new(*kind, *ns, *name))
+                .iter()
+                .map(|((kind, ns, name), current)| match current {
+                    Some(r) => ScopeRoute::Stored(Arc::clone(r)),
+                    None => ScopeRoute::Key(ObjectKey::new(*kind, *ns, *name)),
+                })
                 .collect(),
         ),
     };
@@ -521,13 +550,13 @@ pub(super) fn close<'a>(
 
 /// Object `ns/name` of one kind as it was (among `previous`, those `pick` takes) and as it is
 /// (`current`, the snapshot's).
-pub(super) fn previous_or_current<'a, T>(
+pub(super) fn previous_or_current<'a, 'n, T>(
     previous: &'a [&'a AnyResource],
-    ns: &'a str,
-    name: &'a str,
+    ns: &'n str,
+    name: &'n str,
     pick: fn(&'a AnyResource) -> Option<&'a T>,
     current: Option<&'a T>,
-) -> impl Iterator<Item = &'a T> {
+) -> impl Iterator<Item = &'a T> + use<'a, 'n, T> {
     previous
         .iter()
         .filter(move |r| {
@@ -539,12 +568,12 @@ pub(super) fn previous_or_current<'a, T>(
 }
 
 /// Service `ns/name` as it was (among `previous`) and as it is in `snapshot`.
-pub(super) fn service_then_and_now<'a>(
+pub(super) fn service_then_and_now<'a, 'n>(
     previous: &'a [&'a AnyResource],
     snapshot: &'a Snapshot,
-    probe: &mut Probe,
-    (ns, name): NameRef<'a>,
-) -> impl Iterator<Item = &'a gamma_model::k8s::Service> {
+    probe: &mut Probe<'a>,
+    (ns, name): NameRef<'n>,
+) -> impl Iterator<Item = &'a gamma_model::k8s::Service> + use<'a, 'n> {
     let current = probe.service(snapshot, (ns, name));
     previous_or_current(previous, ns, name, as_service, current)
 }

@@ -33,7 +33,11 @@ impl RouteTable {
             // every certificate (or ClusterTrustBundle CA) reference may change its verdict
             return RouteTable::build_reusing(snapshot, options, self);
         }
-        let (seeds, rebind) = match effect(snapshot, options, key, previous) {
+        let changed = Changed {
+            previous,
+            current: snapshot.get_shared(key),
+        };
+        let (seeds, rebind) = match effect(snapshot, options, key, changed) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build_reusing(snapshot, options, self),
             Effect::Seeds(s, rebind) => (s, rebind),
@@ -63,7 +67,7 @@ impl RouteTable {
                     merged.absorb(s);
                 }
             }
-            if !table.rebuild(snapshot, options, merged, &[], limit) {
+            if !table.rebuild(snapshot, options, merged, (&[], None), limit) {
                 return RouteTable::build_reusing(snapshot, options, self);
             }
             let last = table.parts.pop();
@@ -74,7 +78,7 @@ impl RouteTable {
             snapshot,
             options,
             seeds,
-            &previous.into_iter().collect::<Vec<_>>(),
+            (previous.as_slice(), Some((key, changed))),
             limit,
         ) {
             table.refresh_backend_tls_status(snapshot, options);
@@ -128,12 +132,11 @@ impl RouteTable {
                     _ => {
                         let s = p.routes.get(r.route as usize).is_none_or(|info| {
                             !newer.is_empty() && {
-                                let key = ObjectKey::new(
-                                    info.kind.resource_kind(),
-                                    p.route_namespace(info),
-                                    &*info.name,
-                                );
-                                newer.iter().any(|n| n.covers.contains(&key))
+                                let (kind, ns) =
+                                    (info.kind.resource_kind(), p.route_namespace(info));
+                                newer
+                                    .iter()
+                                    .any(|n| n.covers.contains(kind, ns, &info.name))
                             }
                         });
                         current = Some((r.route, s));
@@ -173,7 +176,8 @@ impl RouteTable {
     }
 
     /// Rebuilds the closure of `seeds` into a new part; `previous` are the objects the change
-    /// replaced (their old addresses are unbound). Routes `self` keeps lowered are reused
+    /// replaced (their old addresses are unbound), and `changed` the changed key with its
+    /// object then and now (none for a merge). Routes `self` keeps lowered are reused
     /// when still current; the result keeps the scope's lowered routes. `false` when the
     /// scope has more than `limit` routes (a full build is cheaper).
     fn rebuild(
@@ -181,14 +185,14 @@ impl RouteTable {
         snapshot: &Snapshot,
         options: &BuildOptions,
         seeds: Scope,
-        previous: &[&AnyResource],
+        (previous, changed): (&[&AnyResource], Option<(&ObjectKey, Changed<'_>)>),
         limit: usize,
     ) -> bool {
         let mut probe = Probe::new();
         let Some((scope, current)) = close(
             snapshot,
             &seeds,
-            previous,
+            (previous, changed),
             limit,
             options.core_group_alias,
             &mut probe,
@@ -309,8 +313,9 @@ impl RouteTable {
         if !self.left_out.is_empty() || !built.left_out.is_empty() {
             let left_out = Arc::make_mut(&mut self.left_out);
             left_out.retain(|l| {
-                let key = ObjectKey::new(l.route.0.resource_kind(), &*l.route.1, &*l.route.2);
-                !scope.routes.contains(&key)
+                !scope
+                    .routes
+                    .contains_route(l.route.0.resource_kind(), &l.route.1, &l.route.2)
             });
             left_out.extend(built.left_out);
             left_out.sort_by(|a, b| a.route.cmp(&b.route));

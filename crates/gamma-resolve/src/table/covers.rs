@@ -1,7 +1,9 @@
 //! Which routes' parent conditions a part holds ([`Covers`]): every route (a full build) or
 //! an update's [`Scope`] (the Services, Gateways, ListenerSets and routes it rebuilt).
 
-use gamma_model::{AnyResource, ObjectKey};
+use std::sync::Arc;
+
+use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 
 /// The routes whose parent conditions a part holds.
 #[derive(Debug)]
@@ -14,11 +16,11 @@ pub(crate) enum Covers {
 }
 
 impl Covers {
-    /// Whether the part holds the parent conditions of the route `key`.
-    pub(crate) fn contains(&self, key: &ObjectKey) -> bool {
+    /// Whether the part holds the parent conditions of the route (`kind`, `ns`, `name`).
+    pub(crate) fn contains(&self, kind: ResourceKind, ns: &str, name: &str) -> bool {
         match self {
             Covers::All => true,
-            Covers::Scope(s) => s.routes.contains(key),
+            Covers::Scope(s) => s.routes.contains_route(kind, ns, name),
         }
     }
 }
@@ -44,7 +46,67 @@ pub(crate) struct Scope {
 pub(crate) struct Sorted<T>(Vec<T>);
 
 /// A scope's routes.
-pub(crate) type RouteKeys = Sorted<ObjectKey>;
+pub(crate) type RouteKeys = Sorted<ScopeRoute>;
+
+/// A route of a scope, ordered as its [`ObjectKey`] (kind, namespace, name): the object the
+/// snapshot held when the scope was made, shared rather than its names copied (a closed
+/// scope has one per route, and an update's part keeps its scope); or, for a route the
+/// snapshot does not hold (removed), its key. A stored object may be older than the
+/// snapshot's by the time the scope is read again: only its identity counts.
+#[derive(Debug, Clone)]
+pub(crate) enum ScopeRoute {
+    /// The route as stored.
+    Stored(Arc<AnyResource>),
+    /// The key of a route that is not stored.
+    Key(ObjectKey),
+}
+
+impl ScopeRoute {
+    /// The key of `route`.
+    pub(crate) fn key_of(route: &AnyResource) -> Self {
+        ScopeRoute::Key(ObjectKey::of(route))
+    }
+
+    /// The route's (kind, namespace, name).
+    pub(crate) fn id(&self) -> (ResourceKind, &str, &str) {
+        match self {
+            ScopeRoute::Stored(r) => {
+                let meta = r.metadata();
+                (r.kind(), meta.namespace_or_default(), &meta.name)
+            }
+            ScopeRoute::Key(k) => (k.kind, &k.namespace, &k.name),
+        }
+    }
+}
+
+impl PartialEq for ScopeRoute {
+    fn eq(&self, other: &Self) -> bool {
+        self.id() == other.id()
+    }
+}
+
+impl Eq for ScopeRoute {}
+
+impl PartialOrd for ScopeRoute {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ScopeRoute {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.id().cmp(&other.id())
+    }
+}
+
+impl RouteKeys {
+    /// Whether route (`kind`, `ns`, `name`) is in, compared without copying it.
+    pub(crate) fn contains_route(&self, kind: ResourceKind, ns: &str, name: &str) -> bool {
+        self.0
+            .binary_search_by(|r| r.id().cmp(&(kind, ns, name)))
+            .is_ok()
+    }
+}
 
 /// A scope's Services, Gateways or ListenerSets, by (namespace, name).
 pub(crate) type NameKeys = Sorted<(String, String)>;
@@ -71,10 +133,6 @@ impl<T: Ord> Sorted<T> {
         if let Err(at) = self.0.binary_search(&key) {
             self.0.insert(at, key);
         }
-    }
-
-    pub(crate) fn contains(&self, key: &T) -> bool {
-        self.0.binary_search(key).is_ok()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -135,7 +193,10 @@ impl Scope {
                 Frontend::Gateway => &mut self.gateways,
                 Frontend::ListenerSet => &mut self.listener_sets,
             };
-            set.insert((ns.to_string(), name.to_string()));
+            // the old and new parents are mostly the same: no copy for one already in
+            if !set.contains_name(ns, name) {
+                set.insert((ns.to_string(), name.to_string()));
+            }
         }
     }
 }
@@ -171,4 +232,63 @@ pub(crate) fn frontend_parents(
             };
             Some((kind, p.namespace_or(ns), p.name.as_str()))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn stored(kind: &str, ns: &str, name: &str) -> ScopeRoute {
+        let yaml = format!(
+            "apiVersion: gateway.networking.k8s.io/v1\nkind: {kind}\n\
+             metadata: {{name: {name}, namespace: {ns}}}\nspec: {{}}\n"
+        );
+        let mut objects = gamma_model::decode(&yaml).unwrap();
+        ScopeRoute::Stored(Arc::new(objects.remove(0)))
+    }
+
+    // A scope's routes, stored or by key, are ordered and found exactly as their ObjectKeys.
+    proptest! {
+        #[test]
+        fn scope_routes_order_and_search_as_their_object_keys(
+            routes in proptest::collection::vec(
+                (0usize..2, "[ab]{1,2}", "[a-c]{1,3}", any::<bool>()),
+                0..12,
+            ),
+            probe in (0usize..2, "[ab]{1,2}", "[a-c]{1,3}"),
+        ) {
+            let kinds = [("HTTPRoute", ResourceKind::HttpRoute), ("GRPCRoute", ResourceKind::GrpcRoute)];
+            let mut keys: Vec<ObjectKey> = Vec::new();
+            let mut scope: Vec<ScopeRoute> = Vec::new();
+            for (k, ns, name, as_stored) in &routes {
+                let (kind_name, kind) = kinds[*k];
+                keys.push(ObjectKey::new(kind, ns.as_str(), name.as_str()));
+                scope.push(if *as_stored {
+                    stored(kind_name, ns, name)
+                } else {
+                    ScopeRoute::Key(ObjectKey::new(kind, ns.as_str(), name.as_str()))
+                });
+            }
+            keys.sort();
+            keys.dedup();
+            let sorted = RouteKeys::from_sorted(scope);
+            let ids: Vec<(ResourceKind, String, String)> = sorted
+                .iter()
+                .map(|r| {
+                    let (k, ns, name) = r.id();
+                    (k, ns.to_string(), name.to_string())
+                })
+                .collect();
+            let want: Vec<(ResourceKind, String, String)> =
+                keys.iter().map(|k| (k.kind, k.namespace.clone(), k.name.clone())).collect();
+            prop_assert_eq!(&ids, &want);
+            let (k, ns, name) = probe;
+            let kind = kinds[k].1;
+            prop_assert_eq!(
+                sorted.contains_route(kind, &ns, &name),
+                keys.contains(&ObjectKey::new(kind, ns.as_str(), name.as_str()))
+            );
+        }
+    }
 }

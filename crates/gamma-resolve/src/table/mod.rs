@@ -26,7 +26,9 @@ mod workloads;
 
 pub(crate) use bindings::{Bindings, Key, Slot};
 pub(crate) use compiled::*;
-pub(crate) use covers::{Covers, Frontend, NameKeys, RouteKeys, Scope, frontend_parents};
+pub(crate) use covers::{
+    Covers, Frontend, NameKeys, RouteKeys, Scope, ScopeRoute, frontend_parents,
+};
 pub(crate) use frontends::{FrontendIndex, NextFrontend};
 pub use options::{
     BuildOptions, ExtensionRefs, HostnamePrecedence, MeshBinding, MeshHostnames,

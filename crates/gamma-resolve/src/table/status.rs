@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gamma_model::{ObjectKey, RouteKind};
+use gamma_model::RouteKind;
 
 use super::Part;
 use crate::input::{Invalid, RouteIr};
@@ -32,10 +32,11 @@ pub(crate) fn render_statuses(parts: &[Arc<Part>]) -> Vec<ParentStatus> {
             for (i, p) in parts.iter().enumerate() {
                 let newer = parts.get(i + 1..).unwrap_or(&[]);
                 out.extend(render(p).into_iter().filter(|s| {
-                    // the key is made once per status, and only when a newer part may cover it
                     newer.is_empty() || {
-                        let key = ObjectKey::new(s.kind.resource_kind(), &*s.namespace, &*s.name);
-                        !newer.iter().any(|n| n.covers.contains(&key))
+                        let kind = s.kind.resource_kind();
+                        !newer
+                            .iter()
+                            .any(|n| n.covers.contains(kind, &s.namespace, &s.name))
                     }
                 }));
             }
