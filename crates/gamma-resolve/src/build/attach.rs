@@ -123,6 +123,7 @@ impl<'i> Builder<'i> {
         ranks: &[RouteRank],
     ) -> (SvcAttached, GwAttached) {
         let routes = self.route_irs;
+        let touch = touch::worth_it(routes.len());
         // Attach every (route, parent).
         // A hash map (to an index of `svc_lists`) while attaching: one lookup per (route,
         // parent), where a B-tree walked ~13 levels of keys for 9,000 Services; the keys
@@ -136,11 +137,13 @@ impl<'i> Builder<'i> {
             let Some(route) = routes.get(ri) else {
                 continue;
             };
-            touch::ahead(
-                pos,
-                |i| order.get(i).and_then(|r| routes.get(*r)),
-                touch::attach_level,
-            );
+            if touch {
+                touch::ahead(
+                    pos,
+                    |i| order.get(i).and_then(|r| routes.get(*r)),
+                    touch::attach_level,
+                );
+            }
             let rank = ranks.get(pos).copied().unwrap_or_default();
             for (pi, parent) in route.ir.parents.iter().enumerate() {
                 if !self.included(route.ir, pi) {

@@ -30,6 +30,7 @@ impl<'i> Builder<'i> {
     ) -> Vec<super::workload::Built> {
         let input = self.input;
         let routes = self.route_irs;
+        let touch = touch::worth_it(routes.len());
         // headless Services' port bindings, by (Service, port, transport)
         let mut workload: BTreeMap<(usize, u16, L4), Binding> = BTreeMap::new();
         // Index mesh groups. Bindings: each cluster IP of the Service × the port.
@@ -41,16 +42,18 @@ impl<'i> Builder<'i> {
         for (k, ((si, port_i, group), i)) in ids.iter().enumerate() {
             let (si, port_i, i) = (*si, *port_i, *i);
             // the first routes of the next contexts (most have one): see `touch`
-            touch::ahead(
-                k,
-                |j| {
-                    ids.get(j)
-                        .and_then(|(_, l)| lists.get(*l as usize))
-                        .and_then(|l| l.by_kind.iter().find_map(|v| v.first()))
-                        .and_then(|a| routes.get(a.ri))
-                },
-                touch::match_level,
-            );
+            if touch {
+                touch::ahead(
+                    k,
+                    |j| {
+                        ids.get(j)
+                            .and_then(|(_, l)| lists.get(*l as usize))
+                            .and_then(|l| l.by_kind.iter().find_map(|v| v.first()))
+                            .and_then(|a| routes.get(a.ri))
+                    },
+                    touch::match_level,
+                );
+            }
             let Some(attached) = lists.get_mut(i as usize).map(std::mem::take) else {
                 continue;
             };

@@ -240,12 +240,15 @@ impl<'i> Builder<'i> {
         mut f: impl FnMut(&mut Self, MatchSite<'l, 'i>),
     ) {
         let routes = self.route_irs;
+        let touch = touch::worth_it(routes.len());
         for (j, a) in list.iter().enumerate() {
-            touch::ahead(
-                j,
-                |n| list.get(n).and_then(|a| routes.get(a.ri)),
-                touch::match_level,
-            );
+            if touch {
+                touch::ahead(
+                    j,
+                    |n| list.get(n).and_then(|a| routes.get(a.ri)),
+                    touch::match_level,
+                );
+            }
             let rank = self
                 .ranks
                 .get(a.route_id as usize)
