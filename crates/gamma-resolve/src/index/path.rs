@@ -70,6 +70,25 @@ pub(crate) struct PathKeys {
     /// slot of its own. Made with the hash ([`PathKeys::build_slots`]); 0 (or no slot): any
     /// length.
     pub(super) exact_lens: Box<[u64]>,
+    /// The (length, last byte) pairs of each large range's keys, exact and prefix ranges
+    /// alike ([`tail_bit`] of each key, or-ed), at the start of the range divided by
+    /// [`LENS_STEP`] (an exact range is followed by its index's prefix range, more than
+    /// `LENS_STEP` entries later, so the two never share a slot): a probe whose pair no key
+    /// has misses without being hashed (~40 instructions a probe, callgrind: paths a regex
+    /// takes and 404s probe prefixes of every length on a segment boundary). Made with the
+    /// hash ([`PathKeys::build_slots`]); 0 (or no slot): any key.
+    pub(super) tails: Box<[u64]>,
+}
+
+/// The bit of a key in [`PathKeys::tails`]: its length and last byte folded into 0..64
+/// (keys of lengths less than 8 apart ending in the same byte, or of one length ending in
+/// different bytes, take different bits). The empty key (the root prefix) has one too.
+#[inline]
+pub(super) fn tail_bit(key: &[u8]) -> u64 {
+    let last = u32::from(key.last().copied().unwrap_or(0));
+    // lengths past `u32::MAX` wrap: only ever a false hit, never a false miss
+    let len = key.len() as u32;
+    1 << (len.wrapping_mul(8).wrapping_add(last) & 63)
 }
 
 /// Entries per slot of [`PathKeys::exact_lens`]: at most the shortest large range's length.
@@ -215,6 +234,33 @@ impl PathKeys {
                 .iter()
                 .find(|e| e.fp == fp && same_bytes(self.key_bytes(e), key));
         }
+        if self.tails_of(r) & tail_bit(key) == 0 {
+            return None;
+        }
+        self.probe(r, salt, key)
+    }
+
+    /// The [`tail_bit`]s of the keys of a large range `r` (all of them when not known).
+    #[inline]
+    fn tails_of(&self, r: (u32, u32)) -> u64 {
+        match self.tails.get((r.0 / LENS_STEP) as usize) {
+            Some(&tails) if tails != 0 => tails,
+            _ => u64::MAX,
+        }
+    }
+
+    /// [`PathKeys::lookup`] of `key` in the large range `r`, without the tails bits.
+    /// Out of line for the prefix loop of [`PathIndex::find`]: inlined there, its state (the
+    /// hash's keys, the slots) was loaded and spilled before the loop on every request,
+    /// ~45 instructions where most requests probe once or not at all (callgrind).
+    #[inline(never)]
+    fn probe_out_of_line(&self, r: (u32, u32), salt: u32, key: &[u8]) -> Option<&KeyEntry> {
+        self.probe(r, salt, key)
+    }
+
+    /// The hash probe of [`PathKeys::lookup`] for a large range.
+    #[inline(always)]
+    fn probe(&self, r: (u32, u32), salt: u32, key: &[u8]) -> Option<&KeyEntry> {
         let mask = self.slots.len().wrapping_sub(1);
         let h = salted_hash_bytes(self.hash, salt, key);
         let tag = (h >> 32) as u32;
@@ -283,6 +329,21 @@ impl PathKeys {
             }
         }
         self.exact_lens = lens.into_boxed_slice();
+        let slots = large
+            .iter()
+            .map(|(_, r)| (r.0 / LENS_STEP) as usize + 1)
+            .max();
+        let mut tails = vec![0u64; slots.unwrap_or(0)];
+        for &(_, r) in large {
+            let mask = self
+                .entries(r)
+                .iter()
+                .fold(0, |m, e| m | tail_bit(self.key_bytes(e)));
+            if let Some(slot) = tails.get_mut((r.0 / LENS_STEP) as usize) {
+                *slot = mask;
+            }
+        }
+        self.tails = tails.into_boxed_slice();
         // load factor at most 1/2: short probe sequences; should a run still grow past
         // `PROBE_LIMIT` (bad luck, or keys chosen against a known seed), the table doubles,
         // at most twice
@@ -397,13 +458,16 @@ impl PathIndex {
             }
         } else {
             let salt = self.id.wrapping_mul(2) | 1;
+            // read once: most prefix lengths on a boundary are told apart by it
+            let tails = keys.tails_of(self.prefix);
             for &len in keys.lens.get(range(self.lens)).unwrap_or(&[]) {
                 let len = len as usize;
                 if !boundary(len) {
                     continue;
                 }
-                if let Some(p) = path.get(..len)
-                    && let Some(e) = keys.lookup(self.prefix, salt, p)
+                if let Some(p) = bytes.get(..len)
+                    && tails & tail_bit(p) != 0
+                    && let Some(e) = keys.probe_out_of_line(self.prefix, salt, p)
                     && let Some(r) = scan(&e.run)
                 {
                     return Some(r);

@@ -313,3 +313,83 @@ fn exact_key_lengths_skip_only_absent_lengths() {
         }
     }
 }
+
+// The (length, last byte) bits of large ranges let a probe miss without a hash, and never
+// hide a key: exact and prefix keys of small and large indexes interleaved in one table,
+// every key (the root prefix `""` included) found, every probe of another length or last
+// byte answered as a full lookup answers it; the bit is a function of the key's length and
+// last byte alone.
+#[test]
+fn key_tails_skip_only_absent_keys() {
+    let shapes: [Vec<String>; 4] = [
+        (0..30).map(|i| format!("/s{i}/exact")).collect(),
+        (0..5).map(|i| format!("/x/{i}")).collect(),
+        (0..12)
+            .map(|i| format!("/p{}", "ab".repeat(i)))
+            .chain([String::new()])
+            .collect(),
+        (0..70).map(|i| format!("/{}", "z".repeat(i))).collect(),
+    ];
+    let mut b = PathKeysBuilder::new(HashKeys::new(11));
+    let mut pool = RegexPool::default();
+    let order = |a: &u32, b: &u32| a.cmp(b);
+    let mut built = Vec::new();
+    for (n, keys) in (0u32..).zip(&shapes) {
+        let mut ib = b.index();
+        for (i, k) in (0u32..).zip(keys) {
+            b.add(&mut ib, PathSlot::Exact(k), 1000 * n + 2 * i);
+            b.add(&mut ib, PathSlot::Prefix(k), 1000 * n + 2 * i + 1);
+        }
+        let id = ib.id;
+        built.push((id, b.finish(ib, &order, &mut pool), keys));
+    }
+    let pk = b.freeze();
+    for (id, index, keys) in &built {
+        let mut probes: Vec<String> = keys.to_vec();
+        for k in keys.iter() {
+            for tail in ["", "t", "/", "9", "z"] {
+                probes.push(format!("{k}{tail}"));
+                if let Some(p) = k.get(..k.len().saturating_sub(1)) {
+                    probes.push(format!("{p}{tail}"));
+                }
+            }
+        }
+        for p in &probes {
+            let normalized = crate::path::normalize_prefix(p);
+            let exact = pk.lookup(index.exact, id * 2, p).map(|e| pk.key(e));
+            assert_eq!(
+                exact,
+                keys.iter().find(|k| *k == p).map(String::as_str),
+                "{p:?}"
+            );
+            let prefix = pk
+                .lookup(index.prefix, (id * 2) | 1, normalized)
+                .map(|e| pk.key(e));
+            let want = keys
+                .iter()
+                .map(|k| crate::path::normalize_prefix(k))
+                .find(|k| *k == normalized);
+            assert_eq!(prefix, want, "{p:?} in index {id}");
+        }
+    }
+    // the first index's keys all end in `t` (exact keys first in the table): a probe of
+    // their lengths ending otherwise is told apart by its bit
+    let bits = pk.tails.first().copied().unwrap_or(0);
+    assert_ne!(bits, 0);
+    assert_eq!(bits & tail_bit(b"/s1/exacz"), 0);
+    assert_ne!(bits & tail_bit(b"/s1/exact"), 0);
+    for len in 0..200usize {
+        for last in [b'a', b'/', 0xff] {
+            let mut k = vec![b'x'; len];
+            if let Some(l) = k.last_mut() {
+                *l = last;
+            }
+            let mut other = vec![b'y'; len];
+            if let Some(l) = other.last_mut() {
+                *l = last;
+            }
+            assert_eq!(tail_bit(&k), tail_bit(&other), "{len}");
+            assert_eq!(tail_bit(&k).count_ones(), 1);
+        }
+    }
+}
