@@ -165,13 +165,54 @@ pub fn is_gateway_controller(s: &str) -> bool {
 }
 
 /// An RFC 7230 `tchar`.
-pub fn is_tchar(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+pub const fn is_tchar(c: u8) -> bool {
+    // a `matches!` compiles to compares and a bit test; a search of the byte string was a
+    // `memchr` call per byte that is not alphanumeric (the `-` of most header names)
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'!' | b'#'
+                | b'$'
+                | b'%'
+                | b'&'
+                | b'\''
+                | b'*'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'^'
+                | b'_'
+                | b'`'
+                | b'|'
+                | b'~'
+        )
 }
 
 /// `HeaderName`: one or more RFC 7230 `tchar`s (so no `:`: pseudo-headers cannot be named).
 pub fn is_header_name(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(is_tchar)
+    !s.is_empty() && s.bytes().all(in_tchars)
+}
+
+/// [`is_tchar`] as a table over every byte value: one load per byte of every header name of
+/// every match and filter, where the compares of `is_tchar` are several.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
+static TCHARS: [bool; 256] = {
+    let mut set = [false; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        set[c] = is_tchar(c as u8);
+        c += 1;
+    }
+    set
+};
+
+/// [`is_tchar`] through [`TCHARS`].
+fn in_tchars(c: u8) -> bool {
+    // every `u8` is in range: the check compiles away
+    TCHARS.get(usize::from(c)).copied().unwrap_or(false)
 }
 
 fn is_visible_ascii(c: u8) -> bool {
@@ -268,18 +309,69 @@ static PATH_CHARS: [bool; 256] = {
     set
 };
 
-/// [`is_path_char`] through [`PATH_CHARS`].
+/// [`is_path_char`] through [`PATH_CHARS`] (the test oracle's; [`is_plain_http_path`] reads
+/// the table through its own).
+#[cfg(test)]
 fn in_path_chars(c: u8) -> bool {
     // every `u8` is in range: the check compiles away
     PATH_CHARS.get(usize::from(c)).copied().unwrap_or(false)
 }
+
+/// The states of [`is_plain_http_path`]'s scan: after a byte other than `/` (or at the
+/// start), after a `/`, and refused (absorbing).
+const AFTER_OTHER: u8 = 0;
+const AFTER_SLASH: u8 = 1;
+const REFUSED: u8 = 2;
+
+/// The next state of [`is_plain_http_path`]'s scan, at `state << 8 | byte` (states 0 to 3, the
+/// unused 3 refused: the table covers every index a two-bit state gives, so reading it needs no
+/// bounds check). One load per byte, and no branch but the loop's: the refused state absorbs,
+/// so the scan need not stop early to be right.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
+static PLAIN_PATH_STEP: [u8; 1024] = {
+    let mut table = [REFUSED; 1024];
+    let mut c = 0usize;
+    while c < 256 {
+        let byte = c as u8;
+        if PATH_CHARS[c] {
+            let next = if byte == b'/' {
+                AFTER_SLASH
+            } else {
+                AFTER_OTHER
+            };
+            table[(AFTER_OTHER as usize) << 8 | c] = next;
+            if byte != b'/' && byte != b'.' {
+                table[(AFTER_SLASH as usize) << 8 | c] = next;
+            }
+        }
+        c += 1;
+    }
+    table
+};
 
 /// Whether `value` passes every rule of [`http_path_violations`], decided in one pass for
 /// the common path: it starts with `/`, has only path characters (no `%`, no `#`) and no `/`
 /// followed by `/` or `.`. That excludes `//`, every dot-segment rule (each needs `/.`),
 /// encoded slashes (they need `%`) and `#`; a path this refuses may still be valid and takes
 /// the rule-by-rule check.
-fn is_plain_http_path(value: &[u8]) -> bool {
+pub(crate) fn is_plain_http_path(value: &[u8]) -> bool {
+    if value.first() != Some(&b'/') {
+        return false;
+    }
+    let mut state = AFTER_OTHER;
+    for &c in value {
+        let at = usize::from(state & 3) << 8 | usize::from(c);
+        state = PLAIN_PATH_STEP.get(at).copied().unwrap_or(REFUSED);
+    }
+    state != REFUSED
+}
+
+/// [`is_plain_http_path`] as it was written before the state table: the test oracle.
+#[cfg(test)]
+fn is_plain_http_path_by_bytes(value: &[u8]) -> bool {
     if value.first() != Some(&b'/') {
         return false;
     }
@@ -947,6 +1039,66 @@ mod tests {
             if is_plain_http_path(value.as_bytes()) {
                 proptest::prop_assert!(http_path_violations_each(&value).is_empty(), "{:?}", value);
             }
+        }
+    }
+
+    /// The state table answers as the byte-by-byte scan did: on every value of up to two
+    /// bytes, on every `/` followed by two bytes (every transition from every state), and on
+    /// every value of up to three bytes over the bytes the rules name.
+    #[test]
+    fn plain_path_table_agrees_with_the_byte_scan_exhaustively() {
+        let check = |v: &[u8]| {
+            assert_eq!(
+                is_plain_http_path(v),
+                is_plain_http_path_by_bytes(v),
+                "{v:?}"
+            );
+        };
+        check(b"");
+        for a in 0..=255u8 {
+            check(&[a]);
+            for b in 0..=255u8 {
+                check(&[a, b]);
+                check(&[b'/', a, b]);
+            }
+        }
+        let named = b"/.%#2fFa-~\x00\x7f\xc3\xa9";
+        for &a in named {
+            for &b in named {
+                for &c in named {
+                    check(&[a, b, c]);
+                    check(&[b'/', a, b, c]);
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The state table and the byte scan agree on any bytes, of any length.
+        #[test]
+        fn plain_path_table_agrees_with_the_byte_scan(
+            value in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(&b"/.%#a"[..]),
+                    proptest::num::u8::ANY,
+                ],
+                0..24,
+            ),
+        ) {
+            proptest::prop_assert_eq!(
+                is_plain_http_path(&value),
+                is_plain_http_path_by_bytes(&value),
+                "{:?}", value
+            );
+        }
+    }
+
+    #[test]
+    fn tchar_is_the_rfc_7230_token_character_set() {
+        for c in 0..=255u8 {
+            let spelled = c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c);
+            assert_eq!(is_tchar(c), spelled, "{c}");
+            assert_eq!(in_tchars(c), spelled, "{c}");
         }
     }
 
