@@ -552,6 +552,20 @@ pub(crate) fn header_value(v: &str, path: &FieldPath, opts: &ValidateOptions, er
     }
 }
 
+/// Whether [`header_value`] finds nothing wrong with `v`, answered without a path: 1 to 4096
+/// bytes (so as many characters at most), and the channel's further check.
+pub(crate) fn is_plain_header_value(v: &str, opts: &ValidateOptions) -> bool {
+    !v.is_empty()
+        && v.len() <= 4096
+        && match opts.channel {
+            Channel::Experimental => p::is_header_value(v),
+            Channel::Standard => {
+                !opts.refuse_control_characters
+                    || !v.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0))
+            }
+        }
+}
+
 /// [`ErrorKind::ControlCharacter`] for a header value with CR, LF or NUL, when the options
 /// refuse them.
 pub(crate) fn control_characters(
@@ -707,27 +721,50 @@ fn header_token(name: &str, path: &FieldPath, errors: &mut Errors) {
 }
 
 /// The experimental CEL "Rule name must be unique within the route", reported at `rules`.
-pub(crate) fn unique_rule_names<'a>(
-    names: impl IntoIterator<Item = Option<&'a str>>,
+pub(crate) fn unique_rule_names<'a, I>(
+    names: I,
     path: &FieldPath,
     opts: &ValidateOptions,
     errors: &mut Errors,
-) {
+) where
+    I: IntoIterator<Item = Option<&'a str>>,
+    I::IntoIter: Clone,
+{
     if !super::by_release::unique_rule_names(opts.as_bundle()) {
         return;
     }
-    let mut seen = HashSet::new();
-    if names.into_iter().flatten().any(|n| !seen.insert(n)) {
+    if repeats_a_name(names.into_iter()) {
         errors.rule(path.clone(), "Rule name must be unique within the route");
     }
+}
+
+/// Whether a name (of the rules' names, `None` for a rule without one) comes twice.
+fn repeats_a_name<'a>(names: impl Iterator<Item = Option<&'a str>> + Clone) -> bool {
+    // A valid route has at most 16 rules, and most rules no name: compare each name with the
+    // earlier ones, which builds no set and reads no hasher keys (a thread-local access per
+    // route, even when no rule has a name). The rules' count is the slice's, known up front.
+    if names.size_hint().1.is_some_and(|n| n <= FEW_KEYS) {
+        return names
+            .clone()
+            .enumerate()
+            .any(|(i, n)| n.is_some() && names.clone().take(i).any(|e| e == n));
+    }
+    let mut seen = HashSet::new();
+    names.flatten().any(|n| !seen.insert(n))
 }
 
 /// Rule names (`SectionName`).
 #[inline]
 pub(crate) fn rule_name(name: Option<&str>, path: &FieldPath, errors: &mut Errors) {
+    // most rules have no name: answered inline, the check of a name out of line
     if let Some(n) = name {
-        errors.section_name(&path.field("name"), n);
+        named_rule(n, path, errors);
     }
+}
+
+/// [`rule_name`] of a rule with a name.
+fn named_rule(name: &str, path: &FieldPath, errors: &mut Errors) {
+    errors.section_name(&path.field("name"), name);
 }
 
 /// Labels or annotations maps of Gateway infrastructure: key patterns, prefix length, value
@@ -850,6 +887,27 @@ mod tests {
                     assert_eq!(in_range, v >= lo && v <= hi);
                     assert_eq!(got.len(), usize::from(!in_range));
                 }
+            }
+        }
+    }
+
+    /// Repeated rule names are found as the set found them, on both sides of [`FEW_KEYS`].
+    #[test]
+    fn repeated_rule_names_are_those_a_set_finds() {
+        for n in [0, 1, 2, 3, FEW_KEYS, FEW_KEYS + 1, FEW_KEYS + 3] {
+            for pattern in 0..4u32 {
+                let names: Vec<Option<String>> = (0..n)
+                    .map(|i| match pattern {
+                        0 => Some(i.to_string()),
+                        1 => (i % 2 == 0).then(|| "a".to_owned()),
+                        2 => (i % 3 != 0).then(|| (i / 2).to_string()),
+                        _ => (i + 1 == n).then(|| "0".to_owned()).or(Some(i.to_string())),
+                    })
+                    .collect();
+                let mut seen = HashSet::new();
+                let want = names.iter().flatten().any(|n| !seen.insert(n.as_str()));
+                let got = super::repeats_a_name(names.iter().map(Option::as_deref));
+                assert_eq!(got, want, "{n} names, pattern {pattern}");
             }
         }
     }

@@ -399,6 +399,7 @@ impl Errors {
     }
 
     /// Checks a string against a pattern predicate, reporting the upstream pattern text.
+    #[inline]
     pub fn pattern(
         &mut self,
         path: &FieldPath,
