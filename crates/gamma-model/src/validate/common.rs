@@ -289,9 +289,39 @@ pub(crate) fn parent_refs(
     for (i, r) in refs.iter().enumerate() {
         parent_ref(r, &path.index(i), errors);
     }
+    // One reference (nearly every route) cannot break either rule: it is compared only with
+    // itself, which is the same parent with the same key (test
+    // one_parent_ref_breaks_no_key_rule), so the comparisons are skipped.
+    let with_port = opts.channel == Channel::Experimental;
+    let (specified_violated, unique_violated) = if refs.len() < 2 {
+        (false, false)
+    } else {
+        parent_ref_key_rules(refs, with_port)
+    };
+    let (specified, unique) = if with_port {
+        (
+            "sectionName or port must be specified when parentRefs includes 2 or more references to the same parent",
+            "sectionName or port must be unique when parentRefs includes 2 or more references to the same parent",
+        )
+    } else {
+        (
+            "sectionName must be specified when parentRefs includes 2 or more references to the same parent",
+            "sectionName must be unique when parentRefs includes 2 or more references to the same parent",
+        )
+    };
+    if specified_violated {
+        errors.rule(path.clone(), specified);
+    }
+    if unique_violated {
+        errors.rule(path, unique);
+    }
+}
+
+/// The CEL rules on `parentRefs` keys: whether "sectionName (or port) must be specified" and
+/// whether "... must be unique" are broken, in that order.
+fn parent_ref_key_rules(refs: &[ParentReference], with_port: bool) -> (bool, bool) {
     // CEL compares group/kind after defaulting and namespace with "" == unset; it never applies
     // the route's namespace (an explicit namespace equal to the route's is a different key).
-    let with_port = opts.channel == Channel::Experimental;
     let same_parent = |a: &ParentReference, b: &ParentReference| {
         a.group_or_default() == b.group_or_default()
             && a.kind_or_default() == b.kind_or_default()
@@ -323,23 +353,7 @@ pub(crate) fn parent_refs(
             unique_violated = true;
         }
     }
-    let (specified, unique) = if with_port {
-        (
-            "sectionName or port must be specified when parentRefs includes 2 or more references to the same parent",
-            "sectionName or port must be unique when parentRefs includes 2 or more references to the same parent",
-        )
-    } else {
-        (
-            "sectionName must be specified when parentRefs includes 2 or more references to the same parent",
-            "sectionName must be unique when parentRefs includes 2 or more references to the same parent",
-        )
-    };
-    if specified_violated {
-        errors.rule(path.clone(), specified);
-    }
-    if unique_violated {
-        errors.rule(path, unique);
-    }
+    (specified_violated, unique_violated)
 }
 
 /// The upstream limit on matches across all rules of one route ("less than 128" in the
@@ -818,7 +832,7 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use super::{ErrorKind, Errors, FEW_KEYS, FieldPath};
+    use super::{ErrorKind, Errors, FEW_KEYS, FieldPath, ParentReference};
 
     /// [`Errors::unique`] as it was: every list through a `HashSet`.
     fn unique_with_a_set(path: &FieldPath, keys: &[String], item_field: Option<&str>) -> Errors {
@@ -841,6 +855,33 @@ mod tests {
         let mut errors = Errors::default();
         errors.unique(path, keys.iter().map(String::as_str), item_field);
         errors
+    }
+
+    proptest! {
+        /// One parent reference breaks neither key rule, on either channel, whatever its
+        /// fields: `parent_refs` skips the comparisons for it.
+        #[test]
+        fn one_parent_ref_breaks_no_key_rule(
+            group in prop::option::of(prop::sample::select(&["", "gateway.networking.k8s.io", "x"][..])),
+            kind in prop::option::of(prop::sample::select(&["", "Gateway", "Service"][..])),
+            namespace in prop::option::of(prop::sample::select(&["", "ns"][..])),
+            name in prop::sample::select(&["", "gw"][..]),
+            section in prop::option::of(prop::sample::select(&["", "http"][..])),
+            port in prop::option::of(prop::sample::select(&[0, 80][..])),
+            with_port in any::<bool>(),
+        ) {
+            let r = ParentReference {
+                group: group.map(str::to_owned),
+                kind: kind.map(str::to_owned),
+                namespace: namespace.map(str::to_owned),
+                name: name.to_owned(),
+                section_name: section.map(str::to_owned),
+                port,
+                ..ParentReference::default()
+            };
+            prop_assert_eq!(super::parent_ref_key_rules(std::slice::from_ref(&r), with_port), (false, false));
+            prop_assert_eq!(super::parent_ref_key_rules(&[], with_port), (false, false));
+        }
     }
 
     proptest! {
