@@ -435,6 +435,21 @@ pub(crate) fn backend_object_reference(
     backend_object_ref(b, path, opts, errors);
 }
 
+/// Whether [`backend_ref`] finds nothing wrong with `b`, for the shape nearly every route
+/// writes: a Service (group and kind omitted, or `""` and `Service`) in the route's namespace,
+/// a name of 1 to 253 bytes, a port in range and a weight omitted or in range. Asked inline,
+/// before the call; `false` says only that the checks must run.
+#[inline]
+pub(crate) fn is_plain_service_ref(b: &BackendRef) -> bool {
+    b.group.as_deref().is_none_or(str::is_empty)
+        && b.kind.as_deref().is_none_or(|k| k == "Service")
+        && b.namespace.is_none()
+        && !b.name.is_empty()
+        && b.name.len() <= 253
+        && b.port.is_some_and(|p| (1..=65535).contains(&p))
+        && b.weight.is_none_or(|w| (0..=1_000_000).contains(&w))
+}
+
 /// A weighted `BackendRef`: the object reference plus weight 0–1,000,000.
 pub(crate) fn backend_ref(
     b: &BackendRef,
