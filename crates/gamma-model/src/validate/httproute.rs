@@ -6,10 +6,10 @@ use super::error::{REDIRECT_AND_REWRITE, REDIRECT_WITH_BACKENDS};
 use super::patterns as p;
 use super::{Channel, ErrorKind, Errors, FieldPath, Validate, ValidateOptions};
 use crate::gateway::{
-    HttpBackendRef, HttpCorsFilter, HttpExternalAuthFilter, HttpPathMatch, HttpPathModifier,
-    HttpRequestRedirectFilter, HttpRoute, HttpRouteFilter, HttpRouteFilterType, HttpRouteMatch,
-    HttpRouteRetry, HttpRouteRule, HttpRouteSpec, HttpRouteTimeouts, HttpUrlRewriteFilter,
-    PathMatchType, PathModifierType, RedirectStatusCode,
+    HttpBackendRef, HttpCorsFilter, HttpExternalAuthFilter, HttpHeaderMatch, HttpPathMatch,
+    HttpPathModifier, HttpQueryParamMatch, HttpRequestRedirectFilter, HttpRoute, HttpRouteFilter,
+    HttpRouteFilterType, HttpRouteMatch, HttpRouteRetry, HttpRouteRule, HttpRouteSpec,
+    HttpRouteTimeouts, HttpUrlRewriteFilter, PathMatchType, PathModifierType, RedirectStatusCode,
 };
 
 impl Validate for HttpRoute {
@@ -61,7 +61,7 @@ impl Validate for HttpRouteRule {
                 m.collect_errors(&mpath.index(i), opts, errors);
             }
         }
-        filters(&self.filters, &path.field("filters"), opts, errors);
+        filters(&self.filters, path, opts, errors);
         let bpath = path.field("backendRefs");
         errors.items(&bpath, self.backend_refs.len(), 0, 16);
         for (i, b) in self.backend_refs.iter().enumerate() {
@@ -82,11 +82,18 @@ impl Validate for HttpRouteRule {
 
 /// The CEL rules on `HTTPRouteRule` (Gateway API HTTPRouteRule.filters and
 /// HTTPRequestRedirectFilter).
+#[inline]
 fn rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
-    // every rule below needs a filter, on the rule or a backendRef: most rules have none
+    // every rule needs a filter, on the rule or a backendRef: most rules have none, which is
+    // answered inline, without the call
     if rule.filters.is_empty() && rule.backend_refs.iter().all(|b| b.filters.is_empty()) {
         return;
     }
+    filtered_rule_cel(rule, path, errors);
+}
+
+/// [`rule_cel`] of a rule with a filter.
+fn filtered_rule_cel(rule: &HttpRouteRule, path: &FieldPath, errors: &mut Errors) {
     if !rule.backend_refs.is_empty() && rule.filters.iter().any(|f| f.request_redirect.is_some()) {
         errors.rule(path.clone(), REDIRECT_WITH_BACKENDS);
     }
@@ -164,44 +171,92 @@ impl Validate for HttpRouteMatch {
         if let Some(pm) = &self.path {
             pm.collect_errors(&path.field("path"), opts, errors);
         }
-        let hpath = path.field("headers");
-        errors.items(&hpath, self.headers.len(), 0, 16);
-        for (i, h) in self.headers.iter().enumerate() {
-            let ipath = hpath.index(i);
-            if let Some(t) = &h.type_ {
-                errors.known(&ipath.field("type"), t);
-            }
-            errors.header_name(&ipath.field("name"), &h.name);
-            common::header_value(&h.value, &ipath.field("value"), opts, errors);
+        // An empty list (most matches have no header or no query match) passes every check
+        // below, its item count included: the lists' paths are built only for lists with items.
+        if !self.headers.is_empty() {
+            header_matches(&self.headers, &path.field("headers"), opts, errors);
         }
-        errors.unique(&hpath, self.headers.iter().map(|h| h.name.as_str()), None);
-        let qpath = path.field("queryParams");
-        errors.items(&qpath, self.query_params.len(), 0, 16);
-        for (i, q) in self.query_params.iter().enumerate() {
-            let ipath = qpath.index(i);
-            if let Some(t) = &q.type_ {
-                errors.known(&ipath.field("type"), t);
-            }
-            errors.header_name(&ipath.field("name"), &q.name);
-            errors.length(&ipath.field("value"), &q.value, 1, 1024);
+        if !self.query_params.is_empty() {
+            query_param_matches(&self.query_params, &path.field("queryParams"), errors);
         }
-        errors.unique(
-            &qpath,
-            self.query_params.iter().map(|q| q.name.as_str()),
-            None,
-        );
-        if let Some(m) = &self.method {
+        // asked before the path is built: `known` reports only an unknown method
+        if let Some(m) = &self.method
+            && !m.is_known()
+        {
             errors.known(&path.field("method"), m);
         }
     }
 }
 
+/// An HTTPRoute match's `headers`.
+fn header_matches(
+    headers: &[HttpHeaderMatch],
+    hpath: &FieldPath,
+    opts: &ValidateOptions,
+    errors: &mut Errors,
+) {
+    errors.items(hpath, headers.len(), 0, 16);
+    for (i, h) in headers.iter().enumerate() {
+        // A known (or omitted) type, a header name of 1 to 256 bytes that is a token and a
+        // value `header_value` accepts: what nearly every header match is, answered without
+        // the paths. Anything else takes the checks below, which find nothing wrong with what
+        // this accepts.
+        if h.type_.as_ref().is_none_or(|t| t.is_known())
+            && h.name.len() <= 256
+            && p::is_header_name(&h.name)
+            && common::is_plain_header_value(&h.value, opts)
+        {
+            continue;
+        }
+        let ipath = hpath.index(i);
+        if let Some(t) = &h.type_ {
+            errors.known(&ipath.field("type"), t);
+        }
+        errors.header_name(&ipath.field("name"), &h.name);
+        common::header_value(&h.value, &ipath.field("value"), opts, errors);
+    }
+    errors.unique(hpath, headers.iter().map(|h| h.name.as_str()), None);
+}
+
+/// An HTTPRoute match's `queryParams`.
+fn query_param_matches(
+    query_params: &[HttpQueryParamMatch],
+    qpath: &FieldPath,
+    errors: &mut Errors,
+) {
+    errors.items(qpath, query_params.len(), 0, 16);
+    for (i, q) in query_params.iter().enumerate() {
+        let ipath = qpath.index(i);
+        if let Some(t) = &q.type_ {
+            errors.known(&ipath.field("type"), t);
+        }
+        errors.header_name(&ipath.field("name"), &q.name);
+        errors.length(&ipath.field("value"), &q.value, 1, 1024);
+    }
+    errors.unique(qpath, query_params.iter().map(|q| q.name.as_str()), None);
+}
+
+/// The default path match type.
+static PATH_PREFIX: PathMatchType = PathMatchType::PathPrefix;
+
 impl Validate for HttpPathMatch {
     fn collect_errors(&self, path: &FieldPath, _opts: &ValidateOptions, errors: &mut Errors) {
-        let t = self.type_or_default();
-        errors.known(&path.field("type"), &t);
-        let vpath = path.field("value");
+        // the type by reference: `type_or_default` clones it (and the clone is dropped)
+        let t = self.type_.as_ref().unwrap_or(&PATH_PREFIX);
         let value = self.value_or_default();
+        // A known type, a value of at most 1024 bytes and, for `Exact` and `PathPrefix`, a
+        // path the one-pass check accepts: nearly every path match, answered without building
+        // the fields' paths or calling the rule-by-rule check. Anything else takes the checks
+        // one by one, which find nothing wrong with what this accepts.
+        if t.is_known()
+            && value.len() <= 1024
+            && (!matches!(t, PathMatchType::Exact | PathMatchType::PathPrefix)
+                || p::is_plain_http_path(value.as_bytes()))
+        {
+            return;
+        }
+        errors.known(&path.field("type"), t);
+        let vpath = path.field("value");
         if !errors.length(&vpath, value, 0, 1024) {
             return;
         }
@@ -215,8 +270,11 @@ impl Validate for HttpPathMatch {
 
 impl Validate for HttpBackendRef {
     fn collect_errors(&self, path: &FieldPath, opts: &ValidateOptions, errors: &mut Errors) {
-        common::backend_ref(&self.backend_ref, path, opts, errors);
-        filters(&self.filters, &path.field("filters"), opts, errors);
+        // two per rule in most routes: a plain Service reference is answered inline
+        if !common::is_plain_service_ref(&self.backend_ref) {
+            common::backend_ref(&self.backend_ref, path, opts, errors);
+        }
+        filters(&self.filters, path, opts, errors);
     }
 }
 
@@ -281,19 +339,20 @@ const STANDARD_FILTER_TYPES: &[&str] = &[
     "CORS",
 ];
 
-/// A list of HTTPRoute filters (rule or backendRef level): at most 16, the list CEL rules
-/// (Gateway API HTTPRouteRule.filters), and each filter.
+/// The `filters` of the HTTPRoute rule or backendRef at `parent`: at most 16, the list CEL
+/// rules (Gateway API HTTPRouteRule.filters), and each filter.
 #[inline]
 pub(crate) fn filters(
     list: &[HttpRouteFilter],
-    path: &FieldPath,
+    parent: &FieldPath,
     opts: &ValidateOptions,
     errors: &mut Errors,
 ) {
     // most rules and backendRefs have none: no rule, the item count included, can fail on an
-    // empty list, and the check is inlined where it is asked (three times per rule)
+    // empty list, and the check is inlined where it is asked (three times per rule), before
+    // the list's path is built
     if !list.is_empty() {
-        listed_filters(list, path, opts, errors);
+        listed_filters(list, &parent.field("filters"), opts, errors);
     }
 }
 
@@ -631,6 +690,213 @@ pub(super) fn external_auth(
             let lp = hp.field(field);
             errors.items(&lp, list.len(), 0, 64);
             errors.unique(&lp, list.iter().map(String::as_str), None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::gateway::{BackendRef, BackendRefExt};
+    use crate::validate::{Bundle, Release};
+
+    /// `HTTPPathMatch` as it was checked before the inline answer for plain paths.
+    fn path_match_as_before(m: &HttpPathMatch, path: &FieldPath, errors: &mut Errors) {
+        let t = m.type_or_default();
+        errors.known(&path.field("type"), &t);
+        let vpath = path.field("value");
+        let value = m.value_or_default();
+        if !errors.length(&vpath, value, 0, 1024) {
+            return;
+        }
+        if matches!(t, PathMatchType::Exact | PathMatchType::PathPrefix) {
+            for message in p::http_path_violations(value) {
+                errors.rule(vpath.clone(), message);
+            }
+        }
+    }
+
+    /// `backend_ref` as it was before its name, port and weight were asked without paths.
+    fn backend_ref_as_before(
+        b: &BackendRef,
+        path: &FieldPath,
+        opts: &ValidateOptions,
+        errors: &mut Errors,
+    ) {
+        if let Some(g) = &b.group {
+            errors.group(&path.field("group"), g);
+        }
+        if let Some(k) = &b.kind {
+            errors.kind(&path.field("kind"), k);
+        }
+        errors.object_name(&path.field("name"), &b.name);
+        if let Some(ns) = &b.namespace {
+            errors.namespace(&path.field("namespace"), ns);
+        }
+        match b.port {
+            Some(port) => {
+                errors.port(&path.field("port"), port);
+                if super::super::by_release::xbackend_refs_without_port(opts.as_bundle())
+                    && b.group.as_deref() == Some(crate::xbackend::GROUP)
+                    && b.kind.as_deref() == Some("XBackend")
+                {
+                    errors.rule(path.clone(), "Must not have port for Backend reference");
+                }
+            }
+            None if b.is_service() => {
+                errors.rule(path.clone(), "Must have port for Service reference");
+            }
+            None => {}
+        }
+        if let Some(w) = b.weight {
+            errors.range(&path.field("weight"), i64::from(w), 0, 1_000_000);
+        }
+    }
+
+    /// An HTTPRoute match's `headers` as they were checked before the inline answer.
+    fn header_matches_as_before(
+        headers: &[HttpHeaderMatch],
+        hpath: &FieldPath,
+        opts: &ValidateOptions,
+        errors: &mut Errors,
+    ) {
+        errors.items(hpath, headers.len(), 0, 16);
+        for (i, h) in headers.iter().enumerate() {
+            let ipath = hpath.index(i);
+            if let Some(t) = &h.type_ {
+                errors.known(&ipath.field("type"), t);
+            }
+            errors.header_name(&ipath.field("name"), &h.name);
+            common::header_value(&h.value, &ipath.field("value"), opts, errors);
+        }
+        errors.unique(hpath, headers.iter().map(|h| h.name.as_str()), None);
+    }
+
+    /// Every bundle's options: the XBackend port rule differs by release and channel.
+    fn every_bundle() -> Vec<ValidateOptions> {
+        Release::ALL
+            .iter()
+            .flat_map(|r| {
+                [Channel::Standard, Channel::Experimental]
+                    .map(|c| ValidateOptions::bundle(Bundle::new(*r, c)))
+            })
+            .collect()
+    }
+
+    /// Runs `check` as a report (root path, errors kept) and as the probe (detached path,
+    /// errors counted).
+    fn both_ways(check: impl Fn(&FieldPath, &mut Errors)) -> (Vec<crate::ValidationError>, usize) {
+        let mut report = Errors::default();
+        check(&FieldPath::root().field("x"), &mut report);
+        let mut probe = Errors::counting();
+        check(&FieldPath::detached(), &mut probe);
+        assert_eq!(probe.len(), report.len());
+        (report.into_vec(), probe.len())
+    }
+
+    fn path_value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop::collection::vec(
+                prop::sample::select(
+                    &[
+                        "/", ".", "..", "a", "Z9", "%2f", "%2F", "#", "é", " ", "?", "@:"
+                    ][..]
+                ),
+                0..8,
+            )
+            .prop_map(|pieces| pieces.concat()),
+            "/[a/.]{1018,1030}",
+            "/é{508,516}",
+        ]
+    }
+
+    fn path_type() -> impl Strategy<Value = Option<PathMatchType>> {
+        prop::option::of(
+            prop::sample::select(&["Exact", "PathPrefix", "RegularExpression", "Weird"][..])
+                .prop_map(PathMatchType::from),
+        )
+    }
+
+    fn backend_ref() -> impl Strategy<Value = BackendRef> {
+        let group = prop::option::of(prop::sample::select(
+            &["", "gateway.networking.x-k8s.io", "Bad_", "example.com"][..],
+        ));
+        let kind = prop::option::of(prop::sample::select(
+            &["Service", "XBackend", "", "bad-"][..],
+        ));
+        let name = prop_oneof!["[aé.-]{0,3}", "[a]{250,256}", "[aé]{124,256}"];
+        let namespace = prop::option::of(prop::sample::select(&["", "ns", "Bad"][..]));
+        let port = prop::option::of(prop_oneof![any::<i32>(), -2..65_540i32]);
+        let weight = prop::option::of(prop_oneof![any::<i32>(), -2..1_000_003i32]);
+        (group, kind, name, namespace, port, weight).prop_map(
+            |(group, kind, name, namespace, port, weight)| BackendRef {
+                group: group.map(str::to_owned),
+                kind: kind.map(str::to_owned),
+                name,
+                namespace: namespace.map(str::to_owned),
+                port,
+                weight,
+            },
+        )
+    }
+
+    fn header_match() -> impl Strategy<Value = HttpHeaderMatch> {
+        let type_ = prop::option::of(
+            prop::sample::select(&["Exact", "RegularExpression", "Weird"][..])
+                .prop_map(crate::gateway::MatchType::from),
+        );
+        let name = prop_oneof!["[a-]{0,3}", "[x:é ]{0,2}", "a{255,258}", "é{127,130}"];
+        let value = prop_oneof!["[a \t!~\r\n\x00é]{0,4}", "a{4094,4098}", "é{2047,2050}"];
+        (type_, name, value).prop_map(|(type_, name, value)| HttpHeaderMatch { type_, name, value })
+    }
+
+    proptest! {
+        /// The inline answer for a known type and a plain path reports what the checks one
+        /// by one did: the same errors, paths and order, and the same count when probing.
+        #[test]
+        fn path_match_errors_are_those_of_the_checks_one_by_one(
+            type_ in path_type(),
+            value in prop::option::of(path_value()),
+        ) {
+            let m = HttpPathMatch { type_, value };
+            let opts = ValidateOptions::default();
+            let now = both_ways(|path, errors| m.collect_errors(path, &opts, errors));
+            let before = both_ways(|path, errors| path_match_as_before(&m, path, errors));
+            prop_assert_eq!(now, before);
+        }
+
+        /// Header matches answered inline report what the checks one by one did, on both
+        /// channels, with and without refusing control characters.
+        #[test]
+        fn header_match_errors_are_those_of_the_checks_one_by_one(
+            headers in prop::collection::vec(header_match(), 0..4),
+            experimental in any::<bool>(),
+            refuse in any::<bool>(),
+        ) {
+            let channel = if experimental { Channel::Experimental } else { Channel::Standard };
+            let mut opts = ValidateOptions::channel(channel);
+            opts.refuse_control_characters = refuse;
+            let now = both_ways(|path, errors| header_matches(&headers, path, &opts, errors));
+            let before =
+                both_ways(|path, errors| header_matches_as_before(&headers, path, &opts, errors));
+            prop_assert_eq!(now, before);
+        }
+
+        /// A backendRef's name, port and weight asked before their paths are built report
+        /// what the checks with paths did, under every bundle.
+        #[test]
+        fn backend_ref_errors_are_those_of_the_checks_with_paths(b in backend_ref()) {
+            for opts in every_bundle() {
+                let now = both_ways(|path, errors| common::backend_ref(&b, path, &opts, errors));
+                let before = both_ways(|path, errors| backend_ref_as_before(&b, path, &opts, errors));
+                // what the inline answer skips, the checks find nothing wrong with
+                if common::is_plain_service_ref(&b) {
+                    prop_assert_eq!(before.1, 0);
+                }
+                prop_assert_eq!(now, before);
+            }
         }
     }
 }

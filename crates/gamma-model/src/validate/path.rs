@@ -13,10 +13,12 @@ use serde::{Deserialize, Serialize};
 /// yields another detached path. Validation first runs with a detached path and a counting
 /// [`Errors`](super::Errors) collector, so that the common case, a valid object, builds no path
 /// strings at all; only when something is wrong does it run again with real paths.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone)]
 pub struct FieldPath {
-    text: String,
-    detached: bool,
+    /// The text; `None` for a detached path. A detached path is built and dropped dozens of
+    /// times per route rule on every validation of a valid route: as `None` it is one word
+    /// written (the `String` capacity's niche) where a `String` and a flag were four.
+    text: Option<String>,
 }
 
 impl FieldPath {
@@ -29,15 +31,13 @@ impl FieldPath {
     /// path; use it only to find out *whether* something is wrong.
     #[inline]
     pub fn detached() -> Self {
-        FieldPath {
-            text: String::new(),
-            detached: true,
-        }
+        FieldPath { text: None }
     }
 
     /// Whether this path was built from [`FieldPath::detached`].
+    #[inline]
     pub fn is_detached(&self) -> bool {
-        self.detached
+        self.text.is_none()
     }
 
     /// This path followed by `.name` (or just `name` at the root).
@@ -45,76 +45,123 @@ impl FieldPath {
     pub fn field(&self, name: &str) -> Self {
         // inlined: validation of a valid object extends detached paths only, dozens of
         // times per rule; the text is built out of line
-        if self.detached {
-            return FieldPath::detached();
+        match &self.text {
+            None => FieldPath::detached(),
+            Some(text) => Self::with_field(text, name),
         }
-        self.with_field(name)
     }
 
-    fn with_field(&self, name: &str) -> Self {
-        let mut s = String::with_capacity(self.text.len() + name.len() + 1);
-        s.push_str(&self.text);
+    fn with_field(text: &str, name: &str) -> Self {
+        let mut s = String::with_capacity(text.len() + name.len() + 1);
+        s.push_str(text);
         if !s.is_empty() {
             s.push('.');
         }
         s.push_str(name);
-        FieldPath {
-            text: s,
-            detached: false,
-        }
+        FieldPath { text: Some(s) }
     }
 
     /// This path followed by `[index]`.
     #[inline]
     pub fn index(&self, index: usize) -> Self {
-        if self.detached {
-            return FieldPath::detached();
+        match &self.text {
+            None => FieldPath::detached(),
+            Some(text) => Self::with_index(text, index),
         }
-        self.with_index(index)
     }
 
-    fn with_index(&self, index: usize) -> Self {
+    fn with_index(text: &str, index: usize) -> Self {
         FieldPath {
-            text: format!("{}[{index}]", self.text),
-            detached: false,
+            text: Some(format!("{text}[{index}]")),
         }
     }
 
     /// This path followed by `[key]`, for map entries (`metadata.labels[app]`).
     #[inline]
     pub fn key(&self, key: &str) -> Self {
-        if self.detached {
-            return FieldPath::detached();
-        }
-        FieldPath {
-            text: format!("{}[{key}]", self.text),
-            detached: false,
+        match &self.text {
+            None => FieldPath::detached(),
+            Some(text) => FieldPath {
+                text: Some(format!("{text}[{key}]")),
+            },
         }
     }
 
-    /// The path as text.
+    /// The path as text (empty for a detached path).
     pub fn as_str(&self) -> &str {
-        &self.text
+        self.text.as_deref().unwrap_or("")
     }
 
     /// Whether this is the root path.
     pub fn is_root(&self) -> bool {
-        self.text.is_empty()
+        self.as_str().is_empty()
+    }
+
+    /// The fields the comparisons, the hash and `Debug` read: those of the earlier
+    /// representation (the text, then whether the path is detached), so that none of them
+    /// changed with it.
+    fn key_fields(&self) -> (&str, bool) {
+        (self.as_str(), self.is_detached())
+    }
+}
+
+/// The root path, as the derived `Default` of the earlier representation was.
+impl Default for FieldPath {
+    fn default() -> Self {
+        FieldPath {
+            text: Some(String::new()),
+        }
+    }
+}
+
+impl PartialEq for FieldPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.key_fields() == other.key_fields()
+    }
+}
+
+impl Eq for FieldPath {}
+
+impl std::hash::Hash for FieldPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // as derived over `text: String, detached: bool` (a `String` hashes as its `str`)
+        let (text, detached) = self.key_fields();
+        text.hash(state);
+        detached.hash(state);
+    }
+}
+
+impl PartialOrd for FieldPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FieldPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key_fields().cmp(&other.key_fields())
+    }
+}
+
+impl fmt::Debug for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (text, detached) = self.key_fields();
+        f.debug_struct("FieldPath")
+            .field("text", &text)
+            .field("detached", &detached)
+            .finish()
     }
 }
 
 impl Serialize for FieldPath {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text)
+        s.serialize_str(self.as_str())
     }
 }
 
 impl<'de> Deserialize<'de> for FieldPath {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(|text| FieldPath {
-            text,
-            detached: false,
-        })
+        String::deserialize(d).map(|text| FieldPath { text: Some(text) })
     }
 }
 
@@ -129,10 +176,10 @@ impl JsonSchema for FieldPath {
 
 impl fmt::Display for FieldPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.text.is_empty() {
+        if self.is_root() {
             f.write_str("<root>")
         } else {
-            f.write_str(&self.text)
+            f.write_str(self.as_str())
         }
     }
 }
@@ -140,8 +187,7 @@ impl fmt::Display for FieldPath {
 impl From<&str> for FieldPath {
     fn from(s: &str) -> Self {
         FieldPath {
-            text: s.to_owned(),
-            detached: false,
+            text: Some(s.to_owned()),
         }
     }
 }
@@ -187,5 +233,54 @@ mod tests {
         assert!(p.is_detached());
         assert_eq!(p.as_str(), "");
         assert!(!FieldPath::root().field("a").is_detached());
+    }
+
+    /// The representation before paths held `Option<String>`, with its derived traits.
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    struct OldFieldPath {
+        text: String,
+        detached: bool,
+    }
+
+    fn old(p: &FieldPath) -> OldFieldPath {
+        OldFieldPath {
+            text: p.as_str().to_owned(),
+            detached: p.is_detached(),
+        }
+    }
+
+    fn hash_of(v: &impl std::hash::Hash) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(v)
+    }
+
+    /// Equality, order, hash, `Debug` and `Default` are those the derived traits of the
+    /// earlier representation gave, detached paths included.
+    #[test]
+    fn traits_agree_with_the_earlier_representation() {
+        let paths = [
+            FieldPath::root(),
+            FieldPath::default(),
+            FieldPath::detached(),
+            FieldPath::detached().field("a"),
+            FieldPath::root().field("a"),
+            FieldPath::root().field("a").index(0),
+            FieldPath::root().field("b"),
+            FieldPath::from(""),
+            FieldPath::from("a.b[1]"),
+            FieldPath::root().key("k"),
+        ];
+        assert_eq!(old(&FieldPath::default()), OldFieldPath::default());
+        for a in &paths {
+            let named = |d: String| d.replacen("OldFieldPath", "FieldPath", 1);
+            assert_eq!(format!("{a:?}"), named(format!("{:?}", old(a))));
+            assert_eq!(format!("{a:#?}"), named(format!("{:#?}", old(a))));
+            assert_eq!(hash_of(a), hash_of(&old(a)));
+            for b in &paths {
+                assert_eq!(a == b, old(a) == old(b), "{a:?} == {b:?}");
+                assert_eq!(a.cmp(b), old(a).cmp(&old(b)), "{a:?} cmp {b:?}");
+                assert_eq!(a.partial_cmp(b), old(a).partial_cmp(&old(b)));
+            }
+        }
     }
 }

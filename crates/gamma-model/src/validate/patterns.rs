@@ -107,6 +107,28 @@ pub fn is_dns_label(s: &str) -> bool {
 /// An RFC 1123 subdomain as upstream's regex spells it: dot-separated [`is_dns_label`]s
 /// (no per-label length limit, no total length limit).
 pub fn is_dns_subdomain(s: &str) -> bool {
+    // One pass over the bytes, as if a `.` came before the first: a label starts after a `.`
+    // with neither `-` nor `.` (so it is not empty), and a `.` or the end follows a lower-case
+    // letter or digit. Every object name of every route is checked on each validation; the
+    // split into labels cost about three times as much.
+    let mut prev = b'.';
+    for &c in s.as_bytes() {
+        let ok = match c {
+            b'.' => is_lower_alnum(prev),
+            b'-' => prev != b'.',
+            _ => is_lower_alnum(c),
+        };
+        if !ok {
+            return false;
+        }
+        prev = c;
+    }
+    is_lower_alnum(prev)
+}
+
+/// [`is_dns_subdomain`] as upstream's regex reads: labels split at `.`: the test oracle.
+#[cfg(test)]
+fn is_dns_subdomain_by_labels(s: &str) -> bool {
     !s.is_empty() && s.split('.').all(is_dns_label)
 }
 
@@ -165,13 +187,54 @@ pub fn is_gateway_controller(s: &str) -> bool {
 }
 
 /// An RFC 7230 `tchar`.
-pub fn is_tchar(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
+pub const fn is_tchar(c: u8) -> bool {
+    // a `matches!` compiles to compares and a bit test; a search of the byte string was a
+    // `memchr` call per byte that is not alphanumeric (the `-` of most header names)
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'!' | b'#'
+                | b'$'
+                | b'%'
+                | b'&'
+                | b'\''
+                | b'*'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'^'
+                | b'_'
+                | b'`'
+                | b'|'
+                | b'~'
+        )
 }
 
 /// `HeaderName`: one or more RFC 7230 `tchar`s (so no `:`: pseudo-headers cannot be named).
 pub fn is_header_name(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(is_tchar)
+    !s.is_empty() && s.bytes().all(in_tchars)
+}
+
+/// [`is_tchar`] as a table over every byte value: one load per byte of every header name of
+/// every match and filter, where the compares of `is_tchar` are several.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
+static TCHARS: [bool; 256] = {
+    let mut set = [false; 256];
+    let mut c = 0usize;
+    while c < 256 {
+        set[c] = is_tchar(c as u8);
+        c += 1;
+    }
+    set
+};
+
+/// [`is_tchar`] through [`TCHARS`].
+fn in_tchars(c: u8) -> bool {
+    // every `u8` is in range: the check compiles away
+    TCHARS.get(usize::from(c)).copied().unwrap_or(false)
 }
 
 fn is_visible_ascii(c: u8) -> bool {
@@ -268,18 +331,86 @@ static PATH_CHARS: [bool; 256] = {
     set
 };
 
-/// [`is_path_char`] through [`PATH_CHARS`].
+/// [`is_path_char`] through [`PATH_CHARS`] (the test oracle's; [`is_plain_http_path`] reads
+/// the table through its own).
+#[cfg(test)]
 fn in_path_chars(c: u8) -> bool {
     // every `u8` is in range: the check compiles away
     PATH_CHARS.get(usize::from(c)).copied().unwrap_or(false)
 }
+
+/// The states of [`is_plain_http_path`]'s scan: after a byte other than `/` (or at the
+/// start), after a `/`, and refused (absorbing).
+const AFTER_OTHER: u8 = 0;
+const AFTER_SLASH: u8 = 1;
+const REFUSED: u8 = 2;
+
+/// The next state of [`is_plain_http_path`]'s scan, shifted left by 8, at `state << 8 | byte`
+/// (states 0 to 3, the unused 3 refused: the table covers every index a two-bit state gives,
+/// so reading it needs no bounds check). Kept shifted, a state is or-ed with the next byte
+/// into the next index. One load per byte, and no branch but the loop's: the refused state
+/// absorbs, so the scan need not stop early to be right.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time, where an index out of range fails the build"
+)]
+static PLAIN_PATH_STEP: [u16; 1024] = {
+    const fn at(state: u8) -> u16 {
+        (state as u16) << 8
+    }
+    let mut table = [at(REFUSED); 1024];
+    let mut c = 0usize;
+    while c < 256 {
+        let byte = c as u8;
+        if PATH_CHARS[c] {
+            let next = if byte == b'/' {
+                at(AFTER_SLASH)
+            } else {
+                at(AFTER_OTHER)
+            };
+            table[at(AFTER_OTHER) as usize | c] = next;
+            if byte != b'/' && byte != b'.' {
+                table[at(AFTER_SLASH) as usize | c] = next;
+            }
+        }
+        c += 1;
+    }
+    table
+};
 
 /// Whether `value` passes every rule of [`http_path_violations`], decided in one pass for
 /// the common path: it starts with `/`, has only path characters (no `%`, no `#`) and no `/`
 /// followed by `/` or `.`. That excludes `//`, every dot-segment rule (each needs `/.`),
 /// encoded slashes (they need `%`) and `#`; a path this refuses may still be valid and takes
 /// the rule-by-rule check.
-fn is_plain_http_path(value: &[u8]) -> bool {
+pub(crate) fn is_plain_http_path(value: &[u8]) -> bool {
+    if value.first() != Some(&b'/') {
+        return false;
+    }
+    let step = |state: u16, c: u8| -> u16 {
+        let at = (usize::from(state) | usize::from(c)) & 1023;
+        PLAIN_PATH_STEP
+            .get(at)
+            .copied()
+            .unwrap_or(u16::from(REFUSED) << 8)
+    };
+    // four bytes a turn: the loop's own compare and branch, paid once for four
+    let mut state = u16::from(AFTER_OTHER) << 8;
+    let mut quads = value.chunks_exact(4);
+    for quad in &mut quads {
+        if let &[a, b, c, d] = quad {
+            state = step(step(step(step(state, a), b), c), d);
+        }
+    }
+    for &c in quads.remainder() {
+        state = step(state, c);
+    }
+    state != u16::from(REFUSED) << 8
+}
+
+/// [`is_plain_http_path`] as it was written before the state table: the test oracle.
+#[cfg(test)]
+fn is_plain_http_path_by_bytes(value: &[u8]) -> bool {
     if value.first() != Some(&b'/') {
         return false;
     }
@@ -947,6 +1078,96 @@ mod tests {
             if is_plain_http_path(value.as_bytes()) {
                 proptest::prop_assert!(http_path_violations_each(&value).is_empty(), "{:?}", value);
             }
+        }
+    }
+
+    /// The state table answers as the byte-by-byte scan did: on every value of up to two
+    /// bytes, on every `/` followed by two bytes (every transition from every state), and on
+    /// every value of up to three bytes over the bytes the rules name.
+    #[test]
+    fn plain_path_table_agrees_with_the_byte_scan_exhaustively() {
+        let check = |v: &[u8]| {
+            assert_eq!(
+                is_plain_http_path(v),
+                is_plain_http_path_by_bytes(v),
+                "{v:?}"
+            );
+        };
+        check(b"");
+        for a in 0..=255u8 {
+            check(&[a]);
+            for b in 0..=255u8 {
+                check(&[a, b]);
+                check(&[b'/', a, b]);
+            }
+        }
+        let named = b"/.%#2fFa-~\x00\x7f\xc3\xa9";
+        for &a in named {
+            for &b in named {
+                for &c in named {
+                    check(&[a, b, c]);
+                    check(&[b'/', a, b, c]);
+                    for &d in named {
+                        // across the four-byte turns and the remainder
+                        check(&[b'/', a, b, c, d]);
+                        check(&[b'/', b'a', b'b', b'c', a, b, c, d]);
+                        check(&[b'/', b'a', b'b', a, b, c, d]);
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The state table and the byte scan agree on any bytes, of any length.
+        #[test]
+        fn plain_path_table_agrees_with_the_byte_scan(
+            value in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(&b"/.%#a"[..]),
+                    proptest::num::u8::ANY,
+                ],
+                0..24,
+            ),
+        ) {
+            proptest::prop_assert_eq!(
+                is_plain_http_path(&value),
+                is_plain_http_path_by_bytes(&value),
+                "{:?}", value
+            );
+        }
+    }
+
+    #[test]
+    fn tchar_is_the_rfc_7230_token_character_set() {
+        for c in 0..=255u8 {
+            let spelled = c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c);
+            assert_eq!(is_tchar(c), spelled, "{c}");
+            assert_eq!(in_tchars(c), spelled, "{c}");
+        }
+    }
+
+    /// The one-pass subdomain check answers as the split into labels did, on every string of
+    /// up to six bytes over the bytes the rule tells apart.
+    #[test]
+    fn dns_subdomain_one_pass_agrees_with_labels_exhaustively() {
+        let alphabet: &[u8] = b"a0-.A_";
+        let mut value = Vec::new();
+        fn each(alphabet: &[u8], value: &mut Vec<u8>, left: usize) {
+            let s = std::str::from_utf8(value).unwrap();
+            assert_eq!(is_dns_subdomain(s), is_dns_subdomain_by_labels(s), "{s:?}");
+            if left == 0 {
+                return;
+            }
+            for &c in alphabet {
+                value.push(c);
+                each(alphabet, value, left - 1);
+                value.pop();
+            }
+        }
+        each(alphabet, &mut value, 6);
+        for s in ["é", "a.é", "éa", "route-00000", "a.b-c.d", "a..b", "-", "."] {
+            assert_eq!(is_dns_subdomain(s), is_dns_subdomain_by_labels(s), "{s:?}");
         }
     }
 
