@@ -56,10 +56,7 @@ impl<'s> Probe<'s> {
         {
             return Some(s);
         }
-        self.key.kind = ResourceKind::Service;
-        set(&mut self.key.namespace, n.0);
-        set(&mut self.key.name, n.1);
-        let s = match snapshot.get(&self.key)? {
+        let s = match snapshot.get(self.key(ResourceKind::Service, n.0, n.1))? {
             AnyResource::Service(s) => s,
             _ => return None,
         };

@@ -48,23 +48,26 @@ fn never_read(kind: ResourceKind) -> bool {
     )
 }
 
-/// The changed object as it was and as the snapshot holds it now (`None`: absent), looked up
-/// once per update.
-#[derive(Clone, Copy)]
+/// The changed object's key, the object as it was and as the snapshot holds it now (`None`:
+/// absent), looked up once per update.
 pub(super) struct Changed<'a> {
+    pub(super) key: &'a ObjectKey,
     /// The object the change replaced.
     pub(super) previous: Option<&'a AnyResource>,
     /// The snapshot's object of the changed key.
     pub(super) current: Option<&'a Arc<AnyResource>>,
 }
 
+impl<'a> Changed<'a> {
+    /// The objects the change replaced (none or one) of `changed` (none for a merge).
+    pub(super) fn previous<'c>(changed: Option<&'c Changed<'a>>) -> &'c [&'a AnyResource] {
+        changed.map_or(&[], |c| c.previous.as_slice())
+    }
+}
+
 /// What a change seeds.
-pub(super) fn effect(
-    snapshot: &Snapshot,
-    options: &BuildOptions,
-    key: &ObjectKey,
-    changed: Changed<'_>,
-) -> Effect {
+pub(super) fn effect(snapshot: &Snapshot, options: &BuildOptions, changed: &Changed<'_>) -> Effect {
+    let key = changed.key;
     if never_read(key.kind) {
         return Effect::Nothing;
     }
@@ -439,7 +442,7 @@ impl<'a> Closing<'a> {
 pub(super) fn close<'a>(
     snapshot: &'a Snapshot,
     seeds: &'a Scope,
-    (previous, changed): (&'a [&'a AnyResource], Option<(&ObjectKey, Changed<'a>)>),
+    changed: Option<&'a Changed<'a>>,
     limit: usize,
     core_group_alias: bool,
     probe: &mut Probe<'a>,
@@ -451,6 +454,7 @@ pub(super) fn close<'a>(
         &[""]
     };
     let limit = limit.max(64);
+    let previous = Changed::previous(changed);
     let mut c = Closing::default();
     for (ns, name) in &seeds.services {
         c.service((ns, name));
@@ -466,8 +470,8 @@ pub(super) fn close<'a>(
         // the changed route was looked up already; a seed stored may be older than the
         // snapshot's (a merge's seeds are earlier scopes)
         let current = match changed {
-            Some((key, changed)) if (key.kind, &*key.namespace, &*key.name) == (kind, ns, name) => {
-                changed.current
+            Some(c) if (c.key.kind, &*c.key.namespace, &*c.key.name) == (kind, ns, name) => {
+                c.current
             }
             _ => probe.route(snapshot, (kind, ns, name)),
         };

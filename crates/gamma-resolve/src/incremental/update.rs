@@ -34,10 +34,11 @@ impl RouteTable {
             return RouteTable::build_reusing(snapshot, options, self);
         }
         let changed = Changed {
+            key,
             previous,
             current: snapshot.get_shared(key),
         };
-        let (seeds, rebind) = match effect(snapshot, options, key, changed) {
+        let (seeds, rebind) = match effect(snapshot, options, &changed) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build_reusing(snapshot, options, self),
             Effect::Seeds(s, rebind) => (s, rebind),
@@ -67,20 +68,14 @@ impl RouteTable {
                     merged.absorb(s);
                 }
             }
-            if !table.rebuild(snapshot, options, merged, (&[], None), limit) {
+            if !table.rebuild(snapshot, options, merged, None, limit) {
                 return RouteTable::build_reusing(snapshot, options, self);
             }
             let last = table.parts.pop();
             table.parts.truncate(1);
             table.parts.extend(last);
         }
-        if table.rebuild(
-            snapshot,
-            options,
-            seeds,
-            (previous.as_slice(), Some((key, changed))),
-            limit,
-        ) {
+        if table.rebuild(snapshot, options, seeds, Some(&changed), limit) {
             table.refresh_backend_tls_status(snapshot, options);
             table
         } else {
@@ -175,9 +170,9 @@ impl RouteTable {
         }
     }
 
-    /// Rebuilds the closure of `seeds` into a new part; `previous` are the objects the change
-    /// replaced (their old addresses are unbound), and `changed` the changed key with its
-    /// object then and now (none for a merge). Routes `self` keeps lowered are reused
+    /// Rebuilds the closure of `seeds` into a new part; `changed` is the change, its key and
+    /// its object then and now (none for a merge): the old addresses of what it replaced are
+    /// unbound. Routes `self` keeps lowered are reused
     /// when still current; the result keeps the scope's lowered routes. `false` when the
     /// scope has more than `limit` routes (a full build is cheaper).
     fn rebuild(
@@ -185,20 +180,21 @@ impl RouteTable {
         snapshot: &Snapshot,
         options: &BuildOptions,
         seeds: Scope,
-        (previous, changed): (&[&AnyResource], Option<(&ObjectKey, Changed<'_>)>),
+        changed: Option<&Changed<'_>>,
         limit: usize,
     ) -> bool {
         let mut probe = Probe::new();
         let Some((scope, current)) = close(
             snapshot,
             &seeds,
-            (previous, changed),
+            changed,
             limit,
             options.core_group_alias,
             &mut probe,
         ) else {
             return false;
         };
+        let previous = Changed::previous(changed);
         let vopts = options.lowering();
         // the regexes and regex sets the table compiled already are taken, not compiled again
         let mut regexes = RegexPool::reusing(&self.parts);
