@@ -373,6 +373,19 @@ enum Change {
     /// listener; Secret `edge/other` beside it) toggled between a `kubernetes.io/tls` Secret
     /// and an Opaque one (`update-secret-<routes>`).
     Secret,
+    /// Route 0's status, as a controller writes it (one parent entry, its message toggled),
+    /// its spec unchanged (`update-status-<routes>`): a change no table reads.
+    Status,
+}
+
+/// Route 0's `status` (`Change::Status`): one entry for its Service parent, message `m{v}`.
+fn status_yaml(v: usize) -> String {
+    format!(
+        "status:\n  parents:\n  - parentRef: {{group: \"\", kind: Service, name: svc-0, port: 80}}\n    \
+         controllerName: example.com/mesh\n    conditions:\n    - {{type: Accepted, status: \"True\", \
+         reason: Accepted, message: m{v}, lastTransitionTime: \"2026-01-05T10:00:00Z\", \
+         observedGeneration: 1}}\n"
+    )
 }
 
 /// BackendTLSPolicy `team-0/tls` on Service 0 (`Change::Policy`), hostname `s{v}.example`.
@@ -446,7 +459,7 @@ fn edge_yaml(v: usize) -> (String, String, String) {
 
 /// `update-<routes>`, `update-spread-<routes>`, `update-service-<routes>`,
 /// `update-namespace-<routes>`, `update-listenerset-<routes>`, `update-policy-<routes>`,
-/// `update-secret-<routes>`:
+/// `update-secret-<routes>`, `update-status-<routes>`:
 /// [`gamma_benches::manifests::mesh_cluster`] (5 routes per Service) and the edge of
 /// [`edge_yaml`], built once with `BuildOptions::keep_lowered_routes` (what an embedder that
 /// updates its table sets; `update-default-<routes>` and `update-spread-default-<routes>`:
@@ -492,6 +505,7 @@ fn update_scenario(routes: usize, n: usize, change: Change, options: BuildOption
             Change::Route => mesh_route_yaml(0, per, services, 2 + v),
             // route k*per*7+3 (mod routes): a different Service each change
             Change::Spread => mesh_route_yaml((k * per * 7 + 3) % routes, per, services, 2),
+            Change::Status => format!("{}{}", mesh_route_yaml(0, per, services, 1), status_yaml(v)),
             Change::Namespace => edge_yaml(v).0,
             Change::ListenerSet => edge_yaml(v).1,
             Change::Policy => policy_yaml(v),
@@ -615,6 +629,7 @@ fn main() {
         ("update-listenerset-", Change::ListenerSet),
         ("update-policy-", Change::Policy),
         ("update-secret-", Change::Secret),
+        ("update-status-", Change::Status),
         ("update-", Change::Route),
     ] {
         if let Some(routes) = scenario.strip_prefix(prefix).and_then(|r| r.parse().ok()) {

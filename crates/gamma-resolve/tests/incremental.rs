@@ -133,6 +133,10 @@ enum Obj {
         ts: u8,
         bad_host: bool,
         bad_regex: bool,
+        /// After the upsert, the same route again with only what the table does not read
+        /// changed ([`Obj::restated`]): 0 none, 1 a status, 2 a status the API server would
+        /// refuse (33 parents), 3 a label, 4 a label it would refuse.
+        then: u8,
     },
     Grpc {
         i: usize,
@@ -187,7 +191,38 @@ fn parents_yaml(parents: &[(usize, bool)]) -> String {
     format!("[{}]", v.join(", "))
 }
 
+/// One entry of `status.parents` (a valid `RouteParentStatus`).
+const STATUS_PARENT: &str = "  - parentRef: {name: web}\n    controllerName: example.com/mesh\n    \
+    conditions: [{type: Accepted, status: \"True\", reason: Accepted, message: ok, \
+    lastTransitionTime: \"2024-01-01T00:00:00Z\", observedGeneration: 1}]\n";
+
 impl Obj {
+    /// The object again with only its status or labels changed (`Obj::Http::then`): nothing
+    /// lowering reads, though validity may change (the status and labels are validated).
+    fn restated(&self) -> Option<String> {
+        let Obj::Http { then, .. } = self else {
+            return None;
+        };
+        let yaml = self.yaml();
+        let labeled = |labels: &str| {
+            yaml.replacen(
+                "creationTimestamp:",
+                &format!("labels: {labels}, resourceVersion: \"7\", creationTimestamp:"),
+                1,
+            )
+        };
+        match then {
+            1 => Some(format!("{yaml}status:\n  parents:\n{STATUS_PARENT}")),
+            2 => Some(format!(
+                "{yaml}status:\n  parents:\n{}",
+                STATUS_PARENT.repeat(33)
+            )),
+            3 => Some(labeled("{team: x}")),
+            4 => Some(labeled("{\"bad key!\": x}")),
+            _ => None,
+        }
+    }
+
     fn key(&self) -> ObjectKey {
         use gamma_model::ResourceKind as K;
         match self {
@@ -412,6 +447,7 @@ impl Obj {
                 ts,
                 bad_host,
                 bad_regex,
+                ..
             } => {
                 let mut r = String::new();
                 for (k, (path, backend, weight)) in rules.iter().enumerate() {
@@ -520,13 +556,16 @@ fn obj() -> impl Strategy<Value = Obj> {
             proptest::bool::weighted(0.1),
             proptest::bool::weighted(0.1),
         )
-            .prop_map(|(i, parents, rules, ts, bad_host, bad_regex)| Obj::Http {
-                i,
-                parents,
-                rules,
-                ts,
-                bad_host,
-                bad_regex,
+            .prop_flat_map(|(i, parents, rules, ts, bad_host, bad_regex)| {
+                prop_oneof![4 => Just(0u8), 1 => 1u8..5].prop_map(move |then| Obj::Http {
+                    i,
+                    parents: parents.clone(),
+                    rules: rules.clone(),
+                    ts,
+                    bad_host,
+                    bad_regex,
+                    then,
+                })
             }),
         4 => (0usize..2, parents(), 0usize..4, 0u8..4)
             .prop_map(|(i, parents, backend, ts)| Obj::Grpc { i, parents, backend, ts }),
@@ -633,6 +672,17 @@ fn run_with(initial: &[Obj], changes: &[(Obj, bool)], options: &BuildOptions, se
         assert_same(&updated, &built, step);
         // the previous table is unchanged by the update (readers keep it until they swap)
         table = updated;
+        // the same route with a new status or labels only
+        if let Some(yaml) = o.restated().filter(|_| *upsert) {
+            let mut objects = gamma_model::decode(&yaml).unwrap();
+            assert_eq!(objects.len(), 1, "{yaml}");
+            let previous = snapshot.upsert(objects.remove(0));
+            let updated = table.update(&snapshot, options, &key, previous.as_deref());
+            let built =
+                RouteTable::build(&snapshot, &options.clone().with_keep_lowered_routes(false));
+            assert_same(&updated, &built, step);
+            table = updated;
+        }
     }
 }
 
@@ -682,6 +732,7 @@ fn the_previous_table_is_unchanged_by_an_update() {
         ts: 0,
         bad_host: false,
         bad_regex: false,
+        then: 0,
     };
     let mut snapshot = Snapshot::new();
     for o in [&svc, &route(1)] {

@@ -14,7 +14,7 @@
 //!
 //! Files: `update.rs` runs an update (the table methods), `scope.rs` finds and closes its
 //! scope, `input.rs` lowers the scope's input, reusing kept routes, `probe.rs` looks objects up
-//! by borrowed names.
+//! by borrowed names, `unseen.rs` recognises route changes no table reads (status, labels).
 //!
 //! May use: every layer below (the table, its build and lowering); only the façade uses it.
 
@@ -23,6 +23,7 @@ mod probe;
 mod scope;
 #[cfg(test)]
 mod tests;
+mod unseen;
 mod update;
 
 use std::sync::Arc;

@@ -38,6 +38,10 @@ impl RouteTable {
             previous,
             current: snapshot.get_shared(key),
         };
+        if is_route_kind(key.kind) && unseen::unseen(self, snapshot, options, &changed) {
+            // status, labels, annotations: nothing the table reads
+            return self.share();
+        }
         let (seeds, rebind) = match effect(snapshot, options, &changed) {
             Effect::Nothing => return self.share(),
             Effect::Full => return RouteTable::build_reusing(snapshot, options, self),

@@ -148,3 +148,18 @@ pub(crate) fn kept_route<'p>(
         .find_map(|l| l.routes.get(id))
         .map(|(_, ir, in_place)| (ir, *in_place))
 }
+
+/// Whether `object` was valid, from the lowered form a part keeps of that very object (its
+/// identity: the address `object` is at), searching `kept` (a table's parts, oldest first)
+/// newest first; `None` when no part keeps it for `bundle`.
+pub(crate) fn kept_verdict<'p>(
+    kept: impl DoubleEndedIterator<Item = &'p Lowered>,
+    bundle: &KindBundles,
+    object: &AnyResource,
+) -> Option<bool> {
+    let id = std::ptr::from_ref(object) as usize;
+    kept.rev()
+        .filter(|l| !l.routes.is_empty() && l.bundle == *bundle)
+        .find_map(|l| l.routes.get(id))
+        .map(|(_, ir, _)| ir.invalid.is_none())
+}

@@ -14,7 +14,7 @@ mod plain;
 mod route;
 
 pub(crate) use endpoints::{endpoints, endpoints_with};
-pub(crate) use kept::{Lowered, kept_route};
+pub(crate) use kept::{Lowered, kept_route, kept_verdict};
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

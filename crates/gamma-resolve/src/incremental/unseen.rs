@@ -1,0 +1,101 @@
+//! Route changes the table cannot see: a new version of a route whose every field lowering
+//! reads is as it was, and which was and is valid (`docs/incremental.md`, "Changes the table
+//! cannot see").
+//!
+//! Most watch events on a route in a live cluster are of this kind: every status write (the
+//! controller's own, read back, and every other controller's), a label or annotation, a
+//! `managedFields` entry. The table depends only on what lowering reads (the kind, apiVersion,
+//! namespace, name, `creationTimestamp` and `spec`) and on the route's validity, which also
+//! covers its labels, annotations and status (the API server validates the status
+//! subresource with the same schema: a status past 32 parents makes the object one the
+//! server would refuse, and the table leaves such a route out). When both are as they were,
+//! the updated table is the table itself, shared.
+
+use std::sync::Arc;
+
+use gamma_model::AnyResource;
+use gamma_model::Validate;
+use gamma_model::meta::ObjectMeta;
+
+use crate::lower::{Lowering, kept_verdict};
+use crate::table::{BuildOptions, Part, RouteTable};
+
+use super::scope::Changed;
+
+/// Whether `changed` (a route: its previous and current objects) leaves every table as it
+/// was: the same fields for lowering, valid before and after under `options`.
+pub(super) fn unseen(
+    table: &RouteTable,
+    snapshot: &gamma_model::Snapshot,
+    options: &BuildOptions,
+    changed: &Changed<'_>,
+) -> bool {
+    let (Some(previous), Some(current)) = (changed.previous, changed.current) else {
+        return false;
+    };
+    if !same_for_lowering(previous, current) {
+        return false;
+    }
+    let opts = &options.lowering();
+    // the current verdict is the snapshot's (kept with the object: a build asks for it too)
+    let Some((_, true)) = snapshot.validated_route(changed.key, opts) else {
+        return false;
+    };
+    was_valid(&table.parts, opts, previous)
+}
+
+/// Whether `previous` was valid: the verdict its kept lowered form carries when a part keeps
+/// one (the table was built or updated from that very object), validated otherwise.
+fn was_valid(parts: &[Arc<Part>], opts: &Lowering, previous: &AnyResource) -> bool {
+    let kept = parts.iter().map(|p| &p.lowered);
+    match kept_verdict(kept, &opts.as_bundles(), previous) {
+        Some(valid) => valid,
+        None => previous
+            .validate_with(&opts.for_kind(previous.kind()))
+            .is_ok(),
+    }
+}
+
+/// The same route for lowering: kind, apiVersion, namespace, name, `creationTimestamp`
+/// (precedence: the oldest route wins) and `spec` equal.
+pub(super) fn same_for_lowering(a: &AnyResource, b: &AnyResource) -> bool {
+    match (a, b) {
+        (AnyResource::HttpRoute(a), AnyResource::HttpRoute(b)) => {
+            a.api_version == b.api_version
+                && same_meta(&a.metadata, &b.metadata)
+                && a.spec == b.spec
+        }
+        (AnyResource::GrpcRoute(a), AnyResource::GrpcRoute(b)) => {
+            a.api_version == b.api_version
+                && same_meta(&a.metadata, &b.metadata)
+                && a.spec == b.spec
+        }
+        (AnyResource::TlsRoute(a), AnyResource::TlsRoute(b)) => {
+            a.api_version == b.api_version
+                && same_meta(&a.metadata, &b.metadata)
+                && a.spec == b.spec
+        }
+        (AnyResource::TcpRoute(a), AnyResource::TcpRoute(b)) => {
+            a.api_version == b.api_version
+                && same_meta(&a.metadata, &b.metadata)
+                && a.spec == b.spec
+        }
+        (AnyResource::UdpRoute(a), AnyResource::UdpRoute(b)) => {
+            a.api_version == b.api_version
+                && same_meta(&a.metadata, &b.metadata)
+                && a.spec == b.spec
+        }
+        _ => false,
+    }
+}
+
+/// The metadata lowering reads. Two different `generation`s say the spec changed (the API
+/// server bumps it on every spec change), so the spec is not compared: only conservative, as
+/// a changed route is rebuilt whatever its spec.
+fn same_meta(a: &ObjectMeta, b: &ObjectMeta) -> bool {
+    let generations = a.generation.zip(b.generation);
+    generations.is_none_or(|(x, y)| x == y)
+        && a.name == b.name
+        && a.namespace_or_default() == b.namespace_or_default()
+        && a.creation_timestamp == b.creation_timestamp
+}
