@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -20,7 +21,7 @@ use gamma_controller::{
 };
 use gamma_model::meta::Time;
 use gamma_model::validate::Bundle;
-use gamma_model::{ObjectKey, ResourceKind};
+use gamma_model::{AnyResource, ObjectKey, ResourceKind};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::runtime::watcher::Event;
 use tokio::sync::{mpsc, watch as channel};
@@ -411,7 +412,9 @@ impl Runner {
                     {
                         l.full = true;
                     }
-                    let snapshot = l.store.snapshot().clone();
+                    // shared, not copied: a copy is every index and key of the cluster
+                    // (about 1 KB a route), for each reconcile
+                    let snapshot = l.store.shared();
                     let changes: Vec<ObjectKey> = std::mem::take(&mut l.pending).into_iter().collect();
                     // Each reconcile_change updates the route table for its object: a large
                     // batch (many objects created at once) costs one full build instead of
@@ -954,11 +957,17 @@ impl Loop {
         // Writes to different objects are independent (each has its own resourceVersion
         // precondition): up to `writes_in_flight` at once, as one write waits mostly on the
         // API server's round trip. One object is written at most once per batch.
-        let snapshot = self.store.snapshot().clone();
+        // the copies the writes merge into, held by `Arc` while they are in flight (the store
+        // takes the writes' results meanwhile), not a copy of the whole snapshot
+        let copies: BTreeMap<&ObjectKey, Arc<AnyResource>> = updates
+            .keys()
+            .chain(object_updates.keys())
+            .filter_map(|k| Some((k, Arc::clone(self.store.snapshot().get_shared(k)?))))
+            .collect();
         let updates: Vec<AnyUpdate<'_>> = updates
             .iter()
             .filter_map(|(route, (status, desired))| {
-                let copy = snapshot.get(route)?;
+                let copy = copies.get(route)?;
                 Some(AnyUpdate::Route(Update {
                     route,
                     api_version: copy.api_version(),
@@ -972,7 +981,7 @@ impl Loop {
                 object_updates
                     .iter()
                     .filter_map(|(object, (status, desired))| {
-                        let copy = snapshot.get(object)?;
+                        let copy = copies.get(object)?;
                         Some(AnyUpdate::Object(ObjectUpdate {
                             object,
                             api_version: copy.api_version(),

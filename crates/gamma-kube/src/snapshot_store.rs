@@ -13,6 +13,7 @@
 //! (a watch sends one resource's versions in order), and are skipped.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use gamma_model::{AnyResource, ObjectKey, ResourceKind, Snapshot};
 use kube::runtime::watcher::Event;
@@ -32,7 +33,10 @@ pub enum Change {
 /// Watcher events to a [`Snapshot`].
 #[derive(Debug, Default)]
 pub struct SnapshotStore {
-    snapshot: Snapshot,
+    /// Shared with a reconciliation running on another thread ([`SnapshotStore::shared`]);
+    /// written copy-on-write, so an event applied meanwhile copies it once, and none is
+    /// copied otherwise.
+    snapshot: Arc<Snapshot>,
     /// Relists in progress: the objects listed so far.
     relisting: BTreeMap<ResourceKind, Vec<AnyResource>>,
     /// Kinds that must list once before the store is ready.
@@ -55,11 +59,23 @@ impl SnapshotStore {
         &self.snapshot
     }
 
+    /// The current snapshot, shared: what a reconciliation on another thread reads, without
+    /// a copy (a [`Snapshot`] clone copies every index and key, about 1 KB a route). The
+    /// store's next write copies it only if the reconciliation still holds it.
+    pub fn shared(&self) -> Arc<Snapshot> {
+        Arc::clone(&self.snapshot)
+    }
+
+    /// The snapshot, to write (copied first if a reader still shares it).
+    fn write(&mut self) -> &mut Snapshot {
+        Arc::make_mut(&mut self.snapshot)
+    }
+
     /// Marks the snapshot as holding every `kubernetes.io/tls` Secret
     /// ([`Snapshot::secrets_complete`]): the runtime watches them
     /// ([`crate::RunConfig::watch_secrets`]), and reconciles only once they have listed.
     pub fn set_secrets_complete(&mut self, complete: bool) {
-        self.snapshot.set_secrets_complete(complete);
+        self.write().set_secrets_complete(complete);
     }
 
     /// Marks the snapshot as holding every ClusterTrustBundle
@@ -67,7 +83,7 @@ impl SnapshotStore {
     /// cluster serves the API ([`crate::served::cluster_trust_bundle_version`]), and reconciles
     /// only once they have listed.
     pub fn set_cluster_trust_bundles_complete(&mut self, complete: bool) {
-        self.snapshot.set_cluster_trust_bundles_complete(complete);
+        self.write().set_cluster_trust_bundles_complete(complete);
     }
 
     /// Waits for `kind` to list before reporting ready.
@@ -100,7 +116,7 @@ impl SnapshotStore {
     pub fn wrote(&mut self, object: AnyResource) -> Option<ObjectKey> {
         let version = object.metadata().resource_version.clone()?;
         let key = ObjectKey::of(&object);
-        self.snapshot.upsert(object);
+        self.write().upsert(object);
         self.ahead.insert(key.clone(), version);
         Some(key)
     }
@@ -126,13 +142,13 @@ impl SnapshotStore {
                         return Change::None;
                     }
                 }
-                self.snapshot.upsert(r);
+                self.write().upsert(r);
                 Change::Object(key)
             }
             Event::Delete(r) => {
                 let key = ObjectKey::of(&r);
                 self.ahead.remove(&key);
-                self.snapshot.remove(&key);
+                self.write().remove(&key);
                 Change::Object(key)
             }
             Event::Init => {
@@ -164,7 +180,7 @@ impl SnapshotStore {
         self.ahead.retain(|key, _| key.kind != kind);
         let stale: Vec<ObjectKey> = self.snapshot.of_kind(kind).map(ObjectKey::of).collect();
         for key in &stale {
-            self.snapshot.remove(key);
+            self.write().remove(key);
         }
         !stale.is_empty()
     }
@@ -178,12 +194,12 @@ impl SnapshotStore {
             .filter(|k| !keep.contains(k))
             .collect();
         for key in &gone {
-            self.snapshot.remove(key);
+            self.write().remove(key);
         }
         for r in listed {
             // Objects whose content did not change keep their place; upsert replaces the rest.
             if self.snapshot.get(&ObjectKey::of(&r)) != Some(&r) {
-                self.snapshot.upsert(r);
+                self.write().upsert(r);
             }
         }
     }
