@@ -18,6 +18,7 @@
 
 use std::alloc::System;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gamma_arbiter::{Arbiter, ArbiterConfig, Identity, PairKey};
 use gamma_benches::Rng;
@@ -277,8 +278,9 @@ fn measure(cluster: &Cluster, config: &ArbiterConfig, me: &Identity, now: Time) 
         lean_bytes,
     ));
 
-    // 3. What the reconciler keeps: the arbiter's decisions, a copy of the snapshot (its
-    // `seen`: the objects shared, the maps copied), its table and the table conditions.
+    // 3. What the reconciler keeps: the arbiter's decisions, the objects as last seen (its
+    // `seen`: each object's key and `Arc`, shared with the snapshot), its table and the
+    // table conditions.
     let arbiter = Arbiter::new(config.clone()).unwrap();
     let region = Region::new(ALLOC);
     let decisions = arbiter.decide_all(&snapshot);
@@ -286,10 +288,26 @@ fn measure(cluster: &Cluster, config: &ArbiterConfig, me: &Identity, now: Time) 
     drop(decisions);
     rows.push(("arbiter decisions (decide_all)".into(), decisions_bytes));
     let region = Region::new(ALLOC);
+    let seen: BTreeMap<ObjectKey, Arc<AnyResource>> = snapshot
+        .iter_shared()
+        .map(|(k, o)| (k.clone(), Arc::clone(o)))
+        .collect();
+    let seen_bytes = live(&region);
+    drop(seen);
+    rows.push((
+        "the objects as last seen (keys and shared objects)".into(),
+        seen_bytes,
+    ));
+    // what that was before: a copy of the snapshot, every index and key (the runtime also
+    // made one per reconcile)
+    let region = Region::new(ALLOC);
     let copy = snapshot.clone();
     let copy_bytes = live(&region);
     drop(copy);
-    rows.push(("a copy of the snapshot (objects shared)".into(), copy_bytes));
+    rows.push((
+        "  (a copy of the snapshot instead: objects shared, indexes copied)".into(),
+        copy_bytes,
+    ));
     // The reconciler's table conditions per (route, parent), a map of the shape it keeps
     // (`gamma_controller::Reconciler::conditions`), from a table whose conditions are rendered.
     let table = RouteTable::build(&snapshot, &build);
@@ -328,10 +346,10 @@ fn measure(cluster: &Cluster, config: &ArbiterConfig, me: &Identity, now: Time) 
         retained,
     ));
     rows.push((
-        "  its state beyond table, decisions and snapshot copy".into(),
+        "  its state beyond table, decisions and the objects as last seen".into(),
         minus(
             minus(minus(retained, table_bytes), decisions_bytes),
-            copy_bytes,
+            seen_bytes,
         ),
     ));
     rows.push((

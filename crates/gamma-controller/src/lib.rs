@@ -250,11 +250,12 @@ pub struct Reconciler {
     /// The last table (sharing its parts with the one returned), what an incremental change
     /// updates, and the pairs it included.
     table: Option<(RouteTable, BTreeSet<RouteParentKey>)>,
-    /// The objects as of the last reconciliation: a copy of the snapshot taken by the full
-    /// reconcile (sharing the objects, not copying them), kept in step one changed object at
-    /// a time, so that an incremental change knows the object it replaced (the frontends a
-    /// route left, the addresses a Service had).
-    seen: Option<Snapshot>,
+    /// The objects as of the last reconciliation, shared with the snapshot (the full
+    /// reconcile takes them by `Arc`, not the snapshot's indexes: a `Snapshot` clone copies
+    /// every index and key, about 1 KB a route), kept in step one changed object at a time, so
+    /// that an incremental change knows the object it replaced (the frontends a route left,
+    /// the addresses a Service had).
+    seen: Option<BTreeMap<ObjectKey, Arc<AnyResource>>>,
     /// The bundle changed since the last full reconciliation ([`Reconciler::set_bundle`]):
     /// the next reconciliation is a full one, whichever is called.
     bundle_changed: bool,
@@ -353,7 +354,12 @@ impl Reconciler {
         let routes: BTreeSet<ObjectKey> =
             decisions.routes().map(|(r, _)| r.to_object_key()).collect();
         self.decisions = Some(decisions);
-        self.seen = Some(snapshot.clone());
+        self.seen = Some(
+            snapshot
+                .iter_shared()
+                .map(|(k, o)| (k.clone(), Arc::clone(o)))
+                .collect(),
+        );
         self.finish(snapshot, now, routes, None)
     }
 
@@ -378,18 +384,13 @@ impl Reconciler {
         };
         let changed_pairs = self.arbiter.update(decisions, snapshot, changed);
         // the object `changed` replaced, as the last reconciliation saw it
-        let previous = self.seen.as_mut().and_then(|seen| {
-            let previous = seen.get_shared(changed).cloned();
-            match snapshot.get(changed) {
-                Some(now) => {
-                    seen.upsert(now.clone());
-                }
-                None => {
-                    seen.remove(changed);
-                }
-            }
-            previous
-        });
+        let previous = self
+            .seen
+            .as_mut()
+            .and_then(|seen| match snapshot.get_shared(changed) {
+                Some(now) => seen.insert(changed.clone(), Arc::clone(now)),
+                None => seen.remove(changed),
+            });
         let mut routes: BTreeSet<ObjectKey> = changed_pairs.into_iter().map(|p| p.route).collect();
         if changed.kind.is_route() {
             routes.insert(changed.clone());
@@ -414,13 +415,14 @@ impl Reconciler {
         let table = match (change, last.take()) {
             (Some((key, previous)), Some((last, last_include))) => {
                 let mut table = last.update(snapshot, &options, key, previous);
-                // routes whose pairs `me` gained or lost program differently: update them too
+                // routes whose pairs `me` gained or lost program differently: update them too,
+                // each as its own previous (the changed route included: a change the table
+                // cannot see, such as a status write, leaves its table as it was)
                 let moved: BTreeSet<ObjectKey> = last_include
                     .symmetric_difference(&include)
                     .map(|p| {
                         ObjectKey::new(p.kind.resource_kind(), p.namespace.clone(), p.name.clone())
                     })
-                    .filter(|r| r != key)
                     .collect();
                 for route in moved {
                     let current = snapshot.get(&route);

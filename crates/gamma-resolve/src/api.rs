@@ -222,8 +222,12 @@ impl RouteTable {
     /// plane keeps resolving against the old table while the new one is built, then swaps.
     ///
     /// `options` must be those `self` was built with, except for
-    /// [`BuildOptions::include`] entries of routes passed as changed (an ownership change of
-    /// a route is an update with that route as `key` and `previous` itself). The result
+    /// [`BuildOptions::include`] entries of routes passed as changed with `previous` the
+    /// route's current object itself (an ownership change of a route is an update with that
+    /// route as `key` and `previous` itself, which always rebuilds it). A new version of a
+    /// route that changes nothing the table reads (its status, labels, annotations: the same
+    /// spec, valid before and after) returns the table itself, shared: give such a route's
+    /// new `include` entries in a second update, with `previous` itself. The result
     /// resolves every request, and reports every parent condition and Gateway status
     /// (and BackendTLSPolicy status) exactly as `RouteTable::build(snapshot, options)`
     /// would. A change of a kind the table does not know rebuilds the whole table, as does a

@@ -24,6 +24,12 @@ impl Snapshot {
         self.objects.iter().map(|(k, v)| (k, &**v))
     }
 
+    /// Every object, shared, in key order: what a reader keeps to know later which object a
+    /// change replaced, without copying the objects or the snapshot's indexes.
+    pub fn iter_shared(&self) -> impl Iterator<Item = (&ObjectKey, &Arc<AnyResource>)> {
+        self.objects.iter()
+    }
+
     /// Every object of one kind, in (namespace, name) order.
     pub fn of_kind(&self, kind: ResourceKind) -> impl Iterator<Item = &AnyResource> {
         self.of_kind_shared(kind).map(|v| &**v)

@@ -346,3 +346,43 @@ fn a_status_or_label_the_api_server_would_refuse_leaves_the_route_out() {
         }
     }
 }
+
+// An ownership change is an update with the route as its own previous and new `include`
+// entries: it rebuilds the route whatever changed (here nothing), so the table follows the
+// new entries; a status-only change right before leaves the table shared, and this second
+// update still applies them.
+#[test]
+fn a_route_as_its_own_previous_is_rebuilt_under_new_include_entries() {
+    let pair = |name: &str| crate::RouteParentKey {
+        kind: gamma_model::RouteKind::Http,
+        namespace: "app".into(),
+        name: name.into(),
+        parent_index: 0,
+    };
+    let both = BuildOptions {
+        include: Some([pair("a"), pair("b")].into_iter().collect()),
+        ..BuildOptions::default().with_keep_lowered_routes(true)
+    };
+    let only_b = BuildOptions {
+        include: Some([pair("b")].into_iter().collect()),
+        ..both.clone()
+    };
+    let mut snapshot = snapshot_with(&[("b", "/b")]);
+    upsert_restated(&mut snapshot, "", "");
+    let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+    let table = RouteTable::build(&snapshot, &both);
+    let previous = upsert_restated(&mut snapshot, "", &status_parents(1));
+    let shared = table.update(&snapshot, &only_b, &key, previous.as_deref());
+    assert!(
+        shares_every_part(&table, &shared),
+        "a status write: nothing to rebuild"
+    );
+    let current = snapshot.get(&key).cloned();
+    let moved = shared.update(&snapshot, &only_b, &key, current.as_ref());
+    assert!(!shares_every_part(&shared, &moved));
+    assert!(agrees_with_scratch(&moved, &snapshot, &only_b));
+    assert!(
+        !agrees_with_scratch(&shared, &snapshot, &only_b),
+        "a was still included"
+    );
+}

@@ -9,7 +9,9 @@
 //! covers its labels, annotations and status (the API server validates the status
 //! subresource with the same schema: a status past 32 parents makes the object one the
 //! server would refuse, and the table leaves such a route out). When both are as they were,
-//! the updated table is the table itself, shared.
+//! the updated table is the table itself, shared. A route given as its own previous (the same
+//! object, or an equal one) is rebuilt as before: that is how an embedder applies new
+//! `BuildOptions::include` entries of a route (an ownership change).
 
 use std::sync::Arc;
 
@@ -34,6 +36,11 @@ pub(super) fn unseen(
         return false;
     };
     if !same_for_lowering(previous, current) {
+        return false;
+    }
+    // the route as its own previous (or an equal copy): a request to rebuild it as it is (an
+    // ownership change, new `BuildOptions::include` entries: `RouteTable::update`)
+    if std::ptr::eq(previous, &**current) || previous == &**current {
         return false;
     }
     let opts = &options.lowering();
