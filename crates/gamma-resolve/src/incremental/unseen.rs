@@ -40,7 +40,7 @@ pub(super) fn unseen(
     }
     // the route as its own previous (or an equal copy): a request to rebuild it as it is (an
     // ownership change, new `BuildOptions::include` entries: `RouteTable::update`)
-    if std::ptr::eq(previous, &**current) || previous == &**current {
+    if std::ptr::eq(previous, &**current) || same_beyond_lowering(previous, current) {
         return false;
     }
     let opts = &options.lowering();
@@ -63,37 +63,34 @@ fn was_valid(parts: &[Arc<Part>], opts: &Lowering, previous: &AnyResource) -> bo
     }
 }
 
+/// `$body` over two routes of the same kind (`$x`, `$y`: the typed objects; every route kind
+/// has the same fields), `false` for two different kinds or non-routes.
+macro_rules! same_kind {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            (AnyResource::HttpRoute($x), AnyResource::HttpRoute($y)) => $body,
+            (AnyResource::GrpcRoute($x), AnyResource::GrpcRoute($y)) => $body,
+            (AnyResource::TlsRoute($x), AnyResource::TlsRoute($y)) => $body,
+            (AnyResource::TcpRoute($x), AnyResource::TcpRoute($y)) => $body,
+            (AnyResource::UdpRoute($x), AnyResource::UdpRoute($y)) => $body,
+            _ => false,
+        }
+    };
+}
+
 /// The same route for lowering: kind, apiVersion, namespace, name, `creationTimestamp`
 /// (precedence: the oldest route wins) and `spec` equal.
 pub(super) fn same_for_lowering(a: &AnyResource, b: &AnyResource) -> bool {
-    match (a, b) {
-        (AnyResource::HttpRoute(a), AnyResource::HttpRoute(b)) => {
-            a.api_version == b.api_version
-                && same_meta(&a.metadata, &b.metadata)
-                && a.spec == b.spec
-        }
-        (AnyResource::GrpcRoute(a), AnyResource::GrpcRoute(b)) => {
-            a.api_version == b.api_version
-                && same_meta(&a.metadata, &b.metadata)
-                && a.spec == b.spec
-        }
-        (AnyResource::TlsRoute(a), AnyResource::TlsRoute(b)) => {
-            a.api_version == b.api_version
-                && same_meta(&a.metadata, &b.metadata)
-                && a.spec == b.spec
-        }
-        (AnyResource::TcpRoute(a), AnyResource::TcpRoute(b)) => {
-            a.api_version == b.api_version
-                && same_meta(&a.metadata, &b.metadata)
-                && a.spec == b.spec
-        }
-        (AnyResource::UdpRoute(a), AnyResource::UdpRoute(b)) => {
-            a.api_version == b.api_version
-                && same_meta(&a.metadata, &b.metadata)
-                && a.spec == b.spec
-        }
-        _ => false,
-    }
+    same_kind!(a, b, |a, b| a.api_version == b.api_version
+        && same_meta(&a.metadata, &b.metadata)
+        && a.spec == b.spec)
+}
+
+/// Of two routes [`same_for_lowering`], whether the rest is equal too (the whole objects are).
+fn same_beyond_lowering(a: &AnyResource, b: &AnyResource) -> bool {
+    same_kind!(a, b, |a, b| a.kind == b.kind
+        && a.metadata == b.metadata
+        && a.status == b.status)
 }
 
 /// The metadata lowering reads. Two different `generation`s say the spec changed (the API
