@@ -272,6 +272,17 @@ fn status_parents(n: usize) -> String {
     format!("status:\n  parents:\n{}", entry.repeat(n))
 }
 
+/// Routes `a` (on `/a`, as [`upsert_restated`] makes it) and `b` (on `b_path`) on Service
+/// `web`, and the table built of them with `keep_lowered_routes` set to `keep`.
+fn route_a_beside_b(keep: bool, b_path: &str) -> (BuildOptions, Snapshot, ObjectKey, RouteTable) {
+    let options = BuildOptions::default().with_keep_lowered_routes(keep);
+    let mut snapshot = snapshot_with(&[("b", b_path)]);
+    upsert_restated(&mut snapshot, "", "");
+    let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
+    let table = RouteTable::build(&snapshot, &options);
+    (options, snapshot, key, table)
+}
+
 /// Whether `b` is `a` shared: the same parts, none added.
 fn shares_every_part(a: &RouteTable, b: &RouteTable) -> bool {
     a.parts.len() == b.parts.len() && a.parts.iter().zip(&b.parts).all(|(x, y)| Arc::ptr_eq(x, y))
@@ -284,11 +295,7 @@ fn shares_every_part(a: &RouteTable, b: &RouteTable) -> bool {
 #[test]
 fn a_status_or_label_change_shares_every_part() {
     for keep in [true, false] {
-        let options = BuildOptions::default().with_keep_lowered_routes(keep);
-        let mut snapshot = snapshot_with(&[("b", "/b")]);
-        upsert_restated(&mut snapshot, "", "");
-        let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
-        let mut table = RouteTable::build(&snapshot, &options);
+        let (options, mut snapshot, key, mut table) = route_a_beside_b(keep, "/b");
         for (extra, status) in [
             ("", status_parents(1)),
             (", labels: {team: x}", String::new()),
@@ -315,11 +322,7 @@ fn a_status_or_label_change_shares_every_part() {
 #[test]
 fn a_status_or_label_the_api_server_would_refuse_leaves_the_route_out() {
     for keep in [true, false] {
-        let options = BuildOptions::default().with_keep_lowered_routes(keep);
-        let mut snapshot = snapshot_with(&[("b", "/")]);
-        upsert_restated(&mut snapshot, "", "");
-        let key = ObjectKey::new(ResourceKind::HttpRoute, "app", "a");
-        let table = RouteTable::build(&snapshot, &options);
+        let (options, mut snapshot, key, table) = route_a_beside_b(keep, "/");
         let to_a = |t: &RouteTable| {
             let req = crate::Request::http(IpAddr::from([10, 96, 0, 1]), 80, "GET", "/a");
             format!("{:?}", t.resolve(&req, 1)).contains("name: \"a\"")
