@@ -14,7 +14,7 @@ use super::probe::Probe;
 use super::*;
 
 /// The route kinds.
-pub(super) fn is_route_kind(k: ResourceKind) -> bool {
+fn is_route_kind(k: ResourceKind) -> bool {
     RouteKind::ALL.iter().any(|r| r.resource_kind() == k)
 }
 

@@ -38,7 +38,7 @@ impl RouteTable {
             previous,
             current: snapshot.get_shared(key),
         };
-        if is_route_kind(key.kind) && unseen::unseen(self, snapshot, options, &changed) {
+        if unseen::unseen(self, snapshot, options, &changed) {
             // status, labels, annotations: nothing the table reads
             return self.share();
         }

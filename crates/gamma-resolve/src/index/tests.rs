@@ -260,6 +260,31 @@ fn a_full_hash_records_its_longest_probe_and_finds_every_key() {
     );
 }
 
+/// Indexes built by [`indexes_of`]: each with its id and its keys.
+type Built<'k> = Vec<(u32, PathIndex, &'k Vec<String>)>;
+
+/// One index per key list of `lists`, all in one table hashed with `seed`: `add` puts key `i`
+/// of list `n` into the list's index. The frozen table, and the indexes.
+fn indexes_of<'k>(
+    seed: u64,
+    lists: &'k [Vec<String>],
+    add: impl Fn(&mut PathKeysBuilder<'k>, &mut PathIndexBuilder, u32, u32, &'k str),
+) -> (PathKeys, Built<'k>) {
+    let mut b = PathKeysBuilder::new(HashKeys::new(seed));
+    let mut pool = RegexPool::default();
+    let order = |a: &u32, b: &u32| a.cmp(b);
+    let mut built = Vec::new();
+    for (n, keys) in (0u32..).zip(lists) {
+        let mut ib = b.index();
+        for (i, k) in (0u32..).zip(keys) {
+            add(&mut b, &mut ib, n, i, k);
+        }
+        let id = ib.id;
+        built.push((id, b.finish(ib, &order, &mut pool), keys));
+    }
+    (b.freeze(), built)
+}
+
 // The key lengths of large indexes' exact keys let a path of another length miss without a
 // hash probe, and never hide a key: small and large indexes interleaved in one table, keys
 // of many lengths (63 bytes and more share the last length bit).
@@ -278,19 +303,9 @@ fn exact_key_lengths_skip_only_absent_lengths() {
         .iter()
         .map(|lens| lens.iter().map(|&l| key(l, 'a')).collect())
         .collect();
-    let mut b = PathKeysBuilder::new(HashKeys::new(3));
-    let mut pool = RegexPool::default();
-    let order = |a: &u32, b: &u32| a.cmp(b);
-    let mut built = Vec::new();
-    for (n, keys) in (0u32..).zip(&all_keys) {
-        let mut ib = b.index();
-        for (i, k) in (0u32..).zip(keys) {
-            b.add(&mut ib, PathSlot::Exact(k), 100 * n + i);
-        }
-        let id = ib.id;
-        built.push((id, b.finish(ib, &order, &mut pool), keys));
-    }
-    let pk = b.freeze();
+    let (pk, built) = indexes_of(3, &all_keys, |b, ib, n, i, k| {
+        b.add(ib, PathSlot::Exact(k), 100 * n + i);
+    });
     for (id, index, keys) in &built {
         let large = index.exact.1 > SCAN_MAX;
         for len in 1..120 {
@@ -330,20 +345,10 @@ fn key_tails_skip_only_absent_keys() {
             .collect(),
         (0..70).map(|i| format!("/{}", "z".repeat(i))).collect(),
     ];
-    let mut b = PathKeysBuilder::new(HashKeys::new(11));
-    let mut pool = RegexPool::default();
-    let order = |a: &u32, b: &u32| a.cmp(b);
-    let mut built = Vec::new();
-    for (n, keys) in (0u32..).zip(&shapes) {
-        let mut ib = b.index();
-        for (i, k) in (0u32..).zip(keys) {
-            b.add(&mut ib, PathSlot::Exact(k), 1000 * n + 2 * i);
-            b.add(&mut ib, PathSlot::Prefix(k), 1000 * n + 2 * i + 1);
-        }
-        let id = ib.id;
-        built.push((id, b.finish(ib, &order, &mut pool), keys));
-    }
-    let pk = b.freeze();
+    let (pk, built) = indexes_of(11, &shapes, |b, ib, n, i, k| {
+        b.add(ib, PathSlot::Exact(k), 1000 * n + 2 * i);
+        b.add(ib, PathSlot::Prefix(k), 1000 * n + 2 * i + 1);
+    });
     for (id, index, keys) in &built {
         let mut probes: Vec<String> = keys.to_vec();
         for k in keys.iter() {

@@ -89,12 +89,13 @@ impl Kept {
 /// `lower::lower_for_reading`).
 pub(crate) type KeptRoute = (Arc<AnyResource>, Arc<RouteIr>, bool);
 
-/// The identity of a stored object: the address of its `Arc`. Two stored objects alive at
+/// The identity of a stored object: its address (inside its `Arc`; a `&AnyResource` borrowed
+/// from that `Arc` has the same). Two stored objects alive at
 /// once have the same identity only if they are the same object, and an entry of
 /// [`Lowered`] keeps its object alive, so no other object can take its address while the
 /// entry exists.
-fn identity(object: &Arc<AnyResource>) -> usize {
-    Arc::as_ptr(object) as usize
+fn identity(object: &AnyResource) -> usize {
+    std::ptr::from_ref(object) as usize
 }
 
 impl Lowered {
@@ -141,12 +142,20 @@ pub(crate) fn kept_route<'p>(
     bundle: &KindBundles,
     current: &Arc<AnyResource>,
 ) -> Option<(&'p Arc<RouteIr>, bool)> {
-    let id = identity(current);
-    kept.iter()
-        .rev()
+    kept_entry(kept.iter().copied(), bundle, current).map(|(_, ir, in_place)| (ir, *in_place))
+}
+
+/// The entry a part keeps of `object` itself (by [`identity`]) for `bundle`, searching `kept`
+/// (a table's parts, oldest first) newest first.
+fn kept_entry<'p>(
+    kept: impl DoubleEndedIterator<Item = &'p Lowered>,
+    bundle: &KindBundles,
+    object: &AnyResource,
+) -> Option<&'p KeptRoute> {
+    let id = identity(object);
+    kept.rev()
         .filter(|l| !l.routes.is_empty() && l.bundle == *bundle)
         .find_map(|l| l.routes.get(id))
-        .map(|(_, ir, in_place)| (ir, *in_place))
 }
 
 /// Whether `object` was valid, from the lowered form a part keeps of that very object (its
@@ -157,9 +166,5 @@ pub(crate) fn kept_verdict<'p>(
     bundle: &KindBundles,
     object: &AnyResource,
 ) -> Option<bool> {
-    let id = std::ptr::from_ref(object) as usize;
-    kept.rev()
-        .filter(|l| !l.routes.is_empty() && l.bundle == *bundle)
-        .find_map(|l| l.routes.get(id))
-        .map(|(_, ir, _)| ir.invalid.is_none())
+    kept_entry(kept, bundle, object).map(|(_, ir, _)| ir.invalid.is_none())
 }
